@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+import { run } from '../dist/main.js';
+process.exitCode = await run();

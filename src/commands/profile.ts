@@ -1,0 +1,5 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+
+// Placeholder registration; the command lands with its issue.
+export function registerProfile(_program: Command, _ctx: Context): void {}

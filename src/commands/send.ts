@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { addConnectionOptions, addMessageOptions, collect } from './common-options.js';
+
+export function registerSend(program: Command, ctx: Context): void {
+  const cmd = program
+    .command('send')
+    .description('send one message to one or more recipients')
+    .option('--to <number...>', 'recipient number(s); repeatable, comma lists allowed', collectList)
+    .option('--contact <id...>', 'address-book contact id(s); repeatable', collectList)
+    .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
+    .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
+  addMessageOptions(cmd);
+  addConnectionOptions(cmd);
+  cmd.addHelpText(
+    'after',
+    `
+Examples:
+  msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
+  msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
+  echo 'Your code is 1234' | msgr send --to +14155550100 --from 14155550199 --json
+  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
+  );
+  cmd.action(async (_opts: unknown, command: Command) => {
+    const { runSend } = await import('../send/run.js');
+    await runSend(ctx, command.opts());
+  });
+}
+
+/** Variadic options give arrays; repeated options append; comma lists are split later. */
+function collectList(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}

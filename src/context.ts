@@ -1,0 +1,48 @@
+// What a command may use. Commands never touch process.*: main.ts builds a Context from the
+// real process, and tests build one with in-memory streams.
+
+export interface OutStream {
+  write(chunk: string): boolean;
+  readonly isTTY?: boolean | undefined;
+  readonly columns?: number | undefined;
+}
+
+export interface InStream extends AsyncIterable<Buffer | string> {
+  readonly isTTY?: boolean | undefined;
+}
+
+export interface Context {
+  readonly argv: readonly string[];
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly cwd: string;
+  readonly stdout: OutStream;
+  readonly stderr: OutStream;
+  /** The raw stdin stream (a node Readable in production), for piped text, keys and CSV. */
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean | undefined };
+  readonly now: () => Date;
+  /** Aborted on the first Ctrl-C/SIGTERM; a second one exits at once (main.ts). */
+  readonly interrupt: AbortSignal;
+  readonly version: string;
+  /** Registers cleanup run before exit (close HTTP agents, servers). */
+  readonly onExit: (fn: () => Promise<void> | void) => void;
+  /**
+   * A command that can wind down cleanly (bulk: finish in-flight batches, write the journal)
+   * calls this; the first Ctrl-C then aborts `interrupt` instead of exiting at once.
+   */
+  readonly enableGracefulInterrupt: () => void;
+}
+
+/** Colour decision for one stream: NO_COLOR wins, then FORCE_COLOR, then the TTY. */
+export function colorLevel(env: Context['env'], stream: OutStream): 0 | 1 | 2 | 3 {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return 0;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) {
+    if (force === '0' || force === 'false') return 0;
+    if (force === '2') return 2;
+    if (force === '3') return 3;
+    return 1;
+  }
+  if (!stream.isTTY) return 0;
+  if (env.TERM === 'dumb') return 0;
+  return env.COLORTERM === 'truecolor' || env.COLORTERM === '24bit' ? 3 : 2;
+}

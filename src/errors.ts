@@ -1,0 +1,91 @@
+// The error family and its exit codes: the contract's table (cli-contract.md, "Exit codes").
+// Commands throw; main.ts catches once and maps to process exit codes.
+
+export const ExitCode = {
+  OK: 0,
+  INTERNAL: 1,
+  USAGE: 2,
+  AUTH: 3,
+  REJECTED: 4,
+  NOT_SENT: 5,
+  OUTCOME_UNKNOWN: 6,
+  PARTIAL: 7,
+  INTERRUPTED: 130,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export interface MsgrErrorOptions {
+  /** What to do next, shown under the message. */
+  hint?: string;
+  /** A JSON document for stdout under --json (for example the server's parsed error body). */
+  json?: unknown;
+  cause?: unknown;
+}
+
+export class MsgrError extends Error {
+  readonly exitCode: ExitCode;
+  readonly hint: string | undefined;
+  readonly json: unknown;
+  constructor(exitCode: ExitCode, message: string, options: MsgrErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.exitCode = exitCode;
+    this.hint = options.hint;
+    this.json = options.json;
+  }
+}
+
+/** Usage, input or configuration error; nothing was sent (exit 2). */
+export class UsageError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.USAGE, message, options);
+    this.name = 'UsageError';
+  }
+}
+
+/** The API refused the key or the account: 401, 403 (exit 3). */
+export class AuthError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.AUTH, message, options);
+    this.name = 'AuthError';
+  }
+}
+
+/** The API rejected the request: any other 4xx (exit 4). */
+export class RejectedError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.REJECTED, message, options);
+    this.name = 'RejectedError';
+  }
+}
+
+/** Not sent, temporary: no connection, or 429/503 retries exhausted (exit 5). Safe to rerun. */
+export class NotSentError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.NOT_SENT, message, options);
+    this.name = 'NotSentError';
+  }
+}
+
+/** The request left but no answer came: timeout, reset, 500/502/504 (exit 6). Check first. */
+export class OutcomeUnknownError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.OUTCOME_UNKNOWN, message, options);
+    this.name = 'OutcomeUnknownError';
+  }
+}
+
+/** A bulk run finished but some rows were not accepted (exit 7). */
+export class PartialError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.PARTIAL, message, options);
+    this.name = 'PartialError';
+  }
+}
+
+/** Interrupted by Ctrl-C or SIGTERM (exit 130). */
+export class InterruptedError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.INTERRUPTED, message, options);
+    this.name = 'InterruptedError';
+  }
+}

@@ -1,0 +1,124 @@
+// Builds the program, runs it, maps errors to exit codes. The only module that touches
+// process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
+// command's real work is imported when that command runs, so `--version` and `--help` cost
+// about as much as bare Node (issue 5).
+import { Command, CommanderError } from 'commander';
+import type { Context } from './context.js';
+import { ExitCode, MsgrError } from './errors.js';
+import { registerSend } from './commands/send.js';
+import { registerSendBulk } from './commands/send-bulk.js';
+import { registerProfile } from './commands/profile.js';
+import { registerSandbox } from './commands/sandbox.js';
+import { VERSION } from './version.js';
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0    everything was accepted
+  1    unexpected internal error (a bug: please report it)
+  2    usage, input or configuration error; nothing was sent
+  3    the API refused the key or the account (401, 403)
+  4    the API rejected the request (any other 4xx)
+  5    not sent, temporary (no connection, or 429/503 retries exhausted): safe to run again
+  6    outcome unknown: the request left but no answer came (timeout, reset, 500/502/504)
+  7    a bulk run finished but some rows were not accepted (see the report; --resume)
+  130  interrupted (Ctrl-C); a bulk run can be resumed with --resume
+`;
+
+export function buildProgram(ctx: Context): Command {
+  const program = new Command('msgr');
+  program
+    .description('Send SMS and RCS messages through the messaging API, one at a time or in bulk from CSV.')
+    .version(VERSION, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .showSuggestionAfterError(true)
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => ctx.stdout.write(s),
+      writeErr: (s) => ctx.stderr.write(s),
+      outputError: (s, write) => write(s.replace(/^error: /, 'msgr: ')),
+    })
+    .addHelpText('after', EXIT_CODES_HELP + '\nRun `msgr <command> --help` for a command\'s options.\n');
+  registerSend(program, ctx);
+  registerSendBulk(program, ctx);
+  registerProfile(program, ctx);
+  registerSandbox(program, ctx);
+  return program;
+}
+
+/** Runs msgr with a context; returns the exit code. Never throws. */
+export async function main(ctx: Context): Promise<number> {
+  const program = buildProgram(ctx);
+  const verbose = ctx.argv.includes('--verbose') || ctx.argv.includes('-v');
+  const json = ctx.argv.includes('--json');
+  try {
+    await program.parseAsync([...ctx.argv], { from: 'user' });
+    return ExitCode.OK;
+  } catch (err) {
+    if (err instanceof CommanderError) {
+      // --help and --version end here with exit code 0; parse errors are usage errors.
+      if (err.exitCode === 0) return ExitCode.OK;
+      if (err.code === 'commander.help' || err.code === 'commander.helpDisplayed') return ExitCode.OK;
+      if (err.code === 'commander.executeSubCommandAsync') return ExitCode.OK;
+      // Bare `msgr` or `msgr profile` prints help to stderr: that is a usage error.
+      return ExitCode.USAGE;
+    }
+    const { reportError } = await import('./output/report-error.js');
+    return reportError(ctx, err, { verbose, json });
+  }
+}
+
+/** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
+export async function run(): Promise<number> {
+  const controller = new AbortController();
+  const cleanups: Array<() => Promise<void> | void> = [];
+  let signals = 0;
+  const onSignal = (sig: NodeJS.Signals): void => {
+    signals += 1;
+    if (signals === 1 && graceful.enabled) {
+      controller.abort(sig);
+      return;
+    }
+    // Second signal, or a command with nothing to wind down: leave now. Bulk journals are
+    // written append-only and flushed per record, so an abrupt exit leaves them consistent.
+    process.stderr.write('\nmsgr: interrupted\n');
+    process.exit(ExitCode.INTERRUPTED);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  // A closed stdout pipe (`msgr ... | head -1`) is not an error worth a stack trace.
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
+    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
+
+  const ctx: Context = {
+    argv: process.argv.slice(2),
+    env: process.env,
+    cwd: process.cwd(),
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    now: () => new Date(),
+    interrupt: controller.signal,
+    version: VERSION,
+    onExit: (fn) => cleanups.push(fn),
+    enableGracefulInterrupt: () => {
+      graceful.enabled = true;
+    },
+  };
+  const code = await main(ctx);
+  for (const fn of cleanups.reverse()) {
+    try {
+      await fn();
+    } catch {
+      // Cleanup failures must not change the exit code the user relies on.
+    }
+  }
+  process.off('SIGINT', onSignal);
+  process.off('SIGTERM', onSignal);
+  if (signals > 0 && code === ExitCode.OK) return ExitCode.INTERRUPTED;
+  return code;
+}
+
+const graceful = { enabled: false };
+
+export { MsgrError };

@@ -1,0 +1,37 @@
+// The one place errors become text and exit codes (style.md: "main.ts catches once").
+import { Chalk } from 'chalk';
+import { colorLevel, type Context } from '../context.js';
+import { ExitCode, MsgrError } from '../errors.js';
+import { stripControl } from './sanitize.js';
+
+export interface ReportOptions {
+  verbose: boolean;
+  json: boolean;
+}
+
+export function reportError(ctx: Context, err: unknown, options: ReportOptions): number {
+  const color = new Chalk({ level: colorLevel(ctx.env, ctx.stderr) });
+  if (err instanceof MsgrError) {
+    if (options.json) {
+      const doc = err.json !== undefined ? err.json : { error: { message: err.message, exitCode: err.exitCode } };
+      ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    }
+    const message = ctx.stderr.isTTY ? stripControl(err.message) : err.message;
+    ctx.stderr.write(`${color.red('error:')} ${message}\n`);
+    if (err.hint !== undefined) ctx.stderr.write(`${color.dim('hint:')} ${err.hint}\n`);
+    if (options.verbose && err.stack !== undefined) ctx.stderr.write(`${color.dim(err.stack)}\n`);
+    return err.exitCode;
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  if (options.json) {
+    ctx.stdout.write(`${JSON.stringify({ error: { message, exitCode: ExitCode.INTERNAL } }, null, 2)}\n`);
+  }
+  ctx.stderr.write(`${color.red('internal error:')} ${message}\n`);
+  if (options.verbose && err instanceof Error && err.stack !== undefined) {
+    ctx.stderr.write(`${color.dim(err.stack)}\n`);
+  } else {
+    ctx.stderr.write('Run again with --verbose for details.\n');
+  }
+  ctx.stderr.write('This is a bug in msgr; please report it with the output of --verbose (it never shows your API key).\n');
+  return ExitCode.INTERNAL;
+}
