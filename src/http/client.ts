@@ -1,0 +1,284 @@
+// The messages client: one undici dispatcher with keep-alive and timeouts, proxies from the
+// environment, extra CAs added to (not replacing) the default roots, and msgr's own retry loop
+// following the contract: retry only what provably did not happen or what the server asked
+// to be retried (429, 503 + Retry-After); never after the request may have been processed.
+import { readFileSync } from 'node:fs';
+import { rootCertificates } from 'node:tls';
+import { Agent, EnvHttpProxyAgent, request, type Dispatcher } from 'undici';
+import { UsageError } from '../errors.js';
+import { maskSecret } from '../output/sanitize.js';
+import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
+
+export interface ClientOptions {
+  /** The endpoint URL, as returned by `messagesEndpoint`. */
+  readonly endpoint: URL;
+  readonly apiKey: string;
+  readonly userAgent: string;
+  /** Per-request timeout for headers and body, milliseconds. */
+  readonly timeoutMs: number;
+  /** PEM file whose certificates are trusted in addition to the default roots. */
+  readonly caFile?: string | undefined;
+  /** Parallel connections (POSTs are not pipelined: concurrency = connections). */
+  readonly connections?: number;
+  /** Attempts for retryable failures, the first included. */
+  readonly maxAttempts?: number;
+  /** Longest Retry-After honoured before giving up as not-sent. */
+  readonly maxRetryAfterMs?: number;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Use no proxy (the in-process sandbox). */
+  readonly direct?: boolean;
+  readonly debug?: (line: string) => void;
+  /** Told before each wait for a retry (bulk uses it to slow the whole run down). */
+  readonly onRetry?: (info: { attempt: number; delayMs: number; reason: string; status?: number }) => void;
+  readonly now?: () => Date;
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface SendOptions {
+  readonly idempotencyKey?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface MessagesClient {
+  send(body: unknown, options?: SendOptions): Promise<Outcome>;
+  /** Sends an already serialised JSON body (bulk builds request bodies as strings). */
+  sendRaw(json: string, options?: SendOptions): Promise<Outcome>;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
+
+export function isLoopbackHost(hostname: string): boolean {
+  const h = hostname.toLowerCase();
+  return LOOPBACK_HOSTS.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
+}
+
+/**
+ * `{base_url}/v2/messages` from a base URL. The key travels only over HTTPS; plain http is
+ * allowed only to a loopback host (cli-contract: Security).
+ */
+export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    throw new UsageError(`${flagName}: "${baseUrl}" is not a URL`, { hint: 'Give the regional base URL, for example https://api.example.com' });
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new UsageError(`${flagName}: "${baseUrl}" must start with https://`);
+  }
+  if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
+    throw new UsageError(`${flagName}: refusing to send the API key over plain http to ${url.hostname}`, {
+      hint: 'Use https://; plain http is allowed only for loopback hosts (localhost, 127.0.0.1, ::1).',
+    });
+  }
+  if (url.username !== '' || url.password !== '') {
+    throw new UsageError(`${flagName}: credentials in the URL are not supported`, { hint: 'Remove user:password@ from the URL; the API key is sent in X-Api-Key.' });
+  }
+  // Be kind to a pasted full endpoint URL rather than posting to /v2/messages/v2/messages.
+  const path = url.pathname.replace(/\/+$/, '');
+  url.pathname = path.endsWith('/v2/messages') ? path : `${path}/v2/messages`;
+  url.search = '';
+  url.hash = '';
+  return url;
+}
+
+function loadCa(caFile: string): string[] {
+  let pem: string;
+  try {
+    pem = readFileSync(caFile, 'utf8');
+  } catch (err) {
+    throw new UsageError(`--ca-file: cannot read ${caFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
+    throw new UsageError(`--ca-file: ${caFile} holds no PEM certificate`, { hint: 'Give a PEM file with one or more -----BEGIN CERTIFICATE----- blocks.' });
+  }
+  // `ca` replaces the default roots (engineering-notes), so keep them.
+  return [...rootCertificates, pem];
+}
+
+function hasProxy(env: ClientOptions['env']): boolean {
+  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => (env[k] ?? '') !== '');
+}
+
+export function createDispatcher(options: ClientOptions): Dispatcher {
+  const connect = {
+    timeout: Math.min(10_000, options.timeoutMs),
+    ...(options.caFile !== undefined ? { ca: loadCa(options.caFile) } : {}),
+  };
+  const common = {
+    connections: options.connections ?? 4,
+    keepAliveTimeout: 4_000,
+    headersTimeout: options.timeoutMs,
+    bodyTimeout: options.timeoutMs,
+    connect,
+  };
+  if (options.direct !== true && hasProxy(options.env)) {
+    const env = options.env;
+    return new EnvHttpProxyAgent({
+      ...common,
+      httpProxy: env.HTTP_PROXY ?? env.http_proxy,
+      httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
+      noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
+    });
+  }
+  return new Agent(common);
+}
+
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  new Promise((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(signal.reason as Error);
+      return;
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal?.reason as Error);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
+
+export function createClient(options: ClientOptions): MessagesClient {
+  const dispatcher = createDispatcher(options);
+  const maxAttempts = options.maxAttempts ?? 5;
+  const maxRetryAfterMs = options.maxRetryAfterMs ?? 120_000;
+  const now = options.now ?? (() => new Date());
+  const sleep = options.sleep ?? defaultSleep;
+  const debug = options.debug;
+  const endpoint = options.endpoint.toString();
+
+  async function sendRaw(json: string, sendOptions: SendOptions = {}): Promise<Outcome> {
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, application/problem+json;q=0.9, */*;q=0.1',
+      'user-agent': options.userAgent,
+      'x-api-key': options.apiKey,
+    };
+    if (sendOptions.idempotencyKey !== undefined) headers['idempotency-key'] = sendOptions.idempotencyKey;
+    for (let attempt = 1; ; attempt++) {
+      if (debug !== undefined) {
+        debug(`> POST ${endpoint} (attempt ${attempt})`);
+        for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'x-api-key' ? maskSecret(v) : v}`);
+        debug(`> ${json.length > 4000 ? `${json.slice(0, 4000)}… (${json.length} bytes)` : json}`);
+      }
+      let status: number;
+      let text: string;
+      let responseHeaders: Record<string, string | string[] | undefined>;
+      try {
+        const res = await request(endpoint, {
+          method: 'POST',
+          headers,
+          body: json,
+          dispatcher,
+          ...(sendOptions.signal !== undefined ? { signal: sendOptions.signal } : {}),
+        });
+        status = res.statusCode;
+        responseHeaders = res.headers;
+        text = await readText(res.body);
+      } catch (err) {
+        if (sendOptions.signal?.aborted === true) throw err;
+        const failure = classifyNetworkError(err);
+        const message = describeNetworkError(err, failure.code);
+        debug?.(`< network error ${failure.code}: ${message}`);
+        if (failure.kind === 'not-sent') {
+          if (failure.retryable && attempt < maxAttempts) {
+            const delayMs = backoffMs(attempt);
+            options.onRetry?.({ attempt, delayMs, reason: failure.code });
+            await sleep(delayMs, sendOptions.signal);
+            continue;
+          }
+          return { kind: 'not-sent', message, attempts: attempt, code: failure.code };
+        }
+        return { kind: 'unknown', message, attempts: attempt, code: failure.code };
+      }
+      const body = parseBody(text);
+      if (debug !== undefined) {
+        debug(`< ${status}`);
+        for (const [k, v] of Object.entries(responseHeaders)) debug(`< ${k}: ${Array.isArray(v) ? v.join(', ') : (v ?? '')}`);
+        if (text !== '') debug(`< ${text.length > 4000 ? `${text.slice(0, 4000)}…` : text}`);
+      }
+      const cls = classifyStatus(status);
+      if (cls === 'accepted') return { kind: 'accepted', status, body, text, attempts: attempt };
+      const message = serverMessage(body, text);
+      if (cls === 'auth') return { kind: 'auth', status, body, message, attempts: attempt };
+      if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
+      if (cls === 'throttled' || cls === 'unavailable') {
+        const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
+        // 503 is retried only when the server says when (cli-contract: Retries).
+        const retryable = cls === 'throttled' || retryAfter !== undefined;
+        if (retryable && attempt < maxAttempts && (retryAfter === undefined || retryAfter <= maxRetryAfterMs)) {
+          const delayMs = retryAfter ?? backoffMs(attempt, 1000, 30_000);
+          options.onRetry?.({ attempt, delayMs, reason: String(status), status });
+          debug?.(`  retrying in ${delayMs} ms`);
+          await sleep(delayMs, sendOptions.signal);
+          continue;
+        }
+        return { kind: 'not-sent', status, body, message, attempts: attempt };
+      }
+      return { kind: 'unknown', status, body, message, attempts: attempt };
+    }
+  }
+
+  return {
+    send: (body, sendOptions) => sendRaw(JSON.stringify(body), sendOptions),
+    sendRaw,
+    close: async () => {
+      await dispatcher.close();
+    },
+  };
+}
+
+async function readText(body: Dispatcher.ResponseData['body']): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buf = chunk as Buffer;
+    size += buf.length;
+    if (size <= MAX_BODY_BYTES) chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Tolerant: an empty or non-JSON body is kept as text (cli-contract: Output). */
+export function parseBody(text: string): unknown {
+  const t = text.trim();
+  if (t === '') return undefined;
+  if (t.startsWith('{') || t.startsWith('[') || t.startsWith('"')) {
+    try {
+      return JSON.parse(t) as unknown;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+function describeNetworkError(err: unknown, code: string): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_NONAME':
+      return 'host name not found (DNS)';
+    case 'UND_ERR_CONNECT_TIMEOUT':
+      return 'timed out connecting';
+    case 'UND_ERR_HEADERS_TIMEOUT':
+    case 'UND_ERR_BODY_TIMEOUT':
+      return 'timed out waiting for the answer';
+    case 'UND_ERR_SOCKET':
+    case 'ECONNRESET':
+    case 'EPIPE':
+      return 'the connection was closed before an answer came';
+    default:
+      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return `TLS certificate not trusted (${code}): ${msg}`;
+      return `${msg} (${code})`;
+  }
+}

@@ -1,0 +1,138 @@
+// What happened to one request, in the contract's terms (cli-contract: Exit codes, Retries).
+// Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
+
+export type Outcome =
+  /** Any 2xx: accepted, never "delivered". The body may be empty or not JSON. */
+  | { readonly kind: 'accepted'; readonly status: number; readonly body: unknown; readonly text: string; readonly attempts: number }
+  /** 401/403: the key or the account was refused. */
+  | { readonly kind: 'auth'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
+  /** Any other 4xx (and 3xx): the request was refused; sending it again as is will not help. */
+  | { readonly kind: 'rejected'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
+  /** Provably not processed: no connection, or 429/503 retries exhausted. Safe to send again. */
+  | { readonly kind: 'not-sent'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string }
+  /** The request left but no answer came: timeout, reset, 500/502/504. */
+  | { readonly kind: 'unknown'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string };
+
+export type OutcomeKind = Outcome['kind'];
+
+// undici and Node error codes for failures that happen before any byte of the request leaves
+// (engineering-notes: undici 7). Certificate failures are in this class too.
+const NEVER_SENT_CODES = new Set([
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'ECONNREFUSED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EADDRNOTAVAIL',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_PRX_TLS',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+  'ERR_SSL_WRONG_VERSION_NUMBER',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_SIGNATURE_FAILURE',
+  'CERT_UNTRUSTED',
+  'CERT_REJECTED',
+  'HOSTNAME_MISMATCH',
+]);
+
+// Failures worth retrying automatically: the connection was never made and might be next time.
+// Certificate problems are never-sent too, but retrying cannot fix them.
+const RETRYABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+export type FailureClass = { kind: 'not-sent'; retryable: boolean; tls: boolean } | { kind: 'unknown' };
+
+/** Classifies a thrown network error by its code (and its cause's code). */
+export function classifyNetworkError(err: unknown): FailureClass & { code: string } {
+  const code = errorCode(err);
+  if (NEVER_SENT_CODES.has(code) || /^ERR_TLS_|^ERR_SSL_|CERT/.test(code)) {
+    return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), tls: !RETRYABLE_CODES.has(code), code };
+  }
+  // Headers/body timeouts, "other side closed", ECONNRESET, EPIPE, aborts after the write:
+  // the server may have processed the request (engineering-notes: undici 7).
+  return { kind: 'unknown', code };
+}
+
+export function errorCode(err: unknown): string {
+  const codes: string[] = [];
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string') codes.push(code);
+    e = (e as { cause?: unknown }).cause;
+  }
+  // A wrapper's generic code must not hide a cause that proves the request never left.
+  return codes.find((c) => NEVER_SENT_CODES.has(c)) ?? codes[0] ?? 'UNKNOWN';
+}
+
+export type StatusClass = 'accepted' | 'auth' | 'rejected' | 'throttled' | 'unavailable' | 'unknown';
+
+/** HTTP status → class (cli-contract: Exit codes; Retries). */
+export function classifyStatus(status: number): StatusClass {
+  if (status >= 200 && status < 300) return 'accepted';
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'throttled';
+  if (status === 503) return 'unavailable';
+  if (status >= 300 && status < 500) return 'rejected';
+  return 'unknown';
+}
+
+/** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */
+export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === '') return undefined;
+  const t = v.trim();
+  if (/^\d+(\.\d+)?$/.test(t)) return Math.round(Number(t) * 1000);
+  const date = Date.parse(t);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - now.getTime());
+}
+
+/** Exponential backoff with full jitter: attempt 1 → up to base, doubling, capped. */
+export function backoffMs(attempt: number, baseMs = 500, capMs = 20_000, random: () => number = Math.random): number {
+  const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
+  return Math.round(ceiling / 2 + (random() * ceiling) / 2);
+}
+
+/**
+ * The server's message from an error body: problem+json (title, detail, errors[]), other
+ * common JSON shapes (message, error, error_description, errors[].message), or plain text.
+ */
+export function serverMessage(body: unknown, text: string): string {
+  if (body !== null && typeof body === 'object') {
+    const o = body as Record<string, unknown>;
+    const parts: string[] = [];
+    const str = (v: unknown): string | undefined => (typeof v === 'string' && v.trim() !== '' ? v.trim() : undefined);
+    const title = str(o.title);
+    const detail = str(o.detail);
+    if (title !== undefined) parts.push(title);
+    if (detail !== undefined && detail !== title) parts.push(detail);
+    const message = str(o.message) ?? str(o.error_description) ?? str(o.error);
+    if (message !== undefined && !parts.includes(message)) parts.push(message);
+    if (o.error !== null && typeof o.error === 'object') {
+      const inner = str((o.error as Record<string, unknown>).message);
+      if (inner !== undefined) parts.push(inner);
+    }
+    if (Array.isArray(o.errors)) {
+      for (const item of o.errors.slice(0, 10)) {
+        if (typeof item === 'string') parts.push(item);
+        else if (item !== null && typeof item === 'object') {
+          const it = item as Record<string, unknown>;
+          const field = str(it.field) ?? str(it.pointer) ?? str(it.path) ?? str(it.name);
+          const msg = str(it.message) ?? str(it.detail) ?? str(it.title);
+          if (msg !== undefined) parts.push(field !== undefined ? `${field}: ${msg}` : msg);
+        }
+      }
+    }
+    if (parts.length > 0) return parts.join(' — ');
+  }
+  const trimmed = text.trim();
+  if (trimmed === '') return '(no message)';
+  return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
+}

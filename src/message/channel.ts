@@ -1,0 +1,27 @@
+// Channels (spec: "Usable values: SMS, RCS"; WhatsApp, email and voice are "coming soon").
+export type Channel = 'SMS' | 'RCS';
+
+const NOT_YET = new Set(['WHATSAPP', 'EMAIL', 'VOICE']);
+
+export type ChannelResult = { ok: true; value: Channel } | { ok: false; reason: string };
+
+export function parseChannel(input: string): ChannelResult {
+  const upper = input.trim().toUpperCase();
+  if (upper === 'SMS' || upper === 'RCS') return { ok: true, value: upper };
+  if (NOT_YET.has(upper)) return { ok: false, reason: `${input.trim()} is not available yet through the API; use SMS or RCS` };
+  return { ok: false, reason: `"${input.trim()}" is not a channel; use SMS or RCS` };
+}
+
+/**
+ * Sender ids. For SMS: a number (up to 15 digits, optional +) or an alphanumeric id of 1 to 11
+ * letters, digits or spaces (the GSM limit). RCS senders are agent names: any printable text.
+ */
+export function checkSender(from: string, channel: Channel): string | undefined {
+  if (from.trim() === '') return 'is empty';
+  if (/[\u0000-\u001f\u007f]/.test(from)) return 'has control characters';
+  if (channel === 'RCS') return undefined;
+  if (/^\+?\d{1,15}$/.test(from)) return undefined;
+  if (/^[A-Za-z0-9 ]{1,11}$/.test(from) && /[A-Za-z]/.test(from)) return undefined;
+  if (/^[A-Za-z0-9 ]+$/.test(from)) return `"${from}" is ${from.length} characters: an SMS sender name has at most 11 letters, digits or spaces`;
+  return `"${from}" is not an SMS sender id: use a number, or 1 to 11 letters, digits or spaces`;
+}
