@@ -1,6 +1,233 @@
+// `msgr send`: options → request → HTTP → outcome → output → exit code (style.md: one way).
+import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../errors.js';
+import { createClient, messagesEndpoint } from '../http/client.js';
+import type { Outcome } from '../http/outcome.js';
+import { parseCountry } from '../message/numbers.js';
+import { buildRequest, InputRequestSchema, parseKeyValue, type InputRequest, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
+import { maskSecret, redact, stripControl } from '../output/sanitize.js';
+import { createUi, type Ui } from '../output/ui.js';
+import { resolveSettings, type Settings } from '../settings/resolve.js';
+import { parseOptions, readFlagFile, readStdin, SendOptionsSchema, splitList, type SendOptions } from './options.js';
 
-export function runSend(_ctx: Context, _opts: Record<string, unknown>): Promise<void> {
-  return Promise.reject(new UsageError('not yet'));
+export async function runSend(ctx: Context, raw: Record<string, unknown>): Promise<void> {
+  const opts = parseOptions(SendOptionsSchema, raw);
+  const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
+  const input = opts.input !== undefined ? await readInput(ctx, opts.input) : undefined;
+  const text = await resolveText(ctx, opts, input);
+  const settings = await resolveSettings(ctx, {
+    profile: opts.profile,
+    baseUrl: opts.baseUrl,
+    account: opts.account,
+    apiKeyFile: opts.apiKeyFile,
+    apiKeyStdin: opts.apiKeyStdin,
+    from: opts.from,
+    channel: opts.channel,
+  });
+  const sandbox = opts.sandbox === true;
+  const draft = buildDraft(opts, input, text, settings, sandbox);
+  const built = buildRequest(draft, ctx.now());
+  if (!built.ok) throw problemsError(built.problems);
+  for (const w of built.warnings) ui.warn(w);
+  const request = built.request;
+  const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
+
+  if (opts.dryRun === true) {
+    // A dry run shows exactly what would be sent; it has no key in it by construction.
+    ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
+    ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid; nothing was sent`);
+    return;
+  }
+
+  let baseUrl = settings.baseUrl.value;
+  let apiKey = settings.apiKey.value;
+  let direct = false;
+  if (sandbox) {
+    const { startSandbox } = await import('../sandbox/server.js');
+    apiKey ??= 'sandbox-key';
+    const server = await startSandbox({ port: 0, apiKey });
+    ctx.onExit(() => server.close());
+    baseUrl = server.url;
+    direct = true;
+    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered`));
+  }
+  if (baseUrl === undefined) {
+    throw new UsageError('no base URL: msgr does not know which regional API to call', {
+      hint: 'Give --base-url https://..., set MSGR_BASE_URL, add a profile (msgr profile add), or try --sandbox.',
+    });
+  }
+  if (apiKey === undefined) {
+    throw new UsageError('no API key', {
+      hint: 'Set MSGR_API_KEY, or give --api-key-file PATH or --api-key-stdin, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
+    });
+  }
+  const endpoint = messagesEndpoint(baseUrl, settings.baseUrl.source === 'env' ? 'MSGR_BASE_URL' : '--base-url');
+  if (!sandbox) {
+    const { confirmSend } = await import('../settings/confirm.js');
+    await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true });
+  }
+
+  const key = apiKey;
+  const client = createClient({
+    endpoint,
+    apiKey: key,
+    userAgent: `msgr/${ctx.version} node/${process.version}`,
+    timeoutMs: opts.timeout,
+    caFile: opts.caFile,
+    connections: 1,
+    env: ctx.env,
+    direct,
+    ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
+    onRetry: ({ delayMs, reason }) => ui.info(`retrying in ${(delayMs / 1000).toFixed(1)} s (${reason})`),
+  });
+  ctx.onExit(() => client.close());
+  ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, signal: ctx.interrupt });
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey: key });
+}
+
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string }): void {
+  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, o.apiKey);
+  const plural = o.recipients === 1 ? '' : 's';
+  switch (outcome.kind) {
+    case 'accepted': {
+      if (o.json) {
+        const doc = outcome.body !== undefined ? outcome.body : { accepted: true, status: outcome.status, text: outcome.text };
+        ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      } else if (outcome.body !== undefined) {
+        const out = JSON.stringify(outcome.body, null, 2);
+        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
+      } else if (outcome.text.trim() !== '') {
+        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(outcome.text) : outcome.text}\n`);
+      }
+      ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
+      if (o.sandbox) ui.info('sandbox: nothing was delivered');
+      return;
+    }
+    case 'auth':
+      throw new AuthError(`the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
+        hint: 'Check the API key and --account (msgr profile show tells where each came from).',
+        json: outcome.body,
+      });
+    case 'rejected':
+      throw new RejectedError(`the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
+        hint: 'Fix the request and send again; --dry-run shows what would be sent.',
+        json: outcome.body,
+      });
+    case 'not-sent':
+      throw new NotSentError(
+        `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`,
+        {
+          hint: outcome.code !== undefined && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(outcome.code) ? 'If the server uses a private CA, pass it with --ca-file.' : 'Nothing was sent; it is safe to run the same command again.',
+          json: outcome.body,
+        },
+      );
+    case 'unknown':
+      throw new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
+        hint: 'The request may have been processed. Check whether the message arrived before sending it again.',
+        json: outcome.body,
+      });
+  }
+}
+
+async function readInput(ctx: Context, path: string): Promise<InputRequest> {
+  const text = await readFlagFile('--input', path, ctx);
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
+  }
+  const parsed = InputRequestSchema.safeParse(data);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => {
+      const where = i.path.length > 0 ? i.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p)}`)).join('').replace(/^\./, '') : '(top level)';
+      const msg = i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')} (field names are the spec's)` : i.message;
+      return `--input ${path}: ${where}: ${msg}`;
+    });
+    throw new UsageError(lines.join('\n'));
+  }
+  return parsed.data;
+}
+
+/** Text from --text, --text-file, the input file, or stdin when it is piped. */
+async function resolveText(ctx: Context, opts: SendOptions, input: InputRequest | undefined): Promise<string | undefined> {
+  if (opts.text !== undefined && opts.textFile !== undefined) throw new UsageError('--text and --text-file cannot be used together');
+  if (opts.text !== undefined) return opts.text;
+  if (opts.textFile !== undefined) return stripFinalNewline(await readFlagFile('--text-file', opts.textFile, ctx));
+  if (opts.template !== undefined || input?.body?.templateId !== undefined || input?.body?.text !== undefined) return undefined;
+  // Piped text, unless stdin already carries the key or the input JSON.
+  if (ctx.stdin.isTTY !== true && opts.apiKeyStdin !== true && opts.input !== '-') {
+    const piped = await readStdin(ctx);
+    if (piped !== '') return stripFinalNewline(piped);
+  }
+  return undefined;
+}
+
+function stripFinalNewline(s: string): string {
+  return s.replace(/\r?\n$/, '');
+}
+
+function keyValues(flag: string, values: readonly string[] | undefined): KeyValues | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const out: KeyValues = {};
+  for (const v of values) {
+    const kv = parseKeyValue(v);
+    if (kv === undefined || kv.key === '') throw new UsageError(`${flag}: "${v}" is not key=value`, { hint: `For example ${flag} orderId=1234` });
+    out[kv.key] = kv.value;
+  }
+  return out;
+}
+
+function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: string | undefined, settings: Settings, sandbox: boolean): MessageDraft {
+  let defaultCountry;
+  if (opts.defaultCountry !== undefined) {
+    defaultCountry = parseCountry(opts.defaultCountry);
+    if (defaultCountry === undefined) throw new UsageError(`--default-country: "${opts.defaultCountry}" is not a country code`, { hint: 'Use a two-letter ISO code such as GB, US or DE.' });
+  }
+  const vars = keyValues('--var', opts.var);
+  const meta = keyValues('--meta', opts.meta);
+  const to = splitList(opts.to);
+  const contacts = splitList(opts.contact);
+  // --to replaces the input's recipients; --var applies to every recipient.
+  const baseRecipients: Array<{ msisdn: string; variables?: KeyValues | undefined; metaData?: KeyValues | undefined }> =
+    to.length > 0 ? to.map((msisdn) => ({ msisdn })) : (input?.recipients ?? []);
+  const recipients = baseRecipients.map((r) => ({
+    msisdn: r.msisdn,
+    variables: vars !== undefined || r.variables !== undefined ? { ...r.variables, ...vars } : undefined,
+    metaData: r.metaData,
+  }));
+  // Message content from flags (or stdin) replaces the input's body as a whole.
+  const fromFlags = text !== undefined || opts.template !== undefined;
+  // Precedence: flag > env > profile > input file? The input file is the user's explicit
+  // request, so its fields sit just under flags and env, above profile defaults.
+  const account = settings.account.source === 'flag' || settings.account.source === 'env' ? settings.account.value : (input?.accountReference ?? settings.account.value);
+  const from = settings.from.source === 'flag' ? settings.from.value : (input?.from ?? settings.from.value);
+  const channel = settings.channel.source === 'flag' ? settings.channel.value : (input?.channel ?? settings.channel.value);
+  return {
+    accountReference: account ?? (sandbox ? 'SANDBOX' : undefined),
+    name: opts.name ?? input?.name,
+    characterSet: opts.characterSet ?? input?.characterSet,
+    channel,
+    from,
+    validity: opts.validity ?? input?.validity,
+    messageType: opts.messageType ?? input?.messageType,
+    text: fromFlags ? text : input?.body?.text,
+    templateId: fromFlags ? opts.template : input?.body?.templateId,
+    recipients,
+    contacts: contacts.length > 0 ? contacts : input?.addressBook?.contacts.map((c) => c.id),
+    metaData: meta !== undefined || input?.metaData !== undefined ? { ...input?.metaData, ...meta } : undefined,
+    defaultCountry,
+  };
+}
+
+function problemsError(problems: Problem[]): UsageError {
+  const first = problems[0];
+  if (problems.length === 1 && first !== undefined) {
+    return new UsageError(`${first.field}: ${first.message}`, first.hint !== undefined ? { hint: first.hint } : {});
+  }
+  const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
+  const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
+  return new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
 }

@@ -1,0 +1,365 @@
+// `msgr send` end to end: the built CLI against a scriptable server on 127.0.0.1.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'sk_test_abcdefgh12345678';
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  server.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
+});
+
+function env(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+const BASIC = ['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'Hello there'];
+
+function send(args: string[] = [], extraEnv: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
+  return runCli([...BASIC, ...args], { env: env(extraEnv), ...(input !== undefined ? { input } : {}) });
+}
+
+function assertNoKey(r: RunResult): void {
+  assert.ok(!r.stdout.includes(KEY), 'API key leaked on stdout');
+  assert.ok(!r.stderr.includes(KEY), 'API key leaked on stderr');
+}
+
+function assertNoStack(r: RunResult): void {
+  assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
+}
+
+describe('a successful send', () => {
+  test('posts the spec request with the key header and prints the response', async () => {
+    const r = await send();
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 1);
+    const req = server.requests[0]!;
+    assert.equal(req.method, 'POST');
+    assert.equal(req.url, '/v2/messages');
+    assert.equal(req.headers['x-api-key'], KEY);
+    assert.equal(req.headers['content-type'], 'application/json');
+    assert.match(String(req.headers['user-agent']), /^msgr\/\d+\.\d+\.\d+ node\/v\d+/);
+    assert.match(String(req.headers['idempotency-key']), /^msgr-[0-9a-f-]{36}$/);
+    assert.deepEqual(req.json, {
+      accountReference: 'ACME01',
+      channel: 'SMS',
+      from: 'Acme',
+      body: { text: 'Hello there' },
+      recipients: [{ msisdn: '+447911123456' }],
+    });
+    assert.deepEqual(JSON.parse(r.stdout), { id: 'msg-1', status: 'accepted' });
+    assert.match(r.stderr, /accepted by the API \(HTTP 202\)/);
+    assert.match(r.stderr, /not yet delivered/);
+    assertNoKey(r);
+  });
+
+  test('--json prints exactly one JSON document and nothing else on stdout', async () => {
+    const r = await send(['--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), { id: 'msg-1', status: 'accepted' });
+  });
+
+  test('--quiet keeps stderr empty on success', async () => {
+    const r = await send(['-q']);
+    assert.equal(r.code, 0);
+    assert.equal(r.stderr, '');
+  });
+
+  test('an empty 204 or a non-JSON 200 is still success', async () => {
+    server.script({ status: 204 }, { status: 200, body: 'OK queued', headers: { 'content-type': 'text/plain' } });
+    const empty = await send(['--json']);
+    assert.equal(empty.code, 0, empty.stderr);
+    assert.deepEqual(JSON.parse(empty.stdout), { accepted: true, status: 204, text: '' });
+    const text = await send();
+    assert.equal(text.code, 0, text.stderr);
+    assert.equal(text.stdout.trim(), 'OK queued');
+  });
+
+  test('every message flag lands in its spec field', async () => {
+    const r = await send([
+      '--to', '+33612345678,+4915112345678', '--channel', 'rcs', '--from', 'acme_agent',
+      '--var', 'name=Ann', '--var', 'code=a=b', '--meta', 'campaign=winter', '--name', 'Winter',
+      '--character-set', 'GSM', '--message-type', 'promo', '--validity', '2h', '--contact', 'c-1', '--contact', 'c-2,c-3',
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const body = server.requests[0]!.json as Record<string, unknown>;
+    assert.deepEqual(Object.keys(body), ['accountReference', 'name', 'characterSet', 'channel', 'from', 'validity', 'messageType', 'body', 'recipients', 'addressBook', 'metaData']);
+    assert.equal(body.channel, 'RCS');
+    assert.deepEqual(body.recipients, [
+      { msisdn: '+447911123456', variables: { name: 'Ann', code: 'a=b' } },
+      { msisdn: '+33612345678', variables: { name: 'Ann', code: 'a=b' } },
+      { msisdn: '+4915112345678', variables: { name: 'Ann', code: 'a=b' } },
+    ]);
+    assert.deepEqual(body.addressBook, { contacts: [{ id: 'c-1' }, { id: 'c-2' }, { id: 'c-3' }] });
+    assert.deepEqual(body.metaData, { campaign: 'winter' });
+    assert.match(String(body.validity), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
+    const ms = Date.parse(String(body.validity)) - Date.now();
+    assert.ok(ms > 7_100_000 && ms <= 7_200_000, `validity 2h from now, got ${ms} ms`);
+  });
+
+  test('text comes from stdin when piped, and from --text-file', async () => {
+    const piped = await runCli(['send', '--to', '+447911123456', '--from', 'Acme'], { env: env(), input: 'Piped text\n' });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.deepEqual((server.requests[0]!.json as { body: unknown }).body, { text: 'Piped text' });
+    const file = join(tempDir(), 'msg.txt');
+    writeFileSync(file, 'From a file\nsecond line\n');
+    const fromFile = await runCli(['send', '--to', '+447911123456', '--from', 'Acme', '--text-file', file], { env: env() });
+    assert.equal(fromFile.code, 0, fromFile.stderr);
+    assert.deepEqual((server.requests[1]!.json as { body: unknown }).body, { text: 'From a file\nsecond line' });
+  });
+
+  test('--input gives a whole request and flags override its fields', async () => {
+    const file = join(tempDir(), 'req.json');
+    writeFileSync(file, JSON.stringify({
+      accountReference: 'FROMFILE', channel: 'SMS', from: 'FileSender', body: { templateId: 'tpl-1' },
+      recipients: [{ msisdn: '+447911123456', variables: { a: '1' } }], metaData: { k: 'v' },
+    }));
+    const r = await runCli(['send', '--input', file, '--from', 'FlagSender', '--meta', 'x=y'], { env: env({ MSGR_ACCOUNT_REFERENCE: undefined }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(server.requests[0]!.json, {
+      accountReference: 'FROMFILE', channel: 'SMS', from: 'FlagSender', body: { templateId: 'tpl-1' },
+      recipients: [{ msisdn: '+447911123456', variables: { a: '1' } }], metaData: { k: 'v', x: 'y' },
+    });
+  });
+
+  test('numbers are normalised to E.164, and a test-range number is sent with a warning', async () => {
+    const r = await runCli(['send', '--to', '0044 7911 123456', '--to', '(07911) 123-457', '--to', '07700 900123', '--default-country', 'gb', '--from', 'Acme', '--text', 'x'], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    const recipients = (server.requests[0]!.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn);
+    assert.deepEqual(recipients, ['+447911123456', '+447911123457', '+447700900123']);
+    assert.match(r.stderr, /warning: \+447700900123 is possible but outside the known numbering plan/);
+  });
+});
+
+describe('validation happens before anything is sent', () => {
+  const cases: Array<[string, string[], RegExp]> = [
+    ['impossible number', ['send', '--to', '+44123', '--from', 'Acme', '--text', 'x'], /--to: "\+44123" cannot be a phone number \(too short\)/],
+    ['unknown country code', ['send', '--to', '+999123456789', '--from', 'Acme', '--text', 'x'], /cannot be a phone number \(unknown country code\)/],
+    ['national number without country', ['send', '--to', '07911 123456', '--from', 'Acme', '--text', 'x'], /national number.*--default-country/],
+    ['WhatsApp', [...BASIC, '--channel', 'whatsapp'], /--channel: whatsapp is not available yet/],
+    ['unknown channel', [...BASIC, '--channel', 'fax'], /--channel: "fax" is not a channel; use SMS or RCS/],
+    ['text and template', [...BASIC, '--template', 't1'], /either text or a template, not both/],
+    ['no recipient', ['send', '--from', 'Acme', '--text', 'x'], /no recipients: give --to or --contact/],
+    ['long SMS sender', ['send', '--to', '+447911123456', '--from', 'AcmeCorporation', '--text', 'x'], /--from: sender "AcmeCorporation" is 15 characters/],
+    ['past validity', [...BASIC, '--validity', '2020-01-01T00:00:00Z'], /--validity: 2020-01-01T00:00:00\.000\+00:00 is in the past/],
+    ['bad validity', [...BASIC, '--validity', 'tomorrow'], /--validity: "tomorrow" is neither an ISO 8601 time/],
+    ['bad --var', [...BASIC, '--var', 'novalue'], /--var: "novalue" is not key=value/],
+    ['bad timeout', [...BASIC, '--timeout', 'soon'], /--timeout: "soon" is not a number of seconds/],
+    ['bad country', [...BASIC, '--default-country', 'XX'], /--default-country: "XX" is not a country code/],
+  ];
+  for (const [name, args, message] of cases) {
+    test(`${name}: exit 2, clear message, nothing sent`, async () => {
+      const r = await runCli(args, { env: env() });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, message);
+      assert.equal(server.requests.length, 0);
+      assertNoStack(r);
+      assertNoKey(r);
+    });
+  }
+
+  test('missing account: exit 2 naming the flag and the variable', async () => {
+    const r = await runCli(BASIC, { env: env({ MSGR_ACCOUNT_REFERENCE: undefined }) });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--account: accountReference is required/);
+    assert.match(r.stderr, /MSGR_ACCOUNT_REFERENCE/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('several problems are listed together', async () => {
+    const r = await runCli(['send', '--to', '+44123', '--channel', 'voice'], { env: env() });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--channel: voice is not available yet/);
+    assert.match(r.stderr, /--to: "\+44123" cannot be a phone number/);
+    assert.match(r.stderr, /no message/);
+  });
+
+  test('an unknown field in --input is refused with its path', async () => {
+    const file = join(tempDir(), 'req.json');
+    writeFileSync(file, JSON.stringify({ from: 'Acme', body: { text: 'x', html: '<b>' }, recipients: [{ msisdn: '+447911123456' }] }));
+    const r = await runCli(['send', '--input', file], { env: env() });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /body: unknown field html/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('--dry-run prints the request, never the key, and sends nothing', async () => {
+    const r = await send(['--dry-run', '--verbose']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(JSON.parse(r.stdout), {
+      accountReference: 'ACME01', channel: 'SMS', from: 'Acme', body: { text: 'Hello there' }, recipients: [{ msisdn: '+447911123456' }],
+    });
+    assert.match(r.stderr, /nothing was sent/);
+    assert.equal(server.requests.length, 0);
+    assertNoKey(r);
+  });
+
+  test('plain http to a non-loopback host is refused before connecting', async () => {
+    const r = await send([], { MSGR_BASE_URL: 'http://api.example.com' });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /MSGR_BASE_URL: refusing to send the API key over plain http to api\.example\.com/);
+  });
+
+  test('no API key: exit 2 with the ways to give one', async () => {
+    const r = await send([], { MSGR_API_KEY: undefined });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /no API key/);
+    assert.match(r.stderr, /--api-key-file/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('the key can come from --api-key-file and --api-key-stdin', async () => {
+    const file = join(tempDir(), 'key');
+    writeFileSync(file, 'file-key-9876\n');
+    const a = await send(['--api-key-file', file], { MSGR_API_KEY: 'env-key-0000' });
+    assert.equal(a.code, 0, a.stderr);
+    assert.equal(server.requests[0]!.headers['x-api-key'], 'file-key-9876');
+    const b = await send(['--api-key-stdin'], { MSGR_API_KEY: undefined }, 'stdin-key-5555\n');
+    assert.equal(b.code, 0, b.stderr);
+    assert.equal(server.requests[1]!.headers['x-api-key'], 'stdin-key-5555');
+  });
+});
+
+describe('HTTP errors map to the contract exit codes', () => {
+  test('401 → exit 3 with the status and the server message; --json puts the error body on stdout', async () => {
+    server.script({ status: 401, body: { type: 'about:blank', title: 'Unauthorized', status: 401, detail: 'API key not recognised' }, headers: { 'content-type': 'application/problem+json' } });
+    const r = await send(['--json']);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /HTTP 401/);
+    assert.match(r.stderr, /API key not recognised/);
+    assert.equal((JSON.parse(r.stdout) as { detail: string }).detail, 'API key not recognised');
+    assert.equal(server.requests.length, 1);
+    assertNoKey(r);
+    assertNoStack(r);
+  });
+
+  test('403 → exit 3', async () => {
+    server.script({ status: 403, body: { message: 'account suspended' } });
+    const r = await send();
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /account suspended/);
+  });
+
+  test('422 problem+json → exit 4 naming the field, not retried', async () => {
+    server.script({ status: 422, body: { title: 'Invalid request', errors: [{ field: 'recipients[0].msisdn', message: 'not allowed' }] } });
+    const r = await send();
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /HTTP 422/);
+    assert.match(r.stderr, /recipients\[0\]\.msisdn: not allowed/);
+    assert.equal(server.requests.length, 1);
+  });
+
+  test('a plain-text error body is shown', async () => {
+    server.script({ status: 400, body: 'Bad things happened', headers: { 'content-type': 'text/plain' } });
+    const r = await send();
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /Bad things happened/);
+  });
+
+  test('429 then 202 → retried with the same Idempotency-Key, exit 0', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '0' } }, { status: 429, headers: { 'retry-after': '1' } });
+    const r = await send();
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 3);
+    const keys = new Set(server.requests.map((q) => q.headers['idempotency-key']));
+    assert.equal(keys.size, 1);
+    assert.match(r.stderr, /retrying in 1\.0 s \(429\)/);
+  });
+
+  test('429 that never ends → exit 5 after bounded attempts', async () => {
+    server.fallback = { status: 429, headers: { 'retry-after': '0' }, body: { message: 'slow down' } };
+    const r = await send();
+    assert.equal(r.code, 5);
+    assert.equal(server.requests.length, 5);
+    assert.match(r.stderr, /not sent: HTTP 429: slow down \(after 5 attempts\)/);
+  });
+
+  test('503 with Retry-After is retried; 503 without is not (exit 5)', async () => {
+    server.script({ status: 503, headers: { 'retry-after': '0' } });
+    const ok = await send();
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.equal(server.requests.length, 2);
+    server.requests.length = 0;
+    server.script({ status: 503, body: 'maintenance' });
+    const r = await send();
+    assert.equal(r.code, 5);
+    assert.equal(server.requests.length, 1);
+  });
+
+  for (const status of [500, 502, 504]) {
+    test(`${status} → outcome unknown, exit 6, never retried`, async () => {
+      server.script({ status, body: '<html>upstream error</html>', headers: { 'content-type': 'text/html' } });
+      const r = await send();
+      assert.equal(r.code, 6);
+      assert.equal(server.requests.length, 1);
+      assert.match(r.stderr, /outcome unknown/);
+      assert.match(r.stderr, /Check whether the message arrived/);
+    });
+  }
+
+  test('no answer within --timeout → exit 6, not retried', async () => {
+    server.script({ status: 202, delayMs: 3_000 });
+    const r = await send(['--timeout', '0.5']);
+    assert.equal(r.code, 6);
+    assert.equal(server.requests.length, 1);
+    assert.match(r.stderr, /timed out waiting for the answer/);
+  });
+
+  test('a socket reset after the request → exit 6, not retried', async () => {
+    server.script({ reset: true });
+    const r = await send();
+    assert.equal(r.code, 6);
+    assert.equal(server.requests.length, 1);
+    assert.match(r.stderr, /connection was closed before an answer came/);
+  });
+
+  test('connection refused → exit 5 (never sent), after retries', async () => {
+    const closed = await startTestServer();
+    const url = closed.url;
+    await closed.close();
+    const r = await send([], { MSGR_BASE_URL: url });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /connection refused/);
+    assert.match(r.stderr, /safe to run the same command again/);
+  });
+
+  test('--verbose shows request and response with the key masked', async () => {
+    const r = await send(['--verbose']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /> POST http:\/\/127\.0\.0\.1:\d+\/v2\/messages/);
+    assert.match(r.stderr, /> x-api-key: \*\*\*\*5678/);
+    assert.match(r.stderr, /< 202/);
+    assertNoKey(r);
+  });
+
+  test('server text with control characters is shown, and the key is never echoed back', async () => {
+    server.script({ status: 400, body: { message: `bad key ${KEY}` } });
+    const r = await send();
+    assert.equal(r.code, 4);
+    assert.match(r.stderr, /bad key \*\*\*\*5678/);
+    assertNoKey(r);
+  });
+});
+
+test('msgr --help documents the exit codes', async () => {
+  const r = await runCli(['--help']);
+  assert.equal(r.code, 0);
+  for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '130']) assert.match(r.stdout, new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
+});
+
+test('an unknown option is a usage error (exit 2)', async () => {
+  const r = await runCli(['send', '--bogus']);
+  assert.equal(r.code, 2);
+  assert.match(r.stderr, /unknown option '--bogus'/);
+});

@@ -1,0 +1,86 @@
+// A scriptable HTTP(S) server on 127.0.0.1 for end-to-end tests: it records every request and
+// answers from a script (statuses, headers, bodies, delays, socket resets, garbage).
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+
+export interface ScriptedResponse {
+  status?: number;
+  headers?: Record<string, string>;
+  /** A string is sent as is; anything else as JSON. */
+  body?: unknown;
+  delayMs?: number;
+  /** Destroy the socket after reading the request, without answering. */
+  reset?: boolean;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+  body: string;
+  json: unknown;
+}
+
+export interface TestServer {
+  url: string;
+  requests: ReceivedRequest[];
+  /** Responses used in order; when the script runs out, `fallback` answers. */
+  script(...responses: ScriptedResponse[]): void;
+  fallback: ScriptedResponse;
+  close(): Promise<void>;
+}
+
+export async function startTestServer(options: { tls?: { key: string; cert: string } } = {}): Promise<TestServer> {
+  const queue: ScriptedResponse[] = [];
+  const requests: ReceivedRequest[] = [];
+  const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse };
+  const handler = (req: IncomingMessage, res: ServerResponse): void => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (d: string) => (body += d));
+    req.on('end', () => {
+      let json: unknown;
+      try {
+        json = JSON.parse(body);
+      } catch {
+        json = undefined;
+      }
+      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json });
+      const step = queue.shift() ?? state.fallback;
+      const answer = (): void => {
+        if (step.reset === true) {
+          req.socket.destroy();
+          return;
+        }
+        const payload = step.body === undefined ? '' : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);
+        const headers = { ...(typeof step.body === 'string' || step.body === undefined ? {} : { 'content-type': 'application/json' }), ...step.headers };
+        res.writeHead(step.status ?? 200, headers);
+        res.end(payload);
+      };
+      if (step.delayMs !== undefined) setTimeout(answer, step.delayMs);
+      else answer();
+    });
+  };
+  const server = options.tls !== undefined ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createHttpServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  const scheme = options.tls !== undefined ? 'https' : 'http';
+  const host = options.tls !== undefined ? 'localhost' : '127.0.0.1';
+  return {
+    url: `${scheme}://${host}:${port}`,
+    requests,
+    script: (...responses) => queue.push(...responses),
+    get fallback() {
+      return state.fallback;
+    },
+    set fallback(r: ScriptedResponse) {
+      state.fallback = r;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

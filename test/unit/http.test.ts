@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { isLoopbackHost, messagesEndpoint, parseBody } from '../../src/http/client.js';
+import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
+import { maskSecret, redact, stripControl } from '../../src/output/sanitize.js';
+
+describe('failure classification', () => {
+  test('statuses map to the contract classes', () => {
+    const expected: Array<[number, string]> = [
+      [200, 'accepted'], [201, 'accepted'], [202, 'accepted'], [204, 'accepted'],
+      [401, 'auth'], [403, 'auth'], [400, 'rejected'], [404, 'rejected'], [409, 'rejected'], [422, 'rejected'], [301, 'rejected'],
+      [429, 'throttled'], [503, 'unavailable'], [500, 'unknown'], [502, 'unknown'], [504, 'unknown'],
+    ];
+    for (const [status, cls] of expected) assert.equal(classifyStatus(status), cls, String(status));
+  });
+  test('network errors: never sent vs outcome unknown', () => {
+    const e = (code: string, cause?: unknown): Error => Object.assign(new Error(code), { code, ...(cause !== undefined ? { cause } : {}) });
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']) {
+      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: true, tls: false, code });
+    }
+    for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
+      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: false, tls: true, code });
+    }
+    for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'SOMETHING_NEW']) {
+      assert.equal(classifyNetworkError(e(code)).kind, 'unknown', code);
+    }
+    // A wrapper must not hide a cause that proves the request never left.
+    assert.equal(classifyNetworkError(e('UND_ERR', e('ECONNREFUSED'))).kind, 'not-sent');
+    assert.equal(classifyNetworkError(new Error('no code')).kind, 'unknown');
+  });
+  test('Retry-After: seconds or an HTTP date', () => {
+    const now = new Date('2026-11-21T12:00:00Z');
+    assert.equal(parseRetryAfter('3', now), 3000);
+    assert.equal(parseRetryAfter('0', now), 0);
+    assert.equal(parseRetryAfter('Sat, 21 Nov 2026 12:00:10 GMT', now), 10_000);
+    assert.equal(parseRetryAfter('soon', now), undefined);
+    assert.equal(parseRetryAfter(undefined, now), undefined);
+  });
+  test('backoff grows exponentially with jitter and is capped', () => {
+    assert.equal(backoffMs(1, 500, 20_000, () => 0), 250);
+    assert.equal(backoffMs(1, 500, 20_000, () => 1), 500);
+    assert.equal(backoffMs(3, 500, 20_000, () => 1), 2000);
+    assert.equal(backoffMs(20, 500, 20_000, () => 1), 20_000);
+  });
+  test('server messages from problem+json, other JSON shapes and text', () => {
+    assert.equal(serverMessage({ title: 'Invalid', detail: 'from is missing' }, ''), 'Invalid — from is missing');
+    assert.equal(serverMessage({ error: { message: 'nope' } }, ''), 'nope');
+    assert.equal(serverMessage({ message: 'slow down' }, ''), 'slow down');
+    assert.equal(serverMessage({ errors: [{ field: 'to', message: 'bad' }, 'plain'] }, ''), 'to: bad — plain');
+    assert.equal(serverMessage(undefined, '  oops \n'), 'oops');
+    assert.equal(serverMessage(undefined, ''), '(no message)');
+    assert.equal(serverMessage(undefined, 'x'.repeat(600)).length, 501);
+  });
+  test('bodies: JSON when it parses, else undefined', () => {
+    assert.deepEqual(parseBody('{"a":1}'), { a: 1 });
+    assert.equal(parseBody(''), undefined);
+    assert.equal(parseBody('<html>'), undefined);
+    assert.equal(parseBody('{broken'), undefined);
+  });
+});
+
+describe('endpoint and security rules', () => {
+  test('/v2/messages is appended once', () => {
+    assert.equal(messagesEndpoint('https://api.example.com').toString(), 'https://api.example.com/v2/messages');
+    assert.equal(messagesEndpoint('https://api.example.com/eu/').toString(), 'https://api.example.com/eu/v2/messages');
+    assert.equal(messagesEndpoint('https://api.example.com/v2/messages').toString(), 'https://api.example.com/v2/messages');
+  });
+  test('plain http only to loopback', () => {
+    assert.equal(messagesEndpoint('http://127.0.0.1:4010').toString(), 'http://127.0.0.1:4010/v2/messages');
+    assert.equal(messagesEndpoint('http://localhost:4010').host, 'localhost:4010');
+    assert.equal(messagesEndpoint('http://[::1]:4010').hostname, '[::1]');
+    assert.throws(() => messagesEndpoint('http://api.example.com'), /plain http/);
+    assert.throws(() => messagesEndpoint('http://127.0.0.1.example.com'), /plain http/);
+    assert.throws(() => messagesEndpoint('ftp://x'), /must start with https/);
+    assert.throws(() => messagesEndpoint('not a url'), /not a URL/);
+    assert.throws(() => messagesEndpoint('https://u:p@api.example.com'), /credentials/);
+  });
+  test('loopback hosts', () => {
+    for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) assert.ok(isLoopbackHost(h), h);
+    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1']) assert.ok(!isLoopbackHost(h), h);
+  });
+});
+
+describe('output hygiene', () => {
+  test('control characters and escape sequences are stripped; text survives', () => {
+    assert.equal(stripControl('ok\u001b[31mred\u001b[0m\u0007 done\u001b]0;title\u0007!'), 'okred done!');
+    assert.equal(stripControl('tab\tand\nnewline\u009b'), 'tab\tand\nnewline');
+    assert.equal(stripControl('héllo ✔'), 'héllo ✔');
+  });
+  test('secrets are masked to their last 4 characters', () => {
+    assert.equal(maskSecret('sk_live_1234567890'), '****7890');
+    assert.equal(maskSecret('abc'), '****');
+    assert.equal(redact('key sk_live_1234567890 seen twice sk_live_1234567890', 'sk_live_1234567890'), 'key ****7890 seen twice ****7890');
+  });
+});

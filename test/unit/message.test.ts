@@ -1,0 +1,129 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { checkSender, parseChannel } from '../../src/message/channel.js';
+import { normaliseNumber, parseCountry } from '../../src/message/numbers.js';
+import { buildRequest, parseKeyValue } from '../../src/message/request.js';
+import { formatUtc, parseValidity } from '../../src/message/validity.js';
+
+const NOW = new Date('2026-11-21T12:00:00.000Z');
+
+describe('normaliseNumber', () => {
+  const ok: Array<[string, string | undefined, string]> = [
+    ['+44 7911 123456', undefined, '+447911123456'],
+    ['0044-7911-123456', undefined, '+447911123456'],
+    ['(07911) 123.456', 'GB', '+447911123456'],
+    ['+1 (415) 555-0100', undefined, '+14155550100'],
+    ['06 12 34 56 78', 'FR', '+33612345678'],
+    ['+49\u00a01511\u00a02345678', undefined, '+4915112345678'],
+  ];
+  for (const [raw, cc, e164] of ok) {
+    test(`${raw} → ${e164}`, () => {
+      const r = normaliseNumber(raw, cc === undefined ? undefined : parseCountry(cc));
+      assert.deepEqual(r, { ok: true, e164 });
+    });
+  }
+  test('the UK test range is possible but not valid: accepted with a warning', () => {
+    const r = normaliseNumber('+447700900123');
+    assert.equal(r.ok, true);
+    assert.ok(r.ok && r.e164 === '+447700900123' && r.warning !== undefined && /outside the known numbering plan/.test(r.warning));
+  });
+  const bad: Array<[string, RegExp]> = [
+    ['+44123', /too short/],
+    ['+999123456789', /unknown country code/],
+    ['+4479111234567890', /too long/],
+    ['07911123456', /national number/],
+    ['+44 7911 12345x', /not digits/],
+    ['', /empty/],
+  ];
+  for (const [raw, reason] of bad) {
+    test(`refuses ${JSON.stringify(raw)}`, () => {
+      const r = normaliseNumber(raw);
+      assert.equal(r.ok, false);
+      assert.match(r.ok ? '' : r.reason, reason);
+    });
+  }
+  test('national numbers need a country, and say so', () => {
+    const r = normaliseNumber('07911 123456');
+    assert.ok(!r.ok && r.needsCountry === true);
+  });
+  test('parseCountry accepts ISO codes case-insensitively and refuses others', () => {
+    assert.equal(parseCountry('gb'), 'GB');
+    assert.equal(parseCountry('XX'), undefined);
+    assert.equal(parseCountry('UK'), undefined);
+  });
+});
+
+describe('parseValidity', () => {
+  const cases: Array<[string, string]> = [
+    ['90s', '2026-11-21T12:01:30.000+00:00'],
+    ['30m', '2026-11-21T12:30:00.000+00:00'],
+    ['2h', '2026-11-21T14:00:00.000+00:00'],
+    ['3d', '2026-11-24T12:00:00.000+00:00'],
+    ['2026-12-01T09:00:00Z', '2026-12-01T09:00:00.000+00:00'],
+    ['2026-12-01T10:00:00.5+01:00', '2026-12-01T09:00:00.500+00:00'],
+    ['2026-11-21T08:00-05:00', '2026-11-21T13:00:00.000+00:00'],
+  ];
+  for (const [input, expected] of cases) {
+    test(`${input} → ${expected}`, () => assert.deepEqual(parseValidity(input, NOW), { ok: true, value: expected }));
+  }
+  test('past times, zero durations, missing offsets and junk are refused', () => {
+    assert.match(fail('2026-11-21T11:59:59Z'), /in the past/);
+    assert.match(fail('0s'), /not in the future/);
+    assert.match(fail('2026-12-01T09:00:00'), /no UTC offset/);
+    assert.match(fail('next week'), /neither an ISO 8601 time/);
+    assert.match(fail('2026-13-45T09:00:00Z'), /not a real date/);
+  });
+  test('formatUtc always writes +00:00 with milliseconds', () => {
+    assert.equal(formatUtc(new Date(Date.UTC(2027, 0, 2, 3, 4, 5, 6))), '2027-01-02T03:04:05.006+00:00');
+  });
+  function fail(input: string): string {
+    const r = parseValidity(input, NOW);
+    assert.equal(r.ok, false, `${input} should be refused`);
+    return r.ok ? '' : r.reason;
+  }
+});
+
+describe('channels and senders', () => {
+  test('channels are upper-cased; WhatsApp, email and voice are not available yet', () => {
+    assert.deepEqual(parseChannel('rcs'), { ok: true, value: 'RCS' });
+    assert.deepEqual(parseChannel(' Sms '), { ok: true, value: 'SMS' });
+    for (const c of ['WhatsApp', 'email', 'VOICE']) assert.match(String(!parseChannel(c).ok && (parseChannel(c) as { reason: string }).reason), /not available yet/);
+    assert.match((parseChannel('telegram') as { reason: string }).reason, /not a channel/);
+  });
+  test('SMS senders: a number, or 1-11 letters/digits/spaces; RCS agent names are free', () => {
+    assert.equal(checkSender('Acme', 'SMS'), undefined);
+    assert.equal(checkSender('Acme Shop 1', 'SMS'), undefined);
+    assert.equal(checkSender('+447911123456', 'SMS'), undefined);
+    assert.equal(checkSender('12345', 'SMS'), undefined);
+    assert.match(checkSender('Acme Shop 12', 'SMS') ?? '', /at most 11/);
+    assert.match(checkSender('Acme-Shop', 'SMS') ?? '', /not an SMS sender id/);
+    assert.equal(checkSender('acme-shop-agent.v2', 'RCS'), undefined);
+    assert.match(checkSender('   ', 'RCS') ?? '', /empty/);
+  });
+});
+
+describe('buildRequest', () => {
+  test('unset fields are omitted, never null, in the spec order', () => {
+    const r = buildRequest({ accountReference: 'A1', from: 'Acme', text: 'hi', recipients: [{ msisdn: '+447911123456' }] }, NOW);
+    assert.ok(r.ok);
+    assert.equal(JSON.stringify(r.request), '{"accountReference":"A1","channel":"SMS","from":"Acme","body":{"text":"hi"},"recipients":[{"msisdn":"+447911123456"}]}');
+  });
+  test('collects every problem at once, naming the flag', () => {
+    const r = buildRequest({ channel: 'email', recipients: [{ msisdn: '123' }] }, NOW);
+    assert.ok(!r.ok);
+    const fields = r.problems.map((p) => p.field);
+    assert.deepEqual(fields, ['--account', '--channel', '--from', '--text/--template', '--to']);
+  });
+  test('contacts alone are enough recipients', () => {
+    const r = buildRequest({ accountReference: 'A1', from: 'Acme', templateId: 't', contacts: ['c1'] }, NOW);
+    assert.ok(r.ok);
+    assert.deepEqual(r.request.addressBook, { contacts: [{ id: 'c1' }] });
+    assert.equal(r.request.recipients, undefined);
+  });
+  test('parseKeyValue splits at the first =', () => {
+    assert.deepEqual(parseKeyValue('a=b=c'), { key: 'a', value: 'b=c' });
+    assert.deepEqual(parseKeyValue('a='), { key: 'a', value: '' });
+    assert.equal(parseKeyValue('=b'), undefined);
+    assert.equal(parseKeyValue('ab'), undefined);
+  });
+});
