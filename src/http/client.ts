@@ -83,7 +83,7 @@ export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL 
   return url;
 }
 
-function loadCa(caFile: string): string[] {
+function loadCa(caFile: string, env: ClientOptions['env']): string[] {
   let pem: string;
   try {
     pem = readFileSync(caFile, 'utf8');
@@ -93,8 +93,19 @@ function loadCa(caFile: string): string[] {
   if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
     throw new UsageError(`--ca-file: ${caFile} holds no PEM certificate`, { hint: 'Give a PEM file with one or more -----BEGIN CERTIFICATE----- blocks.' });
   }
-  // `ca` replaces the default roots (engineering-notes), so keep them.
-  return [...rootCertificates, pem];
+  // `ca` replaces the default roots (engineering-notes), so keep them, and keep the certificates
+  // Node itself loaded from NODE_EXTRA_CA_CERTS.
+  const extra = env.NODE_EXTRA_CA_CERTS;
+  const extraPem = extra !== undefined && extra !== '' ? tryRead(extra) : undefined;
+  return [...rootCertificates, ...(extraPem !== undefined ? [extraPem] : []), pem];
+}
+
+function tryRead(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
 }
 
 function hasProxy(env: ClientOptions['env']): boolean {
@@ -104,7 +115,7 @@ function hasProxy(env: ClientOptions['env']): boolean {
 export function createDispatcher(options: ClientOptions): Dispatcher {
   const connect = {
     timeout: Math.min(10_000, options.timeoutMs),
-    ...(options.caFile !== undefined ? { ca: loadCa(options.caFile) } : {}),
+    ...(options.caFile !== undefined ? { ca: loadCa(options.caFile, options.env) } : {}),
   };
   const common = {
     connections: options.connections ?? 4,
