@@ -85,6 +85,6 @@ export async function readFlagFile(flag: string, path: string, ctx: Context): Pr
 
 export async function readStdin(ctx: Context): Promise<string> {
   let text = '';
-  for await (const chunk of ctx.stdin) text += typeof chunk === 'string' ? chunk : (chunk as Buffer).toString('utf8');
+  for await (const chunk of ctx.stdin) text += typeof chunk === 'string' ? chunk : chunk.toString('utf8');
   return text;
 }
