@@ -1,5 +1,36 @@
+// `msgr sandbox` (cli-contract: "msgr sandbox"). Commander only here: the server and zod load
+// when the command runs (src/sandbox/run.ts).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 
-// Placeholder registration; the command lands with its issue.
-export function registerSandbox(_program: Command, _ctx: Context): void {}
+export function registerSandbox(program: Command, ctx: Context): void {
+  program
+    .command('sandbox')
+    .description('run a local emulator of the messaging API on loopback; nothing sent to it is delivered')
+    .option('--port <port>', 'port to listen on; 0 picks a free one (default 4010)')
+    .option('--host <host>', 'loopback address to listen on: 127.0.0.1, ::1 or localhost (default 127.0.0.1)')
+    .option('--api-key <key>', 'accept only this X-Api-Key (default: any non-empty key)')
+    .option('--account <ref>', 'accept only this accountReference (others get 403)')
+    .option('--record <file>', 'append every accepted request to this file, one JSON line each')
+    .option('--latency <ms>', 'wait this many milliseconds before every answer')
+    .option('--error-rate <fraction>', 'answer this fraction (0..1) of valid requests with 500')
+    .option('--rate-limit <n>', 'allow n requests per second; beyond it 429 with Retry-After')
+    .option('--seed <n>', 'seed for --error-rate, so the same requests fail on every run')
+    .option('-q, --quiet', 'print no banner and no line per request on stderr')
+    .addHelpText(
+      'after',
+      `
+stdout carries one line, the URL, once the sandbox listens; everything else goes to stderr.
+It runs until Ctrl-C or SIGTERM. RCS capability is simulated: a number ending in an even digit
+receives RCS, an odd one falls back to SMS.
+
+Examples:
+  msgr sandbox
+  MSGR_BASE_URL=http://127.0.0.1:4010 MSGR_API_KEY=test msgr send --to +447700900124 --from Acme --text Hi
+  msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7`,
+    )
+    .action(async (_opts: unknown, command: Command) => {
+      const { runSandbox } = await import('../sandbox/run.js');
+      await runSandbox(ctx, command.opts());
+    });
+}

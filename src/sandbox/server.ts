@@ -1,0 +1,426 @@
+// `msgr sandbox`: a local emulator of `POST /v2/messages` (spec: Endpoints, Authentication),
+// strict about requests, its own documented choices about answers (docs/sandbox.md). Used by
+// `msgr sandbox`, by `msgr send --sandbox` in-process, by e2e tests and by the bulk benchmark,
+// so the hot path is plain code and it keeps no per-recipient state.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { UsageError } from '../errors.js';
+import { IdempotencyCache, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
+import { batchIdFor, buildAcceptedBody } from './response.js';
+import { validateMessageRequest, type ValidMessageRequest } from './validate.js';
+
+export interface SandboxOptions {
+  /** Default '127.0.0.1'. Only loopback hosts are accepted: nothing here is meant to be reachable. */
+  host?: string;
+  /** Default 4010; 0 picks a free port (read it from `RunningSandbox.port`). */
+  port?: number;
+  /** If set, X-Api-Key must equal it; if unset, any non-empty key is accepted. */
+  apiKey?: string;
+  /** If set, accountReference must equal it (else 403). */
+  account?: string;
+  /** Appends one JSON line per accepted request (docs/sandbox.md, "Record file"). */
+  record?: string;
+  /** Delay before every answer, milliseconds. */
+  latencyMs?: number;
+  /** 0..1: fraction of valid requests answered 500 (nothing recorded). */
+  errorRate?: number;
+  /** Requests per second on /v2/messages; beyond it 429 with Retry-After. */
+  rateLimit?: number;
+  /** Seed of the error-rate PRNG; the same seed and requests give the same 500s. */
+  seed?: number;
+  /** One line per request, for people. Never contains the API key. */
+  log?: (line: string) => void;
+  /** Largest request body accepted, bytes (default MAX_BODY_BYTES); beyond it 413. */
+  maxBodyBytes?: number;
+}
+
+export interface RunningSandbox {
+  /** For example 'http://127.0.0.1:4010', no trailing slash. */
+  url: string;
+  port: number;
+  close(): Promise<void>;
+  stats(): { requests: number; accepted: number; recipients: number };
+}
+
+export const DEFAULT_PORT = 4010;
+export const DEFAULT_HOST = '127.0.0.1';
+/** 10,000 recipients with a few variables and metaData each fit with room to spare. */
+export const MAX_BODY_BYTES = 16 * 1024 * 1024;
+export const MESSAGES_PATH = '/v2/messages';
+
+const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
+
+export function isLoopbackHost(host: string): boolean {
+  const h = host.toLowerCase();
+  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
+}
+
+/** mulberry32: tiny, fast, and good enough to decide which requests fail. */
+function createRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A token bucket holding one second of requests, so short bursts up to the rate pass. */
+function createRateLimiter(perSecond: number): () => number {
+  const capacity = Math.max(1, perSecond);
+  let tokens = capacity;
+  let last = performance.now();
+  /** Returns 0 when the request may pass, else the milliseconds until it could. */
+  return () => {
+    const now = performance.now();
+    tokens = Math.min(capacity, tokens + ((now - last) / 1000) * perSecond);
+    last = now;
+    if (tokens >= 1) {
+      tokens -= 1;
+      return 0;
+    }
+    return ((1 - tokens) / perSecond) * 1000;
+  };
+}
+
+interface Reply {
+  status: number;
+  body: string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** What the log line says after the status. */
+  note: string;
+  /** Runs after the latency, just before the answer is written (recording, caching). */
+  commit?: () => void;
+}
+
+function problem(status: number, slug: string, title: string, detail: string, extra: Record<string, unknown> = {}): Reply {
+  return {
+    status,
+    body: JSON.stringify({ type: PROBLEM_TYPE + slug, title, status, detail, ...extra }),
+    contentType: 'application/problem+json',
+    note: detail,
+  };
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(', ') : value;
+}
+
+function sha256(data: string | Buffer): Buffer {
+  return createHash('sha256').update(data).digest();
+}
+
+/** application/json, optionally with charset=utf-8; any other media type or charset is 415. */
+function isJsonContentType(value: string | undefined): boolean {
+  if (value === undefined) return false;
+  const [type, ...params] = value.split(';');
+  if (type?.trim().toLowerCase() !== 'application/json') return false;
+  for (const param of params) {
+    const [name, raw] = param.split('=');
+    if (name?.trim().toLowerCase() === 'charset' && raw?.trim().replace(/^"|"$/g, '').toLowerCase() !== 'utf-8') return false;
+  }
+  return true;
+}
+
+/** Reads the whole body, or drains it when it is over the limit so the client still gets its 413. */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | { tooLarge: number }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else chunks.length = 0;
+    });
+    req.on('end', () => resolve(size > limit ? { tooLarge: size } : Buffer.concat(chunks, size)));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new Error('request aborted')));
+  });
+}
+
+function writeAll(fd: number, text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+}
+
+function checkOptions(o: SandboxOptions): void {
+  const host = o.host ?? DEFAULT_HOST;
+  if (!isLoopbackHost(host)) {
+    throw new UsageError(`sandbox host ${JSON.stringify(host)} is not a loopback address`, {
+      hint: 'the sandbox only listens on 127.0.0.1, ::1 or localhost',
+    });
+  }
+  const port = o.port ?? DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`sandbox port must be an integer from 0 to 65535 (got ${port})`);
+  if (o.errorRate !== undefined && !(o.errorRate >= 0 && o.errorRate <= 1)) {
+    throw new UsageError(`sandbox error rate must be between 0 and 1 (got ${o.errorRate})`);
+  }
+  if (o.rateLimit !== undefined && !(o.rateLimit > 0 && Number.isFinite(o.rateLimit))) {
+    throw new UsageError(`sandbox rate limit must be a number of requests per second above 0 (got ${o.rateLimit})`);
+  }
+  if (o.latencyMs !== undefined && !(o.latencyMs >= 0 && Number.isFinite(o.latencyMs))) {
+    throw new UsageError(`sandbox latency must be 0 or more milliseconds (got ${o.latencyMs})`);
+  }
+  if (o.maxBodyBytes !== undefined && !(Number.isInteger(o.maxBodyBytes) && o.maxBodyBytes > 0)) {
+    throw new UsageError(`sandbox body limit must be a positive integer (got ${o.maxBodyBytes})`);
+  }
+  if (o.apiKey === '') throw new UsageError('sandbox API key must not be empty (leave it unset to accept any key)');
+}
+
+export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
+  checkOptions(options);
+  const host = (options.host ?? DEFAULT_HOST).replace(/^\[(.*)\]$/, '$1');
+  const maxBody = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  const latencyMs = options.latencyMs ?? 0;
+  const errorRate = options.errorRate ?? 0;
+  const random = createRandom(options.seed ?? randomBytes(4).readUInt32LE(0));
+  const rateLimited = options.rateLimit === undefined ? undefined : createRateLimiter(options.rateLimit);
+  const expectedKeyHash = options.apiKey === undefined ? undefined : sha256(options.apiKey);
+  const cache = new IdempotencyCache();
+  const counters = { requests: 0, accepted: 0, recipients: 0 };
+  const timers = new Set<NodeJS.Timeout>();
+  const log = options.log;
+
+  let recordFd: number | undefined;
+  if (options.record !== undefined) {
+    try {
+      recordFd = openSync(options.record, 'a');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new UsageError(`cannot open the record file ${options.record} (${code})`, { hint: 'check that its folder exists and is writable' });
+    }
+  }
+
+  /** Keys are never logged: redact the configured one and any long-enough key a client sent. */
+  const redactLine = (line: string, givenKey: string | undefined): string => {
+    let out = line;
+    if (options.apiKey !== undefined) out = out.split(options.apiKey).join('****');
+    if (givenKey !== undefined && givenKey.length >= 6) out = out.split(givenKey).join('****');
+    return out;
+  };
+
+  async function decide(req: IncomingMessage): Promise<Reply> {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q < 0 ? url : url.slice(0, q);
+    if (path !== MESSAGES_PATH) {
+      return problem(404, 'not-found', 'Not Found', `no such endpoint; the sandbox serves POST ${MESSAGES_PATH}`);
+    }
+    if (req.method !== 'POST') {
+      return { ...problem(405, 'method-not-allowed', 'Method Not Allowed', `${MESSAGES_PATH} takes POST only`), headers: { allow: 'POST' } };
+    }
+    const givenKey = headerValue(req.headers['x-api-key']);
+    if (givenKey === undefined || givenKey === '') {
+      return problem(401, 'unauthorized', 'Unauthorized', 'the X-Api-Key header is missing');
+    }
+    if (expectedKeyHash !== undefined && !timingSafeEqual(sha256(givenKey), expectedKeyHash)) {
+      return problem(401, 'unauthorized', 'Unauthorized', 'the X-Api-Key header does not match the sandbox key');
+    }
+    if (rateLimited !== undefined) {
+      const waitMs = rateLimited();
+      if (waitMs > 0) {
+        const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+        return {
+          ...problem(429, 'rate-limited', 'Too Many Requests', `over the sandbox rate limit of ${options.rateLimit} requests per second; retry after ${seconds} s`),
+          headers: { 'retry-after': String(seconds) },
+        };
+      }
+    }
+    if (!isJsonContentType(headerValue(req.headers['content-type']))) {
+      return problem(415, 'unsupported-media-type', 'Unsupported Media Type', 'the request body must be sent with Content-Type: application/json');
+    }
+    const raw = await readBody(req, maxBody);
+    if (!Buffer.isBuffer(raw)) {
+      return problem(413, 'payload-too-large', 'Content Too Large', `the request body is ${raw.tooLarge} bytes; the sandbox takes at most ${maxBody}`);
+    }
+    let text: string;
+    let request: unknown;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
+    } catch {
+      return problem(400, 'bad-request', 'Bad Request', 'the request body is not valid UTF-8');
+    }
+    try {
+      request = JSON.parse(text);
+    } catch (err) {
+      return problem(400, 'bad-request', 'Bad Request', `the request body is not valid JSON: ${(err as Error).message}`);
+    }
+    const result = validateMessageRequest(request, Date.now());
+    if (result.errorCount > 0) {
+      const first = result.errors[0];
+      const more = result.errorCount > 1 ? ` (and ${result.errorCount - 1} more)` : '';
+      return {
+        ...problem(422, 'invalid-request', 'Unprocessable Content', `the request has ${result.errorCount} invalid field${result.errorCount === 1 ? '' : 's'}`, {
+          errors: result.errors,
+          ...(result.errorCount > result.errors.length ? { errorCount: result.errorCount } : {}),
+        }),
+        note: `${first?.field ?? '$'}: ${first?.message ?? 'invalid'}${more}`,
+      };
+    }
+    const valid = request as ValidMessageRequest;
+    if (options.account !== undefined && valid.accountReference !== options.account) {
+      return problem(403, 'forbidden', 'Forbidden', 'accountReference is not an account this key may use');
+    }
+    const idempotencyKey = headerValue(req.headers['idempotency-key']);
+    if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
+      return problem(400, 'bad-idempotency-key', 'Bad Request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
+    }
+    if (errorRate > 0 && random() < errorRate) {
+      return problem(500, 'simulated-failure', 'Internal Server Error', 'simulated failure (error rate); nothing was accepted or recorded');
+    }
+
+    let hash: string | undefined;
+    if (idempotencyKey !== undefined) {
+      hash = sha256(raw).toString('base64');
+      const entry = cache.get(idempotencyKey);
+      if (entry !== undefined) {
+        if (entry.hash !== hash) {
+          return problem(422, 'idempotency-key-reused', 'Unprocessable Content', 'this Idempotency-Key was already used with a different request body');
+        }
+        if (entry.state === 'pending') {
+          return problem(409, 'idempotency-key-in-use', 'Conflict', 'a request with this Idempotency-Key is still being processed; retry later');
+        }
+        const replay = buildAcceptedBody(valid, entry.token, entry.receivedAt);
+        return {
+          status: 202,
+          body: replay.body,
+          headers: { 'idempotent-replayed': 'true' },
+          note: `replayed ${batchIdFor(entry.token)} (same Idempotency-Key and body; not recorded again)`,
+        };
+      }
+      cache.set(idempotencyKey, { state: 'pending', hash });
+    }
+
+    const token = randomBytes(8).toString('hex');
+    const receivedAt = new Date().toISOString();
+    const batchId = batchIdFor(token);
+    const accepted = buildAcceptedBody(valid, token, receivedAt);
+    const { recipients, contacts, fallbacks } = accepted.summary;
+    const parts = [`${recipients} recipient${recipients === 1 ? '' : 's'}`];
+    if (contacts > 0) parts.push(`${contacts} contact${contacts === 1 ? '' : 's'}`);
+    const fellBack = fallbacks > 0 ? `, ${fallbacks} fell back to SMS` : '';
+    return {
+      status: 202,
+      body: accepted.body,
+      note: `accepted ${batchId}: ${parts.join(', ')} by ${valid.channel}${fellBack}`,
+      commit: () => {
+        try {
+          if (recordFd !== undefined) {
+            // The body as received when it is one line already (cheap for 10,000 recipients);
+            // re-serialised when pretty-printed, so the file stays one JSON document per line.
+            const requestJson = /[\r\n]/.test(text) ? JSON.stringify(request) : text.trim();
+            const key = idempotencyKey === undefined ? 'null' : JSON.stringify(idempotencyKey);
+            // Written synchronously before the 202 leaves: a client that got its answer finds the line.
+            writeAll(recordFd, `{"receivedAt":"${receivedAt}","batchId":"${batchId}","idempotencyKey":${key},"request":${requestJson}}\n`);
+          }
+        } catch (err) {
+          if (idempotencyKey !== undefined) cache.delete(idempotencyKey);
+          throw err;
+        }
+        if (idempotencyKey !== undefined && hash !== undefined) cache.set(idempotencyKey, { state: 'done', hash, token, receivedAt });
+        counters.accepted += 1;
+        counters.recipients += recipients + contacts;
+      },
+    };
+  }
+
+  function delay(ms: number): Promise<void> {
+    if (ms <= 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const t = setTimeout(() => {
+        timers.delete(t);
+        resolve();
+      }, ms);
+      timers.add(t);
+    });
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    counters.requests += 1;
+    let reply: Reply;
+    try {
+      reply = await decide(req);
+    } catch (err) {
+      if (req.destroyed || res.destroyed) return; // the client went away mid-body
+      reply = problem(500, 'internal', 'Internal Server Error', `sandbox error: ${(err as Error).message}`);
+    }
+    await delay(latencyMs);
+    if (reply.commit !== undefined) {
+      try {
+        reply.commit();
+      } catch (err) {
+        reply = problem(500, 'record-failed', 'Internal Server Error', `the sandbox could not write its record file: ${(err as Error).message}`);
+      }
+    }
+    if (!res.destroyed) {
+      res.writeHead(reply.status, {
+        'content-type': reply.contentType ?? 'application/json',
+        'content-length': Buffer.byteLength(reply.body),
+        'cache-control': 'no-store',
+        ...reply.headers,
+      });
+      res.end(reply.body);
+    }
+    if (log !== undefined) {
+      const path = (req.url ?? '/').replace(/\?.*$/s, '').replace(/[^\x21-\x7e]/g, '?').slice(0, 120);
+      const ms = Math.round(performance.now() - started);
+      const line = `${new Date().toISOString()} ${req.method ?? '?'} ${path} ${reply.status} ${reply.note} (${ms} ms)`;
+      log(redactLine(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'), headerValue(req.headers['x-api-key'])));
+    }
+  }
+
+  const server = createServer({ keepAliveTimeout: 5_000, requestTimeout: 120_000 }, (req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    const onListenError = (err: NodeJS.ErrnoException): void => {
+      if (recordFd !== undefined) closeSync(recordFd);
+      if (err.code === 'EADDRINUSE') {
+        reject(new UsageError(`port ${options.port ?? DEFAULT_PORT} on ${host} is already in use`, { hint: 'pick another with --port, or --port 0 for a free one' }));
+      } else if (err.code === 'EACCES') {
+        reject(new UsageError(`not allowed to listen on port ${options.port ?? DEFAULT_PORT}`, { hint: 'use a port above 1023, or --port 0' }));
+      } else {
+        reject(err);
+      }
+    };
+    server.once('error', onListenError);
+    server.listen(options.port ?? DEFAULT_PORT, host, () => {
+      server.off('error', onListenError);
+      resolve();
+    });
+  });
+  // A socket error after start-up must not crash the process that hosts the sandbox.
+  server.on('error', () => undefined);
+
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  let closing: Promise<void> | undefined;
+  return {
+    url,
+    port,
+    stats: () => ({ ...counters }),
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        for (const t of timers) clearTimeout(t);
+        timers.clear();
+        server.close(() => {
+          if (recordFd !== undefined) closeSync(recordFd);
+          recordFd = undefined;
+          resolve();
+        });
+        server.closeAllConnections();
+      });
+      return closing;
+    },
+  };
+}

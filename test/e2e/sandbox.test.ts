@@ -1,0 +1,127 @@
+// `msgr sandbox` as users run it: the built CLI in a child process, the URL read from stdout,
+// real requests, then Ctrl-C (SIGINT).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, cleanEnv, runCli, tempDir } from '../support/cli.js';
+
+const KEY = 'e2e-sandbox-secret-9f8e7d';
+
+interface Sandbox {
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+  stdout: () => string;
+  exit: Promise<number | null>;
+}
+
+function startCli(args: string[]): Promise<Sandbox> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], {
+      env: cleanEnv({ MSGR_CONFIG_DIR: tempDir() }),
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    const exit = new Promise<number | null>((r) => child.on('close', (code) => r(code)));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`no URL on stdout in time; stderr: ${stderr}`));
+    }, 10_000);
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const nl = stdout.indexOf('\n');
+      if (nl >= 0) {
+        clearTimeout(timer);
+        resolve({ child, url: stdout.slice(0, nl), stderr: () => stderr, stdout: () => stdout, exit });
+      }
+    });
+    void exit.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`sandbox exited (${code}) before printing its URL; stderr: ${stderr}`));
+    });
+  });
+}
+
+async function post(url: string, body: unknown, key: string): Promise<{ status: number; json: Record<string, unknown> }> {
+  const res = await fetch(`${url}/v2/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': key },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+const request = {
+  accountReference: 'EX0000000',
+  channel: 'RCS',
+  from: 'Acme',
+  body: { text: 'Hello' },
+  recipients: [{ msisdn: '+447700900123', variables: { name: 'Ann' } }, { msisdn: '+447700900124' }],
+};
+
+test('msgr sandbox: URL on stdout, one stderr line per request, record file, clean stop on SIGINT', async () => {
+  const record = join(tempDir(), 'sent.jsonl');
+  const sbx = await startCli(['--api-key', KEY, '--account', 'EX0000000', '--record', record]);
+  assert.match(sbx.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+
+  const ok = await post(sbx.url, request, KEY);
+  assert.equal(ok.status, 202);
+  const messages = ok.json.messages as Array<{ channel: string; fallback: boolean }>;
+  assert.deepEqual(messages.map((m) => [m.channel, m.fallback]), [['SMS', true], ['RCS', false]]);
+  assert.equal((await post(sbx.url, request, 'wrong-key-123456')).status, 401);
+  assert.equal((await post(sbx.url, { ...request, accountReference: 'EX1111111' }, KEY)).status, 403);
+  const bad = await post(sbx.url, { ...request, recipients: [{ msisdn: '+44 7700' }] }, KEY);
+  assert.equal(bad.status, 422);
+
+  // The record line is there as soon as the 202 came back.
+  const lines = readFileSync(record, 'utf8').split('\n').filter(Boolean);
+  assert.equal(lines.length, 1);
+  assert.deepEqual((JSON.parse(lines[0] ?? '') as { request: unknown }).request, request);
+
+  sbx.child.kill('SIGINT');
+  const code = await sbx.exit;
+  const stderr = sbx.stderr();
+  // main.ts reports a run that ended on a signal as 130 ("interrupted"); a graceful stop is
+  // proven by the summary line, which the immediate-exit path never prints.
+  assert.ok(code === 130 || code === 0, `exit code ${code}`);
+  assert.match(stderr, /msgr sandbox stopped: 4 requests, 1 accepted, 2 recipients/);
+  assert.equal(sbx.stdout(), `${sbx.url}\n`);
+  assert.ok(stderr.includes(`msgr sandbox listening on ${sbx.url} — nothing sent here is delivered`), stderr);
+  assert.ok(stderr.includes(`MSGR_BASE_URL=${sbx.url}`), stderr);
+  const requestLines = stderr.split('\n').filter((l) => l.includes(' POST /v2/messages '));
+  assert.deepEqual(requestLines.map((l) => / POST \/v2\/messages (\d{3}) /.exec(l)?.[1]), ['202', '401', '403', '422']);
+  assert.match(requestLines[3] ?? '', /recipients\[0\]\.msisdn/);
+  assert.ok(!stderr.includes(KEY), 'the API key must never be printed');
+  assert.ok(!stderr.includes('wrong-key-123456'), 'a presented key must never be printed');
+});
+
+test('msgr sandbox -q prints only the URL', async () => {
+  const sbx = await startCli(['-q']);
+  assert.equal((await post(sbx.url, request, 'any')).status, 202);
+  sbx.child.kill('SIGTERM');
+  await sbx.exit;
+  assert.equal(sbx.stderr(), '');
+  assert.equal(sbx.stdout(), `${sbx.url}\n`);
+});
+
+test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [['--port', '70000'], /--port/],
+    [['--port', 'abc'], /--port/],
+    [['--error-rate', '1.5'], /--error-rate/],
+    [['--host', '0.0.0.0'], /--host.*loopback/],
+    [['--rate-limit', '0'], /--rate-limit/],
+    [['--latency', '-5'], /--latency/],
+  ];
+  const results = await Promise.all(cases.map(([args]) => runCli(['sandbox', ...args], { timeoutMs: 10_000 })));
+  results.forEach((r, i) => {
+    const [args, pattern] = cases[i] ?? [[], /$^/];
+    assert.equal(r.code, 2, `${args.join(' ')}: exit ${r.code}, stderr ${r.stderr}`);
+    assert.match(r.stderr, pattern);
+    assert.equal(r.stdout, '');
+  });
+});
