@@ -1,5 +1,130 @@
+// `msgr profile`: saved connection settings (cli-contract: Commands, Security). Commander only:
+// the store (and conf, ~90 ms to import) loads when a subcommand runs.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 
-// Placeholder registration; the command lands with its issue.
-export function registerProfile(_program: Command, _ctx: Context): void {}
+const QUIET = ['-q, --quiet', 'print nothing on stderr but warnings and errors'] as const;
+const VERBOSE = ['-v, --verbose', 'show stack traces on errors (the API key is never shown)'] as const;
+
+export function registerProfile(program: Command, ctx: Context): void {
+  const profile = program
+    .command('profile')
+    .description('manage saved profiles: API key, account, regional base URL, defaults')
+    .addHelpText(
+      'after',
+      `
+Precedence, highest first: flag > environment variable > selected profile > built-in default.
+The selected profile is -p NAME or MSGR_PROFILE, else the default profile, else the only one.
+
+Examples:
+  pass show msgr/prod | msgr profile add prod --api-key-stdin --account ACME --base-url https://eu.api.example.com --confirm
+  msgr profile add test --api-key-file ~/.msgr-test-key --account ACME-TEST --base-url http://127.0.0.1:4010
+  msgr profile use test
+  msgr profile set prod from Acme
+  msgr profile show -p prod
+  MSGR_PROFILE=prod msgr send --to +447700900123 --text hi --yes`,
+    );
+
+  profile
+    .command('add')
+    .description('save a profile (the key is read from stdin, a file, or asked for on a terminal)')
+    .argument('<name>', 'profile name, e.g. prod-eu')
+    .option('--api-key-stdin', 'read the API key from the first line of stdin')
+    .option('--api-key-file <path>', 'read the API key from the first line of a file')
+    .option('--account <ref>', 'accountReference')
+    .option('--base-url <url>', 'regional API base URL (https, or http on loopback)')
+    .option('--from <sender>', 'default sender id')
+    .option('--channel <channel>', 'default channel: SMS or RCS')
+    .option('--default', 'make it the default profile (the first profile always is)')
+    .option('--confirm', 'production guard: every send asks first (or needs --yes)')
+    .option('--force', 'replace an existing profile of that name without asking')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (name: string, opts: unknown) => {
+      const { runAdd } = await import('../profiles/commands.js');
+      await runAdd(ctx, name, opts);
+    });
+
+  profile
+    .command('set')
+    .description('change one setting of a profile: account, base-url, from, channel, confirm, api-key')
+    .argument('<name>', 'profile name')
+    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key')
+    .argument('[value]', 'the new value (api-key takes none: it is read from stdin, a file or a prompt)')
+    .option('--api-key-stdin', 'api-key: read it from the first line of stdin')
+    .option('--api-key-file <path>', 'api-key: read it from the first line of a file')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .addHelpText('after', '\nExamples:\n  msgr profile set prod base-url https://us.api.example.com\n  msgr profile set prod confirm true\n  pass show msgr/prod | msgr profile set prod api-key --api-key-stdin')
+    .action(async (name: string, setting: string, value: string | undefined, opts: unknown) => {
+      const { runSet } = await import('../profiles/commands.js');
+      await runSet(ctx, name, setting, value, opts);
+    });
+
+  profile
+    .command('unset')
+    .description('remove one setting from a profile')
+    .argument('<name>', 'profile name')
+    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (name: string, setting: string, opts: unknown) => {
+      const { runUnset } = await import('../profiles/commands.js');
+      await runUnset(ctx, name, setting, opts);
+    });
+
+  profile
+    .command('list')
+    .alias('ls')
+    .description('list profiles (keys masked to their last 4 characters)')
+    .option('--json', 'print one JSON document on stdout')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (opts: unknown) => {
+      const { runList } = await import('../profiles/commands.js');
+      runList(ctx, opts);
+    });
+
+  profile
+    .command('show')
+    .description('show every resolved setting and where it came from (flag, env, profile, default)')
+    .argument('[name]', 'the profile to show (same as -p NAME)')
+    .option('-p, --profile <name>', 'profile to use (env MSGR_PROFILE; else the default profile)')
+    .option('--base-url <url>', 'regional API base URL (env MSGR_BASE_URL)')
+    .option('--account <ref>', 'accountReference (env MSGR_ACCOUNT_REFERENCE)')
+    .option('--api-key-file <path>', 'read the API key from a file (env MSGR_API_KEY also works)')
+    .option('--api-key-stdin', 'read the API key from the first line of stdin')
+    .option('--from <sender>', 'sender id')
+    .option('--channel <channel>', 'SMS or RCS')
+    .option('--json', 'print one JSON document on stdout')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .addHelpText('after', '\nExamples:\n  msgr profile show\n  MSGR_ACCOUNT_REFERENCE=OTHER msgr profile show prod --json')
+    .action(async (name: string | undefined, opts: unknown) => {
+      const { runShow } = await import('../profiles/commands.js');
+      await runShow(ctx, name, opts);
+    });
+
+  profile
+    .command('use')
+    .description('make a profile the default')
+    .argument('<name>', 'profile name')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (name: string, opts: unknown) => {
+      const { runUse } = await import('../profiles/commands.js');
+      await runUse(ctx, name, opts);
+    });
+
+  profile
+    .command('remove')
+    .alias('rm')
+    .description('delete a profile and its key')
+    .argument('<name>', 'profile name')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (name: string, opts: unknown) => {
+      const { runRemove } = await import('../profiles/commands.js');
+      await runRemove(ctx, name, opts);
+    });
+}

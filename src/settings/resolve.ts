@@ -1,6 +1,9 @@
 // One resolution of connection settings for every command (cli-contract: precedence):
 // command-line flag > environment variable > the selected profile > built-in default.
 // Each value carries its source so `msgr profile show` can answer "why that account?".
+// `profile` is where the profile name came from: flag --profile, env MSGR_PROFILE, or source
+// 'profile' with origin 'default profile' / 'only profile'; values from the profile have source
+// 'profile' and the profile's name as origin.
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -33,6 +36,8 @@ export interface Settings {
   readonly channel: Resolved<string | undefined>;
   /** The profile asks for confirmation before every send (production guard, issue 3). */
   readonly confirm: boolean;
+  /** The profile store's file, for messages (it may not exist yet). */
+  readonly configFile: string;
 }
 
 const unset: Resolved<undefined> = { value: undefined, source: 'unset' };
@@ -80,22 +85,93 @@ function firstLine(text: string): string {
   return (text.split(/\r?\n/, 1)[0] ?? '').trim();
 }
 
+export interface ResolveOptions {
+  /** Where store warnings go (file modes tightened); stderr by default. */
+  readonly warn?: (line: string) => void;
+}
+
 /**
- * Resolves settings from flags and environment. Profiles (issue 3) slot in between the
- * environment and the defaults.
+ * Resolves every connection setting, each with its source:
+ * flag > environment variable > selected profile > built-in default.
+ *
+ * The profile is the one named by -p/--profile or MSGR_PROFILE (it must exist), else the
+ * default profile, else the only profile. With several profiles, none default and none chosen,
+ * msgr refuses to guess (UsageError) unless flags and environment give the base URL, account
+ * and key between them, in which case no profile is used. Missing values are left unset (the
+ * sender names the flag, variable and `msgr profile add` in its error; `--sandbox` needs none).
  */
-export async function resolveSettings(ctx: Context, flags: ConnectionFlags): Promise<Settings> {
+export async function resolveSettings(ctx: Context, flags: ConnectionFlags, options: ResolveOptions = {}): Promise<Settings> {
   const env = ctx.env;
   const keyFromFlag = await readApiKey(ctx, flags);
-  const apiKey: Resolved<string | undefined> =
-    keyFromFlag ?? (env.MSGR_API_KEY !== undefined && env.MSGR_API_KEY !== '' ? { value: env.MSGR_API_KEY.trim(), source: 'env', origin: 'MSGR_API_KEY' } : unset);
+  const envKey = env.MSGR_API_KEY?.trim();
+  const keyOverride: Resolved<string | undefined> | undefined =
+    keyFromFlag ?? (envKey !== undefined && envKey !== '' ? { value: envKey, source: 'env', origin: 'MSGR_API_KEY' } : undefined);
+  const baseOverride = pick(flags.baseUrl, '--base-url', env.MSGR_BASE_URL, 'MSGR_BASE_URL');
+  const accountOverride = pick(flags.account, '--account', env.MSGR_ACCOUNT_REFERENCE, 'MSGR_ACCOUNT_REFERENCE');
+  const chosen = pick(flags.profile, '--profile', env.MSGR_PROFILE, 'MSGR_PROFILE');
+
+  // One read of the store, without conf's import cost (profiles/store.ts).
+  const store = await import('../profiles/store.js');
+  const { paths, data } = store.loadStore(ctx, options.warn);
+  const names = store.profileNames(data);
+
+  let profileName: Resolved<string | undefined>;
+  if (chosen.value !== undefined) {
+    if (store.getProfile(data, chosen.value) === undefined) throw store.unknownProfileError(data, chosen.value, chosen.origin);
+    profileName = chosen;
+  } else if (data.default !== undefined) {
+    if (store.getProfile(data, data.default) === undefined) {
+      throw new UsageError(`the default profile "${data.default}" (in ${paths.file}) does not exist; profiles: ${names.length > 0 ? names.join(', ') : 'none'}`, {
+        hint: names.length > 0 ? 'Make one of them the default with `msgr profile use NAME`, or choose one with -p NAME.' : 'Add a profile with `msgr profile add NAME --default`.',
+      });
+    }
+    profileName = { value: data.default, source: 'profile', origin: 'default profile' };
+  } else if (names.length === 1) {
+    profileName = { value: names[0], source: 'profile', origin: 'only profile' };
+  } else if (names.length === 0) {
+    profileName = { value: undefined, source: 'unset', origin: 'no profiles saved' };
+  } else if (baseOverride.value !== undefined && accountOverride.value !== undefined && keyOverride !== undefined) {
+    // Nothing would come from a profile that matters for where the message goes.
+    profileName = { value: undefined, source: 'unset', origin: 'none chosen; flags and environment give the rest' };
+  } else {
+    throw new UsageError(`there are ${names.length} profiles (${names.join(', ')}) and none is the default: msgr will not guess which account to send from`, {
+      hint: 'Choose one with -p NAME or MSGR_PROFILE=NAME, or make one the default: msgr profile use NAME.',
+    });
+  }
+
+  const name = profileName.value;
+  const profile = name !== undefined ? store.getProfile(data, name) : undefined;
+  const fromProfile = (value: string | undefined): Resolved<string | undefined> | undefined =>
+    value !== undefined && name !== undefined ? { value, source: 'profile', origin: name } : undefined;
+  const orUnset = (r: Resolved<string | undefined>): Resolved<string | undefined> | undefined => (r.value !== undefined ? r : undefined);
+
   return {
-    profile: pick(flags.profile, '--profile', env.MSGR_PROFILE, 'MSGR_PROFILE'),
-    baseUrl: pick(flags.baseUrl, '--base-url', env.MSGR_BASE_URL, 'MSGR_BASE_URL'),
-    account: pick(flags.account, '--account', env.MSGR_ACCOUNT_REFERENCE, 'MSGR_ACCOUNT_REFERENCE'),
-    apiKey,
-    from: pick(flags.from, '--from', undefined, ''),
-    channel: pick(flags.channel, '--channel', undefined, ''),
-    confirm: false,
+    profile: profileName,
+    baseUrl: orUnset(baseOverride) ?? fromProfile(profile?.baseUrl) ?? unset,
+    account: orUnset(accountOverride) ?? fromProfile(profile?.account) ?? unset,
+    apiKey: keyOverride ?? fromProfile(profile?.apiKey) ?? unset,
+    from: orUnset(pick(flags.from, '--from', undefined, '')) ?? fromProfile(profile?.from) ?? unset,
+    channel: orUnset(pick(flags.channel, '--channel', undefined, '')) ?? fromProfile(profile?.channel) ?? { value: DEFAULT_CHANNEL, source: 'default' },
+    confirm: profile?.confirm === true,
+    configFile: paths.file,
   };
+}
+
+/** Built-in defaults. The base URL has none: it is deployment-specific (spec). */
+export const DEFAULT_CHANNEL = 'SMS';
+
+/** "flag --account", "env MSGR_API_KEY", "profile prod", "built-in default", "not set". */
+export function describeSource(r: Resolved<unknown>): string {
+  switch (r.source) {
+    case 'flag':
+      return `flag ${r.origin ?? ''}`.trim();
+    case 'env':
+      return `env ${r.origin ?? ''}`.trim();
+    case 'profile':
+      return r.origin === 'default profile' || r.origin === 'only profile' ? (r.origin ?? 'profile') : `profile ${r.origin ?? ''}`.trim();
+    case 'default':
+      return 'built-in default';
+    case 'unset':
+      return r.origin !== undefined ? `not set (${r.origin})` : 'not set';
+  }
 }

@@ -1,0 +1,238 @@
+// The profile store: one JSON file (0600) in a folder of its own (0700).
+//
+// Reading is a plain readFileSync + JSON.parse + zod check, exactly what conf's getter does,
+// without conf's ~90 ms import on every send. Every change goes through conf (atomic write,
+// file mode) inside a lock file, re-reading the file inside the lock first: conf alone loses
+// concurrent updates (engineering-notes, conf 15). An invalid file is an error naming the file
+// and the problem; msgr never resets it (conf's clearInvalidConfig would wipe every profile).
+import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { z } from 'zod';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { createUi } from '../output/ui.js';
+import { withLock } from './lock.js';
+import { CONFIG_NAME, storePaths, type StorePaths } from './paths.js';
+
+export const ChannelSchema = z.enum(['SMS', 'RCS']);
+
+export const ProfileSchema = z
+  .object({
+    apiKey: z.string().min(1, 'is empty').optional(),
+    account: z.string().min(1, 'is empty').optional(),
+    baseUrl: z.string().min(1, 'is empty').optional(),
+    from: z.string().min(1, 'is empty').optional(),
+    channel: ChannelSchema.optional(),
+    /** Production guard: every send asks first (or needs --yes without a terminal). */
+    confirm: z.boolean().optional(),
+  })
+  .strict();
+export type Profile = z.infer<typeof ProfileSchema>;
+
+export const StoreSchema = z
+  .object({
+    default: z.string().min(1, 'is empty').optional(),
+    profiles: z.record(z.string(), ProfileSchema).optional(),
+    // conf keeps its own bookkeeping under this key when migrations are used.
+    __internal__: z.unknown().optional(),
+  })
+  .strict();
+
+export interface StoreData {
+  default?: string | undefined;
+  profiles: Record<string, Profile>;
+}
+
+export interface LoadedStore {
+  readonly paths: StorePaths;
+  readonly data: StoreData;
+}
+
+export type Warn = (line: string) => void;
+
+const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+/** Profile names are typed on command lines and in cron files: keep them plain. */
+export function checkProfileName(name: string): void {
+  if (!PROFILE_NAME.test(name)) {
+    throw new UsageError(`"${name}" is not a valid profile name`, {
+      hint: 'Use up to 64 letters, digits, dots, dashes or underscores, starting with a letter or digit (e.g. prod-eu).',
+    });
+  }
+}
+
+export function profileNames(data: StoreData): string[] {
+  return Object.keys(data.profiles).sort();
+}
+
+export function getProfile(data: StoreData, name: string): Profile | undefined {
+  return Object.hasOwn(data.profiles, name) ? data.profiles[name] : undefined;
+}
+
+/** The error for a profile that is not there, listing the ones that are. */
+export function unknownProfileError(data: StoreData, name: string, origin?: string): UsageError {
+  const names = profileNames(data);
+  const from = origin !== undefined ? ` (from ${origin})` : '';
+  if (names.length === 0) {
+    return new UsageError(`profile "${name}"${from} does not exist: no profiles are saved yet`, {
+      hint: `Add it with: msgr profile add ${PROFILE_NAME.test(name) ? name : '<name>'} --api-key-stdin --account REF --base-url https://...`,
+    });
+  }
+  return new UsageError(`profile "${name}"${from} does not exist; profiles: ${names.join(', ')}`, {
+    hint: 'See them with `msgr profile list`, or add it with `msgr profile add`.',
+  });
+}
+
+function defaultWarn(ctx: Context): Warn {
+  return (line) => createUi(ctx).warn(line);
+}
+
+/** Reads the store. A missing file is an empty store; nothing is created by reading. */
+export function loadStore(ctx: Context, warn: Warn = defaultWarn(ctx)): LoadedStore {
+  const paths = storePaths(ctx.env, ctx.cwd);
+  const text = readStoreText(paths.file);
+  if (text === undefined) return { paths, data: { profiles: {} } };
+  tightenModes(paths, warn);
+  return { paths, data: parseStore(text, paths.file) };
+}
+
+/**
+ * Changes the store under the lock: re-reads it, passes it to change (which may throw to
+ * abort, or mutate and return it), and writes the result through conf.
+ */
+export async function updateStore<T>(
+  ctx: Context,
+  change: (data: StoreData) => T,
+  warn: Warn = defaultWarn(ctx),
+): Promise<{ paths: StorePaths; data: StoreData; result: T }> {
+  const paths = storePaths(ctx.env, ctx.cwd);
+  ensureDir(paths, warn);
+  const { default: Conf } = await import('conf');
+  return withLock(paths.lock, () => {
+    const text = readStoreText(paths.file);
+    if (text !== undefined) tightenModes(paths, warn);
+    const data: StoreData = text === undefined ? { profiles: {} } : parseStore(text, paths.file);
+    const result = change(data);
+    const next: Record<string, unknown> = { profiles: data.profiles };
+    if (data.default !== undefined) next.default = data.default;
+    // Validate what we write as strictly as what we read: a bug must not leave a file
+    // that the next run refuses.
+    const checked = StoreSchema.safeParse(next);
+    if (!checked.success) throw new Error(`internal: refusing to write an invalid profile store: ${formatIssues(checked.error)}`);
+    const conf = new Conf<Record<string, unknown>>({
+      projectName: 'msgr',
+      projectSuffix: '',
+      cwd: paths.dir,
+      configName: CONFIG_NAME,
+      configFileMode: 0o600,
+      clearInvalidConfig: false,
+      accessPropertiesByDotNotation: false,
+    });
+    conf.store = next;
+    // conf creates the file with configFileMode through the umask; make sure.
+    chmodSync(paths.file, 0o600);
+    return { paths, data, result };
+  });
+}
+
+function readStoreText(file: string): string | undefined {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return undefined;
+    throw new UsageError(`cannot read the profile file ${file} (${code ?? String(err)})`, {
+      hint: 'Check its owner and permissions; MSGR_CONFIG_DIR moves the profile folder.',
+    });
+  }
+}
+
+/** Parses and checks the file's text; every problem names the file. Exported for tests. */
+export function parseStore(text: string, file: string): StoreData {
+  const hint = `Fix ${file} by hand, or move it aside and add the profiles again (msgr profile add). msgr never resets it.`;
+  if (text.trim() === '') throw new UsageError(`the profile file ${file} is empty (not valid JSON)`, { hint });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`the profile file ${file} is not valid JSON: ${describeJsonError(err, text)}`, { hint });
+  }
+  const parsed = StoreSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw new UsageError(`the profile file ${file} is not a valid profile store: ${formatIssues(parsed.error)}`, { hint });
+  }
+  const data: StoreData = { profiles: { ...parsed.data.profiles } };
+  if (parsed.data.default !== undefined) data.default = parsed.data.default;
+  return data;
+}
+
+function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const where = i.path.length > 0 ? i.path.map(String).join('.') : '(top level)';
+      const message = i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message;
+      return `${where}: ${message}`;
+    })
+    .join('; ');
+}
+
+/** The parser's message, with a line and column when it only gives a position (Node 20). */
+function describeJsonError(err: unknown, text: string): string {
+  const message = err instanceof Error ? err.message : String(err);
+  const m = /at position (\d+)/.exec(message);
+  if (m === null || /line \d+/.test(message)) return message;
+  const pos = Number(m[1]);
+  const before = text.slice(0, pos);
+  const line = before.split('\n').length;
+  const column = pos - before.lastIndexOf('\n');
+  return `${message} (line ${line} column ${column})`;
+}
+
+/** Creates the folder 0700 (and tightens it when it exists). */
+function ensureDir(paths: StorePaths, warn: Warn): void {
+  try {
+    mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new UsageError(`cannot create the profile folder ${paths.dir} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, {
+      hint: 'Check the permissions of its parent, or set MSGR_CONFIG_DIR to a folder you own.',
+    });
+  }
+  tightenModes(paths, warn);
+}
+
+let warnedModes = false;
+
+/**
+ * The key file must be private: 0600 in a 0700 folder (cli-contract: Security). Anything more
+ * open is tightened, with one warning, since the key may already have been read by others.
+ */
+export function tightenModes(paths: StorePaths, warn: Warn): void {
+  if (process.platform === 'win32') return; // POSIX modes mean nothing there.
+  const changed: string[] = [];
+  const failed: string[] = [];
+  for (const [path, want] of [
+    [paths.dir, 0o700],
+    [paths.file, 0o600],
+  ] as const) {
+    let mode: number;
+    try {
+      mode = statSync(path).mode & 0o777;
+    } catch {
+      continue; // Not created yet.
+    }
+    if ((mode & 0o077) === 0) continue;
+    try {
+      chmodSync(path, want);
+      changed.push(`${path} (was ${mode.toString(8).padStart(4, '0')}, now ${want.toString(8).padStart(4, '0')})`);
+    } catch (err) {
+      failed.push(`${path} (mode ${mode.toString(8).padStart(4, '0')}: ${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    }
+  }
+  if (warnedModes || (changed.length === 0 && failed.length === 0)) return;
+  warnedModes = true;
+  if (changed.length > 0) {
+    warn(`the profile store was accessible to other users; msgr made it private: ${changed.join(', ')}. If others could read it, rotate the API keys saved in it.`);
+  }
+  if (failed.length > 0) {
+    warn(`the profile store is accessible to other users and msgr could not change that: ${failed.join(', ')}. Fix the owner or mode yourself.`);
+  }
+}
