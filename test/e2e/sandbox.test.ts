@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
 
 const KEY = 'e2e-sandbox-secret-9f8e7d';
 
@@ -124,4 +124,29 @@ test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async 
     assert.match(r.stderr, pattern);
     assert.equal(r.stdout, '');
   });
+});
+
+test('msgr send against msgr sandbox: the fixture arrives whole, fallback shown, wrong key is exit 3', async () => {
+  const record = join(tempDir(), 'sent.jsonl');
+  const sbx = await startCli(['--api-key', KEY, '--record', record, '-q']);
+  try {
+    const fixture = join(ROOT, 'fixtures', 'sandbox', 'request-rcs.json');
+    const env = (key: string): Record<string, string> => cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_BASE_URL: sbx.url, MSGR_API_KEY: key });
+    const sent = await runCli(['send', '--input', fixture, '--json'], { env: env(KEY) });
+    assert.equal(sent.code, 0, sent.stderr);
+    const answer = JSON.parse(sent.stdout) as { messages: Array<{ fallback: boolean }>; contacts: Array<{ contactId: string; fallback: boolean }> };
+    assert.deepEqual(answer.messages.map((m) => m.fallback), [true, false]);
+    assert.deepEqual(answer.contacts.map((c) => [c.contactId, c.fallback]), [['c-10', false], ['c-11', true]]);
+    const lines = readFileSync(record, 'utf8').split('\n').filter(Boolean);
+    assert.equal(lines.length, 1);
+    assert.deepEqual((JSON.parse(lines[0] ?? '') as { request: unknown }).request, JSON.parse(readFileSync(fixture, 'utf8')));
+
+    const refused = await runCli(['send', '--input', fixture], { env: env('not-the-sandbox-key') });
+    assert.equal(refused.code, 3, refused.stderr);
+    assert.match(refused.stderr, /401/);
+    assert.equal(readFileSync(record, 'utf8').split('\n').filter(Boolean).length, 1);
+  } finally {
+    sbx.child.kill('SIGTERM');
+    await sbx.exit;
+  }
 });
