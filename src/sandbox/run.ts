@@ -85,5 +85,9 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   });
   await sandbox.close();
   const s = sandbox.stats();
-  say(`msgr sandbox stopped: ${s.requests} requests, ${s.accepted} accepted, ${s.recipients} recipients`);
+  say(`msgr sandbox stopped: ${plural(s.requests, 'request')}, ${s.accepted} accepted, ${plural(s.recipients, 'recipient')}`);
+}
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
