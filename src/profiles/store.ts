@@ -175,16 +175,30 @@ function formatIssues(error: z.ZodError): string {
     .join('; ');
 }
 
-/** The parser's message, with a line and column when it only gives a position (Node 20). */
-function describeJsonError(err: unknown, text: string): string {
-  const message = err instanceof Error ? err.message : String(err);
-  const m = /at position (\d+)/.exec(message);
-  if (m === null || /line \d+/.test(message)) return message;
-  const pos = Number(m[1]);
+/**
+ * The parser's message with a line and column, and without any of the file's text: Node 22+
+ * quotes the text around the error, which in this file is likely to be an API key.
+ */
+export function describeJsonError(err: unknown, text: string): string {
+  let message = err instanceof Error ? err.message : String(err);
+  let pos: number | undefined;
+  const at = /at position (\d+)/.exec(message);
+  if (at !== null) pos = Number(at[1]);
+  // `Unexpected token 'x', ..."<20 characters of the file>"... is not valid JSON`
+  const quoted = /^(Unexpected token '(.)'), (\.\.\.)?"([\s\S]*)"(?:\.\.\.)? is not valid JSON$/.exec(message);
+  if (quoted !== null) {
+    const [, , token = '', ellipsis, snippet = ''] = quoted;
+    // V8 shows 10 characters either side of the error when it shortens the text.
+    const found = ellipsis !== undefined ? text.indexOf(snippet) : -1;
+    if (found >= 0) pos = found + 10;
+    message = /[A-Za-z0-9]/.test(token) ? 'unexpected text' : `unexpected '${token}'`;
+  }
+  message = message.replace(/ (?:in JSON )?at position \d+/, '').replace(/ \(line \d+ column \d+\)/, '');
+  if (pos === undefined) return message;
   const before = text.slice(0, pos);
   const line = before.split('\n').length;
   const column = pos - before.lastIndexOf('\n');
-  return `${message} (line ${line} column ${column})`;
+  return `${message} at line ${line} column ${column}`;
 }
 
 /** Creates the folder 0700 (and tightens it when it exists). */
