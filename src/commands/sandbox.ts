@@ -1,6 +1,6 @@
 // `msgr sandbox` (cli-contract: "msgr sandbox"). Commander only here: the server and zod load
 // when the command runs (src/sandbox/run.ts).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Context } from '../context.js';
 
 export function registerSandbox(program: Command, ctx: Context): void {
@@ -9,7 +9,7 @@ export function registerSandbox(program: Command, ctx: Context): void {
     .description('run a local emulator of the messaging API on loopback; nothing sent to it is delivered')
     .option('--port <port>', 'port to listen on; 0 picks a free one (default 4010)')
     .option('--host <host>', 'loopback address to listen on: 127.0.0.1, ::1 or localhost (default 127.0.0.1)')
-    .option('--api-key <key>', 'accept only this X-Api-Key (default: any non-empty key)')
+    .addOption(new Option('--api-key <key>', 'accept only this X-Api-Key (default: any non-empty key)').env('MSGR_SANDBOX_API_KEY'))
     .option('--account <ref>', 'accept only this accountReference (others get 403)')
     .option('--record <file>', 'append every accepted request to this file, one JSON line each')
     .option('--latency <ms>', 'wait this many milliseconds before every answer')

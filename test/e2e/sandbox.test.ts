@@ -17,10 +17,10 @@ interface Sandbox {
   exit: Promise<number | null>;
 }
 
-function startCli(args: string[]): Promise<Sandbox> {
+function startCli(args: string[], env: Record<string, string> = {}): Promise<Sandbox> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], {
-      env: cleanEnv({ MSGR_CONFIG_DIR: tempDir() }),
+      env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), ...env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -128,7 +128,8 @@ test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async 
 
 test('msgr send against msgr sandbox: the fixture arrives whole, fallback shown, wrong key is exit 3', async () => {
   const record = join(tempDir(), 'sent.jsonl');
-  const sbx = await startCli(['--api-key', KEY, '--record', record, '-q']);
+  // The key from the environment this time (MSGR_SANDBOX_API_KEY), as scripts should pass it.
+  const sbx = await startCli(['--record', record, '-q'], { MSGR_SANDBOX_API_KEY: KEY });
   try {
     const fixture = join(ROOT, 'fixtures', 'sandbox', 'request-rcs.json');
     const env = (key: string): Record<string, string> => cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_BASE_URL: sbx.url, MSGR_API_KEY: key });
