@@ -115,7 +115,6 @@ export async function run(): Promise<number> {
   }
   process.off('SIGINT', onSignal);
   process.off('SIGTERM', onSignal);
-  if (signals > 0 && code === ExitCode.OK) return ExitCode.INTERRUPTED;
   return code;
 }
 

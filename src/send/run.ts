@@ -2,7 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../errors.js';
-import { createClient, messagesEndpoint } from '../http/client.js';
+import { messagesEndpoint } from '../http/endpoint.js';
 import type { Outcome } from '../http/outcome.js';
 import { parseCountry } from '../message/numbers.js';
 import { buildRequest, InputRequestSchema, parseKeyValue, type InputRequest, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
@@ -69,6 +69,8 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
   }
 
   const key = apiKey;
+  // undici is the heaviest import (~100 ms): only a real send pays for it.
+  const { createClient } = await import('../http/client.js');
   const client = createClient({
     endpoint,
     apiKey: key,
