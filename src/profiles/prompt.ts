@@ -12,8 +12,10 @@ export function canPrompt(ctx: Context): boolean {
 
 /** Asks for a secret without echoing it. Ctrl-C aborts (exit 130). */
 export async function promptHidden(ctx: Context, question: string): Promise<string> {
+  // Raw mode first: a key typed the moment the question appears must not be echoed.
+  const line = readLine(ctx.stdin, true);
   ctx.stderr.write(question);
-  const answer = await readLine(ctx.stdin, true);
+  const answer = await line;
   ctx.stderr.write('\n');
   return answer;
 }

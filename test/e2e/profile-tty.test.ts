@@ -1,0 +1,101 @@
+// Prompts on a real terminal: msgr runs under util-linux `script`, which gives it a pseudo-TTY.
+// Answers are typed only once the question is on the screen, as a person would.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
+const KEY = 'sk_tty_TYPEDsecret_4321';
+
+interface TtyResult {
+  code: number | null;
+  output: string;
+}
+
+/** Runs msgr on a pseudo-terminal; each [prompt, answer] pair is typed when prompt appears. */
+function runTty(args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>): Promise<TtyResult> {
+  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
+  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    const pending = [...answers];
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      output += d;
+      const next = pending[0];
+      if (next !== undefined && next[0].test(output)) {
+        pending.shift();
+        child.stdin.write(next[1]);
+      }
+    });
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+
+describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not installed' }, () => {
+  test('profile add asks for the key without echoing it', async () => {
+    const dir = tempDir('msgr-e2e-tty-');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
+    const r = await runTty(['profile', 'add', 'prod', '--account', 'ACME', '--base-url', 'https://api.example.com'], env, [[/API key for profile "prod" \(input hidden\): /, `${KEY}\r`]]);
+    assert.equal(r.code, 0, r.output);
+    assert.ok(!r.output.includes(KEY), `the key was echoed:\n${r.output}`);
+    assert.match(r.output, /\*\*\*\*4321/);
+    const saved = JSON.parse(readFileSync(join(dir, 'config.json'), 'utf8')) as { profiles: { prod: { apiKey: string } } };
+    assert.equal(saved.profiles.prod.apiKey, KEY);
+  });
+
+  test('re-adding asks before replacing; no keeps the old profile', async () => {
+    const dir = tempDir('msgr-e2e-tty-');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
+    assert.equal((await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'OLD'], { env, input: `${KEY}\n` })).code, 0);
+    const no = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [[/already exists .*Replace it\? \[y\/N\] /, 'n\r']]);
+    assert.equal(no.code, 2, no.output);
+    assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"OLD"/);
+    const yes = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [
+      [/Replace it\? \[y\/N\] /, 'y\r'],
+      [/input hidden\): /, 'sk_replacement_0001\r'],
+    ]);
+    assert.equal(yes.code, 0, yes.output);
+    assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"NEW"/);
+  });
+
+  test('a guarded profile shows where the send goes and sends only on y', async () => {
+    const dir = tempDir('msgr-e2e-tty-');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
+    const add = await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', server.url, '--confirm'], { env, input: `${KEY}\n` });
+    assert.equal(add.code, 0, add.stderr);
+    const args = ['send', '--to', '+447911123456', '--to', '+447911123457', '--from', 'Acme', '--text', 'hi'];
+
+    server.requests.length = 0;
+    const no = await runTty(args, env, [[/Send\? \[y\/N\] /, 'n\r']]);
+    assert.equal(no.code, 2, no.output);
+    assert.equal(server.requests.length, 0, 'sent although not confirmed');
+    assert.match(no.output, /profile\s+prod/);
+    assert.match(no.output, /account\s+PROD01/);
+    assert.match(no.output, new RegExp(`base URL\\s+${server.url.replace(/\./g, '\\.')}`));
+    assert.match(no.output, /2 recipients/);
+    assert.ok(!no.output.includes(KEY));
+
+    const yes = await runTty(args, env, [[/Send\? \[y\/N\] /, 'y\r']]);
+    assert.equal(yes.code, 0, yes.output);
+    assert.equal(server.requests.length, 1);
+  });
+});
