@@ -100,6 +100,7 @@ describe('names and base URLs', () => {
     assert.throws(() => checkBaseUrl('ftp://x'), /https/);
     assert.throws(() => checkBaseUrl('nope'), /not a URL/);
     assert.throws(() => checkBaseUrl('https://u:p@x.example'), /credentials/);
+    assert.throws(() => checkBaseUrl('https://x.example/?a=1'), /query or fragment/);
   });
 });
 
