@@ -400,9 +400,9 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['from', settings.from.value ?? '(not set)', describeSource(settings.from)],
       ['channel', settings.channel.value ?? '(not set)', describeSource(settings.channel)],
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
-      ['config', settings.configFile, ''],
     ];
-    ctx.stdout.write(formatTable(rows));
+    // The path is long: outside the table, so it does not widen the value column.
+    ctx.stdout.write(`${formatTable(rows)}${'config'.padEnd(8)}  ${stripControl(settings.configFile)}\n`);
   }
   warnMissing(ui, settings);
 }

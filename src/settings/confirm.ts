@@ -8,6 +8,8 @@ import { maskSecret, stripControl } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
 import { describeSource, type Resolved, type Settings } from './resolve.js';
 
+const shown = (r: Resolved<string | undefined>): string => r.value ?? '(not set)';
+
 export interface ConfirmOptions {
   /** How many recipients (numbers plus contacts, or CSV rows) this send reaches. */
   readonly recipients: number;
@@ -25,19 +27,20 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
   }
   const ui = createUi(ctx);
   const c = ui.color;
-  const row = (label: string, r: Resolved<string | undefined>, shown?: string): string => {
-    const value = shown ?? (r.value !== undefined ? stripControl(r.value) : '(not set)');
-    return `  ${label.padEnd(9)} ${c.bold(value)}  ${c.dim(describeSource(r))}`;
-  };
+  const key = settings.apiKey.value !== undefined ? maskSecret(settings.apiKey.value) : undefined;
   const count = options.recipients;
+  const rows: Array<[string, string, string]> = [
+    ['profile', name, describeSource(settings.profile)],
+    ['account', shown(settings.account), describeSource(settings.account)],
+    ['base URL', shown(settings.baseUrl), describeSource(settings.baseUrl)],
+    ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
+    ['sending', `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`, ''],
+  ];
+  const width = Math.max(...rows.map((r) => r[1].length));
   ctx.stderr.write(
     [
       `${c.yellow('Confirm:')} profile "${stripControl(name)}" asks before every send.`,
-      row('profile', settings.profile),
-      row('account', settings.account),
-      row('base URL', settings.baseUrl),
-      row('API key', settings.apiKey, settings.apiKey.value !== undefined ? maskSecret(settings.apiKey.value) : undefined),
-      `  ${'sending'.padEnd(9)} ${c.bold(`${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`)}`,
+      ...rows.map(([label, value, source]) => `  ${label.padEnd(9)} ${c.bold(stripControl(value).padEnd(width))}  ${c.dim(source)}`.trimEnd()),
       '',
     ].join('\n'),
   );
