@@ -15,6 +15,11 @@ export interface ConfirmOptions {
   readonly recipients: number;
   /** --yes was given. */
   readonly yes: boolean;
+  /**
+   * The accountReference actually in the request when it did not come from settings (an
+   * --input file's), so the question shows the account the message will really go from.
+   */
+  readonly account?: Resolved<string | undefined> | undefined;
 }
 
 export async function confirmSend(ctx: Context, settings: Settings, options: ConfirmOptions): Promise<void> {
@@ -29,9 +34,10 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
   const c = ui.color;
   const key = settings.apiKey.value !== undefined ? maskSecret(settings.apiKey.value) : undefined;
   const count = options.recipients;
+  const account = options.account ?? settings.account;
   const rows: Array<[string, string, string]> = [
     ['profile', name, describeSource(settings.profile)],
-    ['account', shown(settings.account), describeSource(settings.account)],
+    ['account', shown(account), describeSource(account)],
     ['base URL', shown(settings.baseUrl), describeSource(settings.baseUrl)],
     ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
     ['sending', `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`, ''],

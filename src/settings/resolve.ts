@@ -88,6 +88,11 @@ function firstLine(text: string): string {
 export interface ResolveOptions {
   /** Where store warnings go (file modes tightened); stderr by default. */
   readonly warn?: (line: string) => void;
+  /**
+   * Nothing needs a real account (`--sandbox`): with several profiles, no default and none
+   * chosen, use no profile instead of refusing to guess.
+   */
+  readonly profileOptional?: boolean;
 }
 
 /**
@@ -130,7 +135,7 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
     profileName = { value: names[0], source: 'profile', origin: 'only profile' };
   } else if (names.length === 0) {
     profileName = { value: undefined, source: 'unset', origin: 'no profiles saved' };
-  } else if (baseOverride.value !== undefined && accountOverride.value !== undefined && keyOverride !== undefined) {
+  } else if (options.profileOptional === true || (baseOverride.value !== undefined && accountOverride.value !== undefined && keyOverride !== undefined)) {
     // Nothing would come from a profile that matters for where the message goes.
     profileName = { value: undefined, source: 'unset', origin: 'none chosen; flags and environment give the rest' };
   } else {

@@ -77,6 +77,14 @@ describe('confirmSend', () => {
     assert.match(shown, /Send\? \[y\/N\]/);
     assert.ok(!shown.includes(KEY), 'key shown in the confirmation');
   });
+  test('shows the account the request really uses when the caller passes it', async () => {
+    const ctx = fakeCtx(true);
+    const done = confirmSend(ctx, settings(true), { recipients: 1, yes: false, account: { value: 'FROMFILE', source: 'flag', origin: '--input' } });
+    ctx.type('y\n');
+    await done;
+    assert.match(ctx.err(), /account\s+FROMFILE\s+flag --input/);
+    assert.doesNotMatch(ctx.err(), /OTHER/);
+  });
   for (const answer of ['n\n', '\n', 'yess\n', 'no\n']) {
     test(`on a terminal: ${JSON.stringify(answer)} does not send`, async () => {
       const ctx = fakeCtx(true);

@@ -129,6 +129,11 @@ describe('choosing the profile', () => {
   test('…and an incomplete set still refuses', async () => {
     await assert.rejects(resolve({ MSGR_CONFIG_DIR: store(NO_DEFAULT), ...ENV_ALL, MSGR_API_KEY: undefined }), /will not guess/);
   });
+  test('…and profileOptional (the sandbox) uses none instead of refusing', async () => {
+    const s = await resolveSettings(fakeCtx({ MSGR_CONFIG_DIR: store(NO_DEFAULT) }), {}, { profileOptional: true });
+    assert.equal(s.profile.value, undefined);
+    assert.equal(s.account.value, undefined);
+  });
   test('the only profile is used when none is default', async () => {
     const s = await resolve({ MSGR_CONFIG_DIR: store({ profiles: { solo: { apiKey: 'k', account: 'SOLO' } } }) });
     assert.deepEqual(s.profile, { value: 'solo', source: 'profile', origin: 'only profile' });
