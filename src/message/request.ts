@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { checkSender, parseChannel, type Channel } from './channel.js';
-import { normaliseNumber } from './numbers.js';
+import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
 import { parseValidity } from './validity.js';
 
 export type KeyValues = Record<string, string | number | boolean>;
