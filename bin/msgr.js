@@ -1,3 +1,31 @@
 #!/usr/bin/env node
-import { run } from '../dist/main.js';
-process.exitCode = await run();
+// CommonJS on purpose (bin/package.json): Node starts a CommonJS entry faster than an ES module,
+// and `msgr --version` / `msgr --help` are answered here before any bundle loads, at bare-Node
+// cost (issue 5). dist/help.txt is written by scripts/build.mjs from the real program's help.
+'use strict';
+const { readFileSync } = require('node:fs');
+const { join } = require('node:path');
+
+const args = process.argv.slice(2);
+const only = args.length === 1 ? args[0] : undefined;
+if (only === '--version' || only === '-V') {
+  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
+} else if (only === '--help' || only === '-h') {
+  process.stdout.write(readFileSync(join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
+} else {
+  // Node 22.1+ caches compiled code between runs; Node 20 has no such cache and skips this.
+  require('node:module').enableCompileCache?.();
+  import('../dist/main.js').then(
+    async ({ run }) => {
+      const code = await run();
+      // Leave once stdout and stderr are flushed: everything is closed by now, but undici's
+      // sockets can hold the event loop ~100 ms after closing, on every send.
+      process.exitCode = code;
+      process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+    },
+    (err) => {
+      process.stderr.write(`msgr: cannot load dist/main.js (${err.message}); run \`npm ci\` or \`npm run build\`\n`);
+      process.exitCode = 1;
+    },
+  );
+}

@@ -55,12 +55,9 @@ export async function main(ctx: Context): Promise<number> {
     return ExitCode.OK;
   } catch (err) {
     if (err instanceof CommanderError) {
-      // --help and --version end here with exit code 0; parse errors are usage errors.
-      if (err.exitCode === 0) return ExitCode.OK;
-      if (err.code === 'commander.help' || err.code === 'commander.helpDisplayed') return ExitCode.OK;
-      if (err.code === 'commander.executeSubCommandAsync') return ExitCode.OK;
-      // Bare `msgr` or `msgr profile` prints help to stderr: that is a usage error.
-      return ExitCode.USAGE;
+      // --help and --version end here with exit code 0. Parse errors, and help shown because a
+      // command was missing (bare `msgr`, `msgr profile`), are usage errors.
+      return err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
     }
     const { reportError } = await import('./output/report-error.js');
     return reportError(ctx, err, { verbose, json });
@@ -96,7 +93,10 @@ export async function run(): Promise<number> {
     cwd: process.cwd(),
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // Lazy: touching process.stdin opens it, and an opened stdin can hold the exit ~100 ms.
+    get stdin() {
+      return process.stdin;
+    },
     now: () => new Date(),
     interrupt: controller.signal,
     version: VERSION,

@@ -1,7 +1,6 @@
 // The message request (spec: "Message request"), built from options and validated before any
 // byte is sent. Field names and nesting are exactly the spec's; unset fields are omitted, never
 // null (cli-contract: Request rules).
-import { z } from 'zod';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { checkSender, parseChannel, type Channel } from './channel.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
@@ -28,26 +27,6 @@ export interface MessageRequest {
   addressBook?: { contacts: Array<{ id: string }> };
   metaData?: KeyValues;
 }
-
-const keyValuesSchema = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]));
-
-/** A whole request given with --input: the spec's fields only, all optional (flags complete it). */
-export const InputRequestSchema = z.strictObject({
-  accountReference: z.string().optional(),
-  name: z.string().optional(),
-  characterSet: z.string().optional(),
-  channel: z.string().optional(),
-  from: z.string().optional(),
-  validity: z.string().optional(),
-  messageType: z.string().optional(),
-  body: z.strictObject({ text: z.string().optional(), templateId: z.string().optional() }).optional(),
-  recipients: z
-    .array(z.strictObject({ msisdn: z.string(), variables: keyValuesSchema.optional(), metaData: keyValuesSchema.optional() }))
-    .optional(),
-  addressBook: z.strictObject({ contacts: z.array(z.strictObject({ id: z.string().min(1) })) }).optional(),
-  metaData: keyValuesSchema.optional(),
-});
-export type InputRequest = z.infer<typeof InputRequestSchema>;
 
 /** Everything a request can be built from, after flags, input file and settings are merged. */
 export interface MessageDraft {

@@ -6,36 +6,79 @@
 // concurrent updates (engineering-notes, conf 15). An invalid file is an error naming the file
 // and the problem; msgr never resets it (conf's clearInvalidConfig would wipe every profile).
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { z } from 'zod';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { createUi } from '../output/ui.js';
 import { withLock } from './lock.js';
 import { CONFIG_NAME, storePaths, type StorePaths } from './paths.js';
 
-export const ChannelSchema = z.enum(['SMS', 'RCS']);
+export type Channel = 'SMS' | 'RCS';
 
-export const ProfileSchema = z
-  .object({
-    apiKey: z.string().min(1, 'is empty').optional(),
-    account: z.string().min(1, 'is empty').optional(),
-    baseUrl: z.string().min(1, 'is empty').optional(),
-    from: z.string().min(1, 'is empty').optional(),
-    channel: ChannelSchema.optional(),
-    /** Production guard: every send asks first (or needs --yes without a terminal). */
-    confirm: z.boolean().optional(),
-  })
-  .strict();
-export type Profile = z.infer<typeof ProfileSchema>;
+export interface Profile {
+  apiKey?: string | undefined;
+  account?: string | undefined;
+  baseUrl?: string | undefined;
+  from?: string | undefined;
+  channel?: Channel | undefined;
+  /** Production guard: every send asks first (or needs --yes without a terminal). */
+  confirm?: boolean | undefined;
+}
 
-export const StoreSchema = z
-  .object({
-    default: z.string().min(1, 'is empty').optional(),
-    profiles: z.record(z.string(), ProfileSchema).optional(),
-    // conf keeps its own bookkeeping under this key when migrations are used.
-    __internal__: z.unknown().optional(),
-  })
-  .strict();
+const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean'> = {
+  apiKey: 'string',
+  account: 'string',
+  baseUrl: 'string',
+  from: 'string',
+  channel: 'channel',
+  confirm: 'boolean',
+};
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+/**
+ * Checks the store's shape by hand rather than with zod: this runs on every send, and zod's
+ * import alone costs more than the rest of a dry run (issue 5). Returns the problems found,
+ * each as "where: what".
+ */
+export function checkStoreShape(raw: unknown): string[] {
+  const problems: string[] = [];
+  if (!isObject(raw)) return ['(top level): expected an object'];
+  // conf keeps its own bookkeeping under __internal__ when migrations are used.
+  const unknownTop = Object.keys(raw).filter((k) => k !== 'default' && k !== 'profiles' && k !== '__internal__');
+  if (unknownTop.length > 0) problems.push(`(top level): unknown field${unknownTop.length > 1 ? 's' : ''} ${unknownTop.join(', ')}`);
+  if (raw.default !== undefined && (typeof raw.default !== 'string' || raw.default === '')) {
+    problems.push(typeof raw.default === 'string' ? 'default: is empty' : 'default: expected a string');
+  }
+  if (raw.profiles !== undefined) {
+    if (!isObject(raw.profiles)) {
+      problems.push('profiles: expected an object');
+    } else {
+      for (const [name, profile] of Object.entries(raw.profiles)) {
+        if (!isObject(profile)) {
+          problems.push(`profiles.${name}: expected an object`);
+          continue;
+        }
+        const unknown = Object.keys(profile).filter((k) => !(k in PROFILE_FIELDS));
+        if (unknown.length > 0) problems.push(`profiles.${name}: unknown field${unknown.length > 1 ? 's' : ''} ${unknown.join(', ')}`);
+        for (const [field, kind] of Object.entries(PROFILE_FIELDS)) {
+          const v = profile[field];
+          if (v === undefined) continue;
+          const where = `profiles.${name}.${field}`;
+          if (kind === 'boolean') {
+            if (typeof v !== 'boolean') problems.push(`${where}: expected true or false`);
+          } else if (typeof v !== 'string') {
+            problems.push(`${where}: expected a string`);
+          } else if (v === '') {
+            problems.push(`${where}: is empty`);
+          } else if (kind === 'channel' && v !== 'SMS' && v !== 'RCS') {
+            problems.push(`${where}: expected "SMS" or "RCS"`);
+          }
+        }
+      }
+    }
+  }
+  return problems;
+}
 
 export interface StoreData {
   default?: string | undefined;
@@ -116,8 +159,8 @@ export async function updateStore<T>(
     if (data.default !== undefined) next.default = data.default;
     // Validate what we write as strictly as what we read: a bug must not leave a file
     // that the next run refuses.
-    const checked = StoreSchema.safeParse(next);
-    if (!checked.success) throw new Error(`internal: refusing to write an invalid profile store: ${formatIssues(checked.error)}`);
+    const problems = checkStoreShape(next);
+    if (problems.length > 0) throw new Error(`internal: refusing to write an invalid profile store: ${problems.join('; ')}`);
     const conf = new Conf<Record<string, unknown>>({
       projectName: 'msgr',
       projectSuffix: '',
@@ -156,23 +199,14 @@ export function parseStore(text: string, file: string): StoreData {
   } catch (err) {
     throw new UsageError(`the profile file ${file} is not valid JSON: ${describeJsonError(err, text)}`, { hint });
   }
-  const parsed = StoreSchema.safeParse(raw);
-  if (!parsed.success) {
-    throw new UsageError(`the profile file ${file} is not a valid profile store: ${formatIssues(parsed.error)}`, { hint });
+  const problems = checkStoreShape(raw);
+  if (problems.length > 0) {
+    throw new UsageError(`the profile file ${file} is not a valid profile store: ${problems.join('; ')}`, { hint });
   }
-  const data: StoreData = { profiles: { ...parsed.data.profiles } };
-  if (parsed.data.default !== undefined) data.default = parsed.data.default;
+  const store = raw as { default?: string; profiles?: Record<string, Profile> };
+  const data: StoreData = { profiles: { ...store.profiles } };
+  if (store.default !== undefined) data.default = store.default;
   return data;
-}
-
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => {
-      const where = i.path.length > 0 ? i.path.map(String).join('.') : '(top level)';
-      const message = i.code === 'unrecognized_keys' ? `unknown field${i.keys.length > 1 ? 's' : ''} ${i.keys.join(', ')}` : i.message;
-      return `${where}: ${message}`;
-    })
-    .join('; ');
 }
 
 /**

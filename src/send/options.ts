@@ -1,69 +1,129 @@
 // argv → options for `send` (and the connection part shared with `send-bulk`). Commander gives
-// strings; zod turns them into typed options, naming the flag in every error.
+// strings, booleans and string arrays; this turns its option bag into typed options, naming the
+// flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
+// alone would cost more than the rest of a dry run (issue 5; README design notes).
 import { readFile } from 'node:fs/promises';
-import { z } from 'zod';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
-const optionalString = z.string().optional();
-const list = z.array(z.string()).optional();
+export interface ConnectionOptions {
+  profile?: string | undefined;
+  baseUrl?: string | undefined;
+  account?: string | undefined;
+  apiKeyFile?: string | undefined;
+  apiKeyStdin?: boolean | undefined;
+  /** Milliseconds; from --timeout seconds, default 30 s. */
+  timeout: number;
+  caFile?: string | undefined;
+  sandbox?: boolean | undefined;
+  json?: boolean | undefined;
+  quiet?: boolean | undefined;
+  verbose?: boolean | undefined;
+  yes?: boolean | undefined;
+}
 
-export const ConnectionOptionsSchema = z.object({
-  profile: optionalString,
-  baseUrl: optionalString,
-  account: optionalString,
-  apiKeyFile: optionalString,
-  apiKeyStdin: z.boolean().optional(),
-  timeout: z
-    .string()
-    .optional()
-    .transform((v, c) => {
-      if (v === undefined) return 30_000;
-      const n = Number(v);
-      if (!Number.isFinite(n) || n <= 0 || n > 3600) {
-        c.addIssue({ code: 'custom', message: `--timeout: "${v}" is not a number of seconds between 0 and 3600` });
-        return z.NEVER;
-      }
-      return Math.round(n * 1000);
-    }),
-  caFile: optionalString,
-  sandbox: z.boolean().optional(),
-  json: z.boolean().optional(),
-  quiet: z.boolean().optional(),
-  verbose: z.boolean().optional(),
-  yes: z.boolean().optional(),
-});
-export type ConnectionOptions = z.infer<typeof ConnectionOptionsSchema>;
+export interface MessageOptions {
+  channel?: string | undefined;
+  from?: string | undefined;
+  text?: string | undefined;
+  textFile?: string | undefined;
+  template?: string | undefined;
+  meta?: string[] | undefined;
+  name?: string | undefined;
+  characterSet?: string | undefined;
+  messageType?: string | undefined;
+  validity?: string | undefined;
+  defaultCountry?: string | undefined;
+  dryRun?: boolean | undefined;
+}
 
-export const MessageOptionsSchema = z.object({
-  channel: optionalString,
-  from: optionalString,
-  text: optionalString,
-  textFile: optionalString,
-  template: optionalString,
-  meta: list,
-  name: optionalString,
-  characterSet: optionalString,
-  messageType: optionalString,
-  validity: optionalString,
-  defaultCountry: optionalString,
-  dryRun: z.boolean().optional(),
-});
+export interface SendOptions extends ConnectionOptions, MessageOptions {
+  to?: string[] | undefined;
+  contact?: string[] | undefined;
+  var?: string[] | undefined;
+  input?: string | undefined;
+}
 
-export const SendOptionsSchema = ConnectionOptionsSchema.extend(MessageOptionsSchema.shape).extend({
-  to: list,
-  contact: list,
-  var: list,
-  input: optionalString,
-});
-export type SendOptions = z.infer<typeof SendOptionsSchema>;
+type Raw = Readonly<Record<string, unknown>>;
 
-/** Parses commander's option bag; a zod failure here is a usage error naming the flag. */
-export function parseOptions<S extends z.ZodType>(schema: S, raw: Record<string, unknown>): z.infer<S> {
-  const result = schema.safeParse(raw);
-  if (result.success) return result.data;
-  const lines = result.error.issues.map((i) => (i.message.startsWith('--') ? i.message : `--${i.path.join('.')}: ${i.message}`));
-  throw new UsageError(lines.join('\n'));
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function str(raw: Raw, key: string): string | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new UsageError(`${flagName(key)}: expected a value`);
+  return v;
+}
+
+function bool(raw: Raw, key: string): boolean | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'boolean') throw new UsageError(`${flagName(key)} takes no value`);
+  return v;
+}
+
+function list(raw: Raw, key: string): string[] | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string')) throw new UsageError(`${flagName(key)}: expected values`);
+  return v;
+}
+
+/** Seconds (fractions allowed) to milliseconds; 30 s by default. */
+export function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
+    throw new UsageError(`--timeout: "${value}" is not a number of seconds between 0 and 3600`);
+  }
+  return Math.round(n * 1000);
+}
+
+export function parseConnectionOptions(raw: Raw): ConnectionOptions {
+  return {
+    profile: str(raw, 'profile'),
+    baseUrl: str(raw, 'baseUrl'),
+    account: str(raw, 'account'),
+    apiKeyFile: str(raw, 'apiKeyFile'),
+    apiKeyStdin: bool(raw, 'apiKeyStdin'),
+    timeout: parseTimeout(str(raw, 'timeout')),
+    caFile: str(raw, 'caFile'),
+    sandbox: bool(raw, 'sandbox'),
+    json: bool(raw, 'json'),
+    quiet: bool(raw, 'quiet'),
+    verbose: bool(raw, 'verbose'),
+    yes: bool(raw, 'yes'),
+  };
+}
+
+export function parseMessageOptions(raw: Raw): MessageOptions {
+  return {
+    channel: str(raw, 'channel'),
+    from: str(raw, 'from'),
+    text: str(raw, 'text'),
+    textFile: str(raw, 'textFile'),
+    template: str(raw, 'template'),
+    meta: list(raw, 'meta'),
+    name: str(raw, 'name'),
+    characterSet: str(raw, 'characterSet'),
+    messageType: str(raw, 'messageType'),
+    validity: str(raw, 'validity'),
+    defaultCountry: str(raw, 'defaultCountry'),
+    dryRun: bool(raw, 'dryRun'),
+  };
+}
+
+export function parseSendOptions(raw: Raw): SendOptions {
+  return {
+    ...parseConnectionOptions(raw),
+    ...parseMessageOptions(raw),
+    to: list(raw, 'to'),
+    contact: list(raw, 'contact'),
+    var: list(raw, 'var'),
+    input: str(raw, 'input'),
+  };
 }
 
 /** Splits repeated, comma-separated list values: `--to a,b --to c` → [a, b, c]. */

@@ -1,18 +1,18 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (style.md: one way).
-import { randomUUID } from 'node:crypto';
 import type { Context } from '../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../errors.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import type { Outcome } from '../http/outcome.js';
 import { parseCountry } from '../message/numbers.js';
-import { buildRequest, InputRequestSchema, parseKeyValue, type InputRequest, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
+import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
+import type { InputRequest } from '../message/input.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
-import { resolveSettings, type Settings } from '../settings/resolve.js';
-import { parseOptions, readFlagFile, readStdin, SendOptionsSchema, splitList, type SendOptions } from './options.js';
+import { describeSource, resolveSettings, type Settings } from '../settings/resolve.js';
+import { parseSendOptions, readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
 
 export async function runSend(ctx: Context, raw: Record<string, unknown>): Promise<void> {
-  const opts = parseOptions(SendOptionsSchema, raw);
+  const opts = parseSendOptions(raw);
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   const input = opts.input !== undefined ? await readInput(ctx, opts.input) : undefined;
   const text = await resolveText(ctx, opts, input);
@@ -24,7 +24,7 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
     apiKeyStdin: opts.apiKeyStdin,
     from: opts.from,
     channel: opts.channel,
-  });
+  }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
   const built = buildRequest(draft, ctx.now());
@@ -62,14 +62,19 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
       hint: 'Set MSGR_API_KEY, or give --api-key-file PATH or --api-key-stdin, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
     });
   }
-  const endpoint = messagesEndpoint(baseUrl, settings.baseUrl.source === 'env' ? 'MSGR_BASE_URL' : '--base-url');
+  const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
   if (!sandbox) {
     const { confirmSend } = await import('../settings/confirm.js');
-    await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true });
+    // The account actually sent may come from --input rather than the settings.
+    const account = request.accountReference === settings.account.value ? settings.account : { value: request.accountReference, source: 'flag' as const, origin: '--input' };
+    await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true, account });
   }
 
   const key = apiKey;
-  // undici is the heaviest import (~100 ms): only a real send pays for it.
+  // undici is the heaviest import: only a real send pays for it. Its HTTP parser is WebAssembly,
+  // and V8's background tier-up of that module costs ~100 ms of CPU that a single request never
+  // benefits from (measured: bench/run.mjs --only startup); the baseline compiler is plenty here.
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
   const { createClient } = await import('../http/client.js');
   const client = createClient({
     endpoint,
@@ -85,6 +90,7 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
   });
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  const { randomUUID } = await import('node:crypto');
   const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, signal: ctx.interrupt });
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey: key });
 }
@@ -141,6 +147,8 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
   } catch (err) {
     throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
   }
+  // zod is loaded only for --input (start-up cost, issue 5).
+  const { InputRequestSchema } = await import('../message/input.js');
   const parsed = InputRequestSchema.safeParse(data);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {

@@ -1,0 +1,27 @@
+// undici, in part. The package's index loads fetch, WebSocket, caches, mocks and more (~100 ms
+// at start-up on Node 20); msgr needs the connection pool, the proxy agent and request(), which
+// load in well under half of that (issue 5). The deep paths are undici 7's own modules; the
+// lock file pins the version, and every end-to-end test goes through them.
+import type { Agent as AgentType, Dispatcher, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
+// @ts-expect-error -- undici ships no types for its internal modules; the shapes are the index's.
+import AgentModule from 'undici/lib/dispatcher/agent.js';
+// @ts-expect-error -- as above.
+import EnvHttpProxyAgentModule from 'undici/lib/dispatcher/env-http-proxy-agent.js';
+// @ts-expect-error -- as above.
+import apiRequest from 'undici/lib/api/api-request.js';
+
+export const Agent = AgentModule as typeof AgentType;
+export const EnvHttpProxyAgent = EnvHttpProxyAgentModule as typeof EnvHttpProxyAgentType;
+
+/** undici's request() for a full URL on a given dispatcher (what the index's wrapper does). */
+export function request(
+  url: URL,
+  options: { method: 'POST'; headers: Record<string, string>; body: string; dispatcher: Dispatcher; signal?: AbortSignal },
+): Promise<Dispatcher.ResponseData> {
+  const { dispatcher, ...rest } = options;
+  return (apiRequest as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(dispatcher, {
+    ...rest,
+    origin: url.origin,
+    path: `${url.pathname}${url.search}`,
+  });
+}
