@@ -2,6 +2,7 @@
 // strict about requests, its own documented choices about answers (docs/sandbox.md). Used by
 // `msgr sandbox`, by `msgr send --sandbox` in-process, by e2e tests and by the bulk benchmark,
 // so the hot path is plain code and it keeps no per-recipient state.
+import { isLoopbackHost } from '../http/endpoint.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -50,12 +51,10 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const MESSAGES_PATH = '/v2/messages';
 
-const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
+// The one loopback rule msgr has: what the sandbox may listen on is what the key may be sent to.
+export { isLoopbackHost };
 
-export function isLoopbackHost(host: string): boolean {
-  const h = host.toLowerCase();
-  return h === 'localhost' || h === '::1' || h === '[::1]' || /^127(\.\d{1,3}){3}$/.test(h);
-}
+const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
 
 /** mulberry32: tiny, fast, and good enough to decide which requests fail. */
 function createRandom(seed: number): () => number {
