@@ -1,5 +1,48 @@
+// `msgr send-bulk <file>`: Commander wiring only; the work is imported when the command runs
+// (start-up time: engineering-notes). No option here is variadic, so nothing swallows <file>.
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { addConnectionOptions, addMessageOptions } from './common-options.js';
 
-// Placeholder registration; the command lands with its issue.
-export function registerSendBulk(_program: Command, _ctx: Context): void {}
+export function registerSendBulk(program: Command, ctx: Context): void {
+  const cmd = program
+    .command('send-bulk')
+    .description('send one message to every row of a CSV file, in batches, resumably')
+    .argument('[file]', "CSV file with a header row ('-' reads stdin)")
+    .option('--msisdn-column <name>', 'the number column (default: the first of msisdn, phone, mobile, number, to)')
+    .option('--var-columns <a,b>', 'columns sent as recipients[].variables (default: every other column)')
+    .option('--meta-columns <x,y>', 'columns sent as recipients[].metaData')
+    .option('--delimiter <char>', "field delimiter: ',', ';', tab (default: detected from the header)")
+    .option('--encoding <name>', 'file encoding without a BOM: utf8 (default), latin1, utf16le, utf16be')
+    .option('--skip-invalid', 'send the valid rows even when some are invalid (they are reported)')
+    .option('--allow-duplicates', 'send to a number as often as it appears (default: once)')
+    .option('--exclude <file>', 'numbers not to send to: one per line, or a CSV with a number column')
+    .option('--batch-size <n>', 'recipients per request, 1 to 10000 (default 100)')
+    .option('--concurrency <n>', 'requests in flight (default 4)')
+    .option('--rate <n/unit>', 'at most this many recipients per s, m or h, evenly spread (e.g. 100/s, 3000/m)')
+    .option('--report <file>', 'write every row\'s outcome to a .csv or .jsonl file')
+    .option('--journal <path>', 'the run journal (default: in the msgr state folder, per input file)')
+    .option('--resume', 'continue the unfinished run of this file: accepted rows are never sent again')
+    .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
+    .option('--restart', 'abandon the unfinished run of this file and start a new one');
+  addMessageOptions(cmd);
+  addConnectionOptions(cmd);
+  cmd.addHelpText(
+    'after',
+    `
+Every row is checked before the first request; one invalid row stops the run (exit 2) unless
+--skip-invalid. The journal records each batch before and after it is sent, so after Ctrl-C, a
+crash or kill -9, --resume continues without sending any accepted row again.
+
+Examples:
+  msgr send-bulk customers.csv --from Acme --text 'Your order has shipped' --dry-run
+  msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
+  msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
+  msgr send-bulk customers.csv --resume
+  cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
+  );
+  cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {
+    const { runSendBulk } = await import('../bulk/run.js');
+    await runSendBulk(ctx, file, command.opts());
+  });
+}

@@ -1,0 +1,136 @@
+// Which CSV column is the number, which become `recipients[].variables` and which
+// `recipients[].metaData` (issue: "Columns"), and the recipient JSON built straight from a row's
+// fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
+// JSON.stringify'd values instead of building objects.
+import { UsageError } from '../errors.js';
+
+/** Header names tried for the number, in this order, when --msisdn-column is not given. */
+export const NUMBER_COLUMNS = ['msisdn', 'phone', 'mobile', 'number', 'to'] as const;
+
+export interface ColumnOptions {
+  readonly msisdnColumn?: string | undefined;
+  /** undefined: every other column; [] none. */
+  readonly varColumns?: readonly string[] | undefined;
+  readonly metaColumns?: readonly string[] | undefined;
+}
+
+export interface ColumnPlan {
+  readonly header: readonly string[];
+  readonly msisdn: number;
+  readonly msisdnName: string;
+  readonly vars: readonly number[];
+  readonly meta: readonly number[];
+  /** `"name":` for each of `vars` / `meta`, JSON-encoded once. */
+  readonly varKeys: readonly string[];
+  readonly metaKeys: readonly string[];
+  /** Columns left out of the variables because their header is empty. */
+  readonly unnamed: readonly number[];
+}
+
+function clean(name: string): string {
+  return name.replace(/^\uFEFF/, '').trim();
+}
+
+export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string): ColumnPlan {
+  const header = rawHeader.map(clean);
+  const lower = header.map((h) => h.toLowerCase());
+  const shown = header.map((h) => JSON.stringify(h)).join(', ');
+  const find = (name: string, flag: string): number => {
+    const want = clean(name).toLowerCase();
+    const first = lower.indexOf(want);
+    if (first === -1) {
+      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"`, { hint: `Its header (line 1) has: ${shown}.` });
+    }
+    if (lower.indexOf(want, first + 1) !== -1) {
+      throw new UsageError(`${flag}: ${fileLabel} has more than one column "${name}"`, { hint: 'Rename one of them in the header.' });
+    }
+    return first;
+  };
+
+  let msisdn: number;
+  if (options.msisdnColumn !== undefined) {
+    msisdn = find(options.msisdnColumn, '--msisdn-column');
+  } else {
+    msisdn = -1;
+    for (const name of NUMBER_COLUMNS) {
+      msisdn = lower.indexOf(name);
+      if (msisdn !== -1) break;
+    }
+    if (msisdn === -1) {
+      throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS.join(', ')}`, {
+        hint: `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
+      });
+    }
+  }
+
+  const meta = (options.metaColumns ?? []).map((n) => find(n, '--meta-columns'));
+  let vars: number[];
+  const unnamed: number[] = [];
+  if (options.varColumns !== undefined) {
+    vars = options.varColumns.map((n) => find(n, '--var-columns'));
+  } else {
+    vars = [];
+    for (let i = 0; i < header.length; i++) {
+      if (i === msisdn || meta.includes(i)) continue;
+      if (header[i] === '') unnamed.push(i);
+      else vars.push(i);
+    }
+  }
+  for (const [flag, list] of [
+    ['--var-columns', vars],
+    ['--meta-columns', meta],
+  ] as const) {
+    if (list.includes(msisdn)) throw new UsageError(`${flag}: "${header[msisdn]}" is the number column`);
+    const names = list.map((i) => lower[i]);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new UsageError(`${flag}: "${dup}" is named twice (column names are compared ignoring case)`);
+  }
+  const dupVar = vars.map((i) => lower[i]).find((n, i, a) => a.indexOf(n) !== i);
+  if (dupVar !== undefined) {
+    throw new UsageError(`${fileLabel} has more than one column "${dupVar}"; each would be the same variable`, {
+      hint: 'Rename one in the header, or choose the variables with --var-columns.',
+    });
+  }
+  return {
+    header,
+    msisdn,
+    msisdnName: header[msisdn] ?? '',
+    vars,
+    meta,
+    varKeys: vars.map((i) => `${JSON.stringify(header[i])}:`),
+    metaKeys: meta.map((i) => `${JSON.stringify(header[i])}:`),
+    unnamed,
+  };
+}
+
+/** One `recipients[]` entry as JSON, from the normalised number and the row's fields. */
+export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly string[]): string {
+  let json = `{"msisdn":"${e164}"`;
+  const { vars, meta, varKeys, metaKeys } = plan;
+  if (vars.length > 0) {
+    json += ',"variables":{';
+    for (let i = 0; i < vars.length; i++) {
+      if (i > 0) json += ',';
+      json += (varKeys[i] as string) + JSON.stringify(fields[vars[i] as number] ?? '');
+    }
+    json += '}';
+  }
+  if (meta.length > 0) {
+    json += ',"metaData":{';
+    for (let i = 0; i < meta.length; i++) {
+      if (i > 0) json += ',';
+      json += (metaKeys[i] as string) + JSON.stringify(fields[meta[i] as number] ?? '');
+    }
+    json += '}';
+  }
+  return `${json}}`;
+}
+
+/** `a,b , c` → [a, b, c]; an empty string → [] (no columns). */
+export function splitColumns(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

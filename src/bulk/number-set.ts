@@ -1,0 +1,80 @@
+// A set of E.164 numbers held as the integer of their digits in one Float64Array (open
+// addressing, linear probing). E.164 has at most 15 digits and no leading zero after the plus,
+// so the integer is exact (below 2^53) and one-to-one with the number. 8 bytes a slot at a load
+// of at most 1/2: 10 million numbers in 256 MB at worst and no garbage for the collector, where
+// a Set<string> takes ~100 bytes a number and stops at 2^24 entries (issue: "Scale").
+
+const EMPTY = 0;
+
+export class NumberSet {
+  #slots: Float64Array;
+  #mask: number;
+  #size = 0;
+
+  constructor(initialCapacity = 1 << 16) {
+    let cap = 16;
+    while (cap < initialCapacity * 2) cap *= 2;
+    this.#slots = new Float64Array(cap);
+    this.#mask = cap - 1;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  /** Adds the number; returns false when it was already there. */
+  add(key: number): boolean {
+    if (key === EMPTY) throw new RangeError('0 is not a number key');
+    if ((this.#size + 1) * 2 > this.#slots.length) this.#grow();
+    const slots = this.#slots;
+    let i = hash(key) & this.#mask;
+    for (;;) {
+      const v = slots[i];
+      if (v === EMPTY) {
+        slots[i] = key;
+        this.#size++;
+        return true;
+      }
+      if (v === key) return false;
+      i = (i + 1) & this.#mask;
+    }
+  }
+
+  has(key: number): boolean {
+    const slots = this.#slots;
+    let i = hash(key) & this.#mask;
+    for (;;) {
+      const v = slots[i];
+      if (v === EMPTY) return false;
+      if (v === key) return true;
+      i = (i + 1) & this.#mask;
+    }
+  }
+
+  #grow(): void {
+    const old = this.#slots;
+    this.#slots = new Float64Array(old.length * 2);
+    this.#mask = this.#slots.length - 1;
+    this.#size = 0;
+    for (const v of old) if (v !== EMPTY) this.add(v);
+  }
+}
+
+function hash(key: number): number {
+  const lo = key >>> 0;
+  const hi = (key / 4294967296) >>> 0;
+  let h = Math.imul(lo ^ Math.imul(hi, 0x85ebca6b), 0x9e3779b1);
+  h ^= h >>> 15;
+  h = Math.imul(h, 0x2c1b3c6d);
+  return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** `+447700900123` → 447700900123. The caller passes normalised E.164 only. */
+export function numberKey(e164: string): number {
+  return Number(e164.slice(1));
+}
+
+/** 447700900123 → `+447700900123`. */
+export function keyToE164(key: number): string {
+  return `+${key}`;
+}

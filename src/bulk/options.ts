@@ -1,0 +1,179 @@
+// argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
+// them, naming the flag in every error, before anything is read or sent.
+import { UsageError } from '../errors.js';
+import { splitColumns } from './columns.js';
+import { parseRate, type Rate } from './limiter.js';
+import { parseDelimiter, parseEncoding, type FileEncoding } from './reader.js';
+
+export const DEFAULT_BATCH_SIZE = 100;
+export const MAX_BATCH_SIZE = 10_000;
+export const DEFAULT_CONCURRENCY = 4;
+export const MAX_CONCURRENCY = 64;
+
+export interface BulkOptions {
+  readonly file: string | undefined;
+  // connection
+  readonly profile?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  readonly account?: string | undefined;
+  readonly apiKeyFile?: string | undefined;
+  readonly apiKeyStdin?: boolean | undefined;
+  readonly timeoutMs: number;
+  readonly caFile?: string | undefined;
+  readonly sandbox: boolean;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  readonly yes: boolean;
+  // message
+  readonly channel?: string | undefined;
+  readonly from?: string | undefined;
+  readonly text?: string | undefined;
+  readonly textFile?: string | undefined;
+  readonly template?: string | undefined;
+  readonly meta?: readonly string[] | undefined;
+  readonly name?: string | undefined;
+  readonly characterSet?: string | undefined;
+  readonly messageType?: string | undefined;
+  readonly validity?: string | undefined;
+  readonly defaultCountry?: string | undefined;
+  readonly dryRun: boolean;
+  // input
+  readonly msisdnColumn?: string | undefined;
+  readonly varColumns?: readonly string[] | undefined;
+  readonly metaColumns?: readonly string[] | undefined;
+  readonly delimiter?: string | undefined;
+  readonly encoding?: FileEncoding | undefined;
+  readonly skipInvalid: boolean;
+  readonly allowDuplicates: boolean;
+  readonly exclude?: string | undefined;
+  // sending
+  readonly batchSize?: number | undefined;
+  readonly concurrency: number;
+  readonly rate?: Rate | undefined;
+  // state
+  readonly journal?: string | undefined;
+  readonly resume: boolean;
+  readonly resendInDoubt: boolean;
+  readonly restart: boolean;
+  readonly report?: string | undefined;
+}
+
+type Raw = Readonly<Record<string, unknown>>;
+
+function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+function str(raw: Raw, key: string): string | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new UsageError(`${flagName(key)}: expected a value`);
+  return v;
+}
+
+function bool(raw: Raw, key: string): boolean {
+  const v = raw[key];
+  if (v === undefined) return false;
+  if (typeof v !== 'boolean') throw new UsageError(`${flagName(key)} takes no value`);
+  return v;
+}
+
+function list(raw: Raw, key: string): string[] | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string')) throw new UsageError(`${flagName(key)}: expected values`);
+  return v;
+}
+
+function int(raw: Raw, key: string, min: number, max: number): number | undefined {
+  const v = str(raw, key);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flagName(key)}: "${v}" is not a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+  }
+  return n;
+}
+
+function timeout(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
+    throw new UsageError(`--timeout: "${value}" is not a number of seconds between 0 and 3600`);
+  }
+  return Math.round(n * 1000);
+}
+
+export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOptions {
+  const encodingText = str(raw, 'encoding');
+  const encoding = encodingText === undefined ? undefined : parseEncoding(encodingText);
+  if (encodingText !== undefined && encoding === undefined) {
+    throw new UsageError(`--encoding: "${encodingText}" is not supported`, { hint: 'Use utf8 (the default), latin1, utf16le or utf16be. Files with a byte-order mark are recognised by themselves.' });
+  }
+  const delimiterText = str(raw, 'delimiter');
+  const delimiter = delimiterText === undefined ? undefined : parseDelimiter(delimiterText);
+  if (delimiterText !== undefined && delimiter === undefined) {
+    throw new UsageError(`--delimiter: "${delimiterText}" is not a delimiter`, { hint: "Use ',', ';', tab (or 'tab') or another single character." });
+  }
+  const rateText = str(raw, 'rate');
+  const rate = rateText === undefined ? undefined : parseRate(rateText);
+  if (rateText !== undefined && rate === undefined) {
+    throw new UsageError(`--rate: "${rateText}" is not a rate`, { hint: 'Give recipients per second, minute or hour: 100/s, 3000/m, 50000/h.' });
+  }
+  const opts: BulkOptions = {
+    file,
+    profile: str(raw, 'profile'),
+    baseUrl: str(raw, 'baseUrl'),
+    account: str(raw, 'account'),
+    apiKeyFile: str(raw, 'apiKeyFile'),
+    apiKeyStdin: bool(raw, 'apiKeyStdin'),
+    timeoutMs: timeout(str(raw, 'timeout')),
+    caFile: str(raw, 'caFile'),
+    sandbox: bool(raw, 'sandbox'),
+    json: bool(raw, 'json'),
+    quiet: bool(raw, 'quiet'),
+    verbose: bool(raw, 'verbose'),
+    yes: bool(raw, 'yes'),
+    channel: str(raw, 'channel'),
+    from: str(raw, 'from'),
+    text: str(raw, 'text'),
+    textFile: str(raw, 'textFile'),
+    template: str(raw, 'template'),
+    meta: list(raw, 'meta'),
+    name: str(raw, 'name'),
+    characterSet: str(raw, 'characterSet'),
+    messageType: str(raw, 'messageType'),
+    validity: str(raw, 'validity'),
+    defaultCountry: str(raw, 'defaultCountry'),
+    dryRun: bool(raw, 'dryRun'),
+    msisdnColumn: str(raw, 'msisdnColumn'),
+    varColumns: splitColumns(str(raw, 'varColumns')),
+    metaColumns: splitColumns(str(raw, 'metaColumns')),
+    delimiter,
+    encoding,
+    skipInvalid: bool(raw, 'skipInvalid'),
+    allowDuplicates: bool(raw, 'allowDuplicates'),
+    exclude: str(raw, 'exclude'),
+    batchSize: int(raw, 'batchSize', 1, MAX_BATCH_SIZE),
+    concurrency: int(raw, 'concurrency', 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
+    rate,
+    journal: str(raw, 'journal'),
+    resume: bool(raw, 'resume'),
+    resendInDoubt: bool(raw, 'resendInDoubt'),
+    restart: bool(raw, 'restart'),
+    report: str(raw, 'report'),
+  };
+  if (opts.quiet && opts.verbose) throw new UsageError('--quiet and --verbose cannot be used together');
+  if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
+  if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
+  if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
+  if (file === undefined && !(opts.resume && opts.journal !== undefined)) {
+    throw new UsageError('send-bulk needs a CSV file (or - for stdin)', { hint: 'For example: msgr send-bulk recipients.csv --from Acme --text "Hello {{name}}"' });
+  }
+  if (file === '-' && opts.apiKeyStdin === true) {
+    throw new UsageError('--api-key-stdin cannot be used when the CSV comes from stdin', { hint: 'Give the key with MSGR_API_KEY, --api-key-file or a profile.' });
+  }
+  if (opts.text !== undefined && opts.textFile !== undefined) throw new UsageError('--text and --text-file cannot be used together');
+  return opts;
+}

@@ -1,0 +1,264 @@
+// Streams a CSV file row by row with csv-parse, in constant memory (issue: "Input"): UTF-8 with
+// or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
+// --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line.
+// Values are never cast (engineering-notes: `0044123` became 44123).
+//
+// csv-parse's push-style core (`Parser#api.parse`) is driven directly: each record reaches the
+// callback synchronously while `info` still describes it, so line numbers and byte offsets cost
+// no object per row, and the caller decides when to read the next chunk (back-pressure).
+import { open, type FileHandle } from 'node:fs/promises';
+import { CsvError, Parser } from 'csv-parse';
+
+export type FileEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+
+export interface CsvFormat {
+  readonly encoding: FileEncoding;
+  /** Bytes of byte-order mark at the start of the file. */
+  readonly bomBytes: number;
+  readonly delimiter: string;
+  /** Whether the delimiter was detected rather than given. */
+  readonly detected: boolean;
+}
+
+/** An input problem that stops the run: the message names the line. */
+export class CsvInputError extends Error {
+  readonly line: number | undefined;
+  constructor(message: string, line: number | undefined) {
+    super(message);
+    this.name = 'CsvInputError';
+    this.line = line;
+  }
+}
+
+const ENCODING_NAMES: Record<string, FileEncoding> = {
+  utf8: 'utf8',
+  'utf-8': 'utf8',
+  latin1: 'latin1',
+  'latin-1': 'latin1',
+  'iso-8859-1': 'latin1',
+  iso88591: 'latin1',
+  'windows-1252': 'latin1',
+  cp1252: 'latin1',
+  utf16le: 'utf16le',
+  'utf-16le': 'utf16le',
+  utf16be: 'utf16be',
+  'utf-16be': 'utf16be',
+};
+
+export function parseEncoding(input: string): FileEncoding | undefined {
+  return ENCODING_NAMES[input.trim().toLowerCase()];
+}
+
+export function parseDelimiter(input: string): string | undefined {
+  const v = input.toLowerCase();
+  if (v === 'tab' || v === '\\t' || input === '\t') return '\t';
+  if (v === 'comma') return ',';
+  if (v === 'semicolon') return ';';
+  if (v === 'pipe') return '|';
+  if (input.length === 1 && !/[\r\n"a-z0-9]/i.test(input)) return input;
+  return undefined;
+}
+
+const SAMPLE_BYTES = 64 * 1024;
+/** A record longer than this is an unclosed quote swallowing the file, not a recipient. */
+export const MAX_RECORD_CHARS = 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
+
+/** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
+export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined }): Promise<CsvFormat> {
+  const fh = await open(path, 'r');
+  let sample: Buffer;
+  try {
+    const buf = Buffer.alloc(SAMPLE_BYTES);
+    const { bytesRead } = await fh.read(buf, 0, SAMPLE_BYTES, 0);
+    sample = buf.subarray(0, bytesRead);
+  } finally {
+    await fh.close();
+  }
+  let encoding: FileEncoding = given.encoding ?? 'utf8';
+  let bomBytes = 0;
+  if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) {
+    bomBytes = 3;
+    encoding = 'utf8';
+  } else if (sample[0] === 0xff && sample[1] === 0xfe) {
+    bomBytes = 2;
+    encoding = 'utf16le';
+  } else if (sample[0] === 0xfe && sample[1] === 0xff) {
+    bomBytes = 2;
+    encoding = 'utf16be';
+  } else if (given.encoding === undefined && sample.length >= 4) {
+    // UTF-16 without a BOM still shows its zero bytes in ASCII header names.
+    if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
+    else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';
+  }
+  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false };
+  const text = decode(sample.subarray(bomBytes), encoding);
+  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true };
+}
+
+function decode(buf: Buffer, encoding: FileEncoding): string {
+  if (encoding === 'utf16be') return swap16(buf.subarray(0, buf.length - (buf.length % 2))).toString('utf16le');
+  return buf.toString(encoding);
+}
+
+function swap16(buf: Buffer): Buffer {
+  const out = Buffer.from(buf);
+  return out.swap16();
+}
+
+/** The candidate found most often outside quotes in the header line; `,` when none is. */
+export function sniffDelimiter(text: string): string {
+  const counts = new Map<string, number>([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+  ]);
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i] as string;
+    if (ch === '"') quoted = !quoted;
+    else if (!quoted && (ch === '\n' || ch === '\r')) break;
+    else if (!quoted && counts.has(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
+  }
+  let best = ',';
+  let bestCount = 0;
+  for (const [d, n] of counts) {
+    if (n > bestCount) {
+      best = d;
+      bestCount = n;
+    }
+  }
+  return best;
+}
+
+export interface ReadOptions {
+  readonly format: CsvFormat;
+  /** Start at this byte offset, the start of a record, with the header already known. */
+  readonly start?: { readonly offset: number; readonly line: number; readonly record: number; readonly header: readonly string[] };
+  /** The header row (not called when `start` gives it). */
+  readonly onHeader?: (fields: string[]) => void;
+  /**
+   * One data record: its fields (never cast), its 0-based index among data records, the line
+   * it starts on (1-based, the header being line 1), and the byte offset just after it.
+   */
+  readonly onRecord: (fields: string[], index: number, line: number, endOffset: number) => void;
+  /** Awaited after each chunk: back-pressure and interruption. */
+  readonly afterChunk?: () => Promise<void> | void;
+  /** Each raw chunk as read from the file (hashing). */
+  readonly onBytes?: (chunk: Buffer) => void;
+}
+
+interface ParserApi {
+  parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
+  info: { lines: number; bytes: number; empty_lines: number; records: number };
+}
+
+export interface ReadResult {
+  readonly records: number;
+  readonly bytes: number;
+  readonly header: readonly string[] | undefined;
+}
+
+/** Reads the file from the start (or `start`), calling back once per record. */
+export async function readCsv(path: string, options: ReadOptions): Promise<ReadResult> {
+  const { format } = options;
+  const parser = new Parser({
+    delimiter: format.delimiter,
+    encoding: format.encoding === 'utf16be' ? 'utf16le' : format.encoding,
+    bom: false,
+    relax_column_count: true,
+    skip_empty_lines: true,
+    max_record_size: MAX_RECORD_CHARS,
+  });
+  const api = (parser as unknown as { api: ParserApi }).api;
+  const info = api.info;
+  const base = options.start?.offset ?? format.bomBytes;
+  let header: readonly string[] | undefined = options.start?.header;
+  let index = options.start?.record ?? 0;
+  const firstLine = options.start?.line ?? 1;
+  // Lines from csv-parse's counter; it counts a CRLF inside quotes twice, corrected below.
+  let overCount = 0;
+  let nextStart = firstLine;
+  let lastEmpty = 0;
+
+  const push = (record: string[]): void => {
+    const startLine = nextStart + (info.empty_lines - lastEmpty);
+    lastEmpty = info.empty_lines;
+    let endLine = info.lines - 1 + firstLine - overCount;
+    if (endLine > startLine) {
+      let crlf = 0;
+      for (const f of record) {
+        for (let i = f.indexOf('\r\n'); i !== -1; i = f.indexOf('\r\n', i + 2)) crlf++;
+      }
+      overCount += crlf;
+      endLine -= crlf;
+    }
+    nextStart = endLine + 1;
+    if (header === undefined) {
+      header = record;
+      options.onHeader?.(record);
+      return;
+    }
+    options.onRecord(record, index++, startLine, base + info.bytes);
+  };
+
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    let position = base;
+    let carry: Buffer | undefined; // an odd byte of UTF-16BE left for the next chunk
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      let chunk = buf.subarray(0, bytesRead);
+      options.onBytes?.(chunk);
+      if (format.encoding === 'utf16be') {
+        const joined = carry !== undefined ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+        const even = joined.length - (joined.length % 2);
+        carry = even < joined.length ? joined.subarray(even) : undefined;
+        chunk = joined.subarray(0, even).swap16();
+      } else {
+        // csv-parse may keep a reference to the tail of the chunk between calls.
+        chunk = Buffer.from(chunk);
+      }
+      const err = api.parse(chunk, false, push, () => undefined);
+      if (err !== undefined) throw translate(err, nextStart);
+      if (options.afterChunk !== undefined) await options.afterChunk();
+    }
+    const err = api.parse(undefined, true, push, () => undefined);
+    if (err !== undefined) throw translate(err, nextStart);
+  } catch (err) {
+    if (err instanceof CsvInputError) throw err;
+    if (err instanceof CsvError) throw translate(err, nextStart);
+    throw err;
+  } finally {
+    await fh?.close();
+  }
+  return { records: index, bytes: base + info.bytes, header };
+}
+
+/** csv-parse's errors in words a user can act on, with the line. */
+function translate(err: Error, recordLine: number): CsvInputError {
+  const code = err instanceof CsvError ? err.code : (err as { code?: string }).code;
+  const line = (err as { lines?: number }).lines;
+  const at = recordLine;
+  switch (code) {
+    case 'CSV_QUOTE_NOT_CLOSED':
+      return new CsvInputError(`line ${at}: a quoted field starts here and is never closed`, at);
+    case 'INVALID_OPENING_QUOTE':
+    case 'CSV_INVALID_OPENING_QUOTE':
+      return new CsvInputError(`line ${line ?? at}: a quote (") inside a field that is not quoted; quote the whole field and double the quote ("")`, line ?? at);
+    case 'CSV_INVALID_CLOSING_QUOTE':
+      return new CsvInputError(`line ${line ?? at}: text after a closing quote; inside a quoted field a quote is written twice ("")`, line ?? at);
+    case 'CSV_MAX_RECORD_SIZE':
+      return new CsvInputError(`line ${at}: a record longer than ${MAX_RECORD_CHARS / 1024 / 1024} MB; probably a quote that is never closed`, at);
+    case 'CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE':
+      return new CsvInputError(`line ${line ?? at}: text after a closing quote`, line ?? at);
+    default: {
+      const msg = err.message.replace(/\s+/g, ' ').slice(0, 300);
+      return new CsvInputError(`line ${line ?? at}: ${msg}`, line ?? at);
+    }
+  }
+}

@@ -1,0 +1,50 @@
+// Where a bulk run keeps its state (journal, lock, spooled stdin, the preflight's plan):
+// `<state dir>/runs/<file name>-<hash of its absolute path>/`, so `--resume` finds the run of a
+// file from the file alone. The state dir is MSGR_CONFIG_DIR when set (tests, containers), else
+// the OS's per-user state folder. Folders are 0700: journals name files and hold message text.
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+
+export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+  const override = env.MSGR_CONFIG_DIR;
+  if (override !== undefined && override !== '') return isAbsolute(override) ? override : resolve(cwd, override);
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'msgr');
+  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'msgr');
+  return join(nonEmpty(env.XDG_STATE_HOME) ?? join(home, '.local', 'state'), 'msgr');
+}
+
+function nonEmpty(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+/** The run folder of an input file (absolute path). */
+export function runDirFor(state: string, absInput: string): string {
+  const slug = basename(absInput).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40);
+  const hash = createHash('sha256').update(absInput).digest('hex').slice(0, 12);
+  return join(state, 'runs', `${slug}-${hash}`);
+}
+
+/** A fresh folder for a run that reads stdin. */
+export function stdinRunDir(state: string, runId: string): string {
+  return join(state, 'runs', `stdin-${runId}`);
+}
+
+export function ensureDir(dir: string): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+}
+
+export function ensureParent(file: string): void {
+  ensureDir(dirname(file));
+}
+
+/** `20261121T161500Z-3fa9c2d1`: sortable, readable, unique enough for Idempotency-Keys. */
+export function newRunId(now: Date): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(4).toString('hex')}`;
+}
+
+export function idempotencyKey(runId: string, batch: number): string {
+  return `msgr-${runId}-${batch}`;
+}
