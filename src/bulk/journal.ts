@@ -8,8 +8,8 @@
 //   {"type":"stop","reason":...}         how the process ended, for people
 // Each record is one write(2) of a whole line, so a kill -9 leaves whole lines; a power cut can
 // tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt.
-import { closeSync, fdatasyncSync, fstatSync, openSync, readSync, writeSync } from 'node:fs';
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fdatasyncSync, fsyncSync, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 
 export const JOURNAL_VERSION = 1;
@@ -161,12 +161,18 @@ export class Journal {
     this.#fd = fd;
   }
 
-  /** A new journal (replacing any file there) starting with the header, flushed. */
+  /**
+   * A new journal (replacing any file there) starting with the header, flushed. Written aside
+   * and renamed into place, so a crash never leaves a journal without its header.
+   */
   static create(path: string, header: RunHeader): Journal {
-    const fd = openSync(path, 'w', 0o600);
+    const tmp = `${path}.new`;
+    const fd = openSync(tmp, 'w', 0o600);
     const j = new Journal(path, fd);
     j.#write(header);
     j.sync();
+    renameSync(tmp, path);
+    syncDir(dirname(path));
     return j;
   }
 
@@ -213,5 +219,18 @@ export class Journal {
     const buf = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+  }
+}
+
+/** Makes a rename durable (POSIX); not possible on Windows, where it is skipped. */
+function syncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(dir, 'r');
+    fsyncSync(fd);
+  } catch {
+    // Best effort.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -1,0 +1,375 @@
+// `msgr send-bulk` end to end: the built CLI against the sandbox (in this process, recording
+// every accepted request) or the scriptable test server. Asserts on what the server received.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'test-key-1234';
+const FIXTURES = join(ROOT, 'fixtures', 'bulk');
+
+interface Recorded {
+  idempotencyKey: string | null;
+  request: { recipients: Array<{ msisdn: string; variables?: Record<string, string>; metaData?: Record<string, string> }>; [k: string]: unknown };
+}
+
+function readRecord(path: string): Recorded[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Recorded);
+}
+
+function recipients(path: string): Array<{ msisdn: string; variables?: Record<string, string>; metaData?: Record<string, string> }> {
+  return readRecord(path).flatMap((r) => r.request.recipients);
+}
+
+async function sandbox(options: Partial<SandboxOptions> = {}): Promise<{ server: RunningSandbox; record: string }> {
+  const record = join(tempDir('msgr-bulk-rec-'), 'record.jsonl');
+  const server = await startSandbox({ port: 0, record, apiKey: KEY, ...options });
+  return { server, record };
+}
+
+function env(baseUrl: string, extra: Record<string, string | undefined> = {}, configDir = tempDir()): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+function csv(rows: string[], name = 'in.csv'): string {
+  const path = join(tempDir('msgr-bulk-csv-'), name);
+  writeFileSync(path, `${rows.join('\n')}\n`);
+  return path;
+}
+
+/** n rows of distinct valid UK mobile numbers with a name column. */
+function numbersCsv(n: number, start = 0): { path: string; numbers: string[] } {
+  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+  return { path: csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]), numbers };
+}
+
+const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+
+function bulk(args: string[], e: Record<string, string>, input?: string): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
+}
+
+/** Spawns the CLI and lets the test signal it. */
+function start(args: string[], e: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<RunResult> } {
+  const child = spawn(process.execPath, [BIN, 'send-bulk', ...args], { cwd: ROOT, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const done = new Promise<RunResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
+  return { child, done };
+}
+
+function assertNoStack(r: RunResult): void {
+  assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
+  assert.doesNotMatch(r.stderr, /internal error/);
+}
+
+function assertExactlyOnce(record: string, expected: string[]): void {
+  const got = recipients(record).map((r) => r.msisdn);
+  const dupes = got.filter((m, i) => got.indexOf(m) !== i);
+  assert.deepEqual(dupes, [], 'a recipient arrived twice');
+  assert.deepEqual([...got].sort(), [...expected].sort());
+}
+
+describe('send-bulk against the sandbox', () => {
+  let sbx: { server: RunningSandbox; record: string };
+  before(async () => {
+    sbx = await sandbox();
+  });
+  after(async () => {
+    await sbx.server.close();
+  });
+
+  test('every valid row arrives exactly once with its variables and metaData; invalid, duplicate and excluded rows never do', async () => {
+    const dir = tempDir();
+    const report = join(dir, 'report.csv');
+    const r = await bulk(
+      [join(FIXTURES, 'mixed.csv'), ...MSG, '--default-country', 'GB', '--skip-invalid', '--exclude', join(FIXTURES, 'optouts.csv'), '--meta-columns', 'campaign', '--batch-size', '2', '--report', report, '--json'],
+      env(sbx.server.url),
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assertNoStack(r);
+    const recs = readRecord(sbx.record);
+    assert.equal(recs.length, 3, 'five recipients in batches of two');
+    const got = new Map(recipients(sbx.record).map((x) => [x.msisdn, x]));
+    assert.deepEqual([...got.keys()].sort(), ['+447911123401', '+447911123402', '+447911123403', '+447911123404', '+447911123406']);
+    assert.deepEqual(got.get('+447911123401'), { msisdn: '+447911123401', variables: { 'First name': 'Ann', code: '007' }, metaData: { campaign: 'spring' } });
+    assert.deepEqual(got.get('+447911123402')?.variables, { 'First name': 'Bob "B" Smith', code: '0' });
+    assert.deepEqual(got.get('+447911123403')?.variables, { 'First name': 'Cé', code: '1;2' });
+    assert.deepEqual(got.get('+447911123406')?.variables, { 'First name': 'Multi\r\nline', code: '012' });
+    const keys = recs.map((x) => x.idempotencyKey ?? '');
+    const summary = JSON.parse(r.stdout) as Record<string, unknown>;
+    assert.deepEqual(keys, [0, 1, 2].map((i) => `msgr-${String(summary.runId)}-${i}`));
+    assert.equal(recs[0]?.request.accountReference, 'ACME01');
+    assert.deepEqual(recs[0]?.request.body, { text: 'Hello there' });
+    assert.deepEqual(
+      [summary.rows, summary.valid, summary.invalid, summary.duplicates, summary.excluded, summary.toSend, summary.requests, summary.accepted, summary.exitCode],
+      [8, 7, 1, 1, 1, 5, 3, 5, 0],
+    );
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'line,number,outcome,status,message_id,error');
+    const outcomes = lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','));
+    assert.deepEqual(outcomes, [
+      '2,+447911123401,accepted',
+      '3,+447911123402,accepted',
+      '4,+447911123403,accepted',
+      '5,+447911123401,duplicate',
+      '6,12,invalid',
+      '7,+447911123404,accepted',
+      '8,+447911123405,excluded',
+      '9,+447911123406,accepted',
+    ]);
+    assert.match(lines[1] ?? '', /,202,sbx_m_[0-9a-f]+_0,$/);
+    assert.match(lines[5] ?? '', /^6,12,invalid,,,"?Phone: .*cannot be a phone number/);
+  });
+
+  test('one invalid row stops the run before anything is sent (exit 2), listing the line and column', async () => {
+    const before = readRecord(sbx.record).length;
+    const path = csv(['msisdn,name', '+447911123401,A', '+1 555,B', 'hello,C', '+447911123402,D']);
+    const r = await bulk([path, ...MSG, '--json'], env(sbx.server.url));
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /2 invalid rows; nothing was sent/);
+    assert.match(r.stderr, /line 3, msisdn: "\+1 555" cannot be a phone number/);
+    assert.match(r.stderr, /line 4, msisdn: "hello" has characters that are not digits/);
+    assert.match(r.stderr, /--skip-invalid/);
+    const doc = JSON.parse(r.stdout) as { invalid: number; exitCode: number; problems: Array<{ line: number }> };
+    assert.equal(doc.invalid, 2);
+    assert.equal(doc.exitCode, 2);
+    assert.deepEqual(doc.problems.map((p) => p.line), [3, 4]);
+    assert.equal(readRecord(sbx.record).length, before);
+    assertNoStack(r);
+  });
+
+  test('--dry-run prints the totals and the first request, and sends nothing', async () => {
+    const before = readRecord(sbx.record).length;
+    const { path } = numbersCsv(5);
+    const r = await bulk([path, '--from', 'Acme', '--text', `Price: 5€ ’ok’ ${'x'.repeat(60)}`, '--batch-size', '2', '--dry-run'], env(sbx.server.url));
+    assert.equal(r.code, 0, r.stderr);
+    const req = JSON.parse(r.stdout) as { recipients: Array<{ msisdn: string; variables: unknown }>; body: unknown };
+    assert.deepEqual(req.recipients, [
+      { msisdn: '+447911100000', variables: { name: 'N0' } },
+      { msisdn: '+447911100001', variables: { name: 'N1' } },
+    ]);
+    assert.match(r.stderr, /5 rows, 5 valid/);
+    assert.match(r.stderr, /to send: 5 recipients in 3 requests/);
+    assert.match(r.stderr, /UCS-2 \(forced by ’ \(U\+2019\)\), 75 characters: 2 SMS parts per message, 10 in total/);
+    assert.equal(readRecord(sbx.record).length, before);
+  });
+
+  test('reads the CSV from stdin with -', async () => {
+    const before = recipients(sbx.record).length;
+    const r = await bulk(['-', ...MSG, '--yes'], env(sbx.server.url), 'msisdn\n+447911123499\n+447911123498\n');
+    assert.equal(r.code, 0, r.stderr);
+    const got = recipients(sbx.record).slice(before).map((x) => x.msisdn);
+    assert.deepEqual(got, ['+447911123499', '+447911123498']);
+  });
+
+  test('a refused key stops the run (exit 3); fixing it and --resume sends everything once', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const { path, numbers } = numbersCsv(7);
+      const config = tempDir();
+      const bad = await bulk([path, ...MSG, '--batch-size', '2'], env(server.url, { MSGR_API_KEY: 'wrong-key-999' }, config));
+      assert.equal(bad.code, 3, bad.stderr);
+      assert.match(bad.stderr, /refused the key or the account \(HTTP 401\)/);
+      assert.match(bad.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+      assert.ok(!bad.stderr.includes('wrong-key-999'), 'key leaked');
+      assert.equal(readRecord(record).length, 0);
+      // Without --resume the unfinished run is not silently replaced.
+      const again = await bulk([path, ...MSG, '--batch-size', '2'], env(server.url, {}, config));
+      assert.equal(again.code, 2);
+      assert.match(again.stderr, /an unfinished run of this file exists/);
+      const ok = await bulk([path, '--resume'], env(server.url, {}, config));
+      assert.equal(ok.code, 0, ok.stderr);
+      assertExactlyOnce(record, numbers);
+      assert.deepEqual(readRecord(record)[0]?.request.body, { text: 'Hello there' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--resume refuses a file that changed since the run started', async () => {
+    const { path } = numbersCsv(3);
+    const config = tempDir();
+    const bad = await bulk([path, ...MSG], env(sbx.server.url, { MSGR_API_KEY: 'wrong-key-999' }, config));
+    assert.equal(bad.code, 3);
+    writeFileSync(path, 'msisdn,name\n+447911100000,N0\n+447911100009,N1\n+447911100002,N2\n');
+    const r = await bulk([path, '--resume'], env(sbx.server.url, {}, config));
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /changed since run \S+ started/);
+  });
+
+  test('a lock stops a second run on the same journal and names the other process', async () => {
+    const { path } = numbersCsv(2);
+    const journal = join(tempDir(), 'j.jsonl');
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      const { hostname } = await import('node:os');
+      writeFileSync(`${journal}.lock`, JSON.stringify({ pid: holder.pid, host: hostname(), startedAt: '2026-01-01T00:00:00Z', command: 'msgr send-bulk x.csv' }));
+      const r = await bulk([path, ...MSG, '--journal', journal], env(sbx.server.url));
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`another msgr is already running this bulk job: pid ${holder.pid}`));
+    } finally {
+      holder.kill();
+    }
+  });
+
+  test('429 storms slow the whole run down and everything still arrives once', async () => {
+    const { server, record } = await sandbox({ rateLimit: 15 });
+    try {
+      const { path, numbers } = numbersCsv(30);
+      const r = await bulk([path, ...MSG, '--batch-size', '1', '--concurrency', '4'], env(server.url));
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /throttled \d+ times? \(429\/503\); the run slowed down/);
+      assertExactlyOnce(record, numbers);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('500s mid-run leave batches in doubt (exit 7); --resume --resend-in-doubt completes them without duplicates', async () => {
+    const { server, record } = await sandbox({ errorRate: 0.25, seed: 7 });
+    try {
+      const { path, numbers } = numbersCsv(60);
+      const config = tempDir();
+      const first = await bulk([path, ...MSG, '--batch-size', '3', '--concurrency', '2', '--json'], env(server.url, {}, config));
+      assert.equal(first.code, 7, first.stderr);
+      const doc = JSON.parse(first.stdout) as { inDoubt: number; accepted: number; exitCode: number; resume: string };
+      assert.ok(doc.inDoubt > 0);
+      assert.equal(doc.exitCode, 7);
+      assert.match(doc.resume, /--resume/);
+      assert.match(first.stderr, /in doubt: batch \d+ \(3 recipients from line \d+, Idempotency-Key msgr-/);
+      // Without --resend-in-doubt, in-doubt batches are listed, not sent.
+      const listed = await bulk([path, '--resume'], env(server.url, {}, config));
+      assert.notEqual(listed.code, 0);
+      assert.match(listed.stderr, /in doubt/);
+      let last: RunResult | undefined;
+      for (let i = 0; i < 15; i++) {
+        last = await bulk([path, '--resume', '--resend-in-doubt'], env(server.url, {}, config));
+        if (last.code === 0) break;
+        assert.equal(last.code, 7, last.stderr);
+      }
+      assert.equal(last?.code, 0, last?.stderr);
+      assertExactlyOnce(record, numbers);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('kill -9 at random points, then --resume: every valid row arrives exactly once', async () => {
+    const { server, record } = await sandbox({ latencyMs: 25 });
+    try {
+      const { path, numbers } = numbersCsv(400);
+      const config = tempDir();
+      const journal = join(config, 'journal.jsonl');
+      const args = [path, ...MSG, '--batch-size', '4', '--concurrency', '3', '--journal', journal];
+      const resume = [path, '--resume', '--resend-in-doubt', '--journal', journal];
+      let kills = 0;
+      for (let i = 0; i < 4; i++) {
+        // A kill before the journal's header was written leaves nothing to resume: start again.
+        const run = start(existsSync(journal) ? resume : args, env(server.url, {}, config));
+        await new Promise((r) => setTimeout(r, 250 + Math.random() * 350));
+        run.child.kill('SIGKILL');
+        const r = await run.done;
+        if (r.signal !== 'SIGKILL') break;
+        kills++;
+        if (kills === 1) assert.ok(recipients(record).length < numbers.length, 'the first kill came after the run had finished');
+      }
+      assert.ok(kills >= 1);
+      const final = await bulk(existsSync(journal) ? resume : args, env(server.url, {}, config));
+      assert.ok(final.code === 0, final.stderr);
+      assertExactlyOnce(record, numbers);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('first Ctrl-C: in-flight batches finish, the resume command is printed, exit 130; --resume finishes', async () => {
+    const { server, record } = await sandbox({ latencyMs: 80 });
+    try {
+      const { path, numbers } = numbersCsv(80);
+      const config = tempDir();
+      const run = start([path, ...MSG, '--batch-size', '2', '--concurrency', '2'], env(server.url, {}, config));
+      await new Promise((r) => setTimeout(r, 700));
+      run.child.kill('SIGINT');
+      const r = await run.done;
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, /interrupted: \d+ of 80 recipients accepted/);
+      assert.match(r.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+      const sent = recipients(record).length;
+      assert.ok(sent > 0 && sent < 80, `sent ${sent}`);
+      const again = await bulk([path, '--resume'], env(server.url, {}, config));
+      assert.equal(again.code, 0, again.stderr);
+      assert.match(again.stderr, new RegExp(`80 of 80 recipients accepted \\(${sent} in an earlier run\\)`));
+      assertExactlyOnce(record, numbers);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('send-bulk against a scripted server', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('a rejected batch is reported per row and the run ends with exit 7', async () => {
+    server.requests.length = 0;
+    server.fallback = { status: 202, body: { ok: true } };
+    server.script({ status: 202, body: { messages: [{ id: 'm-a' }, { id: 'm-b' }] } }, { status: 422, body: { title: 'Unprocessable', detail: 'bad template' } });
+    const { path } = numbersCsv(5);
+    const report = join(tempDir(), 'r.jsonl');
+    const r = await bulk([path, ...MSG, '--batch-size', '2', '--concurrency', '1', '--report', report], env(server.url));
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /2 of 5 recipients were not accepted \(2 rejected\)/);
+    const rows = readFileSync(report, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; outcome: string; status: number | null; messageId: string | null; error: string | null });
+    assert.deepEqual(rows.map((x) => [x.line, x.outcome, x.status, x.messageId]), [
+      [2, 'accepted', 202, 'm-a'],
+      [3, 'accepted', 202, 'm-b'],
+      [4, 'rejected', 422, null],
+      [5, 'rejected', 422, null],
+      [6, 'accepted', 202, null],
+    ]);
+    assert.match(rows[2]?.error ?? '', /bad template/);
+    assert.equal(server.requests.length, 3);
+  });
+
+  test('a server that keeps failing stops the run early with a resumable journal', async () => {
+    server.requests.length = 0;
+    server.fallback = { status: 500, body: { title: 'boom' } };
+    const { path } = numbersCsv(40);
+    const r = await bulk([path, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url));
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /stopped early: 5 batches in a row got no answer \(last: HTTP 500/);
+    assert.equal(server.requests.length, 5);
+    assert.match(r.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+    assert.match(r.stderr, /--resend-in-doubt/);
+  });
+
+  test('429 with Retry-After pauses every worker, not just the one request', async () => {
+    server.requests.length = 0;
+    server.fallback = { status: 202, body: {} };
+    server.script({ status: 429, headers: { 'retry-after': '1' }, body: { title: 'slow down' } });
+    const { path } = numbersCsv(12);
+    const t0 = Date.now();
+    const r = await bulk([path, ...MSG, '--batch-size', '1', '--concurrency', '4'], env(server.url));
+    assert.equal(r.code, 0, r.stderr);
+    // 12 batches plus one retry; with the gate, the batches after the 429 waited ~1 s.
+    assert.equal(server.requests.length, 13);
+    assert.ok(Date.now() - t0 >= 1000);
+    assert.match(r.stderr, /asked to slow down \(HTTP 429\)|throttled 1 time/);
+  });
+});

@@ -1,0 +1,366 @@
+// Pure parts of send-bulk: encoding and SMS parts, the number set, CSV reading (encodings,
+// newlines, quotes, line numbers), columns, rates, the journal, the lock, the report.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { planColumns, recipientJson } from '../../src/bulk/columns.js';
+import { BatchState, Journal, loadJournal, type RunHeader } from '../../src/bulk/journal.js';
+import { Gate, parseRate, RateLimiter, Window } from '../../src/bulk/limiter.js';
+import { acquireLock } from '../../src/bulk/lock.js';
+import { NumberSet, numberKey } from '../../src/bulk/number-set.js';
+import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/bulk/reader.js';
+import { csvField, ReportWriter } from '../../src/bulk/report.js';
+import { extractMessageIds, requestFrame } from '../../src/bulk/run.js';
+import { analyseText, splitGsm, splitUcs2 } from '../../src/bulk/segments.js';
+import { UsageError } from '../../src/errors.js';
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-bulk-unit-'));
+
+describe('SMS encoding and parts', () => {
+  test('GSM-7: 160 septets are one part, 161 are two of at most 153', () => {
+    assert.deepEqual([analyseText('a'.repeat(160)).parts, analyseText('a'.repeat(160)).encoding], [1, 'GSM-7']);
+    const two = analyseText('a'.repeat(161));
+    assert.equal(two.parts, 2);
+    assert.deepEqual(splitGsm('a'.repeat(161)).map((p) => p.length), [153, 8]);
+    assert.equal(analyseText('a'.repeat(306)).parts, 2);
+    assert.equal(analyseText('a'.repeat(307)).parts, 3);
+  });
+
+  test('extension characters count 2 and an escape is never split across parts', () => {
+    assert.equal(analyseText('€'.repeat(80)).units, 160);
+    assert.equal(analyseText('€'.repeat(80)).parts, 1);
+    assert.equal(analyseText(`${'a'.repeat(159)}^`).parts, 2);
+    // 152 septets, then a 2-septet character: it moves whole to part 2.
+    const parts = splitGsm(`${'a'.repeat(152)}€${'b'.repeat(10)}`);
+    assert.equal(parts[0], 'a'.repeat(152));
+    assert.equal(parts[1], `€${'b'.repeat(10)}`);
+  });
+
+  test('UCS-2: 70 units are one part, then 67, and a surrogate pair is never split', () => {
+    assert.equal(analyseText('é'.repeat(10) + 'ł'.repeat(60)).parts, 1);
+    assert.equal(analyseText('ł'.repeat(71)).parts, 2);
+    const parts = splitUcs2(`${'ł'.repeat(66)}😀${'ł'.repeat(10)}`);
+    assert.equal(parts[0], 'ł'.repeat(66));
+    assert.ok(parts[1]?.startsWith('😀'));
+  });
+
+  test('names the characters that force UCS-2, once each', () => {
+    const a = analyseText('Hello ’world’ 😀 ok');
+    assert.equal(a.encoding, 'UCS-2');
+    assert.deepEqual(a.forcing, ['’', '😀']);
+    assert.deepEqual(analyseText('Ça coûte 5€ [ok]').forcing, ['û']);
+  });
+});
+
+describe('NumberSet', () => {
+  test('adds, finds, refuses repeats and grows past its first capacity', () => {
+    const set = new NumberSet(4);
+    for (let i = 0; i < 10_000; i++) assert.equal(set.add(447700900000 + i * 7), true);
+    assert.equal(set.size, 10_000);
+    assert.equal(set.add(447700900000 + 7), false);
+    assert.equal(set.has(447700900000 + 14), true);
+    assert.equal(set.has(447700900001), false);
+    assert.equal(set.add(numberKey('+999999999999999')), true);
+    assert.equal(set.has(999999999999999), true);
+    assert.equal(set.has(999999999999998), false);
+  });
+});
+
+describe('CSV reading', () => {
+  async function rows(content: Buffer | string, given: { encoding?: 'latin1' } = {}): Promise<{ header: string[]; rows: Array<[string[], number]> }> {
+    const dir = tmp();
+    const path = join(dir, 'in.csv');
+    writeFileSync(path, content);
+    const format = await detectFormat(path, given);
+    let header: string[] = [];
+    const out: Array<[string[], number]> = [];
+    await readCsv(path, { format, onHeader: (h) => (header = h), onRecord: (f, _i, line) => out.push([f, line]) });
+    return { header, rows: out };
+  }
+
+  test('LF, CRLF and CR files give the same rows with their line numbers', async () => {
+    for (const nl of ['\n', '\r\n', '\r']) {
+      const r = await rows(['msisdn,name', '+447700900001,Ann', '', '+447700900002,Bob'].join(nl) + nl);
+      assert.deepEqual(r.header, ['msisdn', 'name']);
+      assert.deepEqual(r.rows, [
+        [['+447700900001', 'Ann'], 2],
+        [['+447700900002', 'Bob'], 4],
+      ], JSON.stringify(nl));
+    }
+  });
+
+  test('quoted fields keep delimiters, quotes and newlines; later line numbers stay right', async () => {
+    const r = await rows('msisdn,note\r\n+447700900001,"a, ""b""\r\nc"\r\n+447700900002,x\r\n');
+    assert.deepEqual(r.rows, [
+      [['+447700900001', 'a, "b"\r\nc'], 2],
+      [['+447700900002', 'x'], 4],
+    ]);
+  });
+
+  test('values are never cast: leading zeros and plus signs survive', async () => {
+    const r = await rows('phone,code\n00447700900001,007\n+447700900002,1e3\n');
+    assert.deepEqual(r.rows.map((x) => x[0]), [
+      ['00447700900001', '007'],
+      ['+447700900002', '1e3'],
+    ]);
+  });
+
+  test('a UTF-8 BOM does not end up in the first header', async () => {
+    const r = await rows(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('msisdn,name\n+447700900001,Zoë\n')]));
+    assert.deepEqual(r.header, ['msisdn', 'name']);
+    assert.equal(r.rows[0]?.[0][1], 'Zoë');
+  });
+
+  test('UTF-16 LE and BE with a BOM', async () => {
+    const text = 'msisdn;name\r\n+447700900001;Zoë ł\r\n';
+    const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
+    const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
+    for (const buf of [le, be]) {
+      const r = await rows(buf);
+      assert.deepEqual(r.header, ['msisdn', 'name']);
+      assert.deepEqual(r.rows, [[['+447700900001', 'Zoë ł'], 2]]);
+    }
+  });
+
+  test('--encoding latin1', async () => {
+    const r = await rows(Buffer.from('msisdn,name\n+447700900001,Zoë\n', 'latin1'), { encoding: 'latin1' });
+    assert.equal(r.rows[0]?.[0][1], 'Zoë');
+  });
+
+  test('delimiter detection from the header line, ignoring quoted ones', () => {
+    assert.equal(sniffDelimiter('msisdn,name\n1;2;3;4'), ',');
+    assert.equal(sniffDelimiter('msisdn;name;"a,b,c"\n'), ';');
+    assert.equal(sniffDelimiter('msisdn\tname\n'), '\t');
+    assert.equal(sniffDelimiter('msisdn\n'), ',');
+  });
+
+  test('an unclosed quote is an error naming the line it starts on', async () => {
+    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002,"never closed\n+447700900003,x\n'), (err: unknown) => {
+      assert.ok(err instanceof CsvInputError);
+      assert.equal(err.line, 3);
+      assert.match(err.message, /line 3: a quoted field starts here and is never closed/);
+      return true;
+    });
+  });
+
+  test('a quote inside an unquoted field is an error with its line', async () => {
+    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002,a"b\n'), (err: unknown) => {
+      assert.ok(err instanceof CsvInputError);
+      assert.match(err.message, /^line 3: /);
+      return true;
+    });
+  });
+});
+
+describe('columns', () => {
+  test('finds the number column by name, case-insensitively; the rest become variables', () => {
+    const plan = planColumns(['Name', ' Phone ', 'code'], {}, 'f.csv');
+    assert.equal(plan.msisdnName, 'Phone');
+    assert.deepEqual(plan.vars, [0, 2]);
+    assert.equal(recipientJson(plan, '+447700900001', ['A "q"', '07700 900001', '007']), '{"msisdn":"+447700900001","variables":{"Name":"A \\"q\\"","code":"007"}}');
+  });
+
+  test('--var-columns narrows, --meta-columns become metaData and leave the variables', () => {
+    const plan = planColumns(['to', 'name', 'code', 'campaign'], { metaColumns: ['campaign'] }, 'f.csv');
+    assert.deepEqual(plan.vars, [1, 2]);
+    const json = JSON.parse(recipientJson(plan, '+447700900001', ['x', 'Ann', '1', 'spring'])) as unknown;
+    assert.deepEqual(json, { msisdn: '+447700900001', variables: { name: 'Ann', code: '1' }, metaData: { campaign: 'spring' } });
+    const narrow = planColumns(['to', 'name', 'code'], { varColumns: ['NAME'] }, 'f.csv');
+    assert.deepEqual(narrow.vars, [1]);
+    const none = planColumns(['to', 'name'], { varColumns: [] }, 'f.csv');
+    assert.equal(recipientJson(none, '+447700900001', ['x', 'Ann']), '{"msisdn":"+447700900001"}');
+  });
+
+  test('a missing column is a usage error that lists the header', () => {
+    assert.throws(() => planColumns(['a', 'b'], {}, 'f.csv'), (err: unknown) => err instanceof UsageError && /no number column/.test(err.message) && /"a", "b"/.test(err.hint ?? ''));
+    assert.throws(() => planColumns(['msisdn', 'b'], { varColumns: ['c'] }, 'f.csv'), /--var-columns: f.csv has no column "c"/);
+  });
+});
+
+describe('rates and throttling', () => {
+  test('parses N/s, N/m, N/h and refuses the rest', () => {
+    assert.equal(parseRate('100/s')?.perMs, 0.1);
+    assert.equal(parseRate('6000/m')?.perMs, 0.1);
+    assert.equal(parseRate('360000/h')?.perMs, 0.1);
+    assert.equal(parseRate('5 / min')?.perMs, 5 / 60_000);
+    for (const bad of ['100', '0/s', '-1/s', 'x/s', '10/d']) assert.equal(parseRate(bad), undefined, bad);
+  });
+
+  test('the limiter spaces batches evenly and is exact over a minute', async () => {
+    let now = 0;
+    const starts: number[] = [];
+    const limiter = new RateLimiter(parseRate('600/m') ?? assert.fail(), () => now, (ms) => {
+      now += ms;
+      return Promise.resolve();
+    });
+    for (let i = 0; i < 61; i++) {
+      await limiter.take(10);
+      starts.push(now);
+    }
+    // 10 recipients at 10/s: one batch a second; batch 60 starts at exactly 60 s.
+    assert.deepEqual(starts.slice(0, 4), [0, 1000, 2000, 3000]);
+    assert.equal(starts[60], 60_000);
+  });
+
+  test('after a pause the limiter does not burst', async () => {
+    let now = 0;
+    const limiter = new RateLimiter(parseRate('10/s') ?? assert.fail(), () => now, (ms) => {
+      now += ms;
+      return Promise.resolve();
+    });
+    await limiter.take(10);
+    now += 10_000; // a long 429 pause
+    await limiter.take(10);
+    const before = now;
+    await limiter.take(10);
+    assert.equal(now - before, 1000);
+  });
+
+  test('the gate holds every waiter until the pause ends', async () => {
+    let now = 0;
+    const gate = new Gate(() => now, (ms) => {
+      now += ms;
+      return Promise.resolve();
+    });
+    gate.pauseFor(2500);
+    await gate.wait();
+    assert.equal(now, 2500);
+  });
+
+  test('the window halves on throttling and grows back one step at a time', async () => {
+    const w = new Window(8);
+    w.throttled();
+    assert.equal(w.limit, 4);
+    w.throttled();
+    w.throttled();
+    w.throttled();
+    assert.equal(w.limit, 1);
+    w.succeeded();
+    assert.equal(w.limit, 1);
+    w.succeeded();
+    assert.equal(w.limit, 2);
+    assert.equal(await w.acquire(), true);
+    assert.equal(await w.acquire(), true);
+    let third = false;
+    const p = w.acquire().then(() => (third = true));
+    await new Promise((r) => setImmediate(r));
+    assert.equal(third, false);
+    w.release();
+    await p;
+    assert.equal(third, true);
+  });
+});
+
+describe('journal', () => {
+  const header = (requests: number): RunHeader => ({
+    type: 'run',
+    version: 1,
+    runId: 'r1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    msgr: '0.0.0',
+    input: { path: '/x.csv', stdin: false, size: 1, mtimeMs: 1, quickHash: 'q', hash: 'h' },
+    shape: { batchSize: 2, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+    message: { accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' } },
+    totals: { rows: 8, toSend: 8, requests },
+  });
+
+  test('records batches before and after; a batch with no outcome is started (in doubt)', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, header(4));
+    j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    j.done({ batch: 0, outcome: 'accepted', status: 202 });
+    j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    j.started({ batch: 2, first: 4, count: 2, key: 'k2' });
+    j.done({ batch: 2, outcome: 'not-sent' });
+    j.close();
+    const loaded = await loadJournal(path);
+    assert.equal(loaded.header.runId, 'r1');
+    assert.deepEqual([...loaded.states], [BatchState.accepted, BatchState.started, BatchState.notSent, BatchState.none]);
+  });
+
+  test('a torn last line is ignored and closed before appending', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    Journal.create(path, header(2)).close();
+    appendFileSync(path, '{"type":"done","batch":0,"outc');
+    const loaded = await loadJournal(path);
+    assert.equal(loaded.badLines, 1);
+    const j = Journal.append(path);
+    j.done({ batch: 1, outcome: 'accepted' });
+    j.close();
+    const again = await loadJournal(path);
+    assert.deepEqual([...again.states], [BatchState.none, BatchState.accepted]);
+    assert.ok(readFileSync(path, 'utf8').endsWith('}\n'));
+  });
+});
+
+describe('lock', () => {
+  test('a second run on the same journal is refused and told who holds it', async () => {
+    const path = join(tmp(), 'journal.jsonl.lock');
+    // Another live process holds it (our own pid counts as stale: pid 1 in containers is reused).
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(path, JSON.stringify({ pid: holder.pid, host: hostname(), startedAt: 'now', command: 'msgr send-bulk a.csv' }));
+      assert.throws(
+        () => acquireLock(path, 'msgr send-bulk a.csv'),
+        (err: unknown) => err instanceof UsageError && err.message.includes(`pid ${holder.pid}`) && err.message.includes('msgr send-bulk a.csv'),
+      );
+    } finally {
+      holder.kill();
+      await new Promise((r) => holder.once('exit', r));
+    }
+    const lock = acquireLock(path, 'again');
+    assert.match(readFileSync(path, 'utf8'), /"command":"again"/);
+    lock.release();
+    assert.throws(() => readFileSync(path), /ENOENT/);
+  });
+
+  test('a lock left by a dead process is taken over', () => {
+    const path = join(tmp(), 'journal.jsonl.lock');
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    writeFileSync(path, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), startedAt: 'then', command: 'old' }));
+    const lock = acquireLock(path, 'new');
+    assert.match(readFileSync(path, 'utf8'), /"command":"new"/);
+    lock.release();
+  });
+});
+
+describe('report and responses', () => {
+  test('CSV fields are quoted only when needed, quotes doubled', () => {
+    assert.equal(csvField('plain'), 'plain');
+    assert.equal(csvField('a,b'), '"a,b"');
+    assert.equal(csvField('say "hi"'), '"say ""hi"""');
+    assert.equal(csvField('two\nlines'), '"two\nlines"');
+  });
+
+  test('writes CSV and JSONL reports', () => {
+    const dir = tmp();
+    const csv = new ReportWriter(join(dir, 'r.csv'));
+    csv.write({ line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' });
+    csv.write({ line: 3, number: 'abc', outcome: 'invalid', error: '=cmd, "x"' });
+    csv.close();
+    assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447700900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
+    const jl = new ReportWriter(join(dir, 'r.jsonl'));
+    jl.write({ line: 2, number: '+447700900001', outcome: 'in-doubt', error: 'timeout' });
+    jl.close();
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447700900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
+    assert.throws(() => new ReportWriter(join(dir, 'r.txt')), /must end in .csv or .jsonl/);
+  });
+
+  test('message ids from several response shapes', () => {
+    const nums = ['+1', '+2'];
+    assert.deepEqual(extractMessageIds({ messages: [{ id: 'a', msisdn: '+2' }, { id: 'b', msisdn: '+1' }] }, nums), ['b', 'a']);
+    assert.deepEqual(extractMessageIds([{ messageId: 'x' }, { messageId: 'y' }], nums), ['x', 'y']);
+    assert.deepEqual(extractMessageIds({ id: 'only' }, ['+1']), ['only']);
+    assert.deepEqual(extractMessageIds({ id: 'only' }, nums), [undefined, undefined]);
+    assert.deepEqual(extractMessageIds('OK', nums), [undefined, undefined]);
+  });
+
+  test('the request frame keeps the spec order: recipients after body, before metaData', () => {
+    const f = requestFrame({ accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' }, metaData: { c: '1' } });
+    const json = JSON.parse(`${f.prefix}{"msisdn":"+447700900001"}${f.suffix}`) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(json), ['accountReference', 'channel', 'from', 'body', 'recipients', 'metaData']);
+  });
+});
