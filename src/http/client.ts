@@ -94,10 +94,8 @@ function hasProxy(env: ClientOptions['env']): boolean {
 }
 
 export function createDispatcher(options: ClientOptions): Dispatcher {
-  const connect = {
-    timeout: Math.min(10_000, options.timeoutMs),
-    ...(options.caFile !== undefined ? extraCaOptions(options.caFile, options.env) : {}),
-  };
+  const tls = options.caFile !== undefined ? extraCaOptions(options.caFile, options.env) : {};
+  const connect = { timeout: Math.min(10_000, options.timeoutMs), ...tls };
   const common = {
     connections: options.connections ?? 4,
     keepAliveTimeout: 4_000,
@@ -109,6 +107,8 @@ export function createDispatcher(options: ClientOptions): Dispatcher {
     const env = options.env;
     return new EnvHttpProxyAgent({
       ...common,
+      // Through a tunnel, the TLS to the API is `requestTls`, not `connect`.
+      requestTls: { ...tls },
       httpProxy: env.HTTP_PROXY ?? env.http_proxy,
       httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
       noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
@@ -176,6 +176,8 @@ export function createClient(options: ClientOptions): MessagesClient {
         text = await readText(res.body);
       } catch (err) {
         if (sendOptions.signal?.aborted === true) throw err;
+        // A programming error is a bug (exit 1), not a network outcome.
+        if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
         const failure = classifyNetworkError(err);
         const message = describeNetworkError(err, failure.code);
         debug?.(`< network error ${failure.code}: ${message}`);

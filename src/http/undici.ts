@@ -8,7 +8,13 @@ import AgentModule from 'undici/lib/dispatcher/agent.js';
 // @ts-expect-error -- as above.
 import EnvHttpProxyAgentModule from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 // @ts-expect-error -- as above.
-import apiRequest from 'undici/lib/api/api-request.js';
+import api from 'undici/lib/api/index.js';
+// @ts-expect-error -- as above.
+import DispatcherModule from 'undici/lib/dispatcher/dispatcher.js';
+
+// What undici's index does: dispatchers get request(), connect() and the rest from the API
+// modules. The proxy agent relies on connect() for its CONNECT tunnel.
+Object.assign((DispatcherModule as { prototype: object }).prototype, api);
 
 export const Agent = AgentModule as typeof AgentType;
 export const EnvHttpProxyAgent = EnvHttpProxyAgentModule as typeof EnvHttpProxyAgentType;
@@ -19,9 +25,5 @@ export function request(
   options: { method: 'POST'; headers: Record<string, string>; body: string; dispatcher: Dispatcher; signal?: AbortSignal },
 ): Promise<Dispatcher.ResponseData> {
   const { dispatcher, ...rest } = options;
-  return (apiRequest as (this: Dispatcher, opts: Dispatcher.RequestOptions) => Promise<Dispatcher.ResponseData>).call(dispatcher, {
-    ...rest,
-    origin: url.origin,
-    path: `${url.pathname}${url.search}`,
-  });
+  return dispatcher.request({ ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });
 }

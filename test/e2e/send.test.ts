@@ -352,6 +352,21 @@ describe('HTTP errors map to the contract exit codes', () => {
   });
 });
 
+test('Ctrl-C while waiting for the answer exits 130 and says so', async () => {
+  server.script({ status: 202, delayMs: 10_000 });
+  const { spawn } = await import('node:child_process');
+  const { BIN } = await import('../support/cli.js');
+  const child = spawn(process.execPath, [BIN, ...BASIC], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const started = Date.now();
+  while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
+  child.kill('SIGINT');
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  assert.equal(code, 130);
+  assert.match(stderr, /interrupted/);
+});
+
 test('msgr --help documents the exit codes', async () => {
   const r = await runCli(['--help']);
   assert.equal(r.code, 0);

@@ -38,3 +38,22 @@ test('--ca-file with a file that is not PEM is a usage error', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /--ca-file: \/etc\/hostname holds no PEM certificate/);
 });
+
+test('HTTPS_PROXY tunnels the request through the proxy; NO_PROXY bypasses it', async () => {
+  const { startProxy } = await import('../support/proxy.js');
+  const proxy = await startProxy();
+  try {
+    server.requests.length = 0;
+    const viaProxy = await runCli([...args, '--ca-file', certs.caFile], { env: { ...env(), HTTPS_PROXY: proxy.url } });
+    assert.equal(viaProxy.code, 0, viaProxy.stderr);
+    assert.equal(proxy.tunnels.length, 1);
+    assert.match(proxy.tunnels[0]!, /^localhost:\d+$/);
+    assert.equal(server.requests.length, 1);
+    const bypass = await runCli([...args, '--ca-file', certs.caFile], { env: { ...env(), HTTPS_PROXY: proxy.url, NO_PROXY: 'localhost' } });
+    assert.equal(bypass.code, 0, bypass.stderr);
+    assert.equal(proxy.tunnels.length, 1, 'NO_PROXY host went through the proxy');
+    assert.equal(server.requests.length, 2);
+  } finally {
+    await proxy.close();
+  }
+});
