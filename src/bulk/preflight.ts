@@ -26,6 +26,8 @@ export interface PreflightOptions {
   readonly allowDuplicates: boolean;
   readonly exclude?: NumberSet | undefined;
   readonly batchSize: number;
+  /** The file's size in bytes, to size the duplicate set once instead of growing it. */
+  readonly fileBytes?: number;
   /** Where the verdicts go; none for a dry run. */
   readonly plan?: PlanWriter | undefined;
   /** Checked between chunks; throw to stop. */
@@ -56,7 +58,8 @@ export interface PreflightResult {
 export async function runPreflight(o: PreflightOptions): Promise<PreflightResult> {
   const maxProblems = o.maxProblems ?? 20;
   const hash = createHash('sha256');
-  const seen = o.allowDuplicates ? undefined : new NumberSet();
+  const estimate = o.format.lineBytes > 0 && o.fileBytes !== undefined ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
+  const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(estimate, 1024), 1 << 24));
   const problems: RowProblem[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
   const firstBatch: string[] = [];

@@ -18,6 +18,8 @@ export interface CsvFormat {
   readonly delimiter: string;
   /** Whether the delimiter was detected rather than given. */
   readonly detected: boolean;
+  /** Average bytes a line in the first 64 KiB (0 when it has none): sizes the duplicate set. */
+  readonly lineBytes: number;
 }
 
 /** An input problem that stops the run: the message names the line. */
@@ -62,7 +64,7 @@ export function parseDelimiter(input: string): string | undefined {
 const SAMPLE_BYTES = 64 * 1024;
 /** A record longer than this is an unclosed quote swallowing the file, not a recipient. */
 export const MAX_RECORD_CHARS = 1024 * 1024;
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 128 * 1024;
 
 /** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
 export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined }): Promise<CsvFormat> {
@@ -91,9 +93,13 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
     if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
     else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';
   }
-  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false };
+  let newlines = 0;
+  for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) newlines++;
+  if (newlines === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) newlines++;
+  const lineBytes = newlines > 0 ? sample.length / newlines : 0;
+  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes };
   const text = decode(sample.subarray(bomBytes), encoding);
-  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true };
+  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes };
 }
 
 function decode(buf: Buffer, encoding: FileEncoding): string {
@@ -205,23 +211,26 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   let fh: FileHandle | undefined;
   try {
     fh = await open(path, 'r');
-    const buf = Buffer.allocUnsafe(CHUNK_BYTES);
+    // Two buffers, used in turn: csv-parse keeps a slice of the previous chunk (an unfinished
+    // record) until the next parse call copies it, so the buffer before that is free again.
+    // No allocation per chunk keeps external memory flat (V8 frees it only at a full GC).
+    const buffers = [Buffer.allocUnsafeSlow(CHUNK_BYTES), Buffer.allocUnsafeSlow(CHUNK_BYTES)] as const;
+    let turn = 0;
     let position = base;
     let carry: Buffer | undefined; // an odd byte of UTF-16BE left for the next chunk
     for (;;) {
+      const buf = buffers[turn] as Buffer;
+      turn ^= 1;
       const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       let chunk = buf.subarray(0, bytesRead);
       options.onBytes?.(chunk);
       if (format.encoding === 'utf16be') {
-        const joined = carry !== undefined ? Buffer.concat([carry, chunk]) : Buffer.from(chunk);
+        const joined = carry !== undefined ? Buffer.concat([carry, chunk]) : chunk;
         const even = joined.length - (joined.length % 2);
-        carry = even < joined.length ? joined.subarray(even) : undefined;
+        carry = even < joined.length ? Buffer.from(joined.subarray(even)) : undefined;
         chunk = joined.subarray(0, even).swap16();
-      } else {
-        // csv-parse may keep a reference to the tail of the chunk between calls.
-        chunk = Buffer.from(chunk);
       }
       const err = api.parse(chunk, false, push, () => undefined);
       if (err !== undefined) throw translate(err, nextStart);

@@ -242,6 +242,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
       allowDuplicates: shape.allowDuplicates,
       exclude: exclude?.set,
       batchSize: shape.batchSize,
+      fileBytes: identity.size,
       plan,
       checkpoint,
     });
