@@ -139,6 +139,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   // ---- the input file (stdin is spooled so it can be read twice and resumed)
   let inputPath: string;
   let inputIsStdin: boolean;
+  let spoolKept = false;
   if (previous !== undefined) {
     inputPath = previous.header.input.path;
     inputIsStdin = previous.header.input.stdin;
@@ -146,7 +147,12 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     const dir = opts.dryRun ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
     ensureDir(dir);
     inputPath = join(dir, opts.dryRun ? 'stdin.csv' : `${runId}.stdin.csv`);
-    if (opts.dryRun) cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // Kept only once a journal refers to it (see below).
+    const spool = inputPath;
+    cleanups.push(() => {
+      if (opts.dryRun) rmSync(dir, { recursive: true, force: true });
+      else if (!spoolKept) rmSync(spool, { force: true });
+    });
     await spoolStdin(ctx, inputPath);
     inputIsStdin = true;
   } else {
@@ -353,6 +359,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
       totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests },
     };
     journal = Journal.create(journalPath, header);
+    spoolKept = true;
   } else {
     journal = Journal.append(journalPath);
   }
