@@ -1,14 +1,14 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (style.md: one way).
 import type { Context } from '../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../errors.js';
-import { messagesEndpoint } from '../http/endpoint.js';
 import type { Outcome } from '../http/outcome.js';
 import { parseCountry } from '../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
 import type { InputRequest } from '../message/input.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
-import { describeSource, resolveSettings, type Settings } from '../settings/resolve.js';
+import { resolveSettings, type Settings } from '../settings/resolve.js';
+import { resolveTarget } from '../settings/target.js';
 import { parseSendOptions, readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
 
 export async function runSend(ctx: Context, raw: Record<string, unknown>): Promise<void> {
@@ -40,29 +40,7 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
     return;
   }
 
-  let baseUrl = settings.baseUrl.value;
-  let apiKey = settings.apiKey.value;
-  let direct = false;
-  if (sandbox) {
-    const { startSandbox } = await import('../sandbox/server.js');
-    apiKey ??= 'sandbox-key';
-    const server = await startSandbox({ port: 0, apiKey });
-    ctx.onExit(() => server.close());
-    baseUrl = server.url;
-    direct = true;
-    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered`));
-  }
-  if (baseUrl === undefined) {
-    throw new UsageError('no base URL: msgr does not know which regional API to call', {
-      hint: 'Give --base-url https://..., set MSGR_BASE_URL, add a profile (msgr profile add), or try --sandbox.',
-    });
-  }
-  if (apiKey === undefined) {
-    throw new UsageError('no API key', {
-      hint: 'Set MSGR_API_KEY, or give --api-key-file PATH or --api-key-stdin, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
-    });
-  }
-  const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
+  const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox);
   if (!sandbox) {
     const { confirmSend } = await import('../settings/confirm.js');
     // The account actually sent may come from --input rather than the settings.
@@ -70,7 +48,6 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
     await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true, account });
   }
 
-  const key = apiKey;
   // undici is the heaviest import: only a real send pays for it. Its HTTP parser is WebAssembly,
   // and V8's background tier-up of that module costs ~100 ms of CPU that a single request never
   // benefits from (measured: bench/run.mjs --only startup); the baseline compiler is plenty here.
@@ -78,21 +55,21 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
   const { createClient } = await import('../http/client.js');
   const client = createClient({
     endpoint,
-    apiKey: key,
+    apiKey,
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeout,
     caFile: opts.caFile,
     connections: 1,
     env: ctx.env,
     direct,
-    ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
+    ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, apiKey)) } : {}),
     onRetry: ({ delayMs, reason }) => ui.info(`retrying in ${(delayMs / 1000).toFixed(1)} s (${reason})`),
   });
   ctx.onExit(() => client.close());
-  ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const { randomUUID } = await import('node:crypto');
   const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, signal: ctx.interrupt });
-  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey: key });
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey });
 }
 
 function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string }): void {

@@ -1,0 +1,40 @@
+// Where a send goes: the endpoint and key from the resolved settings, or the in-process sandbox
+// for --sandbox. Shared by `send` and `send-bulk` so both refuse, hint and announce the same way.
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { messagesEndpoint } from '../http/endpoint.js';
+import type { Ui } from '../output/ui.js';
+import { describeSource, type Settings } from './resolve.js';
+
+export interface Target {
+  readonly endpoint: URL;
+  readonly apiKey: string;
+  /** No proxy: the in-process sandbox is on loopback. */
+  readonly direct: boolean;
+  readonly sandbox: boolean;
+}
+
+export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean): Promise<Target> {
+  let baseUrl = settings.baseUrl.value;
+  let apiKey = settings.apiKey.value;
+  if (sandbox) {
+    const { startSandbox } = await import('../sandbox/server.js');
+    apiKey ??= 'sandbox-key';
+    const server = await startSandbox({ port: 0, apiKey });
+    ctx.onExit(() => server.close());
+    baseUrl = server.url;
+    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered`));
+  }
+  if (baseUrl === undefined) {
+    throw new UsageError('no base URL: msgr does not know which regional API to call', {
+      hint: 'Give --base-url https://..., set MSGR_BASE_URL, add a profile (msgr profile add), or try --sandbox.',
+    });
+  }
+  if (apiKey === undefined) {
+    throw new UsageError('no API key', {
+      hint: 'Set MSGR_API_KEY, or give --api-key-file PATH or --api-key-stdin, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
+    });
+  }
+  const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
+  return { endpoint, apiKey, direct: sandbox, sandbox };
+}
