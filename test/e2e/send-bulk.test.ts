@@ -197,6 +197,24 @@ describe('send-bulk against the sandbox', () => {
     }
   });
 
+  test('a run that read stdin resumes from its spooled copy with the printed command', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const input = 'msisdn,name\n+447911123481,A\n+447911123482,B\n+447911123483,C\n';
+      const bad = await bulk(['-', ...MSG, '--yes'], env(server.url, { MSGR_API_KEY: 'wrong-key-999' }, config), input);
+      assert.equal(bad.code, 3, bad.stderr);
+      const m = /Resume with: (msgr send-bulk --resume --journal (\S+) --yes)/.exec(bad.stderr);
+      assert.ok(m !== null, bad.stderr);
+      const journal = (m[2] ?? '').replace(/^'|'$/g, '');
+      const ok = await bulk(['--resume', '--journal', journal, '--yes'], env(server.url, {}, config));
+      assert.equal(ok.code, 0, ok.stderr);
+      assertExactlyOnce(record, ['+447911123481', '+447911123482', '+447911123483']);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--resume refuses a file that changed since the run started', async () => {
     const { path } = numbersCsv(3);
     const config = tempDir();

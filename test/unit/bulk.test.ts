@@ -11,10 +11,12 @@ import { BatchState, Journal, loadJournal, type RunHeader } from '../../src/bulk
 import { Gate, parseRate, RateLimiter, Window } from '../../src/bulk/limiter.js';
 import { acquireLock } from '../../src/bulk/lock.js';
 import { NumberSet, numberKey } from '../../src/bulk/number-set.js';
+import { createProgress, formatDuration } from '../../src/bulk/progress.js';
 import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/bulk/reader.js';
 import { csvField, ReportWriter } from '../../src/bulk/report.js';
 import { extractMessageIds, requestFrame } from '../../src/bulk/run.js';
 import { analyseText, splitGsm, splitUcs2 } from '../../src/bulk/segments.js';
+import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-bulk-unit-'));
@@ -362,5 +364,49 @@ describe('report and responses', () => {
     const f = requestFrame({ accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' }, metaData: { c: '1' } });
     const json = JSON.parse(`${f.prefix}{"msisdn":"+447700900001"}${f.suffix}`) as Record<string, unknown>;
     assert.deepEqual(Object.keys(json), ['accountReference', 'channel', 'from', 'body', 'recipients', 'metaData']);
+  });
+});
+
+describe('progress', () => {
+  function fakeCtx(stderr: { isTTY: boolean; columns: number }): { ctx: Context; out: () => string } {
+    let text = '';
+    const err = {
+      ...stderr,
+      write(chunk: string): boolean {
+        text += chunk;
+        return true;
+      },
+      // ora asks a TTY stream for these.
+      on: () => err,
+      once: () => err,
+      removeListener: () => err,
+      cursorTo: () => true,
+      moveCursor: () => true,
+      clearLine: () => true,
+    };
+    const ctx = { env: {}, stderr: err, stdout: err } as unknown as Context;
+    return { ctx, out: () => text };
+  }
+
+  test('a terminal that reports 0 columns gets no spinner at all', { timeout: 5000 }, async () => {
+    const { ctx, out } = fakeCtx({ isTTY: true, columns: 0 });
+    const p = await createProgress(ctx, { quiet: false, verbose: false });
+    for (let i = 0; i < 50; i++) p.update({ done: i, total: 50, failed: 0, inFlight: 1 });
+    p.stop();
+    assert.equal(out(), '');
+  });
+
+  test('without a terminal nothing is written until the summary, even with --verbose at first', async () => {
+    const { ctx, out } = fakeCtx({ isTTY: false, columns: 0 });
+    const p = await createProgress(ctx, { quiet: false, verbose: true });
+    p.update({ done: 5, total: 10, failed: 0, inFlight: 1 });
+    p.stop();
+    assert.equal(out(), '');
+  });
+
+  test('durations for the ETA', () => {
+    assert.equal(formatDuration(5), '0:05');
+    assert.equal(formatDuration(125), '2:05');
+    assert.equal(formatDuration(3725), '1:02:05');
   });
 });
