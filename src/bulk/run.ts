@@ -16,13 +16,13 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../context.js';
 import { AuthError, InterruptedError, MsgrError, PartialError, UsageError } from '../errors.js';
 import type { MessagesClient } from '../http/client.js';
-import { messagesEndpoint } from '../http/endpoint.js';
 import type { Outcome } from '../http/outcome.js';
 import { parseCountry } from '../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../message/request.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
-import { describeSource, resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
+import { resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
+import { resolveTarget } from '../settings/target.js';
 import { recipientJson, type ColumnPlan } from './columns.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
 import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
@@ -313,29 +313,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   }
 
   // ---- where to send
-  let baseUrl = settings.baseUrl.value;
-  let apiKey = settings.apiKey.value;
-  let direct = false;
-  if (opts.sandbox) {
-    const { startSandbox } = await import('../sandbox/server.js');
-    apiKey ??= 'sandbox-key';
-    const server = await startSandbox({ port: 0, apiKey });
-    ctx.onExit(() => server.close());
-    baseUrl = server.url;
-    direct = true;
-    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered`));
-  }
-  if (baseUrl === undefined) {
-    throw new UsageError('no base URL: msgr does not know which regional API to call', {
-      hint: 'Give --base-url https://..., set MSGR_BASE_URL, add a profile (msgr profile add), or try --sandbox.',
-    });
-  }
-  if (apiKey === undefined) {
-    throw new UsageError('no API key', {
-      hint: 'Set MSGR_API_KEY, or give --api-key-file PATH, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
-    });
-  }
-  const endpoint = messagesEndpoint(baseUrl, opts.sandbox ? '--sandbox' : describeSource(settings.baseUrl));
+  const target = await resolveTarget(ctx, ui, settings, opts.sandbox);
+  const { endpoint, direct } = target;
+  const apiKey = target.apiKey;
   if (!opts.sandbox && pre.toSend > 0) {
     const { confirmSend } = await import('../settings/confirm.js');
     const accountRef = String(message.accountReference);
