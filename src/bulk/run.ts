@@ -475,7 +475,9 @@ interface Batch {
   readonly index: number;
   readonly first: number;
   readonly firstLine: number;
+  /** Recipient JSON; left empty for a batch an earlier run finished (it is not sent). */
   entries: string[];
+  count: number;
   readonly rows: ReportRows | undefined;
   outcome?: RowOutcome;
   status?: number | undefined;
@@ -568,6 +570,7 @@ class Sender {
       first,
       firstLine: line,
       entries: [],
+      count: 0,
       rows: withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
     });
     const onAbort = (): void => {
@@ -580,6 +583,13 @@ class Sender {
     this.#ctx.interrupt.addEventListener('abort', onAbort, { once: true });
     if (this.#ctx.interrupt.aborted) onAbort();
 
+    const states = this.#cfg.states;
+    const resendInDoubt = this.#opts.resendInDoubt;
+    const sendable = (batch: number): boolean => {
+      const st = states?.[batch] ?? BatchState.none;
+      if (st === BatchState.accepted || st === BatchState.rejected) return false;
+      return resendInDoubt || (st !== BatchState.started && st !== BatchState.inDoubt);
+    };
     const seal = (b: Batch): void => {
       (b as { index: number }).index = batchIndex++;
       queue.push(b);
@@ -594,14 +604,16 @@ class Sender {
           current ??= newSegment(index, line);
           if (v > 0) {
             const e164 = keyToE164(v);
-            current.entries.push(recipientJson(input.columns, e164, fields));
+            // Batch `batchIndex` is the one being filled: skip the JSON when it will not be sent.
+            if (sendable(batchIndex)) current.entries.push(recipientJson(input.columns, e164, fields));
+            current.count++;
             if (current.rows !== undefined) {
               current.rows.lines.push(line);
               current.rows.numbers.push(e164);
               current.rows.skips.push(undefined);
               current.rows.errors.push(undefined);
             }
-            if (current.entries.length === batchSize) {
+            if (current.count === batchSize) {
               seal(current);
               current = undefined;
             }
@@ -625,7 +637,7 @@ class Sender {
       planReader.close();
     }
     if (current !== undefined) {
-      if (current.entries.length > 0) seal(current);
+      if (current.count > 0) seal(current);
       else this.#complete(current);
     }
     await this.#pump(queue, client);
@@ -638,7 +650,7 @@ class Sender {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
       const state = this.#cfg.states?.[b.index] ?? BatchState.none;
-      const count = b.entries.length;
+      const count = b.count;
       if (state === BatchState.accepted || state === BatchState.rejected) {
         // Done by an earlier run of this journal: never sent again.
         b.outcome = state === BatchState.accepted ? 'accepted' : 'rejected';
@@ -697,7 +709,7 @@ class Sender {
   #markInDoubt(b: Batch, error: string): void {
     b.outcome = 'in-doubt';
     b.error = error;
-    const count = b.entries.length;
+    const count = b.count;
     this.#result.inDoubt += count;
     this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.runId, b.index), firstLine: b.firstLine, recipients: count });
     this.#failed += count;
@@ -706,7 +718,7 @@ class Sender {
 
   async #send(b: Batch, client: MessagesClient): Promise<void> {
     const key = idempotencyKey(this.#cfg.runId, b.index);
-    const count = b.entries.length;
+    const count = b.count;
     const body = this.#cfg.prefix + b.entries.join(',') + this.#cfg.suffix;
     this.#cfg.journal.started({ batch: b.index, first: b.first, count, key });
     let outcome: Outcome;
