@@ -297,8 +297,15 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   if (pre.invalid > 0 && !shape.skipInvalid) {
     const shown = pre.problems.slice(0, 10).map((p) => `  line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
     const more = pre.invalid > shown.length ? `\n  … and ${fmt(pre.invalid - shown.length)} more` : '';
+    let reportHint = '';
+    if (opts.report !== undefined) {
+      // Every problem, not just the first ones: the report lists each row with its verdict.
+      const reportPath = resolve(ctx.cwd, opts.report);
+      await writePreflightReport(inputPath, format, pre.columns, createRowChecker(pre.columns, checker, format.encoding === 'utf8'), reportPath);
+      reportHint = ` Every invalid row is listed in ${reportPath}.`;
+    }
     throw new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${shown.join('\n')}${more}`, {
-      hint: 'Fix the rows, or add --skip-invalid to send the valid rows and list the others in the summary and --report.',
+      hint: `Fix the rows, or add --skip-invalid to send the valid rows and list the others in the summary and --report.${reportHint}`,
       json: { ...base, exitCode: 2, stopped: 'preflight' },
     });
   }
@@ -963,6 +970,27 @@ async function buildMessage(ctx: Context, opts: BulkOptions, settings: Settings)
   }
   const { recipients: _r, ...message } = built.request;
   return message;
+}
+
+/** The report of a run that stopped at the preflight: invalid rows with why, the rest not sent. */
+async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, reportPath: string): Promise<void> {
+  const report = new ReportWriter(reportPath);
+  try {
+    await readCsv(path, {
+      format,
+      onRecord: (fields, _index, line) => {
+        const r = checkRow(fields);
+        if (r.verdict === 'invalid') {
+          const number = (fields[columns.msisdn] ?? '').trim();
+          report.write({ line, number, outcome: 'invalid', error: `${r.column !== undefined && r.column !== '' ? `${r.column}: ` : ''}${r.reason ?? 'invalid'}` });
+        } else {
+          report.write({ line, number: r.e164, outcome: 'not-sent', error: 'not sent: the file has invalid rows' });
+        }
+      },
+    });
+  } finally {
+    report.close();
+  }
 }
 
 function isFinished(j: LoadedJournal): boolean {

@@ -135,8 +135,15 @@ describe('send-bulk against the sandbox', () => {
   test('one invalid row stops the run before anything is sent (exit 2), listing the line and column', async () => {
     const before = readRecord(sbx.record).length;
     const path = csv(['msisdn,name', '+447911123401,A', '+1 555,B', 'hello,C', '+447911123402,D']);
-    const r = await bulk([path, ...MSG, '--json'], env(sbx.server.url));
+    const report = join(tempDir(), 'r.csv');
+    const r = await bulk([path, ...MSG, '--json', '--report', report], env(sbx.server.url));
     assert.equal(r.code, 2, r.stderr);
+    assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(',')), [
+      '2,+447911123401,not-sent',
+      '3,+1 555,invalid',
+      '4,hello,invalid',
+      '5,+447911123402,not-sent',
+    ]);
     assert.match(r.stderr, /2 invalid rows; nothing was sent/);
     assert.match(r.stderr, /line 3, msisdn: "\+1 555" cannot be a phone number/);
     assert.match(r.stderr, /line 4, msisdn: "hello" has characters that are not digits/);
