@@ -176,7 +176,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   if (previous !== undefined) {
     message = previous.header.message;
     shape = previous.header.shape;
-    checkResumeFlags(opts, previous.header, ui);
+    checkResumeFlags(opts, previous.header, ui, ctx.cwd);
     const validity = typeof message.validity === 'string' ? Date.parse(message.validity) : undefined;
     if (validity !== undefined && validity <= ctx.now().getTime()) {
       throw new UsageError(`--resume: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
@@ -1093,7 +1093,7 @@ function printSummary(ui: Ui, s: Summary & Record<string, unknown>, r: SendResul
 }
 
 /** The flags given on a resume must not change what the run sends. */
-function checkResumeFlags(opts: BulkOptions, header: RunHeader, ui: Ui): void {
+function checkResumeFlags(opts: BulkOptions, header: RunHeader, ui: Ui, cwd: string): void {
   const shape = header.shape;
   const msg = header.message;
   const body = (msg.body ?? {}) as { text?: string; templateId?: string };
@@ -1116,6 +1116,9 @@ function checkResumeFlags(opts: BulkOptions, header: RunHeader, ui: Ui): void {
   if (opts.channel !== undefined && opts.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
   if (opts.account !== undefined && opts.account !== msg.accountReference) differs('--account', msg.accountReference);
   if (opts.name !== undefined && opts.name !== msg.name) differs('--name', msg.name ?? null);
+  if (opts.exclude !== undefined && resolve(cwd, opts.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
+  if (opts.encoding !== undefined && opts.encoding !== shape.encoding) differs('--encoding', shape.encoding);
+  if (opts.delimiter !== undefined && opts.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
   if (opts.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
 }
 

@@ -195,7 +195,12 @@ describe('send-bulk against the sandbox', () => {
       const again = await bulk([path, ...MSG, '--batch-size', '2'], env(server.url, {}, config));
       assert.equal(again.code, 2);
       assert.match(again.stderr, /an unfinished run of this file exists/);
-      const ok = await bulk([path, '--resume'], env(server.url, {}, config));
+      // A resume sends exactly what the run started with: other message flags are refused,
+      // the same full command line (a cron job's) is accepted.
+      const other = await bulk([path, '--from', 'Acme', '--text', 'Something else', '--resume'], env(server.url, {}, config));
+      assert.equal(other.code, 2, other.stderr);
+      assert.match(other.stderr, /--resume: --text differs from run \S+, which sends "Hello there"/);
+      const ok = await bulk([path, ...MSG, '--batch-size', '2', '--resume'], env(server.url, {}, config));
       assert.equal(ok.code, 0, ok.stderr);
       assertExactlyOnce(record, numbers);
       assert.deepEqual(readRecord(record)[0]?.request.body, { text: 'Hello there' });
