@@ -727,6 +727,7 @@ class Sender {
     const key = idempotencyKey(this.#cfg.runId, b.index);
     const count = b.count;
     const body = this.#cfg.prefix + b.entries.join(',') + this.#cfg.suffix;
+    b.entries = [];
     this.#cfg.journal.started({ batch: b.index, first: b.first, count, key });
     let outcome: Outcome;
     try {
@@ -791,7 +792,6 @@ class Sender {
       ...(b.status !== undefined ? { status: b.status } : {}),
       ...(b.error !== undefined ? { error: b.error.slice(0, 500) } : {}),
     });
-    b.entries = [];
     this.#window.release();
     this.#complete(b);
     this.#progress?.update(this.#stats());
