@@ -1,7 +1,7 @@
 // Progress while sending (issue: "Output"): on a terminal an ora spinner on stderr with
 // sent/total, rate, failures and ETA, only when the terminal reports columns > 0 (ora 9 floods a
-// 0-column TTY: engineering-notes). Without a TTY nothing, or with --verbose a plain line every
-// 10 seconds, so cron logs stay readable.
+// 0-column TTY: engineering-notes). Without a TTY nothing until the summary, so cron stays quiet;
+// with --verbose (TTY or not) a plain line every 10 seconds instead of the spinner.
 import type { Context, OutStream } from '../context.js';
 
 export interface ProgressStats {
@@ -45,7 +45,8 @@ export async function createProgress(ctx: Context, o: { quiet: boolean; verbose:
     return `sent ${fmt(s.done)}/${fmt(s.total)} · ${fmt(Math.round(rate))}/s${failed}${eta}${note}`;
   };
 
-  if (!o.quiet && err.isTTY === true && (err.columns ?? 0) > 0) {
+  // --verbose prints request and response lines, which a spinner would garble: plain lines then.
+  if (!o.quiet && !o.verbose && err.isTTY === true && (err.columns ?? 0) > 0) {
     const { default: ora } = await import('ora');
     const spinner = ora({ text: 'sending', stream: err as unknown as NodeJS.WritableStream, discardStdin: false }) as unknown as Spinner;
     spinner.start();
