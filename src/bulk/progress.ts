@@ -2,7 +2,7 @@
 // sent/total, rate, failures and ETA, only when the terminal reports columns > 0 (ora 9 floods a
 // 0-column TTY: engineering-notes). Without a TTY nothing until the summary, so cron stays quiet;
 // with --verbose (TTY or not) a plain line every 10 seconds instead of the spinner.
-import type { Context, OutStream } from '../context.js';
+import { colorLevel, type Context, type OutStream } from '../context.js';
 
 export interface ProgressStats {
   readonly done: number;
@@ -48,7 +48,14 @@ export async function createProgress(ctx: Context, o: { quiet: boolean; verbose:
   // --verbose prints request and response lines, which a spinner would garble: plain lines then.
   if (!o.quiet && !o.verbose && err.isTTY === true && (err.columns ?? 0) > 0) {
     const { default: ora } = await import('ora');
-    const spinner = ora({ text: 'sending', stream: err as unknown as NodeJS.WritableStream, discardStdin: false }) as unknown as Spinner;
+    const colour = colorLevel(ctx.env, err) > 0;
+    const spinner = ora({
+      text: 'sending',
+      stream: err as unknown as NodeJS.WritableStream,
+      discardStdin: false,
+      // NO_COLOR applies to the spinner too.
+      ...(colour ? {} : { color: false as const }),
+    }) as unknown as Spinner;
     spinner.start();
     let lastRender = 0;
     return {
