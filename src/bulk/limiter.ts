@@ -41,9 +41,9 @@ export const sleep: Sleep = (ms, signal) =>
   });
 
 /**
- * Virtual scheduling (GCRA without burst): each take(n) starts at the later of now and the end
- * of the previous one's share, so the long-run rate is exact however timers drift, and a pause
- * (429) does not turn into a burst afterwards.
+ * Virtual scheduling (GCRA with a tolerance of one share): batch k starts at k shares from the
+ * first, so the long-run rate is exact however timers drift, and a pause (429) does not turn
+ * into a burst afterwards.
  */
 export class RateLimiter {
   #perMs: number;
@@ -66,10 +66,20 @@ export class RateLimiter {
     this.#perMs = Math.max(1 / 60_000, this.#perMs * factor);
   }
 
+  /** Starts the schedule again from now (after the first request warmed the connection up). */
+  restart(): void {
+    this.#next = this.#now();
+  }
+
   async take(n: number, signal?: AbortSignal): Promise<void> {
     const now = this.#now();
+    const share = n / this.#perMs;
+    // A timer that fires a little late must not shift every later batch (the rate would sag by
+    // the sum of the delays); more than one share behind is a pause (429, a slow server), and
+    // catching up after it would be a burst.
+    if (now - this.#next > share) this.#next = now;
     const start = Math.max(now, this.#next);
-    this.#next = start + n / this.#perMs;
+    this.#next += share;
     if (start > now) await this.#sleep(start - now, signal);
   }
 }

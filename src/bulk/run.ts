@@ -526,6 +526,7 @@ class Sender {
   #done = 0;
   #failed = 0;
   #lastThrottleNote = 0;
+  #warmedUp = false;
   readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
 
   constructor(ctx: Context, ui: Ui, opts: BulkOptions, cfg: SenderConfig) {
@@ -697,6 +698,14 @@ class Sender {
         this.#inFlight.delete(p);
       });
       this.#inFlight.add(p);
+      if (this.#limiter !== undefined && !this.#warmedUp) {
+        // The first request pays for the connection and cold code paths and reaches the server
+        // late; batches scheduled meanwhile would arrive bunched behind it. Under --rate, let it
+        // finish and start the schedule from there.
+        this.#warmedUp = true;
+        await p;
+        this.#limiter.restart();
+      }
     }
   }
 
