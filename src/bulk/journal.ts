@@ -8,7 +8,7 @@
 //   {"type":"stop","reason":...}         how the process ended, for people
 // Each record is one write(2) of a whole line, so a kill -9 leaves whole lines; a power cut can
 // tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt.
-import { closeSync, createReadStream, fdatasyncSync, fsyncSync, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -191,6 +191,40 @@ export class Journal {
   started(rec: Omit<SendRecord, 'type' | 'at'>): void {
     this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
     this.sync();
+  }
+
+  /**
+   * The same, with the flush off the main thread: resolves once the record is on disk. Flushes
+   * overlap requests in flight, and records written while one runs share the next one.
+   */
+  async startedDurably(rec: Omit<SendRecord, 'type' | 'at'>): Promise<void> {
+    this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
+    this.#dirty = true;
+    await this.#durable();
+  }
+
+  #syncing: Promise<void> | undefined;
+  #nextSync: Promise<void> | undefined;
+
+  #durable(): Promise<void> {
+    if (this.#syncing === undefined) {
+      this.#dirty = false;
+      const fd = this.#fd;
+      this.#syncing = new Promise<void>((resolve, reject) => {
+        fdatasync(fd, (err) => {
+          this.#syncing = undefined;
+          if (err === null) resolve();
+          else reject(err);
+        });
+      });
+      return this.#syncing;
+    }
+    // A flush is running and may have started before this write: the next one covers it.
+    this.#nextSync ??= this.#syncing.then(() => {
+      this.#nextSync = undefined;
+      return this.#durable();
+    });
+    return this.#nextSync;
   }
 
   done(rec: Omit<DoneRecord, 'type' | 'at'>): void {

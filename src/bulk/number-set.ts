@@ -72,7 +72,8 @@ function hash(key: number): number {
 
 /** `+447700900123` → 447700900123. The caller passes normalised E.164 only. */
 export function numberKey(e164: string): number {
-  return Number(e164.slice(1));
+  // Number() reads the leading plus as a sign: no slice needed.
+  return Number(e164);
 }
 
 /** 447700900123 → `+447700900123`. */

@@ -1,14 +1,14 @@
 // The preflight pass (issue: "Preflight, always, before the first request"): every row is read
 // and checked before anything is sent; problems are kept with their line and column (the first
 // few in memory, the rest counted); duplicates and opted-out numbers are set aside; the verdict
-// per row goes to the plan file for the send pass. Also hashes the file, so --resume can refuse
+// per row, with the recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume can refuse
 // a file that changed.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
-import { PlanCode, type PlanWriter } from './plan.js';
+import type { SpoolWriter } from './spool.js';
 import { readCsv, type CsvFormat } from './reader.js';
 
 export interface RowProblem {
@@ -28,8 +28,8 @@ export interface PreflightOptions {
   readonly batchSize: number;
   /** The file's size in bytes, to size the duplicate set once instead of growing it. */
   readonly fileBytes?: number;
-  /** Where the verdicts go; none for a dry run. */
-  readonly plan?: PlanWriter | undefined;
+  /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
+  readonly spool?: SpoolWriter | undefined;
   /** Checked between chunks; throw to stop. */
   readonly checkpoint?: () => void;
   readonly maxProblems?: number;
@@ -72,10 +72,10 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightResult
   let outsidePlan = 0;
   let toSend = 0;
 
-  const problem = (line: number, column: string, message: string): void => {
+  const problem = (line: number, raw: string, column: string, message: string): void => {
     invalid++;
     if (problems.length < maxProblems) problems.push({ line, column, message });
-    o.plan?.push(PlanCode.invalid);
+    o.spool?.invalid(line, raw, column !== '' ? `${column}: ${message}` : message);
   };
   let checkRow: RowChecker | undefined;
 
@@ -91,7 +91,7 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightResult
       const plan = columns as ColumnPlan;
       const r = (checkRow as RowChecker)(fields);
       if (r.verdict === 'invalid') {
-        problem(line, r.column ?? '', r.reason ?? 'is not a phone number');
+        problem(line, (fields[plan.msisdn] ?? '').trim(), r.column ?? '', r.reason ?? 'is not a phone number');
         return;
       }
       if (r.verdict === 'outside') {
@@ -101,17 +101,20 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightResult
       const key = numberKey(r.e164);
       if (o.exclude?.has(key) === true) {
         excluded++;
-        o.plan?.push(PlanCode.excluded);
+        o.spool?.skip('X', line, r.e164);
         return;
       }
       if (seen !== undefined && !seen.add(key)) {
         duplicates++;
-        o.plan?.push(PlanCode.duplicate);
+        o.spool?.skip('D', line, r.e164);
         return;
       }
       toSend++;
-      o.plan?.push(key);
-      if (firstBatch.length < o.batchSize) firstBatch.push(recipientJson(plan, r.e164, fields));
+      if (o.spool !== undefined || firstBatch.length < o.batchSize) {
+        const json = recipientJson(plan, r.e164, fields);
+        o.spool?.send(line, r.e164, json);
+        if (firstBatch.length < o.batchSize) firstBatch.push(json);
+      }
     },
     afterChunk: o.checkpoint,
   });

@@ -2,9 +2,10 @@
 // → journal and report → summary → exit code (style.md: "rows → validated recipients → batches
 // → requests → outcomes → journal and report").
 //
-// Two passes over the file (issue: "Scale"): the preflight checks every row and writes one
-// verdict per row to the plan file; the send pass re-reads the CSV in step with the plan and
-// builds each request body as a string. Batch k is always the k-th group of --batch-size rows
+// Two passes (issue: "Scale"): the preflight reads the CSV, checks every row and writes one
+// line per row to the spool file (the verdict, and the recipient's JSON when it is to be sent);
+// the send pass reads the spool and joins those lines into request bodies, so neither the CSV
+// parse nor the number checks run twice. Batch k is always the k-th group of --batch-size rows
 // to send, so a resumed run rebuilds the same batches (same bodies, same Idempotency-Keys) from
 // the same file, and skips the ones the journal says are done.
 import { createHash } from 'node:crypto';
@@ -23,19 +24,18 @@ import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
 import { resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
 import { resolveTarget } from '../settings/target.js';
-import { recipientJson, type ColumnPlan } from './columns.js';
+import type { ColumnPlan } from './columns.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
 import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
 import { Gate, RateLimiter, Window } from './limiter.js';
 import { acquireLock, type Lock } from './lock.js';
 import { createNumberChecker } from './number-check.js';
-import { keyToE164 } from './number-set.js';
 import { parseBulkOptions, DEFAULT_BATCH_SIZE, type BulkOptions } from './options.js';
-import { PlanCode, PlanReader, PlanWriter, removePlan } from './plan.js';
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { createProgress, fmt, formatDuration, type Progress } from './progress.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
 import { ReportWriter, type RowOutcome } from './report.js';
+import { readSpool, removeSpool, SpoolWriter } from './spool.js';
 import { analyseText, describeChar, type TextAnalysis } from './segments.js';
 import { ensureDir, ensureParent, idempotencyKey, newRunId, runDirFor, stateDir, stdinRunDir } from './state.js';
 
@@ -233,9 +233,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     varColumns: previous !== undefined || opts.varColumns !== undefined ? shape.varColumns : undefined,
     metaColumns: shape.metaColumns,
   };
-  const planPath = `${journalPath}.plan`;
-  const plan = opts.dryRun ? undefined : new PlanWriter(planPath);
-  if (plan !== undefined) cleanups.push(() => removePlan(planPath));
+  const spoolPath = `${journalPath}.spool`;
+  const spool = opts.dryRun ? undefined : new SpoolWriter(spoolPath);
+  if (spool !== undefined) cleanups.push(() => removeSpool(spoolPath));
   let pre: PreflightResult;
   const started = performance.now();
   try {
@@ -249,14 +249,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
       exclude: exclude?.set,
       batchSize: shape.batchSize,
       fileBytes: identity.size,
-      plan,
+      spool,
       checkpoint,
     });
   } catch (err) {
     if (err instanceof CsvInputError) throw new UsageError(`${fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
     throw err;
   } finally {
-    plan?.close();
+    spool?.close();
   }
   if (previous === undefined) {
     // Resolved now, so a resume uses the same columns whatever the header detection would say.
@@ -383,11 +383,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
 
   const report = opts.report !== undefined ? new ReportWriter(resolve(ctx.cwd, opts.report)) : undefined;
   if (report !== undefined) cleanups.push(() => report.close());
-  const rowChecker = createRowChecker(pre.columns, checker, format.encoding === 'utf8');
   const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   cleanups.push(() => progress.stop());
   const t0 = performance.now();
-  await sender.sendAll(client, { path: inputPath, format, columns: pre.columns, planPath, report, rowChecker, progress, key });
+  await sender.sendAll(client, { spoolPath, report, progress, key });
   progress.stop();
   report?.close();
   const seconds = (performance.now() - t0) / 1000;
@@ -457,12 +456,8 @@ interface SenderConfig {
 }
 
 interface SendInput {
-  readonly path: string;
-  readonly format: CsvFormat;
-  readonly columns: ColumnPlan;
-  readonly planPath: string;
+  readonly spoolPath: string;
   readonly report: ReportWriter | undefined;
-  readonly rowChecker: RowChecker;
   readonly progress: Progress;
   readonly key: string;
 }
@@ -567,7 +562,6 @@ class Sender {
     this.#progress = input.progress;
     const { batchSize } = this.#cfg;
     const withReport = input.report !== undefined;
-    const planReader = new PlanReader(input.planPath);
     const queue: Batch[] = [];
     let seq = 0;
     let batchIndex = 0;
@@ -603,21 +597,20 @@ class Sender {
       queue.push(b);
     };
 
+    let index = 0;
     try {
-      await readCsv(input.path, {
-        format: input.format,
-        start: undefined,
-        onRecord: (fields, index, line) => {
-          const v = planReader.get(index);
+      await readSpool(
+        input.spoolPath,
+        (kind, line, number, payload) => {
           current ??= newSegment(index, line);
-          if (v > 0) {
-            const e164 = keyToE164(v);
-            // Batch `batchIndex` is the one being filled: skip the JSON when it will not be sent.
-            if (sendable(batchIndex)) current.entries.push(recipientJson(input.columns, e164, fields));
+          index++;
+          if (kind === 'S') {
+            // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
+            if (sendable(batchIndex)) current.entries.push(payload);
             current.count++;
             if (current.rows !== undefined) {
               current.rows.lines.push(line);
-              current.rows.numbers.push(e164);
+              current.rows.numbers.push(number);
               current.rows.skips.push(undefined);
               current.rows.errors.push(undefined);
             }
@@ -626,23 +619,19 @@ class Sender {
               current = undefined;
             }
           } else if (current.rows !== undefined) {
-            const check = input.rowChecker(fields);
-            const skip: RowOutcome = v === PlanCode.duplicate ? 'duplicate' : v === PlanCode.excluded ? 'excluded' : 'invalid';
             current.rows.lines.push(line);
-            current.rows.numbers.push(check.e164 !== '' ? check.e164 : (fields[input.columns.msisdn] ?? '').trim());
-            current.rows.skips.push(skip);
-            current.rows.errors.push(skip === 'invalid' ? `${check.column !== undefined && check.column !== '' ? `${check.column}: ` : ''}${check.reason ?? 'invalid'}` : undefined);
+            current.rows.numbers.push(number);
+            current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid');
+            current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : undefined);
           }
         },
-        afterChunk: async () => {
+        async () => {
           await this.#pump(queue, client);
           if (this.#stopped !== undefined && !withReport) throw new StopReading();
         },
-      });
+      );
     } catch (err) {
       if (!(err instanceof StopReading)) throw err;
-    } finally {
-      planReader.close();
     }
     if (current !== undefined) {
       if (current.count > 0) seal(current);
@@ -737,9 +726,10 @@ class Sender {
     const count = b.count;
     const body = this.#cfg.prefix + b.entries.join(',') + this.#cfg.suffix;
     b.entries = [];
-    this.#cfg.journal.started({ batch: b.index, first: b.first, count, key });
     let outcome: Outcome;
     try {
+      // On disk before the request leaves: a crash after this point leaves the batch in doubt.
+      await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key });
       outcome = await client.sendRaw(body, { idempotencyKey: key });
     } catch (err) {
       outcome = { kind: 'unknown', message: err instanceof Error ? err.message : String(err), attempts: 1 };
@@ -879,6 +869,19 @@ export function extractMessageIds(body: unknown, numbers: readonly string[]): Ar
     if (numbers.length === 1) ids[0] = idOf(body);
     return ids;
   }
+  // The usual shape: one entry per recipient, in request order (the sandbox's). Checked, not assumed.
+  if (list.length === numbers.length) {
+    let inOrder = true;
+    for (let i = 0; i < list.length && inOrder; i++) {
+      const e = list[i];
+      const msisdn = e !== null && typeof e === 'object' ? (e as Record<string, unknown>).msisdn : undefined;
+      if (msisdn !== undefined && msisdn !== numbers[i]) inOrder = false;
+    }
+    if (inOrder) {
+      for (let i = 0; i < list.length; i++) ids[i] = idOf(list[i]);
+      return ids;
+    }
+  }
   const byNumber = new Map<string, string[]>();
   for (const e of list) {
     const id = idOf(e);
@@ -893,7 +896,6 @@ export function extractMessageIds(body: unknown, numbers: readonly string[]): Ar
     for (let i = 0; i < numbers.length; i++) ids[i] = byNumber.get(numbers[i] as string)?.shift();
     return ids;
   }
-  if (list.length === numbers.length) for (let i = 0; i < list.length; i++) ids[i] = idOf(list[i]);
   return ids;
 }
 

@@ -1,0 +1,100 @@
+// The preflight's verdict per data row, kept on disk between the two passes (issue: "Scale":
+// two passes, nothing per row in memory). One text line per row:
+//   S <tab> line <tab> +E164 <tab> recipient JSON     to send
+//   D <tab> line <tab> +E164 <tab>                    duplicate
+//   X <tab> line <tab> +E164 <tab>                    excluded
+//   I <tab> line <tab> number as written <tab> JSON string of the reason     invalid
+// The recipient JSON is built once, in the preflight, so the send pass neither parses the CSV
+// again nor checks numbers: it reads these lines and joins them into request bodies. JSON has no
+// raw tab or newline, and the raw number of an invalid row has them replaced.
+import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+
+export type SpoolKind = 'S' | 'D' | 'X' | 'I';
+
+const FLUSH_CHARS = 256 * 1024;
+const CHUNK_BYTES = 256 * 1024;
+
+export class SpoolWriter {
+  readonly #fd: number;
+  #buffer = '';
+
+  constructor(readonly path: string) {
+    this.#fd = openSync(path, 'w', 0o600);
+  }
+
+  send(line: number, e164: string, recipientJson: string): void {
+    this.#buffer += `S\t${line}\t${e164}\t${recipientJson}\n`;
+    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
+  }
+
+  skip(kind: 'D' | 'X', line: number, e164: string): void {
+    this.#buffer += `${kind}\t${line}\t${e164}\t\n`;
+    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
+  }
+
+  invalid(line: number, raw: string, reason: string): void {
+    this.#buffer += `I\t${line}\t${raw.replace(/[\t\r\n]/g, ' ')}\t${JSON.stringify(reason)}\n`;
+    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
+  }
+
+  #flush(): void {
+    if (this.#buffer === '') return;
+    const buf = Buffer.from(this.#buffer, 'utf8');
+    this.#buffer = '';
+    let off = 0;
+    while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+  }
+
+  close(): void {
+    this.#flush();
+    closeSync(this.#fd);
+  }
+}
+
+/**
+ * Reads the spool in order, one callback per row; `afterChunk` is awaited between chunks
+ * (back-pressure) and may throw to stop.
+ */
+export async function readSpool(path: string, onLine: (kind: SpoolKind, line: number, number: string, payload: string) => void, afterChunk?: () => Promise<void> | void): Promise<void> {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    const buf = Buffer.allocUnsafeSlow(CHUNK_BYTES);
+    let carry = '';
+    let position = 0;
+    const decoder = new TextDecoder('utf-8');
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
+      if (bytesRead === 0) break;
+      position += bytesRead;
+      const text = carry + decoder.decode(buf.subarray(0, bytesRead), { stream: true });
+      let start = 0;
+      for (let nl = text.indexOf('\n'); nl !== -1; nl = text.indexOf('\n', start)) {
+        parse(text, start, nl, onLine);
+        start = nl + 1;
+      }
+      carry = text.slice(start);
+      if (afterChunk !== undefined) await afterChunk();
+    }
+    const rest = carry + decoder.decode();
+    if (rest !== '') parse(rest, 0, rest.length, onLine);
+  } finally {
+    await fh?.close();
+  }
+}
+
+function parse(text: string, start: number, end: number, onLine: (kind: SpoolKind, line: number, number: string, payload: string) => void): void {
+  const t1 = text.indexOf('\t', start);
+  const t2 = text.indexOf('\t', t1 + 1);
+  const t3 = text.indexOf('\t', t2 + 1);
+  onLine(text[start] as SpoolKind, Number(text.slice(t1 + 1, t2)), text.slice(t2 + 1, t3), text.slice(t3 + 1, end));
+}
+
+export function removeSpool(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Already gone.
+  }
+}
