@@ -16,6 +16,7 @@ import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/
 import { csvField, ReportWriter } from '../../src/bulk/report.js';
 import { extractMessageIds, requestFrame } from '../../src/bulk/run.js';
 import { analyseText, splitGsm, splitUcs2 } from '../../src/bulk/segments.js';
+import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 
@@ -426,5 +427,45 @@ describe('rate over time', () => {
     }
     // 500/s for 20 s: 10,000, not the ~9,300 a schedule shifted by every delay would give.
     assert.ok(Math.abs(sent - 10_000) <= 10, String(sent));
+  });
+});
+
+describe('spool', () => {
+  test('rows come back in order with their verdicts, even with tabs and newlines in the input', async () => {
+    const path = join(tmp(), 'run.spool');
+    const w = new SpoolWriter(path);
+    w.send(2, '+447700900001', '{"msisdn":"+447700900001","variables":{"a":"x\\ty\\nz"}}');
+    w.skip('D', 3, '+447700900001');
+    w.invalid(4, 'bad\tnumber\r\n', 'msisdn: "bad" is not a "number"');
+    w.skip('X', 6, '+447700900002');
+    for (let i = 0; i < 20_000; i++) w.send(7 + i, '+447700900003', '{"msisdn":"+447700900003"}');
+    w.close();
+    const got: Array<[string, number, string, string]> = [];
+    let chunks = 0;
+    await readSpool(path, (kind, line, number, payload) => got.push([kind, line, number, payload]), () => {
+      chunks++;
+    });
+    assert.equal(got.length, 20_004);
+    assert.ok(chunks > 1, 'read in several chunks');
+    assert.deepEqual(got.slice(0, 4), [
+      ['S', 2, '+447700900001', '{"msisdn":"+447700900001","variables":{"a":"x\\ty\\nz"}}'],
+      ['D', 3, '+447700900001', ''],
+      ['I', 4, 'bad number  ', '"msisdn: \\"bad\\" is not a \\"number\\""'],
+      ['X', 6, '+447700900002', ''],
+    ]);
+    assert.deepEqual(got[20_003], ['S', 20_006, '+447700900003', '{"msisdn":"+447700900003"}']);
+  });
+
+  test('a journal record flushed off the main thread is on disk when the promise resolves', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, {
+      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
+      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+      message: {}, totals: { rows: 3, toSend: 3, requests: 3 },
+    });
+    await Promise.all([0, 1, 2].map((batch) => j.startedDurably({ batch, first: batch, count: 1, key: `k${batch}` })));
+    const loaded = await loadJournal(path);
+    assert.deepEqual([...loaded.states], [BatchState.started, BatchState.started, BatchState.started]);
+    j.close();
   });
 });
