@@ -373,6 +373,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     caFile: opts.caFile,
     connections: opts.concurrency,
     maxAttempts: BULK_MAX_ATTEMPTS,
+    // Message ids are only needed for the report.
+    readSuccessBody: opts.report !== undefined,
     env: ctx.env,
     direct,
     ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),

@@ -29,6 +29,11 @@ export interface ClientOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Use no proxy (the in-process sandbox). */
   readonly direct?: boolean;
+  /**
+   * Whether a 2xx body is read and parsed. Bulk runs without a report need no message ids, and
+   * parsing a thousand-recipient answer per request is their largest client-side cost.
+   */
+  readonly readSuccessBody?: boolean;
   readonly debug?: (line: string) => void;
   /** Told before each wait for a retry (bulk uses it to slow the whole run down). */
   readonly onRetry?: (info: { attempt: number; delayMs: number; reason: string; status?: number }) => void;
@@ -173,6 +178,10 @@ export function createClient(options: ClientOptions): MessagesClient {
         });
         status = res.statusCode;
         responseHeaders = res.headers;
+        if (options.readSuccessBody === false && status >= 200 && status < 300 && debug === undefined) {
+          await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+          return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
+        }
         text = await readText(res.body);
       } catch (err) {
         if (sendOptions.signal?.aborted === true) throw err;
