@@ -1,10 +1,10 @@
 // `--report FILE`: one line per input row, in input order (issue: "Output"). `.csv` is written
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
-// doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous, so lines
-// come out in the order they are given.
-import { closeSync, openSync, writeSync } from 'node:fs';
+// doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
+// so lines come out in the order they are given.
 import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
+import { TextFile } from './text-file.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'in-doubt' | 'not-sent';
 
@@ -42,50 +42,43 @@ export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
 export class ReportWriter {
   readonly path: string;
   readonly format: ReportFormat;
-  #fd: number;
-  #buffer = '';
+  readonly #file: TextFile;
   rows = 0;
 
   constructor(path: string) {
     this.format = reportFormat(path);
     this.path = path;
     try {
-      this.#fd = openSync(path, 'w', 0o600);
+      this.#file = new TextFile(path);
     } catch (err) {
       throw new UsageError(`--report: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
     }
-    if (this.format === 'csv') this.#buffer = `${CSV_HEADER}\n`;
+    if (this.format === 'csv') this.#file.write(`${CSV_HEADER}\n`);
   }
 
   write(row: ReportRow): void {
     this.rows++;
     if (this.format === 'csv') {
-      this.#buffer += `${row.line},${csvField(row.number)},${row.outcome},${row.status ?? ''},${csvField(row.messageId ?? '')},${csvField(defuse(row.error ?? ''))}\n`;
+      this.#file.write(`${row.line},${csvField(row.number)},${row.outcome},${row.status ?? ''},${csvField(row.messageId ?? '')},${csvField(defuse(row.error ?? ''))}\n`);
     } else {
-      this.#buffer += `${JSON.stringify({
-        line: row.line,
-        number: row.number,
-        outcome: row.outcome,
-        status: row.status ?? null,
-        messageId: row.messageId ?? null,
-        error: row.error ?? null,
-      })}\n`;
+      this.#file.write(
+        `${JSON.stringify({
+          line: row.line,
+          number: row.number,
+          outcome: row.outcome,
+          status: row.status ?? null,
+          messageId: row.messageId ?? null,
+          error: row.error ?? null,
+        })}\n`,
+      );
     }
-    if (this.#buffer.length > 64 * 1024) this.flush();
   }
 
   flush(): void {
-    if (this.#buffer === '' || this.#fd < 0) return;
-    const buf = Buffer.from(this.#buffer, 'utf8');
-    this.#buffer = '';
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+    this.#file.flush();
   }
 
   close(): void {
-    if (this.#fd < 0) return;
-    this.flush();
-    closeSync(this.#fd);
-    this.#fd = -1;
+    this.#file.close();
   }
 }

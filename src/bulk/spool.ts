@@ -7,48 +7,35 @@
 // The recipient JSON is built once, in the preflight, so the send pass neither parses the CSV
 // again nor checks numbers: it reads these lines and joins them into request bodies. JSON has no
 // raw tab or newline, and the raw number of an invalid row has them replaced.
-import { closeSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
+import { TextFile } from './text-file.js';
 
 export type SpoolKind = 'S' | 'D' | 'X' | 'I';
 
-const FLUSH_CHARS = 256 * 1024;
-const CHUNK_BYTES = 256 * 1024;
+const CHUNK_BYTES = 64 * 1024;
 
 export class SpoolWriter {
-  readonly #fd: number;
-  #buffer = '';
+  readonly #file: TextFile;
 
   constructor(readonly path: string) {
-    this.#fd = openSync(path, 'w', 0o600);
+    this.#file = new TextFile(path);
   }
 
   send(line: number, e164: string, recipientJson: string): void {
-    this.#buffer += `S\t${line}\t${e164}\t${recipientJson}\n`;
-    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
+    this.#file.write(`S\t${line}\t${e164}\t${recipientJson}\n`);
   }
 
   skip(kind: 'D' | 'X', line: number, e164: string): void {
-    this.#buffer += `${kind}\t${line}\t${e164}\t\n`;
-    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
+    this.#file.write(`${kind}\t${line}\t${e164}\t\n`);
   }
 
   invalid(line: number, raw: string, reason: string): void {
-    this.#buffer += `I\t${line}\t${raw.replace(/[\t\r\n]/g, ' ')}\t${JSON.stringify(reason)}\n`;
-    if (this.#buffer.length > FLUSH_CHARS) this.#flush();
-  }
-
-  #flush(): void {
-    if (this.#buffer === '') return;
-    const buf = Buffer.from(this.#buffer, 'utf8');
-    this.#buffer = '';
-    let off = 0;
-    while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+    this.#file.write(`I\t${line}\t${raw.replace(/[\t\r\n]/g, ' ')}\t${JSON.stringify(reason)}\n`);
   }
 
   close(): void {
-    this.#flush();
-    closeSync(this.#fd);
+    this.#file.close();
   }
 }
 

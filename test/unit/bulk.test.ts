@@ -439,13 +439,17 @@ describe('spool', () => {
     w.invalid(4, 'bad\tnumber\r\n', 'msisdn: "bad" is not a "number"');
     w.skip('X', 6, '+447700900002');
     for (let i = 0; i < 20_000; i++) w.send(7 + i, '+447700900003', '{"msisdn":"+447700900003"}');
+    // One row longer than the write buffer, full of emoji (surrogate pairs) at every offset.
+    const long = `{"msisdn":"+447700900004","variables":{"t":"${'a😀'.repeat(100_000)}"}}`;
+    w.send(20_007, '+447700900004', long);
     w.close();
     const got: Array<[string, number, string, string]> = [];
     let chunks = 0;
     await readSpool(path, (kind, line, number, payload) => got.push([kind, line, number, payload]), () => {
       chunks++;
     });
-    assert.equal(got.length, 20_004);
+    assert.equal(got.length, 20_005);
+    assert.equal(got[20_004]?.[3], long);
     assert.ok(chunks > 1, 'read in several chunks');
     assert.deepEqual(got.slice(0, 4), [
       ['S', 2, '+447700900001', '{"msisdn":"+447700900001","variables":{"a":"x\\ty\\nz"}}'],
