@@ -34,7 +34,7 @@ import { parseBulkOptions, DEFAULT_BATCH_SIZE, type BulkOptions } from './option
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { createProgress, fmt, formatDuration, type Progress } from './progress.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
-import { ReportWriter, type RowOutcome } from './report.js';
+import { reportFormat, ReportWriter, type RowOutcome } from './report.js';
 import { readSpool, removeSpool, SpoolWriter } from './spool.js';
 import { analyseText, describeChar, type TextAnalysis } from './segments.js';
 import { ensureDir, ensureParent, idempotencyKey, newRunId, runDirFor, stateDir, stdinRunDir } from './state.js';
@@ -133,6 +133,19 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
       renameSync(journalPath, archived);
       ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
+    }
+  }
+
+  // Opened now, under the lock, so a bad path fails before anything else and before a journal
+  // exists; a dry run writes one only when the preflight stops it.
+  const reportPath = opts.report !== undefined ? resolve(ctx.cwd, opts.report) : undefined;
+  let report: ReportWriter | undefined;
+  if (reportPath !== undefined) {
+    if (opts.dryRun) reportFormat(reportPath);
+    else {
+      const r = new ReportWriter(reportPath);
+      report = r;
+      cleanups.push(() => r.close());
     }
   }
 
@@ -298,10 +311,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     const shown = pre.problems.slice(0, 10).map((p) => `  line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
     const more = pre.invalid > shown.length ? `\n  … and ${fmt(pre.invalid - shown.length)} more` : '';
     let reportHint = '';
-    if (opts.report !== undefined) {
+    if (reportPath !== undefined) {
       // Every problem, not just the first ones: the report lists each row with its verdict.
-      const reportPath = resolve(ctx.cwd, opts.report);
-      await writePreflightReport(inputPath, format, pre.columns, createRowChecker(pre.columns, checker, format.encoding === 'utf8'), reportPath);
+      const writer = report ?? new ReportWriter(reportPath);
+      try {
+        await writePreflightReport(inputPath, format, pre.columns, createRowChecker(pre.columns, checker, format.encoding === 'utf8'), writer);
+      } finally {
+        writer.close();
+      }
       reportHint = ` Every invalid row is listed in ${reportPath}.`;
     }
     throw new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${shown.join('\n')}${more}`, {
@@ -383,8 +400,6 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
 
-  const report = opts.report !== undefined ? new ReportWriter(resolve(ctx.cwd, opts.report)) : undefined;
-  if (report !== undefined) cleanups.push(() => report.close());
   const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   cleanups.push(() => progress.stop());
   const t0 = performance.now();
@@ -986,24 +1001,19 @@ async function buildMessage(ctx: Context, opts: BulkOptions, settings: Settings)
 }
 
 /** The report of a run that stopped at the preflight: invalid rows with why, the rest not sent. */
-async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, reportPath: string): Promise<void> {
-  const report = new ReportWriter(reportPath);
-  try {
-    await readCsv(path, {
-      format,
-      onRecord: (fields, _index, line) => {
-        const r = checkRow(fields);
-        if (r.verdict === 'invalid') {
-          const number = (fields[columns.msisdn] ?? '').trim();
-          report.write({ line, number, outcome: 'invalid', error: `${r.column !== undefined && r.column !== '' ? `${r.column}: ` : ''}${r.reason ?? 'invalid'}` });
-        } else {
-          report.write({ line, number: r.e164, outcome: 'not-sent', error: 'not sent: the file has invalid rows' });
-        }
-      },
-    });
-  } finally {
-    report.close();
-  }
+async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, report: ReportWriter): Promise<void> {
+  await readCsv(path, {
+    format,
+    onRecord: (fields, _index, line) => {
+      const r = checkRow(fields);
+      if (r.verdict === 'invalid') {
+        const number = (fields[columns.msisdn] ?? '').trim();
+        report.write({ line, number, outcome: 'invalid', error: `${r.column !== undefined && r.column !== '' ? `${r.column}: ` : ''}${r.reason ?? 'invalid'}` });
+      } else {
+        report.write({ line, number: r.e164, outcome: 'not-sent', error: 'not sent: the file has invalid rows' });
+      }
+    },
+  });
 }
 
 function isFinished(j: LoadedJournal): boolean {

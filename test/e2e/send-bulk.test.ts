@@ -227,6 +227,18 @@ describe('send-bulk against the sandbox', () => {
     }
   });
 
+  test('an unwritable --report fails before anything is sent and leaves no run behind', async () => {
+    const before = readRecord(sbx.record).length;
+    const { path } = numbersCsv(2, 500);
+    const config = tempDir();
+    const bad = await bulk([path, ...MSG, '--report', join(tempDir(), 'no-such-dir', 'r.csv')], env(sbx.server.url, {}, config));
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /--report: cannot write .*no-such-dir.* \(ENOENT\)/);
+    assert.equal(readRecord(sbx.record).length, before);
+    const ok = await bulk([path, ...MSG], env(sbx.server.url, {}, config));
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+
   test('--resume refuses a file that changed since the run started', async () => {
     const { path } = numbersCsv(3);
     const config = tempDir();
