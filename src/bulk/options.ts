@@ -1,6 +1,7 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../errors.js';
+import { bool as maybeBool, int, list, parseTimeout, str, type Raw } from '../commands/option-values.js';
 import { splitColumns } from './columns.js';
 import { parseRate, type Rate } from './limiter.js';
 import { parseDelimiter, parseEncoding, type FileEncoding } from './reader.js';
@@ -59,50 +60,9 @@ export interface BulkOptions {
   readonly report?: string | undefined;
 }
 
-type Raw = Readonly<Record<string, unknown>>;
-
-function flagName(key: string): string {
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
-
-function str(raw: Raw, key: string): string | undefined {
-  const v = raw[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new UsageError(`${flagName(key)}: expected a value`);
-  return v;
-}
-
+/** Boolean flags default to false here. */
 function bool(raw: Raw, key: string): boolean {
-  const v = raw[key];
-  if (v === undefined) return false;
-  if (typeof v !== 'boolean') throw new UsageError(`${flagName(key)} takes no value`);
-  return v;
-}
-
-function list(raw: Raw, key: string): string[] | undefined {
-  const v = raw[key];
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string')) throw new UsageError(`${flagName(key)}: expected values`);
-  return v;
-}
-
-function int(raw: Raw, key: string, min: number, max: number): number | undefined {
-  const v = str(raw, key);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flagName(key)}: "${v}" is not a whole number from ${min} to ${max.toLocaleString('en-US')}`);
-  }
-  return n;
-}
-
-function timeout(value: string | undefined): number {
-  if (value === undefined) return 30_000;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
-    throw new UsageError(`--timeout: "${value}" is not a number of seconds between 0 and 3600`);
-  }
-  return Math.round(n * 1000);
+  return maybeBool(raw, key) ?? false;
 }
 
 export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOptions {
@@ -128,7 +88,7 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     account: str(raw, 'account'),
     apiKeyFile: str(raw, 'apiKeyFile'),
     apiKeyStdin: bool(raw, 'apiKeyStdin'),
-    timeoutMs: timeout(str(raw, 'timeout')),
+    timeoutMs: parseTimeout(str(raw, 'timeout')),
     caFile: str(raw, 'caFile'),
     sandbox: bool(raw, 'sandbox'),
     json: bool(raw, 'json'),

@@ -5,6 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { bool, list, parseTimeout, str, type Raw } from '../commands/option-values.js';
 
 export interface ConnectionOptions {
   profile?: string | undefined;
@@ -42,43 +43,6 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   contact?: string[] | undefined;
   var?: string[] | undefined;
   input?: string | undefined;
-}
-
-type Raw = Readonly<Record<string, unknown>>;
-
-function flagName(key: string): string {
-  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-}
-
-function str(raw: Raw, key: string): string | undefined {
-  const v = raw[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw new UsageError(`${flagName(key)}: expected a value`);
-  return v;
-}
-
-function bool(raw: Raw, key: string): boolean | undefined {
-  const v = raw[key];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'boolean') throw new UsageError(`${flagName(key)} takes no value`);
-  return v;
-}
-
-function list(raw: Raw, key: string): string[] | undefined {
-  const v = raw[key];
-  if (v === undefined) return undefined;
-  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string')) throw new UsageError(`${flagName(key)}: expected values`);
-  return v;
-}
-
-/** Seconds (fractions allowed) to milliseconds; 30 s by default. */
-export function parseTimeout(value: string | undefined): number {
-  if (value === undefined) return 30_000;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
-    throw new UsageError(`--timeout: "${value}" is not a number of seconds between 0 and 3600`);
-  }
-  return Math.round(n * 1000);
 }
 
 export function parseConnectionOptions(raw: Raw): ConnectionOptions {

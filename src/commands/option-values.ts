@@ -1,0 +1,51 @@
+// Typed values from commander's option bag, each error naming the flag. Shared by the run
+// modules of every command; hand-written rather than zod because this runs on every send and
+// zod's import alone would cost more than the rest of a dry run (issue 5; README design notes).
+import { UsageError } from '../errors.js';
+
+export type Raw = Readonly<Record<string, unknown>>;
+
+export function flagName(key: string): string {
+  return `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+}
+
+export function str(raw: Raw, key: string): string | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new UsageError(`${flagName(key)}: expected a value`);
+  return v;
+}
+
+export function bool(raw: Raw, key: string): boolean | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'boolean') throw new UsageError(`${flagName(key)} takes no value`);
+  return v;
+}
+
+export function list(raw: Raw, key: string): string[] | undefined {
+  const v = raw[key];
+  if (v === undefined) return undefined;
+  if (!Array.isArray(v) || !v.every((x): x is string => typeof x === 'string')) throw new UsageError(`${flagName(key)}: expected values`);
+  return v;
+}
+
+/** Seconds (fractions allowed) to milliseconds; 30 s by default. */
+export function parseTimeout(value: string | undefined): number {
+  if (value === undefined) return 30_000;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 3600) {
+    throw new UsageError(`--timeout: "${value}" is not a number of seconds between 0 and 3600`);
+  }
+  return Math.round(n * 1000);
+}
+
+export function int(raw: Raw, key: string, min: number, max: number): number | undefined {
+  const v = str(raw, key);
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${flagName(key)}: "${v}" is not a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+  }
+  return n;
+}
