@@ -1,7 +1,8 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../errors.js';
-import { bool as maybeBool, int, list, parseTimeout, str, type Raw } from '../commands/option-values.js';
+import { bool as maybeBool, int, parseTimeout, str, type Raw } from '../commands/option-values.js';
+import { parseMessageOptions } from '../send/options.js';
 import { splitColumns } from './columns.js';
 import { parseRate, type Rate } from './limiter.js';
 import { parseDelimiter, parseEncoding, type FileEncoding } from './reader.js';
@@ -95,17 +96,7 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     quiet: bool(raw, 'quiet'),
     verbose: bool(raw, 'verbose'),
     yes: bool(raw, 'yes'),
-    channel: str(raw, 'channel'),
-    from: str(raw, 'from'),
-    text: str(raw, 'text'),
-    textFile: str(raw, 'textFile'),
-    template: str(raw, 'template'),
-    meta: list(raw, 'meta'),
-    name: str(raw, 'name'),
-    characterSet: str(raw, 'characterSet'),
-    messageType: str(raw, 'messageType'),
-    validity: str(raw, 'validity'),
-    defaultCountry: str(raw, 'defaultCountry'),
+    ...parseMessageOptions(raw),
     dryRun: bool(raw, 'dryRun'),
     msisdnColumn: str(raw, 'msisdnColumn'),
     varColumns: splitColumns(str(raw, 'varColumns')),

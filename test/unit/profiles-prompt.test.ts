@@ -1,35 +1,11 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { Context } from '../../src/context.js';
+import { fakeContext, type FakeContext } from '../support/fake-context.js';
 import { InterruptedError } from '../../src/errors.js';
 import { canPrompt, promptHidden, promptYesNo } from '../../src/profiles/prompt.js';
 
-type FakeStdin = PassThrough & { isTTY?: boolean; setRawMode?: (raw: boolean) => void; rawCalls: boolean[] };
-
-function fakeCtx(tty: boolean): Context & { err: () => string; stdinStream: FakeStdin } {
-  let err = '';
-  const stdin = new PassThrough() as FakeStdin;
-  stdin.rawCalls = [];
-  if (tty) {
-    stdin.isTTY = true;
-    stdin.setRawMode = (raw) => void stdin.rawCalls.push(raw);
-  }
-  return {
-    argv: [],
-    env: {},
-    cwd: process.cwd(),
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => ((err += s), true), isTTY: tty },
-    stdin,
-    now: () => new Date(),
-    interrupt: new AbortController().signal,
-    version: 'test',
-    onExit: () => {},
-    enableGracefulInterrupt: () => {},
-    err: () => err,
-    stdinStream: stdin,
-  };
+function fakeCtx(tty: boolean): FakeContext {
+  return fakeContext({ tty });
 }
 
 describe('prompts', () => {

@@ -3,37 +3,16 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { Context } from '../../src/context.js';
+import { fakeContext, type FakeContext } from '../support/fake-context.js';
 import { UsageError } from '../../src/errors.js';
 import { checkBaseUrl } from '../../src/profiles/base-url.js';
 import { acquireLock, withLock } from '../../src/profiles/lock.js';
 import { storePaths } from '../../src/profiles/paths.js';
 import { checkProfileName, loadStore, parseStore, updateStore } from '../../src/profiles/store.js';
 
-function fakeCtx(env: Record<string, string | undefined>, opts: { tty?: boolean; input?: string } = {}): Context & { out: () => string; err: () => string; stdinStream: PassThrough } {
-  let out = '';
-  let err = '';
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (opts.tty === true) stdin.isTTY = true;
-  if (opts.input !== undefined) stdin.end(opts.input);
-  return {
-    argv: [],
-    env,
-    cwd: process.cwd(),
-    stdout: { write: (s: string) => ((out += s), true), isTTY: opts.tty },
-    stderr: { write: (s: string) => ((err += s), true), isTTY: opts.tty },
-    stdin,
-    now: () => new Date(),
-    interrupt: new AbortController().signal,
-    version: 'test',
-    onExit: () => {},
-    enableGracefulInterrupt: () => {},
-    out: () => out,
-    err: () => err,
-    stdinStream: stdin,
-  };
+function fakeCtx(env: Record<string, string | undefined>, opts: { tty?: boolean; input?: string } = {}): FakeContext {
+  return fakeContext({ env, ...opts });
 }
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-unit-profiles-'));

@@ -1,32 +1,14 @@
 import assert from 'node:assert/strict';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { Context } from '../../src/context.js';
+import { fakeContext, type FakeContext } from '../support/fake-context.js';
 import { UsageError } from '../../src/errors.js';
 import { confirmSend } from '../../src/settings/confirm.js';
 import type { Settings } from '../../src/settings/resolve.js';
 
 const KEY = 'sk_live_confirm_9876';
 
-function fakeCtx(tty: boolean): Context & { err: () => string; type: (s: string) => void } {
-  let err = '';
-  const stdin = new PassThrough() as PassThrough & { isTTY?: boolean };
-  if (tty) stdin.isTTY = true;
-  return {
-    argv: [],
-    env: { NO_COLOR: '1' },
-    cwd: process.cwd(),
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => ((err += s), true), isTTY: tty },
-    stdin,
-    now: () => new Date(),
-    interrupt: new AbortController().signal,
-    version: 'test',
-    onExit: () => {},
-    enableGracefulInterrupt: () => {},
-    err: () => err,
-    type: (s) => stdin.write(s),
-  };
+function fakeCtx(tty: boolean): FakeContext {
+  return fakeContext({ env: { NO_COLOR: '1' }, tty });
 }
 
 function settings(confirm: boolean): Settings {

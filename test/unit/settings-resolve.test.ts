@@ -2,30 +2,13 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { describe, test } from 'node:test';
-import type { Context } from '../../src/context.js';
+import { fakeContext, type FakeContext } from '../support/fake-context.js';
 import { UsageError } from '../../src/errors.js';
 import { describeSource, resolveSettings, type ConnectionFlags } from '../../src/settings/resolve.js';
 
-function fakeCtx(env: Record<string, string | undefined>, input?: string): Context & { err: () => string } {
-  let err = '';
-  const stdin = new PassThrough();
-  if (input !== undefined) stdin.end(input);
-  return {
-    argv: [],
-    env,
-    cwd: process.cwd(),
-    stdout: { write: () => true },
-    stderr: { write: (s: string) => ((err += s), true) },
-    stdin,
-    now: () => new Date(),
-    interrupt: new AbortController().signal,
-    version: 'test',
-    onExit: () => {},
-    enableGracefulInterrupt: () => {},
-    err: () => err,
-  };
+function fakeCtx(env: Record<string, string | undefined>, input?: string): FakeContext {
+  return fakeContext({ env, ...(input !== undefined ? { input } : {}) });
 }
 
 /** A config folder holding the given store. */

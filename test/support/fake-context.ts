@@ -1,0 +1,46 @@
+// A Context for running commands and domain code in-process: captured stdout and stderr, a
+// PassThrough stdin that can pretend to be a terminal, and no process.* anywhere.
+import { PassThrough } from 'node:stream';
+import type { Context } from '../../src/context.js';
+
+export type FakeStdin = PassThrough & { isTTY?: boolean; setRawMode?: (raw: boolean) => void; rawCalls: boolean[] };
+
+export interface FakeContextOptions {
+  env?: Record<string, string | undefined>;
+  /** stdin and stderr (and stdout) claim to be a terminal. */
+  tty?: boolean;
+  /** Written to stdin, which then ends. */
+  input?: string;
+}
+
+export type FakeContext = Context & { out: () => string; err: () => string; stdinStream: FakeStdin; type: (s: string) => void };
+
+export function fakeContext(options: FakeContextOptions = {}): FakeContext {
+  let out = '';
+  let err = '';
+  const tty = options.tty === true;
+  const stdin = new PassThrough() as FakeStdin;
+  stdin.rawCalls = [];
+  if (tty) {
+    stdin.isTTY = true;
+    stdin.setRawMode = (raw) => void stdin.rawCalls.push(raw);
+  }
+  if (options.input !== undefined) stdin.end(options.input);
+  return {
+    argv: [],
+    env: options.env ?? {},
+    cwd: process.cwd(),
+    stdout: { write: (s: string) => ((out += s), true), isTTY: tty },
+    stderr: { write: (s: string) => ((err += s), true), isTTY: tty },
+    stdin,
+    now: () => new Date(),
+    interrupt: new AbortController().signal,
+    version: 'test',
+    onExit: () => {},
+    enableGracefulInterrupt: () => {},
+    out: () => out,
+    err: () => err,
+    stdinStream: stdin,
+    type: (s) => void stdin.write(s),
+  };
+}
