@@ -2,6 +2,7 @@
 // strict about requests, its own documented choices about answers (docs/sandbox.md). Used by
 // `msgr sandbox`, by `msgr send --sandbox` in-process, by e2e tests and by the bulk benchmark,
 // so the hot path is plain code and it keeps no per-recipient state.
+import { createRandom } from './random.js';
 import { isLoopbackHost } from '../http/endpoint.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
@@ -55,18 +56,6 @@ export const MESSAGES_PATH = '/v2/messages';
 export { isLoopbackHost };
 
 const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
-
-/** mulberry32: tiny, fast, and good enough to decide which requests fail. */
-function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A token bucket holding one second of requests, so short bursts up to the rate pass. */
 function createRateLimiter(perSecond: number): () => number {

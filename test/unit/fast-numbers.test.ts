@@ -5,6 +5,7 @@ import examples from 'libphonenumber-js/examples.mobile.json';
 import metadataJson from 'libphonenumber-js/max/metadata';
 import { fastNormalise, normaliseNumberFast } from '../../src/message/fast-numbers.js';
 import { normaliseNumber } from '../../src/message/numbers.js';
+import { createRandom } from '../../src/sandbox/random.js';
 
 // Differential test: whenever fastNormalise() answers, its answer must be normaliseNumber()'s.
 
@@ -16,17 +17,7 @@ interface Meta {
 const meta = metadataJson as unknown as Meta;
 const mobileExamples = examples as Record<string, string>;
 
-/** Deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+const prng = createRandom;
 const rand = prng(0x5eed1234);
 const digit = (): string => String(Math.floor(rand() * 10));
 const digits = (n: number): string => Array.from({ length: n }, digit).join('');

@@ -1,0 +1,13 @@
+// A seeded PRNG, so a sandbox started with --seed fails the same requests on every run.
+
+/** mulberry32: tiny, fast, and good enough to decide which requests fail. */
+export function createRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
