@@ -6,12 +6,20 @@
 const { readFileSync } = require('node:fs');
 const { join } = require('node:path');
 
+function fastAnswer(only) {
+  try {
+    if (only === '--version' || only === '-V') return `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`;
+    if (only === '--help' || only === '-h') return readFileSync(join(__dirname, '..', 'dist', 'help.txt'), 'utf8');
+  } catch {
+    // Not built yet, or an odd install: the full program answers instead.
+  }
+  return undefined;
+}
+
 const args = process.argv.slice(2);
-const only = args.length === 1 ? args[0] : undefined;
-if (only === '--version' || only === '-V') {
-  process.stdout.write(`${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`);
-} else if (only === '--help' || only === '-h') {
-  process.stdout.write(readFileSync(join(__dirname, '..', 'dist', 'help.txt'), 'utf8'));
+const answer = args.length === 1 ? fastAnswer(args[0]) : undefined;
+if (answer !== undefined) {
+  process.stdout.write(answer);
 } else {
   // Node 22.1+ caches compiled code between runs; Node 20 has no such cache and skips this.
   require('node:module').enableCompileCache?.();
