@@ -21,3 +21,10 @@ export function redact(text: string, secret: string | undefined): string {
   if (secret === undefined || secret.length === 0) return text;
   return text.split(secret).join(maskSecret(secret));
 }
+
+/** The same for a parsed JSON value (a server may echo the key back in its body). */
+export function redactJson(value: unknown, secret: string | undefined): unknown {
+  if (value === undefined || secret === undefined || secret.length === 0) return value;
+  const text = JSON.stringify(value);
+  return text.includes(secret) ? (JSON.parse(redact(text, secret)) as unknown) : value;
+}

@@ -5,7 +5,7 @@ import type { Outcome } from '../http/outcome.js';
 import { parseCountry } from '../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
 import type { InputRequest } from '../message/input.js';
-import { maskSecret, redact, stripControl } from '../output/sanitize.js';
+import { maskSecret, redact, redactJson, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
 import { resolveSettings, type Settings } from '../settings/resolve.js';
 import { resolveTarget } from '../settings/target.js';
@@ -77,14 +77,17 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
+      // Whatever the server sends back, the key never reaches stdout.
+      const body = redactJson(outcome.body, o.apiKey);
+      const text = redact(outcome.text, o.apiKey);
       if (o.json) {
-        const doc = outcome.body !== undefined ? outcome.body : { accepted: true, status: outcome.status, text: outcome.text };
+        const doc = body !== undefined ? body : { accepted: true, status: outcome.status, text };
         ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-      } else if (outcome.body !== undefined) {
-        const out = JSON.stringify(outcome.body, null, 2);
+      } else if (body !== undefined) {
+        const out = JSON.stringify(body, null, 2);
         ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
-      } else if (outcome.text.trim() !== '') {
-        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(outcome.text) : outcome.text}\n`);
+      } else if (text.trim() !== '') {
+        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(text) : text}\n`);
       }
       ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
       if (o.sandbox) ui.info('sandbox: nothing was delivered');
@@ -93,25 +96,25 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
     case 'auth':
       throw new AuthError(`the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
         hint: 'Check the API key and --account (msgr profile show tells where each came from).',
-        json: outcome.body,
+        json: redactJson(outcome.body, o.apiKey),
       });
     case 'rejected':
       throw new RejectedError(`the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
         hint: 'Fix the request and send again; --dry-run shows what would be sent.',
-        json: outcome.body,
+        json: redactJson(outcome.body, o.apiKey),
       });
     case 'not-sent':
       throw new NotSentError(
         `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`,
         {
           hint: outcome.code !== undefined && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(outcome.code) ? 'If the server uses a private CA, pass it with --ca-file.' : 'Nothing was sent; it is safe to run the same command again.',
-          json: outcome.body,
+          json: redactJson(outcome.body, o.apiKey),
         },
       );
     case 'unknown':
       throw new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
         hint: 'The request may have been processed. Check whether the message arrived before sending it again.',
-        json: outcome.body,
+        json: redactJson(outcome.body, o.apiKey),
       });
   }
 }

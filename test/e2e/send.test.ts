@@ -352,6 +352,18 @@ describe('HTTP errors map to the contract exit codes', () => {
   });
 });
 
+test('a key echoed back in a JSON body never reaches stdout, on success or error', async () => {
+  server.script({ status: 202, body: { id: 'm1', echo: `key=${KEY}` } }, { status: 422, body: { detail: `bad key ${KEY}` } });
+  const ok = await send(['--json']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.deepEqual(JSON.parse(ok.stdout), { id: 'm1', echo: 'key=****5678' });
+  const bad = await send(['--json']);
+  assert.equal(bad.code, 4);
+  assert.deepEqual(JSON.parse(bad.stdout), { detail: 'bad key ****5678' });
+  assertNoKey(ok);
+  assertNoKey(bad);
+});
+
 test('Ctrl-C while waiting for the answer exits 130 and says so', async () => {
   server.script({ status: 202, delayMs: 10_000 });
   const { spawn } = await import('node:child_process');
