@@ -7,7 +7,7 @@ import { createSecureContext, rootCertificates, type SecureContext } from 'node:
 import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent, request } from './undici.js';
 import { UsageError } from '../errors.js';
-import { maskSecret } from '../output/sanitize.js';
+import { maskSecret, redact } from '../output/sanitize.js';
 export { isLoopbackHost, messagesEndpoint } from './endpoint.js';
 import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
 
@@ -209,7 +209,8 @@ export function createClient(options: ClientOptions): MessagesClient {
       }
       const cls = classifyStatus(status);
       if (cls === 'accepted') return { kind: 'accepted', status, body, text, attempts: attempt };
-      const message = serverMessage(body, text);
+      // A server may echo the key back; no message built from its answer carries it further.
+      const message = redact(serverMessage(body, text), options.apiKey);
       if (cls === 'auth') return { kind: 'auth', status, body, message, attempts: attempt };
       if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {

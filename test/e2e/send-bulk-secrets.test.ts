@@ -1,0 +1,43 @@
+// The API key never lands in a bulk run's report, journal or output, even when a server echoes
+// it back in its error messages.
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'sk_live_bulkSECRET_4321';
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? filesUnder(p) : [p];
+  });
+}
+
+test('a server echoing the key: report, journal, stdout and stderr show it masked', async () => {
+  server.fallback = { status: 422, body: { title: 'Invalid', detail: `key ${KEY} may not send` } };
+  const dir = tempDir();
+  const csv = join(dir, 'in.csv');
+  writeFileSync(csv, 'msisdn,name\n+447911123456,Ann\n+447911123457,Bob\n');
+  const config = tempDir();
+  const report = join(dir, 'report.jsonl');
+  const r = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--json'], {
+    env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
+  });
+  assert.equal(r.code, 7, r.stderr);
+  assert.equal(server.requests.length, 1);
+  const reportText = readFileSync(report, 'utf8');
+  assert.match(reportText, /key \*\*\*\*4321 may not send/);
+  for (const text of [reportText, r.stdout, r.stderr, ...filesUnder(config).map((f) => readFileSync(f, 'utf8'))]) {
+    assert.ok(!text.includes(KEY), 'the API key leaked');
+  }
+});
