@@ -57,7 +57,10 @@ export async function main(ctx: Context): Promise<number> {
     if (err instanceof CommanderError) {
       // --help and --version end here with exit code 0. Parse errors, and help shown because a
       // command was missing (bare `msgr`, `msgr profile`), are usage errors.
-      return err.exitCode === 0 ? ExitCode.OK : ExitCode.USAGE;
+      if (err.exitCode === 0) return ExitCode.OK;
+      // --json promises one document on stdout, even when the command line itself is wrong.
+      if (json) ctx.stdout.write(`${JSON.stringify({ error: { message: err.message.replace(/^error: /, ''), exitCode: ExitCode.USAGE } }, null, 2)}\n`);
+      return ExitCode.USAGE;
     }
     const { reportError } = await import('./output/report-error.js');
     return reportError(ctx, err, { verbose, json });

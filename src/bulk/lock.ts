@@ -2,7 +2,7 @@
 // jobs), and names the other process"). The lock is a file created with O_EXCL holding the
 // owner's pid, host and start time; a lock whose process is gone (kill -9, power cut) is stale
 // and taken over.
-import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { linkSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 
@@ -21,9 +21,12 @@ export interface Lock {
 export function acquireLock(path: string, command: string, now: Date = new Date()): Lock {
   const me: LockOwner = { pid: process.pid, host: hostname(), startedAt: now.toISOString(), command };
   for (let attempt = 0; attempt < 3; attempt++) {
-    let fd: number;
+    // The lock appears with its owner already in it (written aside, then hard-linked into
+    // place), so another run can never find it empty, take it for stale, and run beside us.
+    const tmp = `${path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(me)}\n`, { mode: 0o600 });
     try {
-      fd = openSync(path, 'wx', 0o600);
+      linkSync(tmp, path);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const owner = readOwner(path);
@@ -38,18 +41,19 @@ export function acquireLock(path: string, command: string, now: Date = new Date(
           },
         );
       }
-      // Stale: its process is gone. Remove it and try again; O_EXCL settles a race.
+      // A dead owner's lock (or one left unreadable by a crash of an older msgr): take it over.
       try {
         unlinkSync(path);
       } catch {
-        // Someone else removed it first.
+        // gone already
       }
       continue;
-    }
-    try {
-      writeSync(fd, `${JSON.stringify(me)}\n`);
     } finally {
-      closeSync(fd);
+      try {
+        unlinkSync(tmp);
+      } catch {
+        // nothing to clean
+      }
     }
     let released = false;
     return {

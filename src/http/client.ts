@@ -9,7 +9,7 @@ import { Agent, EnvHttpProxyAgent, request } from './undici.js';
 import { UsageError } from '../errors.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 export { isLoopbackHost, messagesEndpoint } from './endpoint.js';
-import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
+import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
 
 export interface ClientOptions {
   /** The endpoint URL, as returned by `messagesEndpoint`. */
@@ -178,11 +178,21 @@ export function createClient(options: ClientOptions): MessagesClient {
         });
         status = res.statusCode;
         responseHeaders = res.headers;
-        if (options.readSuccessBody === false && status >= 200 && status < 300 && debug === undefined) {
-          await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
-          return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
+        const accepted = status >= 200 && status < 300;
+        try {
+          if (accepted && options.readSuccessBody === false && debug === undefined) {
+            await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
+            return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
+          }
+          text = await readText(res.body);
+        } catch (err) {
+          // The status line already said 2xx: a body cut short does not undo the acceptance.
+          if (accepted && sendOptions.signal?.aborted !== true) {
+            debug?.(`< ${status} (the body could not be read: ${errorCode(err)})`);
+            return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
+          }
+          throw err;
         }
-        text = await readText(res.body);
       } catch (err) {
         if (sendOptions.signal?.aborted === true) throw err;
         // A programming error is a bug (exit 1), not a network outcome.

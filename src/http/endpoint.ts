@@ -6,7 +6,7 @@ const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
 
 export function isLoopbackHost(hostname: string): boolean {
   const h = hostname.toLowerCase();
-  return LOOPBACK_HOSTS.has(h) || /^127(\.\d{1,3}){3}$/.test(h) || h.endsWith('.localhost');
+  return LOOPBACK_HOSTS.has(h) || /^127(\.\d{1,3}){3}$/.test(h);
 }
 
 /**

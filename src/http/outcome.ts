@@ -40,6 +40,8 @@ const NEVER_SENT_CODES = new Set([
   'CERT_UNTRUSTED',
   'CERT_REJECTED',
   'HOSTNAME_MISMATCH',
+  // undici refuses an invalid request (a header with a control character, say) before sending.
+  'UND_ERR_INVALID_ARG',
 ]);
 
 // Failures worth retrying automatically: the connection was never made and might be next time.

@@ -32,7 +32,16 @@ export function parseValidity(input: string, now: Date): ValidityResult {
     return { ok: false, reason: `"${text}" is neither an ISO 8601 time (2026-12-01T09:00:00Z) nor a duration (90s, 30m, 2h, 3d)` };
   }
   const date = new Date(text.replace(' ', 'T'));
-  if (Number.isNaN(date.getTime())) return { ok: false, reason: `"${text}" is not a real date and time` };
+  if (Number.isNaN(date.getTime()) || !isRealDateTime(text)) return { ok: false, reason: `"${text}" is not a real date and time` };
   if (date.getTime() <= now.getTime()) return { ok: false, reason: `${formatUtc(date)} is in the past` };
   return { ok: true, value: formatUtc(date) };
+}
+
+/** Date.parse rolls 2027-02-30 over to March 2; the fields themselves must exist. */
+function isRealDateTime(text: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2}))?/i.exec(text);
+  if (m === null) return false;
+  const [year, month, day, hour, minute, second] = m.slice(1).map((v) => Number(v ?? 0)) as [number, number, number, number, number, number];
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
 }

@@ -6,7 +6,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { maskSecret, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
-import { describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
+import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
 import { checkBaseUrl } from './base-url.js';
 import { canPrompt, promptHidden, promptYesNo } from './prompt.js';
 import { checkProfileName, getProfile, loadStore, profileNames, unknownProfileError, updateStore, type Profile, type StoreData, type Warn } from './store.js';
@@ -92,10 +92,7 @@ function checkBool(input: string, flag: string): boolean {
 function checkKey(key: string): string {
   const v = key.trim();
   if (v === '') throw new UsageError('the API key is empty');
-  if (/[\s\u0000-\u001f\u007f]/.test(v)) {
-    throw new UsageError(`the API key (${v.length} characters) has spaces or control characters`, { hint: 'Give the key alone, on one line.' });
-  }
-  return v;
+  return checkApiKey(v, 'profile');
 }
 
 /** The key from --api-key-stdin, --api-key-file, or a hidden prompt on a terminal. */

@@ -7,7 +7,8 @@ import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Pr
 import type { InputRequest } from '../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
-import { resolveSettings, type Settings } from '../settings/resolve.js';
+import { messagesEndpoint } from '../http/endpoint.js';
+import { describeSource, resolveSettings, type Settings } from '../settings/resolve.js';
 import { resolveTarget } from '../settings/target.js';
 import { parseSendOptions, readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
 
@@ -34,6 +35,8 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
 
   if (opts.dryRun === true) {
+    // A dry run checks what it can without sending: a base URL the send would refuse fails here.
+    if (!sandbox && settings.baseUrl.value !== undefined) messagesEndpoint(settings.baseUrl.value, describeSource(settings.baseUrl));
     // A dry run shows exactly what would be sent; it has no key in it by construction.
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid; nothing was sent`);

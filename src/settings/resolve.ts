@@ -81,6 +81,19 @@ export async function readApiKey(ctx: Context, flags: ConnectionFlags): Promise<
   return undefined;
 }
 
+/**
+ * An API key travels in an HTTP header: printable ASCII only. A pasted zero-width space or a
+ * control character would otherwise fail deep inside the HTTP client.
+ */
+export function checkApiKey(key: string, source: string): string {
+  if (!/^[\x21-\x7e]+$/.test(key)) {
+    throw new UsageError(`${source}: the API key has characters an HTTP header cannot carry (spaces, control or non-ASCII characters)`, {
+      hint: 'Copy the key again without surrounding text; it is sent as the X-Api-Key header.',
+    });
+  }
+  return key;
+}
+
 function firstLine(text: string): string {
   return (text.split(/\r?\n/, 1)[0] ?? '').trim();
 }

@@ -4,7 +4,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import type { Ui } from '../output/ui.js';
-import { describeSource, type Settings } from './resolve.js';
+import { checkApiKey, describeSource, type Settings } from './resolve.js';
 
 export interface Target {
   readonly endpoint: URL;
@@ -35,6 +35,7 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
       hint: 'Set MSGR_API_KEY, or give --api-key-file PATH or --api-key-stdin, or save it in a profile (msgr profile add). It is never accepted as a plain flag, to keep it out of shell history and ps.',
     });
   }
+  checkApiKey(apiKey, describeSource(settings.apiKey));
   const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
   return { endpoint, apiKey, direct: sandbox, sandbox };
 }

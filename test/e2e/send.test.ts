@@ -86,6 +86,14 @@ describe('a successful send', () => {
     assert.equal(text.stdout.trim(), 'OK queued');
   });
 
+  test('a 2xx whose body is cut short is still accepted (exit 0), not retried', async () => {
+    server.script({ status: 202, cutBody: true });
+    const r = await send(['--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 1);
+    assert.deepEqual(JSON.parse(r.stdout), { accepted: true, status: 202, text: '' });
+  });
+
   test('every message flag lands in its spec field', async () => {
     const r = await send([
       '--to', '+33612345678,+4915112345678', '--channel', 'rcs', '--from', 'acme_agent',
@@ -383,6 +391,19 @@ test('msgr --help documents the exit codes', async () => {
   const r = await runCli(['--help']);
   assert.equal(r.code, 0);
   for (const code of ['0', '1', '2', '3', '4', '5', '6', '7', '130']) assert.match(r.stdout, new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
+});
+
+test('with --json, a command-line error is still one JSON document on stdout', async () => {
+  const r = await runCli(['send', '--json', '--bogus']);
+  assert.equal(r.code, 2);
+  assert.deepEqual(JSON.parse(r.stdout), { error: { message: "unknown option '--bogus'", exitCode: 2 } });
+});
+
+test('a key with a character no header can carry is refused before anything is sent', async () => {
+  const r = await send([], { MSGR_API_KEY: 'sk_live_abc\u200bdef' });
+  assert.equal(r.code, 2, r.stderr);
+  assert.match(r.stderr, /env MSGR_API_KEY: the API key has characters an HTTP header cannot carry/);
+  assert.equal(server.requests.length, 0);
 });
 
 test('an unknown option is a usage error (exit 2)', async () => {

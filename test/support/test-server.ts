@@ -12,6 +12,8 @@ export interface ScriptedResponse {
   delayMs?: number;
   /** Destroy the socket after reading the request, without answering. */
   reset?: boolean;
+  /** Send the status line and part of a longer body, then destroy the socket. */
+  cutBody?: boolean;
 }
 
 export interface ReceivedRequest {
@@ -51,6 +53,12 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
       const answer = (): void => {
         if (step.reset === true) {
           req.socket.destroy();
+          return;
+        }
+        if (step.cutBody === true) {
+          res.writeHead(step.status ?? 200, { 'content-type': 'application/json', 'content-length': '100' });
+          res.write('{"id":');
+          setTimeout(() => req.socket.destroy(), 50);
           return;
         }
         const payload = step.body === undefined ? '' : typeof step.body === 'string' ? step.body : JSON.stringify(step.body);

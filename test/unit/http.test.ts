@@ -24,6 +24,8 @@ describe('failure classification', () => {
     for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'SOMETHING_NEW']) {
       assert.equal(classifyNetworkError(e(code)).kind, 'unknown', code);
     }
+    // undici refuses an invalid request (a bad header) before anything is sent.
+    assert.deepEqual(classifyNetworkError(e('UND_ERR_INVALID_ARG')), { kind: 'not-sent', retryable: false, tls: true, code: 'UND_ERR_INVALID_ARG' });
     // A wrapper must not hide a cause that proves the request never left.
     assert.equal(classifyNetworkError(e('UND_ERR', e('ECONNREFUSED'))).kind, 'not-sent');
     assert.equal(classifyNetworkError(new Error('no code')).kind, 'unknown');
@@ -77,7 +79,7 @@ describe('endpoint and security rules', () => {
   });
   test('loopback hosts', () => {
     for (const h of ['localhost', '127.0.0.1', '127.1.2.3', '::1', '[::1]']) assert.ok(isLoopbackHost(h), h);
-    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1']) assert.ok(!isLoopbackHost(h), h);
+    for (const h of ['10.0.0.1', 'example.com', '128.0.0.1', 'api.localhost']) assert.ok(!isLoopbackHost(h), h);
   });
 });
 

@@ -72,6 +72,9 @@ describe('parseValidity', () => {
     assert.match(fail('2026-12-01T09:00:00'), /no UTC offset/);
     assert.match(fail('next week'), /neither an ISO 8601 time/);
     assert.match(fail('2026-13-45T09:00:00Z'), /not a real date/);
+    assert.match(fail('2027-02-30T10:00:00Z'), /not a real date/);
+    assert.match(fail('2027-04-31T10:00:00+02:00'), /not a real date/);
+    assert.match(fail('2027-01-01T24:00:00Z'), /not a real date/);
   });
   test('formatUtc always writes +00:00 with milliseconds', () => {
     assert.equal(formatUtc(new Date(Date.UTC(2027, 0, 2, 3, 4, 5, 6))), '2027-01-02T03:04:05.006+00:00');
