@@ -190,6 +190,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     message = previous.header.message;
     shape = previous.header.shape;
     checkResumeFlags(opts, previous.header, ui, ctx.cwd);
+    // Another msgr may normalise numbers differently (newer numbering data) and so build other
+    // batches under the same Idempotency-Keys.
+    if (previous.header.msgr !== ctx.version) {
+      throw new UsageError(`--resume: run ${runId} was started by msgr ${previous.header.msgr}; this is msgr ${ctx.version}`, {
+        hint: 'Finish it with the msgr that started it, or start a new run with --restart.',
+      });
+    }
     const validity = typeof message.validity === 'string' ? Date.parse(message.validity) : undefined;
     if (validity !== undefined && validity <= ctx.now().getTime()) {
       throw new UsageError(`--resume: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
@@ -348,7 +355,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   }
   checkpoint();
 
-  // ---- journal
+  // ---- journal (only once everything the client needs has been checked: a bad --ca-file must
+  // not leave a journal that looks like an unfinished run)
+  const { createClient, readCaFile } = await import('../http/client.js');
+  if (opts.caFile !== undefined) readCaFile(opts.caFile);
   let journal: Journal;
   if (previous === undefined) {
     const header: RunHeader = {
@@ -371,7 +381,6 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   const key = apiKey;
-  const { createClient } = await import('../http/client.js');
   const sender = new Sender(ctx, ui, opts, {
     runId,
     journal,
@@ -1139,6 +1148,15 @@ function checkResumeFlags(opts: BulkOptions, header: RunHeader, ui: Ui, cwd: str
   if (opts.channel !== undefined && opts.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
   if (opts.account !== undefined && opts.account !== msg.accountReference) differs('--account', msg.accountReference);
   if (opts.name !== undefined && opts.name !== msg.name) differs('--name', msg.name ?? null);
+  if (opts.characterSet !== undefined && opts.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
+  if (opts.messageType !== undefined && opts.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
+  if (opts.meta !== undefined) {
+    const meta = Object.fromEntries(opts.meta.map((m) => {
+      const kv = parseKeyValue(m);
+      return [kv?.key ?? m, kv?.value ?? ''];
+    }));
+    if (JSON.stringify(meta) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
+  }
   if (opts.exclude !== undefined && resolve(cwd, opts.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
   if (opts.encoding !== undefined && opts.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (opts.delimiter !== undefined && opts.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);

@@ -53,7 +53,8 @@ export interface MessagesClient {
   close(): Promise<void>;
 }
 
-function readCaFile(caFile: string): string {
+/** Reads and checks a --ca-file; exported so a bulk run can check it before writing its journal. */
+export function readCaFile(caFile: string): string {
   let pem: string;
   try {
     pem = readFileSync(caFile, 'utf8');

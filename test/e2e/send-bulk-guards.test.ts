@@ -1,0 +1,45 @@
+// Guards found in review: a bad --ca-file leaves no journal behind, and --resume refuses message
+// flags that differ from the run's.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { startTestServer } from '../support/test-server.js';
+
+function setup(): { csv: string; env: Record<string, string> } {
+  const dir = tempDir();
+  const csv = join(dir, 'in.csv');
+  writeFileSync(csv, 'msisdn,name\n+447911123456,Ann\n+447911123457,Bob\n');
+  return { csv, env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'guard-key-1234' }) };
+}
+
+test('a bad --ca-file stops before the journal: the next run starts normally', async () => {
+  const { csv, env } = setup();
+  const bad = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--ca-file', '/etc/hostname'], { env });
+  assert.equal(bad.code, 2, bad.stderr);
+  assert.match(bad.stderr, /--ca-file: \/etc\/hostname holds no PEM certificate/);
+  const good = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi'], { env });
+  assert.equal(good.code, 0, good.stderr);
+  assert.match(good.stderr, /2 of 2 recipients accepted/);
+});
+
+test('--resume refuses a different --meta, --character-set or --message-type', async () => {
+  const { csv, env } = setup();
+  // A run that cannot finish: the server answers 500, so its batch is in doubt and resumable.
+  const server = await startTestServer();
+  server.fallback = { status: 500, body: 'down' };
+  try {
+    const base = ['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--meta', 'campaign=a'];
+    const first = await runCli(base, { env });
+    assert.equal(first.code, 7, first.stderr);
+    assert.match(first.stderr, /--resume/);
+  } finally {
+    await server.close();
+  }
+  for (const [flag, value] of [['--meta', 'campaign=b'], ['--character-set', 'UCS2'], ['--message-type', 'promo']] as const) {
+    const r = await runCli(['send-bulk', csv, '--resume', flag, value], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`--resume: ${flag} differs from run`));
+  }
+});
