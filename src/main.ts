@@ -4,7 +4,7 @@
 // about as much as bare Node (issue 5).
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
-import { ExitCode, MsgrError } from './errors.js';
+import { ExitCode } from './errors.js';
 import { registerSend } from './commands/send.js';
 import { registerSendBulk } from './commands/send-bulk.js';
 import { registerProfile } from './commands/profile.js';
@@ -123,4 +123,3 @@ export async function run(): Promise<number> {
 
 const graceful = { enabled: false };
 
-export { MsgrError };

@@ -1,8 +1,8 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../errors.js';
-import { bool as maybeBool, int, parseTimeout, str, type Raw } from '../commands/option-values.js';
-import { parseMessageOptions } from '../send/options.js';
+import { bool as maybeBool, int, str, type Raw } from '../commands/option-values.js';
+import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
 import { splitColumns } from './columns.js';
 import { parseRate, type Rate } from './limiter.js';
 import { parseDelimiter, parseEncoding, type FileEncoding } from './reader.js';
@@ -82,20 +82,16 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
   if (rateText !== undefined && rate === undefined) {
     throw new UsageError(`--rate: "${rateText}" is not a rate`, { hint: 'Give recipients per second, minute or hour: 100/s, 3000/m, 50000/h.' });
   }
+  const { timeout, sandbox, json, quiet, verbose, yes, ...connection } = parseConnectionOptions(raw);
   const opts: BulkOptions = {
     file,
-    profile: str(raw, 'profile'),
-    baseUrl: str(raw, 'baseUrl'),
-    account: str(raw, 'account'),
-    apiKeyFile: str(raw, 'apiKeyFile'),
-    apiKeyStdin: bool(raw, 'apiKeyStdin'),
-    timeoutMs: parseTimeout(str(raw, 'timeout')),
-    caFile: str(raw, 'caFile'),
-    sandbox: bool(raw, 'sandbox'),
-    json: bool(raw, 'json'),
-    quiet: bool(raw, 'quiet'),
-    verbose: bool(raw, 'verbose'),
-    yes: bool(raw, 'yes'),
+    ...connection,
+    timeoutMs: timeout,
+    sandbox: sandbox === true,
+    json: json === true,
+    quiet: quiet === true,
+    verbose: verbose === true,
+    yes: yes === true,
     ...parseMessageOptions(raw),
     dryRun: bool(raw, 'dryRun'),
     msisdnColumn: str(raw, 'msisdnColumn'),

@@ -1,7 +1,8 @@
 // Options every sending command takes (cli-contract: "Options every sending command takes").
-// Commander only: the values are validated by the command's zod schema when it runs.
-import { Option, type Command } from 'commander';
+// Commander only: the values are checked when the command runs (commands/option-values.ts).
+import type { Command } from 'commander';
 
+/** Repeated options append (variadic ones too); comma lists are split when the command runs. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
@@ -39,4 +40,3 @@ export function addMessageOptions(cmd: Command): Command {
     .option('--dry-run', 'validate and print the request; send nothing');
 }
 
-export { Option };

@@ -6,8 +6,8 @@ export function registerSend(program: Command, ctx: Context): void {
   const cmd = program
     .command('send')
     .description('send one message to one or more recipients')
-    .option('--to <number...>', 'recipient number(s); repeatable, comma lists allowed', collectList)
-    .option('--contact <id...>', 'address-book contact id(s); repeatable', collectList)
+    .option('--to <number...>', 'recipient number(s); repeatable, comma lists allowed', collect)
+    .option('--contact <id...>', 'address-book contact id(s); repeatable', collect)
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
   addMessageOptions(cmd);
@@ -27,7 +27,3 @@ Examples:
   });
 }
 
-/** Variadic options give arrays; repeated options append; comma lists are split later. */
-function collectList(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}

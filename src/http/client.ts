@@ -8,7 +8,6 @@ import type { Dispatcher } from 'undici';
 import { Agent, EnvHttpProxyAgent, request } from './undici.js';
 import { UsageError } from '../errors.js';
 import { maskSecret, redact } from '../output/sanitize.js';
-export { isLoopbackHost, messagesEndpoint } from './endpoint.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
 
 export interface ClientOptions {

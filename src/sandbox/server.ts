@@ -52,8 +52,6 @@ export const DEFAULT_HOST = '127.0.0.1';
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const MESSAGES_PATH = '/v2/messages';
 
-// The one loopback rule msgr has: what the sandbox may listen on is what the key may be sent to.
-export { isLoopbackHost };
 
 const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
 

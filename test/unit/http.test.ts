@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { isLoopbackHost, messagesEndpoint, parseBody } from '../../src/http/client.js';
+import { parseBody } from '../../src/http/client.js';
+import { isLoopbackHost, messagesEndpoint } from '../../src/http/endpoint.js';
 import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
 import { maskSecret, redact, stripControl } from '../../src/output/sanitize.js';
 
