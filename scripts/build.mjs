@@ -3,7 +3,7 @@
 // load only when that command runs (engineering-notes: start-up).
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
-import { readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const withTests = process.argv.includes('--tests');
@@ -33,10 +33,17 @@ const jsonMetadata = {
   },
 };
 
-rmSync('dist', { recursive: true, force: true });
+// Written beside dist/ and swapped in at the end, so a msgr that runs during a rebuild (another
+// terminal, a test run) finds either the old bundle or the new one, never half of one.
+const next = `dist.next-${process.pid}`;
+rmSync(next, { recursive: true, force: true });
+// Worker threads' code (src/workers/*.ts) is built as entries of their own: dist/workers/<name>.js.
+const workers = existsSync('src/workers') ? listTs('src/workers') : [];
 await build({
-  entryPoints: ['src/main.ts'],
-  outdir: 'dist',
+  entryPoints: ['src/main.ts', ...workers],
+  outdir: next,
+  outbase: 'src',
+  entryNames: '[dir]/[name]',
   bundle: true,
   splitting: true,
   format: 'esm',
@@ -53,15 +60,20 @@ await build({
 
 // The top-level help, rendered once by the real program (80 columns, no colour) so that
 // bin/msgr.js can print it without loading the bundle.
-const help = execFileSync(process.execPath, ['--input-type=module', '-e', "const { buildProgram } = await import('./dist/main.js'); const out = []; const p = buildProgram({ stdout: { write: (s) => out.push(s) }, stderr: { write: () => true }, env: {}, argv: [] }); p.outputHelp(); process.stdout.write(out.join(''));"], { encoding: 'utf8' });
+const help = execFileSync(process.execPath, ['--input-type=module', '-e', `const { buildProgram } = await import('./${next}/main.js'); const out = []; const p = buildProgram({ stdout: { write: (s) => out.push(s) }, stderr: { write: () => true }, env: {}, argv: [] }); p.outputHelp(); process.stdout.write(out.join(''));`], { encoding: 'utf8' });
 if (!help.includes('Exit codes:')) throw new Error('build: the rendered help lacks the exit codes');
-writeFileSync('dist/help.txt', help);
+writeFileSync(`${next}/help.txt`, help);
+const old = `dist.old-${process.pid}`;
+if (existsSync('dist')) renameSync('dist', old);
+renameSync(next, 'dist');
+rmSync(old, { recursive: true, force: true });
 
 if (withTests) {
-  rmSync('build', { recursive: true, force: true });
+  const nextBuild = `build.next-${process.pid}`;
+  rmSync(nextBuild, { recursive: true, force: true });
   await build({
     entryPoints: [...listTs('src'), ...listTs('test')],
-    outdir: 'build',
+    outdir: nextBuild,
     outbase: '.',
     bundle: false,
     format: 'esm',
@@ -71,4 +83,8 @@ if (withTests) {
     define,
     logLevel: 'warning',
   });
+  const oldBuild = `build.old-${process.pid}`;
+  if (existsSync('build')) renameSync('build', oldBuild);
+  renameSync(nextBuild, 'build');
+  rmSync(oldBuild, { recursive: true, force: true });
 }
