@@ -275,12 +275,12 @@ function newestMtime(path) {
 }
 
 function ensureBuilt() {
-  const main = join(ROOT, 'dist', 'main.js');
+  const main = join(ROOT, 'dist', 'msgr.cjs');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
   const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'scripts', 'build.mjs')), statSync(join(ROOT, 'package.json')).mtimeMs);
   const stale = built < sources;
   if (opt['no-build'] === true) {
-    if (built === 0) throw new Error('dist/main.js is missing and --no-build was given: run npm run build');
+    if (built === 0) throw new Error('dist/msgr.cjs is missing and --no-build was given: run npm run build');
     if (stale) note('dist/ is older than src/ (--no-build): measuring the existing bundle');
     return;
   }

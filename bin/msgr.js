@@ -1,19 +1,69 @@
 #!/usr/bin/env node
 // CommonJS on purpose (bin/package.json): Node starts a CommonJS entry faster than an ES module,
 // and `msgr --version` / `msgr --help` are answered here before any bundle loads, at bare-Node
-// cost (issue 5). dist/help.txt is written by scripts/build.mjs from the real program's help.
+// cost (issue 5). dist/ is laid out by scripts/build.mjs (see the top of that file).
 'use strict';
 const { readFileSync } = require('node:fs');
-const { join } = require('node:path');
+const { dirname, join } = require('node:path');
+
+const DIST = join(__dirname, '..', 'dist');
 
 function fastAnswer(only) {
   try {
     if (only === '--version' || only === '-V') return `${JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')).version}\n`;
-    if (only === '--help' || only === '-h') return readFileSync(join(__dirname, '..', 'dist', 'help.txt'), 'utf8');
+    if (only === '--help' || only === '-h') return readFileSync(join(DIST, 'help.txt'), 'utf8');
   } catch {
     // Not built yet, or an odd install: the full program answers instead.
   }
   return undefined;
+}
+
+/**
+ * Loads dist/msgr.cjs. Node 22.1+ caches compiled code between runs by itself. Node 20 has no
+ * such cache, so each bundle is compiled here with the V8 code cache the build made for this V8
+ * (dist/cache/); V8 checks that it fits (version, flags, source) and otherwise compiles as usual.
+ * Bundles reach each other only through relative require() calls, which come back here.
+ */
+function loadProgram() {
+  const Module = require('node:module');
+  if (typeof Module.enableCompileCache === 'function') {
+    Module.enableCompileCache();
+    return { program: require(join(DIST, 'msgr.cjs')), afterRun: () => {} };
+  }
+  const vm = require('node:vm');
+  const { writeFileSync, mkdirSync } = require('node:fs');
+  const loaded = new Map();
+  const scripts = [];
+  const cacheFile = (file) => join(DIST, 'cache', `${file.slice(DIST.length + 1).replace(/[\\/]/g, '_')}.v8-${process.versions.v8}.bin`);
+  const load = (file) => {
+    const known = loaded.get(file);
+    if (known !== undefined) return known.exports;
+    let cachedData;
+    try {
+      cachedData = readFileSync(cacheFile(file));
+    } catch {
+      // No cache for this V8: compile as usual.
+    }
+    const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
+    scripts.push({ file, script, fresh: cachedData === undefined || script.cachedDataRejected === true });
+    const module = { exports: {}, filename: file, id: file, loaded: false };
+    loaded.set(file, module);
+    const real = Module.createRequire(file);
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? load(join(dirname(file), id)) : real(id));
+    req.resolve = real.resolve;
+    req.cache = real.cache;
+    script.runInThisContext().call(module.exports, module.exports, req, module, file, dirname(file));
+    module.loaded = true;
+    return module.exports;
+  };
+  const program = load(join(DIST, 'msgr.cjs'));
+  // The build's sample runs (scripts/build.mjs) keep what this run compiled, for the next ones.
+  const afterRun = () => {
+    if (process.env.MSGR_WRITE_CODE_CACHE !== '1') return;
+    mkdirSync(join(DIST, 'cache'), { recursive: true });
+    for (const s of scripts) if (s.fresh) writeFileSync(cacheFile(s.file), s.script.createCachedData());
+  };
+  return { program, afterRun };
 }
 
 const args = process.argv.slice(2);
@@ -21,19 +71,20 @@ const answer = args.length === 1 ? fastAnswer(args[0]) : undefined;
 if (answer !== undefined) {
   process.stdout.write(answer);
 } else {
-  // Node 22.1+ caches compiled code between runs; Node 20 has no such cache and skips this.
-  require('node:module').enableCompileCache?.();
-  import('../dist/main.js').then(
-    async ({ run }) => {
-      const code = await run();
+  let loaded;
+  try {
+    loaded = loadProgram();
+  } catch (err) {
+    process.stderr.write(`msgr: cannot load dist/msgr.cjs (${String(err.message).split("\n")[0]}); run \`npm ci\` or \`npm run build\`\n`);
+    process.exitCode = 1;
+  }
+  if (loaded !== undefined) {
+    loaded.program.run().then((code) => {
+      loaded.afterRun();
       // Leave once stdout and stderr are flushed: everything is closed by now, but undici's
       // sockets can hold the event loop ~100 ms after closing, on every send.
       process.exitCode = code;
       process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-    },
-    (err) => {
-      process.stderr.write(`msgr: cannot load dist/main.js (${err.message}); run \`npm ci\` or \`npm run build\`\n`);
-      process.exitCode = 1;
-    },
-  );
+    });
+  }
 }
