@@ -34,17 +34,36 @@ function listTs(dir) {
   return out;
 }
 
-// libphonenumber-js ships its metadata as a JavaScript object literal (and as plain JSON for
-// require()); V8 parses the same data as a JSON string several times faster.
+// libphonenumber-js's metadata (the `max` set, ~160 KB of JSON for ~250 countries) as a module
+// that parses one country's plan when it is first read: V8 parses JSON strings much faster than
+// object literals, and a send to one country never parses the other 249. The object has the same
+// keys and values in the same order (test/e2e/install-layout.test.ts compares them).
+function lazyMetadataModule(json) {
+  const meta = JSON.parse(json);
+  const fields = Object.entries(meta).map(([key, value]) => key === 'countries'
+    ? `${JSON.stringify(key)}: lazyCountries(JSON.parse(${JSON.stringify(JSON.stringify(Object.fromEntries(Object.entries(value).map(([code, plan]) => [code, JSON.stringify(plan)]))))}))`
+    : `${JSON.stringify(key)}: JSON.parse(${JSON.stringify(JSON.stringify(value))})`);
+  return `function lazyCountries(raw) {
+  const countries = {};
+  for (const code of Object.keys(raw)) {
+    Object.defineProperty(countries, code, {
+      enumerable: true,
+      configurable: true,
+      get() {
+        const plan = JSON.parse(raw[code]);
+        Object.defineProperty(countries, code, { enumerable: true, configurable: true, writable: true, value: plan });
+        return plan;
+      },
+    });
+  }
+  return countries;
+}
+module.exports = {\n${fields.join(',\n')}\n};\n`;
+}
 const jsonMetadata = {
   name: 'json-metadata',
   setup(b) {
-    b.onLoad({ filter: /libphonenumber-js[\\/]metadata\.[a-z]+\.json(\.js)?$/ }, (args) => {
-      const json = readFileSync(args.path.replace(/\.js$/, ''), 'utf8');
-      JSON.parse(json); // fail the build, not the user, if the file is ever not JSON
-      const esm = args.path.endsWith('.js');
-      return { contents: `${esm ? 'export default' : 'module.exports ='} JSON.parse(${JSON.stringify(json)});`, loader: 'js' };
-    });
+    b.onLoad({ filter: /libphonenumber-js[\\/]metadata\.max\.json$/ }, (args) => ({ contents: lazyMetadataModule(readFileSync(args.path, 'utf8')), loader: 'js' }));
   },
 };
 
@@ -67,27 +86,54 @@ const VENDORS = [
 const OWN = new Map(VENDORS.filter((v) => v.own !== undefined).map((v) => [resolve(v.own), v.name]));
 const BY_IMPORT = new Map(VENDORS.flatMap((v) => (v.imports ?? []).map((i) => [i, v.name])));
 
-/** Resolves our code's imports of third-party packages to the vendor bundles, as externals. */
-function vendorExternals(prefix) {
+/**
+ * Resolves our code's imports of third-party packages to the vendor bundles. A bundle used through
+ * named imports is required when our code first reads one of its exports, not when the module that
+ * imports it is initialised: esbuild reads named imports as properties at each use, and the stand-in
+ * module below has a getter per export (names listed from the built bundle). So `send` loads
+ * libphonenumber-js only for a number the fast path cannot answer, and zod only where it is used.
+ * A bundle whose module.exports is a default export (ora, conf, the metadata) is required as is.
+ */
+function vendorExternals(prefix, exportNames) {
   return {
     name: 'vendor-externals',
     setup(b) {
       b.onResolve({ filter: /.*/ }, (args) => {
         if (args.kind === 'entry-point') return undefined;
-        const bundle = BY_IMPORT.get(args.path);
-        if (bundle !== undefined) return { path: `${prefix}${bundle}.cjs`, external: true };
-        if (args.path.startsWith('.')) {
-          const own = OWN.get(resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts'));
-          if (own !== undefined) return { path: `${prefix}${own}.cjs`, external: true };
-        } else if (!args.path.startsWith('node:') && args.path !== 'commander' && !args.importer.includes('node_modules')) {
+        if (args.namespace === 'vendor') return { path: args.path, external: true };
+        const bundle = BY_IMPORT.get(args.path) ?? (args.path.startsWith('.') ? OWN.get(resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts')) : undefined);
+        if (bundle !== undefined) return { path: `${prefix}${bundle}.cjs`, namespace: 'vendor', pluginData: { bundle } };
+        if (!args.path.startsWith('.') && !args.path.startsWith('node:') && args.path !== 'commander' && !args.importer.includes('node_modules')) {
           // A package our code imports that has no vendor bundle yet: add it to VENDORS.
           return { errors: [{ text: `${args.path}: third-party import without a vendor bundle (scripts/build.mjs VENDORS)` }] };
         }
         return undefined;
       });
+      b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => {
+        const names = exportNames[args.pluginData.bundle];
+        const path = JSON.stringify(args.path);
+        const contents = names === undefined
+          ? `module.exports = require(${path});`
+          : `let loaded;\nconst load = () => (loaded ??= require(${path}));\nfor (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`;
+        return { contents, loader: 'js', resolveDir: process.cwd() };
+      });
     },
   };
 }
+
+// commander requires child_process at load for executable subcommands, which msgr has none of;
+// Node then compiles net, dgram, streams and more on every run. Required when first used instead.
+const lazyChildProcess = {
+  name: 'commander-lazy-child-process',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const childProcess = require('node:child_process');";
+      if (!source.includes(eager)) throw new Error(`build: commander changed: no \`${eager}\` in ${args.path}`);
+      return { contents: source.replace(eager, "const childProcess = { get spawn() { return require('node:child_process').spawn; } };"), loader: 'js' };
+    });
+  },
+};
 
 const common = {
   bundle: true,
@@ -121,6 +167,31 @@ for (const v of VENDORS) {
   });
 }
 
+// Each vendor bundle must export what our code reads from it (a wrong interop shape would only
+// show when that code path runs); the named exports of each are listed for vendorExternals().
+const probe = JSON.parse(execFileSync(process.execPath, ['-e', `
+  const d = ${JSON.stringify(resolve(next))} + '/vendor/';
+  const r = (n) => require(d + n + '.cjs');
+  const names = {};
+  for (const n of ${JSON.stringify(VENDORS.map((v) => v.name))}) {
+    const m = r(n);
+    if (m !== null && typeof m === 'object' && m.__esModule === true) names[n] = Object.keys(m).filter((k) => k !== '__esModule');
+  }
+  console.log(JSON.stringify({ names, shapes: {
+    metadata: typeof r('phone-metadata').countries,
+    phone: typeof r('phone').parsePhoneNumberFromString,
+    csv: typeof r('csv-parse').Parser,
+    zod: typeof r('zod').z.object,
+    chalk: typeof r('chalk').Chalk,
+    ora: typeof r('ora'),
+    conf: typeof r('conf'),
+    undici: typeof r('undici').Agent,
+  } }));`], { encoding: 'utf8' }));
+const shapes = probe.shapes;
+const wrong = Object.entries({ metadata: 'object', phone: 'function', csv: 'function', zod: 'function', chalk: 'function', ora: 'function', conf: 'function', undici: 'function' })
+  .filter(([k, want]) => shapes[k] !== want);
+if (wrong.length > 0) throw new Error(`build: vendor bundles export the wrong shape: ${wrong.map(([k]) => `${k} is ${shapes[k]}`).join(', ')}`);
+
 // Worker threads find their file with workerPath() (src/runtime/worker-path.ts).
 // import.meta.url, for the one module that reads it outside the bundle, is the bundle's own URL.
 const workerFile = "function __msgrWorkerFile(name) { return require('node:path').join(__dirname, 'workers', name + '.cjs'); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
@@ -131,7 +202,7 @@ await build({
   outfile: `${next}/msgr.cjs`,
   banner: { js: workerFile },
   define: ownDefine,
-  plugins: [vendorExternals('./vendor/')],
+  plugins: [vendorExternals('./vendor/', probe.names), lazyChildProcess],
 });
 const workers = existsSync('src/workers') ? listTs('src/workers') : [];
 if (workers.length > 0) {
@@ -142,28 +213,9 @@ if (workers.length > 0) {
     outExtension: { '.js': '.cjs' },
     banner: { js: workerFile.replace("'workers', ", '') },
     define: ownDefine,
-    plugins: [vendorExternals('../vendor/')],
+    plugins: [vendorExternals('../vendor/', probe.names)],
   });
 }
-
-// Each vendor bundle must export what our code reads from it (a wrong interop shape would only
-// show when that code path runs).
-const shapes = JSON.parse(execFileSync(process.execPath, ['-e', `
-  const d = ${JSON.stringify(resolve(next))} + '/vendor/';
-  const r = (n) => require(d + n + '.cjs');
-  console.log(JSON.stringify({
-    metadata: typeof r('phone-metadata').countries,
-    phone: typeof r('phone').parsePhoneNumberFromString,
-    csv: typeof r('csv-parse').Parser,
-    zod: typeof r('zod').z.object,
-    chalk: typeof r('chalk').Chalk,
-    ora: typeof r('ora'),
-    conf: typeof r('conf'),
-    undici: typeof r('undici').Agent,
-  }));`], { encoding: 'utf8' }));
-const wrong = Object.entries({ metadata: 'object', phone: 'function', csv: 'function', zod: 'function', chalk: 'function', ora: 'function', conf: 'function', undici: 'function' })
-  .filter(([k, want]) => shapes[k] !== want);
-if (wrong.length > 0) throw new Error(`build: vendor bundles export the wrong shape: ${wrong.map(([k]) => `${k} is ${shapes[k]}`).join(', ')}`);
 
 // The top-level help, rendered once by the real program (80 columns, no colour) so that
 // bin/msgr.js can print it without loading the bundle.
@@ -189,6 +241,8 @@ if (typeof (await import('node:module')).default.enableCompileCache !== 'functio
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
+  // The metadata module is one JSON.parse of a string: V8 compiles that faster than it reads a cache.
+  for (const name of readdirSync('dist/cache')) if (name.startsWith('vendor_phone-metadata.cjs.')) rmSync(join('dist/cache', name));
 }
 
 if (withTests) {

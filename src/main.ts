@@ -38,10 +38,18 @@ export function buildProgram(ctx: Context): Command {
       outputError: (s, write) => write(s.replace(/^error: /, 'msgr: ')),
     })
     .addHelpText('after', EXIT_CODES_HELP + '\nRun `msgr <command> --help` for a command\'s options.\n');
-  registerSend(program, ctx);
-  registerSendBulk(program, ctx);
-  registerProfile(program, ctx);
-  registerSandbox(program, ctx);
+  // Only the command being run needs its options built (commander parses every flag string as it
+  // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
+  // suggestions), `help`, or no command at all, gets every command.
+  const commands: Array<[string, (program: Command, ctx: Context) => void]> = [
+    ['send', registerSend],
+    ['send-bulk', registerSendBulk],
+    ['profile', registerProfile],
+    ['sandbox', registerSandbox],
+  ];
+  const first = ctx.argv.find((arg) => !arg.startsWith('-'));
+  const only = commands.find(([name]) => name === first);
+  for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   return program;
 }
 

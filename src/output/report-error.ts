@@ -1,8 +1,8 @@
 // The one place errors become text and exit codes (style.md: "main.ts catches once").
-import { Chalk } from 'chalk';
 import { colorLevel, type Context } from '../context.js';
 import { ExitCode, MsgrError } from '../errors.js';
 import { stripControl } from './sanitize.js';
+import { paint } from './ui.js';
 
 export interface ReportOptions {
   verbose: boolean;
@@ -10,7 +10,7 @@ export interface ReportOptions {
 }
 
 export function reportError(ctx: Context, err: unknown, options: ReportOptions): number {
-  const color = new Chalk({ level: colorLevel(ctx.env, ctx.stderr) });
+  const color = paint(colorLevel(ctx.env, ctx.stderr));
   if (err instanceof MsgrError) {
     if (options.json) {
       const doc = err.json !== undefined ? err.json : { error: { message: err.message, exitCode: err.exitCode } };

@@ -21,8 +21,20 @@ export interface Ui {
   success(line: string): void;
 }
 
+/**
+ * chalk at the given level. Without colour (a pipe, a cron job, NO_COLOR) every style is the
+ * identity and chalk is never loaded: it reads the terminal's capabilities (tty, os) when it loads,
+ * which a run that cannot show colour does not need to pay for (issue 5).
+ */
+export function paint(level: 0 | 1 | 2 | 3): ChalkInstance {
+  if (level > 0) return new Chalk({ level });
+  const plain = (...text: unknown[]): string => text.join(' ');
+  const instance: ChalkInstance = new Proxy(plain, { get: (_target, key) => (key === 'level' ? 0 : instance) }) as unknown as ChalkInstance;
+  return instance;
+}
+
 export function createUi(ctx: Context, options: UiOptions = {}): Ui {
-  const color = new Chalk({ level: colorLevel(ctx.env, ctx.stderr) });
+  const color = paint(colorLevel(ctx.env, ctx.stderr));
   const quiet = options.quiet === true;
   const verbose = options.verbose === true && !quiet;
   const out = (line: string): void => {

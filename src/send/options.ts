@@ -2,7 +2,6 @@
 // strings, booleans and string arrays; this turns its option bag into typed options, naming the
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
 // alone would cost more than the rest of a dry run (issue 5; README design notes).
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { bool, list, parseTimeout, str, type Raw } from '../commands/option-values.js';
@@ -99,7 +98,7 @@ export function splitList(values: readonly string[] | undefined): string[] {
 export async function readFlagFile(flag: string, path: string, ctx: Context): Promise<string> {
   if (path === '-') return readStdin(ctx);
   try {
-    return await readFile(path, 'utf8');
+    return await (await import('node:fs/promises')).readFile(path, 'utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');

@@ -4,7 +4,6 @@
 // `profile` is where the profile name came from: flag --profile, env MSGR_PROFILE, or source
 // 'profile' with origin 'default profile' / 'only profile'; values from the profile have source
 // 'profile' and the profile's name as origin.
-import { readFile } from 'node:fs/promises';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 
@@ -56,7 +55,7 @@ export async function readApiKey(ctx: Context, flags: ConnectionFlags): Promise<
   if (flags.apiKeyFile !== undefined) {
     let text: string;
     try {
-      text = await readFile(flags.apiKeyFile, 'utf8');
+      text = await (await import('node:fs/promises')).readFile(flags.apiKeyFile, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? 'error';
       throw new UsageError(`--api-key-file: cannot read ${flags.apiKeyFile} (${code})`, { hint: 'Give the path of a file that holds the API key on its first line.' });

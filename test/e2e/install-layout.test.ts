@@ -58,7 +58,16 @@ test('on Node 20 the build leaves a code cache for this V8 (Node 22+ keeps its o
     return;
   }
   const caches = readdirSync(join(ROOT, 'dist', 'cache'));
-  for (const bundle of ['msgr.cjs', 'vendor_phone.cjs', 'vendor_undici.cjs']) {
+  for (const bundle of ['msgr.cjs', 'vendor_undici.cjs']) {
     assert.ok(caches.includes(`${bundle}.v8-${process.versions.v8}.bin`), `no cache for ${bundle} in ${caches.join(', ')}`);
   }
+});
+
+test("the bundled phone metadata is libphonenumber-js's own, key for key, value for value", () => {
+  const require = createRequire(import.meta.url);
+  const bundled = require(join(ROOT, 'dist', 'vendor', 'phone-metadata.cjs')) as Record<string, unknown>;
+  const original = require(join(ROOT, 'node_modules', 'libphonenumber-js', 'metadata.max.json')) as Record<string, unknown>;
+  // Countries are parsed on first read; JSON.stringify reads them all, in the object's key order.
+  assert.equal(JSON.stringify(bundled), JSON.stringify(original));
+  assert.ok(Object.prototype.hasOwnProperty.call(bundled.countries, 'GB'));
 });
