@@ -135,6 +135,32 @@ const lazyChildProcess = {
   },
 };
 
+// undici loads at start-up what a single HTTP/1.1 request never uses: node:http2 (8 ms on Node 20)
+// for a protocol msgr does not negotiate, and node:assert (2.6 ms) for checks that only fail on a
+// bug. Both are loaded when first needed instead; a failing assert(value) still throws the real
+// AssertionError, and any other assert.* is the real one.
+const undiciLazy = {
+  name: 'undici-lazy-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const connectH2 = require('./client-h2.js')";
+      if (!source.includes(eager)) throw new Error(`build: undici changed: no \`${eager}\` in ${args.path}`);
+      return { contents: source.replace(eager, "let connectH2Module\nconst connectH2 = (...args) => (connectH2Module ??= require('./client-h2.js'))(...args)"), loader: 'js' };
+    });
+    b.onResolve({ filter: /^node:assert$/ }, (args) => (args.importer.includes(`${'node_modules'}`) ? { path: 'lazy-assert', namespace: 'undici-lazy' } : undefined));
+    b.onLoad({ filter: /^lazy-assert$/, namespace: 'undici-lazy' }, () => ({
+      contents: `let real;
+const load = () => (real ??= require('node:assert'));
+function assert(value, message) {
+  if (!value) load()(value, message);
+}
+module.exports = new Proxy(assert, { get: (target, key) => (key === 'prototype' || key === 'length' || key === 'name' ? target[key] : load()[key]) });`,
+      loader: 'js',
+    }));
+  },
+};
+
 const common = {
   bundle: true,
   format: 'cjs',
@@ -163,7 +189,7 @@ for (const v of VENDORS) {
     ...common,
     ...(v.own !== undefined ? { entryPoints: [v.own] } : { stdin: { contents: v.entry, resolveDir: process.cwd(), loader: 'js', sourcefile: `vendor-${v.name}.js` } }),
     outfile: `${next}/vendor/${v.name}.cjs`,
-    plugins: v.metadataExternal === true ? [metadataExternal] : [jsonMetadata],
+    plugins: v.metadataExternal === true ? [metadataExternal] : v.name === 'undici' ? [undiciLazy] : [jsonMetadata],
   });
 }
 
