@@ -52,6 +52,27 @@ export class NumberSet {
     }
   }
 
+  /** The slots, to hand the set to another thread (transfer or copy its buffer). */
+  export(): { slots: Float64Array; size: number } {
+    return { slots: this.#slots, size: this.#size };
+  }
+
+  /** A set over slots made by export() (same hash, same layout). */
+  static from(data: { slots: Float64Array; size: number }): NumberSet {
+    const set = new NumberSet(16);
+    set.#slots = data.slots;
+    set.#mask = data.slots.length - 1;
+    set.#size = data.size;
+    return set;
+  }
+
+  /** How many numbers of this set are in `other` too. */
+  countShared(other: NumberSet): number {
+    let n = 0;
+    for (const v of this.#slots) if (v !== EMPTY && other.has(v)) n++;
+    return n;
+  }
+
   #grow(): void {
     const old = this.#slots;
     this.#slots = new Float64Array(old.length * 2);

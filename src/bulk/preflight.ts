@@ -3,7 +3,8 @@
 // few in memory, the rest counted); duplicates and opted-out numbers are set aside; the verdict
 // per row, with the recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume can refuse
 // a file that changed.
-import { createHash } from 'node:crypto';
+import { createHash, type Hash } from 'node:crypto';
+import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
@@ -56,13 +57,90 @@ export interface PreflightResult {
 }
 
 export async function runPreflight(o: PreflightOptions): Promise<PreflightResult> {
-  const maxProblems = o.maxProblems ?? 20;
-  const hash = createHash('sha256');
   const estimate = o.format.lineBytes > 0 && o.fileBytes !== undefined ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
-  const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(estimate, 1024), 1 << 24));
+  const r = await preflightRange({ ...o, setCapacity: estimate, hash: true });
+  return finishPreflight(r, o.batchSize, o.fileLabel);
+}
+
+/** The totals of a preflight, from the pass over the whole file (or the parts merged). */
+export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: string): PreflightResult {
+  if (r.columns === undefined) {
+    throw new UsageError(`${fileLabel} is empty: it has no header row`, { hint: 'The first line names the columns, for example: msisdn,name' });
+  }
+  return {
+    columns: r.columns,
+    rows: r.rows,
+    valid: r.rows - r.invalid,
+    invalid: r.invalid,
+    duplicates: r.duplicates,
+    excluded: r.excluded,
+    outsidePlan: r.outsidePlan,
+    toSend: r.toSend,
+    requests: Math.ceil(r.toSend / batchSize),
+    problems: r.problems,
+    outsideSamples: r.outsideSamples,
+    firstBatch: r.firstBatch,
+    hash: r.hash ?? '',
+    bytes: r.bytes,
+  };
+}
+
+export interface RangeOptions {
+  readonly path: string;
+  readonly fileLabel: string;
+  readonly format: CsvFormat;
+  readonly columns: ColumnOptions;
+  readonly checker: NumberChecker;
+  readonly allowDuplicates: boolean;
+  readonly exclude?: NumberSet | undefined;
+  readonly batchSize: number;
+  /** Numbers expected (sizes the duplicate set once instead of growing it). */
+  readonly setCapacity?: number;
+  readonly spool?: SpoolWriter | undefined;
+  readonly checkpoint?: (() => void) | undefined;
+  readonly maxProblems?: number | undefined;
+  /** Start here (a record boundary), with the header already read. */
+  readonly start?: { readonly offset: number; readonly line: number; readonly header: readonly string[] } | undefined;
+  /** Stop at this byte offset (a record boundary). */
+  readonly end?: number | undefined;
+  readonly recordDelimiter?: string | undefined;
+  /** Hash the bytes: from the start of the range to the end of the file (not just to `end`). */
+  readonly hash?: boolean;
+  /** Keep the numbers of the first batch's recipients (to drop ones another part has). */
+  readonly firstNumbers?: boolean;
+}
+
+/** One pass over the file or a part of it, as `runPreflight` does it, with the raw figures. */
+export interface RangeResult {
+  readonly columns: ColumnPlan | undefined;
+  readonly rows: number;
+  readonly invalid: number;
+  readonly duplicates: number;
+  readonly excluded: number;
+  readonly outsidePlan: number;
+  readonly toSend: number;
+  readonly problems: RowProblem[];
+  readonly outsideSamples: Array<{ line: number; number: string }>;
+  readonly firstBatch: string[];
+  /** The numbers of `firstBatch`, when asked for. */
+  readonly firstNumbers: number[];
+  readonly hash: string | undefined;
+  readonly bytes: number;
+  readonly nextLine: number;
+  readonly recordDelimiter: string | undefined;
+  /** The numbers to send (undefined with --allow-duplicates). */
+  readonly seen: NumberSet | undefined;
+}
+
+export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
+  const maxProblems = o.maxProblems ?? 20;
+  const hash = o.hash === true ? createHash('sha256') : undefined;
+  const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24));
   const problems: RowProblem[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
   const firstBatch: string[] = [];
+  const firstNumbers: number[] = [];
+  const keepNumbers = o.firstNumbers === true;
   const checkUtf8 = o.format.encoding === 'utf8';
   let columns: ColumnPlan | undefined;
   let rows = 0;
@@ -78,10 +156,17 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightResult
     o.spool?.invalid(line, raw, column !== '' ? `${column}: ${message}` : message);
   };
   let checkRow: RowChecker | undefined;
+  if (o.start !== undefined) {
+    columns = planColumns(o.start.header, o.columns, o.fileLabel);
+    checkRow = createRowChecker(columns, o.checker, checkUtf8);
+  }
 
   const result = await readCsv(o.path, {
     format: o.format,
-    onBytes: (chunk) => hash.update(chunk),
+    start: o.start !== undefined ? { offset: o.start.offset, line: o.start.line, record: 0, header: o.start.header } : undefined,
+    end: o.end,
+    recordDelimiter: o.recordDelimiter,
+    ...(hash !== undefined ? { onBytes: (chunk: Buffer) => hash.update(chunk) } : {}),
     onHeader: (fields) => {
       columns = planColumns(fields, o.columns, o.fileLabel);
       checkRow = createRowChecker(columns, o.checker, checkUtf8);
@@ -113,30 +198,49 @@ export async function runPreflight(o: PreflightOptions): Promise<PreflightResult
       if (o.spool !== undefined || firstBatch.length < o.batchSize) {
         const json = recipientJson(plan, r.e164, fields);
         o.spool?.send(line, r.e164, json);
-        if (firstBatch.length < o.batchSize) firstBatch.push(json);
+        if (firstBatch.length < o.batchSize) {
+          firstBatch.push(json);
+          if (keepNumbers) firstNumbers.push(key);
+        }
       }
     },
     afterChunk: o.checkpoint,
   });
-  if (columns === undefined) {
-    throw new UsageError(`${o.fileLabel} is empty: it has no header row`, { hint: 'The first line names the columns, for example: msisdn,name' });
-  }
+  if (hash !== undefined && o.end !== undefined) await hashFrom(o.path, o.end, hash);
   return {
     columns,
     rows,
-    valid: rows - invalid,
     invalid,
     duplicates,
     excluded,
     outsidePlan,
     toSend,
-    requests: Math.ceil(toSend / o.batchSize),
     problems,
     outsideSamples,
     firstBatch,
-    hash: hash.digest('hex'),
+    firstNumbers,
+    hash: hash?.digest('hex'),
     bytes: result.bytes,
+    nextLine: result.nextLine,
+    recordDelimiter: result.recordDelimiter,
+    seen,
   };
+}
+
+/** Feeds the file from `offset` to its end into the hash. */
+async function hashFrom(path: string, offset: number, hash: Hash): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafeSlow(1024 * 1024);
+    for (let position = offset; ; ) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, position);
+      if (bytesRead === 0) break;
+      hash.update(buf.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+  } finally {
+    await fh.close();
+  }
 }
 
 export type RowCheck = NumberCheck & { readonly column?: string };

@@ -152,6 +152,13 @@ export interface ReadOptions {
   readonly afterChunk?: () => Promise<void> | void;
   /** Each raw chunk as read from the file (hashing). */
   readonly onBytes?: (chunk: Buffer) => void;
+  /** Stop at this byte offset (exclusive), as if the file ended there: the end of a record. */
+  readonly end?: number | undefined;
+  /**
+   * The record delimiter, when the part read does not start the file: csv-parse takes the first
+   * line end it meets outside quotes and keeps it for the rest of the file.
+   */
+  readonly recordDelimiter?: string | undefined;
 }
 
 interface ParserApi {
@@ -163,6 +170,10 @@ export interface ReadResult {
   readonly records: number;
   readonly bytes: number;
   readonly header: readonly string[] | undefined;
+  /** The line a record after the part read would start on (what `start.line` would be there). */
+  readonly nextLine: number;
+  /** The record delimiter in use at the end ('\n', '\r\n', '\r'), undefined when none was met. */
+  readonly recordDelimiter: string | undefined;
 }
 
 /** Reads the file from the start (or `start`), calling back once per record. */
@@ -175,6 +186,7 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_CHARS,
+    ...(options.recordDelimiter !== undefined ? { record_delimiter: options.recordDelimiter } : {}),
   });
   const api = (parser as unknown as { api: ParserApi }).api;
   const info = api.info;
@@ -186,6 +198,8 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   let overCount = 0;
   let nextStart = firstLine;
   let lastEmpty = 0;
+  // At the end csv-parse counts the nothing after a final line end as one more empty line.
+  let lastByte = -1;
 
   const push = (record: string[]): void => {
     const startLine = nextStart + (info.empty_lines - lastEmpty);
@@ -218,10 +232,13 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     let turn = 0;
     let position = base;
     let carry: Buffer | undefined; // an odd byte of UTF-16BE left for the next chunk
+    const end = options.end;
     for (;;) {
       const buf = buffers[turn] as Buffer;
       turn ^= 1;
-      const { bytesRead } = await fh.read(buf, 0, CHUNK_BYTES, position);
+      const want = end !== undefined ? Math.min(CHUNK_BYTES, end - position) : CHUNK_BYTES;
+      if (want <= 0) break;
+      const { bytesRead } = await fh.read(buf, 0, want, position);
       if (bytesRead === 0) break;
       position += bytesRead;
       let chunk = buf.subarray(0, bytesRead);
@@ -232,6 +249,7 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
         carry = even < joined.length ? Buffer.from(joined.subarray(even)) : undefined;
         chunk = joined.subarray(0, even).swap16();
       }
+      if (chunk.length > 0) lastByte = chunk[chunk.length - 1] as number;
       const err = api.parse(chunk, false, push, () => undefined);
       if (err !== undefined) throw translate(err, nextStart);
       if (options.afterChunk !== undefined) await options.afterChunk();
@@ -245,7 +263,9 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   } finally {
     await fh?.close();
   }
-  return { records: index, bytes: base + info.bytes, header };
+  const delimiters = (parser as unknown as { options: { record_delimiter: Buffer[] } }).options.record_delimiter;
+  const recordDelimiter = delimiters.length === 1 ? (delimiters[0] as Buffer).toString('latin1') : undefined;
+  return { records: index, bytes: base + info.bytes, header, nextLine: nextStart + (info.empty_lines - lastEmpty) - (lastByte === 0x0a || lastByte === 0x0d ? 1 : 0), recordDelimiter };
 }
 
 /** csv-parse's errors in words a user can act on, with the line. */

@@ -30,6 +30,8 @@ import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type
 import { Gate, RateLimiter, Window } from './limiter.js';
 import { acquireLock, type Lock } from './lock.js';
 import { createNumberChecker } from './number-check.js';
+import { NumberSet, numberKey } from './number-set.js';
+import { PARALLEL_MIN_BYTES, runParallelPreflight } from './parallel.js';
 import { parseBulkOptions, DEFAULT_BATCH_SIZE, type BulkOptions } from './options.js';
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { createProgress, fmt, formatDuration, type Progress } from './progress.js';
@@ -238,6 +240,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     }
   }
 
+  // ---- where to send: resolved before the preflight, so a missing key or base URL fails at once
+  // rather than after a pass over millions of rows (a dry run needs neither)
+  const target = opts.dryRun ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
+
   // ---- preflight pass
   let format: CsvFormat;
   try {
@@ -254,29 +260,62 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     metaColumns: shape.metaColumns,
   };
   const spoolPath = `${journalPath}.spool`;
-  const spool = opts.dryRun ? undefined : new SpoolWriter(spoolPath);
-  if (spool !== undefined) cleanups.push(() => removeSpool(spoolPath));
-  let pre: PreflightResult;
-  const started = performance.now();
-  try {
-    pre = await runPreflight({
-      path: inputPath,
-      fileLabel,
-      format,
-      columns: columnOptions,
-      checker,
-      allowDuplicates: shape.allowDuplicates,
-      exclude: exclude?.set,
-      batchSize: shape.batchSize,
-      fileBytes: identity.size,
-      spool,
-      checkpoint,
+  if (!opts.dryRun) {
+    cleanups.push(() => {
+      removeSpool(spoolPath);
+      removeSpool(`${spoolPath}.2`);
     });
-  } catch (err) {
-    if (err instanceof CsvInputError) throw new UsageError(`${fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
-    throw err;
-  } finally {
-    spool?.close();
+  }
+  let pre: PreflightResult;
+  let spoolParts: readonly string[] = [spoolPath];
+  let dropFromSecond: NumberSet | undefined;
+  const started = performance.now();
+  // Two cores when the file is big enough and safe to split (bulk/parallel.ts), else one pass.
+  const split = parallelMinBytes(ctx.env) !== undefined
+    ? await runParallelPreflight({
+        path: inputPath,
+        fileLabel,
+        format,
+        columns: columnOptions,
+        country,
+        allowDuplicates: shape.allowDuplicates,
+        exclude: exclude?.set,
+        batchSize: shape.batchSize,
+        fileBytes: identity.size,
+        spoolPath: opts.dryRun ? undefined : spoolPath,
+        signal: ctx.interrupt,
+        minBytes: parallelMinBytes(ctx.env),
+      })
+    : undefined;
+  checkpoint();
+  if (split !== undefined) {
+    pre = split;
+    spoolParts = split.spoolParts;
+    dropFromSecond = split.dropFromSecond;
+    ui.debug(`preflight: two threads, the second from line ${split.splitLine}`);
+  } else {
+    const spool = opts.dryRun ? undefined : new SpoolWriter(spoolPath);
+    removeSpool(`${spoolPath}.2`);
+    try {
+      pre = await runPreflight({
+        path: inputPath,
+        fileLabel,
+        format,
+        columns: columnOptions,
+        checker,
+        allowDuplicates: shape.allowDuplicates,
+        exclude: exclude?.set,
+        batchSize: shape.batchSize,
+        fileBytes: identity.size,
+        spool,
+        checkpoint,
+      });
+    } catch (err) {
+      if (err instanceof CsvInputError) throw new UsageError(`${fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
+      throw err;
+    } finally {
+      spool?.close();
+    }
   }
   if (previous === undefined) {
     // Resolved now, so a resume uses the same columns whatever the header detection would say.
@@ -343,8 +382,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
     return;
   }
 
-  // ---- where to send
-  const target = await resolveTarget(ctx, ui, settings, opts.sandbox);
+  // ---- where to send (resolved before the preflight)
+  if (target === undefined) throw new Error('send-bulk: no target outside a dry run');
   const { endpoint, direct } = target;
   const apiKey = target.apiKey;
   if (!opts.sandbox && pre.toSend > 0) {
@@ -412,7 +451,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   cleanups.push(() => progress.stop());
   const t0 = performance.now();
-  await sender.sendAll(client, { spoolPath, report, progress, key });
+  await sender.sendAll(client, { spoolParts, dropFromSecond, report, progress, key });
   progress.stop();
   report?.close();
   const seconds = (performance.now() - t0) / 1000;
@@ -482,7 +521,10 @@ interface SenderConfig {
 }
 
 interface SendInput {
-  readonly spoolPath: string;
+  /** The spool, in one file or in the two parts of a split preflight, in row order. */
+  readonly spoolParts: readonly string[];
+  /** `S` lines of the second part with one of these numbers are duplicates (bulk/parallel.ts). */
+  readonly dropFromSecond: NumberSet | undefined;
   readonly report: ReportWriter | undefined;
   readonly progress: Progress;
   readonly key: string;
@@ -624,38 +666,44 @@ class Sender {
     };
 
     let index = 0;
+    let drop: NumberSet | undefined;
     try {
-      await readSpool(
-        input.spoolPath,
-        (kind, line, number, payload) => {
-          current ??= newSegment(index, line);
-          index++;
-          if (kind === 'S') {
-            // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
-            if (sendable(batchIndex)) current.entries.push(payload);
-            current.count++;
-            if (current.rows !== undefined) {
+      for (let part = 0; part < input.spoolParts.length; part++) {
+        drop = part === 1 ? input.dropFromSecond : undefined;
+        await readSpool(
+          input.spoolParts[part] as string,
+          (spooled, line, number, payload) => {
+            // A number the first part of a split preflight sends already: a duplicate here.
+            const kind = spooled === 'S' && drop?.has(numberKey(number)) === true ? 'D' : spooled;
+            current ??= newSegment(index, line);
+            index++;
+            if (kind === 'S') {
+              // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
+              if (sendable(batchIndex)) current.entries.push(payload);
+              current.count++;
+              if (current.rows !== undefined) {
+                current.rows.lines.push(line);
+                current.rows.numbers.push(number);
+                current.rows.skips.push(undefined);
+                current.rows.errors.push(undefined);
+              }
+              if (current.count === batchSize) {
+                seal(current);
+                current = undefined;
+              }
+            } else if (current.rows !== undefined) {
               current.rows.lines.push(line);
               current.rows.numbers.push(number);
-              current.rows.skips.push(undefined);
-              current.rows.errors.push(undefined);
+              current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid');
+              current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : undefined);
             }
-            if (current.count === batchSize) {
-              seal(current);
-              current = undefined;
-            }
-          } else if (current.rows !== undefined) {
-            current.rows.lines.push(line);
-            current.rows.numbers.push(number);
-            current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid');
-            current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : undefined);
-          }
-        },
-        async () => {
-          await this.#pump(queue, client);
-          if (this.#stopped !== undefined && !withReport) throw new StopReading();
-        },
-      );
+          },
+          async () => {
+            await this.#pump(queue, client);
+            if (this.#stopped !== undefined && !withReport) throw new StopReading();
+          },
+        );
+      }
     } catch (err) {
       if (!(err instanceof StopReading)) throw err;
     }
@@ -1023,6 +1071,18 @@ async function writePreflightReport(path: string, format: CsvFormat, columns: Co
       }
     },
   });
+}
+
+/**
+ * The smallest file the preflight splits over two workers; undefined: never.
+ * MSGR_BULK_PARALLEL_MIN_BYTES changes it (tests; `off` turns the split off).
+ */
+function parallelMinBytes(env: Context['env']): number | undefined {
+  const v = env.MSGR_BULK_PARALLEL_MIN_BYTES;
+  if (v === undefined || v === '') return PARALLEL_MIN_BYTES;
+  if (v === 'off') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : PARALLEL_MIN_BYTES;
 }
 
 function isFinished(j: LoadedJournal): boolean {

@@ -43,3 +43,25 @@ test('--resume refuses a different --meta, --character-set or --message-type', a
     assert.match(r.stderr, new RegExp(`--resume: ${flag} differs from run`));
   }
 });
+
+test('a missing API key or base URL fails before the preflight reads the file; --dry-run needs neither', async () => {
+  const dir = tempDir();
+  const csv = join(dir, 'in.csv');
+  // An invalid row: a run that got as far as the preflight would stop on it instead.
+  writeFileSync(csv, 'msisdn,name\n+447911123456,Ann\nnot a number,Bob\n');
+  const noKey = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_BASE_URL: 'https://api.example.com', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+  const a = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'a.jsonl')], { env: noKey });
+  assert.equal(a.code, 2, a.stderr);
+  assert.match(a.stderr, /no API key/);
+  assert.doesNotMatch(a.stderr, /preflight|invalid row|not a phone number/);
+
+  const noUrl = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'guard-key-1234', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+  const b = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'b.jsonl')], { env: noUrl });
+  assert.equal(b.code, 2, b.stderr);
+  assert.match(b.stderr, /no base URL/);
+  assert.doesNotMatch(b.stderr, /preflight|invalid row/);
+
+  const dry = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--dry-run', '--skip-invalid'], { env: noKey });
+  assert.equal(dry.code, 0, dry.stderr);
+  assert.match(dry.stderr, /dry run: 1 recipient in 1 request would be sent/);
+});

@@ -1,0 +1,313 @@
+// The preflight on two cores (issue 5: bulk throughput). The file is split at a line end near its
+// middle and each part is checked by a worker thread running the very pass of the single-threaded
+// preflight (preflightRange); the two results are merged in row order so that the run sees what a
+// single pass would have given: the same verdicts, totals, problems (line numbers included), the
+// same spool lines in the same order, duplicates across the split resolved as one pass resolves
+// them (the first occurrence wins), the same hash of the whole file.
+//
+// Used only where splitting bytes is safe and pays: UTF-8 or Latin-1 (a 0x0A byte is a line feed
+// and nothing else), LF or CRLF line ends, a split point outside quotes, a file of some size.
+// Anything unexpected (a worker fails, the first part does not end where the split was computed
+// to be) falls back to the single-threaded pass, which then gives its own verdict or error.
+//
+// Duplicates across the split: each worker dedups its own part. The first part's set of numbers
+// to send comes back to this thread; a number the second part would send that the first part
+// sends too is a duplicate. Their count is |first ∩ second| (each number the second part sends
+// has exactly one `S` line there); the send pass turns those `S` lines into `D` while reading
+// the second part's spool (`dropFromSecond`).
+import { availableParallelism } from 'node:os';
+import { open } from 'node:fs/promises';
+import { Worker } from 'node:worker_threads';
+import { workerPath } from '../runtime/worker-path.js';
+import type { ColumnOptions } from './columns.js';
+import { NumberSet } from './number-set.js';
+import { finishPreflight, type PreflightResult, type RangeResult } from './preflight.js';
+import { readCsv, type CsvFormat } from './reader.js';
+
+/** Below this the workers' start-up (~50 ms each) is not worth it. */
+export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
+/** How far past the middle a usable split point is looked for. */
+const SPLIT_SEARCH_BYTES = 4 * 1024 * 1024;
+/** The young generation of each worker: small, so garbage is collected early (peak RSS). */
+const WORKER_YOUNG_MB = 8;
+
+/** What a worker does: one part of the file (workers/preflight.ts). */
+export interface PartJob {
+  readonly path: string;
+  readonly fileLabel: string;
+  readonly format: CsvFormat;
+  readonly columns: ColumnOptions;
+  readonly country: string | undefined;
+  readonly allowDuplicates: boolean;
+  readonly exclude: { slots: Float64Array; size: number } | undefined;
+  readonly batchSize: number;
+  readonly setCapacity: number;
+  readonly spoolPath: string | undefined;
+  readonly maxProblems: number;
+  readonly start: { offset: number; line: number; header: readonly string[] } | undefined;
+  readonly end: number | undefined;
+  readonly recordDelimiter: string | undefined;
+  readonly hash: boolean;
+  readonly firstNumbers: boolean;
+}
+
+export type PartResult = Omit<RangeResult, 'seen'> & { seen: { slots: Float64Array; size: number } | undefined };
+export type PartMessage = { ok: true; result: PartResult } | { ok: false; error: string };
+
+export interface ParallelOptions {
+  readonly path: string;
+  readonly fileLabel: string;
+  readonly format: CsvFormat;
+  readonly columns: ColumnOptions;
+  readonly country: string | undefined;
+  readonly allowDuplicates: boolean;
+  readonly exclude?: NumberSet | undefined;
+  readonly batchSize: number;
+  readonly fileBytes: number;
+  /** The spool of the first part; the second part's is `${spoolPath}.2`. None for a dry run. */
+  readonly spoolPath?: string | undefined;
+  readonly maxProblems?: number;
+  /** Stops the workers (Ctrl-C); the caller throws. */
+  readonly signal?: AbortSignal;
+  /** Smallest file worth splitting (tests lower it). */
+  readonly minBytes?: number;
+}
+
+/** The preflight result, with where the send pass finds the spool. */
+export interface SplitPreflight extends PreflightResult {
+  readonly spoolParts: readonly string[];
+  /** Numbers the first part sends: `S` lines of the second part with one of them are duplicates. */
+  readonly dropFromSecond: NumberSet | undefined;
+  /** The line the second part starts on. */
+  readonly splitLine: number;
+}
+
+export interface SplitPoint {
+  /** Byte offset of the first byte of the second part. */
+  readonly offset: number;
+  /** Its line number (1-based, the header being line 1). */
+  readonly line: number;
+  readonly recordDelimiter: '\n' | '\r\n';
+}
+
+/** Where to split, or why not. */
+export async function findSplit(path: string, format: CsvFormat, size: number, minBytes = PARALLEL_MIN_BYTES): Promise<SplitPoint | string> {
+  if (format.encoding !== 'utf8' && format.encoding !== 'latin1') return `encoding ${format.encoding}`;
+  if (size < minBytes) return 'small file';
+  if (availableParallelism() < 2) return 'one core';
+  const base = format.bomBytes;
+  const target = base + Math.floor((size - base) / 2);
+  const limit = Math.min(size - 1, target + SPLIT_SEARCH_BYTES);
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafeSlow(1024 * 1024);
+    let quotes = 0;
+    let newlines = 0;
+    let delimiter: '\n' | '\r\n' | undefined;
+    let position = base;
+    // Bytes held back at a chunk's end so a CR is seen with the byte after it.
+    while (position < limit) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, position);
+      if (bytesRead === 0) break;
+      // Keep one byte of look-ahead inside the chunk (CRLF, the byte after a split).
+      const usable = position + bytesRead >= size ? bytesRead : bytesRead - 1;
+      const chunk = buf.subarray(0, bytesRead);
+      let i = 0;
+      if (delimiter === undefined) {
+        // csv-parse keeps the first line end it meets outside quotes for the whole file.
+        for (; i < usable; i++) {
+          const c = chunk[i] as number;
+          if (c === 0x22) quotes++;
+          else if (c === 0x0a || c === 0x0d) {
+            if (c === 0x0a) newlines++;
+            if (quotes % 2 === 0) {
+              if (c === 0x0d && chunk[i + 1] !== 0x0a) return 'CR line ends';
+              delimiter = c === 0x0a ? '\n' : '\r\n';
+              i++;
+              break;
+            }
+          }
+        }
+        if (delimiter === undefined) {
+          position += i;
+          continue;
+        }
+      }
+      const stop = Math.min(usable, target - position);
+      if (i < stop) {
+        quotes += countByte(chunk, 0x22, i, stop);
+        newlines += countByte(chunk, 0x0a, i, stop);
+        i = stop;
+      }
+      for (; i < usable && position + i < limit; i++) {
+        const c = chunk[i] as number;
+        if (c === 0x22) quotes++;
+        else if (c === 0x0a) {
+          newlines++;
+          const next = chunk[i + 1];
+          if (quotes % 2 === 0 && next !== undefined && next !== 0x0a && next !== 0x0d) {
+            return { offset: position + i + 1, line: newlines + 1, recordDelimiter: delimiter };
+          }
+        }
+      }
+      position += i;
+    }
+    return 'no split point';
+  } finally {
+    await fh.close();
+  }
+}
+
+function countByte(buf: Buffer, byte: number, from: number, to: number): number {
+  let n = 0;
+  for (let i = buf.indexOf(byte, from); i !== -1 && i < to; i = buf.indexOf(byte, i + 1)) n++;
+  return n;
+}
+
+/** The header fields, read as the single pass reads them; undefined on any problem. */
+async function readHeader(path: string, format: CsvFormat): Promise<string[] | undefined> {
+  let header: string[] | undefined;
+  const stop = new Error('header read');
+  try {
+    await readCsv(path, {
+      format,
+      onHeader: (fields) => {
+        header = fields;
+        throw stop;
+      },
+      onRecord: () => undefined,
+    });
+  } catch (err) {
+    if (err !== stop) return undefined;
+  }
+  return header;
+}
+
+function runPart(job: PartJob, signal: AbortSignal | undefined): { result: Promise<PartResult>; stop: () => Promise<void> } {
+  const worker = new Worker(workerPath('preflight'), {
+    workerData: job,
+    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB },
+    stdout: false,
+    stderr: false,
+  });
+  const result = new Promise<PartResult>((resolve, reject) => {
+    let settled = false;
+    worker.once('message', (m: PartMessage) => {
+      settled = true;
+      if (m.ok) resolve(m.result);
+      else reject(new Error(m.error));
+    });
+    worker.once('error', (err) => {
+      settled = true;
+      reject(err);
+    });
+    worker.once('exit', (code) => {
+      if (!settled) reject(new Error(`preflight worker exited with code ${code}`));
+    });
+    signal?.addEventListener('abort', () => reject(new Error('interrupted')), { once: true });
+  });
+  return { result, stop: async () => void (await worker.terminate()) };
+}
+
+/**
+ * The preflight in two workers, or undefined when the file is not split (too small, an encoding
+ * or line end that is not safe to split, a worker failed): then the caller runs the single pass.
+ */
+export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPreflight | undefined> {
+  const split = await findSplit(o.path, o.format, o.fileBytes, o.minBytes);
+  if (typeof split === 'string') return undefined;
+  const header = await readHeader(o.path, o.format);
+  if (header === undefined) return undefined;
+  const maxProblems = o.maxProblems ?? 20;
+  const estimate = o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
+  const exclude = o.exclude?.export();
+  const common = {
+    path: o.path,
+    fileLabel: o.fileLabel,
+    format: o.format,
+    columns: o.columns,
+    country: o.country,
+    allowDuplicates: o.allowDuplicates,
+    exclude,
+    batchSize: o.batchSize,
+    maxProblems,
+  };
+  const first = runPart(
+    {
+      ...common,
+      setCapacity: Math.ceil(estimate * ((split.offset - o.format.bomBytes) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+      spoolPath: o.spoolPath,
+      start: undefined,
+      end: split.offset,
+      recordDelimiter: undefined,
+      hash: true,
+      firstNumbers: false,
+    },
+    o.signal,
+  );
+  const second = runPart(
+    {
+      ...common,
+      setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+      spoolPath: o.spoolPath !== undefined ? `${o.spoolPath}.2` : undefined,
+      start: { offset: split.offset, line: split.line, header },
+      end: undefined,
+      recordDelimiter: split.recordDelimiter,
+      hash: false,
+      firstNumbers: true,
+    },
+    o.signal,
+  );
+  let a: PartResult;
+  let b: PartResult;
+  try {
+    [a, b] = await Promise.all([first.result, second.result]);
+  } catch {
+    await Promise.all([first.stop(), second.stop()]);
+    return undefined;
+  }
+  await Promise.all([first.stop(), second.stop()]);
+  // The first part must end where the second was told it starts, with the line end it assumed.
+  if (a.nextLine !== split.line || a.recordDelimiter !== split.recordDelimiter || a.columns === undefined) return undefined;
+  return merge(a, b, o.batchSize, o.fileLabel, maxProblems, o.spoolPath, split.line);
+}
+
+function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number): SplitPreflight | undefined {
+  const seenA = a.seen !== undefined ? NumberSet.from(a.seen) : undefined;
+  const seenB = b.seen !== undefined ? NumberSet.from(b.seen) : undefined;
+  const shared = seenA !== undefined && seenB !== undefined ? seenB.countShared(seenA) : 0;
+  let firstBatch = a.firstBatch;
+  if (firstBatch.length < batchSize) {
+    firstBatch = [...firstBatch];
+    for (let i = 0; i < b.firstBatch.length && firstBatch.length < batchSize; i++) {
+      if (shared === 0 || seenA?.has(b.firstNumbers[i] as number) !== true) firstBatch.push(b.firstBatch[i] as string);
+    }
+    // The second part kept only its first batch; with duplicates dropped from it, more might be
+    // needed. Rare (the first part sends almost nothing): let the single pass answer.
+    if (firstBatch.length < batchSize && b.toSend > b.firstBatch.length) return undefined;
+  }
+  const range: RangeResult = {
+    columns: a.columns,
+    rows: a.rows + b.rows,
+    invalid: a.invalid + b.invalid,
+    duplicates: a.duplicates + b.duplicates + shared,
+    excluded: a.excluded + b.excluded,
+    outsidePlan: a.outsidePlan + b.outsidePlan,
+    toSend: a.toSend + b.toSend - shared,
+    problems: [...a.problems, ...b.problems].slice(0, maxProblems),
+    outsideSamples: [...a.outsideSamples, ...b.outsideSamples].slice(0, 5),
+    firstBatch,
+    firstNumbers: [],
+    hash: a.hash,
+    bytes: b.bytes,
+    nextLine: b.nextLine,
+    recordDelimiter: b.recordDelimiter,
+    seen: undefined,
+  };
+  return {
+    ...finishPreflight(range, batchSize, fileLabel),
+    spoolParts: spoolPath !== undefined ? [spoolPath, `${spoolPath}.2`] : [],
+    dropFromSecond: shared > 0 ? seenA : undefined,
+    splitLine,
+  };
+}

@@ -1,0 +1,46 @@
+// A worker thread of the parallel preflight (bulk/parallel.ts): one part of the CSV file through
+// the same pass as the single-threaded preflight, its spool lines to its own file, its figures
+// (and its set of numbers, transferred, not copied) back to the main thread.
+import { parentPort, workerData } from 'node:worker_threads';
+import type { CountryCode } from 'libphonenumber-js/max';
+import { createNumberChecker } from '../bulk/number-check.js';
+import { NumberSet } from '../bulk/number-set.js';
+import type { PartJob, PartMessage, PartResult } from '../bulk/parallel.js';
+import { preflightRange } from '../bulk/preflight.js';
+import { SpoolWriter } from '../bulk/spool.js';
+
+async function main(job: PartJob): Promise<void> {
+  const spool = job.spoolPath !== undefined ? new SpoolWriter(job.spoolPath) : undefined;
+  let result: PartResult;
+  try {
+    const r = await preflightRange({
+      path: job.path,
+      fileLabel: job.fileLabel,
+      format: job.format,
+      columns: job.columns,
+      checker: createNumberChecker(job.country as CountryCode | undefined),
+      allowDuplicates: job.allowDuplicates,
+      exclude: job.exclude !== undefined ? NumberSet.from(job.exclude) : undefined,
+      batchSize: job.batchSize,
+      setCapacity: job.setCapacity,
+      spool,
+      maxProblems: job.maxProblems,
+      start: job.start,
+      end: job.end,
+      recordDelimiter: job.recordDelimiter,
+      hash: job.hash,
+      firstNumbers: job.firstNumbers,
+    });
+    const { seen, ...rest } = r;
+    result = { ...rest, seen: seen?.export() };
+  } finally {
+    spool?.close();
+  }
+  const message: PartMessage = { ok: true, result };
+  parentPort?.postMessage(message, result.seen !== undefined ? [result.seen.slots.buffer as ArrayBuffer] : []);
+}
+
+main(workerData as PartJob).catch((err: unknown) => {
+  const message: PartMessage = { ok: false, error: err instanceof Error ? `${err.name}: ${err.message}` : String(err) };
+  parentPort?.postMessage(message);
+});

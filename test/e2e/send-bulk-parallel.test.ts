@@ -1,0 +1,186 @@
+// The preflight split over two worker threads (src/bulk/parallel.ts) must give exactly what the
+// single pass gives: the same requests in the same order, report, totals, problems and errors.
+// MSGR_BULK_PARALLEL_MIN_BYTES=0 splits even these small files; `off` forces the single pass.
+// `-v` prints a debug line when the split was used, so each test also proves it took that path.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+
+const KEY = 'test-key-1234';
+const SPLIT = /preflight: two threads, the second from line (\d+)/;
+
+interface Recorded {
+  request: { recipients: Array<{ msisdn: string; variables?: Record<string, string> }> };
+}
+
+function requests(record: string): Array<Array<{ msisdn: string; variables?: Record<string, string> }>> {
+  if (!existsSync(record)) return [];
+  return readFileSync(record, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as Recorded).request.recipients);
+}
+
+function env(baseUrl: string, split: boolean, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({
+    MSGR_CONFIG_DIR: tempDir(),
+    MSGR_API_KEY: KEY,
+    MSGR_BASE_URL: baseUrl,
+    MSGR_ACCOUNT_REFERENCE: 'ACME01',
+    MSGR_BULK_PARALLEL_MIN_BYTES: split ? '0' : 'off',
+    ...extra,
+  });
+}
+
+const MSG = ['--from', 'Acme', '--text', 'Hello {{name}}'];
+
+/** The parts of a --json summary that do not depend on the run (id, paths, time). */
+function stable(stdout: string): unknown {
+  const s = JSON.parse(stdout) as Record<string, unknown>;
+  for (const k of ['runId', 'journal', 'report', 'resume', 'seconds', 'file']) delete s[k];
+  return s;
+}
+
+const uk = (i: number): string => `+4479111${String(i).padStart(5, '0')}`;
+
+/**
+ * A file that exercises the split: BOM, CRLF, quoted fields with line breaks (CRLF and LF) and
+ * quotes, invalid rows, possible-but-outside-plan numbers, excluded numbers, and duplicates of
+ * first-half numbers all over the second half (some twice).
+ */
+function trickyCsv(): { path: string; exclude: string } {
+  const dir = tempDir('msgr-par-');
+  const rows: string[] = ['msisdn,name,note'];
+  const n = 120;
+  for (let i = 0; i < n; i++) {
+    const note = i % 7 === 0 ? `"two\r\nlines, ""quoted"""` : i % 11 === 0 ? `"lf\ninside"` : `plain ${i}`;
+    let number = uk(i);
+    if (i % 13 === 5) number = 'not a number';
+    if (i % 17 === 3) number = `+44 7700 900${String(i).padStart(3, '0')}`;
+    if (i >= n / 2 && i % 5 === 0) number = uk(i - 50); // a duplicate of the first half
+    if (i >= n / 2 && i % 9 === 0) number = uk(3); // the same duplicate, many times
+    if (i === n / 2 + 1) number = uk(n / 2 + 2); // a duplicate within the second half, first there
+    rows.push(`${number},Näme${i},${note}`);
+  }
+  const path = join(dir, 'tricky.csv');
+  writeFileSync(path, `\uFEFF${rows.join('\r\n')}\r\n`);
+  const exclude = join(dir, 'optout.txt');
+  writeFileSync(exclude, `${uk(10)}\n${uk(100)}\n${uk(101)}\n`);
+  return { path, exclude };
+}
+
+describe('send-bulk with the preflight split over two threads', () => {
+  let server: RunningSandbox;
+  let record: string;
+  before(async () => {
+    record = join(tempDir('msgr-par-rec-'), 'record.jsonl');
+    server = await startSandbox({ port: 0, record, apiKey: KEY });
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  async function both(args: string[], file: string): Promise<Array<{ r: RunResult; requests: ReturnType<typeof requests>; report: string }>> {
+    const out = [];
+    for (const split of [true, false]) {
+      writeFileSync(record, '');
+      const dir = tempDir('msgr-par-out-');
+      const report = join(dir, 'report.csv');
+      const r = await runCli(['send-bulk', file, ...MSG, '--journal', join(dir, 'j.jsonl'), '--report', report, '--json', '-v', ...args], { env: env(server.url, split), timeoutMs: 60_000 });
+      // Message ids are the sandbox's random batch tokens: the same shape, other values.
+      const text = existsSync(report) ? readFileSync(report, 'utf8').replace(/sbx_m_[0-9a-f]+_/g, 'sbx_m_*_') : '';
+      out.push({ r, requests: requests(record), report: text });
+    }
+    return out;
+  }
+
+  test('same requests, report and totals as one pass: BOM, CRLF, quoted line breaks, duplicates across the split, --exclude, --skip-invalid', async () => {
+    const { path, exclude } = trickyCsv();
+    const [par, one] = await both(['--skip-invalid', '--exclude', exclude, '--batch-size', '7'], path);
+    assert.ok(par !== undefined && one !== undefined);
+    assert.match(par.r.stderr, SPLIT, 'the split was used');
+    assert.doesNotMatch(one.r.stderr, SPLIT);
+    assert.equal(par.r.code, 0, par.r.stderr);
+    assert.equal(one.r.code, 0, one.r.stderr);
+    assert.deepEqual(stable(par.r.stdout), stable(one.r.stdout));
+    assert.deepEqual(par.requests, one.requests);
+    assert.equal(par.report, one.report);
+    // The file really has what the test is about.
+    const s = JSON.parse(par.r.stdout) as { duplicates: number; invalid: number; excluded: number; outsidePlan: number };
+    assert.ok(s.duplicates >= 10 && s.invalid > 0 && s.excluded > 0 && s.outsidePlan > 0, JSON.stringify(s));
+    const splitLine = Number(SPLIT.exec(par.r.stderr)?.[1]);
+    assert.ok(splitLine > 60, `split at line ${splitLine}`);
+    // Duplicates of first-half numbers after the split are reported as duplicates there.
+    assert.match(par.report, new RegExp(`\\n\\d+,\\${uk(3)},duplicate,`));
+  });
+
+  test('invalid rows on both sides stop the run with the same lines and columns (exit 2)', async () => {
+    const { path } = trickyCsv();
+    const [par, one] = await both([], path);
+    assert.ok(par !== undefined && one !== undefined);
+    assert.match(par.r.stderr, SPLIT);
+    assert.equal(par.r.code, 2);
+    assert.equal(one.r.code, 2);
+    assert.deepEqual(stable(par.r.stdout), stable(one.r.stdout));
+    assert.equal(par.report, one.report);
+    assert.deepEqual(par.requests, []);
+    const problems = (JSON.parse(par.r.stdout) as { problems: Array<{ line: number }> }).problems.map((p) => p.line);
+    const splitLine = Number(SPLIT.exec(par.r.stderr)?.[1]);
+    assert.ok(problems.some((l) => l < splitLine) && problems.some((l) => l >= splitLine), `problems on both sides of line ${splitLine}: ${problems.join(',')}`);
+  });
+
+  test('a broken quote after the split gives the same error and line as one pass', async () => {
+    const dir = tempDir('msgr-par-');
+    const path = join(dir, 'broken.csv');
+    const rows = ['msisdn,name', ...Array.from({ length: 60 }, (_, i) => `${uk(i)},N${i}`)];
+    rows[50] = `${uk(50)},"never closed`;
+    writeFileSync(path, `${rows.join('\n')}\n`);
+    const results: RunResult[] = [];
+    for (const split of [true, false]) {
+      results.push(await runCli(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`)], { env: env(server.url, split) }));
+    }
+    const [par, one] = results as [RunResult, RunResult];
+    assert.equal(par.code, 2);
+    assert.equal(par.stderr, one.stderr);
+    assert.match(par.stderr, /line 51: a quoted field starts here and is never closed/);
+  });
+
+  test('--dry-run prints the same first request when duplicates of the first part open the second', async () => {
+    const dir = tempDir('msgr-par-');
+    const path = join(dir, 'dry.csv');
+    const first = Array.from({ length: 20 }, (_, i) => `${uk(i)},A${i}`);
+    const second = [...Array.from({ length: 10 }, (_, i) => `${uk(i)},again${i}`), ...Array.from({ length: 30 }, (_, i) => `${uk(100 + i)},B${i}`)];
+    writeFileSync(path, `msisdn,name\n${[...first, ...second].join('\n')}\n`);
+    const results: RunResult[] = [];
+    for (const split of [true, false]) {
+      results.push(await runCli(['send-bulk', path, ...MSG, '--dry-run', '--batch-size', '35', '-v'], { env: env(server.url, split) }));
+    }
+    const [par, one] = results as [RunResult, RunResult];
+    assert.equal(par.code, 0, par.stderr);
+    assert.match(par.stderr, SPLIT);
+    assert.equal(par.stdout, one.stdout);
+    const req = JSON.parse(par.stdout) as { recipients: Array<{ msisdn: string }> };
+    assert.equal(req.recipients.length, 35);
+    assert.equal(new Set(req.recipients.map((r) => r.msisdn)).size, 35);
+  });
+
+  test('stdin is spooled to a file and split like one', async () => {
+    const rows = ['msisdn,name', ...Array.from({ length: 80 }, (_, i) => `${uk(i % 60)},N${i}`)];
+    const dir = tempDir('msgr-par-');
+    const results: Array<{ r: RunResult; req: ReturnType<typeof requests> }> = [];
+    for (const split of [true, false]) {
+      writeFileSync(record, '');
+      const r = await runCli(['send-bulk', '-', ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--batch-size', '9', '--json', '-v'], { env: env(server.url, split), input: `${rows.join('\n')}\n` });
+      results.push({ r, req: requests(record) });
+    }
+    const [par, one] = results as [(typeof results)[0], (typeof results)[0]];
+    assert.match(par.r.stderr, SPLIT);
+    assert.equal(par.r.code, 0, par.r.stderr);
+    assert.deepEqual(stable(par.r.stdout), stable(one.r.stdout));
+    assert.deepEqual(par.req, one.req);
+    assert.equal(par.req.flat().length, 60);
+  });
+});
