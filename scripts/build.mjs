@@ -273,10 +273,16 @@ rmSync(old, { recursive: true, force: true });
 if (typeof (await import('node:module')).default.enableCompileCache !== 'function') {
   const scratch = mkdtempSync(join(tmpdir(), 'msgr-build-'));
   const env = { PATH: process.env.PATH ?? '', HOME: scratch, MSGR_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1', MSGR_WRITE_CODE_CACHE: '1' };
-  const msg = ['--to', '+447700900123', '--from', 'Acme', '--text', 'Hello'];
+  const msg = ['--to', '+447911123456,+447700900123', '--from', 'Acme', '--text', 'Hello'];
   try {
     for (const args of [['send', '--dry-run', ...msg, '--account', 'BUILD'], ['send', '--sandbox', ...msg]]) {
-      execFileSync(process.execPath, ['bin/msgr.js', ...args], { env, stdio: 'ignore', timeout: 30_000 });
+      try {
+        execFileSync(process.execPath, ['bin/msgr.js', ...args], { env, stdio: 'ignore', timeout: 30_000 });
+      } catch (err) {
+        // The caches only make start-up faster; a machine where a sample run fails still gets a
+        // working msgr (and the tests will say why the run failed).
+        console.warn(`build: no code cache from \`msgr ${args.join(' ')}\`: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      }
     }
   } finally {
     rmSync(scratch, { recursive: true, force: true });
