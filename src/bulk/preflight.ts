@@ -10,7 +10,7 @@ import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from 
 import type { NumberCheck, NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import type { SpoolWriter } from './spool.js';
-import { readCsv, type CsvFormat } from './reader.js';
+import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from './reader.js';
 
 export interface RowProblem {
   readonly line: number;
@@ -134,7 +134,7 @@ export interface RangeResult {
 
 export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const maxProblems = o.maxProblems ?? 20;
-  const hash = o.hash === true ? createHash('sha256') : undefined;
+  let hash = o.hash === true ? createHash('sha256') : undefined;
   const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24));
   const problems: RowProblem[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
@@ -161,17 +161,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     checkRow = createRowChecker(columns, o.checker, checkUtf8);
   }
 
-  const result = await readCsv(o.path, {
-    format: o.format,
-    start: o.start !== undefined ? { offset: o.start.offset, line: o.start.line, record: 0, header: o.start.header } : undefined,
-    end: o.end,
-    recordDelimiter: o.recordDelimiter,
-    ...(hash !== undefined ? { onBytes: (chunk: Buffer) => hash.update(chunk) } : {}),
-    onHeader: (fields) => {
-      columns = planColumns(fields, o.columns, o.fileLabel);
-      checkRow = createRowChecker(columns, o.checker, checkUtf8);
-    },
-    onRecord: (fields, _index, line) => {
+  const onRecord = (fields: string[], _index: number, line: number): void => {
       rows++;
       const plan = columns as ColumnPlan;
       const r = (checkRow as RowChecker)(fields);
@@ -203,7 +193,48 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
           if (keepNumbers) firstNumbers.push(key);
         }
       }
+    };
+
+  // Where the data starts, for the fast path: the header as csv-parse reads it, then the rows.
+  let head: { header: readonly string[]; offset: number; line: number; recordDelimiter: string | undefined } | undefined;
+  if (o.start !== undefined) head = { ...o.start, recordDelimiter: o.recordDelimiter };
+  else {
+    const h = await readCsv(o.path, { format: o.format, stopAfterHeader: true, onRecord: () => undefined });
+    if (h.header !== undefined) head = { header: h.header, offset: h.bytes, line: h.nextLine, recordDelimiter: h.recordDelimiter };
+  }
+  let result: ReadResult | undefined;
+  if (head?.recordDelimiter !== undefined) {
+    // Rows with no quotes and plain line ends are split by hand: csv-parse's result, 3-4x faster.
+    const simpleHash = o.hash === true ? createHash('sha256') : undefined;
+    const range = {
+      format: o.format,
+      offset: head.offset,
+      line: head.line,
+      end: o.end,
+      recordDelimiter: head.recordDelimiter,
+      hashFrom: o.start !== undefined ? o.start.offset : o.format.bomBytes,
+      ...(simpleHash !== undefined ? { onBytes: (chunk: Buffer) => simpleHash.update(chunk) } : {}),
+    };
+    if (await isSimpleRange(o.path, range)) {
+      if (columns === undefined) {
+        columns = planColumns(head.header, o.columns, o.fileLabel);
+        checkRow = createRowChecker(columns, o.checker, checkUtf8);
+      }
+      hash = simpleHash;
+      result = await readSimpleCsv(o.path, range, onRecord, o.checkpoint);
+    }
+  }
+  result ??= await readCsv(o.path, {
+    format: o.format,
+    start: o.start !== undefined ? { offset: o.start.offset, line: o.start.line, record: 0, header: o.start.header } : undefined,
+    end: o.end,
+    recordDelimiter: o.recordDelimiter,
+    ...(hash !== undefined ? { onBytes: (chunk: Buffer) => hash?.update(chunk) } : {}),
+    onHeader: (fields) => {
+      columns = planColumns(fields, o.columns, o.fileLabel);
+      checkRow = createRowChecker(columns, o.checker, checkUtf8);
     },
+    onRecord,
     afterChunk: o.checkpoint,
   });
   if (hash !== undefined && o.end !== undefined) await hashFrom(o.path, o.end, hash);

@@ -159,6 +159,8 @@ export interface ReadOptions {
    * line end it meets outside quotes and keeps it for the rest of the file.
    */
   readonly recordDelimiter?: string | undefined;
+  /** Stop once the header is read: `bytes` is then where the data starts, `nextLine` its line. */
+  readonly stopAfterHeader?: boolean;
 }
 
 interface ParserApi {
@@ -201,6 +203,8 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   // At the end csv-parse counts the nothing after a final line end as one more empty line.
   let lastByte = -1;
 
+  const headerRead = new Error('header read');
+  let headerEnd: { bytes: number; nextLine: number } | undefined;
   const push = (record: string[]): void => {
     const startLine = nextStart + (info.empty_lines - lastEmpty);
     lastEmpty = info.empty_lines;
@@ -217,6 +221,10 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     if (header === undefined) {
       header = record;
       options.onHeader?.(record);
+      if (options.stopAfterHeader === true) {
+        headerEnd = { bytes: base + info.bytes, nextLine: nextStart };
+        throw headerRead;
+      }
       return;
     }
     options.onRecord(record, index++, startLine, base + info.bytes);
@@ -257,15 +265,147 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     const err = api.parse(undefined, true, push, () => undefined);
     if (err !== undefined) throw translate(err, nextStart);
   } catch (err) {
+    if (err === headerRead && headerEnd !== undefined) {
+      await fh?.close();
+      fh = undefined;
+      return { records: 0, bytes: headerEnd.bytes, header, nextLine: headerEnd.nextLine, recordDelimiter: discovered(parser) };
+    }
     if (err instanceof CsvInputError) throw err;
     if (err instanceof CsvError) throw translate(err, nextStart);
     throw err;
   } finally {
     await fh?.close();
   }
+  return { records: index, bytes: base + info.bytes, header, nextLine: nextStart + (info.empty_lines - lastEmpty) - (lastByte === 0x0a || lastByte === 0x0d ? 1 : 0), recordDelimiter: discovered(parser) };
+}
+
+function discovered(parser: Parser): string | undefined {
   const delimiters = (parser as unknown as { options: { record_delimiter: Buffer[] } }).options.record_delimiter;
-  const recordDelimiter = delimiters.length === 1 ? (delimiters[0] as Buffer).toString('latin1') : undefined;
-  return { records: index, bytes: base + info.bytes, header, nextLine: nextStart + (info.empty_lines - lastEmpty) - (lastByte === 0x0a || lastByte === 0x0d ? 1 : 0), recordDelimiter };
+  return delimiters.length === 1 ? (delimiters[0] as Buffer).toString('latin1') : undefined;
+}
+
+/** Lines longer than this are left to csv-parse (its record limit is 1M characters). */
+const SIMPLE_MAX_LINE = 256 * 1024;
+
+export interface SimpleRange {
+  readonly format: CsvFormat;
+  /** Where the data records start (after the header) and the line they start on. */
+  readonly offset: number;
+  readonly line: number;
+  readonly end?: number | undefined;
+  readonly recordDelimiter: string;
+  /** Hash every byte from here (≤ offset) to the end of the range, while checking it. */
+  readonly hashFrom?: number;
+  readonly onBytes?: (chunk: Buffer) => void;
+}
+
+/**
+ * Whether csv-parse's work on a range can be done by splitting lines and fields: a UTF-8 or
+ * Latin-1 range with no quote character at all, LF line ends with no CR anywhere (or CRLF ones
+ * with no other CR or LF), no line over 256 KiB, a one-byte delimiter. There every line is a
+ * record, an empty line is skipped, fields are the bytes between delimiters decoded one by one
+ * (as csv-parse decodes them), so the records, line numbers and text are csv-parse's.
+ * Reads the range once (and hashes it when asked).
+ */
+export async function isSimpleRange(path: string, r: SimpleRange): Promise<boolean> {
+  const { format } = r;
+  if (format.encoding !== 'utf8' && format.encoding !== 'latin1') return false;
+  if (format.delimiter.length !== 1 || format.delimiter.charCodeAt(0) >= 0x80 || /["\r\n]/.test(format.delimiter)) return false;
+  if (r.recordDelimiter !== '\n' && r.recordDelimiter !== '\r\n') return false;
+  const crlf = r.recordDelimiter === '\r\n';
+  const fh = await open(path, 'r');
+  try {
+    const buf = Buffer.allocUnsafeSlow(1024 * 1024);
+    let simple = true;
+    let position = r.hashFrom ?? r.offset;
+    let lastNewline = r.offset - 1;
+    let prev = -1; // the byte before this chunk
+    for (;;) {
+      const want = r.end !== undefined ? Math.min(buf.length, r.end - position) : buf.length;
+      if (want <= 0) break;
+      const { bytesRead } = await fh.read(buf, 0, want, position);
+      if (bytesRead === 0) break;
+      const chunk = buf.subarray(0, bytesRead);
+      r.onBytes?.(chunk);
+      if (simple) {
+        const from = Math.max(0, r.offset - position);
+        if (from < bytesRead) {
+          if (chunk.indexOf(0x22, from) !== -1) simple = false;
+          for (let i = chunk.indexOf(0x0a, from); simple && i !== -1; i = chunk.indexOf(0x0a, i + 1)) {
+            if (position + i - lastNewline > SIMPLE_MAX_LINE) simple = false;
+            if (crlf && (i > 0 ? chunk[i - 1] : prev) !== 0x0d) simple = false;
+            lastNewline = position + i;
+          }
+          for (let i = chunk.indexOf(0x0d, from); simple && i !== -1; i = chunk.indexOf(0x0d, i + 1)) {
+            // A CR only right before an LF, and only in a CRLF file. (A CR that ends the chunk is
+            // checked with the next chunk's first byte: the LF loop above sees it then.)
+            if (!crlf || (i + 1 < bytesRead && chunk[i + 1] !== 0x0a)) simple = false;
+          }
+          if (position + bytesRead - 1 - lastNewline > SIMPLE_MAX_LINE) simple = false;
+          // A CR that ended the chunk before: this chunk must go on with its LF.
+          if (from === 0 && prev === 0x0d && chunk[0] !== 0x0a) simple = false;
+          prev = chunk[bytesRead - 1] as number;
+        }
+      }
+      position += bytesRead;
+      if (!simple && r.onBytes === undefined) break;
+    }
+    // A CR as the very last byte has no LF after it.
+    if (prev === 0x0d) simple = false;
+    return simple;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The data records of a range isSimpleRange() accepted, as readCsv() would give them. */
+export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: ReadOptions['onRecord'], afterChunk?: ReadOptions['afterChunk']): Promise<ReadResult> {
+  const crlf = r.recordDelimiter === '\r\n';
+  const encoding = r.format.encoding === 'latin1' ? 'latin1' : 'utf8';
+  const delimiter = r.format.delimiter.charCodeAt(0);
+  const buf = Buffer.allocUnsafeSlow(CHUNK_BYTES + SIMPLE_MAX_LINE);
+  const fh = await open(path, 'r');
+  let have = 0;
+  let position = r.offset;
+  let line = r.line;
+  let index = 0;
+  const emit = (start: number, end: number, after: number): void => {
+    if (crlf && end > start && buf[end - 1] === 0x0d) end--;
+    if (end === start) return; // an empty line: skipped, as csv-parse's skip_empty_lines does
+    const fields: string[] = [];
+    let from = start;
+    for (let d = buf.indexOf(delimiter, from); d !== -1 && d < end; d = buf.indexOf(delimiter, from)) {
+      fields.push(buf.toString(encoding, from, d));
+      from = d + 1;
+    }
+    fields.push(buf.toString(encoding, from, end));
+    onRecord(fields, index++, line, after);
+  };
+  try {
+    for (;;) {
+      const want = r.end !== undefined ? Math.min(CHUNK_BYTES, r.end - position) : CHUNK_BYTES;
+      const { bytesRead } = want > 0 ? await fh.read(buf, have, want, position) : { bytesRead: 0 };
+      const base = position - have; // file offset of buf[0]
+      position += bytesRead;
+      have += bytesRead;
+      let start = 0;
+      for (let nl = buf.indexOf(0x0a, start); nl !== -1 && nl < have; nl = buf.indexOf(0x0a, start)) {
+        emit(start, nl, base + nl + 1);
+        line++;
+        start = nl + 1;
+      }
+      if (bytesRead === 0) {
+        if (start < have) emit(start, have, base + have);
+        break;
+      }
+      buf.copyWithin(0, start, have);
+      have -= start;
+      if (afterChunk !== undefined) await afterChunk();
+    }
+  } finally {
+    await fh.close();
+  }
+  return { records: index, bytes: position, header: undefined, nextLine: line, recordDelimiter: r.recordDelimiter };
 }
 
 /** csv-parse's errors in words a user can act on, with the line. */

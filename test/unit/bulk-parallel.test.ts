@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { NumberSet } from '../../src/bulk/number-set.js';
 import { findSplit } from '../../src/bulk/parallel.js';
-import { detectFormat, readCsv } from '../../src/bulk/reader.js';
+import { detectFormat, isSimpleRange, readCsv, readSimpleCsv } from '../../src/bulk/reader.js';
 
 function file(content: string | Buffer): string {
   const path = join(mkdtempSync(join(tmpdir(), 'msgr-split-')), 'in.csv');
@@ -77,5 +77,66 @@ describe('NumberSet export, from and countShared', () => {
     assert.ok(copy.has(447911000001) && copy.has(447911001000) && !copy.has(447911001001));
     assert.equal(b.countShared(a), 101);
     assert.equal(a.countShared(b), 101);
+  });
+});
+
+describe('the fast path for simple rows (isSimpleRange, readSimpleCsv)', () => {
+  type Rec = [string[], number, number];
+  async function both(content: Buffer, given: { encoding?: 'latin1' | 'utf8'; delimiter?: string } = {}): Promise<{ simple: boolean; csv: Rec[]; fast: Rec[] | undefined }> {
+    const path = file(content);
+    const format = await detectFormat(path, given);
+    const csv: Rec[] = [];
+    // (Some of the files csv-parse refuses; the fast path must then refuse them too.)
+    await readCsv(path, { format, onRecord: (f, _i, line, end) => csv.push([f, line, end]) }).catch(() => undefined);
+    const head = await readCsv(path, { format, stopAfterHeader: true, onRecord: () => undefined });
+    if (head.recordDelimiter === undefined) return { simple: false, csv, fast: undefined };
+    const range = { format, offset: head.bytes, line: head.nextLine, recordDelimiter: head.recordDelimiter };
+    const simple = await isSimpleRange(path, range);
+    if (!simple) return { simple, csv, fast: undefined };
+    const fast: Rec[] = [];
+    await readSimpleCsv(path, range, (f, _i, line, end) => fast.push([f, line, end]));
+    return { simple, csv, fast };
+  }
+
+  test('gives csv-parse\'s records, lines and offsets for rows it accepts', async () => {
+    const cases: Array<[string, Buffer, { encoding?: 'latin1' | 'utf8'; delimiter?: string }?]> = [
+      ['LF', Buffer.from('msisdn,name\n+447911123456,Ann\n+447911123457,Bob\n')],
+      ['CRLF, BOM, empty lines, no final line end', Buffer.from('\uFEFFmsisdn,name\r\n\r\n+447911123456,Ann\r\n\r\n\r\n+447911123457, Bob ,\r\n,\r\nx')],
+      ['empty lines at the start and end, trailing delimiters', Buffer.from('msisdn,name\n\n\n+447911123456,,\n,,,\n\n')],
+      ['semicolons, tabs in fields', Buffer.from('msisdn;name\n+447911123456;A\tn\n+447911123457;B\n')],
+      ['invalid UTF-8 inside and at the ends of fields', Buffer.concat([Buffer.from('msisdn,name\n+447911123456,Zo'), Buffer.from([0xc3]), Buffer.from(',x\n+447911123457,'), Buffer.from([0xe2, 0x82]), Buffer.from('\n'), Buffer.from([0x80, 0x2c, 0xff]), Buffer.from('\n')])],
+      ['Latin-1', Buffer.from('msisdn,name\n+447911123456,Zo\xeb\n', 'latin1'), { encoding: 'latin1' }],
+      ['a quoted header (read by csv-parse), simple rows', Buffer.from('"ms\nisdn",name\n+447911123456,Ann\n')],
+      ['one long row', Buffer.from(`msisdn,name\n+447911123456,${'é'.repeat(100_000)}\n`)],
+    ];
+    for (const [name, content, given] of cases) {
+      const r = await both(content, given);
+      assert.equal(r.simple, true, name);
+      assert.deepEqual(r.fast, r.csv, name);
+    }
+  });
+
+  test('leaves quotes, bare CRs, LFs in a CRLF file and very long lines to csv-parse', async () => {
+    const cases: Array<[string, Buffer]> = [
+      ['a quote', Buffer.from('msisdn,name\n+447911123456,"Ann"\n')],
+      ['a stray quote', Buffer.from('msisdn,name\n+447911123456,An"n\n')],
+      ['a CR in an LF file', Buffer.from('msisdn,name\n+447911123456,A\rnn\n')],
+      ['a CRLF row in an LF file', Buffer.from('msisdn,name\n+447911123456,Ann\r\n')],
+      ['an LF row in a CRLF file', Buffer.from('msisdn,name\r\n+447911123456,Ann\n+447911123457,Bob\r\n')],
+      ['a bare CR in a CRLF file', Buffer.from('msisdn,name\r\n+447911123456,A\rnn\r\n')],
+      ['a CR at the very end', Buffer.from('msisdn,name\r\n+447911123456,Ann\r')],
+      ['a line over 256 KiB', Buffer.from(`msisdn,name\n+447911123456,${'x'.repeat(300_000)}\n`)],
+    ];
+    for (const [name, content] of cases) assert.equal((await both(content)).simple, false, name);
+    // A CR that ends one 1 MiB read and an LF that starts the next.
+    const row = '+447911123456,Ann\r\n';
+    let text = 'msisdn,name\r\n';
+    while (text.length < 1024 * 1024 - row.length) text += row;
+    text += `${'y'.repeat(1024 * 1024 - text.length - 1)}\r\n+447911123457,Bob\r\n`;
+    const r = await both(Buffer.from(text));
+    assert.equal(r.simple, true);
+    assert.deepEqual(r.fast, r.csv);
+    const bare = `${text.slice(0, 1024 * 1024 - 1)}\rX${text.slice(1024 * 1024 + 1)}`;
+    assert.equal((await both(Buffer.from(bare))).simple, false);
   });
 });
