@@ -16,6 +16,7 @@ export function registerSandbox(program: Command, ctx: Context): void {
     .option('--error-rate <fraction>', 'answer this fraction (0..1) of valid requests with 500')
     .option('--rate-limit <n>', 'allow n requests per second; beyond it 429 with Retry-After')
     .option('--seed <n>', 'seed for --error-rate, so the same requests fail on every run')
+    .option('--threads <n>', 'worker threads that parse big request bodies; 0: none (default 2 on 2 cores or more)')
     .option('-q, --quiet', 'print no banner and no line per request on stderr')
     .addHelpText(
       'after',

@@ -34,6 +34,11 @@ export class IdempotencyCache {
     return entry;
   }
 
+  /** The entry without touching its place in the LRU order. */
+  peek(key: string): IdempotencyEntry | undefined {
+    return this.#entries.get(key);
+  }
+
   set(key: string, entry: IdempotencyEntry): void {
     this.#entries.delete(key);
     this.#entries.set(key, entry);

@@ -36,6 +36,7 @@ export const SandboxFlagsSchema = z.object({
   errorRate: numberFlag('--error-rate', 'a fraction from 0 to 1, like 0.05', (n) => n >= 0 && n <= 1),
   rateLimit: numberFlag('--rate-limit', 'a number of requests per second above 0', (n) => n > 0),
   seed: numberFlag('--seed', 'an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff),
+  threads: numberFlag('--threads', 'an integer from 0 to 64', (n) => Number.isInteger(n) && n >= 0 && n <= 64),
   quiet: z.boolean().optional(),
 });
 
@@ -57,6 +58,7 @@ export function parseSandboxFlags(raw: Record<string, unknown>, cwd: string): { 
   if (f.errorRate !== undefined) options.errorRate = f.errorRate;
   if (f.rateLimit !== undefined) options.rateLimit = f.rateLimit;
   if (f.seed !== undefined) options.seed = f.seed;
+  if (f.threads !== undefined) options.threads = f.threads;
   return { options, quiet: f.quiet === true };
 }
 

@@ -6,12 +6,14 @@ import { createRandom } from './random.js';
 import { isLoopbackHost } from '../http/endpoint.js';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
 import { IdempotencyCache, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
-import { batchIdFor, buildAcceptedBody } from './response.js';
-import { validateMessageRequest, type ValidMessageRequest } from './validate.js';
+import { examineBody, type Examined, type ExamineJob } from './examine.js';
+import { ExaminePool } from './pool.js';
+import { batchIdFor } from './response.js';
 
 export interface SandboxOptions {
   /** Default '127.0.0.1'. Only loopback hosts are accepted: nothing here is meant to be reachable. */
@@ -36,6 +38,11 @@ export interface SandboxOptions {
   log?: (line: string) => void;
   /** Largest request body accepted, bytes (default MAX_BODY_BYTES); beyond it 413. */
   maxBodyBytes?: number;
+  /**
+   * Worker threads that examine bodies of POOL_MIN_BYTES or more (parse, validate, build the
+   * answer); 0: all on the server's thread. Default: 2 when there are 2 cores or more.
+   */
+  threads?: number;
 }
 
 export interface RunningSandbox {
@@ -51,6 +58,8 @@ export const DEFAULT_HOST = '127.0.0.1';
 /** 10,000 recipients with a few variables and metaData each fit with room to spare. */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 export const MESSAGES_PATH = '/v2/messages';
+/** Bodies from this size are examined in a worker thread (a batch of ~500 recipients). */
+export const POOL_MIN_BYTES = 32 * 1024;
 
 
 const PROBLEM_TYPE = 'urn:msgr:sandbox:problem:';
@@ -156,6 +165,9 @@ function checkOptions(o: SandboxOptions): void {
   if (o.maxBodyBytes !== undefined && !(Number.isInteger(o.maxBodyBytes) && o.maxBodyBytes > 0)) {
     throw new UsageError(`sandbox body limit must be a positive integer (got ${o.maxBodyBytes})`);
   }
+  if (o.threads !== undefined && !(Number.isInteger(o.threads) && o.threads >= 0 && o.threads <= 64)) {
+    throw new UsageError(`sandbox threads must be an integer from 0 to 64 (got ${o.threads})`);
+  }
   if (o.apiKey === '') throw new UsageError('sandbox API key must not be empty (leave it unset to accept any key)');
 }
 
@@ -169,6 +181,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const rateLimited = options.rateLimit === undefined ? undefined : createRateLimiter(options.rateLimit);
   const expectedKeyHash = options.apiKey === undefined ? undefined : sha256(options.apiKey);
   const cache = new IdempotencyCache();
+  const threads = options.threads ?? (availableParallelism() >= 2 ? 2 : 0);
+  const pool = threads > 0 ? new ExaminePool(threads) : undefined;
   const counters = { requests: 0, accepted: 0, recipients: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const log = options.log;
@@ -225,35 +239,41 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     if (!Buffer.isBuffer(raw)) {
       return problem(413, 'payload-too-large', 'Content Too Large', `the request body is ${raw.tooLarge} bytes; the sandbox takes at most ${maxBody}`);
     }
-    let text: string;
-    let request: unknown;
-    try {
-      text = new TextDecoder('utf-8', { fatal: true }).decode(raw);
-    } catch {
-      return problem(400, 'bad-request', 'Bad Request', 'the request body is not valid UTF-8');
+    const idempotencyKey = headerValue(req.headers['idempotency-key']);
+    // The 202 body is built with the batch token while the body is examined: a replay's token
+    // when the key is known already (checked again below), else a new one.
+    const known = idempotencyKey !== undefined ? cache.peek(idempotencyKey) : undefined;
+    const fresh = known?.state !== 'done';
+    const job: ExamineJob = {
+      nowMs: Date.now(),
+      token: known?.state === 'done' ? known.token : randomBytes(8).toString('hex'),
+      receivedAt: known?.state === 'done' ? known.receivedAt : new Date().toISOString(),
+      hash: idempotencyKey !== undefined,
+      record: recordFd !== undefined,
+    };
+    const examined = raw.length >= POOL_MIN_BYTES && pool?.usable === true ? await pool.run(raw, job) : examineBody(raw, job);
+    switch (examined.kind) {
+      case 'not-utf8':
+        return problem(400, 'bad-request', 'Bad Request', 'the request body is not valid UTF-8');
+      case 'not-json':
+        return problem(400, 'bad-request', 'Bad Request', `the request body is not valid JSON: ${examined.message}`);
+      case 'invalid': {
+        const first = examined.errors[0];
+        const more = examined.errorCount > 1 ? ` (and ${examined.errorCount - 1} more)` : '';
+        return {
+          ...problem(422, 'invalid-request', 'Unprocessable Content', `the request has ${examined.errorCount} invalid field${examined.errorCount === 1 ? '' : 's'}`, {
+            errors: examined.errors,
+            ...(examined.errorCount > examined.errors.length ? { errorCount: examined.errorCount } : {}),
+          }),
+          note: `${first?.field ?? '$'}: ${first?.message ?? 'invalid'}${more}`,
+        };
+      }
+      case 'valid':
+        break;
     }
-    try {
-      request = JSON.parse(text);
-    } catch (err) {
-      return problem(400, 'bad-request', 'Bad Request', `the request body is not valid JSON: ${(err as Error).message}`);
-    }
-    const result = validateMessageRequest(request, Date.now());
-    if (result.errorCount > 0) {
-      const first = result.errors[0];
-      const more = result.errorCount > 1 ? ` (and ${result.errorCount - 1} more)` : '';
-      return {
-        ...problem(422, 'invalid-request', 'Unprocessable Content', `the request has ${result.errorCount} invalid field${result.errorCount === 1 ? '' : 's'}`, {
-          errors: result.errors,
-          ...(result.errorCount > result.errors.length ? { errorCount: result.errorCount } : {}),
-        }),
-        note: `${first?.field ?? '$'}: ${first?.message ?? 'invalid'}${more}`,
-      };
-    }
-    const valid = request as ValidMessageRequest;
-    if (options.account !== undefined && valid.accountReference !== options.account) {
+    if (options.account !== undefined && examined.accountReference !== options.account) {
       return problem(403, 'forbidden', 'Forbidden', 'accountReference is not an account this key may use');
     }
-    const idempotencyKey = headerValue(req.headers['idempotency-key']);
     if (idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(idempotencyKey)) {
       return problem(400, 'bad-idempotency-key', 'Bad Request', 'Idempotency-Key must be 1 to 255 printable ASCII characters');
     }
@@ -261,9 +281,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       return problem(500, 'simulated-failure', 'Internal Server Error', 'simulated failure (error rate); nothing was accepted or recorded');
     }
 
-    let hash: string | undefined;
-    if (idempotencyKey !== undefined) {
-      hash = sha256(raw).toString('base64');
+    let accepted = examined;
+    const hash = examined.hash;
+    if (idempotencyKey !== undefined && hash !== undefined) {
       const entry = cache.get(idempotencyKey);
       if (entry !== undefined) {
         if (entry.hash !== hash) {
@@ -272,7 +292,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         if (entry.state === 'pending') {
           return problem(409, 'idempotency-key-in-use', 'Conflict', 'a request with this Idempotency-Key is still being processed; retry later');
         }
-        const replay = buildAcceptedBody(valid, entry.token, entry.receivedAt);
+        // The same answer as the first time: rebuilt here if the key's entry changed meanwhile.
+        const replay = entry.token === examined.token && entry.receivedAt === examined.receivedAt ? examined : again(raw, { ...job, token: entry.token, receivedAt: entry.receivedAt });
         return {
           status: 202,
           body: replay.body,
@@ -282,11 +303,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       }
       cache.set(idempotencyKey, { state: 'pending', hash });
     }
+    // A token meant for a replay whose entry has gone since: this is a new batch after all.
+    if (!fresh) accepted = again(raw, { ...job, token: randomBytes(8).toString('hex'), receivedAt: new Date().toISOString() });
 
-    const token = randomBytes(8).toString('hex');
-    const receivedAt = new Date().toISOString();
+    const { token, receivedAt } = accepted;
     const batchId = batchIdFor(token);
-    const accepted = buildAcceptedBody(valid, token, receivedAt);
     const { recipients, contacts, fallbacks } = accepted.summary;
     const parts = [`${recipients} recipient${recipients === 1 ? '' : 's'}`];
     if (contacts > 0) parts.push(`${contacts} contact${contacts === 1 ? '' : 's'}`);
@@ -294,16 +315,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     return {
       status: 202,
       body: accepted.body,
-      note: `accepted ${batchId}: ${parts.join(', ')} by ${valid.channel}${fellBack}`,
+      note: `accepted ${batchId}: ${parts.join(', ')} by ${accepted.channel}${fellBack}`,
       commit: () => {
         try {
           if (recordFd !== undefined) {
-            // The body as received when it is one line already (cheap for 10,000 recipients);
-            // re-serialised when pretty-printed, so the file stays one JSON document per line.
-            const requestJson = /[\r\n]/.test(text) ? JSON.stringify(request) : text.trim();
             const key = idempotencyKey === undefined ? 'null' : JSON.stringify(idempotencyKey);
             // Written synchronously before the 202 leaves: a client that got its answer finds the line.
-            writeAll(recordFd, `{"receivedAt":"${receivedAt}","batchId":"${batchId}","idempotencyKey":${key},"request":${requestJson}}\n`);
+            writeAll(recordFd, `{"receivedAt":"${receivedAt}","batchId":"${batchId}","idempotencyKey":${key},"request":${accepted.record ?? 'null'}}\n`);
           }
         } catch (err) {
           if (idempotencyKey !== undefined) cache.delete(idempotencyKey);
@@ -314,6 +332,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         counters.recipients += recipients + contacts;
       },
     };
+  }
+
+  /** Examines a body again on this thread, with another token (a rare race on one key). */
+  function again(raw: Buffer, job: ExamineJob): Extract<Examined, { kind: 'valid' }> {
+    const r = examineBody(raw, job);
+    if (r.kind !== 'valid') throw new Error('a valid body examined again was not valid');
+    return r;
   }
 
   function delay(ms: number): Promise<void> {
@@ -399,6 +424,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       closing ??= new Promise<void>((resolve) => {
         for (const t of timers) clearTimeout(t);
         timers.clear();
+        void pool?.close();
         server.close(() => {
           if (recordFd !== undefined) closeSync(recordFd);
           recordFd = undefined;

@@ -1,0 +1,84 @@
+// Worker threads that examine big request bodies (src/sandbox/examine.ts) off the server's
+// thread, so the sandbox parses batches on every core instead of one. Started on the first big
+// body; unref'd, so they never keep a process alive; a worker that fails takes the pool down and
+// the server examines bodies on its own thread again.
+import { Worker } from 'node:worker_threads';
+import { workerPath } from '../runtime/worker-path.js';
+import { examineBody, type Examined, type ExamineJob } from './examine.js';
+
+interface Slot {
+  readonly worker: Worker;
+  busy: number;
+}
+
+interface Pending {
+  readonly slot: Slot;
+  readonly resolve: (r: Examined) => void;
+  readonly reject: (err: Error) => void;
+}
+
+export interface PoolReply {
+  readonly id: number;
+  readonly result: Examined;
+}
+
+export class ExaminePool {
+  readonly #size: number;
+  #slots: Slot[] | undefined;
+  readonly #pending = new Map<number, Pending>();
+  #nextId = 1;
+  #broken = false;
+
+  constructor(size: number) {
+    this.#size = size;
+  }
+
+  /** False once a worker failed or the pool was closed: examine on the caller's thread. */
+  get usable(): boolean {
+    return !this.#broken;
+  }
+
+  run(raw: Uint8Array, job: ExamineJob): Promise<Examined> {
+    if (this.#broken) return Promise.resolve(examineBody(raw, job));
+    const slots = (this.#slots ??= Array.from({ length: this.#size }, () => this.#start()));
+    let slot = slots[0] as Slot;
+    for (const s of slots) if (s.busy < slot.busy) slot = s;
+    const id = this.#nextId++;
+    slot.busy++;
+    return new Promise<Examined>((resolve, reject) => {
+      this.#pending.set(id, { slot, resolve, reject });
+      slot.worker.postMessage({ id, raw, job });
+    });
+  }
+
+  #start(): Slot {
+    const worker = new Worker(workerPath('sandbox'), { stdout: false, stderr: false });
+    worker.unref();
+    const slot: Slot = { worker, busy: 0 };
+    worker.on('message', (m: PoolReply) => {
+      const p = this.#pending.get(m.id);
+      if (p === undefined) return;
+      this.#pending.delete(m.id);
+      slot.busy--;
+      p.resolve(m.result);
+    });
+    const fail = (err: Error): void => {
+      this.#broken = true;
+      for (const [id, p] of this.#pending) {
+        if (p.slot !== slot) continue;
+        this.#pending.delete(id);
+        p.reject(err);
+      }
+    };
+    worker.on('error', fail);
+    worker.on('exit', (code) => fail(new Error(`sandbox worker exited (${code})`)));
+    return slot;
+  }
+
+  async close(): Promise<void> {
+    this.#broken = true;
+    const slots = this.#slots ?? [];
+    this.#slots = undefined;
+    await Promise.all(slots.map((s) => s.worker.terminate()));
+  }
+}
