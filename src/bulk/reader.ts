@@ -364,6 +364,10 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
   const encoding = r.format.encoding === 'latin1' ? 'latin1' : 'utf8';
   const delimiter = r.format.delimiter.charCodeAt(0);
   const buf = Buffer.allocUnsafeSlow(CHUNK_BYTES + SIMPLE_MAX_LINE);
+  // Buffer's own decoders, without toString()'s argument handling (a few fields a row).
+  const raw = buf as Buffer & { utf8Slice?: (start: number, end: number) => string; latin1Slice?: (start: number, end: number) => string };
+  const native = encoding === 'latin1' ? raw.latin1Slice : raw.utf8Slice;
+  const slice = typeof native === 'function' ? (a: number, b: number): string => native.call(buf, a, b) : (a: number, b: number): string => buf.toString(encoding, a, b);
   const fh = await open(path, 'r');
   let have = 0;
   let position = r.offset;
@@ -375,10 +379,10 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
     const fields: string[] = [];
     let from = start;
     for (let d = buf.indexOf(delimiter, from); d !== -1 && d < end; d = buf.indexOf(delimiter, from)) {
-      fields.push(buf.toString(encoding, from, d));
+      fields.push(slice(from, d));
       from = d + 1;
     }
-    fields.push(buf.toString(encoding, from, end));
+    fields.push(slice(from, end));
     onRecord(fields, index++, line, after);
   };
   try {

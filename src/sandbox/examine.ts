@@ -31,7 +31,8 @@ export type Examined =
       readonly hash: string | undefined;
       readonly token: string;
       readonly receivedAt: string;
-      readonly body: string;
+      /** The 202 body; encoded already when it comes from a worker thread. */
+      readonly body: string | Uint8Array;
       readonly summary: AcceptedSummary;
       readonly record: string | undefined;
     };

@@ -84,7 +84,7 @@ function createRateLimiter(perSecond: number): () => number {
 
 interface Reply {
   status: number;
-  body: string;
+  body: string | Uint8Array;
   contentType?: string;
   headers?: Record<string, string>;
   /** What the log line says after the status. */
