@@ -607,6 +607,11 @@ async function sectionBulk() {
   const ratio = rate / r.parse.rate;
   row('bulk', figure, `${fmtInt(rate)} recipients/s = ${ratio.toFixed(2)}x csv-parse (${(r.ms / 1000).toFixed(1)} s end to end)`, target, allBaselines, passMiss(ratio >= 0.5 && rate >= 100_000));
   if (base.skipped === undefined) note(`send-bulk is ${fmtInt(rate / base.xargs.rate)}x xargs -P 8 curl and ${fmtInt(rate / base.loop.rate)}x a bash curl loop`);
+  // Where the time went, from msgr's own lines: the preflight (every row checked before the
+  // first request) and the send pass.
+  const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(r.stderr);
+  const sending = typeof r.summary?.seconds === 'number' ? r.summary.seconds : undefined;
+  if (pre !== null || sending !== undefined) note(`send-bulk phases: preflight ${pre?.[1] ?? '?'} s, sending ${sending ?? '?'} s (the sandbox parses bodies on its default 2 threads)`);
 }
 
 // ---------------------------------------------------------------------------------------------

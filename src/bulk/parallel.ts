@@ -232,32 +232,36 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
     batchSize: o.batchSize,
     maxProblems,
   };
-  const first = runPart(
-    {
-      ...common,
-      setCapacity: Math.ceil(estimate * ((split.offset - o.format.bomBytes) / Math.max(1, o.fileBytes - o.format.bomBytes))),
-      spoolPath: o.spoolPath,
-      start: undefined,
-      end: split.offset,
-      recordDelimiter: undefined,
-      hash: true,
-      firstNumbers: false,
-    },
-    o.signal,
-  );
-  const second = runPart(
-    {
-      ...common,
-      setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.bomBytes))),
-      spoolPath: o.spoolPath !== undefined ? `${o.spoolPath}.2` : undefined,
-      start: { offset: split.offset, line: split.line, header },
-      end: undefined,
-      recordDelimiter: split.recordDelimiter,
-      hash: false,
-      firstNumbers: true,
-    },
-    o.signal,
-  );
+  const firstJob: PartJob = {
+    ...common,
+    setCapacity: Math.ceil(estimate * ((split.offset - o.format.bomBytes) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+    spoolPath: o.spoolPath,
+    start: undefined,
+    end: split.offset,
+    recordDelimiter: undefined,
+    hash: true,
+    firstNumbers: false,
+  };
+  const secondJob: PartJob = {
+    ...common,
+    setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+    spoolPath: o.spoolPath !== undefined ? `${o.spoolPath}.2` : undefined,
+    start: { offset: split.offset, line: split.line, header },
+    end: undefined,
+    recordDelimiter: split.recordDelimiter,
+    hash: false,
+    firstNumbers: true,
+  };
+  let first: ReturnType<typeof runPart> | undefined;
+  let second: ReturnType<typeof runPart> | undefined;
+  try {
+    first = runPart(firstJob, o.signal);
+    second = runPart(secondJob, o.signal);
+  } catch {
+    // No worker (a build without its file, a thread limit): one pass does it.
+    await first?.stop();
+    return undefined;
+  }
   let a: PartResult;
   let b: PartResult;
   try {

@@ -1,7 +1,7 @@
 // Worker threads that examine big request bodies (src/sandbox/examine.ts) off the server's
 // thread, so the sandbox parses batches on every core instead of one. Started on the first big
 // body; unref'd, so they never keep a process alive; a worker that fails takes the pool down and
-// the server examines bodies on its own thread again.
+// the server examines bodies (those the worker had too) on its own thread again.
 import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import { examineBody, type Examined, type ExamineJob } from './examine.js';
@@ -13,8 +13,9 @@ interface Slot {
 
 interface Pending {
   readonly slot: Slot;
+  readonly raw: Uint8Array;
+  readonly job: ExamineJob;
   readonly resolve: (r: Examined) => void;
-  readonly reject: (err: Error) => void;
 }
 
 export interface PoolReply {
@@ -40,13 +41,22 @@ export class ExaminePool {
 
   run(raw: Uint8Array, job: ExamineJob): Promise<Examined> {
     if (this.#broken) return Promise.resolve(examineBody(raw, job));
-    const slots = (this.#slots ??= Array.from({ length: this.#size }, () => this.#start()));
+    let slots = this.#slots;
+    if (slots === undefined) {
+      try {
+        slots = this.#slots = Array.from({ length: this.#size }, () => this.#start());
+      } catch {
+        // No worker file or no threads: this thread examines the bodies.
+        this.#broken = true;
+        return Promise.resolve(examineBody(raw, job));
+      }
+    }
     let slot = slots[0] as Slot;
     for (const s of slots) if (s.busy < slot.busy) slot = s;
     const id = this.#nextId++;
     slot.busy++;
-    return new Promise<Examined>((resolve, reject) => {
-      this.#pending.set(id, { slot, resolve, reject });
+    return new Promise<Examined>((resolve) => {
+      this.#pending.set(id, { slot, raw, job, resolve });
       slot.worker.postMessage({ id, raw, job });
     });
   }
@@ -62,16 +72,17 @@ export class ExaminePool {
       slot.busy--;
       p.resolve(m.result);
     });
-    const fail = (err: Error): void => {
+    // A worker that fails (or cannot start) leaves its bodies, and all later ones, to this thread.
+    const fail = (): void => {
       this.#broken = true;
       for (const [id, p] of this.#pending) {
         if (p.slot !== slot) continue;
         this.#pending.delete(id);
-        p.reject(err);
+        p.resolve(examineBody(p.raw, p.job));
       }
     };
     worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`sandbox worker exited (${code})`)));
+    worker.on('exit', fail);
     return slot;
   }
 

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { NumberSet } from '../../src/bulk/number-set.js';
+import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { findSplit } from '../../src/bulk/parallel.js';
 import { detectFormat, isSimpleRange, readCsv, readSimpleCsv } from '../../src/bulk/reader.js';
 
@@ -138,5 +139,34 @@ describe('the fast path for simple rows (isSimpleRange, readSimpleCsv)', () => {
     assert.deepEqual(r.fast, r.csv);
     const bare = `${text.slice(0, 1024 * 1024 - 1)}\rX${text.slice(1024 * 1024 + 1)}`;
     assert.equal((await both(Buffer.from(bare))).simple, false);
+  });
+});
+
+describe('readSpool', () => {
+  test('reads lines longer than its buffer and characters cut by a read, in order', async () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'msgr-spool-')), 'spool');
+    const w = new SpoolWriter(path);
+    const want: Array<[string, number, string, string]> = [];
+    for (let i = 0; i < 3000; i++) {
+      // Multi-byte text at every offset, now and then a line of ~200 KiB.
+      const json = JSON.stringify({ msisdn: `+4479111${String(i).padStart(5, '0')}`, v: `${'é€😀'.repeat(i % 7)}${i % 1000 === 1 ? 'x'.repeat(200_000) : ''}` });
+      if (i % 5 === 0) {
+        w.skip('D', i + 2, `+4479111${String(i).padStart(5, '0')}`);
+        want.push(['D', i + 2, `+4479111${String(i).padStart(5, '0')}`, '']);
+      } else {
+        w.send(i + 2, `+4479111${String(i).padStart(5, '0')}`, json);
+        want.push(['S', i + 2, `+4479111${String(i).padStart(5, '0')}`, json]);
+      }
+    }
+    w.invalid(9999, 'not\ta number', 'is not a phone number');
+    want.push(['I', 9999, 'not a number', JSON.stringify('is not a phone number')]);
+    w.close();
+    const got: Array<[string, number, string, string]> = [];
+    let chunks = 0;
+    await readSpool(path, (kind, line, number, payload) => got.push([kind, line, number, payload]), () => {
+      chunks++;
+    });
+    assert.deepEqual(got, want);
+    assert.ok(chunks > 10);
   });
 });
