@@ -69,7 +69,11 @@ export class NumberSet {
   /** How many numbers of this set are in `other` too. */
   countShared(other: NumberSet): number {
     let n = 0;
-    for (const v of this.#slots) if (v !== EMPTY && other.has(v)) n++;
+    const slots = this.#slots;
+    for (let i = 0; i < slots.length; i++) {
+      const v = slots[i] as number;
+      if (v !== EMPTY && other.has(v)) n++;
+    }
     return n;
   }
 

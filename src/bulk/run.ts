@@ -243,6 +243,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   // ---- where to send: resolved before the preflight, so a missing key or base URL fails at once
   // rather than after a pass over millions of rows (a dry run needs neither)
   const target = opts.dryRun ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
+  // The HTTP client (undici) loads while the preflight runs, not after it.
+  const clientModule = opts.dryRun ? undefined : import('../http/client.js');
+  clientModule?.catch(() => undefined);
 
   // ---- preflight pass
   let format: CsvFormat;
@@ -396,7 +399,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
 
   // ---- journal (only once everything the client needs has been checked: a bad --ca-file must
   // not leave a journal that looks like an unfinished run)
-  const { createClient, readCaFile } = await import('../http/client.js');
+  const { createClient, readCaFile } = await (clientModule ?? import('../http/client.js'));
   if (opts.caFile !== undefined) readCaFile(opts.caFile);
   let journal: Journal;
   if (previous === undefined) {

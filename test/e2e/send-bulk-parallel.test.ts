@@ -35,7 +35,8 @@ function env(baseUrl: string, split: boolean, extra: Record<string, string | und
   });
 }
 
-const MSG = ['--from', 'Acme', '--text', 'Hello {{name}}'];
+// One request at a time: the sandbox records requests as they complete, so this keeps their order.
+const MSG = ['--from', 'Acme', '--text', 'Hello {{name}}', '--concurrency', '1'];
 
 /** The parts of a --json summary that do not depend on the run (id, paths, time). */
 function stable(stdout: string): unknown {
