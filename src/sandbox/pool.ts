@@ -39,18 +39,21 @@ export class ExaminePool {
     return !this.#broken;
   }
 
-  run(raw: Uint8Array, job: ExamineJob): Promise<Examined> {
-    if (this.#broken) return Promise.resolve(examineBody(raw, job));
-    let slots = this.#slots;
-    if (slots === undefined) {
-      try {
-        slots = this.#slots = Array.from({ length: this.#size }, () => this.#start());
-      } catch {
-        // No worker file or no threads: this thread examines the bodies.
-        this.#broken = true;
-        return Promise.resolve(examineBody(raw, job));
-      }
+  /** Starts the threads now rather than on the first big body (a long-running server). */
+  start(): void {
+    if (this.#broken || this.#slots !== undefined) return;
+    try {
+      this.#slots = Array.from({ length: this.#size }, () => this.#start());
+    } catch {
+      // No worker file or no threads: the server's thread examines the bodies.
+      this.#broken = true;
     }
+  }
+
+  run(raw: Uint8Array, job: ExamineJob): Promise<Examined> {
+    this.start();
+    const slots = this.#slots;
+    if (this.#broken || slots === undefined) return Promise.resolve(examineBody(raw, job));
     let slot = slots[0] as Slot;
     for (const s of slots) if (s.busy < slot.busy) slot = s;
     const id = this.#nextId++;

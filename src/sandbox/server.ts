@@ -43,6 +43,8 @@ export interface SandboxOptions {
    * answer); 0: all on the server's thread. Default: 2 when there are 2 cores or more.
    */
   threads?: number;
+  /** Start those threads with the server, not on the first big body (`msgr sandbox`). */
+  startThreads?: boolean;
 }
 
 export interface RunningSandbox {
@@ -412,6 +414,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   });
   // A socket error after start-up must not crash the process that hosts the sandbox.
   server.on('error', () => undefined);
+  if (options.startThreads === true) pool?.start();
 
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
