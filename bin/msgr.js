@@ -34,18 +34,29 @@ function loadProgram() {
   const { writeFileSync, mkdirSync } = require('node:fs');
   const loaded = new Map();
   const scripts = [];
-  const cacheFile = (file) => join(DIST, 'cache', `${file.slice(DIST.length + 1).replace(/[\\/]/g, '_')}.v8-${process.versions.v8}.bin`);
+  // A cache belongs to one build of one bundle (V8 itself only checks the source's length), one
+  // V8, and one install folder (compiled code keeps the file names it was compiled with, which
+  // stack traces show): the bundle's first line is `//# msgr-build <hash of its content>`.
+  let where = 0x811c9dc5;
+  for (let i = 0; i < DIST.length; i++) where = Math.imul(where ^ DIST.charCodeAt(i), 0x01000193) >>> 0;
+  const cacheFile = (file, source) => {
+    const build = /^\/\/# msgr-build ([0-9a-f]+)\n/.exec(source);
+    if (build === null) return undefined;
+    return join(DIST, 'cache', `${file.slice(DIST.length + 1).replace(/[\\/]/g, '_')}.${build[1]}.${where.toString(16)}.v8-${process.versions.v8}.bin`);
+  };
   const load = (file) => {
     const known = loaded.get(file);
     if (known !== undefined) return known.exports;
+    const source = readFileSync(file, 'utf8');
+    const cache = cacheFile(file, source);
     let cachedData;
     try {
-      cachedData = readFileSync(cacheFile(file));
+      if (cache !== undefined) cachedData = readFileSync(cache);
     } catch {
-      // No cache for this V8: compile as usual.
+      // No cache for this build, V8 and folder: compile as usual.
     }
-    const script = new vm.Script(Module.wrap(readFileSync(file, 'utf8')), { filename: file, cachedData });
-    scripts.push({ file, script, fresh: cachedData === undefined || script.cachedDataRejected === true });
+    const script = new vm.Script(Module.wrap(source), { filename: file, cachedData });
+    scripts.push({ cache, script, fresh: cachedData === undefined || script.cachedDataRejected === true });
     const module = { exports: {}, filename: file, id: file, loaded: false };
     loaded.set(file, module);
     const real = Module.createRequire(file);
@@ -58,10 +69,15 @@ function loadProgram() {
   };
   const program = load(join(DIST, 'msgr.cjs'));
   // The build's sample runs (scripts/build.mjs) keep what this run compiled, for the next ones.
+  // Never able to change the outcome of the run it follows.
   const afterRun = () => {
     if (process.env.MSGR_WRITE_CODE_CACHE !== '1') return;
-    mkdirSync(join(DIST, 'cache'), { recursive: true });
-    for (const s of scripts) if (s.fresh) writeFileSync(cacheFile(s.file), s.script.createCachedData());
+    try {
+      mkdirSync(join(DIST, 'cache'), { recursive: true });
+      for (const s of scripts) if (s.fresh && s.cache !== undefined) writeFileSync(s.cache, s.script.createCachedData());
+    } catch {
+      // A read-only install: no cache.
+    }
   };
   return { program, afterRun };
 }
@@ -79,12 +95,21 @@ if (answer !== undefined) {
     process.exitCode = 1;
   }
   if (loaded !== undefined) {
-    loaded.program.run().then((code) => {
-      loaded.afterRun();
-      // Leave once stdout and stderr are flushed: everything is closed by now, but undici's
-      // sockets can hold the event loop ~100 ms after closing, on every send.
-      process.exitCode = code;
-      process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
-    });
+    loaded.program.run().then(
+      (code) => {
+        process.exitCode = code;
+        loaded.afterRun();
+        // Leave once stdout and stderr are flushed: everything is closed by now, but undici's
+        // sockets can hold the event loop ~100 ms after closing, on every send.
+        process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+      },
+      (err) => {
+        // run() reports every error itself; this is for a failure while reporting one (say, a
+        // damaged install): one line, exit 1, no stack unless asked for.
+        process.stderr.write(`msgr: internal error: ${String(err?.message ?? err).split('\n')[0]}\n`);
+        if (args.includes('--verbose') || args.includes('-v')) process.stderr.write(`${err?.stack ?? ''}\n`);
+        process.exitCode = 1;
+      },
+    );
   }
 }

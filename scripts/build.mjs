@@ -15,6 +15,7 @@
 // CommonJS rather than split ES modules: Node 20 pays ~0.7 ms per ES module it links, and code
 // caches can only be handed to V8 for scripts.
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -59,13 +60,20 @@ function lazyMetadataModule(json) {
   return `const data = require('node:fs').readFileSync(require('node:path').join(__dirname, 'phone-metadata.data'), 'utf8');
 function lazyCountries(index) {
   const pending = new Set(Object.keys(index));
+  const parse = (target, key) => {
+    if (pending.delete(key)) {
+      const [start, end] = target[key];
+      target[key] = JSON.parse(data.slice(start, end));
+    }
+  };
   return new Proxy(index, {
     get(target, key) {
-      if (pending.delete(key)) {
-        const [start, end] = target[key];
-        target[key] = JSON.parse(data.slice(start, end));
-      }
+      parse(target, key);
       return target[key];
+    },
+    getOwnPropertyDescriptor(target, key) {
+      parse(target, key);
+      return Reflect.getOwnPropertyDescriptor(target, key);
     },
   });
 }
@@ -188,6 +196,8 @@ const common = {
 // terminal, a test run) finds either the old bundle or the new one, never half of one.
 const next = `dist.next-${process.pid}`;
 rmSync(next, { recursive: true, force: true });
+// A failed build leaves no scratch folder behind (after a good one there is nothing left to remove).
+process.on('exit', () => rmSync(next, { recursive: true, force: true }));
 
 for (const v of VENDORS) {
   const metadataExternal = {
@@ -202,6 +212,18 @@ for (const v of VENDORS) {
     outfile: `${next}/vendor/${v.name}.cjs`,
     plugins: v.metadataExternal === true ? [metadataExternal] : v.name === 'undici' ? [undiciLazy] : [jsonMetadata],
   });
+}
+
+// Each bundle the loader may cache starts with its build id (bin/msgr.js names caches by it).
+function stampBuildIds(dir) {
+  for (const name of readdirSync(dir)) {
+    const file = join(dir, name);
+    if (statSync(file).isDirectory()) stampBuildIds(file);
+    else if (name.endsWith('.cjs')) {
+      const code = readFileSync(file, 'utf8');
+      writeFileSync(file, `//# msgr-build ${createHash('sha256').update(code).digest('hex').slice(0, 16)}\n${code}`);
+    }
+  }
 }
 
 if (metadataData === undefined) throw new Error('build: the phone metadata module was not generated');
@@ -257,6 +279,8 @@ if (workers.length > 0) {
   });
 }
 
+stampBuildIds(next);
+
 // The top-level help, rendered once by the real program (80 columns, no colour) so that
 // bin/msgr.js can print it without loading the bundle.
 const help = execFileSync(process.execPath, ['-e', `const { buildProgram } = require(${JSON.stringify(resolve(next, 'msgr.cjs'))}); const out = []; const p = buildProgram({ stdout: { write: (s) => out.push(s) }, stderr: { write: () => true }, env: {}, argv: [] }); p.outputHelp(); process.stdout.write(out.join(''));`], { encoding: 'utf8' });
@@ -287,13 +311,14 @@ if (typeof (await import('node:module')).default.enableCompileCache !== 'functio
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  // The metadata module is one JSON.parse of a string: V8 compiles that faster than it reads a cache.
-  for (const name of readdirSync('dist/cache')) if (name.startsWith('vendor_phone-metadata.cjs.')) rmSync(join('dist/cache', name));
+  // The metadata module is a few JSON.parse calls: V8 compiles that faster than it reads a cache.
+  if (existsSync('dist/cache')) for (const name of readdirSync('dist/cache')) if (name.startsWith('vendor_phone-metadata.cjs.')) rmSync(join('dist/cache', name));
 }
 
 if (withTests) {
   const nextBuild = `build.next-${process.pid}`;
   rmSync(nextBuild, { recursive: true, force: true });
+  process.on('exit', () => rmSync(nextBuild, { recursive: true, force: true }));
   await build({
     entryPoints: [...listTs('src'), ...listTs('test')],
     outdir: nextBuild,

@@ -40,7 +40,8 @@ export function buildProgram(ctx: Context): Command {
     .addHelpText('after', EXIT_CODES_HELP + '\nRun `msgr <command> --help` for a command\'s options.\n');
   // Only the command being run needs its options built (commander parses every flag string as it
   // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
-  // suggestions), `help`, or no command at all, gets every command.
+  // suggestions), `help`, any --help (`msgr --help send` is the top-level help), or no command at
+  // all, gets every command.
   const commands: Array<[string, (program: Command, ctx: Context) => void]> = [
     ['send', registerSend],
     ['send-bulk', registerSendBulk],
@@ -48,7 +49,8 @@ export function buildProgram(ctx: Context): Command {
     ['sandbox', registerSandbox],
   ];
   const first = ctx.argv.find((arg) => !arg.startsWith('-'));
-  const only = commands.find(([name]) => name === first);
+  const help = ctx.argv.includes('-h') || ctx.argv.includes('--help');
+  const only = help ? undefined : commands.find(([name]) => name === first);
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   return program;
 }

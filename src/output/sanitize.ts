@@ -16,10 +16,31 @@ export function maskSecret(secret: string): string {
   return `****${secret.slice(-4)}`;
 }
 
-/** Replaces every occurrence of the secret in text with its masked form. */
+/** Keys at least this long are masked wherever they occur; shorter ones only where they stand alone. */
+const MASK_EVERYWHERE = 12;
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+
+/**
+ * Replaces the secret in text with its masked form. A real API key is long and random, so every
+ * occurrence is masked. A short one (a test key such as "acce") would also match inside ordinary
+ * words ("accepted"), so it is masked only where it is not part of a longer run of letters and
+ * digits: wherever a server could echo it as a value.
+ */
 export function redact(text: string, secret: string | undefined): string {
   if (secret === undefined || secret.length === 0) return text;
-  return text.split(secret).join(maskSecret(secret));
+  const masked = maskSecret(secret);
+  if (secret.length >= MASK_EVERYWHERE) return text.split(secret).join(masked);
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(secret); at !== -1; at = text.indexOf(secret, at + 1)) {
+    const end = at + secret.length;
+    const glued = (at > 0 && isWordChar(text.charCodeAt(at - 1)) && isWordChar(secret.charCodeAt(0)))
+      || (end < text.length && isWordChar(text.charCodeAt(end)) && isWordChar(secret.charCodeAt(secret.length - 1)));
+    if (glued || at < from) continue;
+    out += text.slice(from, at) + masked;
+    from = end;
+  }
+  return out + text.slice(from);
 }
 
 /** The same for a parsed JSON value (a server may echo the key back in its body). */

@@ -1,7 +1,7 @@
 // The installed layout that bin/msgr.js loads (scripts/build.mjs): the bundle, vendor bundles
 // loaded on first use, and V8 code caches that must never be able to break a run.
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -22,12 +22,30 @@ function run(dir: string, args: string[]): { code: number | null; stdout: string
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+/** bin/msgr.js uses Node's compile cache where there is one, and its own caches only on Node 20. */
+function nodeKeepsItsOwnCache(): boolean {
+  return typeof (createRequire(import.meta.url)('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+}
+
+/** bin/msgr.js's name for an install folder in cache file names (FNV-1a of its dist path). */
+function whereHash(dist: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < dist.length; i++) h = Math.imul(h ^ dist.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16);
+}
+
+/** The cache file bin/msgr.js reads for a bundle of the install in `dir` (on Node 20). */
+function cacheName(dir: string, bundle: string): string {
+  const id = /^\/\/# msgr-build ([0-9a-f]+)\n/.exec(readFileSync(join(dir, 'dist', bundle), 'utf8'))?.[1] ?? 'none';
+  return `${bundle.replace('/', '_')}.${id}.${whereHash(join(dir, 'dist'))}.v8-${process.versions.v8}.bin`;
+}
+
 test('code caches that do not fit (garbage, truncated) are ignored: the commands still work', () => {
   const dir = copyInstall();
   const cacheDir = join(dir, 'dist', 'cache');
-  const caches = existsSync(cacheDir) ? readdirSync(cacheDir) : [];
-  // On Node 22+ the build makes none; plant some with the names Node 20 would look for, too.
-  const names = [...caches, ...['msgr.cjs', 'vendor_phone.cjs', 'vendor_undici.cjs'].map((f) => `${f}.v8-${process.versions.v8}.bin`)];
+  // Garbage under exactly the names bin/msgr.js looks for in this copy (Node 20 reads them; Node
+  // 22+ never looks, and must not care either).
+  const names = ['msgr.cjs', 'vendor/undici.cjs', 'vendor/phone-metadata.cjs'].map((bundle) => cacheName(dir, bundle));
   mkdirSync(cacheDir, { recursive: true });
   for (const [i, name] of names.entries()) writeFileSync(join(cacheDir, name), i % 2 === 0 ? 'not a code cache' : Buffer.alloc(4096, 7));
 
@@ -53,13 +71,14 @@ test('without dist/ the program says how to build it (exit 1); --version still a
 });
 
 test('on Node 20 the build leaves a code cache for this V8 (Node 22+ keeps its own)', (t) => {
-  if (typeof (createRequire(import.meta.url)('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function') {
+  if (nodeKeepsItsOwnCache()) {
     t.skip('Node 22+ caches compiled code itself (module.enableCompileCache)');
     return;
   }
   const caches = readdirSync(join(ROOT, 'dist', 'cache'));
-  for (const bundle of ['msgr.cjs', 'vendor_undici.cjs']) {
-    assert.ok(caches.includes(`${bundle}.v8-${process.versions.v8}.bin`), `no cache for ${bundle} in ${caches.join(', ')}`);
+  for (const bundle of ['msgr.cjs', 'vendor/undici.cjs']) {
+    const name = cacheName(ROOT, bundle);
+    assert.ok(caches.includes(name), `no ${name} in ${caches.join(', ')}`);
   }
 });
 
@@ -70,4 +89,69 @@ test("the bundled phone metadata is libphonenumber-js's own, key for key, value 
   // Countries are parsed on first read; JSON.stringify reads them all, in the object's key order.
   assert.equal(JSON.stringify(bundled), JSON.stringify(original));
   assert.ok(Object.prototype.hasOwnProperty.call(bundled.countries, 'GB'));
+});
+
+test('a code cache serves only the build it was made for: a rebuilt bundle never runs old compiled code', (t) => {
+  if (nodeKeepsItsOwnCache()) {
+    t.skip('Node 22+ caches compiled code itself (module.enableCompileCache)');
+    return;
+  }
+  const dir = copyInstall();
+  // Caches for this copy's folder, as if the build had run here.
+  const cacheDir = join(dir, 'dist', 'cache');
+  const here = whereHash(join(dir, 'dist'));
+  for (const name of readdirSync(cacheDir)) {
+    renameSync(join(cacheDir, name), join(cacheDir, name.replace(/^([^.]+\.cjs\.[0-9a-f]+\.)[0-9a-f]+(\.v8-)/, `$1${here}$2`)));
+  }
+  const bundle = join(dir, 'dist', 'msgr.cjs');
+  const source = readFileSync(bundle, 'utf8');
+  const edited = source.replace('dry run: request for', 'DRY RUN: REQUEST FOR');
+  assert.equal(edited.length, source.length);
+  const dry = (): string => {
+    const r = spawnSync(process.execPath, [join(dir, 'bin', 'msgr.js'), ...DRY_RUN], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    return r.stderr;
+  };
+  // Control: the same build id, edited in place, still gets the cache (V8 only checks the length),
+  // so the caches are live here and the next check means something.
+  writeFileSync(bundle, edited);
+  assert.match(dry(), /dry run: request for 1 recipient/);
+  // A rebuild has another id: its own code runs.
+  writeFileSync(bundle, edited.replace(/^\/\/# msgr-build ([0-9a-f]+)\n/, (_, id: string) => `//# msgr-build ${[...id].reverse().join('')}\n`));
+  assert.match(dry(), /DRY RUN: REQUEST FOR 1 recipient/);
+});
+
+test('a copy of the install in another folder does not use caches made for the first one (stack traces name the real files)', () => {
+  const dir = copyInstall();
+  rmSync(join(dir, 'dist', 'vendor', 'undici.cjs'));
+  const r = run(dir, ['send', '--sandbox', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi', '--verbose']);
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, new RegExp(`${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\\\/]dist[\\\\/]msgr\\.cjs`));
+  assert.doesNotMatch(r.stderr, new RegExp(`${join(ROOT, 'dist').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}[\\\\/]msgr\\.cjs`));
+});
+
+test('MSGR_WRITE_CODE_CACHE cannot change a run\'s outcome, even where no cache can be written', () => {
+  const dir = copyInstall();
+  rmSync(join(dir, 'dist', 'cache'), { recursive: true, force: true });
+  writeFileSync(join(dir, 'dist', 'cache'), 'a file where the cache folder would be');
+  const r = spawnSync(process.execPath, [join(dir, 'bin', 'msgr.js'), ...DRY_RUN], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_WRITE_CODE_CACHE: '1' }), encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  assert.doesNotMatch(r.stderr, /EEXIST|ENOTDIR|at /);
+});
+
+test('a failure while reporting an error (a damaged install) is one line and exit 1, no stack', () => {
+  const dir = copyInstall();
+  rmSync(join(dir, 'dist', 'vendor', 'chalk.cjs'));
+  const r = spawnSync(process.execPath, [join(dir, 'bin', 'msgr.js'), 'send', '--to', '12', '--from', 'Acme', '--text', 'hi', '--account', 'A'], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), NO_COLOR: undefined, FORCE_COLOR: '1' }), encoding: 'utf8' });
+  assert.equal(r.status, 1);
+  assert.match(r.stderr, /^msgr: internal error: .*chalk\.cjs/m);
+  assert.doesNotMatch(r.stderr, /^\s+at /m);
+});
+
+test('--help before a command is the top-level help, listing every command', () => {
+  for (const args of [['--help', 'send'], ['-h', 'sandbox']]) {
+    const r = run(ROOT, args);
+    assert.equal(r.code, 0);
+    for (const name of ['send', 'send-bulk', 'profile', 'sandbox']) assert.match(r.stdout, new RegExp(`^  ${name} `, 'm'), `${args.join(' ')}: ${name}`);
+  }
 });

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { parseBody } from '../../src/http/client.js';
 import { isLoopbackHost, messagesEndpoint } from '../../src/http/endpoint.js';
 import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
-import { maskSecret, redact, stripControl } from '../../src/output/sanitize.js';
+import { maskSecret, redact, redactJson, stripControl } from '../../src/output/sanitize.js';
 
 describe('failure classification', () => {
   test('statuses map to the contract classes', () => {
@@ -94,5 +94,17 @@ describe('output hygiene', () => {
     assert.equal(maskSecret('sk_live_1234567890'), '****7890');
     assert.equal(maskSecret('abc'), '****');
     assert.equal(redact('key sk_live_1234567890 seen twice sk_live_1234567890', 'sk_live_1234567890'), 'key ****7890 seen twice ****7890');
+    // A long key is masked even inside a longer run of characters.
+    assert.equal(redact('tokensk_live_1234567890x', 'sk_live_1234567890'), 'token****7890x');
+  });
+  test('a short key is masked where a server could echo it, never inside ordinary words', () => {
+    assert.equal(redact('{"status":"accepted","key":"acce"}', 'acce'), '{"status":"accepted","key":"****"}');
+    assert.equal(redact('unknown key acce; try again', 'acce'), 'unknown key ****; try again');
+    assert.equal(redact('fallback to SMS', 'k'), 'fallback to SMS');
+    assert.equal(redact('k', 'k'), '****');
+    assert.equal(redact('key=abcd1234&x=abcd1234', 'abcd1234'), 'key=****1234&x=****1234');
+    assert.deepEqual(redactJson({ status: 'accepted', echo: 'acce' }, 'acce'), { status: 'accepted', echo: '****' });
+    // Overlapping occurrences of a short key stay masked.
+    assert.equal(redact('aa-aaa', 'aa'), '****-aaa');
   });
 });
