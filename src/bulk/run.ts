@@ -24,7 +24,7 @@ import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { createUi, type Ui } from '../output/ui.js';
 import { resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
 import { resolveTarget } from '../settings/target.js';
-import type { ColumnPlan } from './columns.js';
+import { asciiJson, type ColumnPlan } from './columns.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
 import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
 import { Gate, RateLimiter, Window } from './limiter.js';
@@ -1005,10 +1005,11 @@ function clean(ctx: Context, text: string, key: string): string {
 /** The request as a string frame around the recipients, in the spec's field order. */
 export function requestFrame(message: Record<string, unknown>): { prefix: string; suffix: string } {
   const { metaData, addressBook: _addressBook, recipients: _recipients, ...rest } = message;
-  const head = JSON.stringify(rest);
+  // ASCII only, like the recipients (columns.ts, asciiJson): the same JSON value.
+  const head = asciiJson(JSON.stringify(rest));
   return {
     prefix: `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"recipients":[`,
-    suffix: `]${metaData !== undefined ? `,"metaData":${JSON.stringify(metaData)}` : ''}}`,
+    suffix: `]${metaData !== undefined ? `,"metaData":${asciiJson(JSON.stringify(metaData))}` : ''}}`,
   };
 }
 

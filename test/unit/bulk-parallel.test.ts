@@ -5,7 +5,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { asciiJson, planColumns, recipientJson } from '../../src/bulk/columns.js';
 import { NumberSet } from '../../src/bulk/number-set.js';
+import { requestFrame } from '../../src/bulk/run.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { findSplit } from '../../src/bulk/parallel.js';
 import { detectFormat, isSimpleRange, readCsv, readSimpleCsv } from '../../src/bulk/reader.js';
@@ -168,5 +170,20 @@ describe('readSpool', () => {
     });
     assert.deepEqual(got, want);
     assert.ok(chunks > 10);
+  });
+});
+
+describe('recipient JSON in ASCII', () => {
+  test('non-ASCII values and column names are \\u escapes of the same JSON value', () => {
+    const plan = planColumns(['msisdn', 'prénom', 'note'], { metaColumns: ['note'] }, 'in.csv');
+    const values = ['x', 'Zoë 😀 €', 'naïve "q"\n\u2028'];
+    const json = recipientJson(plan, '+447700900001', values);
+    assert.match(json, /^[\x20-\x7e]*$/, json);
+    assert.deepEqual(JSON.parse(json), { msisdn: '+447700900001', variables: { prénom: 'Zoë 😀 €' }, metaData: { note: 'naïve "q"\n\u2028' } });
+    assert.equal(asciiJson('"plain"'), '"plain"');
+    assert.equal(asciiJson(JSON.stringify('é\ud800')), '"\\u00e9\\ud800"');
+    const frame = requestFrame({ accountReference: 'ACME01', body: { text: 'Grüße' }, metaData: { campaign: 'été' } });
+    assert.match(frame.prefix + frame.suffix, /^[\x20-\x7e]*$/);
+    assert.deepEqual(JSON.parse(`${frame.prefix}${frame.suffix}`), { accountReference: 'ACME01', body: { text: 'Grüße' }, recipients: [], metaData: { campaign: 'été' } });
   });
 });
