@@ -17,7 +17,11 @@ export function batchIdFor(token: string): string {
 
 /** Message ids are the batch token and the entry's index: recipients first, then contacts. */
 export function messageIdFor(token: string, index: number): string {
-  return `sbx_m_${token}_${index}`;
+  return `${messageIdPrefix(token)}${index}`;
+}
+
+function messageIdPrefix(token: string): string {
+  return `sbx_m_${token}_`;
 }
 
 /**
@@ -33,24 +37,24 @@ export function buildAcceptedBody(
   const recipients = request.recipients ?? [];
   const contacts = request.addressBook?.contacts ?? [];
   let fallbacks = 0;
-  const parts: string[] = [];
+  // One string grown in place (10,000 entries: cheaper than an array of parts and a join).
+  const idHead = `{"id":"${messageIdPrefix(token)}`;
+  let messages = '';
   for (let i = 0; i < recipients.length; i++) {
     const msisdn = (recipients[i] as { msisdn: string }).msisdn;
     const d = deliveryFor(channel, msisdn);
     if (d.fallback) fallbacks += 1;
-    parts.push(`{"id":"${messageIdFor(token, i)}","msisdn":"${msisdn}","channel":"${d.channel}","fallback":${d.fallback},"status":"accepted"}`);
+    messages += `${i > 0 ? ',' : ''}${idHead}${i}","msisdn":"${msisdn}","channel":"${d.channel}","fallback":${d.fallback},"status":"accepted"}`;
   }
-  const contactParts: string[] = [];
+  let contactList = '';
   for (let j = 0; j < contacts.length; j++) {
     const id = (contacts[j] as { id: string }).id;
     const d = deliveryFor(channel, id);
     if (d.fallback) fallbacks += 1;
-    contactParts.push(
-      `{"id":"${messageIdFor(token, recipients.length + j)}","contactId":${JSON.stringify(id)},"channel":"${d.channel}","fallback":${d.fallback},"status":"accepted"}`,
-    );
+    contactList += `${j > 0 ? ',' : ''}${idHead}${recipients.length + j}","contactId":${JSON.stringify(id)},"channel":"${d.channel}","fallback":${d.fallback},"status":"accepted"}`;
   }
   const body =
     `{"batchId":"${batchIdFor(token)}","status":"accepted","channel":"${channel}","receivedAt":"${receivedAt}","sandbox":true,` +
-    `"messages":[${parts.join(',')}],"contacts":[${contactParts.join(',')}]}`;
+    `"messages":[${messages}],"contacts":[${contactList}]}`;
   return { body, summary: { recipients: recipients.length, contacts: contacts.length, fallbacks } };
 }
