@@ -104,8 +104,12 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
     let quotes = 0;
     let newlines = 0;
     let delimiter: '\n' | '\r\n' | undefined;
+    let prev = -1;
     let position = base;
-    // Bytes held back at a chunk's end so a CR is seen with the byte after it.
+    // One pass over every byte up to the split: a split is only safe where every line end before
+    // it, outside quotes, is the file's one record delimiter (csv-parse keeps the first it meets).
+    // A bare CR, or an LF without its CR in a CRLF file, is not a record end for csv-parse, yet
+    // counts as a line for its line numbers: a file with one is not split (the single pass runs).
     while (position < limit) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, position);
       if (bytesRead === 0) break;
@@ -113,42 +117,25 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
       const usable = position + bytesRead >= size ? bytesRead : bytesRead - 1;
       const chunk = buf.subarray(0, bytesRead);
       let i = 0;
-      if (delimiter === undefined) {
-        // csv-parse keeps the first line end it meets outside quotes for the whole file.
-        for (; i < usable; i++) {
-          const c = chunk[i] as number;
-          if (c === 0x22) quotes++;
-          else if (c === 0x0a || c === 0x0d) {
-            if (c === 0x0a) newlines++;
-            if (quotes % 2 === 0) {
-              if (c === 0x0d && chunk[i + 1] !== 0x0a) return 'CR line ends';
-              delimiter = c === 0x0a ? '\n' : '\r\n';
-              i++;
-              break;
-            }
-          }
-        }
-        if (delimiter === undefined) {
-          position += i;
-          continue;
-        }
-      }
-      const stop = Math.min(usable, target - position);
-      if (i < stop) {
-        quotes += countByte(chunk, 0x22, i, stop);
-        newlines += countByte(chunk, 0x0a, i, stop);
-        i = stop;
-      }
       for (; i < usable && position + i < limit; i++) {
         const c = chunk[i] as number;
-        if (c === 0x22) quotes++;
-        else if (c === 0x0a) {
+        if (c === 0x22) {
+          quotes++;
+        } else if (c === 0x0a) {
           newlines++;
-          const next = chunk[i + 1];
-          if (quotes % 2 === 0 && next !== undefined && next !== 0x0a && next !== 0x0d) {
-            return { offset: position + i + 1, line: newlines + 1, recordDelimiter: delimiter };
+          if (quotes % 2 === 0) {
+            const crlf = prev === 0x0d;
+            if (delimiter === undefined) delimiter = crlf ? '\r\n' : '\n';
+            else if ((delimiter === '\r\n') !== crlf) return 'mixed line ends';
+            const next = chunk[i + 1];
+            if (position + i >= target && next !== undefined && next !== 0x0a && next !== 0x0d) {
+              return { offset: position + i + 1, line: newlines + 1, recordDelimiter: delimiter };
+            }
           }
+        } else if (c === 0x0d && quotes % 2 === 0 && chunk[i + 1] !== 0x0a) {
+          return 'CR line ends';
         }
+        prev = c;
       }
       position += i;
     }
@@ -156,12 +143,6 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
   } finally {
     await fh.close();
   }
-}
-
-function countByte(buf: Buffer, byte: number, from: number, to: number): number {
-  let n = 0;
-  for (let i = buf.indexOf(byte, from); i !== -1 && i < to; i = buf.indexOf(byte, i + 1)) n++;
-  return n;
 }
 
 /** The header fields, read as the single pass reads them; undefined on any problem. */

@@ -118,6 +118,30 @@ describe('send-bulk with the preflight split over two threads', () => {
     assert.match(par.report, new RegExp(`\\n\\d+,\\${uk(3)},duplicate,`));
   });
 
+  test('stray line ends (a bare CR, an LF alone in a CRLF file, a CR in an LF file) are never split: the single pass decides', async () => {
+    const dir = tempDir('msgr-par-ends-');
+    const rows = (n: number, from = 0): string[] => Array.from({ length: n }, (_, i) => `${uk(from + i)},N${from + i}`);
+    const files = {
+      // The smallest case a review found: a bare CR joins two lines into one record, and the LF
+      // that ends the next line is not a record end in a CRLF file.
+      'joined.csv': 'msisdn;name\r\n+447700900017;Ann;Bob Smith\r+447700900017;x\u2028y\n+447700900003; sp \n',
+      'crlf-with-lf.csv': `msisdn,name\r\n${rows(30).join('\r\n')}\r\n${rows(1, 30)[0]}\n${rows(30, 31).join('\r\n')}\r\n`,
+      'crlf-with-cr.csv': `msisdn,name\r\n${rows(10).join('\r\n')}\r${rows(50, 10).join('\r\n')}\r\n`,
+      'lf-with-cr.csv': `msisdn,name\n${rows(10).join('\n')}\r${rows(50, 10).join('\n')}\n`,
+    };
+    for (const [name, text] of Object.entries(files)) {
+      const path = join(dir, name);
+      writeFileSync(path, text);
+      const [par, one] = await both(['--skip-invalid', '--batch-size', '3'], path);
+      assert.ok(par !== undefined && one !== undefined);
+      assert.doesNotMatch(par.r.stderr, SPLIT, `${name}: not split`);
+      assert.equal(par.r.code, one.r.code, `${name}: ${par.r.stderr}`);
+      assert.deepEqual(stable(par.r.stdout), stable(one.r.stdout), name);
+      assert.deepEqual(par.requests, one.requests, name);
+      assert.equal(par.report, one.report, name);
+    }
+  });
+
   test('invalid rows on both sides stop the run with the same lines and columns (exit 2)', async () => {
     const { path } = trickyCsv();
     const [par, one] = await both([], path);
