@@ -101,10 +101,7 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.allocUnsafeSlow(1024 * 1024);
-    let quotes = 0;
-    let newlines = 0;
-    let delimiter: '\n' | '\r\n' | undefined;
-    let prev = -1;
+    const scan: SplitScan = { quotes: 0, newlines: 0, delimiter: 0, prev: -1 };
     let position = base;
     // One pass over every byte up to the split: a split is only safe where every line end before
     // it, outside quotes, is the file's one record delimiter (csv-parse keeps the first it meets).
@@ -114,35 +111,65 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
       const { bytesRead } = await fh.read(buf, 0, buf.length, position);
       if (bytesRead === 0) break;
       // Keep one byte of look-ahead inside the chunk (CRLF, the byte after a split).
-      const usable = position + bytesRead >= size ? bytesRead : bytesRead - 1;
-      const chunk = buf.subarray(0, bytesRead);
-      let i = 0;
-      for (; i < usable && position + i < limit; i++) {
-        const c = chunk[i] as number;
-        if (c === 0x22) {
-          quotes++;
-        } else if (c === 0x0a) {
-          newlines++;
-          if (quotes % 2 === 0) {
-            const crlf = prev === 0x0d;
-            if (delimiter === undefined) delimiter = crlf ? '\r\n' : '\n';
-            else if ((delimiter === '\r\n') !== crlf) return 'mixed line ends';
-            const next = chunk[i + 1];
-            if (position + i >= target && next !== undefined && next !== 0x0a && next !== 0x0d) {
-              return { offset: position + i + 1, line: newlines + 1, recordDelimiter: delimiter };
-            }
-          }
-        } else if (c === 0x0d && quotes % 2 === 0 && chunk[i + 1] !== 0x0a) {
-          return 'CR line ends';
-        }
-        prev = c;
-      }
-      position += i;
+      const usable = Math.min(position + bytesRead >= size ? bytesRead : bytesRead - 1, limit - position);
+      const at = scanChunk(scan, buf, bytesRead, usable, target - position);
+      if (at === MIXED) return 'mixed line ends';
+      if (at === BARE_CR) return 'CR line ends';
+      if (at >= 0) return { offset: position + at + 1, line: scan.newlines + 1, recordDelimiter: scan.delimiter === 2 ? '\r\n' : '\n' };
+      position += usable;
     }
     return 'no split point';
   } finally {
     await fh.close();
   }
+}
+
+interface SplitScan {
+  quotes: number;
+  newlines: number;
+  /** 0: none met yet, 1: LF, 2: CRLF. */
+  delimiter: 0 | 1 | 2;
+  prev: number;
+}
+const NOT_YET = -1;
+const MIXED = -2;
+const BARE_CR = -3;
+
+/**
+ * Scans buf[0, usable) (buf[usable] is look-ahead when present). Returns the index of the LF that
+ * ends the first record at or after `from`, NOT_YET, or why the file cannot be split.
+ */
+function scanChunk(s: SplitScan, chunk: Buffer, length: number, usable: number, from: number): number {
+  // A plain Uint8Array view: V8 reads it faster in this loop than the Buffer subclass.
+  const buf = new Uint8Array(chunk.buffer, chunk.byteOffset, length);
+  let { quotes, newlines, prev } = s;
+  for (let i = 0; i < usable; i++) {
+    const c = buf[i] as number;
+    if (c === 0x22) {
+      quotes++;
+    } else if (c === 0x0a) {
+      newlines++;
+      if ((quotes & 1) === 0) {
+        const kind = prev === 0x0d ? 2 : 1;
+        if (s.delimiter === 0) s.delimiter = kind;
+        else if (s.delimiter !== kind) return MIXED;
+        if (i >= from && i + 1 < length) {
+          const next = buf[i + 1] as number;
+          if (next !== 0x0a && next !== 0x0d) {
+            s.newlines = newlines;
+            return i;
+          }
+        }
+      }
+    } else if (c === 0x0d && (quotes & 1) === 0 && (i + 1 >= length || buf[i + 1] !== 0x0a)) {
+      return BARE_CR;
+    }
+    prev = c;
+  }
+  s.quotes = quotes;
+  s.newlines = newlines;
+  s.prev = prev;
+  return NOT_YET;
 }
 
 /** The header fields, read as the single pass reads them; undefined on any problem. */
