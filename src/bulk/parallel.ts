@@ -31,16 +31,20 @@ const SPLIT_SEARCH_BYTES = 4 * 1024 * 1024;
 /** The young generation of each worker: small, so garbage is collected early (peak RSS). */
 const WORKER_YOUNG_MB = 8;
 
-/** What a worker does: one part of the file (workers/preflight.ts). */
-export interface PartJob {
+/** The file and row rules both a worker's job and the caller's options carry. */
+interface PartFile {
   readonly path: string;
   readonly fileLabel: string;
   readonly format: CsvFormat;
   readonly columns: ColumnOptions;
   readonly country: string | undefined;
   readonly allowDuplicates: boolean;
-  readonly exclude: { slots: Float64Array; size: number } | undefined;
   readonly batchSize: number;
+}
+
+/** What a worker does: one part of the file (workers/preflight.ts). */
+export interface PartJob extends PartFile {
+  readonly exclude: { slots: Float64Array; size: number } | undefined;
   readonly setCapacity: number;
   readonly spoolPath: string | undefined;
   readonly maxProblems: number;
@@ -54,15 +58,8 @@ export interface PartJob {
 export type PartResult = Omit<RangeResult, 'seen'> & { seen: { slots: Float64Array; size: number } | undefined };
 export type PartMessage = { ok: true; result: PartResult } | { ok: false; error: string };
 
-export interface ParallelOptions {
-  readonly path: string;
-  readonly fileLabel: string;
-  readonly format: CsvFormat;
-  readonly columns: ColumnOptions;
-  readonly country: string | undefined;
-  readonly allowDuplicates: boolean;
+export interface ParallelOptions extends PartFile {
   readonly exclude?: NumberSet | undefined;
-  readonly batchSize: number;
   readonly fileBytes: number;
   /** The spool of the first part; the second part's is `${spoolPath}.2`. None for a dry run. */
   readonly spoolPath?: string | undefined;

@@ -18,7 +18,8 @@ export interface RowProblem {
   readonly message: string;
 }
 
-export interface PreflightOptions {
+/** What every preflight pass, whole file or part, checks the rows with. */
+export interface RowPassOptions {
   readonly path: string;
   readonly fileLabel: string;
   readonly format: CsvFormat;
@@ -27,13 +28,16 @@ export interface PreflightOptions {
   readonly allowDuplicates: boolean;
   readonly exclude?: NumberSet | undefined;
   readonly batchSize: number;
-  /** The file's size in bytes, to size the duplicate set once instead of growing it. */
-  readonly fileBytes?: number;
   /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
   readonly spool?: SpoolWriter | undefined;
   /** Checked between chunks; throw to stop. */
-  readonly checkpoint?: () => void;
-  readonly maxProblems?: number;
+  readonly checkpoint?: (() => void) | undefined;
+  readonly maxProblems?: number | undefined;
+}
+
+export interface PreflightOptions extends RowPassOptions {
+  /** The file's size in bytes, to size the duplicate set once instead of growing it. */
+  readonly fileBytes?: number;
 }
 
 export interface PreflightResult {
@@ -85,20 +89,9 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
   };
 }
 
-export interface RangeOptions {
-  readonly path: string;
-  readonly fileLabel: string;
-  readonly format: CsvFormat;
-  readonly columns: ColumnOptions;
-  readonly checker: NumberChecker;
-  readonly allowDuplicates: boolean;
-  readonly exclude?: NumberSet | undefined;
-  readonly batchSize: number;
+export interface RangeOptions extends RowPassOptions {
   /** Numbers expected (sizes the duplicate set once instead of growing it). */
   readonly setCapacity?: number;
-  readonly spool?: SpoolWriter | undefined;
-  readonly checkpoint?: (() => void) | undefined;
-  readonly maxProblems?: number | undefined;
   /** Start here (a record boundary), with the header already read. */
   readonly start?: { readonly offset: number; readonly line: number; readonly header: readonly string[] } | undefined;
   /** Stop at this byte offset (a record boundary). */
