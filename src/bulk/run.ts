@@ -330,9 +330,16 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
       varColumns: pre.columns.vars.map((i) => pre.columns.header[i] ?? ''),
       metaColumns: pre.columns.meta.map((i) => pre.columns.header[i] ?? ''),
     };
-  } else if (pre.hash !== previous.header.input.hash || pre.toSend !== previous.header.totals.toSend) {
+  } else if (pre.hash !== previous.header.input.hash) {
     throw new UsageError(`--resume: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
       hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
+    });
+  } else if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend) {
+    // The same bytes, read with the same flags and msgr version, must give the same verdicts; if
+    // they do not, the batches would not line up with the journal's, so nothing is sent.
+    const was = previous.header.totals;
+    throw new UsageError(`--resume: ${fileLabel} is unchanged, but its preflight now gives ${fmt(pre.rows)} rows and ${fmt(pre.toSend)} to send where run ${runId} had ${fmt(was.rows)} and ${fmt(was.toSend)}; nothing was sent`, {
+      hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',
     });
   }
   const text = typeof (message.body as { text?: unknown } | undefined)?.text === 'string' ? analyseText((message.body as { text: string }).text) : undefined;
