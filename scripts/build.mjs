@@ -40,8 +40,7 @@ function listTs(dir) {
 // even compiles as JavaScript, the other 249. The plans are in a data file beside the bundle
 // (vendor/phone-metadata.data, ASCII, read in one call); the module holds where each one is.
 // The object has the same keys and values in the same order (test/e2e/install-layout.test.ts).
-let metadataData;
-function lazyMetadataModule(json) {
+function splitMetadata(json) {
   if (/[^\x20-\x7e\n]/.test(json)) throw new Error('build: libphonenumber-js metadata is no longer plain ASCII; phone-metadata.data assumes it');
   const meta = JSON.parse(json);
   let data = '';
@@ -51,13 +50,12 @@ function lazyMetadataModule(json) {
     index[code] = [data.length, data.length + text.length];
     data += `${text}\n`;
   }
-  metadataData = data;
   const fields = Object.entries(meta).map(([key, value]) => key === 'countries'
     ? `${JSON.stringify(key)}: lazyCountries(JSON.parse(${JSON.stringify(JSON.stringify(index))}))`
     : `${JSON.stringify(key)}: JSON.parse(${JSON.stringify(JSON.stringify(value))})`);
   // A Proxy over the index rather than a getter per country: defining 245 accessors costs more
   // (~0.7 ms) than everything else here. Each entry becomes its plan when first read.
-  return `const data = require('node:fs').readFileSync(require('node:path').join(__dirname, 'phone-metadata.data'), 'utf8');
+  const module = `const data = require('node:fs').readFileSync(require('node:path').join(__dirname, 'phone-metadata.data'), 'utf8');
 function lazyCountries(index) {
   const pending = new Set(Object.keys(index));
   const parse = (target, key) => {
@@ -78,11 +76,47 @@ function lazyCountries(index) {
   });
 }
 module.exports = {\n${fields.join(',\n')}\n};\n`;
+  return { module, data };
 }
-const jsonMetadata = {
-  name: 'json-metadata',
+const phoneMetadata = splitMetadata(readFileSync('node_modules/libphonenumber-js/metadata.max.json', 'utf8'));
+// The metadata bundle is that module; libphonenumber-js's own bundle requires it rather than
+// carrying a second copy.
+const metadataModule = {
+  name: 'metadata-module',
   setup(b) {
-    b.onLoad({ filter: /libphonenumber-js[\\/]metadata\.max\.json$/ }, (args) => ({ contents: lazyMetadataModule(readFileSync(args.path, 'utf8')), loader: 'js' }));
+    b.onLoad({ filter: /libphonenumber-js[\\/]metadata\.max\.json$/ }, () => ({ contents: phoneMetadata.module, loader: 'js' }));
+  },
+};
+const metadataExternal = {
+  name: 'metadata-external',
+  setup(b) {
+    b.onResolve({ filter: /metadata\.max\.json(\.js)?$/ }, () => ({ path: './phone-metadata.cjs', external: true }));
+  },
+};
+
+// undici loads at start-up what a single HTTP/1.1 request never uses: node:http2 (8 ms on Node 20)
+// for a protocol msgr does not negotiate, and node:assert (2.6 ms) for checks that only fail on a
+// bug. Both are loaded when first needed instead; a failing assert(value) still throws the real
+// AssertionError, and any other assert.* is the real one.
+const undiciLazy = {
+  name: 'undici-lazy-builtins',
+  setup(b) {
+    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const eager = "const connectH2 = require('./client-h2.js')";
+      if (!source.includes(eager)) throw new Error(`build: undici changed: no \`${eager}\` in ${args.path}`);
+      return { contents: source.replace(eager, "let connectH2Module\nconst connectH2 = (...args) => (connectH2Module ??= require('./client-h2.js'))(...args)"), loader: 'js' };
+    });
+    b.onResolve({ filter: /^node:assert$/ }, (args) => (args.importer.includes('node_modules') ? { path: 'lazy-assert', namespace: 'undici-lazy' } : undefined));
+    b.onLoad({ filter: /^lazy-assert$/, namespace: 'undici-lazy' }, () => ({
+      contents: `let real;
+const load = () => (real ??= require('node:assert'));
+function assert(value, message) {
+  if (!value) load()(value, message);
+}
+module.exports = new Proxy(assert, { get: (target, key) => (key === 'prototype' || key === 'length' || key === 'name' ? target[key] : load()[key]) });`,
+      loader: 'js',
+    }));
   },
 };
 
@@ -91,16 +125,16 @@ const jsonMetadata = {
 // default export exports that value itself as module.exports (what Node's interop, which esbuild
 // follows for our "type": "module" sources, reads as the default).
 const VENDORS = [
-  { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');" },
+  { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');", plugins: [metadataModule] },
   // libphonenumber-js reads the same metadata object, not a second copy.
-  { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", metadataExternal: true },
+  { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", plugins: [metadataExternal] },
   { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';" },
   { name: 'zod', imports: ['zod'], entry: "export * from 'zod';" },
   { name: 'chalk', imports: ['chalk'], entry: "export * from 'chalk';" },
   { name: 'ora', imports: ['ora'], entry: "module.exports = require('ora').default;" },
   { name: 'conf', imports: ['conf'], entry: "module.exports = require('conf').default;" },
   // Our own wrapper of undici's internals (it has no state of ours), bundled with undici.
-  { name: 'undici', own: 'src/http/undici.ts' },
+  { name: 'undici', own: 'src/http/undici.ts', plugins: [undiciLazy] },
 ];
 const OWN = new Map(VENDORS.filter((v) => v.own !== undefined).map((v) => [resolve(v.own), v.name]));
 const BY_IMPORT = new Map(VENDORS.flatMap((v) => (v.imports ?? []).map((i) => [i, v.name])));
@@ -154,32 +188,6 @@ const lazyChildProcess = {
   },
 };
 
-// undici loads at start-up what a single HTTP/1.1 request never uses: node:http2 (8 ms on Node 20)
-// for a protocol msgr does not negotiate, and node:assert (2.6 ms) for checks that only fail on a
-// bug. Both are loaded when first needed instead; a failing assert(value) still throws the real
-// AssertionError, and any other assert.* is the real one.
-const undiciLazy = {
-  name: 'undici-lazy-builtins',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]undici[\\/]lib[\\/]dispatcher[\\/]client\.js$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      const eager = "const connectH2 = require('./client-h2.js')";
-      if (!source.includes(eager)) throw new Error(`build: undici changed: no \`${eager}\` in ${args.path}`);
-      return { contents: source.replace(eager, "let connectH2Module\nconst connectH2 = (...args) => (connectH2Module ??= require('./client-h2.js'))(...args)"), loader: 'js' };
-    });
-    b.onResolve({ filter: /^node:assert$/ }, (args) => (args.importer.includes(`${'node_modules'}`) ? { path: 'lazy-assert', namespace: 'undici-lazy' } : undefined));
-    b.onLoad({ filter: /^lazy-assert$/, namespace: 'undici-lazy' }, () => ({
-      contents: `let real;
-const load = () => (real ??= require('node:assert'));
-function assert(value, message) {
-  if (!value) load()(value, message);
-}
-module.exports = new Proxy(assert, { get: (target, key) => (key === 'prototype' || key === 'length' || key === 'name' ? target[key] : load()[key]) });`,
-      loader: 'js',
-    }));
-  },
-};
-
 const common = {
   bundle: true,
   format: 'cjs',
@@ -200,34 +208,23 @@ rmSync(next, { recursive: true, force: true });
 process.on('exit', () => rmSync(next, { recursive: true, force: true }));
 
 for (const v of VENDORS) {
-  const metadataExternal = {
-    name: 'metadata-external',
-    setup(b) {
-      b.onResolve({ filter: /metadata\.max\.json(\.js)?$/ }, () => ({ path: './phone-metadata.cjs', external: true }));
-    },
-  };
   await build({
     ...common,
     ...(v.own !== undefined ? { entryPoints: [v.own] } : { stdin: { contents: v.entry, resolveDir: process.cwd(), loader: 'js', sourcefile: `vendor-${v.name}.js` } }),
     outfile: `${next}/vendor/${v.name}.cjs`,
-    plugins: v.metadataExternal === true ? [metadataExternal] : v.name === 'undici' ? [undiciLazy] : [jsonMetadata],
+    plugins: v.plugins ?? [],
   });
 }
 
-// Each bundle the loader may cache starts with its build id (bin/msgr.js names caches by it).
-function stampBuildIds(dir) {
-  for (const name of readdirSync(dir)) {
-    const file = join(dir, name);
-    if (statSync(file).isDirectory()) stampBuildIds(file);
-    else if (name.endsWith('.cjs')) {
-      const code = readFileSync(file, 'utf8');
-      writeFileSync(file, `//# msgr-build ${createHash('sha256').update(code).digest('hex').slice(0, 16)}\n${code}`);
-    }
-  }
+// The bundles bin/msgr.js keeps code caches for start with their build id (it names caches by
+// it; an unstamped bundle is never cached). Not the metadata module: it is a few JSON.parse calls,
+// which V8 compiles faster than it reads a cache. Not the workers: Node loads those itself.
+function stampBuildId(file) {
+  const code = readFileSync(file, 'utf8');
+  writeFileSync(file, `//# msgr-build ${createHash('sha256').update(code).digest('hex').slice(0, 16)}\n${code}`);
 }
 
-if (metadataData === undefined) throw new Error('build: the phone metadata module was not generated');
-writeFileSync(`${next}/vendor/phone-metadata.data`, metadataData);
+writeFileSync(`${next}/vendor/phone-metadata.data`, phoneMetadata.data);
 
 // Each vendor bundle must export what our code reads from it (a wrong interop shape would only
 // show when that code path runs); the named exports of each are listed for vendorExternals().
@@ -279,7 +276,8 @@ if (workers.length > 0) {
   });
 }
 
-stampBuildIds(next);
+stampBuildId(`${next}/msgr.cjs`);
+for (const v of VENDORS) if (v.name !== 'phone-metadata') stampBuildId(`${next}/vendor/${v.name}.cjs`);
 
 // The top-level help, rendered once by the real program (80 columns, no colour) so that
 // bin/msgr.js can print it without loading the bundle.
@@ -311,8 +309,6 @@ if (typeof (await import('node:module')).default.enableCompileCache !== 'functio
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }
-  // The metadata module is a few JSON.parse calls: V8 compiles that faster than it reads a cache.
-  if (existsSync('dist/cache')) for (const name of readdirSync('dist/cache')) if (name.startsWith('vendor_phone-metadata.cjs.')) rmSync(join('dist/cache', name));
 }
 
 if (withTests) {

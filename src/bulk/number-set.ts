@@ -109,8 +109,3 @@ export function numberKey(e164: string): number {
   }
   return key;
 }
-
-/** 447700900123 → `+447700900123`. */
-export function keyToE164(key: number): string {
-  return `+${key}`;
-}
