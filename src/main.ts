@@ -5,10 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { ExitCode } from './errors.js';
-import { registerSend } from './commands/send.js';
-import { registerSendBulk } from './commands/send-bulk.js';
-import { registerProfile } from './commands/profile.js';
-import { registerSandbox } from './commands/sandbox.js';
+import { COMMANDS } from './commands/index.js';
 import { VERSION } from './version.js';
 
 export const EXIT_CODES_HELP = `
@@ -42,12 +39,7 @@ export function buildProgram(ctx: Context): Command {
   // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
   // suggestions), `help`, any --help (`msgr --help send` is the top-level help), or no command at
   // all, gets every command.
-  const commands: Array<[string, (program: Command, ctx: Context) => void]> = [
-    ['send', registerSend],
-    ['send-bulk', registerSendBulk],
-    ['profile', registerProfile],
-    ['sandbox', registerSandbox],
-  ];
+  const commands = COMMANDS;
   const first = ctx.argv.find((arg) => !arg.startsWith('-'));
   const help = ctx.argv.includes('-h') || ctx.argv.includes('--help');
   const only = help ? undefined : commands.find(([name]) => name === first);

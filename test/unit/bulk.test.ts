@@ -14,7 +14,7 @@ import { NumberSet, numberKey } from '../../src/bulk/number-set.js';
 import { createProgress, formatDuration } from '../../src/bulk/progress.js';
 import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/bulk/reader.js';
 import { csvField, ReportWriter } from '../../src/bulk/report.js';
-import { extractMessageIds, requestFrame } from '../../src/bulk/run.js';
+import { extractMessageIds, requestFrame } from '../../src/commands/send-bulk/run.js';
 import { analyseText, splitGsm, splitUcs2 } from '../../src/bulk/segments.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import type { Context } from '../../src/context.js';

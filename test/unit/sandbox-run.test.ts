@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { parseSandboxFlags, runSandbox } from '../../src/sandbox/run.js';
+import { parseSandboxFlags, runSandbox } from '../../src/commands/sandbox/run.js';
 
 test('flags become server options; numbers parsed, record resolved against the working directory', () => {
   assert.deepEqual(parseSandboxFlags({}, '/w'), { options: { host: '127.0.0.1', port: 4010 }, quiet: false });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { addConnectionOptions, addMessageOptions, collect } from './common-options.js';
+import type { Context } from '../../context.js';
+import { addConnectionOptions, addMessageOptions, collect } from '../shared/flags.js';
 
 export function registerSend(program: Command, ctx: Context): void {
   const cmd = program
@@ -22,7 +22,7 @@ Examples:
   msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {
-    const { runSend } = await import('../send/run.js');
+    const { runSend } = await import('./run.js');
     await runSend(ctx, command.opts());
   });
 }

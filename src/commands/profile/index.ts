@@ -1,7 +1,7 @@
 // `msgr profile`: saved connection settings (cli-contract: Commands, Security). Commander only:
 // the store (and conf, ~90 ms to import) loads when a subcommand runs.
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 
 const QUIET = ['-q, --quiet', 'print nothing on stderr but warnings and errors'] as const;
 const VERBOSE = ['-v, --verbose', 'show stack traces on errors (the API key is never shown)'] as const;
@@ -41,7 +41,7 @@ Examples:
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, opts: unknown) => {
-      const { runAdd } = await import('../profiles/commands.js');
+      const { runAdd } = await import('./run.js');
       await runAdd(ctx, name, opts);
     });
 
@@ -57,7 +57,7 @@ Examples:
     .option(...VERBOSE)
     .addHelpText('after', '\nExamples:\n  msgr profile set prod base-url https://us.api.example.com\n  msgr profile set prod confirm true\n  pass show msgr/prod | msgr profile set prod api-key --api-key-stdin')
     .action(async (name: string, setting: string, value: string | undefined, opts: unknown) => {
-      const { runSet } = await import('../profiles/commands.js');
+      const { runSet } = await import('./run.js');
       await runSet(ctx, name, setting, value, opts);
     });
 
@@ -69,7 +69,7 @@ Examples:
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, setting: string, opts: unknown) => {
-      const { runUnset } = await import('../profiles/commands.js');
+      const { runUnset } = await import('./run.js');
       await runUnset(ctx, name, setting, opts);
     });
 
@@ -81,7 +81,7 @@ Examples:
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (opts: unknown) => {
-      const { runList } = await import('../profiles/commands.js');
+      const { runList } = await import('./run.js');
       runList(ctx, opts);
     });
 
@@ -101,7 +101,7 @@ Examples:
     .option(...VERBOSE)
     .addHelpText('after', '\nExamples:\n  msgr profile show\n  MSGR_ACCOUNT_REFERENCE=OTHER msgr profile show prod --json')
     .action(async (name: string | undefined, opts: unknown) => {
-      const { runShow } = await import('../profiles/commands.js');
+      const { runShow } = await import('./run.js');
       await runShow(ctx, name, opts);
     });
 
@@ -112,7 +112,7 @@ Examples:
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, opts: unknown) => {
-      const { runUse } = await import('../profiles/commands.js');
+      const { runUse } = await import('./run.js');
       await runUse(ctx, name, opts);
     });
 
@@ -124,7 +124,7 @@ Examples:
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, opts: unknown) => {
-      const { runRemove } = await import('../profiles/commands.js');
+      const { runRemove } = await import('./run.js');
       await runRemove(ctx, name, opts);
     });
 }

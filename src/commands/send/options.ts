@@ -2,9 +2,9 @@
 // strings, booleans and string arrays; this turns its option bag into typed options, naming the
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
 // alone would cost more than the rest of a dry run (issue 5; README design notes).
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { bool, list, parseTimeout, str, type Raw } from '../commands/option-values.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
 
 export interface ConnectionOptions {
   profile?: string | undefined;

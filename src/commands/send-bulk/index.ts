@@ -1,8 +1,8 @@
 // `msgr send-bulk <file>`: Commander wiring only; the work is imported when the command runs
 // (start-up time: engineering-notes). No option here is variadic, so nothing swallows <file>.
 import type { Command } from 'commander';
-import type { Context } from '../context.js';
-import { addConnectionOptions, addMessageOptions } from './common-options.js';
+import type { Context } from '../../context.js';
+import { addConnectionOptions, addMessageOptions } from '../shared/flags.js';
 
 export function registerSendBulk(program: Command, ctx: Context): void {
   const cmd = program
@@ -42,7 +42,7 @@ Examples:
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {
-    const { runSendBulk } = await import('../bulk/run.js');
+    const { runSendBulk } = await import('./run.js');
     await runSendBulk(ctx, file, command.opts());
   });
 }

@@ -1,11 +1,11 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
-import { UsageError } from '../errors.js';
-import { bool as maybeBool, int, str, type Raw } from '../commands/option-values.js';
+import { UsageError } from '../../errors.js';
+import { bool as maybeBool, int, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
-import { splitColumns } from './columns.js';
-import { parseRate, type Rate } from './limiter.js';
-import { parseDelimiter, parseEncoding, type FileEncoding } from './reader.js';
+import { splitColumns } from '../../bulk/columns.js';
+import { parseRate, type Rate } from '../../bulk/limiter.js';
+import { parseDelimiter, parseEncoding, type FileEncoding } from '../../bulk/reader.js';
 
 export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 10_000;

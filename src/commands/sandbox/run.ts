@@ -2,11 +2,11 @@
 // stdout carries only the URL, on its own line, so scripts can read it; the rest is stderr.
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 // The one loopback rule msgr has: what the sandbox may listen on is what the key may be sent to.
-import { isLoopbackHost } from '../http/endpoint.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from './server.js';
+import { isLoopbackHost } from '../../http/endpoint.js';
+import { DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
 
 function numberFlag(flag: string, what: string, ok: (n: number) => boolean): z.ZodType<number | undefined> {
   return z

@@ -1,15 +1,15 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (style.md: one way).
-import type { Context } from '../context.js';
-import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../errors.js';
-import type { Outcome } from '../http/outcome.js';
-import { parseCountry } from '../message/numbers.js';
-import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../message/request.js';
-import type { InputRequest } from '../message/input.js';
-import { maskSecret, redact, redactJson, stripControl } from '../output/sanitize.js';
-import { createUi, type Ui } from '../output/ui.js';
-import { messagesEndpoint } from '../http/endpoint.js';
-import { describeSource, resolveSettings, type Settings } from '../settings/resolve.js';
-import { resolveTarget } from '../settings/target.js';
+import type { Context } from '../../context.js';
+import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../../errors.js';
+import type { Outcome } from '../../http/outcome.js';
+import { parseCountry } from '../../message/numbers.js';
+import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
+import type { InputRequest } from '../../message/input.js';
+import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
+import { createUi, type Ui } from '../../output/ui.js';
+import { messagesEndpoint } from '../../http/endpoint.js';
+import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
+import { resolveTarget } from '../../settings/target.js';
 import { parseSendOptions, readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
 
 export async function runSend(ctx: Context, raw: Record<string, unknown>): Promise<void> {
@@ -45,7 +45,7 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
 
   const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox);
   if (!sandbox) {
-    const { confirmSend } = await import('../settings/confirm.js');
+    const { confirmSend } = await import('../../settings/confirm.js');
     // The account actually sent may come from --input rather than the settings.
     const account = request.accountReference === settings.account.value ? settings.account : { value: request.accountReference, source: 'flag' as const, origin: '--input' };
     await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true, account });
@@ -55,7 +55,7 @@ export async function runSend(ctx: Context, raw: Record<string, unknown>): Promi
   // and V8's background tier-up of that module costs ~100 ms of CPU that a single request never
   // benefits from (measured: bench/run.mjs --only startup); the baseline compiler is plenty here.
   (await import('node:v8')).setFlagsFromString('--liftoff-only');
-  const { createClient } = await import('../http/client.js');
+  const { createClient } = await import('../../http/client.js');
   const client = createClient({
     endpoint,
     apiKey,
@@ -131,7 +131,7 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
     throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
   }
   // zod is loaded only for --input (start-up cost, issue 5).
-  const { InputRequestSchema } = await import('../message/input.js');
+  const { InputRequestSchema } = await import('../../message/input.js');
   const parsed = InputRequestSchema.safeParse(data);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {

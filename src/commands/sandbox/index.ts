@@ -1,7 +1,7 @@
 // `msgr sandbox` (cli-contract: "msgr sandbox"). Commander only here: the server and zod load
 // when the command runs (src/sandbox/run.ts).
 import { Option, type Command } from 'commander';
-import type { Context } from '../context.js';
+import type { Context } from '../../context.js';
 
 export function registerSandbox(program: Command, ctx: Context): void {
   program
@@ -31,7 +31,7 @@ Examples:
   msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7`,
     )
     .action(async (_opts: unknown, command: Command) => {
-      const { runSandbox } = await import('../sandbox/run.js');
+      const { runSandbox } = await import('./run.js');
       await runSandbox(ctx, command.opts());
     });
 }

@@ -14,32 +14,32 @@ import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
-import type { Context } from '../context.js';
-import { AuthError, InterruptedError, MsgrError, PartialError, UsageError } from '../errors.js';
-import type { MessagesClient } from '../http/client.js';
-import type { Outcome } from '../http/outcome.js';
-import { parseCountry } from '../message/numbers.js';
-import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../message/request.js';
-import { maskSecret, redact, stripControl } from '../output/sanitize.js';
-import { createUi, type Ui } from '../output/ui.js';
-import { resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
-import { resolveTarget } from '../settings/target.js';
-import { asciiJson, type ColumnPlan } from './columns.js';
-import { loadExcludes, type ExcludeList } from './exclude.js';
-import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
-import { Gate, RateLimiter, Window } from './limiter.js';
-import { acquireLock, type Lock } from './lock.js';
-import { createNumberChecker } from './number-check.js';
-import { NumberSet, numberKey } from './number-set.js';
-import { PARALLEL_MIN_BYTES, runParallelPreflight } from './parallel.js';
+import type { Context } from '../../context.js';
+import { AuthError, InterruptedError, MsgrError, PartialError, UsageError } from '../../errors.js';
+import type { MessagesClient } from '../../http/client.js';
+import type { Outcome } from '../../http/outcome.js';
+import { parseCountry } from '../../message/numbers.js';
+import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../../message/request.js';
+import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
+import { createUi, type Ui } from '../../output/ui.js';
+import { resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
+import { resolveTarget } from '../../settings/target.js';
+import { asciiJson, type ColumnPlan } from '../../bulk/columns.js';
+import { loadExcludes, type ExcludeList } from '../../bulk/exclude.js';
+import { BatchState, Journal, JournalError, loadJournal, type BatchOutcome, type LoadedJournal, type RunHeader, type RunShape } from '../../bulk/journal.js';
+import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
+import { acquireLock, type Lock } from '../../bulk/lock.js';
+import { createNumberChecker } from '../../bulk/number-check.js';
+import { NumberSet, numberKey } from '../../bulk/number-set.js';
+import { PARALLEL_MIN_BYTES, runParallelPreflight } from '../../bulk/parallel.js';
 import { parseBulkOptions, DEFAULT_BATCH_SIZE, type BulkOptions } from './options.js';
-import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
-import { createProgress, fmt, formatDuration, type Progress } from './progress.js';
-import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
-import { reportFormat, ReportWriter, type RowOutcome } from './report.js';
-import { readSpool, removeSpool, SpoolWriter } from './spool.js';
-import { analyseText, describeChar, type TextAnalysis } from './segments.js';
-import { ensureDir, ensureParent, idempotencyKey, newRunId, runDirFor, stateDir, stdinRunDir } from './state.js';
+import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from '../../bulk/preflight.js';
+import { createProgress, fmt, formatDuration, type Progress } from '../../bulk/progress.js';
+import { CsvInputError, detectFormat, readCsv, type CsvFormat } from '../../bulk/reader.js';
+import { reportFormat, ReportWriter, type RowOutcome } from '../../bulk/report.js';
+import { readSpool, removeSpool, SpoolWriter } from '../../bulk/spool.js';
+import { analyseText, describeChar, type TextAnalysis } from '../../bulk/segments.js';
+import { ensureDir, ensureParent, idempotencyKey, newRunId, runDirFor, stateDir, stdinRunDir } from '../../bulk/state.js';
 
 /** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
 export const MAX_CONSECUTIVE_FAILURES = 5;
@@ -244,7 +244,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   // rather than after a pass over millions of rows (a dry run needs neither)
   const target = opts.dryRun ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clientModule = opts.dryRun ? undefined : import('../http/client.js');
+  const clientModule = opts.dryRun ? undefined : import('../../http/client.js');
   clientModule?.catch(() => undefined);
 
   // ---- preflight pass
@@ -397,7 +397,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
   const { endpoint, direct } = target;
   const apiKey = target.apiKey;
   if (!opts.sandbox && pre.toSend > 0) {
-    const { confirmSend } = await import('../settings/confirm.js');
+    const { confirmSend } = await import('../../settings/confirm.js');
     const accountRef = String(message.accountReference);
     const account: Resolved<string | undefined> = accountRef === settings.account.value ? settings.account : { value: accountRef, source: 'flag', origin: `journal of run ${runId}` };
     await confirmSend(ctx, settings, { recipients: pre.toSend, yes: opts.yes, account });
@@ -406,7 +406,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, cleanups: Array<() =
 
   // ---- journal (only once everything the client needs has been checked: a bad --ca-file must
   // not leave a journal that looks like an unfinished run)
-  const { createClient, readCaFile } = await (clientModule ?? import('../http/client.js'));
+  const { createClient, readCaFile } = await (clientModule ?? import('../../http/client.js'));
   if (opts.caFile !== undefined) readCaFile(opts.caFile);
   let journal: Journal;
   if (previous === undefined) {

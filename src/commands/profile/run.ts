@@ -2,14 +2,14 @@
 // Data (list, show) goes to stdout; confirmations and warnings to stderr. The API key is never
 // printed: only its last 4 characters (cli-contract: Security).
 import { z } from 'zod';
-import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
-import { maskSecret, stripControl } from '../output/sanitize.js';
-import { createUi, type Ui } from '../output/ui.js';
-import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../settings/resolve.js';
-import { checkBaseUrl } from './base-url.js';
-import { canPrompt, promptHidden, promptYesNo } from './prompt.js';
-import { checkProfileName, getProfile, loadStore, profileNames, unknownProfileError, updateStore, type Profile, type StoreData, type Warn } from './store.js';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { maskSecret, stripControl } from '../../output/sanitize.js';
+import { createUi, type Ui } from '../../output/ui.js';
+import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
+import { checkBaseUrl } from '../../profiles/base-url.js';
+import { canPrompt, promptHidden, promptYesNo } from '../../profiles/prompt.js';
+import { checkProfileName, getProfile, loadStore, profileNames, unknownProfileError, updateStore, type Profile, type StoreData, type Warn } from '../../profiles/store.js';
 
 const str = z.string().optional();
 const flag = z.boolean().optional();

@@ -1,0 +1,17 @@
+// The command table main.ts registers from. Each entry's index.ts imports only commander; its
+// options and run load when the command runs (README: "Design notes").
+import type { Command } from 'commander';
+import type { Context } from '../context.js';
+import { registerProfile } from './profile/index.js';
+import { registerSandbox } from './sandbox/index.js';
+import { registerSendBulk } from './send-bulk/index.js';
+import { registerSend } from './send/index.js';
+
+export type Register = (program: Command, ctx: Context) => void;
+
+export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]> = [
+  ['send', registerSend],
+  ['send-bulk', registerSendBulk],
+  ['profile', registerProfile],
+  ['sandbox', registerSandbox],
+];
