@@ -19,6 +19,8 @@ export interface MsgrErrorOptions {
   hint?: string;
   /** A JSON document for stdout under --json (for example the server's parsed error body). */
   json?: unknown;
+  /** The --json document, made with the error's own exit code (a summary that names it). */
+  jsonFor?: (exitCode: ExitCode) => unknown;
   cause?: unknown;
 }
 
@@ -30,7 +32,7 @@ export class MsgrError extends Error {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = exitCode;
     this.hint = options.hint;
-    this.json = options.json;
+    this.json = options.jsonFor !== undefined ? options.jsonFor(exitCode) : options.json;
   }
 }
 

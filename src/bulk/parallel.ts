@@ -13,16 +13,17 @@
 // Duplicates across the split: each worker dedups its own part. The first part's set of numbers
 // to send comes back to this thread; a number the second part would send that the first part
 // sends too is a duplicate. Their count is |first ∩ second| (each number the second part sends
-// has exactly one `S` line there); the send pass turns those `S` lines into `D` while reading
-// the second part's spool (`dropFromSecond`).
+// has exactly one `S` line there); the spool source this module hands the send pass turns those
+// `S` lines into `D` while reading the second part's spool, so the send pass reads one spool.
 import { availableParallelism } from 'node:os';
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
-import { NumberSet } from './number-set.js';
+import { NumberSet, numberKey } from './number-set.js';
 import { finishPreflight, type PreflightResult, type RangeResult } from './preflight.js';
 import { readCsv, type CsvFormat } from './reader.js';
+import { readSpool, removeSpool, type SpoolSource } from './spool.js';
 
 /** Below this the workers' start-up (~50 ms each) is not worth it. */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
@@ -61,7 +62,7 @@ export type PartMessage = { ok: true; result: PartResult } | { ok: false; error:
 export interface ParallelOptions extends PartFile {
   readonly exclude?: NumberSet | undefined;
   readonly fileBytes: number;
-  /** The spool of the first part; the second part's is `${spoolPath}.2`. None for a dry run. */
+  /** The spool of the first part; the second part's is beside it (secondSpool). None for a dry run. */
   readonly spoolPath?: string | undefined;
   readonly maxProblems?: number;
   /** Stops the workers (Ctrl-C); the caller throws. */
@@ -72,9 +73,8 @@ export interface ParallelOptions extends PartFile {
 
 /** The preflight result, with where the send pass finds the spool. */
 export interface SplitPreflight extends PreflightResult {
-  readonly spoolParts: readonly string[];
-  /** Numbers the first part sends: `S` lines of the second part with one of them are duplicates. */
-  readonly dropFromSecond: NumberSet | undefined;
+  /** Both parts' spools as one, in row order; none for a dry run. */
+  readonly spool: SpoolSource | undefined;
   /** The line the second part starts on. */
   readonly splitLine: number;
 }
@@ -250,7 +250,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   const secondJob: PartJob = {
     ...common,
     setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.bomBytes))),
-    spoolPath: o.spoolPath !== undefined ? `${o.spoolPath}.2` : undefined,
+    spoolPath: o.spoolPath !== undefined ? secondSpool(o.spoolPath) : undefined,
     start: { offset: split.offset, line: split.line, header },
     end: undefined,
     recordDelimiter: split.recordDelimiter,
@@ -315,8 +315,33 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
   };
   return {
     ...finishPreflight(range, batchSize, fileLabel),
-    spoolParts: spoolPath !== undefined ? [spoolPath, `${spoolPath}.2`] : [],
-    dropFromSecond: shared > 0 ? seenA : undefined,
+    spool: spoolPath !== undefined ? joinSpools(spoolPath, shared > 0 ? seenA : undefined) : undefined,
     splitLine,
+  };
+}
+
+/** The second part's spool, beside the first. */
+function secondSpool(spoolPath: string): string {
+  return `${spoolPath}.2`;
+}
+
+/** Removes the spools a split preflight wrote beside `spoolPath` (the first is the caller's). */
+export function removeSplitSpools(spoolPath: string): void {
+  removeSpool(secondSpool(spoolPath));
+}
+
+/**
+ * Both parts in row order; `S` lines of the second part with a number in `dropFromSecond` (one
+ * the first part sends already) are read as duplicates.
+ */
+function joinSpools(spoolPath: string, dropFromSecond: NumberSet | undefined): SpoolSource {
+  return async (onLine, afterChunk) => {
+    await readSpool(spoolPath, onLine, afterChunk);
+    const drop = dropFromSecond;
+    await readSpool(
+      secondSpool(spoolPath),
+      drop === undefined ? onLine : (kind, line, number, payload) => onLine(kind === 'S' && drop.has(numberKey(number)) ? 'D' : kind, line, number, payload),
+      afterChunk,
+    );
   };
 }

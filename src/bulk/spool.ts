@@ -12,6 +12,18 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { TextFile } from './text-file.js';
 
 export type SpoolKind = 'S' | 'D' | 'X' | 'I';
+export type SpoolLine = (kind: SpoolKind, line: number, number: string, payload: string) => void;
+
+/**
+ * Where the send pass reads the preflight's verdicts, in row order, whatever the preflight wrote
+ * them to (one file, or the parts of a split preflight: bulk/parallel.ts).
+ */
+export type SpoolSource = (onLine: SpoolLine, afterChunk?: () => Promise<void> | void) => Promise<void>;
+
+/** The spool of a single-pass preflight: one file. */
+export function spoolFile(path: string): SpoolSource {
+  return (onLine, afterChunk) => readSpool(path, onLine, afterChunk);
+}
 
 const CHUNK_BYTES = 64 * 1024;
 
@@ -43,7 +55,7 @@ export class SpoolWriter {
  * Reads the spool in order, one callback per row; `afterChunk` is awaited between chunks
  * (back-pressure) and may throw to stop.
  */
-export async function readSpool(path: string, onLine: (kind: SpoolKind, line: number, number: string, payload: string) => void, afterChunk?: () => Promise<void> | void): Promise<void> {
+export async function readSpool(path: string, onLine: SpoolLine, afterChunk?: () => Promise<void> | void): Promise<void> {
   let fh: FileHandle | undefined;
   try {
     fh = await open(path, 'r');
@@ -71,7 +83,7 @@ export async function readSpool(path: string, onLine: (kind: SpoolKind, line: nu
   }
 }
 
-function parse(text: string, start: number, end: number, onLine: (kind: SpoolKind, line: number, number: string, payload: string) => void): void {
+function parse(text: string, start: number, end: number, onLine: SpoolLine): void {
   const t1 = text.indexOf('\t', start);
   const t2 = text.indexOf('\t', t1 + 1);
   const t3 = text.indexOf('\t', t2 + 1);

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { asciiJson, planColumns, recipientJson } from '../../src/bulk/columns.js';
 import { NumberSet } from '../../src/bulk/number-set.js';
-import { requestFrame } from '../../src/commands/send-bulk/run.js';
+import { requestFrame } from '../../src/bulk/message.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { findSplit } from '../../src/bulk/parallel.js';
 import { detectFormat, isSimpleRange, readCsv, readSimpleCsv } from '../../src/bulk/reader.js';

@@ -6,10 +6,9 @@ import { parseConnectionOptions, parseMessageOptions } from '../send/options.js'
 import { splitColumns } from '../../bulk/columns.js';
 import { parseRate, type Rate } from '../../bulk/limiter.js';
 import { parseDelimiter, parseEncoding, type FileEncoding } from '../../bulk/reader.js';
+import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 
-export const DEFAULT_BATCH_SIZE = 100;
 export const MAX_BATCH_SIZE = 10_000;
-export const DEFAULT_CONCURRENCY = 4;
 export const MAX_CONCURRENCY = 64;
 
 export interface BulkOptions {

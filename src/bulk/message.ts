@@ -1,0 +1,98 @@
+// The message a bulk run sends to every row: the request without its recipients, checked as
+// `send` checks it, and the string frame the send pass puts each batch's recipients into.
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../message/request.js';
+import type { Settings } from '../settings/resolve.js';
+import { asciiJson } from './columns.js';
+
+/** A valid number, so the request checks pass without recipients; never sent. */
+const PLACEHOLDER_NUMBER = '+447911123456';
+
+/** The flags that make up the message. */
+export interface MessageFlags {
+  readonly text?: string | undefined;
+  readonly textFile?: string | undefined;
+  readonly template?: string | undefined;
+  readonly meta?: readonly string[] | undefined;
+  readonly name?: string | undefined;
+  readonly characterSet?: string | undefined;
+  readonly messageType?: string | undefined;
+  readonly validity?: string | undefined;
+  readonly sandbox: boolean;
+}
+
+/** The request without recipients, validated as `send` validates it (validity made absolute). */
+export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
+  let text = flags.text;
+  if (flags.textFile !== undefined) {
+    try {
+      text = (await readFile(resolve(ctx.cwd, flags.textFile), 'utf8')).replace(/\r?\n$/, '');
+    } catch (err) {
+      throw new UsageError(`--text-file: cannot read ${flags.textFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  }
+  if (text === undefined && flags.template === undefined) {
+    throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
+  }
+  const draft: MessageDraft = {
+    accountReference: settings.account.value ?? (flags.sandbox ? 'SANDBOX' : undefined),
+    name: flags.name,
+    characterSet: flags.characterSet,
+    channel: settings.channel.value,
+    from: settings.from.value,
+    validity: flags.validity,
+    messageType: flags.messageType,
+    text,
+    templateId: flags.template,
+    recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
+    metaData: keyValues('--meta', flags.meta),
+  };
+  const built = buildRequest(draft, ctx.now());
+  if (!built.ok) {
+    const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
+    const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
+    const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
+    throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
+  }
+  const { recipients: _r, ...message } = built.request;
+  return message;
+}
+
+/** The request as a string frame around the recipients, in the spec's field order. */
+export function requestFrame(message: Record<string, unknown>): { prefix: string; suffix: string } {
+  const { metaData, addressBook: _addressBook, recipients: _recipients, ...rest } = message;
+  // ASCII only, like the recipients (columns.ts, asciiJson): the same JSON value.
+  const head = asciiJson(JSON.stringify(rest));
+  return {
+    prefix: `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"recipients":[`,
+    suffix: `]${metaData !== undefined ? `,"metaData":${asciiJson(JSON.stringify(metaData))}` : ''}}`,
+  };
+}
+
+/** The text of the message, when it has one (not a template). */
+export function messageText(message: Record<string, unknown>): string | undefined {
+  const text = (message.body as { text?: unknown } | undefined)?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/** `--meta` values as a map, as the journal keeps them. */
+export function metaMap(values: readonly string[]): Record<string, string> {
+  return Object.fromEntries(values.map((m) => {
+    const kv = parseKeyValue(m);
+    return [kv?.key ?? m, kv?.value ?? ''];
+  }));
+}
+
+function keyValues(flag: string, values: readonly string[] | undefined): KeyValues | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const out: KeyValues = {};
+  for (const v of values) {
+    const kv = parseKeyValue(v);
+    if (kv === undefined || kv.key === '') throw new UsageError(`${flag}: "${v}" is not key=value`, { hint: `For example ${flag} campaign=spring` });
+    out[kv.key] = kv.value;
+  }
+  return out;
+}

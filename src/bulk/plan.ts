@@ -1,0 +1,90 @@
+// What a bulk run sends and how it cuts the file into batches (the journal header's message and
+// shape): from the flags for a new run, exactly as journaled for a resumed one. Also the number
+// checker and the exclude list those imply.
+import { resolve } from 'node:path';
+import type { CountryCode } from 'libphonenumber-js/max';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import { parseCountry } from '../message/numbers.js';
+import type { Ui } from '../output/ui.js';
+import type { Settings } from '../settings/resolve.js';
+import { loadExcludes, type ExcludeList } from './exclude.js';
+import type { LoadedJournal, RunShape } from './journal.js';
+import { buildMessage, type MessageFlags } from './message.js';
+import { createNumberChecker, type NumberChecker } from './number-check.js';
+import type { PreflightResult } from './preflight.js';
+import type { CsvFormat } from './reader.js';
+import { checkResume, type SendingFlags } from './run-state.js';
+
+/** Recipients per request unless --batch-size says otherwise. */
+export const DEFAULT_BATCH_SIZE = 100;
+
+export type PlanFlags = MessageFlags & SendingFlags;
+
+export interface RunPlan {
+  /** The request without recipients, as every batch sends it. */
+  readonly message: Record<string, unknown>;
+  readonly shape: RunShape;
+  readonly country: CountryCode | undefined;
+  readonly checker: NumberChecker;
+  readonly exclude: ExcludeList | undefined;
+}
+
+export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: Settings, previous: LoadedJournal | undefined): Promise<RunPlan> {
+  let message: Record<string, unknown>;
+  let shape: RunShape;
+  if (previous !== undefined) {
+    message = previous.header.message;
+    shape = previous.header.shape;
+    checkResume(ctx, ui, flags, previous.header);
+  } else {
+    message = await buildMessage(ctx, flags, settings);
+    shape = {
+      batchSize: flags.batchSize ?? DEFAULT_BATCH_SIZE,
+      encoding: flags.encoding ?? '',
+      delimiter: flags.delimiter ?? '',
+      msisdnColumn: flags.msisdnColumn ?? '',
+      varColumns: flags.varColumns ?? [],
+      metaColumns: flags.metaColumns ?? [],
+      defaultCountry: flags.defaultCountry ?? null,
+      allowDuplicates: flags.allowDuplicates,
+      skipInvalid: flags.skipInvalid,
+      exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '' } : null,
+    };
+  }
+  let country: CountryCode | undefined;
+  if (shape.defaultCountry !== null) {
+    country = parseCountry(shape.defaultCountry);
+    if (country === undefined) throw new UsageError(`--default-country: "${shape.defaultCountry}" is not a country code`, { hint: 'Use a two-letter ISO code such as GB, US or DE.' });
+  }
+  const checker = createNumberChecker(country);
+  let exclude: ExcludeList | undefined;
+  if (shape.exclude !== null) {
+    exclude = await loadExcludes(shape.exclude.path, checker);
+    if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
+      throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
+        hint: 'Rows it now excludes (or no longer excludes) would shift every batch. Restore it, or start a new run with --restart.',
+      });
+    }
+    if (previous === undefined) shape = { ...shape, exclude: { path: shape.exclude.path, hash: exclude.hash } };
+    if (exclude.firstUnreadable !== undefined) {
+      ui.warn(`--exclude: ${exclude.unreadable} line${exclude.unreadable === 1 ? ' is' : 's are'} not a number and ${exclude.unreadable === 1 ? 'was' : 'were'} ignored (first: line ${exclude.firstUnreadable.line}: ${exclude.firstUnreadable.reason})`);
+    }
+  }
+  return { message, shape, country, checker, exclude };
+}
+
+/**
+ * The shape with the format and columns the preflight settled on, so a resume uses the same
+ * columns whatever the header detection would say.
+ */
+export function settledShape(shape: RunShape, format: CsvFormat, pre: PreflightResult): RunShape {
+  return {
+    ...shape,
+    encoding: format.encoding,
+    delimiter: format.delimiter,
+    msisdnColumn: pre.columns.msisdnName,
+    varColumns: pre.columns.vars.map((i) => pre.columns.header[i] ?? ''),
+    metaColumns: pre.columns.meta.map((i) => pre.columns.header[i] ?? ''),
+  };
+}

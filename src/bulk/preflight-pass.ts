@@ -1,0 +1,158 @@
+// The preflight pass of a bulk run: the file's format, then every row checked before anything is
+// sent, on two cores when the file is big enough and safe to split (bulk/parallel.ts), else in one
+// pass (bulk/preflight.ts). It hands the send pass one spool source, however it was written.
+import type { CountryCode } from 'libphonenumber-js/max';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { ColumnPlan } from './columns.js';
+import type { RunShape } from './journal.js';
+import type { NumberChecker } from './number-check.js';
+import type { NumberSet } from './number-set.js';
+import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight } from './parallel.js';
+import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
+import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
+import { ReportWriter } from './report.js';
+import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
+
+export interface PreflightPassConfig {
+  readonly path: string;
+  readonly fileLabel: string;
+  readonly fileBytes: number;
+  readonly shape: RunShape;
+  /** The shape's --var-columns were given (or journaled): else every other column is a variable. */
+  readonly varColumnsGiven: boolean;
+  readonly country: CountryCode | undefined;
+  readonly checker: NumberChecker;
+  readonly exclude: NumberSet | undefined;
+  /** Where the verdicts go for the send pass; undefined for a dry run. */
+  readonly spoolPath: string | undefined;
+  readonly env: Context['env'];
+  readonly signal: AbortSignal;
+  /** Throws when the run was interrupted. */
+  readonly checkpoint: () => void;
+  readonly debug: (line: string) => void;
+  readonly defer: (cleanup: () => void) => void;
+}
+
+export interface PreflightPass {
+  readonly pre: PreflightResult;
+  readonly format: CsvFormat;
+  /** The verdicts in row order; undefined for a dry run. */
+  readonly spool: SpoolSource | undefined;
+  /** How long the pass took, for people. */
+  readonly seconds: string;
+}
+
+export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPass> {
+  let format: CsvFormat;
+  try {
+    format = await detectFormat(c.path, {
+      encoding: c.shape.encoding !== '' ? (c.shape.encoding as CsvFormat['encoding']) : undefined,
+      delimiter: c.shape.delimiter !== '' ? c.shape.delimiter : undefined,
+    });
+  } catch (err) {
+    throw new UsageError(`cannot read ${c.fileLabel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  const columns = {
+    msisdnColumn: c.shape.msisdnColumn !== '' ? c.shape.msisdnColumn : undefined,
+    varColumns: c.varColumnsGiven ? c.shape.varColumns : undefined,
+    metaColumns: c.shape.metaColumns,
+  };
+  const spoolPath = c.spoolPath;
+  if (spoolPath !== undefined) {
+    c.defer(() => {
+      removeSpool(spoolPath);
+      removeSplitSpools(spoolPath);
+    });
+  }
+  const started = performance.now();
+  const minBytes = parallelMinBytes(c.env);
+  const split = minBytes !== undefined
+    ? await runParallelPreflight({
+        path: c.path,
+        fileLabel: c.fileLabel,
+        format,
+        columns,
+        country: c.country,
+        allowDuplicates: c.shape.allowDuplicates,
+        exclude: c.exclude,
+        batchSize: c.shape.batchSize,
+        fileBytes: c.fileBytes,
+        spoolPath,
+        signal: c.signal,
+        minBytes,
+      })
+    : undefined;
+  c.checkpoint();
+  let pre: PreflightResult;
+  let spool: SpoolSource | undefined;
+  if (split !== undefined) {
+    pre = split;
+    spool = split.spool;
+    c.debug(`preflight: two threads, the second from line ${split.splitLine}`);
+  } else {
+    const writer = spoolPath !== undefined ? new SpoolWriter(spoolPath) : undefined;
+    if (spoolPath !== undefined) removeSplitSpools(spoolPath);
+    try {
+      pre = await runPreflight({
+        path: c.path,
+        fileLabel: c.fileLabel,
+        format,
+        columns,
+        checker: c.checker,
+        allowDuplicates: c.shape.allowDuplicates,
+        exclude: c.exclude,
+        batchSize: c.shape.batchSize,
+        fileBytes: c.fileBytes,
+        spool: writer,
+        checkpoint: c.checkpoint,
+      });
+    } catch (err) {
+      if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
+      throw err;
+    } finally {
+      writer?.close();
+    }
+    spool = spoolPath !== undefined ? spoolFile(spoolPath) : undefined;
+  }
+  return { pre, format, spool, seconds: ((performance.now() - started) / 1000).toFixed(1) };
+}
+
+/**
+ * The smallest file the preflight splits over two workers; undefined: never.
+ * MSGR_BULK_PARALLEL_MIN_BYTES changes it (tests; `off` turns the split off).
+ */
+function parallelMinBytes(env: Context['env']): number | undefined {
+  const v = env.MSGR_BULK_PARALLEL_MIN_BYTES;
+  if (v === undefined || v === '') return PARALLEL_MIN_BYTES;
+  if (v === 'off') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : PARALLEL_MIN_BYTES;
+}
+
+/**
+ * The report of a run that stopped at the preflight: every invalid row with why (not just the
+ * first ones), the rest not sent. Closes the writer.
+ */
+export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker }, report: ReportWriter): Promise<void> {
+  try {
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8'), report);
+  } finally {
+    report.close();
+  }
+}
+
+async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, report: ReportWriter): Promise<void> {
+  await readCsv(path, {
+    format,
+    onRecord: (fields, _index, line) => {
+      const r = checkRow(fields);
+      if (r.verdict === 'invalid') {
+        const number = (fields[columns.msisdn] ?? '').trim();
+        report.write({ line, number, outcome: 'invalid', error: `${r.column !== undefined && r.column !== '' ? `${r.column}: ` : ''}${r.reason ?? 'invalid'}` });
+      } else {
+        report.write({ line, number: r.e164, outcome: 'not-sent', error: 'not sent: the file has invalid rows' });
+      }
+    },
+  });
+}

@@ -1,0 +1,326 @@
+// Where a bulk run lives and what it must agree with: the journal's path and lock, a new run
+// against an unfinished one (--resume, --restart), the input file's identity (stdin is copied to
+// a file first, so it can be read twice and resumed), and the checks that a resumed run sends
+// exactly what it started with. The journal's format is bulk/journal.ts.
+import { closeSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { UsageError } from '../errors.js';
+import type { Ui } from '../output/ui.js';
+import { BatchState, Journal, JournalError, loadJournal, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
+import { acquireLock } from './lock.js';
+import { metaMap } from './message.js';
+import type { PreflightResult } from './preflight.js';
+import { fmt } from './progress.js';
+import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stdinRunDir } from './state.js';
+
+/** The flags that say which run this is. */
+export interface RunFlags {
+  /** The CSV as given; '-' for stdin; undefined with --resume --journal. */
+  readonly file: string | undefined;
+  readonly journal?: string | undefined;
+  readonly resume: boolean;
+  readonly restart: boolean;
+  readonly dryRun: boolean;
+}
+
+export interface RunState {
+  readonly runId: string;
+  readonly journalPath: string;
+  /** The input file's absolute path; undefined for stdin. */
+  readonly fileAbs: string | undefined;
+  /** The journal being resumed. */
+  readonly previous: LoadedJournal | undefined;
+}
+
+/**
+ * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
+ * resumes; refuses a new run over an unfinished one unless --restart archives it.
+ */
+export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
+  const state = stateDir(ctx.env, ctx.cwd);
+  const fileAbs = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  let journalPath: string;
+  let runId: string;
+  if (flags.resume) {
+    if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs), 'journal.jsonl');
+    else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
+    if (!existsSync(journalPath)) {
+      throw new UsageError(`nothing to resume: there is no journal at ${journalPath}`, { hint: 'Run the command without --resume to start sending.' });
+    }
+    runId = '';
+  } else {
+    runId = newRunId(ctx.now());
+    if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs), 'journal.jsonl');
+    else journalPath = join(stdinRunDir(state, runId), 'journal.jsonl');
+  }
+
+  if (!flags.dryRun) {
+    ensureParent(journalPath);
+    const lock = acquireLock(`${journalPath}.lock`, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx.now());
+    defer(() => lock.release());
+    ctx.onExit(() => lock.release());
+  }
+
+  let previous: LoadedJournal | undefined;
+  if (flags.resume) {
+    try {
+      previous = await loadJournal(journalPath);
+    } catch (err) {
+      if (err instanceof JournalError) throw new UsageError(`--resume: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
+      throw err;
+    }
+    runId = previous.header.runId;
+    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && !previous.header.input.stdin) {
+      throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
+    }
+    if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
+  } else if (!flags.dryRun && existsSync(journalPath)) {
+    const old = await loadJournal(journalPath).catch(() => undefined);
+    if (old !== undefined && !isFinished(old)) {
+      if (!flags.restart) {
+        throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
+          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart. Journal: ${journalPath}`,
+        });
+      }
+      const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
+      renameSync(journalPath, archived);
+      ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
+    }
+  }
+  return { runId, journalPath, fileAbs, previous };
+}
+
+function isFinished(j: LoadedJournal): boolean {
+  return j.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+}
+
+/** The file the run reads: the CSV, or the copy of stdin. */
+export interface RunInput {
+  readonly path: string;
+  readonly stdin: boolean;
+  /** For messages: the file as given, or "stdin". */
+  readonly label: string;
+  readonly identity: InputStat;
+  /** A journal now refers to the copy of stdin: it stays after the run. */
+  keep(): void;
+}
+
+/**
+ * The input of the run (stdin copied to a file beside the journal, or to a temporary folder for
+ * a dry run), with its identity; a resumed run must read the same bytes.
+ */
+export async function openInput(ctx: Context, flags: RunFlags, state: RunState, defer: (cleanup: () => void) => void): Promise<RunInput> {
+  const { previous, journalPath } = state;
+  let path: string;
+  let stdin: boolean;
+  let kept = false;
+  if (previous !== undefined) {
+    path = previous.header.input.path;
+    stdin = previous.header.input.stdin;
+  } else if (flags.file === '-') {
+    const dir = flags.dryRun ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
+    ensureDir(dir);
+    path = join(dir, flags.dryRun ? 'stdin.csv' : `${state.runId}.stdin.csv`);
+    // Kept only once a journal refers to it.
+    const spool = path;
+    defer(() => {
+      if (flags.dryRun) rmSync(dir, { recursive: true, force: true });
+      else if (!kept) rmSync(spool, { force: true });
+    });
+    await spoolStdin(ctx, path);
+    stdin = true;
+  } else {
+    path = state.fileAbs as string;
+    stdin = false;
+  }
+  const label = stdin ? 'stdin' : (flags.file ?? path);
+  const identity = statInput(path, label);
+  if (previous !== undefined) {
+    const was = previous.header.input;
+    if (identity.size !== was.size || identity.quickHash !== was.quickHash) {
+      throw new UsageError(`--resume: ${label} changed since run ${state.runId} started (${fmt(was.size)} bytes then, ${fmt(identity.size)} now)`, {
+        hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
+      });
+    }
+  }
+  return {
+    path,
+    stdin,
+    label,
+    identity,
+    keep: () => {
+      kept = true;
+    },
+  };
+}
+
+export interface InputStat {
+  size: number;
+  mtimeMs: number;
+  quickHash: string;
+}
+
+/** Size, mtime and a hash of size + first and last MiB: a cheap check that the file is the same. */
+function statInput(path: string, label: string): InputStat {
+  let st;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`cannot read ${label} (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
+  }
+  if (st.isDirectory()) throw new UsageError(`${label} is a folder, not a CSV file`);
+  const hash = createHash('sha256').update(String(st.size));
+  const fd = openSync(path, 'r');
+  try {
+    const mib = 1024 * 1024;
+    const head = Buffer.alloc(Math.min(mib, st.size));
+    readSync(fd, head, 0, head.length, 0);
+    hash.update(head);
+    if (st.size > mib) {
+      const tail = Buffer.alloc(Math.min(mib, st.size - mib));
+      readSync(fd, tail, 0, tail.length, st.size - tail.length);
+      hash.update(tail);
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return { size: st.size, mtimeMs: st.mtimeMs, quickHash: hash.digest('hex') };
+}
+
+async function spoolStdin(ctx: Context, path: string): Promise<void> {
+  if (ctx.stdin.isTTY === true) {
+    throw new UsageError('send-bulk -: stdin is a terminal', { hint: 'Pipe the CSV in: `cat recipients.csv | msgr send-bulk - ...`, or give the file name.' });
+  }
+  const fd = openSync(path, 'w', 0o600);
+  try {
+    for await (const chunk of ctx.stdin) {
+      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+      let off = 0;
+      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** The flags a resumed run may repeat, but not change: they decide what it sends. */
+export interface SendingFlags {
+  readonly batchSize?: number | undefined;
+  readonly msisdnColumn?: string | undefined;
+  readonly varColumns?: readonly string[] | undefined;
+  readonly metaColumns?: readonly string[] | undefined;
+  readonly defaultCountry?: string | undefined;
+  readonly allowDuplicates: boolean;
+  readonly skipInvalid: boolean;
+  readonly text?: string | undefined;
+  readonly template?: string | undefined;
+  readonly from?: string | undefined;
+  readonly channel?: string | undefined;
+  readonly account?: string | undefined;
+  readonly name?: string | undefined;
+  readonly characterSet?: string | undefined;
+  readonly messageType?: string | undefined;
+  readonly meta?: readonly string[] | undefined;
+  readonly exclude?: string | undefined;
+  readonly encoding?: string | undefined;
+  readonly delimiter?: string | undefined;
+  readonly validity?: string | undefined;
+}
+
+/**
+ * A resumed run sends exactly what it started with: the same flags, the same msgr (another may
+ * normalise numbers differently, and so build other batches under the same Idempotency-Keys),
+ * and a validity that has not passed.
+ */
+export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: Ui, flags: SendingFlags, header: RunHeader): void {
+  checkResumeFlags(flags, header, ui, ctx.cwd);
+  const runId = header.runId;
+  if (header.msgr !== ctx.version) {
+    throw new UsageError(`--resume: run ${runId} was started by msgr ${header.msgr}; this is msgr ${ctx.version}`, {
+      hint: 'Finish it with the msgr that started it, or start a new run with --restart.',
+    });
+  }
+  const message = header.message;
+  const validity = typeof message.validity === 'string' ? Date.parse(message.validity) : undefined;
+  if (validity !== undefined && validity <= ctx.now().getTime()) {
+    throw new UsageError(`--resume: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
+      hint: 'Start a new run with --restart and a new --validity.',
+    });
+  }
+}
+
+function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: string): void {
+  const shape = header.shape;
+  const msg = header.message;
+  const body = (msg.body ?? {}) as { text?: string; templateId?: string };
+  const differs = (flag: string, was: unknown): never => {
+    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, which sends ${JSON.stringify(was)}`, {
+      hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
+    });
+  };
+  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x.toLowerCase() === b[i]?.toLowerCase());
+  if (flags.batchSize !== undefined && flags.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
+  if (flags.msisdnColumn !== undefined && flags.msisdnColumn.trim().toLowerCase() !== shape.msisdnColumn.toLowerCase()) differs('--msisdn-column', shape.msisdnColumn);
+  if (flags.varColumns !== undefined && !same(flags.varColumns, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
+  if (flags.metaColumns !== undefined && !same(flags.metaColumns, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
+  if (flags.defaultCountry !== undefined && flags.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
+  if (flags.allowDuplicates && !shape.allowDuplicates) differs('--allow-duplicates', false);
+  if (flags.skipInvalid && !shape.skipInvalid) differs('--skip-invalid', false);
+  if (flags.text !== undefined && flags.text !== body.text) differs('--text', body.text ?? null);
+  if (flags.template !== undefined && flags.template !== body.templateId) differs('--template', body.templateId ?? null);
+  if (flags.from !== undefined && flags.from !== msg.from) differs('--from', msg.from);
+  if (flags.channel !== undefined && flags.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
+  if (flags.account !== undefined && flags.account !== msg.accountReference) differs('--account', msg.accountReference);
+  if (flags.name !== undefined && flags.name !== msg.name) differs('--name', msg.name ?? null);
+  if (flags.characterSet !== undefined && flags.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
+  if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
+  if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
+  if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
+  if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
+  if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
+  if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
+}
+
+/**
+ * The same bytes, read with the same flags and msgr, must give the same preflight as the run
+ * being resumed; if not, the batches would not line up with the journal's, so nothing is sent.
+ */
+export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult, fileLabel: string): void {
+  const runId = previous.header.runId;
+  if (pre.hash !== previous.header.input.hash) {
+    throw new UsageError(`--resume: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
+      hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
+    });
+  }
+  if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend) {
+    const was = previous.header.totals;
+    throw new UsageError(`--resume: ${fileLabel} is unchanged, but its preflight now gives ${fmt(pre.rows)} rows and ${fmt(pre.toSend)} to send where run ${runId} had ${fmt(was.rows)} and ${fmt(was.toSend)}; nothing was sent`, {
+      hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',
+    });
+  }
+}
+
+/** The journal of a new run (its header says how to rebuild every batch), or the resumed one's. */
+export function openJournal(ctx: Pick<Context, 'now' | 'version'>, state: RunState, input: RunInput, shape: RunShape, message: Record<string, unknown>, pre: PreflightResult): Journal {
+  if (state.previous !== undefined) return Journal.append(state.journalPath);
+  const header: RunHeader = {
+    type: 'run',
+    version: 1,
+    runId: state.runId,
+    createdAt: ctx.now().toISOString(),
+    msgr: ctx.version,
+    input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
+    shape,
+    message,
+    totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests },
+  };
+  const journal = Journal.create(state.journalPath, header);
+  input.keep();
+  return journal;
+}

@@ -1,0 +1,444 @@
+// The send pass of a bulk run: reads the spool in row order, groups the rows to send into
+// batches, sends them with as many in flight as the window allows, journals each batch before and
+// after its request, and writes the report in input order. Its rules, each covered by
+// test/unit/bulk/sender.test.ts:
+// - a 429 or 503 slows the whole run (a pause for every batch, a smaller window, a lower rate);
+// - five batches in a row without an answer (in doubt or not sent) stop the run;
+// - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
+// - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
+// - report lines come out in input order, whatever order the answers come in.
+import type { MessagesClient } from '../http/client.js';
+import type { Outcome } from '../http/outcome.js';
+import { BatchState, type BatchOutcome, type Journal } from './journal.js';
+import type { Gate, RateLimiter, Window } from './limiter.js';
+import { extractMessageIds } from './message-ids.js';
+import { formatDuration, type Progress } from './progress.js';
+import type { ReportRow, RowOutcome } from './report.js';
+import type { SpoolSource } from './spool.js';
+import { idempotencyKey } from './state.js';
+
+/** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
+export const MAX_CONSECUTIVE_FAILURES = 5;
+/** Requests in flight unless --concurrency says otherwise. */
+export const DEFAULT_CONCURRENCY = 4;
+
+export type StopReason = 'interrupted' | 'auth' | 'failing';
+
+/** What the sender needs of the journal: a record before a request leaves, one after. */
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'done'>;
+
+/** What the sender needs of the report: one row at a time, in input order. */
+export interface SenderReport {
+  write(row: ReportRow): void;
+}
+
+/** The pieces a sender is built from. */
+export interface SenderParts {
+  /** Names the Idempotency-Keys (with the batch number). */
+  readonly runId: string;
+  readonly journal: SenderJournal;
+  /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
+  readonly states: Uint8Array | undefined;
+  /** The request body around the recipients (bulk/message.ts, requestFrame). */
+  readonly frame: { readonly prefix: string; readonly suffix: string };
+  readonly batchSize: number;
+  /** Recipients the preflight found to send: what the counts add up to. */
+  readonly toSend: number;
+  /** Send batches an earlier run left in doubt again (--resend-in-doubt). */
+  readonly resendInDoubt: boolean;
+  /** Requests in flight; halves when the server throttles. */
+  readonly window: Window;
+  /** --rate; undefined: as fast as the window allows. */
+  readonly limiter: RateLimiter | undefined;
+  /** Holds every batch while the server asked for a pause (Retry-After). */
+  readonly gate: Gate;
+  readonly report: SenderReport | undefined;
+  readonly progress: Progress;
+  readonly client: MessagesClient;
+  /** Ctrl-C: no new batch starts; those in flight finish. */
+  readonly signal: AbortSignal;
+  /** --verbose lines. */
+  readonly debug: (line: string) => void;
+}
+
+/** Report rows of one segment of the file: the rows skipped before a batch, then its recipients. */
+interface ReportRows {
+  readonly lines: number[];
+  readonly numbers: string[];
+  /** undefined: a recipient of the batch; else why the row was not sent. */
+  readonly skips: Array<RowOutcome | undefined>;
+  readonly errors: Array<string | undefined>;
+}
+
+interface Batch {
+  readonly seq: number;
+  /** The batch number (journal, Idempotency-Key); -1 for a segment with no recipients. */
+  readonly index: number;
+  readonly first: number;
+  readonly firstLine: number;
+  /** Recipient JSON; left empty for a batch an earlier run finished (it is not sent). */
+  entries: string[];
+  count: number;
+  readonly rows: ReportRows | undefined;
+  outcome?: RowOutcome;
+  status?: number | undefined;
+  error?: string | undefined;
+  ids?: Array<string | undefined>;
+}
+
+export interface SendResult {
+  accepted: number;
+  acceptedEarlier: number;
+  rejected: number;
+  inDoubt: number;
+  notSent: number;
+  inDoubtBatches: Array<{ batch: number; idempotencyKey: string; firstLine: number; recipients: number }>;
+  stopped: StopReason | undefined;
+  authStatus?: number;
+  authMessage?: string;
+  lastFailure?: string;
+  throttled: number;
+}
+
+class StopReading extends Error {}
+
+export class Sender {
+  readonly #cfg: SenderParts;
+  readonly #gate: Gate;
+  readonly #window: Window;
+  readonly #limiter: RateLimiter | undefined;
+  readonly #inFlight = new Set<Promise<void>>();
+  readonly #completed = new Map<number, Batch>();
+  #nextReportSeq = 0;
+  readonly #report: SenderReport | undefined;
+  readonly #progress: Progress;
+  #stopped: StopReason | undefined;
+  #consecutiveFailures = 0;
+  #done = 0;
+  #failed = 0;
+  #lastThrottleNote = 0;
+  #warmedUp = false;
+  readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
+
+  constructor(parts: SenderParts) {
+    this.#cfg = parts;
+    this.#gate = parts.gate;
+    this.#window = parts.window;
+    this.#limiter = parts.limiter;
+    this.#report = parts.report;
+    this.#progress = parts.progress;
+  }
+
+  /** The client is about to wait before retrying: 429/503 slow the whole run down. */
+  onRetry(info: { attempt: number; delayMs: number; reason: string; status?: number }): void {
+    this.#gate.pauseFor(info.delayMs);
+    if (info.status === 429 || info.status === 503) {
+      this.#result.throttled++;
+      this.#window.throttled();
+      this.#limiter?.slowDown(0.8);
+      const now = performance.now();
+      if (now - this.#lastThrottleNote > 5_000) {
+        this.#lastThrottleNote = now;
+        this.#progress.log(`the server asked to slow down (HTTP ${info.status}): pausing ${(info.delayMs / 1000).toFixed(1)} s, ${this.#window.limit} request${this.#window.limit === 1 ? '' : 's'} in flight from now on`);
+      }
+    } else {
+      this.#cfg.debug(`retrying a batch in ${(info.delayMs / 1000).toFixed(1)} s (${info.reason})`);
+    }
+  }
+
+  result(): SendResult {
+    const r = this.#result;
+    r.stopped = this.#stopped;
+    r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt;
+    return r;
+  }
+
+  /** Sends every batch of the spool (those an earlier run finished are counted, not sent). */
+  async sendAll(spool: SpoolSource): Promise<void> {
+    const { batchSize, client, signal } = this.#cfg;
+    const withReport = this.#report !== undefined;
+    const queue: Batch[] = [];
+    let seq = 0;
+    let batchIndex = 0;
+    let current: Batch | undefined;
+    const newSegment = (first: number, line: number): Batch => ({
+      seq: seq++,
+      index: -1,
+      first,
+      firstLine: line,
+      entries: [],
+      count: 0,
+      rows: withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
+    });
+    const onAbort = (): void => {
+      if (this.#stopped === undefined) {
+        this.#stopped = 'interrupted';
+        const n = this.#inFlight.size;
+        this.#progress.log(`interrupted: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; Ctrl-C again to quit at once (the journal stays consistent)`);
+      }
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) onAbort();
+
+    const states = this.#cfg.states;
+    const resendInDoubt = this.#cfg.resendInDoubt;
+    const sendable = (batch: number): boolean => {
+      const st = states?.[batch] ?? BatchState.none;
+      if (st === BatchState.accepted || st === BatchState.rejected) return false;
+      return resendInDoubt || (st !== BatchState.started && st !== BatchState.inDoubt);
+    };
+    const seal = (b: Batch): void => {
+      (b as { index: number }).index = batchIndex++;
+      queue.push(b);
+    };
+
+    let index = 0;
+    try {
+      await spool(
+        (kind, line, number, payload) => {
+          current ??= newSegment(index, line);
+          index++;
+          if (kind === 'S') {
+            // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
+            if (sendable(batchIndex)) current.entries.push(payload);
+            current.count++;
+            if (current.rows !== undefined) {
+              current.rows.lines.push(line);
+              current.rows.numbers.push(number);
+              current.rows.skips.push(undefined);
+              current.rows.errors.push(undefined);
+            }
+            if (current.count === batchSize) {
+              seal(current);
+              current = undefined;
+            }
+          } else if (current.rows !== undefined) {
+            current.rows.lines.push(line);
+            current.rows.numbers.push(number);
+            current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid');
+            current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : undefined);
+          }
+        },
+        async () => {
+          await this.#pump(queue, client);
+          if (this.#stopped !== undefined && !withReport) throw new StopReading();
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof StopReading)) throw err;
+    }
+    if (current !== undefined) {
+      if (current.count > 0) seal(current);
+      else this.#complete(current);
+    }
+    await this.#pump(queue, client);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    signal.removeEventListener('abort', onAbort);
+    this.#progress.update(this.#stats());
+  }
+
+  async #pump(queue: Batch[], client: MessagesClient): Promise<void> {
+    while (queue.length > 0) {
+      const b = queue.shift() as Batch;
+      const state = this.#cfg.states?.[b.index] ?? BatchState.none;
+      const count = b.count;
+      if (state === BatchState.accepted || state === BatchState.rejected) {
+        // Done by an earlier run of this journal: never sent again.
+        b.outcome = state === BatchState.accepted ? 'accepted' : 'rejected';
+        b.error = 'in an earlier run';
+        if (state === BatchState.accepted) {
+          this.#result.accepted += count;
+          this.#result.acceptedEarlier += count;
+        } else {
+          this.#result.rejected += count;
+        }
+        this.#done += count;
+        this.#complete(b);
+        continue;
+      }
+      if ((state === BatchState.started || state === BatchState.inDoubt) && !this.#cfg.resendInDoubt) {
+        this.#markInDoubt(b, 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+        this.#complete(b);
+        continue;
+      }
+      if (this.#stopped !== undefined || !(await this.#window.acquire(this.#cfg.signal))) {
+        b.outcome = 'not-sent';
+        b.error = this.#stopReasonText();
+        this.#complete(b);
+        continue;
+      }
+      await this.#gate.wait(this.#cfg.signal);
+      await this.#limiter?.take(count, this.#cfg.signal);
+      await this.#gate.wait(this.#cfg.signal);
+      if (this.#stopped !== undefined) {
+        this.#window.release();
+        b.outcome = 'not-sent';
+        b.error = this.#stopReasonText();
+        this.#complete(b);
+        continue;
+      }
+      const p = this.#send(b, client).finally(() => {
+        this.#inFlight.delete(p);
+      });
+      this.#inFlight.add(p);
+      if (this.#limiter !== undefined && !this.#warmedUp) {
+        // The first request pays for the connection and cold code paths and reaches the server
+        // late; batches scheduled meanwhile would arrive bunched behind it. Under --rate, let it
+        // finish and start the schedule from there.
+        this.#warmedUp = true;
+        await p;
+        this.#limiter.restart();
+      }
+    }
+  }
+
+  #stopReasonText(): string {
+    switch (this.#stopped) {
+      case 'interrupted':
+        return 'interrupted before it was sent';
+      case 'auth':
+        return 'not sent: the API refused the key or the account';
+      case 'failing':
+        return 'not sent: the run stopped after repeated failures';
+      default:
+        return 'not sent';
+    }
+  }
+
+  #markInDoubt(b: Batch, error: string): void {
+    b.outcome = 'in-doubt';
+    b.error = error;
+    const count = b.count;
+    this.#result.inDoubt += count;
+    this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.runId, b.index), firstLine: b.firstLine, recipients: count });
+    this.#failed += count;
+    this.#done += count;
+  }
+
+  async #send(b: Batch, client: MessagesClient): Promise<void> {
+    const key = idempotencyKey(this.#cfg.runId, b.index);
+    const count = b.count;
+    const body = this.#cfg.frame.prefix + b.entries.join(',') + this.#cfg.frame.suffix;
+    b.entries = [];
+    let outcome: Outcome;
+    try {
+      // On disk before the request leaves: a crash after this point leaves the batch in doubt.
+      await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key });
+      outcome = await client.sendRaw(body, { idempotencyKey: key });
+    } catch (err) {
+      outcome = { kind: 'unknown', message: err instanceof Error ? err.message : String(err), attempts: 1 };
+    }
+    let journaled: BatchOutcome;
+    switch (outcome.kind) {
+      case 'accepted':
+        journaled = 'accepted';
+        b.outcome = 'accepted';
+        b.status = outcome.status;
+        if (b.rows !== undefined) b.ids = extractMessageIds(outcome.body, b.rows.numbers.filter((_, i) => b.rows?.skips[i] === undefined));
+        this.#result.accepted += count;
+        this.#done += count;
+        this.#consecutiveFailures = 0;
+        this.#window.succeeded();
+        break;
+      case 'rejected':
+        b.status = outcome.status;
+        b.error = outcome.message;
+        if (outcome.status === 409) {
+          // Idempotency-Key still being processed from an earlier attempt: not a verdict.
+          journaled = 'in-doubt';
+          this.#markInDoubt(b, `HTTP 409: ${outcome.message}`);
+        } else {
+          journaled = 'rejected';
+          b.outcome = 'rejected';
+          this.#result.rejected += count;
+          this.#failed += count;
+          this.#done += count;
+        }
+        this.#consecutiveFailures = 0;
+        break;
+      case 'auth':
+        journaled = 'auth';
+        b.outcome = 'not-sent';
+        b.status = outcome.status;
+        b.error = `HTTP ${outcome.status}: ${outcome.message}`;
+        this.#result.authStatus = outcome.status;
+        this.#result.authMessage = outcome.message;
+        this.#stop('auth');
+        break;
+      case 'not-sent':
+        journaled = 'not-sent';
+        b.outcome = 'not-sent';
+        b.status = outcome.status;
+        b.error = outcome.message;
+        this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message);
+        break;
+      case 'unknown':
+        journaled = 'in-doubt';
+        b.status = outcome.status;
+        this.#markInDoubt(b, outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message);
+        this.#failure(b.error ?? outcome.message);
+        break;
+    }
+    this.#cfg.journal.done({
+      batch: b.index,
+      outcome: journaled,
+      ...(b.status !== undefined ? { status: b.status } : {}),
+      ...(b.error !== undefined ? { error: b.error.slice(0, 500) } : {}),
+    });
+    this.#window.release();
+    this.#complete(b);
+    this.#progress.update(this.#stats());
+  }
+
+  #failure(text: string): void {
+    this.#result.lastFailure = text;
+    this.#consecutiveFailures++;
+    if (this.#consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) this.#stop('failing');
+  }
+
+  #stop(reason: StopReason): void {
+    if (this.#stopped === undefined) this.#stopped = reason;
+  }
+
+  #stats(): { done: number; total: number; failed: number; inFlight: number; note?: string } {
+    const paused = this.#gate.pausedFor;
+    return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight: this.#inFlight.size, ...(paused > 0 ? { note: `paused ${formatDuration(paused / 1000)} (429)` } : {}) };
+  }
+
+  /** Report lines go out in input order: a finished batch waits for the ones before it. */
+  #complete(b: Batch): void {
+    if (this.#report === undefined) return;
+    this.#completed.set(b.seq, b);
+    for (let next = this.#completed.get(this.#nextReportSeq); next !== undefined; next = this.#completed.get(this.#nextReportSeq)) {
+      this.#completed.delete(this.#nextReportSeq);
+      this.#nextReportSeq++;
+      this.#writeRows(next);
+    }
+  }
+
+  #writeRows(b: Batch): void {
+    const report = this.#report;
+    const rows = b.rows;
+    if (report === undefined || rows === undefined) return;
+    let j = 0;
+    for (let i = 0; i < rows.lines.length; i++) {
+      const skip = rows.skips[i];
+      const line = rows.lines[i] as number;
+      const number = rows.numbers[i] as string;
+      if (skip !== undefined) {
+        report.write({ line, number, outcome: skip, error: rows.errors[i] });
+        continue;
+      }
+      const outcome = b.outcome ?? 'not-sent';
+      report.write({
+        line,
+        number,
+        outcome,
+        status: b.status,
+        messageId: outcome === 'accepted' ? b.ids?.[j] : undefined,
+        error: outcome === 'accepted' && b.error === undefined ? undefined : b.error,
+      });
+      j++;
+    }
+  }
+}

@@ -1,0 +1,218 @@
+// What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
+// the --json document), the command that resumes the run, and the error that gives the exit code.
+import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
+import type { Ui } from '../output/ui.js';
+import type { Rate } from './limiter.js';
+import type { PreflightResult } from './preflight.js';
+import { fmt } from './progress.js';
+import { describeChar, type TextAnalysis } from './segments.js';
+import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
+
+/** The --json document of a run, and the figures the summary lines are made of. */
+export interface Summary {
+  runId: string | null;
+  file: string;
+  journal: string | null;
+  report: string | null;
+  dryRun: boolean;
+  rows: number;
+  valid: number;
+  invalid: number;
+  duplicates: number;
+  excluded: number;
+  outsidePlan: number;
+  toSend: number;
+  requests: number;
+  batchSize: number;
+  text: { encoding: string; partsPerMessage: number; parts: number; forcing: string[] } | null;
+  problems: Array<{ line: number; column: string; message: string }>;
+}
+
+/** The summary once the send pass is over. */
+export interface SentSummary extends Summary {
+  accepted: number;
+  acceptedEarlier: number;
+  rejected: number;
+  inDoubt: number;
+  notSent: number;
+  inDoubtBatches: SendResult['inDoubtBatches'];
+  stopped: StopReason | null;
+  seconds: number;
+  /** The command that continues the run; null when nothing is left to send. */
+  resume: string | null;
+}
+
+/** The summary's figures known after the preflight. */
+export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal' | 'report' | 'dryRun' | 'batchSize'>, pre: PreflightResult, text: TextAnalysis | undefined): Summary {
+  return {
+    runId: run.runId,
+    file: run.file,
+    journal: run.journal,
+    report: run.report,
+    dryRun: run.dryRun,
+    rows: pre.rows,
+    valid: pre.valid,
+    invalid: pre.invalid,
+    duplicates: pre.duplicates,
+    excluded: pre.excluded,
+    outsidePlan: pre.outsidePlan,
+    toSend: pre.toSend,
+    requests: pre.requests,
+    batchSize: run.batchSize,
+    text: text === undefined ? null : { encoding: text.encoding, partsPerMessage: text.parts, parts: text.parts * pre.toSend, forcing: text.forcing.map(describeChar) },
+    problems: pre.problems.map((p) => ({ line: p.line, column: p.column, message: p.message })),
+  };
+}
+
+/** The summary once the send pass is over; `resume` only when something is left to send. */
+export function sentSummary(base: Summary, r: SendResult, seconds: number, resumeCommand: string): SentSummary {
+  const resumable = r.notSent + r.inDoubt > 0;
+  return {
+    ...base,
+    accepted: r.accepted,
+    acceptedEarlier: r.acceptedEarlier,
+    rejected: r.rejected,
+    inDoubt: r.inDoubt,
+    notSent: r.notSent,
+    inDoubtBatches: r.inDoubtBatches,
+    stopped: r.stopped ?? null,
+    seconds: Math.round(seconds * 10) / 10,
+    resume: resumable ? resumeCommand : null,
+  };
+}
+
+/** The run stops at the preflight: invalid rows, and --skip-invalid not given. */
+export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined): UsageError {
+  const shown = pre.problems.slice(0, 10).map((p) => `  line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
+  const more = pre.invalid > shown.length ? `\n  … and ${fmt(pre.invalid - shown.length)} more` : '';
+  const reportHint = reportPath !== undefined ? ` Every invalid row is listed in ${reportPath}.` : '';
+  return new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${shown.join('\n')}${more}`, {
+    hint: `Fix the rows, or add --skip-invalid to send the valid rows and list the others in the summary and --report.${reportHint}`,
+    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight' }),
+  });
+}
+
+/**
+ * The error a finished send pass ends with, its --json document the summary with the error's
+ * exit code; undefined when every recipient was accepted.
+ */
+export function summaryError(summary: SentSummary, r: SendResult, o: { reportPath: string | undefined; clean: (text: string) => string }): MsgrError | undefined {
+  const toSend = summary.toSend;
+  const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
+  const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
+  const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
+  if (r.stopped === 'auth') {
+    return new AuthError(`the API refused the key or the account (HTTP ${r.authStatus ?? 401}): ${o.clean(r.authMessage ?? '')}; the run stopped`, {
+      hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` ${resumeHint}` : ''}`,
+      jsonFor,
+    });
+  }
+  if (r.stopped === 'interrupted') {
+    return new InterruptedError(`interrupted: ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
+      ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
+      jsonFor,
+    });
+  }
+  if (r.stopped === 'failing') {
+    return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
+      ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
+      jsonFor,
+    });
+  }
+  if (r.accepted < toSend) {
+    const parts = [r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '', r.inDoubt > 0 ? `${fmt(r.inDoubt)} in doubt` : '', r.notSent > 0 ? `${fmt(r.notSent)} not sent` : ''].filter((s) => s !== '');
+    return new PartialError(`${fmt(toSend - r.accepted)} of ${fmt(toSend)} recipients were not accepted (${parts.join(', ')})`, {
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', resumeHint].filter((s) => s !== undefined).join('\n      '),
+      jsonFor,
+    });
+  }
+  return undefined;
+}
+
+/** The --json document of a run that ended well. */
+export function successDocument(summary: SentSummary): unknown {
+  return { ...summary, exitCode: ExitCode.OK };
+}
+
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string): void {
+  const skipped = [
+    pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
+    pre.duplicates > 0 ? `${fmt(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
+    pre.excluded > 0 ? `${fmt(pre.excluded)} excluded` : '',
+  ].filter((s) => s !== '');
+  ui.info(`preflight: ${label}: ${fmt(pre.rows)} row${pre.rows === 1 ? '' : 's'}, ${fmt(pre.valid)} valid${skipped.length > 0 ? `, ${skipped.join(', ')}` : ''} (${seconds} s)`);
+  ui.info(`  to send: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'}`);
+  if (text !== undefined) {
+    const forcing = text.forcing.length > 0 ? ` (forced by ${text.forcing.slice(0, 8).map(describeChar).join(', ')}${text.forcing.length > 8 ? ', …' : ''})` : '';
+    ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septets' : 'characters'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${fmt(text.parts * pre.toSend)} in total`);
+  }
+  if (pre.outsidePlan > 0) {
+    const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
+    ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
+  }
+  if (pre.invalid > 0) {
+    for (const p of pre.problems.slice(0, 10)) ui.warn(`line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
+    if (pre.invalid > 10) ui.warn(`… and ${fmt(pre.invalid - 10)} more invalid rows`);
+  }
+}
+
+export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
+  const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
+  const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} in an earlier run)` : '';
+  const line = `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
+  if (r.accepted === s.toSend && r.stopped === undefined) ui.success(line);
+  else ui.info(line);
+  const notAccepted = [
+    r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '',
+    r.inDoubt > 0 ? `${fmt(r.inDoubt)} in doubt` : '',
+    r.notSent > 0 ? `${fmt(r.notSent)} not sent` : '',
+  ].filter((x) => x !== '');
+  if (notAccepted.length > 0) ui.info(`  not accepted: ${notAccepted.join(', ')}`);
+  const skipped = [s.invalid > 0 ? `${fmt(s.invalid)} invalid` : '', s.duplicates > 0 ? `${fmt(s.duplicates)} duplicates` : '', s.excluded > 0 ? `${fmt(s.excluded)} excluded` : ''].filter((x) => x !== '');
+  if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
+  if (r.throttled > 0) ui.info(`  the server throttled ${fmt(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);
+  for (const b of r.inDoubtBatches.slice(0, 10)) {
+    ui.info(`  in doubt: batch ${b.batch} (${b.recipients} recipients from line ${b.firstLine}, Idempotency-Key ${b.idempotencyKey})`);
+  }
+  if (r.inDoubtBatches.length > 10) ui.info(`  … and ${r.inDoubtBatches.length - 10} more batches in doubt`);
+  if (s.journal !== null) ui.info(`  journal: ${s.journal}`);
+  if (s.report !== null) ui.info(`  report: ${s.report}`);
+}
+
+/** The flags a resumed run must be given again (they are not in the journal). */
+export interface ResumeFlags {
+  readonly file: string | undefined;
+  readonly profile?: string | undefined;
+  readonly baseUrl?: string | undefined;
+  readonly apiKeyFile?: string | undefined;
+  readonly caFile?: string | undefined;
+  readonly sandbox: boolean;
+  readonly concurrency: number;
+  readonly rate?: Rate | undefined;
+  readonly report?: string | undefined;
+  readonly yes: boolean;
+  /** --journal as given; a resume must name it too. */
+  readonly journal?: string | undefined;
+}
+
+/** The exact command that continues this run. */
+export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
+  const args = ['msgr', 'send-bulk'];
+  if (!stdin && fileAbs !== undefined) args.push(shellQuote(flags.file ?? fileAbs));
+  args.push('--resume');
+  if (stdin || flags.journal !== undefined) args.push('--journal', shellQuote(journalPath));
+  if (flags.profile !== undefined) args.push('-p', shellQuote(flags.profile));
+  if (flags.baseUrl !== undefined) args.push('--base-url', shellQuote(flags.baseUrl));
+  if (flags.apiKeyFile !== undefined) args.push('--api-key-file', shellQuote(flags.apiKeyFile));
+  if (flags.caFile !== undefined) args.push('--ca-file', shellQuote(flags.caFile));
+  if (flags.sandbox) args.push('--sandbox');
+  if (flags.concurrency !== DEFAULT_CONCURRENCY) args.push('--concurrency', String(flags.concurrency));
+  if (flags.rate !== undefined) args.push('--rate', shellQuote(flags.rate.text));
+  if (flags.report !== undefined) args.push('--report', shellQuote(flags.report));
+  if (flags.yes) args.push('--yes');
+  return args.join(' ');
+}
+
+function shellQuote(s: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+}
