@@ -50,8 +50,12 @@ export function buildProgram(ctx: Context): Command {
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
   const program = buildProgram(ctx);
-  const verbose = ctx.argv.includes('--verbose') || ctx.argv.includes('-v');
-  const json = ctx.argv.includes('--json');
+  // --json and --verbose as the command parsed them, never from argv: in `--text --json`,
+  // "--json" is the text. Recorded before the action runs, for the errors it throws.
+  let parsed: Readonly<Record<string, unknown>> | undefined;
+  program.hook('preAction', (_program, action) => {
+    parsed = action.opts();
+  });
   try {
     await program.parseAsync([...ctx.argv], { from: 'user' });
     return ExitCode.OK;
@@ -60,13 +64,26 @@ export async function main(ctx: Context): Promise<number> {
       // --help and --version end here with exit code 0. Parse errors, and help shown because a
       // command was missing (bare `msgr`, `msgr profile`), are usage errors.
       if (err.exitCode === 0) return ExitCode.OK;
-      // --json promises one document on stdout, even when the command line itself is wrong.
-      if (json) ctx.stdout.write(`${JSON.stringify({ error: { message: err.message.replace(/^error: /, ''), exitCode: ExitCode.USAGE } }, null, 2)}\n`);
+      // --json promises one document on stdout, even when the command line itself is wrong: the
+      // options Commander had parsed when it stopped say whether --json was given as a flag.
+      if (parsedFlag(program, 'json')) ctx.stdout.write(`${JSON.stringify({ error: { message: err.message.replace(/^error: /, ''), exitCode: ExitCode.USAGE } }, null, 2)}\n`);
       return ExitCode.USAGE;
     }
     const { reportError } = await import('./output/report-error.js');
-    return reportError(ctx, err, { verbose, json });
+    const { verbosity } = await import('./output/ui.js');
+    let verbose = false;
+    try {
+      verbose = verbosity({ quiet: parsed?.quiet === true, verbose: parsed?.verbose === true }).verbose;
+    } catch {
+      // -q with -v: the usage error says so, without a stack trace.
+    }
+    return reportError(ctx, err, { verbose, json: parsed?.json === true });
   }
+}
+
+/** A boolean flag some command of the program had parsed when parsing stopped. */
+function parsedFlag(command: Command, name: string): boolean {
+  return command.opts()[name] === true || command.commands.some((sub) => parsedFlag(sub, name));
 }
 
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */

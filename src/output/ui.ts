@@ -1,6 +1,7 @@
 // Messages for people, on stderr. stdout is reserved for data (cli-contract: Output).
 import { Chalk, type ChalkInstance } from 'chalk';
 import { colorLevel, type Context } from '../context.js';
+import { UsageError } from '../errors.js';
 
 export interface UiOptions {
   quiet?: boolean | undefined;
@@ -33,10 +34,22 @@ export function paint(level: 0 | 1 | 2 | 3): ChalkInstance {
   return instance;
 }
 
+/**
+ * The one -q/-v rule of every command: either alone, never both (they ask for opposite things,
+ * and a silent winner would hide what the user asked for).
+ */
+export function verbosity(options: UiOptions): { quiet: boolean; verbose: boolean } {
+  const quiet = options.quiet === true;
+  const verbose = options.verbose === true;
+  if (quiet && verbose) {
+    throw new UsageError('--quiet and --verbose cannot be used together', { hint: 'Give one: -q prints only warnings and errors; -v adds requests, responses and stack traces.' });
+  }
+  return { quiet, verbose };
+}
+
 export function createUi(ctx: Context, options: UiOptions = {}): Ui {
   const color = paint(colorLevel(ctx.env, ctx.stderr));
-  const quiet = options.quiet === true;
-  const verbose = options.verbose === true && !quiet;
+  const { quiet, verbose } = verbosity(options);
   const out = (line: string): void => {
     ctx.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
   };

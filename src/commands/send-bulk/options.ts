@@ -110,7 +110,6 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     restart: bool(raw, 'restart'),
     report: str(raw, 'report'),
   };
-  if (opts.quiet && opts.verbose) throw new UsageError('--quiet and --verbose cannot be used together');
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');

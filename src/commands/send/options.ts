@@ -4,6 +4,7 @@
 // alone would cost more than the rest of a dry run (issue 5; README design notes).
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { verbosity } from '../../output/ui.js';
 import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
 
 export interface ConnectionOptions {
@@ -45,6 +46,7 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
 }
 
 export function parseConnectionOptions(raw: Raw): ConnectionOptions {
+  verbosity({ quiet: bool(raw, 'quiet'), verbose: bool(raw, 'verbose') });
   return {
     profile: str(raw, 'profile'),
     baseUrl: str(raw, 'baseUrl'),
