@@ -411,3 +411,54 @@ test('an unknown option is a usage error (exit 2)', async () => {
   assert.equal(r.code, 2);
   assert.match(r.stderr, /unknown option '--bogus'/);
 });
+
+describe('--json and --verbose are read from the parsed command, not from argv', () => {
+  test('"--json" as the value of --text is the text: the error is not a JSON document', async () => {
+    const r = await runCli(['send', '--dry-run', '--to', '123', '--from', 'Acme', '--account', 'X', '--text', '--json'], { env: env() });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^error: --to: "123" is a national number/m);
+  });
+
+  test('"--json" as the value of --text is sent as the text', async () => {
+    const r = await runCli(['send', '--dry-run', '--to', '+447911123456', '--from', 'Acme', '--account', 'X', '--text', '--json'], { env: env() });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual((JSON.parse(r.stdout) as { body: unknown }).body, { text: '--json' });
+  });
+
+  test('"--verbose" as the value of --text shows no stack trace', async () => {
+    const r = await runCli(['send', '--to', '123', '--from', 'Acme', '--text', '--verbose'], { env: env() });
+    assert.equal(r.code, 2, r.stderr);
+    assertNoStack(r);
+  });
+
+  test('a command-line error after a real --json flag is one JSON document on stdout', async () => {
+    const r = await runCli(['send', '--bogus', '--json']);
+    assert.equal(r.code, 2);
+    assert.deepEqual(JSON.parse(r.stdout), { error: { message: "unknown option '--bogus'", exitCode: 2 } });
+  });
+
+  test('a missing option value after a real --json flag is one JSON document on stdout', async () => {
+    const r = await runCli(['send', '--json', '--timeout']);
+    assert.equal(r.code, 2);
+    assert.deepEqual(JSON.parse(r.stdout), { error: { message: "option '--timeout <seconds>' argument missing", exitCode: 2 } });
+  });
+});
+
+test('-q with -v: send and send-bulk give the same usage error (exit 2), with no stack trace', async () => {
+  const dir = tempDir();
+  const csv = join(dir, 'list.csv');
+  writeFileSync(csv, 'msisdn\n+447911123456\n');
+  const results = await Promise.all([
+    send(['--dry-run', '-q', '-v']),
+    runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--dry-run', '-q', '-v'], { env: env() }),
+  ]);
+  for (const r of results) {
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^error: --quiet and --verbose cannot be used together\n/);
+    assertNoStack(r);
+  }
+  assert.equal(results[0].stderr, results[1].stderr);
+  assert.equal(server.requests.length, 0);
+});
