@@ -3,8 +3,13 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, addMessageOptions } from '../shared/flags.js';
+import type { BulkOptions } from './options.js';
 
-export function registerSendBulk(program: Command, ctx: Context): void {
+/**
+ * `runF` replaces the run (tests: argv → options without sending, as gh's commands take one);
+ * by default the options go to run.ts.
+ */
+export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: BulkOptions) => Promise<void>): void {
   const cmd = program
     .command('send-bulk')
     .description('send one message to every row of a CSV file, in batches, resumably')
@@ -42,7 +47,10 @@ Examples:
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {
+    const { parseBulkOptions } = await import('./options.js');
+    const opts = parseBulkOptions(file, command.opts());
+    if (runF !== undefined) return runF(opts);
     const { runSendBulk } = await import('./run.js');
-    await runSendBulk(ctx, file, command.opts());
+    await runSendBulk(ctx, opts);
   });
 }

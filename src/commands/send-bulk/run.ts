@@ -25,14 +25,12 @@ import { checkSamePreflight, openInput, openJournal, openRunState } from '../../
 import { analyseText } from '../../bulk/segments.js';
 import { Sender } from '../../bulk/sender.js';
 import { buildResumeCommand, invalidRowsError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
-import type { Raw } from '../shared/option-values.js';
-import { parseBulkOptions, type BulkOptions } from './options.js';
+import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
 const BULK_MAX_ATTEMPTS = 8;
 
-export async function runSendBulk(ctx: Context, file: string | undefined, raw: Raw): Promise<void> {
-  const opts = parseBulkOptions(file, raw);
+export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   // First Ctrl-C: finish what is in flight and write everything down.
   ctx.enableGracefulInterrupt();

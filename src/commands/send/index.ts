@@ -1,8 +1,13 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, addMessageOptions, collect } from '../shared/flags.js';
+import type { SendOptions } from './options.js';
 
-export function registerSend(program: Command, ctx: Context): void {
+/**
+ * `runF` replaces the run (tests: argv → options without sending, as gh's commands take one);
+ * by default the options go to run.ts.
+ */
+export function registerSend(program: Command, ctx: Context, runF?: (opts: SendOptions) => Promise<void>): void {
   const cmd = program
     .command('send')
     .description('send one message to one or more recipients')
@@ -22,8 +27,11 @@ Examples:
   msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {
+    const { parseSendOptions } = await import('./options.js');
+    const opts = parseSendOptions(command.opts());
+    if (runF !== undefined) return runF(opts);
     const { runSend } = await import('./run.js');
-    await runSend(ctx, command.opts());
+    await runSend(ctx, opts);
   });
 }
 

@@ -10,10 +10,9 @@ import { createUi, type Ui } from '../../output/ui.js';
 import { messagesEndpoint } from '../../http/endpoint.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
-import { parseSendOptions, readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
+import { readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
 
-export async function runSend(ctx: Context, raw: Record<string, unknown>): Promise<void> {
-  const opts = parseSendOptions(raw);
+export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   const input = opts.input !== undefined ? await readInput(ctx, opts.input) : undefined;
   const text = await resolveText(ctx, opts, input);
