@@ -1,0 +1,280 @@
+// The send pass's rules with a fake MessagesClient; the journal, spool, report, window, gate and
+// limiter are the real ones, on files in a temporary folder.
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import type { MessagesClient } from '../../../src/http/client.js';
+import type { Outcome } from '../../../src/http/outcome.js';
+import { Journal, type RunHeader } from '../../../src/bulk/journal.js';
+import { Gate, parseRate, RateLimiter, Window } from '../../../src/bulk/limiter.js';
+import { ReportWriter } from '../../../src/bulk/report.js';
+import { Sender, MAX_CONSECUTIVE_FAILURES } from '../../../src/bulk/sender.js';
+import { spoolFile, SpoolWriter } from '../../../src/bulk/spool.js';
+import { idempotencyKey } from '../../../src/bulk/state.js';
+
+const RUN_ID = '20260101T000000Z-test';
+
+/** One spool row: a number to send, or a row set aside by the preflight. */
+type Row = { send: string } | { duplicate: string } | { invalid: string };
+
+interface Call {
+  readonly key: string;
+  readonly numbers: string[];
+  readonly startedAt: number;
+}
+
+type Respond = (call: Call, index: number) => Promise<Outcome> | Outcome;
+
+interface Setup {
+  readonly rows: readonly Row[];
+  readonly batchSize: number;
+  readonly concurrency: number;
+  readonly respond: Respond;
+  readonly report?: boolean;
+  readonly limiter?: RateLimiter;
+  readonly window?: Window;
+}
+
+const accepted = (call: Call): Outcome => ({
+  kind: 'accepted',
+  status: 202,
+  body: { messages: call.numbers.map((msisdn) => ({ id: `id-${msisdn}`, msisdn })) },
+  text: '',
+  attempts: 1,
+});
+
+const wait = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function sends(n: number): Row[] {
+  return Array.from({ length: n }, (_, i) => ({ send: `+4479111234${String(i).padStart(2, '0')}` }));
+}
+
+/** The sender under test, for a fake client that plays the real client's onRetry. */
+let current: Sender | undefined;
+
+async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; logs: string[]; window: Window; journal: string; report: string | undefined }> {
+  const dir = mkdtempSync(join(tmpdir(), 'msgr-unit-sender-'));
+  const spoolPath = join(dir, 'spool');
+  const spool = new SpoolWriter(spoolPath);
+  let toSend = 0;
+  s.rows.forEach((row, i) => {
+    const line = i + 2;
+    if ('send' in row) {
+      spool.send(line, row.send, JSON.stringify({ msisdn: row.send }));
+      toSend++;
+    } else if ('duplicate' in row) spool.skip('D', line, row.duplicate);
+    else spool.invalid(line, row.invalid, 'not a phone number');
+  });
+  spool.close();
+  const header: RunHeader = {
+    type: 'run',
+    version: 1,
+    runId: RUN_ID,
+    createdAt: new Date(0).toISOString(),
+    msgr: 'test',
+    input: { path: join(dir, 'list.csv'), stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
+    shape: { batchSize: s.batchSize, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: true, exclude: null },
+    message: { accountReference: 'ACME01', channel: 'SMS', from: 'Acme', body: { text: 'Hi' } },
+    totals: { rows: s.rows.length, toSend, requests: Math.ceil(toSend / s.batchSize) },
+  };
+  const journalPath = join(dir, 'journal.jsonl');
+  const journal = Journal.create(journalPath, header);
+  const reportPath = s.report === true ? join(dir, 'report.jsonl') : undefined;
+  const report = reportPath !== undefined ? new ReportWriter(reportPath) : undefined;
+  const calls: Call[] = [];
+  const logs: string[] = [];
+  const t0 = performance.now();
+  const client: MessagesClient = {
+    send: () => Promise.reject(new Error('bulk sends raw bodies')),
+    sendRaw: async (json, options) => {
+      const body = JSON.parse(json) as { recipients: Array<{ msisdn: string }> };
+      const call: Call = { key: options?.idempotencyKey ?? '', numbers: body.recipients.map((r) => r.msisdn), startedAt: performance.now() - t0 };
+      calls.push(call);
+      return s.respond(call, calls.length - 1);
+    },
+    close: () => Promise.resolve(),
+  };
+  const window = s.window ?? new Window(s.concurrency);
+  const sender: Sender = new Sender({
+    runId: RUN_ID,
+    journal,
+    states: undefined,
+    frame: { prefix: '{"from":"Acme","recipients":[', suffix: ']}' },
+    batchSize: s.batchSize,
+    toSend,
+    resendInDoubt: false,
+    window,
+    limiter: s.limiter,
+    gate: new Gate(),
+    report,
+    progress: { update: () => {}, log: (line) => void logs.push(line), stop: () => {} },
+    client,
+    signal: new AbortController().signal,
+    debug: (line) => void logs.push(line),
+  });
+  current = sender;
+  await sender.sendAll(spoolFile(spoolPath));
+  journal.close();
+  report?.close();
+  return { sender, calls, logs, window, journal: journalPath, report: reportPath };
+}
+
+function journalDone(path: string): Array<{ batch: number; outcome: string; status?: number }> {
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l !== '')
+    .map((l) => JSON.parse(l) as { type: string; batch: number; outcome: string; status?: number })
+    .filter((r) => r.type === 'done');
+}
+
+describe('Sender', () => {
+  test('a 429 slows the whole run: no batch starts during the pause', async () => {
+    const PAUSE = 300;
+    let throttledAt = 0;
+    const { sender, calls } = await runSender({
+      rows: sends(12),
+      batchSize: 1,
+      concurrency: 4,
+      respond: async (call, i) => {
+        if (i === 0) {
+          // What the real client does when a 429 comes back: tells the run, then waits.
+          throttledAt = call.startedAt;
+          current?.onRetry({ attempt: 1, delayMs: PAUSE, reason: 'HTTP 429', status: 429 });
+          await wait(PAUSE);
+        } else await wait(5);
+        return accepted(call);
+      },
+    });
+    const r = sender.result();
+    assert.equal(r.accepted, 12);
+    assert.equal(r.throttled, 1);
+    // Batches already past the gate when the 429 came (at most the first window) go on; no
+    // later one starts before the pause is over.
+    const early = calls.slice(4).filter((c) => c.startedAt < throttledAt + PAUSE - 20);
+    assert.deepEqual(early.map((c) => c.numbers), [], 'batches started during the pause');
+  });
+
+  test('a 429 halves the window of requests in flight and, under --rate, lowers the rate', async () => {
+    const limiter = new RateLimiter(parseRate('100000/s')!);
+    const window = new Window(4);
+    const before = limiter.perMs;
+    let limitAfter = 0;
+    const { sender } = await runSender({
+      rows: sends(2),
+      batchSize: 1,
+      concurrency: 4,
+      window,
+      limiter,
+      respond: (call, i) => {
+        if (i === 0) {
+          current?.onRetry({ attempt: 1, delayMs: 1, reason: 'HTTP 429', status: 429 });
+          limitAfter = window.limit;
+        }
+        return accepted(call);
+      },
+    });
+    assert.equal(sender.result().accepted, 2);
+    assert.equal(limitAfter, 2);
+    assert.ok(Math.abs(limiter.perMs - before * 0.8) < 1e-9, `rate ${limiter.perMs} per ms, was ${before}`);
+  });
+
+  test('a retry for another reason does not slow the run down', async () => {
+    const { sender, window, logs } = await runSender({
+      rows: sends(4),
+      batchSize: 1,
+      concurrency: 4,
+      respond: (call, i) => {
+        if (i === 0) current?.onRetry({ attempt: 1, delayMs: 1, reason: 'connection refused' });
+        return accepted(call);
+      },
+    });
+    assert.equal(sender.result().throttled, 0);
+    assert.equal(window.limit, 4);
+    assert.match(logs.join('\n'), /retrying a batch in 0\.0 s \(connection refused\)/);
+  });
+
+  test(`${MAX_CONSECUTIVE_FAILURES} batches in a row without an answer stop the run`, async () => {
+    const { sender, calls } = await runSender({
+      rows: sends(10),
+      batchSize: 1,
+      concurrency: 1,
+      respond: () => ({ kind: 'not-sent', message: 'connect ECONNREFUSED', attempts: 3 }),
+    });
+    const r = sender.result();
+    assert.equal(MAX_CONSECUTIVE_FAILURES, 5);
+    assert.equal(calls.length, 5);
+    assert.equal(r.stopped, 'failing');
+    assert.equal(r.notSent, 10);
+    assert.equal(r.lastFailure, 'connect ECONNREFUSED');
+  });
+
+  test('failures with an answer in between do not stop the run', async () => {
+    const { sender, calls } = await runSender({
+      rows: sends(12),
+      batchSize: 1,
+      concurrency: 1,
+      respond: (call, i) => (i === 4 ? accepted(call) : { kind: 'unknown', message: 'socket hang up', attempts: 1 }),
+    });
+    const r = sender.result();
+    assert.equal(calls.length, 10, 'four failures, an answer, then five failures');
+    assert.equal(r.stopped, 'failing');
+    assert.equal(r.accepted, 1);
+    assert.equal(r.inDoubt, 9);
+    assert.equal(r.notSent, 2);
+  });
+
+  test('a 409 counts as in doubt, not rejected; a 422 is rejected', async () => {
+    const { sender, journal } = await runSender({
+      rows: sends(6),
+      batchSize: 2,
+      concurrency: 1,
+      respond: (call, i) =>
+        i === 0 ? { kind: 'rejected', status: 409, body: undefined, message: 'request in progress', attempts: 1 }
+        : i === 1 ? { kind: 'rejected', status: 422, body: undefined, message: 'bad from', attempts: 1 }
+        : accepted(call),
+    });
+    const r = sender.result();
+    assert.equal(r.inDoubt, 2);
+    assert.equal(r.rejected, 2);
+    assert.equal(r.accepted, 2);
+    assert.deepEqual(r.inDoubtBatches, [{ batch: 0, idempotencyKey: idempotencyKey(RUN_ID, 0), firstLine: 2, recipients: 2 }]);
+    assert.deepEqual(journalDone(journal).map((d) => [d.batch, d.outcome, d.status]), [[0, 'in-doubt', 409], [1, 'rejected', 422], [2, 'accepted', 202]]);
+  });
+
+  test('report lines come out in input order, whatever order the answers come in', async () => {
+    const rows: Row[] = [...sends(2), { duplicate: '+447911123400' }, ...sends(4).slice(2), { invalid: '12ab' }, { send: '+447911123499' }];
+    const finished: number[] = [];
+    const { report, calls } = await runSender({
+      rows,
+      batchSize: 1,
+      concurrency: 4,
+      report: true,
+      respond: async (call, i) => {
+        // Later batches answer first.
+        await wait((4 - i) * 40);
+        finished.push(i);
+        return accepted(call);
+      },
+    });
+    assert.equal(calls.length, 5);
+    assert.notDeepEqual(finished, [...finished].sort((a, b) => a - b), 'the answers came in order: the test shows nothing');
+    const lines = readFileSync(report!, 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as { line: number; number: string; outcome: string; messageId: string | null });
+    assert.deepEqual(
+      lines.map((l) => [l.line, l.outcome, l.messageId]),
+      [
+        [2, 'accepted', 'id-+447911123400'],
+        [3, 'accepted', 'id-+447911123401'],
+        [4, 'duplicate', null],
+        [5, 'accepted', 'id-+447911123402'],
+        [6, 'accepted', 'id-+447911123403'],
+        [7, 'invalid', null],
+        [8, 'accepted', 'id-+447911123499'],
+      ],
+    );
+  });
+});
