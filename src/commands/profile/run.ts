@@ -55,7 +55,7 @@ const warnTo =
   (line) =>
     ui.warn(line);
 
-// ---- value checks shared by add and set ----
+// Value checks shared by add and set.
 
 const SETTINGS = ['account', 'base-url', 'from', 'channel', 'confirm', 'api-key'] as const;
 type SettingName = (typeof SETTINGS)[number];
@@ -118,7 +118,7 @@ function warnIncomplete(ui: Ui, name: string, p: Profile): void {
   if (p.account === undefined) ui.warn(`profile "${name}" has no account: sends with it need --account or MSGR_ACCOUNT_REFERENCE (msgr profile set ${name} account REF)`);
 }
 
-// ---- add ----
+// Add.
 
 export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<void> {
   const opts = parse(AddOptionsSchema, raw);
@@ -167,7 +167,7 @@ export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<
   warnIncomplete(ui, name, profile);
 }
 
-// ---- set / unset ----
+// Set / unset.
 
 export async function runSet(ctx: Context, name: string, setting: string, value: string | undefined, raw: unknown): Promise<void> {
   const opts = parse(KeyOptionsSchema, raw);
@@ -263,7 +263,7 @@ export async function runUnset(ctx: Context, name: string, setting: string, raw:
   ui.success(`profile "${name}": ${which} removed (${describeProfile(result)})`);
 }
 
-// ---- use / remove ----
+// Use / remove.
 
 export async function runUse(ctx: Context, name: string, raw: unknown): Promise<void> {
   const opts = parse(QuietOptionsSchema, raw);
@@ -301,7 +301,7 @@ export async function runRemove(ctx: Context, name: string, raw: unknown): Promi
   else if (wasDefault && left.length === 1) ui.info(`"${left[0] ?? ''}" is the only profile left; it is used when none is chosen`);
 }
 
-// ---- list ----
+// List.
 
 interface ListedProfile {
   name: string;
@@ -358,7 +358,7 @@ function formatTable(rows: string[][]): string {
   return clean.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd() + '\n').join('');
 }
 
-// ---- show ----
+// Show.
 
 export async function runShow(ctx: Context, name: string | undefined, raw: unknown): Promise<void> {
   const opts = parse(ShowOptionsSchema, raw);
