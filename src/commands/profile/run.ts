@@ -118,7 +118,7 @@ function warnIncomplete(ui: Ui, name: string, p: Profile): void {
   if (p.account === undefined) ui.warn(`profile "${name}" has no account: sends with it need --account or MSGR_ACCOUNT_REFERENCE (msgr profile set ${name} account REF)`);
 }
 
-// Add.
+// msgr profile add
 
 export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<void> {
   const opts = parse(AddOptionsSchema, raw);
@@ -167,7 +167,7 @@ export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<
   warnIncomplete(ui, name, profile);
 }
 
-// Set / unset.
+// msgr profile set, unset
 
 export async function runSet(ctx: Context, name: string, setting: string, value: string | undefined, raw: unknown): Promise<void> {
   const opts = parse(KeyOptionsSchema, raw);
@@ -263,7 +263,7 @@ export async function runUnset(ctx: Context, name: string, setting: string, raw:
   ui.success(`profile "${name}": ${which} removed (${describeProfile(result)})`);
 }
 
-// Use / remove.
+// msgr profile use, remove
 
 export async function runUse(ctx: Context, name: string, raw: unknown): Promise<void> {
   const opts = parse(QuietOptionsSchema, raw);
@@ -301,7 +301,7 @@ export async function runRemove(ctx: Context, name: string, raw: unknown): Promi
   else if (wasDefault && left.length === 1) ui.info(`"${left[0] ?? ''}" is the only profile left; it is used when none is chosen`);
 }
 
-// List.
+// msgr profile list
 
 interface ListedProfile {
   name: string;
@@ -358,7 +358,7 @@ function formatTable(rows: string[][]): string {
   return clean.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd() + '\n').join('');
 }
 
-// Show.
+// msgr profile show
 
 export async function runShow(ctx: Context, name: string | undefined, raw: unknown): Promise<void> {
   const opts = parse(ShowOptionsSchema, raw);
