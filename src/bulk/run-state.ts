@@ -1,7 +1,8 @@
 // Where a bulk run lives and what it must agree with: the journal's path and lock, a new run
 // against an unfinished one (--resume, --restart), the input file's identity (stdin is copied to
 // a file first, so it can be read twice and resumed), and the checks that a resumed run sends
-// exactly what it started with. The journal's format is bulk/journal.ts.
+// exactly what it started with (docs/bulk.md: Nothing lost, nothing sent twice). The journal's
+// format is bulk/journal.ts.
 import { closeSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';

@@ -7,6 +7,7 @@
 // - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - report lines come out in input order, whatever order the answers come in.
+// Why: docs/bulk.md: Sending, and Nothing lost, nothing sent twice.
 import type { MessagesClient } from '../http/client.js';
 import type { Outcome } from '../http/outcome.js';
 import { BatchState, type BatchOutcome, type Journal } from './journal.js';

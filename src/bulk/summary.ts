@@ -1,5 +1,6 @@
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
+// See docs/bulk.md: Output, and docs/contract.md: Exit codes.
 import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
