@@ -1,0 +1,68 @@
+// The error a bulk run ends with: its --json document is the summary with the error's own exit code.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { AuthError, ExitCode, InterruptedError, PartialError } from '../../../src/errors.js';
+import type { SendResult } from '../../../src/bulk/sender.js';
+import { buildResumeCommand, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
+
+const base: Summary = {
+  runId: 'r1',
+  file: '/data/list.csv',
+  journal: '/state/journal.jsonl',
+  report: null,
+  dryRun: false,
+  rows: 10,
+  valid: 10,
+  invalid: 0,
+  duplicates: 0,
+  excluded: 0,
+  outsidePlan: 0,
+  toSend: 10,
+  requests: 1,
+  batchSize: 10,
+  text: null,
+  problems: [],
+};
+
+function result(r: Partial<SendResult>): SendResult {
+  return { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0, ...r };
+}
+
+const clean = (s: string): string => s;
+
+describe('summaryError', () => {
+  const cases = [
+    { name: 'auth', r: result({ stopped: 'auth', authStatus: 401, authMessage: 'bad key', notSent: 10 }), type: AuthError, code: ExitCode.AUTH },
+    { name: 'interrupted', r: result({ stopped: 'interrupted', accepted: 4, notSent: 6 }), type: InterruptedError, code: ExitCode.INTERRUPTED },
+    { name: 'failing', r: result({ stopped: 'failing', lastFailure: 'ECONNREFUSED', notSent: 10 }), type: PartialError, code: ExitCode.PARTIAL },
+    { name: 'some rejected', r: result({ accepted: 8, rejected: 2 }), type: PartialError, code: ExitCode.PARTIAL },
+  ] as const;
+  for (const c of cases) {
+    test(`${c.name}: the --json document carries the error class's exit code`, () => {
+      const summary = sentSummary(base, c.r, 1, 'msgr send-bulk list.csv --resume');
+      const err = summaryError(summary, c.r, { reportPath: undefined, clean });
+      assert.ok(err instanceof c.type);
+      assert.equal(err.exitCode, c.code);
+      assert.deepEqual(err.json, { ...summary, exitCode: c.code });
+    });
+  }
+
+  test('everything accepted: no error', () => {
+    const r = result({ accepted: 10 });
+    assert.equal(summaryError(sentSummary(base, r, 1, 'x'), r, { reportPath: undefined, clean }), undefined);
+  });
+
+  test('the resume command is offered only when something is left to send', () => {
+    const left = result({ stopped: 'interrupted', accepted: 4, notSent: 6 });
+    const summary = sentSummary(base, left, 1, 'msgr send-bulk list.csv --resume');
+    assert.equal(summary.resume, 'msgr send-bulk list.csv --resume');
+    assert.match(summaryError(summary, left, { reportPath: undefined, clean })?.hint ?? '', /^Resume with: msgr send-bulk list.csv --resume$/);
+    assert.equal(sentSummary(base, result({ accepted: 8, rejected: 2 }), 1, 'x').resume, null);
+  });
+});
+
+test('buildResumeCommand repeats what the journal does not keep, quoted for a shell', () => {
+  const flags = { file: 'my list.csv', sandbox: false, concurrency: 8, yes: true, profile: 'prod', report: 'out.csv', rate: { perMs: 0.1, text: '100/s' } };
+  assert.equal(buildResumeCommand(flags, '/data/my list.csv', false, '/state/j.jsonl'), "msgr send-bulk 'my list.csv' --resume -p prod --concurrency 8 --rate 100/s --report out.csv --yes");
+  assert.equal(buildResumeCommand({ file: '-', sandbox: true, concurrency: 4, yes: false }, undefined, true, '/state/j.jsonl'), 'msgr send-bulk --resume --journal /state/j.jsonl --sandbox');
+});
