@@ -20,14 +20,18 @@ export interface Context {
   /** The raw stdin stream (a node Readable in production), for piped text, keys and CSV. */
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean | undefined };
   readonly now: () => Date;
-  /** Aborted on the first Ctrl-C/SIGTERM; a second one exits at once (main.ts). */
+  /**
+   * Aborted, with the signal's name as its reason, when a graceful stop starts (SIGINT, SIGTERM
+   * or SIGHUP once the command enabled it); only a second Ctrl-C exits at once (main.ts).
+   */
   readonly interrupt: AbortSignal;
   readonly version: string;
   /** Registers cleanup run before exit (close HTTP agents, servers). */
   readonly onExit: (fn: () => Promise<void> | void) => void;
   /**
-   * A command that can wind down cleanly (bulk: finish in-flight batches, write the journal)
-   * calls this; the first Ctrl-C then aborts `interrupt` instead of exiting at once.
+   * A command that can wind down cleanly (bulk: finish in-flight batches, write the journal;
+   * send: wait for the answer) calls this once it gets there; a signal then aborts `interrupt`
+   * instead of exiting at once. Whatever it waits on from then must also end on `interrupt`.
    */
   readonly enableGracefulInterrupt: () => void;
 }

@@ -18,7 +18,7 @@ Exit codes:
   5    not sent, temporary (no connection, or 429/503 retries exhausted): safe to run again
   6    outcome unknown: the request left but no answer came (timeout, reset, 500/502/504)
   7    a bulk run finished but some rows were not accepted (see the report; --resume)
-  130  interrupted (Ctrl-C); a bulk run can be resumed with --resume
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed with --resume
 `;
 
 export function buildProgram(ctx: Context): Command {
@@ -86,28 +86,54 @@ function parsedFlag(command: Command, name: string): boolean {
   return command.opts()[name] === true || command.commands.some((sub) => parsedFlag(sub, name));
 }
 
+/**
+ * What a signal does (README "Running unattended"). A command that can wind down (finish what is
+ * in flight, write down where it stopped) asks for it with ctx.enableGracefulInterrupt(); before
+ * that, or in any other command, every signal quits at once, as nothing is in flight. Then:
+ * SIGINT, SIGTERM and SIGHUP all start the same stop. SIGTERM and SIGHUP never do more, however
+ * often they come: supervisors repeat them (GNU `timeout` signals the process and then its whole
+ * group; systemd and a closing ssh session each send their own) and escalate with SIGKILL, never
+ * with another SIGTERM. Only a second Ctrl-C, a person's choice, quits at once. A SIGINT within
+ * SAME_SIGNAL_MS of the stop's start is the first one delivered twice (`timeout -s INT` does
+ * that too), not a second press.
+ */
+export type SignalAction = 'stop' | 'quit' | 'ignore';
+export const SAME_SIGNAL_MS = 100;
+
+export function signalAction(sig: NodeJS.Signals, state: { readonly graceful: boolean; readonly stoppingSince: number | undefined }, now: number): SignalAction {
+  if (!state.graceful) return 'quit';
+  if (state.stoppingSince === undefined) return 'stop';
+  if (sig !== 'SIGINT') return 'ignore';
+  return now - state.stoppingSince < SAME_SIGNAL_MS ? 'ignore' : 'quit';
+}
+
+const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
 export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
-  let signals = 0;
+  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false };
   const onSignal = (sig: NodeJS.Signals): void => {
-    signals += 1;
-    if (signals === 1 && graceful.enabled) {
+    if (state.finished) return;
+    const now = performance.now();
+    const action = signalAction(sig, state, now);
+    if (action === 'ignore') return;
+    if (action === 'stop') {
+      state.stoppingSince = now;
       controller.abort(sig);
       return;
     }
-    // Second signal, or a command with nothing to wind down: leave now. Bulk journals are
+    // A second Ctrl-C, or a command with nothing to wind down: leave now. Bulk journals are
     // written append-only and flushed per record, so an abrupt exit leaves them consistent.
     process.stderr.write('\nmsgr: interrupted\n');
     process.exit(ExitCode.INTERRUPTED);
   };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  // A closed stdout pipe (`msgr ... | head -1`) is not an error worth a stack trace.
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => {
-    if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
+  for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
+  // A reader that went away (`msgr ... | head -1`, a closed ssh session: EPIPE, EIO) must not
+  // crash the run or change its outcome: what was to be written is dropped, the work goes on, and
+  // the exit code is the work's. A stream that failed once stays failed; Node then drops writes.
+  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
   const ctx: Context = {
     argv: process.argv.slice(2),
@@ -124,7 +150,7 @@ export async function run(): Promise<number> {
     version: VERSION,
     onExit: (fn) => cleanups.push(fn),
     enableGracefulInterrupt: () => {
-      graceful.enabled = true;
+      state.graceful = true;
     },
   };
   const code = await main(ctx);
@@ -135,10 +161,7 @@ export async function run(): Promise<number> {
       // Cleanup failures must not change the exit code the user relies on.
     }
   }
-  process.off('SIGINT', onSignal);
-  process.off('SIGTERM', onSignal);
+  // The outcome is decided: a late signal must not turn it into 130 while the output drains.
+  state.finished = true;
   return code;
 }
-
-const graceful = { enabled: false };
-

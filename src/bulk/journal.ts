@@ -8,7 +8,14 @@
 //   {"type":"stop","reason":...}         how the process ended, for people
 // Each record is one write(2) of a whole line, so a kill -9 leaves whole lines; a power cut can
 // tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt.
-import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, openSync, readSync, renameSync, writeSync } from 'node:fs';
+//
+// A full disk must never put a batch in doubt (README "Running unattended", design notes): a
+// "send" line that cannot be written is cut back off and its batch does not leave; once space
+// has run out no batch leaves at all; and the answers of the batches already in flight are
+// written into the room a reserve file kept next to the journal gave back (DiskReserve), or, if
+// even that is gone, held until there is room again.
+import { randomBytes } from 'node:crypto';
+import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -150,15 +157,96 @@ export async function loadJournal(path: string): Promise<LoadedJournal> {
   return { header, states, lastStop, badLines };
 }
 
+/** The file system is full (or the user's quota is): not a bug, and never a reason for doubt. */
+export function isNoSpace(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** A batch was not sent because its "send" line could not be written: the disk is full. */
+export class DiskFullError extends Error {
+  override readonly name = 'DiskFullError';
+  /** The folder that ran out of space. */
+  readonly folder: string;
+  constructor(folder: string, cause?: unknown) {
+    super(`no space left in ${folder}`, cause === undefined ? undefined : { cause });
+    this.folder = folder;
+  }
+}
+
+/**
+ * Room kept for the answers of the batches in flight when the disk fills: ~700 bytes each at
+ * most, and at most 64 in flight, so 1 MiB is 20 times what the worst case needs.
+ */
+export const RESERVE_BYTES = 1024 * 1024;
+
+/**
+ * A ballast file of real, incompressible bytes that gives its space back the moment the journal
+ * cannot write (README design notes). Random bytes because a compressing file system (btrfs,
+ * ZFS) would store zeros, or any pattern, in next to nothing; flushed so the blocks are taken.
+ */
+export class DiskReserve {
+  readonly path: string;
+  readonly bytes: number;
+  #held: boolean;
+
+  private constructor(path: string, bytes: number) {
+    this.path = path;
+    this.bytes = bytes;
+    this.#held = true;
+  }
+
+  /** Takes the space now; throws (ENOSPC) when there is not even that much. */
+  static take(path: string, bytes = RESERVE_BYTES): DiskReserve {
+    const fd = openSync(path, 'w', 0o600);
+    try {
+      const chunk = randomBytes(Math.min(bytes, 64 * 1024));
+      for (let off = 0; off < bytes; ) off += writeSync(fd, chunk, 0, Math.min(chunk.length, bytes - off));
+      fdatasyncSync(fd);
+    } catch (err) {
+      closeSync(fd);
+      rmSync(path, { force: true });
+      throw err;
+    }
+    closeSync(fd);
+    return new DiskReserve(path, bytes);
+  }
+
+  get held(): boolean {
+    return this.#held;
+  }
+
+  /** Gives the space back; true if there was any to give. */
+  release(): boolean {
+    if (!this.#held) return false;
+    this.#held = false;
+    try {
+      rmSync(this.path, { force: true });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
 /** Appends records; `send` records are flushed to disk before returning. */
 export class Journal {
   readonly path: string;
   #fd: number;
   #dirty = false;
+  /** Bytes of whole records in the file: a write cut short by a full disk is cut back to this. */
+  #size: number;
+  #torn = false;
+  #reserve: DiskReserve | undefined;
+  /** Space ran out once: no batch may leave any more. */
+  #full = false;
+  /** "done" records that found no room even after the reserve was given back. */
+  readonly #held: string[] = [];
 
-  private constructor(path: string, fd: number) {
+  private constructor(path: string, fd: number, size: number) {
     this.path = path;
     this.#fd = fd;
+    this.#size = size;
   }
 
   /**
@@ -168,10 +256,16 @@ export class Journal {
   static create(path: string, header: RunHeader): Journal {
     const tmp = `${path}.new`;
     const fd = openSync(tmp, 'w', 0o600);
-    const j = new Journal(path, fd);
-    j.#write(header);
-    j.sync();
-    renameSync(tmp, path);
+    const j = new Journal(path, fd, 0);
+    try {
+      j.#write(header);
+      j.sync();
+      renameSync(tmp, path);
+    } catch (err) {
+      closeSync(fd);
+      rmSync(tmp, { force: true });
+      throw err;
+    }
     syncDir(dirname(path));
     return j;
   }
@@ -179,13 +273,28 @@ export class Journal {
   /** Opens for appending; a torn last line is closed with a newline first. */
   static append(path: string): Journal {
     const fd = openSync(path, 'a+', 0o600);
-    const size = fstatSync(fd).size;
+    let size = fstatSync(fd).size;
     if (size > 0) {
       const last = Buffer.alloc(1);
       readSync(fd, last, 0, 1, size - 1);
-      if (last[0] !== 0x0a) writeSync(fd, '\n');
+      if (last[0] !== 0x0a) size += writeSync(fd, '\n');
     }
-    return new Journal(path, fd);
+    return new Journal(path, fd, size);
+  }
+
+  /** The reserve given back when a write finds the disk full. */
+  useReserve(reserve: DiskReserve): void {
+    this.#reserve = reserve;
+  }
+
+  /** Space ran out during this run: no new batch may be sent. */
+  get full(): boolean {
+    return this.#full;
+  }
+
+  /** Answers written nowhere yet, for want of space (see settle). */
+  get held(): number {
+    return this.#held.length;
   }
 
   started(rec: Omit<SendRecord, 'type' | 'at'>): void {
@@ -195,12 +304,30 @@ export class Journal {
 
   /**
    * The same, with the flush off the main thread: resolves once the record is on disk. Flushes
-   * overlap requests in flight, and records written while one runs share the next one.
+   * overlap requests in flight, and records written while one runs share the next one. Throws
+   * DiskFullError, with nothing of the record left behind, when the disk is full: the batch
+   * must not leave.
    */
   async startedDurably(rec: Omit<SendRecord, 'type' | 'at'>): Promise<void> {
-    this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
+    if (this.#full) throw new DiskFullError(dirname(this.path));
+    try {
+      this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      this.#ranOut();
+      throw new DiskFullError(dirname(this.path), err);
+    }
     this.#dirty = true;
-    await this.#durable();
+    try {
+      await this.#durable();
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      // A file system that allocates at flush time (ext4, XFS) says so only now, and the line
+      // may be in the file: it is closed as not sent, so a resume sends the batch.
+      this.#ranOut();
+      this.done({ batch: rec.batch, outcome: 'not-sent', error: 'not sent: the disk is full' });
+      throw new DiskFullError(dirname(this.path), err);
+    }
   }
 
   #syncing: Promise<void> | undefined;
@@ -227,14 +354,45 @@ export class Journal {
     return this.#nextSync;
   }
 
+  /** Records an answer. On a full disk it takes the reserve's room, or is held (see settle). */
   done(rec: Omit<DoneRecord, 'type' | 'at'>): void {
-    this.#write({ type: 'done', ...rec, at: new Date().toISOString() });
-    this.#dirty = true;
+    const record = { type: 'done', ...rec, at: new Date().toISOString() };
+    if (this.#held.length === 0 && this.#tryWrite(record)) return;
+    this.#held.push(`${JSON.stringify(record)}\n`);
   }
 
+  /**
+   * Writes the answers held for want of space, retrying every second until there is room; says
+   * once, through `waiting`, where room is needed. Returns at once when nothing is held.
+   */
+  async settle(waiting: (folder: string, records: number) => void, signal?: AbortSignal): Promise<void> {
+    let told = false;
+    while (this.#held.length > 0) {
+      const line = this.#held[0] as string;
+      try {
+        this.#writeLine(line);
+        this.#held.shift();
+        this.#dirty = true;
+        continue;
+      } catch (err) {
+        if (!isNoSpace(err)) throw err;
+      }
+      if (!told) waiting(dirname(this.path), this.#held.length);
+      told = true;
+      if (signal?.aborted === true) return;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    if (this.#dirty) await this.#durable().catch(() => undefined);
+  }
+
+  /** For people; a full disk only costs the line. */
   stop(reason: string): void {
-    this.#write({ type: 'stop', reason, at: new Date().toISOString() });
-    this.sync();
+    if (!this.#tryWrite({ type: 'stop', reason, at: new Date().toISOString() })) return;
+    try {
+      this.sync();
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+    }
   }
 
   sync(): void {
@@ -244,15 +402,70 @@ export class Journal {
 
   close(): void {
     if (this.#fd < 0) return;
-    if (this.#dirty) this.sync();
-    closeSync(this.#fd);
-    this.#fd = -1;
+    try {
+      if (this.#dirty) this.sync();
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+    } finally {
+      closeSync(this.#fd);
+      this.#fd = -1;
+    }
+  }
+
+  /** Space ran out: nothing more leaves, and the reserve's room goes to the answers. */
+  #ranOut(): void {
+    this.#full = true;
+    this.#reserve?.release();
+  }
+
+  /** Writes a record; false when the disk is full even after the reserve was given back. */
+  #tryWrite(record: object): boolean {
+    try {
+      this.#write(record);
+      this.#dirty = true;
+      return true;
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+    }
+    const had = this.#reserve?.held === true;
+    this.#ranOut();
+    if (!had) return false;
+    try {
+      this.#write(record);
+      this.#dirty = true;
+      return true;
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      return false;
+    }
   }
 
   #write(record: object): void {
-    const buf = Buffer.from(`${JSON.stringify(record)}\n`, 'utf8');
+    this.#writeLine(`${JSON.stringify(record)}\n`);
+  }
+
+  /** One whole line or nothing: a write cut short is cut back off, so no line is ever torn. */
+  #writeLine(line: string): void {
+    // A piece that could not be cut back off is ended first, so this line stands on its own.
+    const buf = Buffer.from(this.#torn ? `\n${line}` : line, 'utf8');
     let off = 0;
-    while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off);
+    try {
+      // At the known end, not the file position: after a cut the two differ (the journal is
+      // created with 'w', not in append mode).
+      while (off < buf.length) off += writeSync(this.#fd, buf, off, buf.length - off, this.#size + off);
+    } catch (err) {
+      if (off > 0) {
+        try {
+          ftruncateSync(this.#fd, this.#size);
+        } catch {
+          this.#size += off;
+          this.#torn = true;
+        }
+      }
+      throw err;
+    }
+    this.#size += buf.length;
+    this.#torn = false;
   }
 }
 

@@ -42,7 +42,13 @@ export interface ClientOptions {
 
 export interface SendOptions {
   readonly idempotencyKey?: string;
+  /** Abandons the request itself: its outcome is then unknown to the caller (throws). */
   readonly signal?: AbortSignal;
+  /**
+   * A graceful stop: a request in flight is still answered, but no new attempt starts and a
+   * wait before one ends, with the last answer's outcome ("not sent": nothing was processed).
+   */
+  readonly stopRetries?: AbortSignal;
 }
 
 export interface MessagesClient {
@@ -151,6 +157,19 @@ export function createClient(options: ClientOptions): MessagesClient {
   const endpoint = options.endpoint.toString();
   const url = options.endpoint;
 
+  /** Waits before a retry; false when a graceful stop came first (or comes meanwhile). */
+  async function retryWait(delayMs: number, o: SendOptions): Promise<boolean> {
+    const stop = o.stopRetries;
+    const stopped = (): boolean => stop?.aborted === true;
+    if (stopped()) return false;
+    try {
+      await sleep(delayMs, stop === undefined ? o.signal : o.signal === undefined ? stop : AbortSignal.any([o.signal, stop]));
+    } catch (err) {
+      if (o.signal?.aborted === true || !stopped()) throw err;
+    }
+    return !stopped();
+  }
+
   async function sendRaw(json: string, sendOptions: SendOptions = {}): Promise<Outcome> {
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -204,8 +223,7 @@ export function createClient(options: ClientOptions): MessagesClient {
           if (failure.retryable && attempt < maxAttempts) {
             const delayMs = backoffMs(attempt);
             options.onRetry?.({ attempt, delayMs, reason: failure.code });
-            await sleep(delayMs, sendOptions.signal);
-            continue;
+            if (await retryWait(delayMs, sendOptions)) continue;
           }
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code };
         }
@@ -231,8 +249,7 @@ export function createClient(options: ClientOptions): MessagesClient {
           const delayMs = retryAfter ?? backoffMs(attempt, 1000, 30_000);
           options.onRetry?.({ attempt, delayMs, reason: String(status), status });
           debug?.(`  retrying in ${delayMs} ms`);
-          await sleep(delayMs, sendOptions.signal);
-          continue;
+          if (await retryWait(delayMs, sendOptions)) continue;
         }
         return { kind: 'not-sent', status, body, message, attempts: attempt };
       }

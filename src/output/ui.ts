@@ -69,3 +69,8 @@ export function createUi(ctx: Context, options: UiOptions = {}): Ui {
     },
   };
 }
+
+/** How a graceful stop is named to people: "interrupted" for Ctrl-C, "SIGTERM received" else. */
+export function stopName(reason: unknown): string {
+  return reason === 'SIGINT' || typeof reason !== 'string' ? 'interrupted' : `${reason} received`;
+}

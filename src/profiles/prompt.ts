@@ -13,7 +13,7 @@ export function canPrompt(ctx: Context): boolean {
 /** Asks for a secret without echoing it. Ctrl-C aborts (exit 130). */
 export async function promptHidden(ctx: Context, question: string): Promise<string> {
   // Raw mode first: a key typed the moment the question appears must not be echoed.
-  const line = readLine(ctx.stdin, true);
+  const line = readLine(ctx.stdin, true, ctx.interrupt);
   ctx.stderr.write(question);
   const answer = await line;
   ctx.stderr.write('\n');
@@ -23,21 +23,23 @@ export async function promptHidden(ctx: Context, question: string): Promise<stri
 /** Asks a yes/no question; only y or yes (any case) is yes. */
 export async function promptYesNo(ctx: Context, question: string): Promise<boolean> {
   ctx.stderr.write(`${question} [y/N] `);
-  const answer = await readLine(ctx.stdin, false);
+  const answer = await readLine(ctx.stdin, false, ctx.interrupt);
   return /^(y|yes)$/i.test(answer.trim());
 }
 
 /**
  * Reads one line. Hidden: the terminal goes to raw mode (no echo, Ctrl-C arrives as a byte), and
- * backspace, Ctrl-U and pasted text are handled here; escape sequences are dropped.
+ * backspace, Ctrl-U and pasted text are handled here; escape sequences are dropped. A graceful
+ * stop (SIGTERM, SIGHUP: the person may be gone) ends the wait as Ctrl-C does.
  */
-function readLine(input: Context['stdin'], hidden: boolean): Promise<string> {
+function readLine(input: Context['stdin'], hidden: boolean, signal: AbortSignal): Promise<string> {
   const stdin: Stdin = input;
   const raw = hidden && typeof stdin.setRawMode === 'function';
   if (raw) stdin.setRawMode?.(true);
   return new Promise<string>((resolve, reject) => {
     let line = '';
     const finish = (err: Error | undefined): void => {
+      signal.removeEventListener('abort', onAbort);
       stdin.removeListener('data', onData);
       stdin.removeListener('end', onEnd);
       stdin.removeListener('error', onError);
@@ -60,6 +62,9 @@ function readLine(input: Context['stdin'], hidden: boolean): Promise<string> {
     };
     const onEnd = (): void => finish(undefined);
     const onError = (err: Error): void => finish(err);
+    const onAbort = (): void => finish(new InterruptedError('interrupted at the prompt; nothing was changed or sent'));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
     stdin.on('data', onData);
     stdin.on('end', onEnd);
     stdin.on('error', onError);

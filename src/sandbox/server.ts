@@ -51,7 +51,11 @@ export interface RunningSandbox {
   /** For example 'http://127.0.0.1:4010', no trailing slash. */
   url: string;
   port: number;
-  close(): Promise<void>;
+  /**
+   * Stops listening. With drainMs, requests already received are still answered for up to that
+   * long (a client mid-request then learns its outcome); the rest are cut off.
+   */
+  close(drainMs?: number): Promise<void>;
   stats(): { requests: number; accepted: number; recipients: number };
 }
 
@@ -423,17 +427,23 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     url,
     port,
     stats: () => ({ ...counters }),
-    close: () => {
+    close: (drainMs = 0) => {
       closing ??= new Promise<void>((resolve) => {
-        for (const t of timers) clearTimeout(t);
-        timers.clear();
-        void pool?.close();
+        const cutOff = (): void => {
+          for (const t of timers) clearTimeout(t);
+          timers.clear();
+          server.closeAllConnections();
+        };
+        const deadline = drainMs > 0 ? setTimeout(cutOff, drainMs) : undefined;
         server.close(() => {
+          if (deadline !== undefined) clearTimeout(deadline);
+          void pool?.close();
           if (recordFd !== undefined) closeSync(recordFd);
           recordFd = undefined;
           resolve();
         });
-        server.closeAllConnections();
+        if (deadline === undefined) cutOff();
+        else server.closeIdleConnections();
       });
       return closing;
     },

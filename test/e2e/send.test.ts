@@ -372,19 +372,76 @@ test('a key echoed back in a JSON body never reaches stdout, on success or error
   assertNoKey(bad);
 });
 
-test('Ctrl-C while waiting for the answer exits 130 and says so', async () => {
-  server.script({ status: 202, delayMs: 10_000 });
+/** Starts `msgr send` and resolves once its request has reached the server. */
+async function startInFlight(): Promise<{ child: ReturnType<typeof import('node:child_process').spawn>; out: () => string; err: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }> }> {
   const { spawn } = await import('node:child_process');
   const { BIN } = await import('../support/cli.js');
-  const child = spawn(process.execPath, [BIN, ...BASIC], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [BIN, ...BASIC, '--json'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
   let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const exit = new Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, at: Date.now() })));
   const started = Date.now();
-  while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 20));
-  child.kill('SIGINT');
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(code, 130);
-  assert.match(stderr, /interrupted/);
+  while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(server.requests.length, 1, `the request never arrived: ${stderr}`);
+  return { child, out: () => stdout, err: () => stderr, exit };
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+describe('signals while the request is in flight', () => {
+  test('three SIGTERMs 10 ms apart: the answer is waited for and reported, with its exit code', async () => {
+    server.script({ status: 202, body: { id: 'late-1' }, delayMs: 800 });
+    const run = await startInFlight();
+    for (let i = 0; i < 3; i++) {
+      run.child.kill('SIGTERM');
+      await sleep(10);
+    }
+    const r = await run.exit;
+    assert.equal(r.code, 0, run.err());
+    assert.deepEqual(JSON.parse(run.out()), { id: 'late-1' });
+    assert.match(run.err(), /SIGTERM received: waiting for the answer to the request in flight \(at most 30 s\)/);
+    assert.match(run.err(), /accepted by the API \(HTTP 202\)/);
+    assert.equal(server.requests.length, 1);
+  });
+
+  test('SIGHUP after the reader closed stdout and stderr: the answer still decides the exit code', async () => {
+    server.script({ status: 422, body: { detail: 'bad sender' }, delayMs: 600 });
+    const run = await startInFlight();
+    run.child.stdout?.destroy();
+    run.child.stderr?.destroy();
+    run.child.kill('SIGHUP');
+    const r = await run.exit;
+    // 4: the API's own verdict, not a crash (1) and not a death by SIGHUP.
+    assert.equal(r.signal, null);
+    assert.equal(r.code, 4);
+    assert.equal(server.requests.length, 1);
+  });
+
+  test('a retry not yet started is dropped on SIGTERM: not sent (exit 5), no second attempt', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '5' }, body: { title: 'slow down' } });
+    const run = await startInFlight();
+    await sleep(200);
+    run.child.kill('SIGTERM');
+    const r = await run.exit;
+    assert.equal(r.code, 5, run.err());
+    assert.equal(server.requests.length, 1);
+  });
+
+  test('Ctrl-C waits for the answer; a second Ctrl-C quits at once (exit 130) and says so', async () => {
+    server.script({ status: 202, delayMs: 10_000 });
+    const run = await startInFlight();
+    run.child.kill('SIGINT');
+    await sleep(300);
+    assert.match(run.err(), /interrupted: waiting for the answer to the request in flight/);
+    const second = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.exit;
+    assert.equal(r.code, 130);
+    assert.ok(r.at - second < 1_000, `took ${r.at - second} ms after the second Ctrl-C`);
+    assert.match(run.err(), /msgr: interrupted/);
+  });
 });
 
 test('msgr --help documents the exit codes', async () => {

@@ -1,4 +1,4 @@
-// `msgr sandbox`: Commander's strings → options (zod) → a running server until Ctrl-C/SIGTERM.
+// `msgr sandbox`: Commander's strings → options (zod) → a running server until Ctrl-C, SIGTERM or SIGHUP.
 // stdout carries only the URL, on its own line, so scripts can read it; the rest is stderr.
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
@@ -62,6 +62,9 @@ export function parseSandboxFlags(raw: Record<string, unknown>, cwd: string): { 
   return { options, quiet: f.quiet === true };
 }
 
+/** How long a stopping sandbox answers requests it already has, beyond their --latency. */
+export const SANDBOX_DRAIN_MS = 1_000;
+
 export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Promise<void> {
   const { options, quiet } = parseSandboxFlags(raw, ctx.cwd);
   const say = (line: string): void => {
@@ -87,7 +90,10 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
     if (ctx.interrupt.aborted) resolve();
     else ctx.interrupt.addEventListener('abort', () => resolve(), { once: true });
   });
-  await sandbox.close();
+  // Ctrl-C, SIGTERM (however often) and SIGHUP stop it the same way (main.ts): requests already
+  // received are answered first, as a real deployment drains, for at most their latency and a
+  // second; a second Ctrl-C quits at once.
+  await sandbox.close((options.latencyMs ?? 0) + SANDBOX_DRAIN_MS);
   const s = sandbox.stats();
   say(`msgr sandbox stopped: ${plural(s.requests, 'request')}, ${s.accepted} accepted, ${plural(s.recipients, 'recipient')}`);
 }

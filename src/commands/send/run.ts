@@ -6,7 +6,7 @@ import { parseCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, type Ui } from '../../output/ui.js';
+import { createUi, stopName, type Ui } from '../../output/ui.js';
 import { messagesEndpoint } from '../../http/endpoint.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
@@ -70,7 +70,15 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const { randomUUID } = await import('node:crypto');
-  const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, signal: ctx.interrupt });
+  // From here a signal (Ctrl-C, SIGTERM, SIGHUP) waits for the answer, bounded by --timeout, and
+  // the run ends with that answer's exit code: a message whose fate is known is reported as
+  // such, so a supervisor never sends an accepted one again (README "Running unattended"). A
+  // retry not yet started is dropped: not sent. Only a second Ctrl-C abandons the request.
+  ctx.enableGracefulInterrupt();
+  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); Ctrl-C again to quit at once (its outcome would then be unknown)`);
+  ctx.interrupt.addEventListener('abort', onStop, { once: true });
+  const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries: ctx.interrupt });
+  ctx.interrupt.removeEventListener('abort', onStop);
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey });
 }
 
