@@ -1,15 +1,29 @@
-// Progress while sending (issue: "Output"): on a terminal an ora spinner on stderr with
+// Progress while sending (docs/bulk.md: Output): on a terminal an ora spinner on stderr with
 // sent/total, rate, failures and ETA, only when the terminal reports columns > 0 (ora 9 floods a
-// 0-column TTY: engineering-notes). Without a TTY nothing until the summary, so cron stays quiet;
-// with --verbose (TTY or not) a plain line every 10 seconds instead of the spinner.
+// 0-column TTY: docs/dependencies.md). Without a TTY nothing until the summary, so cron mails stay
+// short, unless --progress-every asks for one plain line per interval, for a log (README
+// "Running unattended"); with --verbose (TTY or not) plain lines, every 10 seconds by default.
 import { colorLevel, type Context, type OutStream } from '../context.js';
 
 export interface ProgressStats {
+  /** Recipients with an outcome, this run's and an earlier run's. */
   readonly done: number;
   readonly total: number;
+  /** Of those, not accepted (rejected or in doubt). */
   readonly failed: number;
+  /** Requests in flight. */
   readonly inFlight: number;
+  /** Of `done`, settled by an earlier run (not part of this run's rate). */
+  readonly earlier?: number | undefined;
   readonly note?: string | undefined;
+}
+
+export interface ProgressOptions {
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  /** --progress-every, milliseconds: plain lines when stderr is not a terminal. */
+  readonly everyMs?: number | undefined;
+  readonly now?: () => number;
 }
 
 export interface Progress {
@@ -27,7 +41,7 @@ interface Spinner {
   render(): Spinner;
 }
 
-export async function createProgress(ctx: Context, o: { quiet: boolean; verbose: boolean; now?: () => number }): Promise<Progress> {
+export async function createProgress(ctx: Context, o: ProgressOptions): Promise<Progress> {
   const now = o.now ?? (() => performance.now());
   const started = now();
   const err: OutStream = ctx.stderr;
@@ -77,14 +91,18 @@ export async function createProgress(ctx: Context, o: { quiet: boolean; verbose:
     };
   }
 
-  if (o.verbose && !o.quiet) {
-    const timer = setInterval(() => write(`progress: ${describe(last)}`), 10_000);
+  // Asked for by name, so shown even with --quiet: -q drops the chatter, not the log's lines.
+  if (o.everyMs !== undefined || (o.verbose && !o.quiet)) {
+    const plain = o.everyMs !== undefined;
+    const timer = setInterval(() => write(plain ? logLine(last, (now() - started) / 1000) : `progress: ${describe(last)}`), o.everyMs ?? 10_000);
     timer.unref();
     return {
       update(s) {
         last = s;
       },
-      log: write,
+      log: (line) => {
+        if (!o.quiet) write(line);
+      },
       stop() {
         clearInterval(timer);
       },
@@ -102,6 +120,20 @@ export async function createProgress(ctx: Context, o: { quiet: boolean; verbose:
       // Nothing was shown.
     },
   };
+}
+
+/**
+ * One line for a log: every figure named, nothing that redraws, the same shape on every line so
+ * a grep or an alert can read it: `progress: 1,200 accepted, 0 failed, 4 in flight, 3,800 left,
+ * 480/s, ETA 0:08`. In flight counts requests; the others count recipients.
+ */
+export function logLine(s: ProgressStats, seconds: number): string {
+  const fresh = s.done - (s.earlier ?? 0);
+  const rate = seconds > 0 ? fresh / seconds : 0;
+  const left = s.total - s.done;
+  const eta = left === 0 ? '0:00' : rate > 0 ? formatDuration(left / rate) : 'unknown';
+  const note = s.note !== undefined ? `, ${s.note}` : '';
+  return `progress: ${fmt(s.done - s.failed)} accepted, ${fmt(s.failed)} failed, ${fmt(s.inFlight)} in flight, ${fmt(left)} left, ${fmt(Math.round(rate))}/s, ETA ${eta}${note}`;
 }
 
 export function fmt(n: number): string {

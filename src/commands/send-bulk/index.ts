@@ -26,6 +26,7 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--concurrency <n>', 'requests in flight (default 4)')
     .option('--rate <n/unit>', 'at most this many recipients per s, m or h, evenly spread (e.g. 100/s, 3000/m)')
     .option('--report <file>', 'write every row\'s outcome to a .csv or .jsonl file')
+    .option('--progress-every <duration>', 'when stderr is not a terminal, one progress line per interval (e.g. 30s, 5m)')
     .option('--journal <path>', 'the run journal (default: in the msgr state folder, per input file)')
     .option('--resume', 'continue the unfinished run of this file: accepted rows are never sent again')
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')

@@ -58,6 +58,22 @@ export interface BulkOptions {
   readonly resendInDoubt: boolean;
   readonly restart: boolean;
   readonly report?: string | undefined;
+  /** --progress-every, milliseconds. */
+  readonly progressEveryMs?: number | undefined;
+}
+
+const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
+const EVERY_UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000 };
+
+/** `--progress-every 30s`: seconds, minutes or hours, at least one second. */
+export function parseEvery(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const m = EVERY.exec(text.trim());
+  const ms = m === null ? Number.NaN : Number(m[1]) * (EVERY_UNIT_MS[(m[2] ?? 's').toLowerCase()] ?? 1_000);
+  if (!Number.isFinite(ms) || ms < 1_000 || ms > 24 * 3_600_000) {
+    throw new UsageError(`--progress-every: "${text}" is not a duration from 1s to 24h`, { hint: 'For example --progress-every 30s, or 5m.' });
+  }
+  return Math.round(ms);
 }
 
 /** Boolean flags default to false here. */
@@ -109,6 +125,7 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     resendInDoubt: bool(raw, 'resendInDoubt'),
     restart: bool(raw, 'restart'),
     report: str(raw, 'report'),
+    progressEveryMs: parseEvery(str(raw, 'progressEvery')),
   };
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');

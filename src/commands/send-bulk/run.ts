@@ -165,7 +165,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
 
-  const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose });
+  const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose, everyMs: opts.progressEveryMs });
   defer(() => progress.stop());
   const sender = new Sender({
     runId,

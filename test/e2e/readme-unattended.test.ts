@@ -1,0 +1,249 @@
+// The README's "Running unattended" section, run as written: its script, its cron line (with the
+// time limit as given, and cut short so `timeout` fires), an overlapping run refused by the lock,
+// the monitoring check, and the systemd units checked for the settings the section names. Paths
+// under /srv, /var and /usr/local are moved into a temporary folder; `msgr` on PATH is this
+// build; the profile `prod` points at the scripted test server.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { BIN, cleanEnv, ROOT, tempDir } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'readme-unattended-key-4321';
+const section = ((): string => {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const start = readme.indexOf('### Running unattended\n');
+  assert.ok(start >= 0, 'the README has no "Running unattended" section');
+  const rest = readme.slice(start + 1);
+  const end = rest.search(/\n##+ /);
+  return end < 0 ? rest : rest.slice(0, end);
+})();
+const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? '', body: m[2] ?? '' }));
+const script = blocks.find((b) => b.lang === 'sh')?.body ?? '';
+const cronLine = (blocks.find((b) => b.lang === 'cron')?.body ?? '').split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) ?? '';
+const units = blocks.filter((b) => b.lang === 'ini').map((b) => ({ name: /^# (\S+)/.exec(b.body)?.[1] ?? '', body: b.body }));
+const scriptPath = /^# (\/\S+)/m.exec(script)?.[1] ?? '';
+
+/** `Key=Value` lines of one [Section] of a unit file. */
+function unitSection(body: string, name: string): Map<string, string> {
+  const out = new Map<string, string>();
+  let current = '';
+  for (const line of body.split('\n')) {
+    const header = /^\[(\w+)\]$/.exec(line.trim());
+    if (header !== null) current = header[1] ?? '';
+    else if (current === name && /^\w+=/.test(line)) out.set(line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1).trim());
+  }
+  return out;
+}
+
+/** systemd and coreutils durations: `90`, `90s`, `1m`, `14min`, `1min 30s`, `2h`. */
+function seconds(text: string): number {
+  let total = 0;
+  for (const m of text.matchAll(/(\d+(?:\.\d+)?)\s*(ms|s|sec|m|min|h|hr)?/g)) {
+    const unit = m[2] ?? 's';
+    total += Number(m[1]) * ({ ms: 0.001, s: 1, sec: 1, m: 60, min: 60, h: 3600, hr: 3600 }[unit] ?? 1);
+  }
+  return total;
+}
+
+const REQUEST_TIMEOUT_S = 30;
+let server: TestServer;
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  server.fallback = { status: 202, body: { ok: true } };
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+interface Host {
+  root: string;
+  env: Record<string, string>;
+  /** A README path moved under root. */
+  at: (path: string) => string;
+  /** The README's text with its paths moved under root. */
+  moved: (text: string) => string;
+  day: string;
+  numbers: string[];
+  excluded: string;
+}
+
+/** A machine as the section assumes it: the folders, today's CSV, the text, the opt-outs, a profile. */
+function host(rows: number): Host {
+  const root = tempDir('msgr-readme-host-');
+  const prefixes = ['/srv/sms', '/var/lib/msgr', '/var/log/msgr', '/usr/local/bin'];
+  for (const p of prefixes) mkdirSync(join(root, p), { recursive: true });
+  const at = (path: string): string => join(root, path);
+  const moved = (text: string): string => prefixes.reduce((t, p) => t.split(p).join(at(p)), text);
+  const day = execFileSync('date', ['+%F'], { encoding: 'utf8' }).trim();
+  const numbers = Array.from({ length: rows }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
+  writeFileSync(at(`/srv/sms/${day}.csv`), `msisdn\n${numbers.join('\n')}\n`);
+  writeFileSync(at('/srv/sms/text.txt'), 'Your order is ready\n');
+  const excluded = numbers[3] ?? '';
+  writeFileSync(at('/srv/sms/optouts.txt'), `${excluded}\n`);
+  const bin = join(root, 'shim');
+  mkdirSync(bin);
+  writeFileSync(join(bin, 'msgr'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
+  chmodSync(join(bin, 'msgr'), 0o755);
+  writeFileSync(at(scriptPath), moved(script));
+  chmodSync(at(scriptPath), 0o755);
+  const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'config'), PATH: `${bin}:${process.env.PATH ?? ''}` });
+  execFileSync(process.execPath, [BIN, 'profile', 'add', 'prod', '--api-key-stdin', '--account', 'ACME01', '--base-url', server.url], { env, input: `${KEY}\n` });
+  return { root, env, at, moved, day, numbers, excluded };
+}
+
+function sh(h: Host, command: string): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+  const child = spawn('sh', ['-c', command], { cwd: h.root, env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return {
+    done: new Promise((resolve) =>
+      child.on('close', (code) => {
+        clearTimeout(killer);
+        resolve({ code, stdout, stderr });
+      }),
+    ),
+  };
+}
+
+/** The crontab line's command, without its five schedule fields. */
+function cronCommand(h: Host): string {
+  return h.moved(cronLine.trim().split(/\s+/).slice(5).join(' '));
+}
+
+interface Status {
+  exitCode: number;
+  stopped: string | null;
+  accepted: number;
+  inDoubt: number;
+  excluded: number;
+  resume: string | null;
+  error?: { message: string };
+}
+
+function status(h: Host): Status {
+  return JSON.parse(readFileSync(h.at(`/var/log/msgr/${h.day}.json`), 'utf8')) as Status;
+}
+
+function assertEachOnce(h: Host): void {
+  const got = server.requests.flatMap((r) => (r.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn));
+  const expected = h.numbers.filter((n) => n !== h.excluded);
+  assert.equal(new Set(got).size, got.length, 'a recipient was sent twice');
+  assert.deepEqual([...got].sort(), [...expected].sort());
+}
+
+describe('README: Running unattended', () => {
+  test('the section has its script, cron line and two unit files', () => {
+    assert.match(script, /^#!\/bin\/sh\n/);
+    assert.ok(scriptPath.startsWith('/usr/local/bin/'), scriptPath);
+    assert.match(cronLine, /^(\S+\s+){5}timeout /);
+    assert.deepEqual(units.map((u) => u.name.split('/').pop()), ['msgr-send-today.service', 'msgr-send-today.timer']);
+  });
+
+  test('the cron line: a whole run, quiet, with a JSON status; the next run finds nothing left and sends nothing again', async () => {
+    const h = host(300);
+    const r = await sh(h, cronCommand(h)).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stderr, '', '-q: nothing on stderr');
+    const doc = status(h);
+    assert.equal(doc.exitCode, 0);
+    assert.equal(doc.accepted, 299);
+    assert.equal(doc.excluded, 1);
+    assert.ok(existsSync(h.at(`/var/log/msgr/${h.day}.csv`)), 'no report');
+    assertEachOnce(h);
+    const again = await sh(h, cronCommand(h)).done;
+    assert.equal(again.code, 0, again.stderr);
+    assertEachOnce(h);
+  });
+
+  test('the cron line with its time limit cut short: timeout stops the run (124), the status says 130 and nothing in doubt, the next run finishes it', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 250 };
+    const h = host(3000);
+    const limit = /timeout (?:-k \S+ )?(\S+) /.exec(cronLine)?.[1] ?? '';
+    assert.ok(seconds(limit) > 60, `a time limit of ${limit}`);
+    // The -k grace must outlast a request's timeout, or the drain would be killed.
+    assert.ok(seconds(/-k (\S+)/.exec(cronLine)?.[1] ?? '0') > REQUEST_TIMEOUT_S);
+    const r = await sh(h, cronCommand(h).replace(` ${limit} `, ' 2 ')).done;
+    assert.equal(r.code, 124, r.stderr);
+    const doc = status(h);
+    assert.equal(doc.exitCode, 130);
+    assert.equal(doc.stopped, 'interrupted');
+    assert.equal(doc.inDoubt, 0);
+    assert.match(doc.resume ?? '', /--resume/);
+    assert.ok(doc.accepted > 0 && doc.accepted < 2999, `accepted ${doc.accepted}`);
+    server.fallback = { status: 202, body: { ok: true } };
+    const next = await sh(h, cronCommand(h)).done;
+    assert.equal(next.code, 0, next.stderr);
+    assert.equal(status(h).exitCode, 0);
+    assert.equal(status(h).inDoubt, 0);
+    assertEachOnce(h);
+  });
+
+  test('an overlapping run is refused by the lock (exit 2, naming the pid) and the first finishes undisturbed; the monitoring check reads the status', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
+    const h = host(1500);
+    const first = sh(h, h.at(scriptPath));
+    for (let i = 0; i < 2000 && server.requests.length === 0; i++) await sleep(10);
+    const second = await sh(h, h.at(scriptPath)).done;
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(status(h).error?.message ?? '', /another msgr is already running this bulk job: pid \d+ on /);
+    const r = await first.done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(status(h).exitCode, 0);
+    assertEachOnce(h);
+    const check = /`(jq -e [^`]+)`/.exec(section)?.[1];
+    assert.ok(check !== undefined, 'no jq check in the section');
+    let hasJq = true;
+    try {
+      execFileSync('jq', ['--version'], { stdio: 'ignore' });
+    } catch {
+      hasJq = false;
+    }
+    if (hasJq) {
+      assert.equal((await sh(h, h.moved(check)).done).code, 0);
+      writeFileSync(h.at(`/var/log/msgr/${h.day}.json`), JSON.stringify({ exitCode: 7 }));
+      assert.notEqual((await sh(h, h.moved(check)).done).code, 0);
+    }
+  });
+
+  test('the systemd service: TimeoutStopSec outlasts a request, SIGTERM drains, 130 is no failure, runs never overlap; its ExecStart runs', async () => {
+    const service = units.find((u) => u.name.endsWith('.service'))?.body ?? '';
+    const s = unitSection(service, 'Service');
+    assert.ok(seconds(s.get('TimeoutStopSec') ?? '0') > REQUEST_TIMEOUT_S + 10, `TimeoutStopSec=${s.get('TimeoutStopSec')}`);
+    assert.equal(s.get('KillSignal') ?? 'SIGTERM', 'SIGTERM');
+    // The script is the main process and ignores the signal: msgr must get it too.
+    assert.equal(s.get('KillMode') ?? 'control-group', 'control-group');
+    assert.match(script, /^trap '' HUP INT TERM$/m);
+    assert.ok((s.get('SuccessExitStatus') ?? '').split(/\s+/).includes('130'));
+    assert.ok(seconds(s.get('RuntimeMaxSec') ?? '0') < 15 * 60, 'RuntimeMaxSec must end a run before the timer starts the next');
+    const exec = (s.get('ExecStart') ?? '').split(/\s+/);
+    assert.equal(exec[0], scriptPath);
+    // Its flags are msgr's: the run takes them.
+    const h = host(50);
+    const r = await sh(h, [h.at(scriptPath), ...exec.slice(1)].join(' ')).done;
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(status(h).accepted, 49);
+    const timer = units.find((u) => u.name.endsWith('.timer'))?.body ?? '';
+    const t = unitSection(timer, 'Timer');
+    assert.equal(t.get('Persistent'), 'true');
+    const calendar = t.get('OnCalendar') ?? '';
+    let analyze = true;
+    try {
+      execFileSync('systemd-analyze', ['--version'], { stdio: 'ignore' });
+    } catch {
+      analyze = false;
+    }
+    if (analyze) execFileSync('systemd-analyze', ['calendar', calendar], { stdio: 'ignore' });
+    assert.match(calendar, /\/15:00$/, 'every 15 minutes, the interval RuntimeMaxSec is measured against');
+  });
+});
