@@ -1,0 +1,146 @@
+// The pieces of unattended runs that are pure or local: what each signal does, the
+// --progress-every value and line, and the journal on a full disk (a real tmpfs, where one can
+// be mounted).
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { BatchState, DiskFullError, DiskReserve, Journal, loadJournal, type RunHeader } from '../../src/bulk/journal.js';
+import { logLine } from '../../src/bulk/progress.js';
+import { parseEvery } from '../../src/commands/send-bulk/options.js';
+import { UsageError } from '../../src/errors.js';
+import { SAME_SIGNAL_MS, signalAction } from '../../src/main.js';
+
+describe('signalAction', () => {
+  const idle = { graceful: false, stoppingSince: undefined };
+  const ready = { graceful: true, stoppingSince: undefined };
+  const stopping = { graceful: true, stoppingSince: 1_000 };
+
+  test('a command with nothing to wind down quits on any signal', () => {
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) assert.equal(signalAction(sig, idle, 0), 'quit');
+  });
+
+  test('the first SIGINT, SIGTERM or SIGHUP starts the stop', () => {
+    for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) assert.equal(signalAction(sig, ready, 0), 'stop');
+  });
+
+  test('SIGTERM and SIGHUP never escalate, however late or often', () => {
+    for (const at of [1_000, 1_010, 60_000]) {
+      assert.equal(signalAction('SIGTERM', stopping, at), 'ignore');
+      assert.equal(signalAction('SIGHUP', stopping, at), 'ignore');
+    }
+  });
+
+  test('a second Ctrl-C quits at once; the first one delivered twice does not', () => {
+    assert.equal(signalAction('SIGINT', stopping, 1_000 + SAME_SIGNAL_MS + 1), 'quit');
+    assert.equal(signalAction('SIGINT', stopping, 1_000 + 5), 'ignore');
+  });
+});
+
+describe('--progress-every', () => {
+  test('seconds, minutes or hours, from 1 s to 24 h', () => {
+    assert.equal(parseEvery(undefined), undefined);
+    assert.equal(parseEvery('30s'), 30_000);
+    assert.equal(parseEvery('1.5m'), 90_000);
+    assert.equal(parseEvery('2h'), 7_200_000);
+    assert.equal(parseEvery(' 1S '), 1_000);
+    for (const bad of ['10', '0.5s', '25h', 's', '1d', '-1s', '']) assert.throws(() => parseEvery(bad), (e: unknown) => e instanceof UsageError && e.message.startsWith('--progress-every:'), bad);
+  });
+
+  test('one line with every figure named', () => {
+    assert.equal(logLine({ done: 1_250, total: 5_000, failed: 50, inFlight: 4 }, 2.5), 'progress: 1,200 accepted, 50 failed, 4 in flight, 3,750 left, 500/s, ETA 0:08');
+    // An earlier run's rows are not this run's speed.
+    assert.equal(logLine({ done: 3_000, total: 5_000, failed: 0, inFlight: 0, earlier: 3_000 }, 1), 'progress: 3,000 accepted, 0 failed, 0 in flight, 2,000 left, 0/s, ETA unknown');
+    assert.equal(logLine({ done: 10, total: 10, failed: 0, inFlight: 0, note: 'paused 0:05 (429)' }, 1), 'progress: 10 accepted, 0 failed, 0 in flight, 0 left, 10/s, ETA 0:00, paused 0:05 (429)');
+  });
+});
+
+describe('the journal on a full disk', () => {
+  const header: RunHeader = {
+    type: 'run',
+    version: 1,
+    runId: 'r1',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    msgr: '0.0.0',
+    input: { path: '/x.csv', stdin: false, size: 1, mtimeMs: 1, quickHash: 'q', hash: 'h' },
+    shape: { batchSize: 2, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+    message: { accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' } },
+    totals: { rows: 400, toSend: 400, requests: 200 },
+  };
+
+  function fill(path: string): void {
+    for (const size of [64 * 1024, 512, 1]) {
+      const fd = openSync(`${path}.${size}`, 'w');
+      const chunk = Buffer.alloc(size, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        closeSync(fd);
+      }
+    }
+  }
+
+  test('no batch leaves once a "send" line fails, the answers in flight take the reserve, and an answer with no room at all is held until there is', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root)');
+      return;
+    }
+    try {
+      const path = join(dir, 'journal.jsonl');
+      const j = Journal.create(path, header);
+      const reserve = DiskReserve.take(`${path}.reserve`, 64 * 1024);
+      j.useReserve(reserve);
+      fill(join(dir, 'filler'));
+      // The journal's last page still has room for a few lines; then a write needs a new one.
+      let failed = -1;
+      for (let batch = 0; batch < 200 && failed < 0; batch++) {
+        try {
+          await j.startedDurably({ batch, first: batch * 2, count: 2, key: `k${batch}` });
+        } catch (err) {
+          assert.ok(err instanceof DiskFullError, String(err));
+          assert.equal(err.folder, dir);
+          failed = batch;
+        }
+      }
+      assert.ok(failed > 0, 'the disk never filled');
+      assert.equal(j.full, true);
+      assert.equal(existsSync(`${path}.reserve`), false, 'the reserve was not given back');
+      // Nothing of the refused line is left, and nothing leaves any more.
+      assert.ok(readFileSync(path, 'utf8').endsWith('}\n'));
+      assert.doesNotMatch(readFileSync(path, 'utf8'), new RegExp(`"key":"k${failed}"`));
+      await assert.rejects(j.startedDurably({ batch: failed + 1, first: 0, count: 2, key: 'late' }), DiskFullError);
+      // The answers of the batches in flight go into the reserve's room.
+      for (let batch = 0; batch < failed - 1; batch++) j.done({ batch, outcome: 'accepted', status: 202 });
+      assert.equal(j.held, 0);
+      // No room at all, not even the reserve's: held, and written once there is room again.
+      fill(join(dir, 'filler2'));
+      let answers = 0;
+      while (j.held === 0 && answers < 500) {
+        j.done({ batch: failed - 1, outcome: 'accepted', status: 202 });
+        answers++;
+      }
+      assert.equal(j.held, 1, 'no answer was ever held');
+      const told: string[] = [];
+      const settled = j.settle((folder, n) => told.push(`${folder} ${n}`));
+      await new Promise((r) => setTimeout(r, 200));
+      assert.deepEqual(told, [`${dir} 1`]);
+      for (const size of [64 * 1024, 512, 1]) rmSync(join(dir, `filler2.${size}`));
+      await settled;
+      assert.equal(j.held, 0);
+      j.close();
+      const loaded = await loadJournal(path);
+      assert.equal(loaded.badLines, 0);
+      for (let batch = 0; batch < failed; batch++) assert.equal(loaded.states[batch], BatchState.accepted, `batch ${batch}`);
+      assert.equal(loaded.states[failed], BatchState.none);
+    } finally {
+      execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+    }
+  });
+});
