@@ -108,6 +108,33 @@ test('msgr sandbox -q prints only the URL', async () => {
   assert.equal(sbx.stdout(), `${sbx.url}\n`);
 });
 
+for (const [how, stop] of [
+  ['three SIGTERMs 10 ms apart', async (c: ChildProcessWithoutNullStreams): Promise<void> => {
+    for (let i = 0; i < 3; i++) {
+      c.kill('SIGTERM');
+      await new Promise((r) => setTimeout(r, 10));
+    }
+  }],
+  ['SIGHUP after the reader closed stdout and stderr', async (c: ChildProcessWithoutNullStreams): Promise<void> => {
+    c.stdout.destroy();
+    c.stderr.destroy();
+    c.kill('SIGHUP');
+    await Promise.resolve();
+  }],
+] as const) {
+  test(`msgr sandbox stopped by ${how}: the request in flight is answered, then exit 0`, async () => {
+    const record = join(tempDir(), 'sent.jsonl');
+    const sbx = await startCli(['--latency', '700', '--record', record]);
+    const answer = post(sbx.url, request, 'any');
+    // The request is in, waiting out its latency.
+    await new Promise((r) => setTimeout(r, 300));
+    await stop(sbx.child);
+    assert.equal((await answer).status, 202);
+    assert.equal(await sbx.exit, 0);
+    assert.equal(readFileSync(record, 'utf8').split('\n').filter(Boolean).length, 1);
+  });
+}
+
 test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async () => {
   const cases: Array<[string[], RegExp]> = [
     [['--port', '70000'], /--port/],
