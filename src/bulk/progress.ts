@@ -136,6 +136,11 @@ export function logLine(s: ProgressStats, seconds: number): string {
   return `progress: ${fmt(s.done - s.failed)} accepted, ${fmt(s.failed)} failed, ${fmt(s.inFlight)} in flight, ${fmt(left)} left, ${fmt(Math.round(rate))}/s, ETA ${eta}${note}`;
 }
 
+/** Bytes for people, rounded up (it says how much room to make): `740 KB`, `2.4 MB`. */
+export function formatBytes(n: number): string {
+  return n >= 1e6 ? `${(Math.ceil(n / 1e5) / 10).toFixed(1)} MB` : `${Math.max(1, Math.ceil(n / 1e3))} KB`;
+}
+
 export function fmt(n: number): string {
   return n.toLocaleString('en-US');
 }

@@ -3,14 +3,14 @@
 // a file first, so it can be read twice and resumed), and the checks that a resumed run sends
 // exactly what it started with (docs/bulk.md: Nothing lost, nothing sent twice). The journal's
 // format is bulk/journal.ts.
-import { closeSync, existsSync, mkdtempSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
-import { BatchState, Journal, JournalError, loadJournal, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
+import { BatchState, Journal, JournalError, loadJournal, RESERVE_BYTES, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
 import { acquireLock } from './lock.js';
 import { metaMap } from './message.js';
 import type { PreflightResult } from './preflight.js';
@@ -199,8 +199,18 @@ async function spoolStdin(ctx: Context, path: string): Promise<void> {
     throw new UsageError('send-bulk -: stdin is a terminal', { hint: 'Pipe the CSV in: `cat recipients.csv | msgr send-bulk - ...`, or give the file name.' });
   }
   const fd = openSync(path, 'w', 0o600);
+  // A stop while a writer is slow to finish must not wait for it: nothing has been sent.
+  const stopped = new Promise<'stopped'>((resolve) => {
+    if (ctx.interrupt.aborted) resolve('stopped');
+    else ctx.interrupt.addEventListener('abort', () => resolve('stopped'), { once: true });
+  });
+  const chunks = ctx.stdin[Symbol.asyncIterator]();
   try {
-    for await (const chunk of ctx.stdin) {
+    for (;;) {
+      const next = await Promise.race([chunks.next(), stopped]);
+      if (next === 'stopped') throw new InterruptedError('interrupted while reading stdin; nothing was sent', { hint: 'Run the same command again.' });
+      if (next.done === true) break;
+      const chunk: Buffer | string = next.value;
       const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
@@ -208,6 +218,24 @@ async function spoolStdin(ctx: Context, path: string): Promise<void> {
   } finally {
     closeSync(fd);
   }
+}
+
+/** A journal line, generously: what each batch still to send adds to the journal, twice. */
+const JOURNAL_LINE_BYTES = 400;
+
+/**
+ * The room a resume needs beside the journal: its reserve, the spool its preflight writes again
+ * (this run's, or the input's size when there is none to measure) and the lines still to come.
+ */
+export function spaceToResume(journalPath: string, inputBytes: number, batchesLeft: number): number {
+  let spool = 0;
+  try {
+    const prefix = `${basename(journalPath)}.spool`;
+    for (const name of readdirSync(dirname(journalPath))) if (name.startsWith(prefix)) spool += statSync(join(dirname(journalPath), name)).size;
+  } catch {
+    // Measured below from the input instead.
+  }
+  return RESERVE_BYTES + Math.max(spool, inputBytes) + batchesLeft * 2 * JOURNAL_LINE_BYTES;
 }
 
 /** The flags a resumed run may repeat, but not change: they decide what it sends. */

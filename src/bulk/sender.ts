@@ -6,11 +6,15 @@
 // - five batches in a row without an answer (in doubt or not sent) stop the run;
 // - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
-// - report lines come out in input order, whatever order the answers come in.
-// Why: docs/bulk.md: Sending, and Nothing lost, nothing sent twice.
+// - report lines come out in input order, whatever order the answers come in;
+// - a stop (Ctrl-C, SIGTERM, SIGHUP, a full disk) sends no new batch, drops retries not yet
+//   started, and waits for the answers in flight: a local cause never leaves a batch in doubt.
+// Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
+import { dirname } from 'node:path';
 import type { MessagesClient } from '../http/client.js';
 import type { Outcome } from '../http/outcome.js';
-import { BatchState, type BatchOutcome, type Journal } from './journal.js';
+import { stopName } from '../output/ui.js';
+import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type Journal } from './journal.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress } from './progress.js';
@@ -23,13 +27,16 @@ export const MAX_CONSECUTIVE_FAILURES = 5;
 /** Requests in flight unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
-export type StopReason = 'interrupted' | 'auth' | 'failing';
+/** disk-full: a journal line (or the report) found no room; journal: it could not be written. */
+export type StopReason = 'interrupted' | 'auth' | 'failing' | 'disk-full' | 'journal';
 
 /** What the sender needs of the journal: a record before a request leaves, one after. */
 export type SenderJournal = Pick<Journal, 'startedDurably' | 'done'>;
 
 /** What the sender needs of the report: one row at a time, in input order. */
 export interface SenderReport {
+  /** Where it is written (messages about a full disk name its folder). */
+  readonly path?: string;
   write(row: ReportRow): void;
 }
 
@@ -98,6 +105,10 @@ export interface SendResult {
   authStatus?: number;
   authMessage?: string;
   lastFailure?: string;
+  /** The folder that ran out of space (stopped: disk-full). */
+  fullFolder?: string;
+  /** Why the journal could not be written (stopped: journal). */
+  journalError?: string;
   throttled: number;
 }
 
@@ -119,6 +130,8 @@ export class Sender {
   #failed = 0;
   #lastThrottleNote = 0;
   #warmedUp = false;
+  /** Aborted when the run stops for any reason: retries not yet started are dropped. */
+  readonly #stopRetries = new AbortController();
   readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
 
   constructor(parts: SenderParts) {
@@ -173,9 +186,9 @@ export class Sender {
     });
     const onAbort = (): void => {
       if (this.#stopped === undefined) {
-        this.#stopped = 'interrupted';
+        this.#stop('interrupted');
         const n = this.#inFlight.size;
-        this.#progress.log(`interrupted: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; Ctrl-C again to quit at once (the journal stays consistent)`);
+        this.#progress.log(`${stopName(signal.reason)}: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; Ctrl-C again to quit at once (the journal stays consistent)`);
       }
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -301,6 +314,10 @@ export class Sender {
         return 'not sent: the API refused the key or the account';
       case 'failing':
         return 'not sent: the run stopped after repeated failures';
+      case 'disk-full':
+        return 'not sent: the disk is full';
+      case 'journal':
+        return 'not sent: the journal could not be written';
       default:
         return 'not sent';
     }
@@ -321,11 +338,17 @@ export class Sender {
     const count = b.count;
     const body = this.#cfg.frame.prefix + b.entries.join(',') + this.#cfg.frame.suffix;
     b.entries = [];
-    let outcome: Outcome;
     try {
       // On disk before the request leaves: a crash after this point leaves the batch in doubt.
       await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key });
-      outcome = await client.sendRaw(body, { idempotencyKey: key });
+    } catch (err) {
+      // Not written, so not sent, and nothing after it is: a local cause, never doubt.
+      this.#notWritten(b, err);
+      return;
+    }
+    let outcome: Outcome;
+    try {
+      outcome = await client.sendRaw(body, { idempotencyKey: key, stopRetries: this.#stopRetries.signal });
     } catch (err) {
       outcome = { kind: 'unknown', message: err instanceof Error ? err.message : String(err), attempts: 1 };
     }
@@ -391,6 +414,28 @@ export class Sender {
     this.#progress.update(this.#stats());
   }
 
+  /** The batch's "send" line could not be written: it stays unsent and the run stops. */
+  #notWritten(b: Batch, err: unknown): void {
+    const first = this.#stopped === undefined;
+    if (err instanceof DiskFullError) {
+      this.#result.fullFolder ??= err.folder;
+      this.#stop('disk-full');
+      b.error = 'not sent: the disk is full';
+    } else {
+      this.#result.journalError ??= err instanceof Error ? err.message : String(err);
+      this.#stop('journal');
+      b.error = 'not sent: the journal could not be written';
+    }
+    b.outcome = 'not-sent';
+    if (first) {
+      const n = this.#inFlight.size - 1;
+      this.#progress.log(`${err instanceof DiskFullError ? `no space left in ${err.folder}` : `the journal could not be written (${this.#result.journalError ?? ''})`}: sending no new batches${n > 0 ? `, recording the answers of ${n} in flight` : ''}`);
+    }
+    this.#window.release();
+    this.#complete(b);
+    this.#progress.update(this.#stats());
+  }
+
   #failure(text: string): void {
     this.#result.lastFailure = text;
     this.#consecutiveFailures++;
@@ -399,6 +444,7 @@ export class Sender {
 
   #stop(reason: StopReason): void {
     if (this.#stopped === undefined) this.#stopped = reason;
+    this.#stopRetries.abort();
   }
 
   #stats(): { done: number; total: number; failed: number; inFlight: number; note?: string } {
@@ -406,8 +452,28 @@ export class Sender {
     return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight: this.#inFlight.size, ...(paused > 0 ? { note: `paused ${formatDuration(paused / 1000)} (429)` } : {}) };
   }
 
-  /** Report lines go out in input order: a finished batch waits for the ones before it. */
+  /**
+   * Report lines go out in input order: a finished batch waits for the ones before it. A report
+   * that finds no room stops the run like the journal would; the journal still has every
+   * outcome, so the lines the report lacks are only the report's loss.
+   */
   #complete(b: Batch): void {
+    if (this.#report === undefined || this.#reportFull) return;
+    try {
+      this.#completeRows(b);
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      this.#reportFull = true;
+      const folder = this.#report.path !== undefined ? dirname(this.#report.path) : 'the report\'s folder';
+      this.#result.fullFolder ??= folder;
+      if (this.#stopped === undefined) this.#progress.log(`no space left in ${folder} for the report: sending no new batches`);
+      this.#stop('disk-full');
+    }
+  }
+
+  #reportFull = false;
+
+  #completeRows(b: Batch): void {
     if (this.#report === undefined) return;
     this.#completed.set(b.seq, b);
     for (let next = this.#completed.get(this.#nextReportSeq); next !== undefined; next = this.#completed.get(this.#nextReportSeq)) {

@@ -8,20 +8,21 @@
 // rebuilds the same batches (same bodies, same Idempotency-Keys) from the same file, and skips
 // the ones the journal says are done (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
 import { rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
+import { DiskReserve, isNoSpace } from '../../bulk/journal.js';
 import { resolveSettings, type Resolved } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
 import { messageText, requestFrame } from '../../bulk/message.js';
 import { planRun, settledShape } from '../../bulk/plan.js';
 import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
-import { createProgress, fmt } from '../../bulk/progress.js';
+import { createProgress, fmt, formatBytes } from '../../bulk/progress.js';
 import { reportFormat, ReportWriter } from '../../bulk/report.js';
-import { checkSamePreflight, openInput, openJournal, openRunState } from '../../bulk/run-state.js';
+import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
 import { analyseText } from '../../bulk/segments.js';
 import { Sender } from '../../bulk/sender.js';
 import { buildResumeCommand, invalidRowsError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
@@ -35,8 +36,14 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   // First Ctrl-C: finish what is in flight and write everything down.
   ctx.enableGracefulInterrupt();
   const cleanups: Array<() => void> = [];
+  const where: Where = {};
   try {
-    await run(ctx, opts, ui, (fn) => cleanups.push(fn));
+    await run(ctx, opts, ui, (fn) => cleanups.push(fn), where);
+  } catch (err) {
+    // A full disk wherever it was met (the spool, the journal's header, the reserve, the
+    // report): an environment error that stops the run, never a stack trace.
+    if (isNoSpace(err) && where.folder !== undefined) throw noSpaceError(where);
+    throw err;
   } finally {
     for (const fn of cleanups.reverse()) {
       try {
@@ -48,10 +55,26 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   }
 }
 
+/** What a full disk's message needs, as far as the run got. */
+interface Where {
+  folder?: string;
+  inputBytes?: number;
+  /** Set once a journal exists: the run is then resumed, not started again. */
+  resume?: string;
+}
+
+function noSpaceError(w: Where): InterruptedError {
+  const folder = w.folder ?? '?';
+  const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
+  return new InterruptedError(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
+    hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
+  });
+}
+
 const interrupted = (): InterruptedError =>
   new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
 
-async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void): Promise<void> {
+async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where): Promise<void> {
   const checkpoint = (): void => {
     if (ctx.interrupt.aborted) throw interrupted();
   };
@@ -63,6 +86,16 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
 
   const state = await openRunState(ctx, ui, opts, defer);
   const { runId, journalPath, previous } = state;
+  where.folder = dirname(journalPath);
+  if (previous !== undefined) where.resume = buildResumeCommand(opts, state.fileAbs, previous.header.input.stdin, journalPath);
+  // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
+  // Taken before the preflight: a disk too full for it stops the run before any work.
+  let reserve: DiskReserve | undefined;
+  if (!opts.dryRun) {
+    const r = DiskReserve.take(`${journalPath}.reserve`);
+    reserve = r;
+    defer(() => r.release());
+  }
   // Opened now, under the lock, so a bad path fails before anything else and before a journal
   // exists; a dry run writes one only when the preflight stops it.
   const reportPath = opts.report !== undefined ? resolve(ctx.cwd, opts.report) : undefined;
@@ -76,6 +109,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     }
   }
   const input = await openInput(ctx, opts, state, defer);
+  where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
 
   // Where to send: resolved before the preflight, so a missing key or base URL fails at once
@@ -145,6 +179,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (opts.caFile !== undefined) readCaFile(opts.caFile);
   const journal = openJournal(ctx, state, input, shape, message, pre);
   defer(() => journal.close());
+  if (reserve !== undefined) journal.useReserve(reserve);
+  where.resume = buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath);
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   const client = createClient({
@@ -186,6 +222,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   });
   const t0 = performance.now();
   await sender.sendAll(spool);
+  // Answers that found no room even in the reserve: written as soon as there is some.
+  await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));
   progress.stop();
   report?.close();
   const seconds = (performance.now() - t0) / 1000;
@@ -197,7 +235,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
-  const err = summaryError(summary, r, { reportPath: report?.path, clean });
+  const err = summaryError(summary, r, { reportPath: report?.path, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
 }

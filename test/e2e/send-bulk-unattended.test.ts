@@ -1,0 +1,287 @@
+// Unattended runs end to end (README "Running unattended"): the built CLI against the scripted
+// test server with a latency, stopped the ways supervisors stop it (GNU timeout, repeated
+// SIGTERM, SIGHUP with the terminal gone, a full disk) and then resumed. What counts is what the
+// server received: every recipient accepted exactly once, and nothing left in doubt.
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'unattended-key-5678';
+const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+  server.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
+});
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+function env(config: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+/** n distinct valid UK mobile numbers in a CSV. */
+function numbersCsv(n: number): { path: string; numbers: string[] } {
+  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
+  const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
+  writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
+  return { path, numbers };
+}
+
+interface Started {
+  child: ReturnType<typeof spawn>;
+  done: Promise<RunResult & { at: number }>;
+}
+
+function start(command: string, args: string[], e: Record<string, string>): Started {
+  const child = spawn(command, args, { cwd: ROOT, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  const done = new Promise<RunResult & { at: number }>((resolve) =>
+    child.on('exit', (code, signal) => {
+      clearTimeout(killer);
+      // 'exit' comes before the pipes are drained; what was written is read by then on loopback.
+      setTimeout(() => resolve({ code, signal, stdout, stderr, at: Date.now() }), 50);
+    }),
+  );
+  return { child, done };
+}
+
+function startBulk(args: string[], e: Record<string, string>): Started {
+  return start(process.execPath, [BIN, 'send-bulk', ...args], e);
+}
+
+/** Waits until the server has received n requests (their answers still to come). */
+async function requestsArrived(n: number): Promise<void> {
+  for (let waited = 0; server.requests.length < n && waited < 20_000; waited += 10) await sleep(10);
+  assert.ok(server.requests.length >= n, `only ${server.requests.length} requests arrived`);
+}
+
+/** Every recipient, once per request the server received. */
+function received(): string[] {
+  return server.requests.flatMap((r) => ((r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? []).map((x) => x.msisdn));
+}
+
+function assertExactlyOnce(got: string[], expected: string[]): void {
+  const seen = new Set<string>();
+  const twice = got.filter((m) => (seen.has(m) ? true : (seen.add(m), false)));
+  assert.deepEqual(twice, [], 'a recipient was sent twice');
+  assert.equal(got.length, expected.length, 'recipients missing');
+  assert.deepEqual([...got].sort(), [...expected].sort());
+}
+
+function assertNoStack(r: RunResult): void {
+  assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
+  assert.doesNotMatch(r.stderr, /internal error|bug in msgr/);
+}
+
+interface Summary {
+  accepted: number;
+  acceptedEarlier: number;
+  inDoubt: number;
+  notSent: number;
+  exitCode: number;
+}
+
+/** The --resume that must finish the run: exit 0, nothing in doubt, every row accepted. */
+async function resumeCleanly(path: string, config: string, total: number): Promise<Summary> {
+  const r = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
+  assert.equal(r.code, 0, r.stderr);
+  const doc = JSON.parse(r.stdout) as Summary;
+  assert.equal(doc.inDoubt, 0);
+  assert.equal(doc.accepted, total);
+  assert.ok(doc.acceptedEarlier > 0, 'the first run accepted nothing');
+  assert.ok(doc.acceptedEarlier < total, 'the first run was not stopped before the end');
+  return doc;
+}
+
+describe('stopping an unattended run, then --resume', () => {
+  test('GNU timeout without --foreground (SIGTERM to msgr, then to its process group): exit 124, and the resume sends the rest once', async () => {
+    const { path, numbers } = numbersCsv(4000);
+    const config = tempDir();
+    const run = start('timeout', ['2', process.execPath, BIN, 'send-bulk', path, ...MSG, '--batch-size', '50'], env(config));
+    const r = await run.done;
+    // 124 is timeout's own "it timed out"; msgr itself ended with 130 after draining.
+    assert.equal(r.code, 124, r.stderr);
+    assert.match(r.stderr, /SIGTERM received: sending no new batches/);
+    assert.match(r.stderr, /error: interrupted: [\d,]+ of 4,000 recipients accepted/);
+    assert.match(r.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+    assert.doesNotMatch(r.stderr, /in doubt|msgr: interrupted/);
+    assertNoStack(r);
+    await resumeCleanly(path, config, numbers.length);
+    assertExactlyOnce(received(), numbers);
+  });
+
+  test('three SIGTERMs 10 ms apart drain like one: exit 130, nothing in doubt', async () => {
+    const { path, numbers } = numbersCsv(2000);
+    const config = tempDir();
+    const run = startBulk([path, ...MSG, '--batch-size', '50'], env(config));
+    await requestsArrived(6);
+    for (let i = 0; i < 3; i++) {
+      run.child.kill('SIGTERM');
+      await sleep(10);
+    }
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.match(r.stderr, /SIGTERM received: sending no new batches, waiting for \d+ in flight/);
+    assert.match(r.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+    assert.doesNotMatch(r.stderr, /in doubt|msgr: interrupted/);
+    assertNoStack(r);
+    await resumeCleanly(path, config, numbers.length);
+    assertExactlyOnce(received(), numbers);
+  });
+
+  test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
+    const { path, numbers } = numbersCsv(2000);
+    const config = tempDir();
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--json'], env(config));
+    await requestsArrived(6);
+    run.child.stdout?.destroy();
+    run.child.stderr?.destroy();
+    run.child.kill('SIGHUP');
+    const r = await run.done;
+    assert.equal(r.signal, null, 'killed by the signal');
+    assert.equal(r.code, 130);
+    await resumeCleanly(path, config, numbers.length);
+    assertExactlyOnce(received(), numbers);
+  });
+
+  test('a second Ctrl-C still quits at once (exit 130 within a second); the batches it cut off are in doubt and are completed by --resend-in-doubt', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
+    const { path, numbers } = numbersCsv(400);
+    const config = tempDir();
+    const run = startBulk([path, ...MSG, '--batch-size', '20', '--json'], env(config));
+    await requestsArrived(4);
+    run.child.kill('SIGINT');
+    await sleep(250);
+    const second = Date.now();
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    assert.ok(r.at - second < 1_000, `exited ${r.at - second} ms after the second Ctrl-C`);
+    assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
+    assert.match(r.stderr, /msgr: interrupted/);
+    // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
+    const listed = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
+    assert.equal(listed.code, 7, listed.stderr);
+    assert.ok((JSON.parse(listed.stdout) as Summary).inDoubt > 0);
+    const resent = await runCli(['send-bulk', path, '--resume', '--resend-in-doubt', '--json'], { env: env(config), timeoutMs: 60_000 });
+    assert.equal(resent.code, 0, resent.stderr);
+    assert.equal((JSON.parse(resent.stdout) as Summary).inDoubt, 0);
+    // The API processes an Idempotency-Key once: count each key's recipients once.
+    const byKey = new Map<string, string[]>();
+    for (const q of server.requests) {
+      const key = String(q.headers['idempotency-key']);
+      if (!byKey.has(key)) byKey.set(key, ((q.json as { recipients: Array<{ msisdn: string }> }).recipients).map((x) => x.msisdn));
+    }
+    assertExactlyOnce([...byKey.values()].flat(), numbers);
+  });
+});
+
+describe('a full disk mid-run', () => {
+  test('a 16 MB tmpfs filled while batches are in flight: exit 130 naming the folder and the space needed; --resume after freeing space exits 0 with nothing in doubt', async (t) => {
+    const mount = tempDir('msgr-tmpfs-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mount], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN); the disk-full path is not tested');
+      return;
+    }
+    try {
+      const { path, numbers } = numbersCsv(3000);
+      const config = join(mount, 'state');
+      mkdirSync(config);
+      const run = startBulk([path, ...MSG, '--batch-size', '50'], env(config));
+      await requestsArrived(6);
+      // Fill every byte left, while 4 requests are waiting for their answers.
+      const filler = join(mount, 'filler');
+      const fd = openSync(filler, 'w');
+      const chunk = Buffer.alloc(64 * 1024, 1);
+      try {
+        for (;;) writeSync(fd, chunk);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        closeSync(fd);
+      }
+      const small = Buffer.alloc(512, 1);
+      const fd2 = openSync(join(mount, 'filler2'), 'w');
+      try {
+        for (;;) writeSync(fd2, small);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        closeSync(fd2);
+      }
+      const r = await run.done;
+      assert.equal(r.code, 130, r.stderr);
+      const runDir = join(config, 'runs', readdirSync(join(config, 'runs'))[0] ?? '');
+      assert.match(r.stderr, new RegExp(`no space left in ${runDir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.match(r.stderr, /sending no new batches, recording the answers of \d+ in flight/);
+      assert.match(r.stderr, /sending stopped with [\d,]+ of 3,000 recipients accepted, none in doubt; free at least [\d.]+ [KM]B there, then resume/);
+      assert.match(r.stderr, /Resume with: msgr send-bulk \S+ --resume/);
+      assert.doesNotMatch(r.stderr, /[\d,]+ in doubt|in doubt:/);
+      assertNoStack(r);
+      // Still full: the resume refuses before sending anything, and says what to free.
+      const sentBefore = server.requests.length;
+      const refused = await runCli(['send-bulk', path, '--resume'], { env: env(config), timeoutMs: 60_000 });
+      assert.notEqual(refused.code, 0);
+      assert.match(refused.stderr, /no space left in /);
+      assertNoStack(refused);
+      assert.equal(server.requests.length, sentBefore);
+      rmSync(filler);
+      rmSync(join(mount, 'filler2'));
+      await resumeCleanly(path, config, numbers.length);
+      assertExactlyOnce(received(), numbers);
+    } finally {
+      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+    }
+  });
+});
+
+describe('progress for a log', () => {
+  const LINE = /^progress: [\d,]+ accepted, [\d,]+ failed, \d+ in flight, [\d,]+ left, [\d,]+\/s, ETA (\d+:\d\d|unknown)$/;
+  const LINES = new RegExp(LINE.source, 'gm');
+
+  test('--progress-every 1s on a non-terminal stderr: a plain line per second, even with -q', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
+    const { path } = numbersCsv(1600);
+    const r = await runCli(['send-bulk', path, ...MSG, '--batch-size', '50', '--progress-every', '1s', '-q'], { env: env(tempDir()), timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.match(LINES) ?? [];
+    assert.ok(lines.length >= 2, `progress lines: ${JSON.stringify(r.stderr)}`);
+    // -q keeps everything else out.
+    assert.equal(r.stderr.split('\n').filter((l) => l !== '' && !LINE.test(l)).length, 0, r.stderr);
+  });
+
+  test('without --progress-every, nothing periodic: the preflight and the summary only', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
+    const { path } = numbersCsv(1600);
+    const r = await runCli(['send-bulk', path, ...MSG, '--batch-size', '50'], { env: env(tempDir()), timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /progress:/);
+    assert.ok(r.stderr.trim().split('\n').length <= 6, r.stderr);
+  });
+
+  test('--progress-every refuses what is not a duration, naming the flag (exit 2)', async () => {
+    const { path } = numbersCsv(3);
+    const r = await runCli(['send-bulk', path, ...MSG, '--progress-every', '10'], { env: env(tempDir()) });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--progress-every: "10" is not a duration from 1s to 24h/);
+    assert.equal(server.requests.length, 0);
+  });
+});
