@@ -4,7 +4,7 @@
 // server received: every recipient accepted exactly once, and nothing left in doubt.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
@@ -156,6 +156,29 @@ describe('stopping an unattended run, then --resume', () => {
     const r = await run.done;
     assert.equal(r.signal, null, 'killed by the signal');
     assert.equal(r.code, 130);
+    await resumeCleanly(path, config, numbers.length);
+    assertExactlyOnce(received(), numbers);
+  });
+
+  test('a terminal that hangs up (script(1)\'s pseudo-terminal closed, as when ssh drops): SIGHUP and EIO, nothing in doubt', async (t) => {
+    try {
+      execFileSync('script', ['--version'], { stdio: 'ignore' });
+    } catch {
+      t.skip('script(1) is not installed: no pseudo-terminal to hang up');
+      return;
+    }
+    const { path, numbers } = numbersCsv(2000);
+    const config = tempDir();
+    const command = [process.execPath, BIN, 'send-bulk', path, ...MSG, '--batch-size', '50'].map((a) => `'${a}'`).join(' ');
+    const run = start('script', ['-qfc', command, '/dev/null'], env(config, { TERM: 'xterm' }));
+    await requestsArrived(6);
+    // The terminal's other side goes away: the kernel hangs up msgr's terminal.
+    run.child.kill('SIGKILL');
+    await run.done;
+    // msgr outlives its terminal until it has drained; the lock is gone once it has.
+    const lock = join(config, 'runs', readdirSync(join(config, 'runs'))[0] ?? '', 'journal.jsonl.lock');
+    for (let waited = 0; existsSync(lock) && waited < 20_000; waited += 50) await sleep(50);
+    assert.equal(existsSync(lock), false, 'msgr is still running');
     await resumeCleanly(path, config, numbers.length);
     assertExactlyOnce(received(), numbers);
   });
