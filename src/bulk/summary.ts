@@ -97,7 +97,7 @@ export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel:
  * The error a finished send pass ends with, its --json document the summary with the error's
  * exit code; undefined when every recipient was accepted.
  */
-export function summaryError(summary: SentSummary, r: SendResult, o: { reportPath: string | undefined; clean: (text: string) => string; spaceNeeded: number }): MsgrError | undefined {
+export function summaryError(summary: SentSummary, r: SendResult, o: { reportPath: string | undefined; clean: (text: string) => string; spaceNeeded?: number | undefined }): MsgrError | undefined {
   const toSend = summary.toSend;
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
@@ -118,7 +118,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
   if (r.stopped === 'disk-full' || r.stopped === 'journal') {
     const where = r.stopped === 'disk-full' ? `no space left in ${r.fullFolder ?? '?'}` : `the journal could not be written (${o.clean(r.journalError ?? '?')})`;
     const doubt = r.inDoubt === 0 ? ', none in doubt' : '';
-    const next = r.stopped === 'disk-full' ? `free at least ${formatBytes(o.spaceNeeded)} there, then resume` : 'fix that, then resume';
+    const next = r.stopped === 'disk-full' ? `free ${o.spaceNeeded !== undefined ? `at least ${formatBytes(o.spaceNeeded)}` : 'some space'} there, then resume` : 'fix that, then resume';
     return new InterruptedError(`${where}: sending stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${doubt}; ${next}`, {
       ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
       jsonFor,

@@ -8,12 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BatchState, DiskFullError, DiskReserve, Journal, loadJournal, type RunHeader } from '../../src/bulk/journal.js';
-import { Gate, Window } from '../../src/bulk/limiter.js';
-import { logLine, type Progress } from '../../src/bulk/progress.js';
-import { Sender, type SenderJournal } from '../../src/bulk/sender.js';
-import type { SpoolSource } from '../../src/bulk/spool.js';
-import type { MessagesClient } from '../../src/http/client.js';
-import type { Outcome } from '../../src/http/outcome.js';
+import { logLine } from '../../src/bulk/progress.js';
 import { parseEvery } from '../../src/commands/send-bulk/options.js';
 import { UsageError } from '../../src/errors.js';
 import { SAME_SIGNAL_MS, signalAction } from '../../src/main.js';
@@ -147,87 +142,5 @@ describe('the journal on a full disk', () => {
     } finally {
       execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
     }
-  });
-});
-
-describe('the sender when the journal cannot write', () => {
-  /** Ten batches of two; the journal refuses "send" lines from batch `fullFrom` on. */
-  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController): Promise<{ sent: number[]; done: Array<[number, string]>; result: ReturnType<Sender['result']>; logs: string[] }> {
-    const sent: number[] = [];
-    const done: Array<[number, string]> = [];
-    const logs: string[] = [];
-    const journal: SenderJournal = {
-      startedDurably: async (rec) => {
-        await Promise.resolve();
-        const err = fail(rec.batch);
-        if (err !== undefined) throw err;
-      },
-      done: (rec) => void done.push([rec.batch, rec.outcome]),
-    };
-    const client: MessagesClient = {
-      send: () => Promise.reject(new Error('unused')),
-      sendRaw: async (json) => {
-        const first = (JSON.parse(json) as { recipients: Array<{ n: number }> }).recipients[0]?.n ?? -1;
-        sent.push(first / 2);
-        await new Promise((r) => setTimeout(r, 30));
-        return { kind: 'accepted', status: 202, body: undefined, text: '', attempts: 1 } satisfies Outcome;
-      },
-      close: () => Promise.resolve(),
-    };
-    const progress: Progress = { update: () => undefined, log: (l) => void logs.push(l), stop: () => undefined };
-    const spool: SpoolSource = async (onLine, afterChunk) => {
-      for (let i = 0; i < 20; i++) {
-        onLine('S', i + 2, `+4479111${String(i).padStart(5, '0')}`, JSON.stringify({ n: i }));
-        if (i % 4 === 3) await afterChunk?.();
-      }
-    };
-    const sender = new Sender({
-      runId: 'r',
-      journal,
-      states: undefined,
-      frame: { prefix: '{"recipients":[', suffix: ']}' },
-      batchSize: 2,
-      toSend: 20,
-      resendInDoubt: false,
-      window: new Window(3),
-      limiter: undefined,
-      gate: new Gate(),
-      report: undefined,
-      progress,
-      client,
-      signal: (interrupt ?? new AbortController()).signal,
-      debug: () => undefined,
-    });
-    await sender.sendAll(spool);
-    return { sent, done, result: sender.result(), logs };
-  }
-
-  test('a full disk: the refused batch and every later one stay unsent, those in flight are answered and recorded, nothing in doubt', async () => {
-    const r = await run((batch) => (batch >= 4 ? new DiskFullError('/state/runs/x') : undefined));
-    assert.deepEqual([...r.sent].sort(), [0, 1, 2, 3]);
-    assert.deepEqual(r.done.map(([b, o]) => `${b}:${o}`).sort(), ['0:accepted', '1:accepted', '2:accepted', '3:accepted']);
-    assert.equal(r.result.stopped, 'disk-full');
-    assert.equal(r.result.fullFolder, '/state/runs/x');
-    assert.equal(r.result.inDoubt, 0);
-    assert.equal(r.result.accepted, 8);
-    assert.equal(r.result.notSent, 12);
-    assert.ok(r.logs.some((l) => l.startsWith('no space left in /state/runs/x: sending no new batches')), r.logs.join('\n'));
-  });
-
-  test('any other journal failure: not sent, not in doubt, and the run stops', async () => {
-    const r = await run((batch) => (batch === 1 ? Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' }) : undefined));
-    assert.equal(r.result.stopped, 'journal');
-    assert.equal(r.result.inDoubt, 0);
-    assert.ok(!r.sent.includes(1));
-    assert.match(r.result.journalError ?? '', /EIO/);
-  });
-
-  test('a stop by SIGTERM is named as such', async () => {
-    const c = new AbortController();
-    c.abort('SIGTERM');
-    const r = await run(() => undefined, c);
-    assert.deepEqual(r.sent, []);
-    assert.equal(r.result.stopped, 'interrupted');
-    assert.match(r.logs[0] ?? '', /^SIGTERM received: sending no new batches/);
   });
 });
