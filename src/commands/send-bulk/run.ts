@@ -14,6 +14,7 @@ import { InterruptedError } from '../../errors.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { DiskReserve, isNoSpace } from '../../bulk/journal.js';
+import { stateDir } from '../../bulk/state.js';
 import { resolveSettings, type Resolved } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
@@ -42,7 +43,12 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   } catch (err) {
     // A full disk wherever it was met (the spool, the journal's header, the reserve, the
     // report): an environment error that stops the run, never a stack trace.
-    if (isNoSpace(err) && where.folder !== undefined) throw noSpaceError(where);
+    if (isNoSpace(err)) {
+      // Before the run's folder is known, the file that failed says where (the lock, a folder).
+      const path = (err as NodeJS.ErrnoException).path;
+      where.folder ??= path !== undefined ? dirname(path) : stateDir(ctx.env, ctx.cwd);
+      throw noSpaceError(where);
+    }
     throw err;
   } finally {
     for (const fn of cleanups.reverse()) {
