@@ -3,9 +3,10 @@
 // file from the file alone. The state dir is MSGR_CONFIG_DIR when set (tests, containers), else
 // the OS's per-user state folder. Folders are 0700: journals name files and hold message text.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
 
 export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
   const override = env.MSGR_CONFIG_DIR;
@@ -31,8 +32,43 @@ export function stdinRunDir(state: string, runId: string): string {
   return join(state, 'runs', `stdin-${runId}`);
 }
 
+/**
+ * Creates a folder and its missing parents, one level at a time. Not mkdirSync's `recursive`:
+ * on a path that cannot exist (under /proc, say) it never returns, at full CPU and deaf to
+ * signals. A folder that cannot be made is a bad path given to msgr: exit 2, naming it.
+ */
 export function ensureDir(dir: string): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+    return;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' && isDir(dir)) return;
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw cannotCreate(dir, code);
+  }
+  ensureDir(dirname(dir));
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // EEXIST: made meanwhile by another run.
+    if (code !== 'EEXIST' || !isDir(dir)) throw cannotCreate(dir, code);
+  }
+}
+
+function isDir(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function cannotCreate(dir: string, code: string | undefined): UsageError {
+  const why = code === 'EEXIST' ? 'a file of that name is in the way' : (code ?? 'unknown error');
+  return new UsageError(`cannot create the folder ${dir} (${why})`, {
+    hint: 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',
+  });
 }
 
 export function ensureParent(file: string): void {
