@@ -1,10 +1,12 @@
 // The installed layout that bin/msgr.js loads (scripts/build.mjs): the bundle, vendor bundles
-// loaded on first use, and V8 code caches that must never be able to break a run.
+// loaded on first use, and V8 code caches (bin/code-cache.cjs) that must never be able to break a
+// run.
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import assert from 'node:assert/strict';
 import { ROOT, cleanEnv, tempDir } from '../support/cli.js';
 
@@ -22,29 +24,31 @@ function run(dir: string, args: string[]): { code: number | null; stdout: string
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** bin/msgr.js uses Node's compile cache where there is one, and its own caches only on Node 20. */
-function nodeKeepsItsOwnCache(): boolean {
-  return typeof (createRequire(import.meta.url)('node:module') as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-}
+/** Whether the build makes V8 code caches on this Node (scripts/build/tricks.mjs). */
+const { TRICKS } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build', 'tricks.mjs')).href)) as { TRICKS: Record<string, boolean> };
+const buildMakesCaches = TRICKS['code-cache'] === true;
 
-/** bin/msgr.js's name for an install folder in cache file names (FNV-1a of its dist path). */
+/** The folder bin/msgr.js reads this V8's caches from; it uses bin/code-cache.cjs only when it exists. */
+const cacheDirOf = (dir: string): string => join(dir, 'dist', 'cache', `v8-${process.versions.v8}`);
+
+/** bin/code-cache.cjs's name for an install folder in cache file names (FNV-1a of its dist path). */
 function whereHash(dist: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < dist.length; i++) h = Math.imul(h ^ dist.charCodeAt(i), 0x01000193) >>> 0;
   return h.toString(16);
 }
 
-/** The cache file bin/msgr.js reads for a bundle of the install in `dir` (on Node 20). */
+/** The cache file bin/code-cache.cjs reads for a bundle of the install in `dir`. */
 function cacheName(dir: string, bundle: string): string {
   const id = /^\/\/# msgr-build ([0-9a-f]+)\n/.exec(readFileSync(join(dir, 'dist', bundle), 'utf8'))?.[1] ?? 'none';
-  return `${bundle.replace('/', '_')}.${id}.${whereHash(join(dir, 'dist'))}.v8-${process.versions.v8}.bin`;
+  return `${bundle.replace('/', '_')}.${id}.${whereHash(join(dir, 'dist'))}.bin`;
 }
 
 test('code caches that do not fit (garbage, truncated) are ignored: the commands still work', () => {
   const dir = copyInstall();
-  const cacheDir = join(dir, 'dist', 'cache');
-  // Garbage under exactly the names bin/msgr.js looks for in this copy (Node 20 reads them; Node
-  // 22+ never looks, and must not care either).
+  const cacheDir = cacheDirOf(dir);
+  // Garbage under exactly the names bin/code-cache.cjs looks for in this copy (where the build
+  // makes no caches, the folder alone makes bin/msgr.js use it).
   const names = ['msgr.cjs', 'vendor/undici.cjs', 'vendor/phone-metadata.cjs'].map((bundle) => cacheName(dir, bundle));
   mkdirSync(cacheDir, { recursive: true });
   for (const [i, name] of names.entries()) writeFileSync(join(cacheDir, name), i % 2 === 0 ? 'not a code cache' : Buffer.alloc(4096, 7));
@@ -70,12 +74,12 @@ test('without dist/ the program says how to build it (exit 1); --version still a
   assert.equal(v.stdout.trim(), (createRequire(import.meta.url)(join(ROOT, 'package.json')) as { version: string }).version);
 });
 
-test('on Node 20 the build leaves a code cache for this V8 (Node 22+ keeps its own)', (t) => {
-  if (nodeKeepsItsOwnCache()) {
-    t.skip('Node 22+ caches compiled code itself (module.enableCompileCache)');
+test('where the build makes code caches, it leaves one for this V8 (elsewhere Node keeps its own)', (t) => {
+  if (!buildMakesCaches) {
+    t.skip('Node caches compiled code itself here (module.enableCompileCache)');
     return;
   }
-  const caches = readdirSync(join(ROOT, 'dist', 'cache'));
+  const caches = readdirSync(cacheDirOf(ROOT));
   for (const bundle of ['msgr.cjs', 'vendor/undici.cjs']) {
     const name = cacheName(ROOT, bundle);
     assert.ok(caches.includes(name), `no ${name} in ${caches.join(', ')}`);
@@ -92,16 +96,16 @@ test("the bundled phone metadata is libphonenumber-js's own, key for key, value 
 });
 
 test('a code cache serves only the build it was made for: a rebuilt bundle never runs old compiled code', (t) => {
-  if (nodeKeepsItsOwnCache()) {
-    t.skip('Node 22+ caches compiled code itself (module.enableCompileCache)');
+  if (!buildMakesCaches) {
+    t.skip('Node caches compiled code itself here (module.enableCompileCache)');
     return;
   }
   const dir = copyInstall();
   // Caches for this copy's folder, as if the build had run here.
-  const cacheDir = join(dir, 'dist', 'cache');
+  const cacheDir = cacheDirOf(dir);
   const here = whereHash(join(dir, 'dist'));
   for (const name of readdirSync(cacheDir)) {
-    renameSync(join(cacheDir, name), join(cacheDir, name.replace(/^([^.]+\.cjs\.[0-9a-f]+\.)[0-9a-f]+(\.v8-)/, `$1${here}$2`)));
+    renameSync(join(cacheDir, name), join(cacheDir, name.replace(/^([^.]+\.cjs\.[0-9a-f]+\.)[0-9a-f]+(\.bin)$/, `$1${here}$2`)));
   }
   const bundle = join(dir, 'dist', 'msgr.cjs');
   const source = readFileSync(bundle, 'utf8');
@@ -132,8 +136,9 @@ test('a copy of the install in another folder does not use caches made for the f
 
 test('MSGR_WRITE_CODE_CACHE cannot change a run\'s outcome, even where no cache can be written', () => {
   const dir = copyInstall();
+  // Folders where the cache files would be written.
   rmSync(join(dir, 'dist', 'cache'), { recursive: true, force: true });
-  writeFileSync(join(dir, 'dist', 'cache'), 'a file where the cache folder would be');
+  for (const bundle of ['msgr.cjs', 'vendor/phone.cjs']) mkdirSync(join(cacheDirOf(dir), cacheName(dir, bundle)), { recursive: true });
   const r = spawnSync(process.execPath, [join(dir, 'bin', 'msgr.js'), ...DRY_RUN], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_WRITE_CODE_CACHE: '1' }), encoding: 'utf8' });
   assert.equal(r.status, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /EEXIST|ENOTDIR|at /);

@@ -1,0 +1,42 @@
+// V8 code caches for bin/code-cache.cjs: the build runs msgr on sample commands and keeps the
+// code V8 compiled, in dist/cache/v8-<V8 version>/. Made only on the Node versions where they
+// beat Node's own compile cache (scripts/build.mjs, TRICKS; README, "Performance").
+import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/**
+ * Stamps a bundle with its build id, which names its caches (an unstamped bundle is never
+ * cached): a rebuilt or edited bundle never runs another build's compiled code.
+ */
+export function stampBuildId(file) {
+  const code = readFileSync(file, 'utf8');
+  writeFileSync(file, `//# msgr-build ${createHash('sha256').update(code).digest('hex').slice(0, 16)}\n${code}`);
+}
+
+/**
+ * Sample runs of the installed `bin` on `dist`, in a scratch config folder, with no NODE_* or
+ * MSGR_* settings of the builder's: a dry run (the bundle, libphonenumber, chalk), then an
+ * in-process sandbox send (undici, which a send loads after choosing its V8 flags).
+ */
+export function makeCodeCaches(bin, dist) {
+  mkdirSync(join(dist, 'cache', `v8-${process.versions.v8}`), { recursive: true });
+  const scratch = mkdtempSync(join(tmpdir(), 'msgr-build-'));
+  const env = { PATH: process.env.PATH ?? '', HOME: scratch, MSGR_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1', MSGR_WRITE_CODE_CACHE: '1' };
+  const msg = ['--to', '+447911123456,+447700900123', '--from', 'Acme', '--text', 'Hello'];
+  try {
+    for (const args of [['send', '--dry-run', ...msg, '--account', 'BUILD'], ['send', '--sandbox', ...msg]]) {
+      try {
+        execFileSync(process.execPath, [bin, ...args], { env, stdio: 'ignore', timeout: 30_000 });
+      } catch (err) {
+        // The caches only make start-up faster; a machine where a sample run fails still gets a
+        // working msgr (and the tests will say why the run failed).
+        console.warn(`build: no code cache from \`msgr ${args.join(' ')}\`: ${err instanceof Error ? err.message.split('\n')[0] : String(err)}`);
+      }
+    }
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,87 @@
+// Every third-party package in a bundle of its own (dist/vendor/<name>.cjs), required the first
+// time our code reads one of its exports, so `send --dry-run` never compiles undici, zod or
+// libphonenumber-js's code, and a run without colour never loads chalk. What it buys is measured
+// by `npm run bench -- --only startup --tricks` (README, "Performance").
+import { execFileSync } from 'node:child_process';
+import { resolve } from 'node:path';
+
+/**
+ * The vendor bundles. `imports`: the specifiers our code uses for it. `entry`: what the bundle
+ * exports: a package used through named imports exports its namespace; one used through its
+ * default export exports that value itself as module.exports (what Node's interop, which esbuild
+ * follows for our "type": "module" sources, reads as the default). `shape`: what the build checks
+ * one export to be. `plugins`: the metadata's (phone-metadata.mjs), undici's edits (patches.mjs).
+ */
+export function vendorTable({ metadata, undici }) {
+  return [
+    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');", shape: ['countries', 'object'], plugins: metadata },
+    // libphonenumber-js reads the same metadata object, not a second copy.
+    { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
+    { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';", shape: ['Parser', 'function'] },
+    { name: 'zod', imports: ['zod'], entry: "export * from 'zod';", shape: ['z', 'object'] },
+    { name: 'chalk', imports: ['chalk'], entry: "export * from 'chalk';", shape: ['Chalk', 'function'] },
+    { name: 'ora', imports: ['ora'], entry: "module.exports = require('ora').default;", shape: [undefined, 'function'] },
+    { name: 'conf', imports: ['conf'], entry: "module.exports = require('conf').default;", shape: [undefined, 'function'] },
+    // Our own wrapper of undici's internals (it has no state of ours), bundled with undici.
+    { name: 'undici', own: 'src/http/undici.ts', shape: ['Agent', 'function'], plugins: undici },
+  ];
+}
+
+function external(filter, path) {
+  return { name: `external-${path}`, setup: (b) => b.onResolve({ filter }, () => ({ path, external: true })) };
+}
+
+/**
+ * Checks that each bundle in `dir` exports what our code reads from it (a wrong interop shape
+ * would only show when that code path runs), and lists the named exports of each for
+ * vendorExternals().
+ */
+export function probeVendors(dir, vendors) {
+  const probe = JSON.parse(execFileSync(process.execPath, ['-e', `
+    const names = {}, shapes = {};
+    for (const [n, key] of ${JSON.stringify(vendors.map((v) => [v.name, v.shape[0] ?? null]))}) {
+      const m = require(${JSON.stringify(resolve(dir))} + '/' + n + '.cjs');
+      if (m !== null && typeof m === 'object' && m.__esModule === true) names[n] = Object.keys(m).filter((k) => k !== '__esModule');
+      shapes[n] = typeof (key === null ? m : m[key]);
+    }
+    console.log(JSON.stringify({ names, shapes }));`], { encoding: 'utf8' }));
+  const wrong = vendors.filter((v) => probe.shapes[v.name] !== v.shape[1]);
+  if (wrong.length > 0) throw new Error(`build: vendor bundles export the wrong shape: ${wrong.map((v) => `${v.name}${v.shape[0] !== undefined ? `.${v.shape[0]}` : ''} is ${probe.shapes[v.name]}`).join(', ')}`);
+  return probe.names;
+}
+
+/**
+ * Resolves our code's imports of third-party packages to the vendor bundles. A bundle used through
+ * named imports is required when our code first reads one of its exports, not when the module that
+ * imports it is initialised: esbuild reads named imports as properties at each use, and the stand-in
+ * module below has a getter per export (names from probeVendors()). So `send` loads
+ * libphonenumber-js only for a number the fast path cannot answer, and zod only where it is used.
+ * A bundle whose module.exports is a default export (ora, conf, the metadata) is required as is.
+ */
+export function vendorExternals(vendors, prefix, exportNames) {
+  const own = new Map(vendors.filter((v) => v.own !== undefined).map((v) => [resolve(v.own), v.name]));
+  const byImport = new Map(vendors.flatMap((v) => (v.imports ?? []).map((i) => [i, v.name])));
+  return {
+    name: 'vendor-externals',
+    setup(b) {
+      b.onResolve({ filter: /.*/ }, (args) => {
+        if (args.kind === 'entry-point') return undefined;
+        if (args.namespace === 'vendor') return { path: args.path, external: true };
+        const bundle = byImport.get(args.path) ?? (args.path.startsWith('.') ? own.get(resolve(args.resolveDir, args.path).replace(/\.js$/, '.ts')) : undefined);
+        if (bundle !== undefined) return { path: `${prefix}${bundle}.cjs`, namespace: 'vendor', pluginData: { bundle } };
+        if (!args.path.startsWith('.') && !args.path.startsWith('node:') && args.path !== 'commander' && !args.importer.includes('node_modules')) {
+          return { errors: [{ text: `${args.path}: third-party import without a vendor bundle (add it in scripts/build/vendors.mjs)` }] };
+        }
+        return undefined;
+      });
+      b.onLoad({ filter: /.*/, namespace: 'vendor' }, (args) => {
+        const names = exportNames[args.pluginData.bundle];
+        const path = JSON.stringify(args.path);
+        const contents = names === undefined
+          ? `module.exports = require(${path});`
+          : `let loaded;\nconst load = () => (loaded ??= require(${path}));\nfor (const name of ${JSON.stringify(names)}) Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });`;
+        return { contents, loader: 'js', resolveDir: process.cwd() };
+      });
+    },
+  };
+}
