@@ -382,6 +382,25 @@ function shellQuote(s) {
   return /^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
+function median(values) {
+  if (values.length === 0) return undefined;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return Number.isInteger(mid) ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)];
+}
+
+/** The list in an order of its own for each round (round 1: as given). */
+function shuffled(list, round) {
+  const out = [...list];
+  let seed = round * 2654435761;
+  for (let i = out.length - 1; i > 0 && round > 1; i--) {
+    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+    const j = seed % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 async function sectionStartup() {
   console.error('\n== start-up (hyperfine) ==');
   if (!hasCommand('hyperfine')) {
@@ -443,10 +462,11 @@ async function sectionStartup() {
   const rounds = [];
   for (let round = 1; round <= cfg.rounds; round++) {
     const json = join(TMP, `hyperfine-${round}.json`);
-    const args = ['-N', '--warmup', String(cfg.warmup), '--runs', String(cfg.runs), '--export-json', json, '--style', 'basic'];
-    // Every other round in reverse order, so a machine slowing down (or speeding up) during a
-    // round does not always favour the same commands.
-    for (const c of round % 2 === 0 ? [...working].reverse() : working) args.push('-n', c.name, c.argv.map(shellQuote).join(' '));
+    // Every command ran once above; with one run per round, no warm-up either.
+    const args = ['-N', '--warmup', String(cfg.runs === 1 ? 0 : cfg.warmup), '--runs', String(cfg.runs), '--export-json', json, '--style', 'basic'];
+    // Each round in another order, so a machine slowing down (or speeding up) during a round
+    // does not always favour the same commands.
+    for (const c of shuffled(working, round)) args.push('-n', c.name, c.argv.map(shellQuote).join(' '));
     console.error(`bench: hyperfine round ${round} of ${cfg.rounds}, ${working.length} commands × ${cfg.runs} runs`);
     // hyperfine's own report goes to stderr so stdout carries only the table.
     const r = spawnSync('hyperfine', args, { cwd: ROOT, env, stdio: ['ignore', 2, 2] });
@@ -460,30 +480,32 @@ async function sectionStartup() {
   }
   await https?.stop();
 
-  // A figure is a ratio to `node -e 0`, or to its own floor (targetOf), in the same round.
+  // Each command's time is its median over the rounds (every round runs every command, in
+  // shuffled order); a figure is that over the median of `node -e 0`, or of its own floor
+  // (targetOf). Each round's own ratio is printed beside it.
+  const wall = (name) => median(rounds.filter((x) => x.has(name)).map((x) => x.get(name).median));
   const ratioIn = (results, c) => {
     const m = results.get(c.name);
     const base = results.get(c.targetOf ?? 'node -e 0');
     return m === undefined || base === undefined ? undefined : m.median / base.median;
   };
+  const base = wall('node -e 0');
   for (const c of working) {
     if (c.target === undefined) continue;
-    const ordered = rounds.filter((x) => ratioIn(x, c) !== undefined).sort((a, b) => ratioIn(a, c) - ratioIn(b, c));
-    if (ordered.length === 0) continue;
-    const results = ordered[Math.floor((ordered.length - 1) / 2)];
-    const m = results.get(c.name);
-    const base = results.get('node -e 0');
-    const ratio = ratioIn(results, c);
+    const m = wall(c.name);
+    const of = c.targetOf !== undefined ? wall(c.targetOf) : base;
+    if (m === undefined || of === undefined) continue;
+    const ratio = m / of;
     const extras = working.filter((b) => b.baselineOf === c.name).flatMap((b) => {
-      const bm = results.get(b.name);
-      return bm === undefined ? [] : [`${b.name}: ${fmtMs(bm.median)} (${(bm.median / base.median).toFixed(2)}x node -e 0)`];
+      const bm = wall(b.name);
+      return bm === undefined ? [] : [`${b.name}: ${fmtMs(bm)} (${(bm / base).toFixed(2)}x node -e 0)`];
     });
-    const baseline = [`node -e 0: ${fmtMs(base.median)}`, ...(c.targetOf !== undefined ? [`msgr: ${(m.median / base.median).toFixed(2)}x node -e 0`] : []), ...extras].join('; ');
-    const spread = ordered.length > 1 ? `; rounds ${rounds.map((x) => ratioIn(x, c)?.toFixed(2) ?? '-').join(', ')}` : '';
-    row('startup', `cold start: ${c.name}`, `${ratio.toFixed(2)}x (${fmtMs(m.median)} ± ${fmtMs(m.stddev ?? 0)}${spread})`, `<= ${c.target}x ${c.targetOf ?? 'node -e 0'}`, baseline, passMiss(ratio <= c.target));
+    const baseline = [`node -e 0: ${fmtMs(base)}`, ...(c.targetOf !== undefined ? [`msgr: ${fmtMs(m)}, ${(m / base).toFixed(2)}x node -e 0`] : []), ...extras].join('; ');
+    const spread = rounds.length > 1 ? `; rounds ${rounds.map((x) => ratioIn(x, c)?.toFixed(2) ?? '-').join(', ')}` : '';
+    row('startup', `cold start: ${c.name}`, `${ratio.toFixed(2)}x (${fmtMs(m)}${spread})`, `<= ${c.target}x ${c.targetOf ?? 'node -e 0'}`, baseline, passMiss(ratio <= c.target));
   }
-  if (variants.length > 0) trickRows(variants.filter((v) => working.includes(v)), rounds, (figure) => figure, row);
-  note(`start-up: ${cfg.rounds} round${cfg.rounds === 1 ? '' : 's'} of hyperfine -N (no shell) over all commands, each a median of ${cfg.runs} runs after ${cfg.warmup} warm-up runs; ratios within a round; the figure is the median round's`);
+  if (variants.length > 0) trickRows(variants.filter((v) => working.includes(v)), rounds, (figure) => figure, row, note);
+  note(`start-up: ${cfg.rounds} round${cfg.rounds === 1 ? '' : 's'} of hyperfine -N (no shell) over all commands in a shuffled order, each ${cfg.runs === 1 ? 'one run' : `a median of ${cfg.runs} runs after ${cfg.warmup} warm-up runs`}; a figure is the command's median over the rounds against node -e 0's (or the floor's); every round's own ratio is listed`);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,11 +1,10 @@
 // `npm run bench -- --only startup --tricks`: each start-up trick switched off and on in the same
 // hyperfine rounds. A build trick (scripts/build/tricks.mjs) is measured with a second install
 // (bin/, package.json, dist/) built with the trick flipped into bench/.data/tricks/<name>-<on|off>/;
-// Node's own compile cache by turning it off at run time (NODE_DISABLE_COMPILE_CACHE); the V8
-// flag a real send sets by a copy of the bundle without it. A trick stays where it buys at least
+// Node's own compile cache by turning it off at run time (NODE_DISABLE_COMPILE_CACHE). A trick stays where it buys at least
 // 10 % of a start-up figure on the Node version it serves (README, "Performance").
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { TRICKS } from '../scripts/build/tricks.mjs';
@@ -33,12 +32,10 @@ export function trickVariants({ root, data, node, msgr, commands }) {
     for (const figure of figures) if (commands[figure] !== undefined) out.push({ trick, figure, on, name: `${figure} [${trick} ${on ? 'on' : 'off'}]`, argv: argv(commands[figure]) });
   };
   const both = ['msgr send --dry-run', 'msgr send (HTTPS)'];
-  const bins = new Map();
   for (const [trick, byDefault] of Object.entries(TRICKS)) {
     const on = !byDefault;
     const bin = install(root, join(data, 'tricks', `${trick}-${on ? 'on' : 'off'}`), `${trick}=${on ? 'on' : 'off'}`);
-    bins.set(trick, bin);
-    add(trick, on, trick === 'undici-edit' ? ['msgr send (HTTPS)'] : both, (args) => [node, bin, ...args]);
+    add(trick, on, trick === 'liftoff-only' ? ['msgr send (HTTPS)'] : both, (args) => [node, bin, ...args]);
   }
   // Node's own compile cache, where the real install uses it (Node 22.1+ without build-made
   // caches): both sides through env(1), so both pay for it.
@@ -47,27 +44,25 @@ export function trickVariants({ root, data, node, msgr, commands }) {
     add('compile-cache', false, both, (args) => ['env', 'NODE_DISABLE_COMPILE_CACHE=1', node, msgr, ...args]);
     add('compile-cache', true, both, (args) => ['env', '-u', 'NODE_DISABLE_COMPILE_CACHE', node, msgr, ...args]);
   }
-  // --liftoff-only, set by a real send before undici loads: a copy of the bundle without it,
-  // beside one with it, both without build-made code caches (a cache would still hold the flag).
-  const plain = TRICKS['code-cache'] ? bins.get('code-cache') : msgr;
-  const dir = join(data, 'tricks', 'liftoff-only-off');
-  const bin = install(root, dir, 'code-cache=off');
-  const bundle = join(dir, 'dist', 'msgr.cjs');
-  const source = readFileSync(bundle, 'utf8');
-  const flag = 'setFlagsFromString("--liftoff-only")';
-  if (source.split(flag).length !== 2) throw new Error(`bench: no single ${flag} in the bundle`);
-  writeFileSync(bundle, source.replace(flag, 'setFlagsFromString("")'));
-  add('liftoff-only', false, ['msgr send (HTTPS)'], (args) => [node, bin, ...args]);
-  if (plain !== msgr) add('liftoff-only', true, ['msgr send (HTTPS)'], (args) => [node, plain, ...args]);
   return out;
 }
 
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  return Number.isInteger(mid) ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)];
+}
+
 /**
- * One row per trick and figure: the on and off figures as ratios to `node -e 0` in the same
- * round, the gain (1 - on/off) of the median round, and every round's.
+ * One row per trick and figure: the on and off figures (each command's median over the rounds,
+ * also as a ratio to `node -e 0`'s), the gain 1 - on/off in wall time, which decides, and in CPU
+ * time (user + system), which a busy machine disturbs less. Every round's on/off ratios in a note.
  */
-export function trickRows(variants, rounds, defaultName, row) {
-  const ratio = (results, name) => results.get(name).median / results.get('node -e 0').median;
+export function trickRows(variants, rounds, defaultName, row, note) {
+  const over = (name, pick) => median(rounds.filter((r) => r.has(name)).map((r) => pick(r.get(name))));
+  const wall = (name) => over(name, (x) => x.median);
+  const cpu = (name) => over(name, (x) => x.user + x.system);
+  const base = wall('node -e 0');
   const seen = new Set();
   for (const v of variants) {
     const key = `${v.trick}\0${v.figure}`;
@@ -77,19 +72,18 @@ export function trickRows(variants, rounds, defaultName, row) {
     const pair = variants.filter((x) => x.trick === v.trick && x.figure === v.figure);
     const onName = pair.find((x) => x.on)?.name ?? defaultName(v.figure);
     const offName = pair.find((x) => !x.on)?.name ?? defaultName(v.figure);
-    const per = rounds.filter((r) => r.has(onName) && r.has(offName)).map((r) => ({ on: ratio(r, onName), off: ratio(r, offName), ms: [r.get(onName).median, r.get(offName).median] }));
-    if (per.length === 0) continue;
-    for (const p of per) p.gain = 1 - p.on / p.off;
-    const sorted = [...per].sort((a, b) => a.gain - b.gain);
-    const mid = sorted[Math.floor((sorted.length - 1) / 2)];
-    const fmt = (p) => `${p.on.toFixed(2)}/${p.off.toFixed(2)}`;
+    const [on, off] = [wall(onName), wall(offName)];
+    const gain = 1 - on / off;
+    const cpuGain = 1 - cpu(onName) / cpu(offName);
+    const perRound = rounds.filter((r) => r.has(onName) && r.has(offName)).map((r) => `${(r.get(onName).median * 1000).toFixed(0)}/${(r.get(offName).median * 1000).toFixed(0)}`);
     row(
       'tricks',
       `${v.trick}: ${v.figure}`,
-      `on ${mid.on.toFixed(2)}x (${(mid.ms[0] * 1000).toFixed(1)} ms), off ${mid.off.toFixed(2)}x (${(mid.ms[1] * 1000).toFixed(1)} ms): gain ${(mid.gain * 100).toFixed(0)} %`,
+      `on ${(on * 1000).toFixed(1)} ms = ${(on / base).toFixed(2)}x, off ${(off * 1000).toFixed(1)} ms = ${(off / base).toFixed(2)}x: gain ${(gain * 100).toFixed(0)} % (CPU ${(cpuGain * 100).toFixed(0)} %)`,
       `>= ${KEEP_AT * 100} %`,
-      `rounds on/off ${per.map(fmt).join(', ')}; ${TRICKS[v.trick] === false ? 'off' : 'on'} by default here`,
-      mid.gain >= KEEP_AT ? 'pays' : 'no',
+      `${TRICKS[v.trick] === false ? 'off' : 'on'} by default on this Node`,
+      gain >= KEEP_AT ? 'pays' : 'no',
     );
+    note(`${v.trick}, ${v.figure}: on/off ms per round ${perRound.join(', ')}`);
   }
 }

@@ -15,8 +15,6 @@ import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { makeCodeCaches, stampBuildId } from './build/code-cache.mjs';
-import { commanderEdit, undiciEdit } from './build/patches.mjs';
-import { METADATA_JSON, metadataPlugin, splitMetadata } from './build/phone-metadata.mjs';
 import { chosenTricks } from './build/tricks.mjs';
 import { probeVendors, vendorExternals, vendorTable } from './build/vendors.mjs';
 
@@ -26,6 +24,7 @@ const outIndex = process.argv.indexOf('--out');
 const dist = outIndex > 0 ? resolve(process.argv[outIndex + 1]) : resolve('dist');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const define = { __MSGR_VERSION__: JSON.stringify(version) };
+const bundleDefine = { ...define, __MSGR_LIFTOFF_ONLY__: String(tricks['liftoff-only']) };
 
 function listTs(dir) {
   const out = [];
@@ -60,21 +59,17 @@ const common = {
   supported: { 'dynamic-import': false },
   logLevel: 'warning',
   legalComments: 'none',
-  define,
+  define: bundleDefine,
 };
 // Worker threads find their file with workerPath() (src/runtime/worker-path.ts).
 // import.meta.url, for the one module that reads it outside the bundle, is the bundle's own URL.
 const workerFile = "function __msgrWorkerFile(name) { return require('node:path').join(__dirname, 'workers', name + '.cjs'); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
-const ownDefine = { ...define, __MSGR_WORKER_FILE__: '__msgrWorkerFile', 'import.meta': '__msgrImportMeta' };
-
-const metadata = tricks['phone-metadata'] ? splitMetadata(readFileSync(METADATA_JSON, 'utf8')) : undefined;
-const metadataPlugins = metadata !== undefined ? [metadataPlugin(metadata)] : [];
-const undiciPlugins = tricks['undici-edit'] ? [undiciEdit] : [];
-const ownPlugins = tricks['commander-edit'] ? [commanderEdit] : [];
+const ownDefine = { ...bundleDefine, __MSGR_WORKER_FILE__: '__msgrWorkerFile', 'import.meta': '__msgrImportMeta' };
 
 await swapIn(dist, async (next) => {
-  const vendors = vendorTable({ metadata: metadataPlugins, undici: undiciPlugins });
-  let main = [...ownPlugins];
+  const vendors = vendorTable();
+  // Without vendor bundles: one bundle with everything in it.
+  let main = [];
   let workers = [];
   if (tricks['vendor-bundles']) {
     for (const v of vendors) {
@@ -85,14 +80,9 @@ await swapIn(dist, async (next) => {
         plugins: v.plugins ?? [],
       });
     }
-    if (metadata !== undefined) writeFileSync(`${next}/vendor/phone-metadata.data`, metadata.data);
     const names = probeVendors(`${next}/vendor`, vendors);
-    main = [vendorExternals(vendors, './vendor/', names), ...main];
+    main = [vendorExternals(vendors, './vendor/', names)];
     workers = [vendorExternals(vendors, '../vendor/', names)];
-  } else {
-    // One bundle with everything in it; the metadata data file beside it (and the workers').
-    main = [...main, ...metadataPlugins, ...undiciPlugins];
-    workers = [...metadataPlugins, ...undiciPlugins];
   }
   await build({ ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerFile }, define: ownDefine, plugins: main });
   const workerEntries = existsSync('src/workers') ? listTs('src/workers') : [];
@@ -107,16 +97,11 @@ await swapIn(dist, async (next) => {
       plugins: workers,
     });
   }
-  if (!tricks['vendor-bundles'] && metadata !== undefined) {
-    writeFileSync(`${next}/phone-metadata.data`, metadata.data);
-    writeFileSync(`${next}/workers/phone-metadata.data`, metadata.data);
-  }
 
   if (tricks['code-cache']) {
-    // Not the metadata module: a few JSON.parse calls, which V8 compiles faster than it reads a
-    // cache. Not the workers: Node loads those itself.
+    // Not the workers: Node loads those itself.
     stampBuildId(`${next}/msgr.cjs`);
-    if (tricks['vendor-bundles']) for (const v of vendors) if (v.name !== 'phone-metadata') stampBuildId(`${next}/vendor/${v.name}.cjs`);
+    if (tricks['vendor-bundles']) for (const v of vendors) stampBuildId(`${next}/vendor/${v.name}.cjs`);
   }
 
   // The top-level help, rendered once by the real program (80 columns, no colour) so that

@@ -1,19 +1,17 @@
 // The start-up tricks the build can switch (MSGR_BUILD_TRICKS=name=on|off,...), each on by
-// default only where `npm run bench -- --only startup --tricks` measures it paying at least 10 %
-// of a start-up figure (README, "Performance", where the figures are).
+// default only on the Node versions where `npm run bench -- --only startup --tricks` measures it
+// buying at least 10 % of a start-up figure (README, "Performance", has the figures).
 const node = Number(process.versions.node.split('.')[0]);
 
 export const TRICKS = {
   // build/vendors.mjs: a bundle per third-party package, loaded on first use.
   'vendor-bundles': true,
-  // build/phone-metadata.mjs: one country's numbering plan parsed at a time.
-  'phone-metadata': true,
-  // build/patches.mjs: commander's child_process loaded when first used.
-  'commander-edit': true,
-  // build/patches.mjs: undici's HTTP/2 client and node:assert loaded when first used.
-  'undici-edit': true,
-  // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build.
-  'code-cache': node < 22,
+  // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build, instead of
+  // none (Node 20) or Node's own compile cache (Node 22.1+), which on Node 26 comes within 10 %.
+  'code-cache': node < 26,
+  // src/http/single-request.ts: undici's WebAssembly compiled by V8's baseline compiler only.
+  // On Node 24 and 26 it costs time instead.
+  'liftoff-only': node < 22,
 };
 
 /** The defaults, with MSGR_BUILD_TRICKS applied. */

@@ -10,11 +10,11 @@ import { resolve } from 'node:path';
  * exports: a package used through named imports exports its namespace; one used through its
  * default export exports that value itself as module.exports (what Node's interop, which esbuild
  * follows for our "type": "module" sources, reads as the default). `shape`: what the build checks
- * one export to be. `plugins`: the metadata's (phone-metadata.mjs), undici's edits (patches.mjs).
+ * one export to be.
  */
-export function vendorTable({ metadata, undici }) {
+export function vendorTable() {
   return [
-    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');", shape: ['countries', 'object'], plugins: metadata },
+    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');", shape: ['countries', 'object'] },
     // libphonenumber-js reads the same metadata object, not a second copy.
     { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
     { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';", shape: ['Parser', 'function'] },
@@ -23,7 +23,7 @@ export function vendorTable({ metadata, undici }) {
     { name: 'ora', imports: ['ora'], entry: "module.exports = require('ora').default;", shape: [undefined, 'function'] },
     { name: 'conf', imports: ['conf'], entry: "module.exports = require('conf').default;", shape: [undefined, 'function'] },
     // Our own wrapper of undici's internals (it has no state of ours), bundled with undici.
-    { name: 'undici', own: 'src/http/undici.ts', shape: ['Agent', 'function'], plugins: undici },
+    { name: 'undici', own: 'src/http/undici.ts', shape: ['Agent', 'function'] },
   ];
 }
 

@@ -8,6 +8,7 @@ import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, stopName, type Ui } from '../../output/ui.js';
 import { messagesEndpoint } from '../../http/endpoint.js';
+import { prepareSingleRequest } from '../../http/single-request.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
@@ -50,10 +51,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true, account });
   }
 
-  // undici is the heaviest import: only a real send pays for it. Its HTTP parser is WebAssembly,
-  // and V8's background tier-up of that module costs ~100 ms of CPU that a single request never
-  // benefits from (measured: bench/run.mjs --only startup); the baseline compiler is plenty here.
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  // undici is the heaviest import: only a real send pays for it.
+  await prepareSingleRequest();
   const { createClient } = await import('../../http/client.js');
   const client = createClient({
     endpoint,

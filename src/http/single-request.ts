@@ -1,0 +1,11 @@
+// Before the one request of `msgr send`: V8 compiles undici's HTTP parser (WebAssembly) with its
+// baseline compiler only. Its background tier-up otherwise costs ~100 ms of CPU, on a 2-core
+// machine largely in the way of the request, and one request never benefits from it. The build
+// keeps this only where `npm run bench -- --only startup --tricks` measures it paying (the
+// `liftoff-only` trick in scripts/build/tricks.mjs; the figures are in the README, "Performance").
+declare const __MSGR_LIFTOFF_ONLY__: boolean | undefined;
+
+export async function prepareSingleRequest(): Promise<void> {
+  if (typeof __MSGR_LIFTOFF_ONLY__ === 'boolean' && !__MSGR_LIFTOFF_ONLY__) return;
+  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+}
