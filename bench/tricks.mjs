@@ -28,6 +28,8 @@ function install(root, dir, setting) {
  */
 export function trickVariants({ root, data, node, msgr, commands }) {
   const out = [];
+  // Installs of tricks since removed go too.
+  rmSync(join(data, 'tricks'), { recursive: true, force: true });
   const add = (trick, on, figures, argv) => {
     for (const figure of figures) if (commands[figure] !== undefined) out.push({ trick, figure, on, name: `${figure} [${trick} ${on ? 'on' : 'off'}]`, argv: argv(commands[figure]) });
   };
