@@ -44,15 +44,14 @@ export function ensureDir(dir: string): void {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' && isDir(dir)) return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw cannotCreate(dir, code);
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw cannotCreate(dir, err);
   }
   ensureDir(dirname(dir));
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
     // EEXIST: made meanwhile by another run.
-    if (code !== 'EEXIST' || !isDir(dir)) throw cannotCreate(dir, code);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !isDir(dir)) throw cannotCreate(dir, err);
   }
 }
 
@@ -64,7 +63,10 @@ function isDir(path: string): boolean {
   }
 }
 
-function cannotCreate(dir: string, code: string | undefined): UsageError {
+/** A full disk stays itself: send-bulk names the folder and the space to free. */
+function cannotCreate(dir: string, err: unknown): unknown {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC') return err;
   const why = code === 'EEXIST' ? 'a file of that name is in the way' : (code ?? 'unknown error');
   return new UsageError(`cannot create the folder ${dir} (${why})`, {
     hint: 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',
