@@ -61,6 +61,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeout,
     caFile: opts.caFile,
+    nodeVersion: ctx.nodeVersion,
     connections: 1,
     env: ctx.env,
     direct,
@@ -113,14 +114,13 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
         hint: 'Fix the request and send again; --dry-run shows what would be sent.',
         json: redactJson(outcome.body, o.apiKey),
       });
-    case 'not-sent':
-      throw new NotSentError(
-        `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`,
-        {
-          hint: outcome.code !== undefined && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(outcome.code) ? 'If the server uses a private CA, pass it with --ca-file.' : 'Nothing was sent; it is safe to run the same command again.',
-          json: redactJson(outcome.body, o.apiKey),
-        },
-      );
+    case 'not-sent': {
+      const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
+      const details = { hint: outcome.hint ?? 'Nothing was sent; it is safe to run the same command again.', json: redactJson(outcome.body, o.apiKey) };
+      // A setting must change first (a proxy refusing the credentials): fix, then run again.
+      if (outcome.config === true) throw new UsageError(message, details);
+      throw new NotSentError(message, details);
+    }
     case 'unknown':
       throw new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
         hint: 'The request may have been processed. Check whether the message arrived before sending it again.',
