@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import { Agent, request } from './undici.js';
-import { UsageError } from '../errors.js';
+import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
@@ -26,6 +26,8 @@ export interface ClientOptions {
   readonly caFileSource?: string | undefined;
   /** Node's version, for what the TLS hint can offer (NODE_USE_SYSTEM_CA). */
   readonly nodeVersion?: string | undefined;
+  /** The profile in use, named in the TLS hint (`msgr profile set NAME ca-file …`). */
+  readonly profile?: string | undefined;
   /** Parallel connections (POSTs are not pipelined: concurrency = connections). */
   readonly connections?: number;
   /** Attempts for retryable failures, the first included. */
@@ -65,19 +67,8 @@ export interface MessagesClient {
   close(): Promise<void>;
 }
 
-/** Reads and checks a --ca-file; exported so a bulk run can check it before writing its journal. */
-export function readCaFile(caFile: string, source = '--ca-file'): string {
-  let pem: string;
-  try {
-    pem = readFileSync(caFile, 'utf8');
-  } catch (err) {
-    throw new UsageError(`${source}: cannot read ${caFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new UsageError(`${source}: ${caFile} holds no PEM certificate`, { hint: 'Give a PEM file with one or more -----BEGIN CERTIFICATE----- blocks.' });
-  }
-  return pem;
-}
+/** Exported here too: a bulk run checks its CA file before writing its journal. */
+export { readCaFile };
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots
@@ -226,7 +217,7 @@ export function createClient(options: ClientOptions): MessagesClient {
             options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
-          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? trustHint(options.nodeVersion ?? '0') : undefined;
+          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? trustHint(options.nodeVersion ?? '0', options.profile) : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
         return { kind: 'unknown', message: route.kind === 'proxy' ? `${message} (through the proxy ${route.proxy.origin})` : message, attempts: attempt, code: failure.code };

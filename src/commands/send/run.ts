@@ -7,6 +7,7 @@ import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Pr
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, stopName, type Ui } from '../../output/ui.js';
+import { caFileSource } from '../../http/ca-file.js';
 import { messagesEndpoint } from '../../http/endpoint.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
@@ -24,6 +25,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     apiKeyStdin: opts.apiKeyStdin,
     from: opts.from,
     channel: opts.channel,
+    caFile: opts.caFile,
   }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
@@ -60,8 +62,10 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     apiKey,
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeout,
-    caFile: opts.caFile,
+    caFile: settings.caFile.value,
+    caFileSource: caFileSource(settings.caFile),
     nodeVersion: ctx.nodeVersion,
+    profile: settings.profile.value,
     connections: 1,
     env: ctx.env,
     direct,

@@ -15,7 +15,7 @@ export function addConnectionOptions(cmd: Command): Command {
     .option('--api-key-file <path>', 'read the API key from a file (env MSGR_API_KEY also works)')
     .option('--api-key-stdin', 'read the API key from the first line of stdin')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .option('--ca-file <path>', 'extra trusted CA certificates, PEM (adds to the system roots)')
+    .option('--ca-file <path>', 'extra trusted CA certificates, PEM, added to the default roots (env MSGR_CA_FILE; profile ca-file)')
     .option('--sandbox', 'send to a built-in local emulator; nothing is delivered')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('-q, --quiet', 'print nothing on stderr but warnings and errors')
