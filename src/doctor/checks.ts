@@ -288,7 +288,9 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
       const root = rootOf(cert);
       const expires = new Date(cert.valid_to);
       const days = Math.floor((expires.getTime() - ctx.now().getTime()) / 86_400_000);
-      const detail = `subject ${name(cert.subject)}; issuer ${name(cert.issuer)}; expires ${expires.toISOString().slice(0, 10)} (${days} days)`;
+      const detail = `subject ${name(cert.subject)}; issuer ${name(cert.issuer)}; expires ${expires.toISOString().slice(0, 10)} (${days} day${days === 1 ? '' : 's'})`;
+      // The root is known only when the chain could be built (it is then not the leaf).
+      const rootText = root !== cert && root.fingerprint256 !== cert.fingerprint256 ? `; root ${name(root.subject)}` : '';
       const data = { subject: name(cert.subject), issuer: name(cert.issuer), root: name(root.subject), validTo: expires.toISOString(), trusted: chainError === null && nameError === undefined, bundledRoot: isBundledRoot(root) };
       const via = route.kind === 'proxy' ? ` (through the proxy ${route.proxy.origin})` : '';
       if (chainError !== null) {
@@ -297,8 +299,8 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           id: 'tls',
           title: 'TLS',
           status: 'fail',
-          detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}; root ${name(root.subject)}`,
-          hint: `This network may be inspecting TLS (the issuer is then your organisation's, not the API's). ${trustHint(ctx.nodeVersion ?? '0', profile).replace(/ Nothing was sent\.$/, '')}`,
+          detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}${rootText}`,
+          hint: trustHint(ctx.nodeVersion ?? '0', profile).replace(/ Nothing was sent\.$/, ''),
           exitCode: 5,
           data,
         });
@@ -314,7 +316,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           id: 'tls',
           title: 'TLS',
           status: 'warn',
-          detail: `trusted through ${trustedBy}, not Node's bundled roots: ${detail}; root ${name(root.subject)}`,
+          detail: `trusted through ${trustedBy}, not Node's bundled roots: ${detail}${rootText}`,
           hint: 'This network may be inspecting TLS, or the server uses a private CA; that is fine if you expect it.',
           data,
         });
