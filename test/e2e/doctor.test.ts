@@ -71,7 +71,7 @@ test('an HTTPS server whose CA is not trusted: TLS fails with the trust hint, ex
   const tls = step(d, 'tls');
   assert.equal(tls.status, 'fail');
   assert.match(tls.detail, /is not trusted \(.+\): subject CN=localhost; issuer CN=msgr test CA; expires \d{4}-\d\d-\d\d/);
-  assert.match(tls.hint ?? '', /inspecting TLS.*--ca-file ROOT\.pem.*profile set NAME ca-file.*MSGR_CA_FILE/);
+  assert.match(tls.hint ?? '', /inspects TLS.*--ca-file ROOT\.pem.*profile set NAME ca-file.*MSGR_CA_FILE/);
   assert.equal(step(d, 'http').status, 'skip');
   assert.equal(server.requests.length, 0);
   assert.ok(!r.stdout.includes(KEY) && !r.stderr.includes(KEY), 'the key in the output');
