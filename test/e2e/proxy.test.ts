@@ -87,6 +87,19 @@ describe('through tinyproxy', { skip: tinyproxySkip() }, () => {
     assert.match(r.stderr, new RegExp(`the proxy http://127\\.0\\.0\\.1:${proxy.port} \\(from https_proxy\\) asks for credentials, and none were given \\(HTTP 407`));
   });
 
+  test('the proxy\'s policy (tinyproxy allowing CONNECT to port 443 only): 403, exit 2, nothing sent', async () => {
+    const strict = await startTinyproxy({ extra: ['ConnectPort 443'] });
+    try {
+      tls.requests.length = 0;
+      const r = await runCli([...SEND, '--ca-file', certs.caFile], { env: env(tls.url, { HTTPS_PROXY: strict.url }) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, new RegExp(`the proxy http://127\\.0\\.0\\.1:${strict.port} \\(from HTTPS_PROXY\\) refused the tunnel to localhost:\\d+ \\(HTTP 403 .*\\): its policy does not allow it`));
+      assert.equal(tls.requests.length, 0);
+    } finally {
+      await strict.close();
+    }
+  });
+
   test('the API unreachable behind the proxy: exit 5 after retries, not "outcome unknown"', async () => {
     const port = await closedPort();
     const r = await runCli([...SEND, '--ca-file', certs.caFile], { env: env(`https://localhost:${port}`, { HTTPS_PROXY: good() }), timeoutMs: 40_000 });

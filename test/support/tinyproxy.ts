@@ -59,7 +59,7 @@ async function waitForPort(port: number, child: ChildProcess, logFile: string): 
   throw new Error(`tinyproxy did not listen on ${port}`);
 }
 
-export async function startTinyproxy(options: { basicAuth?: { user: string; password: string } } = {}): Promise<Tinyproxy> {
+export async function startTinyproxy(options: { basicAuth?: { user: string; password: string }; extra?: string[] } = {}): Promise<Tinyproxy> {
   const bin = findTinyproxy();
   if (bin === undefined) throw new Error('tinyproxy is not installed');
   const dir = tempDir('msgr-tinyproxy-');
@@ -76,6 +76,7 @@ export async function startTinyproxy(options: { basicAuth?: { user: string; pass
     'DisableViaHeader Yes',
   ];
   if (options.basicAuth !== undefined) lines.push(`BasicAuth ${options.basicAuth.user} ${options.basicAuth.password}`);
+  lines.push(...(options.extra ?? []));
   const conf = join(dir, 'tinyproxy.conf');
   writeFileSync(conf, `${lines.join('\n')}\n`);
   writeFileSync(logFile, '');
