@@ -5,7 +5,7 @@
 // the HTTP client's dispatcher.
 import { lookup } from 'node:dns/promises';
 import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { checkServerIdentity, connect as tlsConnect, rootCertificates, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import { randomBytes, X509Certificate } from 'node:crypto';
@@ -206,7 +206,7 @@ function checkStateFolder(ctx: Context): Step {
 }
 
 async function checkDns(host: string, route: Route): Promise<Step> {
-  if (/^[\d.]+$/.test(host) || host.includes(':')) return { id: 'dns', title: 'DNS', status: 'pass', detail: `${host} is an IP address`, data: { host, addresses: [host] } };
+  if (isIP(host) !== 0) return { id: 'dns', title: 'DNS', status: 'pass', detail: `${host} is an IP address`, data: { host, addresses: [host] } };
   try {
     const addresses = (await lookup(host, { all: true })).map((a) => a.address);
     return { id: 'dns', title: 'DNS', status: 'pass', detail: `${host} → ${addresses.join(', ')}`, data: { host, addresses } };
@@ -267,7 +267,7 @@ const name = (n: Record<string, string | string[] | undefined> | undefined): str
   n === undefined ? '?' : Object.entries(n).filter(([k]) => ['CN', 'O', 'OU'].includes(k)).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join('+') : String(v)}`).join(', ') || '?';
 
 async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: number, tls: Record<string, unknown>, caFile: Resolved<string | undefined>, route: Route, profile: string | undefined): Promise<Step> {
-  const servername = /^[\d.]+$/.test(host) || host.includes(':') ? undefined : host;
+  const servername = isIP(host) !== 0 ? undefined : host;
   return new Promise((resolve) => {
     // Verification is done below, by hand, so that an untrusted chain can still be described.
     const secure: TLSSocket = tlsConnect({ ...tls, socket, ...(servername !== undefined ? { servername } : {}), rejectUnauthorized: false, ALPNProtocols: ['http/1.1'] });

@@ -2,7 +2,7 @@
 // API inside it. msgr opens the tunnel itself (rather than through undici's ProxyAgent) so that
 // every failure before the tunnel is up is one typed error, which outcome.ts classifies as never
 // sent: not one byte of the request has left at that point.
-import { connect as netConnect, type Socket } from 'node:net';
+import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { TunnelError, type ProxyConfig, type TunnelFailure } from './proxy.js';
 import { buildConnector } from './undici.js';
@@ -33,7 +33,7 @@ export function openTunnel(options: TunnelOptions, hostname: string, port: numbe
     let head = Buffer.alloc(0);
     const socket: Socket =
       proxy.protocol === 'https:'
-        ? tlsConnect({ ...(options.tls as ConnectionOptions), host: proxy.hostname, port: proxy.port, servername: /^[\d.]+$|:/.test(proxy.hostname) ? '' : proxy.hostname, ALPNProtocols: ['http/1.1'] })
+        ? tlsConnect({ ...(options.tls as ConnectionOptions), host: proxy.hostname, port: proxy.port, servername: isIP(proxy.hostname) !== 0 ? '' : proxy.hostname, ALPNProtocols: ['http/1.1'] })
         : netConnect({ host: proxy.hostname, port: proxy.port });
     const fail = (failure: Omit<TunnelFailure, 'proxy' | 'target'>): void => {
       if (settled) return;
