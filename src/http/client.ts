@@ -1,7 +1,8 @@
 // The messages client: one undici dispatcher with keep-alive and timeouts, a proxy from the
-// environment (http/proxy.ts, through msgr's own tunnel: http/tunnel.ts), extra CAs added to (not replacing) the default roots, and msgr's own retry loop
-// following the contract: retry only what provably did not happen or what the server asked
-// to be retried (429, 503 + Retry-After); never after the request may have been processed.
+// environment (http/proxy.ts) reached through msgr's own tunnel (http/tunnel.ts), extra CAs
+// added to (not replacing) the default roots, and msgr's own retry loop following the contract:
+// retry only what provably did not happen or what the server asked to be retried (429, 503 +
+// Retry-After); never after the request may have been processed (docs/contract.md: Retries).
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
