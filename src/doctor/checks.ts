@@ -99,9 +99,10 @@ export async function runDoctor(ctx: Context, input: DoctorInput): Promise<Docto
     return finish(baseUrl ?? null, steps, ['dns', 'connect', 'tls', 'http']);
   }
 
-  add(await checkDns(host, route));
+  const dns = add(await checkDns(host, route));
   add({ id: 'proxy', title: 'proxy', status: 'pass', detail: describeRoute(route, endpoint), data: route.kind === 'proxy' ? { proxy: route.proxy.shown, variable: route.proxy.variable } : { proxy: null, reason: route.reason } });
 
+  if (dns.status === 'fail') return finish(baseUrl ?? null, steps, ['connect', 'tls', 'http']);
   const connectTimeout = Math.min(10_000, input.timeoutMs);
   const connected = await checkConnect(route, host, port, connectTimeout, tls, input.userAgent);
   add(connected.step);
@@ -239,7 +240,7 @@ async function checkConnect(route: Route, host: string, port: number, timeoutMs:
     const fail = (code: string): void => {
       clearTimeout(timer);
       socket.destroy();
-      const why = code === 'ECONNREFUSED' ? 'connection refused' : code === 'TIMEOUT' ? `no connection within ${Math.round(timeoutMs / 1000)} s` : code;
+      const why = code === 'ECONNREFUSED' ? 'connection refused' : code === 'ENOTFOUND' || code === 'EAI_AGAIN' ? 'host name not found (DNS)' : code === 'TIMEOUT' ? `no connection within ${Math.round(timeoutMs / 1000)} s` : code;
       resolve({ step: { id: 'connect', title: 'connection', status: 'fail', detail: `cannot connect to ${host}:${port}: ${why}`, hint: 'Check the base URL and port; a firewall may block this machine, or the network may need a proxy (HTTPS_PROXY).', exitCode: 5 } });
     };
     socket.once('error', (err: NodeJS.ErrnoException) => fail(err.code ?? 'error'));

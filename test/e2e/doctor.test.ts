@@ -138,6 +138,15 @@ test('the API unreachable: exit 5 with the connection step saying so', async () 
   assert.match(connect.detail, /cannot connect to 127\.0\.0\.1:1: connection refused/);
 });
 
+test('a base URL whose host does not resolve: exit 5 at the DNS step, the rest not checked', async () => {
+  const r = await runCli(['doctor', '--json'], { env: env({ MSGR_BASE_URL: 'https://api.invalid' }) });
+  assert.equal(r.code, 5, r.stderr);
+  const d = doc(r);
+  assert.equal(step(d, 'dns').status, 'fail');
+  assert.match(step(d, 'dns').detail, /api\.invalid does not resolve/);
+  assert.equal(step(d, 'connect').status, 'skip');
+});
+
 describe('through tinyproxy', { skip: tinyproxySkip() }, () => {
   const password = 'doctorPw42';
   let proxy: Tinyproxy;
