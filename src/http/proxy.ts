@@ -148,13 +148,17 @@ export function routeFor(url: URL, env: Env): Route {
   if (set === undefined) return { kind: 'direct', reason: `no proxy: ${names.join(', ')} not set` };
   const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
   const exempt = noProxyMatch(env, url.hostname, port);
-  // The proxy URL is checked even when NO_PROXY exempts this host: a broken variable is worth
-  // knowing about before it matters.
-  const proxy = parseProxyUrl(set.value, set.name);
   if (exempt !== undefined) {
-    return { kind: 'direct', reason: `no proxy: ${exempt.variable} entry "${exempt.entry}" matches ${url.host} (${set.name} is ${proxy.shown})`, noProxyEntry: exempt.entry, noProxyVariable: exempt.variable };
+    // A proxy variable this host does not use cannot stop it; it is only described.
+    let shown: string;
+    try {
+      shown = `${set.name} is ${parseProxyUrl(set.value, set.name).shown}`;
+    } catch (err) {
+      shown = err instanceof UsageError ? err.message : `${set.name} cannot be read`;
+    }
+    return { kind: 'direct', reason: `no proxy: ${exempt.variable} entry "${exempt.entry}" matches ${url.host} (${shown})`, noProxyEntry: exempt.entry, noProxyVariable: exempt.variable };
   }
-  return { kind: 'proxy', proxy };
+  return { kind: 'proxy', proxy: parseProxyUrl(set.value, set.name) };
 }
 
 /** One line for --verbose and `doctor`. */

@@ -71,6 +71,9 @@ test('routeFor: HTTPS_PROXY for https (HTTP_PROXY as a fallback), HTTP_PROXY onl
   const r3 = routeFor(https, { HTTPS_PROXY: 'http://ops:pw@p:1', no_proxy: '.example.com' });
   assert.ok(r3.kind === 'direct');
   assert.equal(r3.reason, 'no proxy: no_proxy entry ".example.com" matches api.example.com (HTTPS_PROXY is http://ops:***@p:1)');
+  const r5 = routeFor(https, { HTTPS_PROXY: 'socks5://ops:pw@p:1', NO_PROXY: 'example.com' });
+  assert.ok(r5.kind === 'direct' && /HTTPS_PROXY: msgr goes through http/.test(r5.reason) && !r5.reason.includes('pw'), r5.kind === 'direct' ? r5.reason : '');
+  assert.throws(() => routeFor(https, { HTTPS_PROXY: 'socks5://ops:pw@p:1' }), /HTTPS_PROXY/);
   const r4 = routeFor(https, {});
   assert.ok(r4.kind === 'direct' && /HTTPS_PROXY, https_proxy, HTTP_PROXY, http_proxy not set/.test(r4.reason));
 });
