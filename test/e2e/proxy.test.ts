@@ -252,6 +252,23 @@ describe('through the scriptable proxy', () => {
     assert.equal(tls.requests.length, 0);
   });
 
+  test('an https:// proxy: TLS to the proxy, then TLS to the API inside the tunnel', async () => {
+    const secure = await startProxy({ auth: { user: 'ops', password: PASSWORD } }, { tls: { key: certs.key, cert: certs.cert } });
+    try {
+      tls.requests.length = 0;
+      const url = `https://ops:${PASSWORD}@localhost:${secure.port}`;
+      const r = await runCli([...SEND, '--ca-file', certs.caFile, '--verbose'], { env: env(tls.url, { HTTPS_PROXY: url }) });
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(secure.credentials, [`ops:${PASSWORD}`]);
+      assert.equal(secure.tunnels.length, 1);
+      assert.equal(tls.requests.length, 1);
+      assert.match(r.stderr, new RegExp(`route: proxy https://ops:\\*\\*\\*@localhost:${secure.port} \\(from HTTPS_PROXY\\)`));
+      assertNoSecrets(r);
+    } finally {
+      await secure.close();
+    }
+  });
+
   test('dropped after the tunnel is up and the request forwarded: still "outcome unknown" (exit 6)', async () => {
     proxy.script = { dropAfterForward: true };
     plain.requests.length = 0;

@@ -3,6 +3,7 @@
 // Proxy-Authenticate, credentials holding `@ : %`, a chosen answer to CONNECT, a connection
 // dropped before the tunnel is up, or dropped after the tunnel is up and the request forwarded.
 import { createServer, type Server } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 
@@ -19,6 +20,11 @@ export interface ProxyScript {
   dropAfterForward?: boolean;
 }
 
+export interface ProxyOptions {
+  /** Listen with TLS (an https:// proxy) with this key and certificate. */
+  tls?: { key: string; cert: string };
+}
+
 export interface TestProxy {
   url: string;
   port: number;
@@ -32,15 +38,16 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startProxy(script: ProxyScript = {}): Promise<TestProxy> {
+export async function startProxy(script: ProxyScript = {}, options: ProxyOptions = {}): Promise<TestProxy> {
   const tunnels: string[] = [];
   const connects: string[] = [];
   const credentials: string[] = [];
   const sockets = new Set<Socket>();
   const state: { script: ProxyScript } = { script };
-  const server: Server = createServer((_req, res) => {
+  const refuse = (_req: unknown, res: { writeHead(s: number): { end(): void } }): void => {
     res.writeHead(405).end();
-  });
+  };
+  const server: Server = options.tls !== undefined ? createHttpsServer(options.tls, refuse) : createServer(refuse);
   server.on('connect', (req, clientSocket: Socket, head: Buffer) => {
     const s = state.script;
     const target = req.url ?? '';
@@ -92,7 +99,7 @@ export async function startProxy(script: ProxyScript = {}): Promise<TestProxy> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: options.tls !== undefined ? `https://localhost:${port}` : `http://127.0.0.1:${port}`,
     port,
     tunnels,
     connects,
