@@ -140,7 +140,8 @@ describe('through tinyproxy', { skip: tinyproxySkip() }, () => {
   test('send-bulk of 3,000 rows: good credentials send every row once through the proxy', async () => {
     tls.requests.length = 0;
     const file = numbersCsv(3000);
-    const r = await runCli(['send-bulk', file, '--from', 'Acme', '--text', 'hi', '--account', 'ACME01', '--ca-file', certs.caFile, '--json'], { env: env(tls.url, { HTTPS_PROXY: good() }), timeoutMs: 60_000 });
+    // The CA from MSGR_CA_FILE this time: send-bulk resolves it as send does.
+    const r = await runCli(['send-bulk', file, '--from', 'Acme', '--text', 'hi', '--account', 'ACME01', '--json'], { env: env(tls.url, { HTTPS_PROXY: good(), MSGR_CA_FILE: certs.caFile }), timeoutMs: 60_000 });
     assert.equal(r.code, 0, r.stderr);
     assertExactlyOnce(tls, 3000);
   });
@@ -155,6 +156,8 @@ describe('through tinyproxy', { skip: tinyproxySkip() }, () => {
     const summary = JSON.parse(bad.stdout) as { inDoubt: number; notSent: number; accepted: number };
     assert.deepEqual([summary.accepted, summary.inDoubt, summary.notSent], [0, 0, 3000]);
     assert.match(bad.stderr, /refused the credentials of user "ops"/);
+    assert.match(bad.stderr, /hint: Put the proxy's user and password in HTTPS_PROXY as http:\/\/USER:PASSWORD@/);
+    assert.match(bad.stderr, /Resume with: msgr send-bulk .* --resume/);
     assert.doesNotMatch(bad.stderr, /in doubt|resend-in-doubt/);
     assert.equal(tls.requests.length, 0);
     const runs = join(config, 'runs');

@@ -1,6 +1,7 @@
 // HTTPS with a private CA made at test time: refused without --ca-file, trusted with it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasSystemCaSwitch } from '../../src/http/trust.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
@@ -48,6 +49,15 @@ test('ca-file as a profile setting and MSGR_CA_FILE; flag > env > profile; a mis
   const viaEnv = await runCli(args, { env: { ...env(), MSGR_CA_FILE: certs.caFile } });
   assert.equal(viaEnv.code, 0, viaEnv.stderr);
   assert.equal(server.requests.length, 3);
+  // send-bulk resolves it the same way.
+  const csv = join(tempDir(), 'few.csv');
+  writeFileSync(csv, 'msisdn\n+447911123401\n+447911123402\n');
+  const bulk = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi'], { env: base });
+  assert.equal(bulk.code, 0, bulk.stderr);
+  assert.equal(server.requests.length, 4);
+  const bulkBad = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--restart'], { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
+  assert.equal(bulkBad.code, 2, bulkBad.stderr);
+  assert.match(bulkBad.stderr, /MSGR_CA_FILE: \/etc\/hostname holds no PEM certificate/);
   const moved = join(tempDir(), 'gone.pem');
   const set = await runCli(['profile', 'set', 'corp', 'ca-file', certs.caFile], { env: base });
   assert.equal(set.code, 0, set.stderr);

@@ -2,8 +2,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions } from '../shared/flags.js';
+import type { DoctorOptions } from './options.js';
 
-export function registerDoctor(program: Command, ctx: Context): void {
+/** `runF` replaces the run (tests: argv → options without checking anything). */
+export function registerDoctor(program: Command, ctx: Context, runF?: (opts: DoctorOptions) => Promise<void>): void {
   const cmd = program
     .command('doctor')
     .description('check the way from this machine to the API (settings, DNS, proxy, TLS, HTTP) without sending a message')
@@ -20,8 +22,11 @@ Examples:
   HTTPS_PROXY=http://ops:PASSWORD@proxy.corp:3128 msgr doctor --ca-file corp-root.pem
   msgr doctor --sandbox`,
     );
-  addConnectionOptions(cmd, { send: false }).action(async (opts: unknown) => {
+  addConnectionOptions(cmd, { send: false }).action(async (_opts: unknown, command: Command) => {
+    const { parseDoctorOptions } = await import('./options.js');
+    const opts = parseDoctorOptions(command.opts());
+    if (runF !== undefined) return runF(opts);
     const { runDoctorCommand } = await import('./run.js');
-    await runDoctorCommand(ctx, opts as Record<string, unknown>);
+    await runDoctorCommand(ctx, opts);
   });
 }

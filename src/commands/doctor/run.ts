@@ -6,10 +6,9 @@ import { runDoctor, type DoctorReport, type Step } from '../../doctor/checks.js'
 import { stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { resolveSettings } from '../../settings/resolve.js';
-import { parseDoctorOptions } from './options.js';
+import type { DoctorOptions } from './options.js';
 
-export async function runDoctorCommand(ctx: Context, raw: Record<string, unknown>): Promise<void> {
-  const opts = parseDoctorOptions(raw);
+export async function runDoctorCommand(ctx: Context, opts: DoctorOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   const sandbox = opts.sandbox === true;
   const settings = await resolveSettings(
@@ -35,7 +34,7 @@ export async function runDoctorCommand(ctx: Context, raw: Record<string, unknown
   const message = `doctor: ${failed.map((s) => s.title).join(', ')} failed`;
   const hint = failed.length === 1 && failed[0]?.hint !== undefined ? failed[0].hint : undefined;
   // Under --json the error's document is the whole report (one document on stdout).
-  const details = { json: doc, ...(hint !== undefined && opts.json === true ? { hint } : {}) };
+  const details = { jsonFor: (exitCode: number) => ({ ...doc, exitCode }), ...(hint !== undefined && opts.json === true ? { hint } : {}) };
   throw report.exitCode === 2 ? new UsageError(message, details) : new NotSentError(message, details);
 }
 
