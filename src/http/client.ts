@@ -73,10 +73,11 @@ export { readCaFile };
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots
- * (engineering-notes), and rebuilding them from `tls.rootCertificates` costs ~70 ms per run, so
- * the PEM is added to a default context instead (the same call Node makes for each `ca` entry;
- * the default context also keeps NODE_EXTRA_CA_CERTS). Where that call is missing, fall back to
- * the documented, slower way.
+ * (docs/dependencies.md: undici 7), and rebuilding them from `tls.rootCertificates` costs
+ * ~70 ms per run, so the PEM is added to a default context instead (the same call Node makes
+ * for each `ca` entry; the default context also keeps NODE_EXTRA_CA_CERTS and, where it is on,
+ * NODE_USE_SYSTEM_CA). Where that call is missing, fall back to the documented, slower way.
+ * Exported for `doctor`, which checks TLS with the same options.
  */
 export function extraCaOptions(caFile: string, env: ClientOptions['env'], source?: string): { secureContext: SecureContext } | { ca: string[] } {
   const pem = readCaFile(caFile, source);
@@ -237,7 +238,7 @@ export function createClient(options: ClientOptions): MessagesClient {
       if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {
         const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
-        // 503 is retried only when the server says when (cli-contract: Retries).
+        // 503 is retried only when the server says when (docs/contract.md: Retries).
         const retryable = cls === 'throttled' || retryAfter !== undefined;
         if (retryable && attempt < maxAttempts && (retryAfter === undefined || retryAfter <= maxRetryAfterMs)) {
           const delayMs = retryAfter ?? backoffMs(attempt, 1000, 30_000);
@@ -271,7 +272,7 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<string> 
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Tolerant: an empty or non-JSON body is kept as text (cli-contract: Output). */
+/** Tolerant: an empty or non-JSON body is kept as text (docs/contract.md: Streams). */
 export function parseBody(text: string): unknown {
   const t = text.trim();
   if (t === '') return undefined;

@@ -1,4 +1,4 @@
-// What happened to one request, in the contract's terms (cli-contract: Exit codes, Retries).
+// What happened to one request, in the terms of docs/contract.md (Exit codes, Retries).
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
 
 export type Outcome =
@@ -20,7 +20,7 @@ export type Outcome =
 export type OutcomeKind = Outcome['kind'];
 
 // undici and Node error codes for failures that happen before any byte of the request leaves
-// (engineering-notes: undici 7). Certificate failures are in this class too.
+// (docs/dependencies.md: undici 7). Certificate failures are in this class too.
 const NEVER_SENT_CODES = new Set([
   // The proxy did not open the tunnel (http/tunnel.ts): nothing of the request left.
   'MSGR_PROXY_TUNNEL',
@@ -87,7 +87,7 @@ export function classifyNetworkError(err: unknown): FailureClass & { code: strin
     return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), tls: !RETRYABLE_CODES.has(code), code };
   }
   // Headers/body timeouts, "other side closed", ECONNRESET, EPIPE, aborts after the write:
-  // the server may have processed the request (engineering-notes: undici 7).
+  // the server may have processed the request (docs/dependencies.md: undici 7).
   return { kind: 'unknown', code };
 }
 
@@ -115,7 +115,7 @@ export function errorCode(err: unknown): string {
 
 export type StatusClass = 'accepted' | 'auth' | 'rejected' | 'throttled' | 'unavailable' | 'unknown';
 
-/** HTTP status → class (cli-contract: Exit codes; Retries). */
+/** HTTP status → class (docs/contract.md: Exit codes; Retries). */
 export function classifyStatus(status: number): StatusClass {
   if (status >= 200 && status < 300) return 'accepted';
   if (status === 401 || status === 403) return 'auth';
