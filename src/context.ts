@@ -26,6 +26,8 @@ export interface Context {
    */
   readonly interrupt: AbortSignal;
   readonly version: string;
+  /** Node's version (`process.versions.node`), for what msgr can offer on it; unset in some tests. */
+  readonly nodeVersion?: string | undefined;
   /** Registers cleanup run before exit (close HTTP agents, servers). */
   readonly onExit: (fn: () => Promise<void> | void) => void;
   /**

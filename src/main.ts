@@ -148,6 +148,7 @@ export async function run(): Promise<number> {
     now: () => new Date(),
     interrupt: controller.signal,
     version: VERSION,
+    nodeVersion: process.versions.node,
     onExit: (fn) => cleanups.push(fn),
     enableGracefulInterrupt: () => {
       state.graceful = true;

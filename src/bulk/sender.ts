@@ -109,6 +109,8 @@ export interface SendResult {
   fullFolder?: string;
   /** Why the journal could not be written (stopped: journal). */
   journalError?: string;
+  /** What to do about the last failure, when it knows (a proxy refusing the credentials, say). */
+  lastHint?: string | undefined;
   throttled: number;
 }
 
@@ -394,7 +396,7 @@ export class Sender {
         b.outcome = 'not-sent';
         b.status = outcome.status;
         b.error = outcome.message;
-        this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message);
+        this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message, outcome.hint);
         break;
       case 'unknown':
         journaled = 'in-doubt';
@@ -436,8 +438,9 @@ export class Sender {
     this.#progress.update(this.#stats());
   }
 
-  #failure(text: string): void {
+  #failure(text: string, hint?: string): void {
     this.#result.lastFailure = text;
+    this.#result.lastHint = hint;
     this.#consecutiveFailures++;
     if (this.#consecutiveFailures >= MAX_CONSECUTIVE_FAILURES) this.#stop('failing');
   }

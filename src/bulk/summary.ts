@@ -125,8 +125,9 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'failing') {
+    const hint = [r.lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
     return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
-      ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
+      ...(hint !== '' ? { hint } : {}),
       jsonFor,
     });
   }

@@ -2,6 +2,7 @@
 // options and run load when the command runs (README: "Design notes").
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
+import { registerDoctor } from './doctor/index.js';
 import { registerProfile } from './profile/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerSendBulk } from './send-bulk/index.js';
@@ -14,4 +15,5 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]
   ['send-bulk', registerSendBulk],
   ['profile', registerProfile],
   ['sandbox', registerSandbox],
+  ['doctor', registerDoctor],
 ];

@@ -1,14 +1,18 @@
-// The messages client: one undici dispatcher with keep-alive and timeouts, proxies from the
-// environment, extra CAs added to (not replacing) the default roots, and msgr's own retry loop
-// following the contract: retry only what provably did not happen or what the server asked
-// to be retried (429, 503 + Retry-After); never after the request may have been processed.
+// The messages client: one undici dispatcher with keep-alive and timeouts, a proxy from the
+// environment (http/proxy.ts) reached through msgr's own tunnel (http/tunnel.ts), extra CAs
+// added to (not replacing) the default roots, and msgr's own retry loop following the contract:
+// retry only what provably did not happen or what the server asked to be retried (429, 503 +
+// Retry-After); never after the request may have been processed (docs/contract.md: Retries).
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { Agent, EnvHttpProxyAgent, request } from './undici.js';
-import { UsageError } from '../errors.js';
+import { Agent, request } from './undici.js';
+import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
-import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, type Outcome } from './outcome.js';
+import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
+import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
+import { trustHint } from './trust.js';
+import { tunnelConnector } from './tunnel.js';
 
 export interface ClientOptions {
   /** The endpoint URL, as returned by `messagesEndpoint`. */
@@ -19,6 +23,12 @@ export interface ClientOptions {
   readonly timeoutMs: number;
   /** PEM file whose certificates are trusted in addition to the default roots. */
   readonly caFile?: string | undefined;
+  /** Where caFile came from, for its errors: `--ca-file` (default), `MSGR_CA_FILE`, a profile. */
+  readonly caFileSource?: string | undefined;
+  /** Node's version, for what the TLS hint can offer (NODE_USE_SYSTEM_CA). */
+  readonly nodeVersion?: string | undefined;
+  /** The profile in use, named in the TLS hint (`msgr profile set NAME ca-file …`). */
+  readonly profile?: string | undefined;
   /** Parallel connections (POSTs are not pipelined: concurrency = connections). */
   readonly connections?: number;
   /** Attempts for retryable failures, the first included. */
@@ -58,29 +68,19 @@ export interface MessagesClient {
   close(): Promise<void>;
 }
 
-/** Reads and checks a --ca-file; exported so a bulk run can check it before writing its journal. */
-export function readCaFile(caFile: string): string {
-  let pem: string;
-  try {
-    pem = readFileSync(caFile, 'utf8');
-  } catch (err) {
-    throw new UsageError(`--ca-file: cannot read ${caFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-  }
-  if (!pem.includes('-----BEGIN CERTIFICATE-----')) {
-    throw new UsageError(`--ca-file: ${caFile} holds no PEM certificate`, { hint: 'Give a PEM file with one or more -----BEGIN CERTIFICATE----- blocks.' });
-  }
-  return pem;
-}
+/** Exported here too: a bulk run checks its CA file before writing its journal. */
+export { readCaFile };
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots
- * (engineering-notes), and rebuilding them from `tls.rootCertificates` costs ~70 ms per run, so
- * the PEM is added to a default context instead (the same call Node makes for each `ca` entry;
- * the default context also keeps NODE_EXTRA_CA_CERTS). Where that call is missing, fall back to
- * the documented, slower way.
+ * (docs/dependencies.md: undici 7), and rebuilding them from `tls.rootCertificates` costs
+ * ~70 ms per run, so the PEM is added to a default context instead (the same call Node makes
+ * for each `ca` entry; the default context also keeps NODE_EXTRA_CA_CERTS and, where it is on,
+ * NODE_USE_SYSTEM_CA). Where that call is missing, fall back to the documented, slower way.
+ * Exported for `doctor`, which checks TLS with the same options.
  */
-function extraCaOptions(caFile: string, env: ClientOptions['env']): { secureContext: SecureContext } | { ca: string[] } {
-  const pem = readCaFile(caFile);
+export function extraCaOptions(caFile: string, env: ClientOptions['env'], source?: string): { secureContext: SecureContext } | { ca: string[] } {
+  const pem = readCaFile(caFile, source);
   const secureContext = createSecureContext();
   const native = (secureContext as unknown as { context?: { addCACert?: (pem: string) => void } }).context;
   if (typeof native?.addCACert === 'function') {
@@ -100,32 +100,24 @@ function tryRead(path: string): string | undefined {
   }
 }
 
-function hasProxy(env: ClientOptions['env']): boolean {
-  return ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy'].some((k) => (env[k] ?? '') !== '');
+/** The route a client's requests take: none for the in-process sandbox, else from the environment. */
+export function clientRoute(options: Pick<ClientOptions, 'endpoint' | 'env' | 'direct'>): Route {
+  return options.direct === true ? { kind: 'direct', reason: 'no proxy: the built-in sandbox is in this process' } : routeFor(options.endpoint, options.env);
 }
 
-export function createDispatcher(options: ClientOptions): Dispatcher {
-  const tls = options.caFile !== undefined ? extraCaOptions(options.caFile, options.env) : {};
-  const connect = { timeout: Math.min(10_000, options.timeoutMs), ...tls };
+export function createDispatcher(options: ClientOptions, route: Route = clientRoute(options)): Dispatcher {
+  const tls = options.caFile !== undefined ? extraCaOptions(options.caFile, options.env, options.caFileSource) : {};
+  const connectTimeout = Math.min(10_000, options.timeoutMs);
   const common = {
     connections: options.connections ?? 4,
     keepAliveTimeout: 4_000,
     headersTimeout: options.timeoutMs,
     bodyTimeout: options.timeoutMs,
-    connect,
   };
-  if (options.direct !== true && hasProxy(options.env)) {
-    const env = options.env;
-    return new EnvHttpProxyAgent({
-      ...common,
-      // Through a tunnel, the TLS to the API is `requestTls`, not `connect`.
-      requestTls: { ...tls },
-      httpProxy: env.HTTP_PROXY ?? env.http_proxy,
-      httpsProxy: env.HTTPS_PROXY ?? env.https_proxy ?? env.HTTP_PROXY ?? env.http_proxy,
-      noProxy: env.NO_PROXY ?? env.no_proxy ?? '',
-    });
+  if (route.kind === 'proxy') {
+    return new Agent({ ...common, connect: tunnelConnector({ proxy: route.proxy, timeoutMs: connectTimeout, tls, userAgent: options.userAgent }) });
   }
-  return new Agent(common);
+  return new Agent({ ...common, connect: { timeout: connectTimeout, ...tls } });
 }
 
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
@@ -148,7 +140,8 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export function createClient(options: ClientOptions): MessagesClient {
-  const dispatcher = createDispatcher(options);
+  const route = clientRoute(options);
+  const dispatcher = createDispatcher(options, route);
   const maxAttempts = options.maxAttempts ?? 5;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 120_000;
   const now = options.now ?? (() => new Date());
@@ -156,6 +149,7 @@ export function createClient(options: ClientOptions): MessagesClient {
   const debug = options.debug;
   const endpoint = options.endpoint.toString();
   const url = options.endpoint;
+  debug?.(`route: ${describeRoute(route, url)}`);
 
   /** Waits before a retry; false when a graceful stop came first (or comes meanwhile). */
   async function retryWait(delayMs: number, o: SendOptions): Promise<boolean> {
@@ -222,12 +216,13 @@ export function createClient(options: ClientOptions): MessagesClient {
         if (failure.kind === 'not-sent') {
           if (failure.retryable && attempt < maxAttempts) {
             const delayMs = backoffMs(attempt);
-            options.onRetry?.({ attempt, delayMs, reason: failure.code });
+            options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
-          return { kind: 'not-sent', message, attempts: attempt, code: failure.code };
+          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? trustHint(options.nodeVersion ?? '0', options.profile) : undefined;
+          return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
-        return { kind: 'unknown', message, attempts: attempt, code: failure.code };
+        return { kind: 'unknown', message: route.kind === 'proxy' ? `${message} (through the proxy ${route.proxy.origin})` : message, attempts: attempt, code: failure.code };
       }
       const body = parseBody(text);
       if (debug !== undefined) {
@@ -243,7 +238,7 @@ export function createClient(options: ClientOptions): MessagesClient {
       if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {
         const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
-        // 503 is retried only when the server says when (cli-contract: Retries).
+        // 503 is retried only when the server says when (docs/contract.md: Retries).
         const retryable = cls === 'throttled' || retryAfter !== undefined;
         if (retryable && attempt < maxAttempts && (retryAfter === undefined || retryAfter <= maxRetryAfterMs)) {
           const delayMs = retryAfter ?? backoffMs(attempt, 1000, 30_000);
@@ -277,7 +272,7 @@ async function readText(body: Dispatcher.ResponseData['body']): Promise<string> 
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Tolerant: an empty or non-JSON body is kept as text (cli-contract: Output). */
+/** Tolerant: an empty or non-JSON body is kept as text (docs/contract.md: Streams). */
 export function parseBody(text: string): unknown {
   const t = text.trim();
   if (t === '') return undefined;
@@ -294,6 +289,8 @@ export function parseBody(text: string): unknown {
 function describeNetworkError(err: unknown, code: string): string {
   const msg = err instanceof Error ? err.message : String(err);
   switch (code) {
+    case TUNNEL_CODE:
+      return err instanceof TunnelError ? describeTunnelFailure(err.failure).message : msg;
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ENOTFOUND':
@@ -310,7 +307,12 @@ function describeNetworkError(err: unknown, code: string): string {
     case 'EPIPE':
       return 'the connection was closed before an answer came';
     default:
-      if (/CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code)) return `TLS certificate not trusted (${code}): ${msg}`;
+      if (isTlsCode(code)) return `TLS certificate not trusted (${code}): ${msg}`;
       return `${msg} (${code})`;
   }
+}
+
+/** A certificate or TLS failure (its hint is how to trust a root). */
+export function isTlsCode(code: string): boolean {
+  return /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code);
 }

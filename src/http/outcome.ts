@@ -1,4 +1,4 @@
-// What happened to one request, in the contract's terms (cli-contract: Exit codes, Retries).
+// What happened to one request, in the terms of docs/contract.md (Exit codes, Retries).
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
 
 export type Outcome =
@@ -8,16 +8,22 @@ export type Outcome =
   | { readonly kind: 'auth'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
   /** Any other 4xx (and 3xx): the request was refused; sending it again as is will not help. */
   | { readonly kind: 'rejected'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
-  /** Provably not processed: no connection, or 429/503 retries exhausted. Safe to send again. */
-  | { readonly kind: 'not-sent'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string }
+  /**
+   * Provably not processed: no connection, or 429/503 retries exhausted. Safe to send again.
+   * `config`: sending again will not help until a setting is fixed (a proxy refusing the
+   * credentials, say). `hint`: what to do, when the failure knows better than the command.
+   */
+  | { readonly kind: 'not-sent'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string; readonly config?: boolean; readonly hint?: string }
   /** The request left but no answer came: timeout, reset, 500/502/504. */
   | { readonly kind: 'unknown'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string };
 
 export type OutcomeKind = Outcome['kind'];
 
 // undici and Node error codes for failures that happen before any byte of the request leaves
-// (engineering-notes: undici 7). Certificate failures are in this class too.
+// (docs/dependencies.md: undici 7). Certificate failures are in this class too.
 const NEVER_SENT_CODES = new Set([
+  // The proxy did not open the tunnel (http/tunnel.ts): nothing of the request left.
+  'MSGR_PROXY_TUNNEL',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EAI_NONAME',
@@ -48,17 +54,51 @@ const NEVER_SENT_CODES = new Set([
 // Certificate problems are never-sent too, but retrying cannot fix them.
 const RETRYABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export type FailureClass = { kind: 'not-sent'; retryable: boolean; tls: boolean } | { kind: 'unknown' };
+export type FailureClass = { kind: 'not-sent'; retryable: boolean; tls: boolean; config?: boolean } | { kind: 'unknown' };
+
+/** What the tunnel connector (http/tunnel.ts) fails with, before the tunnel is up. */
+export const TUNNEL_CODE = 'MSGR_PROXY_TUNNEL';
+
+/**
+ * A CONNECT that was not answered 2xx carried none of the request: never sent, whatever the
+ * answer. Missing or refused credentials, a policy refusal and other 4xx answers need a fix
+ * first (config); the proxy failing to reach the API (5xx, 408, 429), or the proxy itself
+ * unreachable, refusing, dropping or timing out the connection, are retried like any
+ * connection failure.
+ */
+export function classifyTunnelFailure(failure: { status?: number | undefined; cause?: string | undefined }): { retryable: boolean; config: boolean } {
+  const s = failure.status;
+  if (s !== undefined) {
+    const temporary = s >= 500 || s === 408 || s === 429;
+    return { retryable: temporary, config: !temporary };
+  }
+  if (failure.cause === 'BAD_ANSWER') return { retryable: false, config: true };
+  return { retryable: true, config: false };
+}
 
 /** Classifies a thrown network error by its code (and its cause's code). */
 export function classifyNetworkError(err: unknown): FailureClass & { code: string } {
   const code = errorCode(err);
+  if (code === TUNNEL_CODE) {
+    const failure = findTunnelFailure(err) ?? {};
+    return { kind: 'not-sent', tls: false, ...classifyTunnelFailure(failure), code };
+  }
   if (NEVER_SENT_CODES.has(code) || /^ERR_TLS_|^ERR_SSL_|CERT/.test(code)) {
     return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), tls: !RETRYABLE_CODES.has(code), code };
   }
   // Headers/body timeouts, "other side closed", ECONNRESET, EPIPE, aborts after the write:
-  // the server may have processed the request (engineering-notes: undici 7).
+  // the server may have processed the request (docs/dependencies.md: undici 7).
   return { kind: 'unknown', code };
+}
+
+function findTunnelFailure(err: unknown): { status?: number; cause?: string } | undefined {
+  let e: unknown = err;
+  for (let depth = 0; depth < 5 && e !== null && typeof e === 'object'; depth++) {
+    const failure = (e as { failure?: unknown }).failure;
+    if ((e as { code?: unknown }).code === TUNNEL_CODE && failure !== null && typeof failure === 'object') return failure;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 export function errorCode(err: unknown): string {
@@ -75,7 +115,7 @@ export function errorCode(err: unknown): string {
 
 export type StatusClass = 'accepted' | 'auth' | 'rejected' | 'throttled' | 'unavailable' | 'unknown';
 
-/** HTTP status → class (cli-contract: Exit codes; Retries). */
+/** HTTP status → class (docs/contract.md: Exit codes; Retries). */
 export function classifyStatus(status: number): StatusClass {
   if (status >= 200 && status < 300) return 'accepted';
   if (status === 401 || status === 403) return 'auth';

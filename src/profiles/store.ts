@@ -22,6 +22,8 @@ export interface Profile {
   channel?: Channel | undefined;
   /** Production guard: every send asks first (or needs --yes without a terminal). */
   confirm?: boolean | undefined;
+  /** PEM file of extra trusted roots (a TLS-inspecting network's), as an absolute path. */
+  caFile?: string | undefined;
 }
 
 const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean'> = {
@@ -31,6 +33,7 @@ const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean'> = 
   from: 'string',
   channel: 'channel',
   confirm: 'boolean',
+  caFile: 'string',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

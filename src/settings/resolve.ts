@@ -24,6 +24,7 @@ export interface ConnectionFlags {
   apiKeyStdin?: boolean | undefined;
   from?: string | undefined;
   channel?: string | undefined;
+  caFile?: string | undefined;
 }
 
 export interface Settings {
@@ -33,6 +34,8 @@ export interface Settings {
   readonly apiKey: Resolved<string | undefined>;
   readonly from: Resolved<string | undefined>;
   readonly channel: Resolved<string | undefined>;
+  /** Extra trusted CA file: --ca-file > MSGR_CA_FILE > the profile's ca-file. */
+  readonly caFile: Resolved<string | undefined>;
   /** The profile asks for confirmation before every send (production guard, issue 3). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
@@ -169,6 +172,7 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
     apiKey: keyOverride ?? fromProfile(profile?.apiKey) ?? unset,
     from: orUnset(pick(flags.from, '--from', undefined, '')) ?? fromProfile(profile?.from) ?? unset,
     channel: orUnset(pick(flags.channel, '--channel', undefined, '')) ?? fromProfile(profile?.channel) ?? { value: DEFAULT_CHANNEL, source: 'default' },
+    caFile: orUnset(pick(flags.caFile, '--ca-file', env.MSGR_CA_FILE, 'MSGR_CA_FILE')) ?? fromProfile(profile?.caFile) ?? unset,
     confirm: profile?.confirm === true,
     configFile: paths.file,
   };

@@ -3,6 +3,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { messagesEndpoint } from '../http/endpoint.js';
+import { routeFor } from '../http/proxy.js';
 import type { Ui } from '../output/ui.js';
 import { checkApiKey, describeSource, type Settings } from './resolve.js';
 
@@ -37,5 +38,7 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
   }
   checkApiKey(apiKey, describeSource(settings.apiKey));
   const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
+  // A proxy variable that cannot be read is a usage error now, before a bulk run writes a journal.
+  if (!sandbox) routeFor(endpoint, ctx.env);
   return { endpoint, apiKey, direct: sandbox, sandbox };
 }

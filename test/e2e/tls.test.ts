@@ -1,6 +1,9 @@
 // HTTPS with a private CA made at test time: refused without --ca-file, trusted with it.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hasSystemCaSwitch } from '../../src/http/trust.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
@@ -18,15 +21,53 @@ after(async () => {
 const args = ['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi', '--account', 'ACME01'];
 const env = (): Record<string, string> => cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'tls-key-4321', MSGR_BASE_URL: server.url });
 
-test('an untrusted certificate is refused: exit 5, nothing sent, hint names --ca-file', async () => {
+test('an untrusted certificate is refused: exit 5, nothing sent, hint names --ca-file, the profile setting and (where Node has it) NODE_USE_SYSTEM_CA', async () => {
   const r = await runCli(args, { env: env() });
   assert.equal(r.code, 5, r.stderr);
   assert.match(r.stderr, /certificate/i);
-  assert.match(r.stderr, /--ca-file/);
+  assert.match(r.stderr, /hint: .*--ca-file ROOT\.pem.*msgr profile set NAME ca-file ROOT\.pem.*MSGR_CA_FILE/);
+  if (hasSystemCaSwitch(process.versions.node)) assert.match(r.stderr, /NODE_USE_SYSTEM_CA=1/);
+  else assert.doesNotMatch(r.stderr, /NODE_USE_SYSTEM_CA/);
   assert.equal(server.requests.length, 0);
 });
 
+test('ca-file as a profile setting and MSGR_CA_FILE; flag > env > profile; a missing file names where it came from', async () => {
+  const config = tempDir();
+  const base = cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: 'tls-key-4321', MSGR_BASE_URL: server.url });
+  const add = await runCli(['profile', 'add', 'corp', '--api-key-stdin', '--account', 'ACME01', '--ca-file', certs.caFile], { env: base, input: 'tls-key-4321\n' });
+  assert.equal(add.code, 0, add.stderr);
+  const show = await runCli(['profile', 'show', '--json'], { env: base });
+  assert.deepEqual((JSON.parse(show.stdout) as { caFile: unknown }).caFile, { value: certs.caFile, source: 'profile', origin: 'corp' });
+  server.requests.length = 0;
+  const viaProfile = await runCli(args, { env: base });
+  assert.equal(viaProfile.code, 0, viaProfile.stderr);
+  const envBeatsProfile = await runCli(args, { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
+  assert.equal(envBeatsProfile.code, 2, envBeatsProfile.stderr);
+  assert.match(envBeatsProfile.stderr, /MSGR_CA_FILE: \/etc\/hostname holds no PEM certificate/);
+  const flagBeatsEnv = await runCli([...args, '--ca-file', certs.caFile], { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
+  assert.equal(flagBeatsEnv.code, 0, flagBeatsEnv.stderr);
+  const viaEnv = await runCli(args, { env: { ...env(), MSGR_CA_FILE: certs.caFile } });
+  assert.equal(viaEnv.code, 0, viaEnv.stderr);
+  assert.equal(server.requests.length, 3);
+  // send-bulk resolves it the same way.
+  const csv = join(tempDir(), 'few.csv');
+  writeFileSync(csv, 'msisdn\n+447911123401\n+447911123402\n');
+  const bulk = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi'], { env: base });
+  assert.equal(bulk.code, 0, bulk.stderr);
+  assert.equal(server.requests.length, 4);
+  const bulkBad = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--restart'], { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
+  assert.equal(bulkBad.code, 2, bulkBad.stderr);
+  assert.match(bulkBad.stderr, /MSGR_CA_FILE: \/etc\/hostname holds no PEM certificate/);
+  const moved = join(tempDir(), 'gone.pem');
+  const set = await runCli(['profile', 'set', 'corp', 'ca-file', certs.caFile], { env: base });
+  assert.equal(set.code, 0, set.stderr);
+  const setBad = await runCli(['profile', 'set', 'corp', 'ca-file', moved], { env: base });
+  assert.equal(setBad.code, 2);
+  assert.match(setBad.stderr, /ca-file: cannot read .*gone\.pem \(no such file\)/);
+});
+
 test('--ca-file adds the private CA and the send succeeds', async () => {
+  server.requests.length = 0;
   const r = await runCli([...args, '--ca-file', certs.caFile], { env: env() });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(server.requests.length, 1);

@@ -36,6 +36,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     now: () => new Date(),
     interrupt: new AbortController().signal,
     version: 'test',
+    nodeVersion: '20.20.2',
     onExit: () => {},
     enableGracefulInterrupt: () => {},
     out: () => out,

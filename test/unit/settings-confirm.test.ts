@@ -19,6 +19,7 @@ function settings(confirm: boolean): Settings {
     apiKey: { value: KEY, source: 'profile', origin: 'prod' },
     from: { value: 'Acme', source: 'profile', origin: 'prod' },
     channel: { value: 'SMS', source: 'default' },
+    caFile: { value: undefined, source: 'unset' },
     confirm,
     configFile: '/cfg/config.json',
   };

@@ -35,6 +35,7 @@ Examples:
     .option('--base-url <url>', 'regional API base URL (https, or http on loopback)')
     .option('--from <sender>', 'default sender id')
     .option('--channel <channel>', 'default channel: SMS or RCS')
+    .option('--ca-file <path>', 'PEM file of extra trusted roots, e.g. a TLS-inspecting firewall\'s')
     .option('--default', 'make it the default profile (the first profile always is)')
     .option('--confirm', 'production guard: every send asks first (or needs --yes)')
     .option('--force', 'replace an existing profile of that name without asking')
@@ -47,15 +48,15 @@ Examples:
 
   profile
     .command('set')
-    .description('change one setting of a profile: account, base-url, from, channel, confirm, api-key')
+    .description('change one setting of a profile: account, base-url, from, channel, confirm, api-key, ca-file')
     .argument('<name>', 'profile name')
-    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key')
+    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key | ca-file')
     .argument('[value]', 'the new value (api-key takes none: it is read from stdin, a file or a prompt)')
     .option('--api-key-stdin', 'api-key: read it from the first line of stdin')
     .option('--api-key-file <path>', 'api-key: read it from the first line of a file')
     .option(...QUIET)
     .option(...VERBOSE)
-    .addHelpText('after', '\nExamples:\n  msgr profile set prod base-url https://us.api.example.com\n  msgr profile set prod confirm true\n  pass show msgr/prod | msgr profile set prod api-key --api-key-stdin')
+    .addHelpText('after', '\nExamples:\n  msgr profile set prod base-url https://us.api.example.com\n  msgr profile set prod confirm true\n  msgr profile set prod ca-file /etc/ssl/corp-root.pem\n  pass show msgr/prod | msgr profile set prod api-key --api-key-stdin')
     .action(async (name: string, setting: string, value: string | undefined, opts: unknown) => {
       const { runSet } = await import('./run.js');
       await runSet(ctx, name, setting, value, opts);
@@ -65,7 +66,7 @@ Examples:
     .command('unset')
     .description('remove one setting from a profile')
     .argument('<name>', 'profile name')
-    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key')
+    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key | ca-file')
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, setting: string, opts: unknown) => {
@@ -96,6 +97,7 @@ Examples:
     .option('--api-key-stdin', 'read the API key from the first line of stdin')
     .option('--from <sender>', 'sender id')
     .option('--channel <channel>', 'SMS or RCS')
+    .option('--ca-file <path>', 'extra trusted CA certificates, PEM (env MSGR_CA_FILE)')
     .option('--json', 'print one JSON document on stdout')
     .option(...QUIET)
     .option(...VERBOSE)

@@ -23,6 +23,7 @@ export const AddOptionsSchema = z.object({
   baseUrl: str,
   from: str,
   channel: str,
+  caFile: str,
   default: flag,
   confirm: flag,
   force: flag,
@@ -40,6 +41,7 @@ export const ShowOptionsSchema = z.object({
   apiKeyStdin: flag,
   from: str,
   channel: str,
+  caFile: str,
 });
 
 export const QuietOptionsSchema = z.object(common);
@@ -57,12 +59,12 @@ const warnTo =
 
 // Value checks shared by add and set.
 
-const SETTINGS = ['account', 'base-url', 'from', 'channel', 'confirm', 'api-key'] as const;
+const SETTINGS = ['account', 'base-url', 'from', 'channel', 'confirm', 'api-key', 'ca-file'] as const;
 type SettingName = (typeof SETTINGS)[number];
 
 function settingName(input: string): SettingName {
   const normal = input.trim().toLowerCase().replace(/[_\s]/g, '-').replace(/^baseurl$/, 'base-url').replace(/^apikey$/, 'api-key');
-  const alias: Record<string, SettingName> = { 'account-reference': 'account', key: 'api-key', url: 'base-url', sender: 'from' };
+  const alias: Record<string, SettingName> = { 'account-reference': 'account', key: 'api-key', url: 'base-url', sender: 'from', cafile: 'ca-file', ca: 'ca-file' };
   const name = alias[normal] ?? normal;
   if ((SETTINGS as readonly string[]).includes(name)) return name as SettingName;
   throw new UsageError(`"${input}" is not a profile setting`, { hint: `Settings: ${SETTINGS.join(', ')}.` });
@@ -79,6 +81,14 @@ function checkText(input: string, flag: string): string {
   if (v === '') throw new UsageError(`${flag} is empty`);
   if (/[\u0000-\u001f\u007f]/.test(v)) throw new UsageError(`${flag} has control characters`);
   return v;
+}
+
+/** A CA file is saved as an absolute path once it reads as PEM: the profile is used from anywhere. */
+async function checkCaFile(ctx: Context, input: string, flag: string): Promise<string> {
+  const path = (await import('node:path')).resolve(ctx.cwd, checkText(input, flag));
+  const { readCaFile } = await import('../../http/ca-file.js');
+  readCaFile(path, flag);
+  return path;
 }
 
 function checkBool(input: string, flag: string): boolean {
@@ -129,6 +139,7 @@ export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<
   if (opts.baseUrl !== undefined) profile.baseUrl = checkBaseUrl(opts.baseUrl);
   if (opts.from !== undefined) profile.from = checkText(opts.from, '--from');
   if (opts.channel !== undefined) profile.channel = checkChannel(opts.channel, '--channel');
+  if (opts.caFile !== undefined) profile.caFile = await checkCaFile(ctx, opts.caFile, '--ca-file');
   if (opts.confirm === true) profile.confirm = true;
 
   // Asked before the key, so nobody types a key only to be refused.
@@ -242,6 +253,12 @@ async function settingChange(
         else delete p.confirm;
       };
     }
+    case 'ca-file': {
+      const v = await checkCaFile(ctx, value, 'ca-file');
+      return (p) => {
+        p.caFile = v;
+      };
+    }
   }
 }
 
@@ -249,7 +266,7 @@ export async function runUnset(ctx: Context, name: string, setting: string, raw:
   const opts = parse(QuietOptionsSchema, raw);
   const ui = createUi(ctx, opts);
   const which = settingName(setting);
-  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', confirm: 'confirm', 'api-key': 'apiKey' } as const)[which];
+  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', confirm: 'confirm', 'api-key': 'apiKey', 'ca-file': 'caFile' } as const)[which];
   const { result } = await updateStore(
     ctx,
     (store) => {
@@ -381,6 +398,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       apiKey: entry(settings.apiKey, key),
       from: entry(settings.from),
       channel: entry(settings.channel),
+      caFile: entry(settings.caFile),
       confirm: { value: settings.confirm, source: settings.confirm ? 'profile' : 'default', ...(settings.confirm ? { origin: settings.profile.value } : {}) },
       configFile: settings.configFile,
     };
@@ -396,6 +414,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
       ['from', settings.from.value ?? '(not set)', describeSource(settings.from)],
       ['channel', settings.channel.value ?? '(not set)', describeSource(settings.channel)],
+      ['CA file', settings.caFile.value ?? '(not set)', describeSource(settings.caFile)],
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.

@@ -11,6 +11,7 @@ import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';
+import { caFileSource } from '../../http/ca-file.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { DiskReserve, isNoSpace } from '../../bulk/journal.js';
@@ -86,7 +87,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   };
   const settings = await resolveSettings(
     ctx,
-    { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel },
+    { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel, caFile: opts.caFile },
     { profileOptional: opts.sandbox },
   );
 
@@ -182,7 +183,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // The journal only once everything the client needs has been checked: a bad --ca-file must not
   // leave a journal that looks like an unfinished run.
   const { createClient, readCaFile } = await (clientModule ?? import('../../http/client.js'));
-  if (opts.caFile !== undefined) readCaFile(opts.caFile);
+  const caFile = settings.caFile.value;
+  if (caFile !== undefined) readCaFile(caFile, caFileSource(settings.caFile));
   const journal = openJournal(ctx, state, input, shape, message, pre);
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
@@ -194,7 +196,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     apiKey: key,
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeoutMs,
-    caFile: opts.caFile,
+    caFile,
+    caFileSource: caFileSource(settings.caFile),
+    nodeVersion: ctx.nodeVersion,
+    profile: settings.profile.value,
     connections: opts.concurrency,
     maxAttempts: BULK_MAX_ATTEMPTS,
     // Message ids are only needed for the report.

@@ -7,6 +7,7 @@ import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Pr
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, stopName, type Ui } from '../../output/ui.js';
+import { caFileSource } from '../../http/ca-file.js';
 import { messagesEndpoint } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
@@ -25,6 +26,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     apiKeyStdin: opts.apiKeyStdin,
     from: opts.from,
     channel: opts.channel,
+    caFile: opts.caFile,
   }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
@@ -59,7 +61,10 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     apiKey,
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeout,
-    caFile: opts.caFile,
+    caFile: settings.caFile.value,
+    caFileSource: caFileSource(settings.caFile),
+    nodeVersion: ctx.nodeVersion,
+    profile: settings.profile.value,
     connections: 1,
     env: ctx.env,
     direct,
@@ -112,14 +117,13 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
         hint: 'Fix the request and send again; --dry-run shows what would be sent.',
         json: redactJson(outcome.body, o.apiKey),
       });
-    case 'not-sent':
-      throw new NotSentError(
-        `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`,
-        {
-          hint: outcome.code !== undefined && /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(outcome.code) ? 'If the server uses a private CA, pass it with --ca-file.' : 'Nothing was sent; it is safe to run the same command again.',
-          json: redactJson(outcome.body, o.apiKey),
-        },
-      );
+    case 'not-sent': {
+      const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
+      const details = { hint: outcome.hint ?? 'Nothing was sent; it is safe to run the same command again.', json: redactJson(outcome.body, o.apiKey) };
+      // A setting must change first (a proxy refusing the credentials): fix, then run again.
+      if (outcome.config === true) throw new UsageError(message, details);
+      throw new NotSentError(message, details);
+    }
     case 'unknown':
       throw new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
         hint: 'The request may have been processed. Check whether the message arrived before sending it again.',

@@ -7,20 +7,21 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
-export function addConnectionOptions(cmd: Command): Command {
-  return cmd
+export function addConnectionOptions(cmd: Command, options: { send?: boolean } = {}): Command {
+  cmd
     .option('-p, --profile <name>', 'profile to use (env MSGR_PROFILE; else the default profile)')
     .option('--base-url <url>', 'regional API base URL; /v2/messages is appended (env MSGR_BASE_URL)')
     .option('--account <ref>', 'accountReference (env MSGR_ACCOUNT_REFERENCE)')
     .option('--api-key-file <path>', 'read the API key from a file (env MSGR_API_KEY also works)')
     .option('--api-key-stdin', 'read the API key from the first line of stdin')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
-    .option('--ca-file <path>', 'extra trusted CA certificates, PEM (adds to the system roots)')
+    .option('--ca-file <path>', 'extra trusted CA certificates, PEM, added to the default roots (env MSGR_CA_FILE; profile ca-file)')
     .option('--sandbox', 'send to a built-in local emulator; nothing is delivered')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('-q, --quiet', 'print nothing on stderr but warnings and errors')
-    .option('-v, --verbose', 'show requests and responses (API key redacted) and stack traces')
-    .option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
+    .option('-v, --verbose', 'show requests and responses (API key redacted) and stack traces');
+  // `doctor` resolves the same settings but sends nothing: no confirmation to skip.
+  return options.send === false ? cmd : cmd.option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
 }
 
 /** The message flags `send` and `send-bulk` share. */
