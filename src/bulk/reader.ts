@@ -20,6 +20,29 @@ export interface CsvFormat {
   readonly detected: boolean;
   /** Average bytes a line in the first 64 KiB (0 when it has none): sizes the duplicate set. */
   readonly lineBytes: number;
+  /**
+   * The first record is data, not a header (--no-header): the header is then the column
+   * positions, `1`, `2`, … as many as the first record has fields.
+   */
+  readonly noHeader?: boolean;
+}
+
+/**
+ * A record of empty or whitespace-only fields: what a spreadsheet writes for an empty row
+ * (`;;`). Skipped like an empty line, by every reader of the file (csv-parse's, the simple
+ * splitter, each part of a split preflight), so they agree on every record.
+ */
+export function isBlankRecord(fields: readonly string[]): boolean {
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as string;
+    if (f !== '' && f.trim() !== '') return false;
+  }
+  return true;
+}
+
+/** The header of a file read with --no-header: the column positions, from 1. */
+export function positionalHeader(width: number): string[] {
+  return Array.from({ length: width }, (_, i) => String(i + 1));
 }
 
 /** An input problem that stops the run: the message names the line. */
@@ -67,7 +90,7 @@ export const MAX_RECORD_CHARS = 1024 * 1024;
 const CHUNK_BYTES = 128 * 1024;
 
 /** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
-export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined }): Promise<CsvFormat> {
+export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined; noHeader?: boolean | undefined }): Promise<CsvFormat> {
   const fh = await open(path, 'r');
   let sample: Buffer;
   try {
@@ -97,9 +120,10 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) newlines++;
   if (newlines === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) newlines++;
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
-  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes };
+  const noHeader = given.noHeader === true ? { noHeader: true } : {};
+  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
   const text = decode(sample.subarray(bomBytes), encoding);
-  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes };
+  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes, ...noHeader };
 }
 
 function decode(buf: Buffer, encoding: FileEncoding): string {
@@ -218,14 +242,27 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
       endLine -= crlf;
     }
     nextStart = endLine + 1;
+    if (isBlankRecord(record)) return;
     if (header === undefined) {
-      header = record;
-      options.onHeader?.(record);
-      if (options.stopAfterHeader === true) {
-        headerEnd = { bytes: base + info.bytes, nextLine: nextStart };
-        throw headerRead;
+      if (format.noHeader === true) {
+        const positions = positionalHeader(record.length);
+        header = positions;
+        options.onHeader?.(positions);
+        if (options.stopAfterHeader === true) {
+          // The data starts with this record: where it starts (blank lines before it are read
+          // again and skipped again).
+          headerEnd = { bytes: base, nextLine: firstLine };
+          throw headerRead;
+        }
+      } else {
+        header = record;
+        options.onHeader?.(record);
+        if (options.stopAfterHeader === true) {
+          headerEnd = { bytes: base + info.bytes, nextLine: nextStart };
+          throw headerRead;
+        }
+        return;
       }
-      return;
     }
     options.onRecord(record, index++, startLine, base + info.bytes);
   };
@@ -303,7 +340,7 @@ export interface SimpleRange {
  * Whether csv-parse's work on a range can be done by splitting lines and fields: a UTF-8 or
  * Latin-1 range with no quote character at all, LF line ends with no CR anywhere (or CRLF ones
  * with no other CR or LF), no line over 256 KiB, a one-byte delimiter. There every line is a
- * record, an empty line is skipped, fields are the bytes between delimiters decoded one by one
+ * record, an empty line is skipped (and a blank record, as readCsv() skips it), fields are the bytes between delimiters decoded one by one
  * (as csv-parse decodes them), so the records, line numbers and text are csv-parse's.
  * Reads the range once (and hashes it when asked).
  */
@@ -383,6 +420,7 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
       from = d + 1;
     }
     fields.push(slice(from, end));
+    if (isBlankRecord(fields)) return;
     onRecord(fields, index++, line, after);
   };
   try {

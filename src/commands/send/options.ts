@@ -3,7 +3,7 @@
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
 // alone would cost more than the rest of a dry run (issue 5; README design notes).
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { fileProblem, UsageError } from '../../errors.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
 
@@ -102,9 +102,7 @@ export async function readFlagFile(flag: string, path: string, ctx: Context): Pr
   try {
     return await (await import('node:fs/promises')).readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
-    throw new UsageError(`${flag}: cannot read ${path} (${why})`);
+    throw new UsageError(`${flag}: cannot read ${path} (${fileProblem(err)})`);
   }
 }
 
