@@ -3,6 +3,7 @@
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
+import { looksLikeNumber } from '../message/numbers.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -102,8 +103,12 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   } else {
     msisdn = findNumberColumn(header);
     if (msisdn === -1) {
+      // A list without a header: its first line is already a recipient.
+      const headerless = header.some((h) => looksLikeNumber(h));
       throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
-        hint: `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
+        hint: headerless
+          ? `Its first line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
+          : `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
       });
     }
   }
