@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
+import { notUtf8Hint } from '../message/text-file.js';
 import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from './reader.js';
@@ -376,8 +377,6 @@ async function hashFrom(path: string, offset: number, hash: Hash): Promise<void>
 
 export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string };
 
-/** What to do about text that is not UTF-8: the same words for a CSV file and a text file. */
-export const UTF8_HINT = 'The file is probably Latin-1 or Windows-1252: give --encoding latin1, or save it as UTF-8.';
 export type RowChecker = (fields: readonly string[]) => RowCheck;
 
 /**
@@ -400,7 +399,7 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ch
     if (checkUtf8) {
       for (const i of used) {
         if ((fields[i] as string).includes('\uFFFD')) {
-          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text (is the file Latin-1? try --encoding latin1)', hint: UTF8_HINT };
+          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text (is the file Latin-1? try --encoding latin1)', hint: notUtf8Hint('--encoding') };
         }
       }
     }

@@ -8,8 +8,10 @@
 // no object per row, and the caller decides when to read the next chunk (back-pressure).
 import { open, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
+import { detectBom, parseEncoding, type FileEncoding } from '../message/text-file.js';
 
-export type FileEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+export type { FileEncoding };
+export { parseEncoding };
 
 export interface CsvFormat {
   readonly encoding: FileEncoding;
@@ -55,25 +57,6 @@ export class CsvInputError extends Error {
   }
 }
 
-const ENCODING_NAMES: Record<string, FileEncoding> = {
-  utf8: 'utf8',
-  'utf-8': 'utf8',
-  latin1: 'latin1',
-  'latin-1': 'latin1',
-  'iso-8859-1': 'latin1',
-  iso88591: 'latin1',
-  'windows-1252': 'latin1',
-  cp1252: 'latin1',
-  utf16le: 'utf16le',
-  'utf-16le': 'utf16le',
-  utf16be: 'utf16be',
-  'utf-16be': 'utf16be',
-};
-
-export function parseEncoding(input: string): FileEncoding | undefined {
-  return ENCODING_NAMES[input.trim().toLowerCase()];
-}
-
 export function parseDelimiter(input: string): string | undefined {
   const v = input.toLowerCase();
   if (v === 'tab' || v === '\\t' || input === '\t') return '\t';
@@ -100,18 +83,10 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   } finally {
     await fh.close();
   }
-  let encoding: FileEncoding = given.encoding ?? 'utf8';
-  let bomBytes = 0;
-  if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) {
-    bomBytes = 3;
-    encoding = 'utf8';
-  } else if (sample[0] === 0xff && sample[1] === 0xfe) {
-    bomBytes = 2;
-    encoding = 'utf16le';
-  } else if (sample[0] === 0xfe && sample[1] === 0xff) {
-    bomBytes = 2;
-    encoding = 'utf16be';
-  } else if (given.encoding === undefined && sample.length >= 4) {
+  const bom = detectBom(sample);
+  let encoding: FileEncoding = bom?.encoding ?? given.encoding ?? 'utf8';
+  const bomBytes = bom?.bytes ?? 0;
+  if (bom === undefined && given.encoding === undefined && sample.length >= 4) {
     // UTF-16 without a BOM still shows its zero bytes in ASCII header names.
     if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
     else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';

@@ -31,6 +31,7 @@ export interface BulkOptions {
   readonly from?: string | undefined;
   readonly text?: string | undefined;
   readonly textFile?: string | undefined;
+  readonly textEncoding?: FileEncoding | undefined;
   readonly template?: string | undefined;
   readonly meta?: readonly string[] | undefined;
   readonly name?: string | undefined;
@@ -147,6 +148,9 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     throw new UsageError('--api-key-stdin cannot be used when the CSV comes from stdin', { hint: 'Give the key with MSGR_API_KEY, --api-key-file or a profile.' });
   }
   if (opts.text !== undefined && opts.textFile !== undefined) throw new UsageError('--text and --text-file cannot be used together');
+  if (opts.textFile === '-' && (file === '-' || opts.apiKeyStdin === true)) {
+    throw new UsageError(`--text-file - cannot be used with ${file === '-' ? 'the CSV from stdin' : '--api-key-stdin'}: stdin can carry only one of them`);
+  }
   if (excludeColumn !== undefined && opts.exclude === undefined) throw new UsageError('--exclude-column needs --exclude FILE', { hint: 'For example --exclude optouts.csv --exclude-column "Phone Number"' });
   return opts;
 }
