@@ -53,31 +53,29 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   if (s.startsWith('00')) s = `+${s.slice(2)}`;
   if (!/^\+?\d+$/.test(s)) return { ok: false, cause: 'characters', reason: `"${shown}" has characters that are not digits` };
   const international = s.startsWith('+');
-  if (!international) {
-    const parsed = defaultCountry !== undefined ? parsePhoneNumberFromString(s, defaultCountry) : undefined;
-    // `447911123456`: an international number that lost its `+` (a spreadsheet drops it).
-    if (parsed?.isPossible() !== true && withPlus(s)) {
-      return {
-        ok: false,
-        cause: 'no-plus',
-        reason: `"${shown}" has no +: it is +${s} if international`,
-        hint: `Write international numbers with their +, as +${s}${defaultCountry === undefined ? ', or give national numbers with --default-country' : ''}.`,
-        ...(defaultCountry === undefined ? { needsCountry: true } : {}),
-      };
-    }
-    if (defaultCountry === undefined) {
-      return {
-        ok: false,
-        cause: 'national',
-        reason: `"${shown}" is a national number: give it as +<country code>..., or set --default-country`,
-        needsCountry: true,
-        hint: 'Write it as +<country code><number>, or add --default-country GB (or your country).',
-      };
-    }
-  }
   if (international && s.length > 16) return { ok: false, cause: 'too-long', reason: `"${shown}" is too long for a phone number (at most 15 digits)` };
-  const parsed = international ? parsePhoneNumberFromString(s) : parsePhoneNumberFromString(s, defaultCountry);
-  if (parsed === undefined || !parsed.isPossible()) {
+  const parsed = international ? parsePhoneNumberFromString(s) : defaultCountry !== undefined ? parsePhoneNumberFromString(s, defaultCountry) : undefined;
+  const possible = parsed?.isPossible() === true;
+  // `447911123456`: an international number that lost its `+` (a spreadsheet drops it).
+  if (!international && !possible && withPlus(s)) {
+    return {
+      ok: false,
+      cause: 'no-plus',
+      reason: `"${shown}" has no +: it is +${s} if international`,
+      hint: `Write international numbers with their +, as +${s}${defaultCountry === undefined ? ', or give national numbers with --default-country' : ''}.`,
+      ...(defaultCountry === undefined ? { needsCountry: true } : {}),
+    };
+  }
+  if (!international && defaultCountry === undefined) {
+    return {
+      ok: false,
+      cause: 'national',
+      reason: `"${shown}" is a national number: give it as +<country code>..., or set --default-country`,
+      needsCountry: true,
+      hint: 'Write it as +<country code><number>, or add --default-country GB (or your country).',
+    };
+  }
+  if (parsed === undefined || !possible) {
     return { ok: false, cause: 'impossible', reason: `"${shown}" cannot be a phone number (${lengthProblem(s, defaultCountry)})` };
   }
   const e164 = parsed.number;
@@ -87,9 +85,13 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   return { ok: true, e164 };
 }
 
-/** Whether `+digits` is a valid number (not merely possible: a national number can be that). */
+/**
+ * Whether digits are an international number without its `+`: valid with one (not merely
+ * possible), and as long as international numbers are (11 digits and more; national numbers
+ * are shorter, or start with a 0).
+ */
 function withPlus(digits: string): boolean {
-  if (digits.length < 8 || digits.length > 15) return false;
+  if (digits.length < 11 || digits.length > 15 || digits.startsWith('0')) return false;
   return parsePhoneNumberFromString(`+${digits}`)?.isValid() === true;
 }
 
