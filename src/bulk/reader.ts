@@ -37,7 +37,10 @@ export interface CsvFormat {
 export function isBlankRecord(fields: readonly string[]): boolean {
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i] as string;
-    if (f !== '' && f.trim() !== '') return false;
+    if (f === '') continue;
+    // Most fields start with a visible ASCII character: no trim() needed to know.
+    const c = f.charCodeAt(0);
+    if ((c > 0x20 && c < 0x7f) || f.trim() !== '') return false;
   }
   return true;
 }
@@ -395,7 +398,9 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
       from = d + 1;
     }
     fields.push(slice(from, end));
-    if (isBlankRecord(fields)) return;
+    // Only a line that starts with a delimiter, a space or a non-ASCII byte can be blank.
+    const first = buf[start] as number;
+    if ((first === delimiter || first <= 0x20 || first >= 0x7f) && isBlankRecord(fields)) return;
     onRecord(fields, index++, line, after);
   };
   try {
