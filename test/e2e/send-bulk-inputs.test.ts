@@ -127,6 +127,14 @@ describe('spreadsheet exports', () => {
     assert.match(two.stderr, /preflight: two threads/);
     assert.deepEqual(sent(), single);
     assert.equal(single.length, 400 - 57);
+
+    // A list without a header, split the same way.
+    const headerless = file(`${rows.slice(1).join('\n')}\n`);
+    server.requests.length = 0;
+    const plain = await bulk([headerless, ...MSG, '--no-header', '--yes', '--verbose'], { MSGR_BULK_PARALLEL_MIN_BYTES: '0' });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /preflight: two threads/);
+    assert.deepEqual(sent(), single);
   });
 
   test('--no-header reads a list whose first line is a number; without it the hint says so', async () => {
