@@ -148,6 +148,22 @@ describe('spreadsheet exports', () => {
     assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
   });
 
+  test('a run without a header resumes as it started: the first line is still a recipient, sent once', async () => {
+    const path = file('+447911123401,Ann\n+447911123402,Bob\n+447911123403,Cy\n');
+    const e = env();
+    // Batches of one: the second is refused with a 503 (not sent), so the run stops with it left.
+    server.script({ status: 202, body: { id: 'm1' } }, { status: 503, body: { error: 'busy' } });
+    server.fallback = { status: 202, body: { id: 'm' } };
+    const first = await runCli(['send-bulk', path, ...MSG, '--no-header', '--batch-size', '1', '--concurrency', '1', '--yes'], { env: e });
+    assert.equal(first.code, 7, first.stderr);
+    assert.deepEqual(sent(), ['+447911123401', '+447911123402', '+447911123403']);
+    server.requests.length = 0;
+    const again = await runCli(['send-bulk', path, '--resume', '--yes'], { env: e });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /2 in an earlier run/);
+    assert.deepEqual(sent(), ['+447911123402']);
+  });
+
   test('numbers in scientific notation get a hint to format the column as Text; causes are grouped, printed once', async () => {
     const rows = ['Mobile', '+447911123401'];
     for (let i = 0; i < 40; i++) rows.push('4.47911E+11');
