@@ -1,5 +1,5 @@
 // Which CSV column is the number, which become `recipients[].variables` and which
-// `recipients[].metaData` (issue: "Columns"), and the recipient JSON built straight from a row's
+// `recipients[].metaData` (docs/bulk.md: Input), and the recipient JSON built straight from a row's
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';

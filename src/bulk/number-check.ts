@@ -1,4 +1,4 @@
-// Number checks for millions of rows, with exactly the verdicts of `send` (cli-contract:
+// Number checks for millions of rows, with exactly the verdicts of `send` (docs/contract.md: Requests:
 // impossible numbers are refused; possible ones outside the known plan are sent with a
 // warning). normaliseNumberFast answers international numbers ~70x faster than libphonenumber-js
 // and falls back to it for anything unusual (message/fast-numbers.ts).

@@ -1,8 +1,8 @@
-// The preflight pass (issue: "Preflight, always, before the first request"): every row is read
-// and checked before anything is sent; problems are kept with their line and column (the first
-// few in memory, the rest counted); duplicates and opted-out numbers are set aside; the verdict
-// per row, with the recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume can refuse
-// a file that changed.
+// The preflight pass (docs/bulk.md: Preflight), always before the first request: every row is
+// read and checked before anything is sent; problems are counted by cause, with the first few
+// rows of each kept; duplicates and opted-out numbers are set aside; the verdict per row, with the
+// recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume
+// can refuse a file that changed.
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';

@@ -1,6 +1,6 @@
-// Phone numbers to E.164 (cli-contract: "Numbers are normalised..."). libphonenumber-js with
+// Phone numbers to E.164 (docs/contract.md: Requests). libphonenumber-js with
 // `max` metadata: the default `min` metadata cannot tell valid from merely possible numbers
-// (engineering-notes).
+// (docs/dependencies.md: libphonenumber-js).
 import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from 'libphonenumber-js/max';
 
 export type NumberResult =
