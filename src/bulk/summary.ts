@@ -27,6 +27,8 @@ export interface Summary {
   batchSize: number;
   text: { encoding: string; partsPerMessage: number; parts: number; forcing: string[] } | null;
   problems: Array<{ line: number; column: string; message: string }>;
+  /** Every invalid row counted under its cause, with the first lines of each. */
+  causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
 }
 
 /** The summary once the send pass is over. */
@@ -62,6 +64,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     batchSize: run.batchSize,
     text: text === undefined ? null : { encoding: text.encoding, partsPerMessage: text.parts, parts: text.parts * pre.toSend, forcing: text.forcing.map(describeChar) },
     problems: pre.problems.map((p) => ({ line: p.line, column: p.column, message: p.message })),
+    causes: pre.groups.map((g) => ({ cause: g.cause, column: g.column, count: g.count, lines: g.samples.map((p) => p.line) })),
   };
 }
 

@@ -193,7 +193,12 @@ describe('a run that would send nothing is an error', () => {
     const r = await bulk([file('msisdn\nhello\n+1 555\n'), ...MSG, '--skip-invalid', '--yes', '--json']);
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /nothing to send: every one of the 2 rows .* is invalid, excluded or a duplicate \(2 invalid\)/);
-    assert.equal((JSON.parse(r.stdout) as { exitCode: number }).exitCode, 2);
+    const doc = JSON.parse(r.stdout) as { exitCode: number; causes: unknown };
+    assert.equal(doc.exitCode, 2);
+    assert.deepEqual(doc.causes, [
+      { cause: 'characters', column: 'msisdn', count: 1, lines: [2] },
+      { cause: 'impossible', column: 'msisdn', count: 1, lines: [3] },
+    ]);
     assert.equal(server.requests.length, 0);
   });
 
