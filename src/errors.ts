@@ -91,3 +91,19 @@ export class InterruptedError extends MsgrError {
     this.name = 'InterruptedError';
   }
 }
+
+/** Why a file named by the user could not be read, in words: `cannot read FILE (no such file)`. */
+export function fileProblem(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException | undefined)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file';
+    case 'EISDIR':
+      return 'is a folder';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied';
+    default:
+      return code ?? (err instanceof Error ? err.message : String(err));
+  }
+}

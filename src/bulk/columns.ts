@@ -1,11 +1,61 @@
 // Which CSV column is the number, which become `recipients[].variables` and which
-// `recipients[].metaData` (issue: "Columns"), and the recipient JSON built straight from a row's
+// `recipients[].metaData` (docs/bulk.md: Input), and the recipient JSON built straight from a row's
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
+import { looksLikeNumber } from '../message/numbers.js';
 
-/** Header names tried for the number, in this order, when --msisdn-column is not given. */
-export const NUMBER_COLUMNS = ['msisdn', 'phone', 'mobile', 'number', 'to'] as const;
+/**
+ * Header names tried for the number, in this order, when --msisdn-column is not given; compared
+ * by headerKey() (case, spaces and punctuation ignored), so `Phone Number`, `phone_number` and
+ * `PHONE-NUMBER` are one name, as are `Mobile No.` and `mobile no`: what spreadsheets export.
+ */
+export const NUMBER_COLUMNS = [
+  'msisdn',
+  'phone',
+  'mobile',
+  'number',
+  'to',
+  'phone number',
+  'phone no',
+  'mobile number',
+  'mobile no',
+  'mobile phone',
+  'mobile phone number',
+  'cell',
+  'cell phone',
+  'cell number',
+  'cell phone number',
+  'cellular',
+  'telephone',
+  'telephone number',
+  'telephone no',
+  'tel',
+  'tel no',
+  'gsm',
+] as const;
+
+/** A header name as it is compared with NUMBER_COLUMNS: lower case, letters and digits only. */
+export function headerKey(name: string): string {
+  return clean(name)
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}]/gu, '');
+}
+
+const NUMBER_KEYS = NUMBER_COLUMNS.map(headerKey);
+
+/** The index of the first header, in NUMBER_COLUMNS order, that names the number; else -1. */
+export function findNumberColumn(header: readonly string[]): number {
+  const keys = header.map(headerKey);
+  for (const want of NUMBER_KEYS) {
+    const i = keys.indexOf(want);
+    if (i !== -1) return i;
+  }
+  return -1;
+}
+
+/** NUMBER_COLUMNS for messages: the first few, and that more are known. */
+export const NUMBER_COLUMNS_SHOWN = 'msisdn, phone, mobile, number, to, phone number, mobile no., cell, telephone, tel, …';
 
 export interface ColumnOptions {
   readonly msisdnColumn?: string | undefined;
@@ -51,14 +101,14 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   if (options.msisdnColumn !== undefined) {
     msisdn = find(options.msisdnColumn, '--msisdn-column');
   } else {
-    msisdn = -1;
-    for (const name of NUMBER_COLUMNS) {
-      msisdn = lower.indexOf(name);
-      if (msisdn !== -1) break;
-    }
+    msisdn = findNumberColumn(header);
     if (msisdn === -1) {
-      throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS.join(', ')}`, {
-        hint: `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
+      // A list without a header: its first line is already a recipient.
+      const headerless = header.some((h) => looksLikeNumber(h));
+      throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
+        hint: headerless
+          ? `Its first line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
+          : `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
       });
     }
   }

@@ -1,77 +1,115 @@
-// `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (issue:
-// "Preflight"). Numbers are normalised like the input's, so `07700 900123` with
-// --default-country GB excludes `+447700900123`.
+// `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (README:
+// "Preflight"). An opt-out that cannot be read cannot be honoured, so every entry must be a
+// number, normalised by the recipients' own rules (`07700 900123` with --default-country GB
+// excludes `+447700900123`); one that is not stops the run, with its line, as an invalid row does.
+// A plain list has no header unless its first line is not a number.
 import { createHash } from 'node:crypto';
-import { UsageError } from '../errors.js';
-import { NUMBER_COLUMNS } from './columns.js';
+import { fileProblem, UsageError } from '../errors.js';
+import { looksLikeNumber } from '../message/numbers.js';
+import { findNumberColumn, headerKey, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { CsvInputError, detectFormat, readCsv } from './reader.js';
 
 export interface ExcludeList {
   readonly set: NumberSet;
+  /** Distinct numbers on the list. */
   readonly numbers: number;
-  readonly unreadable: number;
-  readonly firstUnreadable?: { line: number; reason: string };
+  /** The header of the number column; undefined for a list without a header. */
+  readonly column: string | undefined;
   readonly hash: string;
 }
 
-export async function loadExcludes(path: string, checker: NumberChecker): Promise<ExcludeList> {
+export interface ExcludeOptions {
+  /** The file as the user named it, for messages. */
+  readonly label?: string;
+  /** --exclude-column: the header of the number column of a CSV list. */
+  readonly column?: string | undefined;
+}
+
+/** Entries shown when some are not numbers (all are counted). */
+const SHOWN = 5;
+
+export async function loadExcludes(path: string, checker: NumberChecker, options: ExcludeOptions = {}): Promise<ExcludeList> {
+  const label = options.label ?? path;
   let format;
   try {
-    format = await detectFormat(path, {});
+    // Every record reaches onRecord: the first decides whether there is a header.
+    format = await detectFormat(path, { noHeader: true });
   } catch (err) {
-    throw new UsageError(`--exclude: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw readError(label, err);
   }
   const set = new NumberSet(1024);
   const hash = createHash('sha256');
   let column = 0;
-  let unreadable = 0;
-  let firstUnreadable: { line: number; reason: string } | undefined;
+  let columnName: string | undefined;
+  let bad = 0;
+  const shown: string[] = [];
+  const hints = new Set<string>();
   const add = (raw: string | undefined, line: number): void => {
     const value = (raw ?? '').trim();
+    // An empty cell in a CSV list (a contact without a number) names nobody.
     if (value === '') return;
     const r = checker.check(value);
     if (r.verdict === 'invalid') {
-      unreadable++;
-      firstUnreadable ??= { line, reason: r.reason ?? 'not a number' };
+      bad++;
+      if (shown.length < SHOWN) shown.push(`  line ${line}: ${r.reason ?? 'is not a phone number'}`);
+      if (r.hint !== undefined) hints.add(r.hint);
       return;
     }
     set.add(numberKey(r.e164));
+  };
+  const header = (fields: readonly string[]): boolean => {
+    if (options.column !== undefined) {
+      const want = headerKey(options.column);
+      column = fields.findIndex((f) => headerKey(f) === want);
+      if (column === -1) {
+        throw new UsageError(`--exclude-column: ${label} has no column "${options.column}"`, {
+          hint: `Its first line has: ${fields.map((f) => JSON.stringify(f.trim())).join(', ')}.`,
+        });
+      }
+      columnName = (fields[column] ?? '').trim();
+      return true;
+    }
+    const found = findNumberColumn(fields);
+    if (found !== -1) {
+      column = found;
+      columnName = (fields[found] ?? '').trim();
+      return true;
+    }
+    if (looksLikeNumber(fields[0] ?? '')) return false;
+    if (fields.length === 1) {
+      columnName = (fields[0] ?? '').trim();
+      return true;
+    }
+    throw new UsageError(`--exclude: ${label} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
+      hint: 'Name the column with --exclude-column, or give one number per line.',
+    });
   };
   try {
     await readCsv(path, {
       format,
       onBytes: (chunk) => hash.update(chunk),
-      onHeader: (fields) => {
-        const lower = fields.map((f) => f.replace(/^\uFEFF/, '').trim().toLowerCase());
-        for (const name of NUMBER_COLUMNS) {
-          const i = lower.indexOf(name);
-          if (i !== -1) {
-            column = i;
-            return;
-          }
-        }
-        // No header name: a plain list of numbers when the first line is one.
-        if (checker.check((fields[0] ?? '').trim()).verdict !== 'invalid') {
-          column = 0;
-          add(fields[0], 1);
-          return;
-        }
-        if (fields.length > 1) {
-          throw new UsageError(`--exclude: ${path} has no number column: none of its headers is ${NUMBER_COLUMNS.join(', ')}`, {
-            hint: 'Give one number per line, or a CSV whose number column is called msisdn, phone, mobile, number or to.',
-          });
-        }
+      onRecord: (fields, index, line) => {
+        if (index === 0 && header(fields)) return;
+        add(fields[column], line);
       },
-      onRecord: (fields, _index, line) => add(fields[column], line),
     });
   } catch (err) {
-    if (err instanceof CsvInputError) throw new UsageError(`--exclude: ${path} ${err.message}`);
+    if (err instanceof CsvInputError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
     if (err instanceof UsageError) throw err;
-    const code = (err as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') throw new UsageError(`--exclude: cannot read ${path} (${code})`);
-    throw err;
+    throw readError(label, err);
   }
-  return { set, numbers: set.size, unreadable, ...(firstUnreadable !== undefined ? { firstUnreadable } : {}), hash: hash.digest('hex') };
+  if (bad > 0) {
+    const more = bad > shown.length ? `\n  … and ${bad - shown.length} more` : '';
+    throw new UsageError(`--exclude: ${label}: ${bad} entr${bad === 1 ? 'y is' : 'ies are'} not a phone number; nothing was sent:\n${shown.join('\n')}${more}`, {
+      hint: [...hints, 'Every opt-out must be readable, or it could not be honoured: fix the list and run again.'].join('\n      '),
+    });
+  }
+  hash.update(`\ncolumn:${columnName ?? ''}`);
+  return { set, numbers: set.size, column: columnName, hash: hash.digest('hex') };
+}
+
+function readError(label: string, err: unknown): UsageError {
+  return new UsageError(`--exclude: cannot read ${label} (${fileProblem(err)})`);
 }

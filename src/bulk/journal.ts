@@ -44,7 +44,9 @@ export interface RunShape {
   readonly defaultCountry: string | null;
   readonly allowDuplicates: boolean;
   readonly skipInvalid: boolean;
-  readonly exclude: { readonly path: string; readonly hash: string } | null;
+  readonly exclude: { readonly path: string; readonly hash: string; readonly column?: string | undefined } | null;
+  /** --no-header: the first line is a recipient. */
+  readonly noHeader?: boolean;
 }
 
 export interface RunHeader {

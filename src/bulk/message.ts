@@ -1,9 +1,8 @@
 // The message a bulk run sends to every row: the request without its recipients, checked as
 // `send` checks it, and the string frame the send pass puts each batch's recipients into.
-import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { readTextFile, type FileEncoding } from '../message/text-file.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../message/request.js';
 import type { Settings } from '../settings/resolve.js';
 import { asciiJson } from './columns.js';
@@ -15,6 +14,7 @@ const PLACEHOLDER_NUMBER = '+447911123456';
 export interface MessageFlags {
   readonly text?: string | undefined;
   readonly textFile?: string | undefined;
+  readonly textEncoding?: FileEncoding | undefined;
   readonly template?: string | undefined;
   readonly meta?: readonly string[] | undefined;
   readonly name?: string | undefined;
@@ -25,15 +25,9 @@ export interface MessageFlags {
 }
 
 /** The request without recipients, validated as `send` validates it (validity made absolute). */
-export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
+export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
   let text = flags.text;
-  if (flags.textFile !== undefined) {
-    try {
-      text = (await readFile(resolve(ctx.cwd, flags.textFile), 'utf8')).replace(/\r?\n$/, '');
-    } catch (err) {
-      throw new UsageError(`--text-file: cannot read ${flags.textFile} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
-    }
-  }
+  if (flags.textFile !== undefined) text = await readTextFile(ctx, flags.textFile, { flag: '--text-file', encoding: flags.textEncoding, encodingFlag: '--text-encoding' });
   if (text === undefined && flags.template === undefined) {
     throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
   }

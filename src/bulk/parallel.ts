@@ -21,7 +21,7 @@ import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
 import { NumberSet, numberKey } from './number-set.js';
-import { finishPreflight, type PreflightResult, type RangeResult } from './preflight.js';
+import { finishPreflight, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
 import { readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
 
@@ -304,6 +304,7 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     outsidePlan: a.outsidePlan + b.outsidePlan,
     toSend: a.toSend + b.toSend - shared,
     problems: [...a.problems, ...b.problems].slice(0, maxProblems),
+    groups: mergeGroups(a.groups, b.groups),
     outsideSamples: [...a.outsideSamples, ...b.outsideSamples].slice(0, 5),
     firstBatch,
     firstNumbers: [],

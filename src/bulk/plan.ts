@@ -49,7 +49,8 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
       defaultCountry: flags.defaultCountry ?? null,
       allowDuplicates: flags.allowDuplicates,
       skipInvalid: flags.skipInvalid,
-      exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '' } : null,
+      exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '', ...(flags.excludeColumn !== undefined ? { column: flags.excludeColumn } : {}) } : null,
+      ...(flags.noHeader === true ? { noHeader: true } : {}),
     };
   }
   let country: CountryCode | undefined;
@@ -60,16 +61,13 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
   const checker = createNumberChecker(country);
   let exclude: ExcludeList | undefined;
   if (shape.exclude !== null) {
-    exclude = await loadExcludes(shape.exclude.path, checker);
+    exclude = await loadExcludes(shape.exclude.path, checker, { label: flags.exclude ?? shape.exclude.path, column: shape.exclude.column });
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
       throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
         hint: 'Rows it now excludes (or no longer excludes) would shift every batch. Restore it, or start a new run with --restart.',
       });
     }
-    if (previous === undefined) shape = { ...shape, exclude: { path: shape.exclude.path, hash: exclude.hash } };
-    if (exclude.firstUnreadable !== undefined) {
-      ui.warn(`--exclude: ${exclude.unreadable} line${exclude.unreadable === 1 ? ' is' : 's are'} not a number and ${exclude.unreadable === 1 ? 'was' : 'were'} ignored (first: line ${exclude.firstUnreadable.line}: ${exclude.firstUnreadable.reason})`);
-    }
+    if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
   return { message, shape, country, checker, exclude };
 }

@@ -50,6 +50,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     format = await detectFormat(c.path, {
       encoding: c.shape.encoding !== '' ? (c.shape.encoding as CsvFormat['encoding']) : undefined,
       delimiter: c.shape.delimiter !== '' ? c.shape.delimiter : undefined,
+      noHeader: c.shape.noHeader,
     });
   } catch (err) {
     throw new UsageError(`cannot read ${c.fileLabel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);

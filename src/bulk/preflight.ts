@@ -1,14 +1,16 @@
-// The preflight pass (issue: "Preflight, always, before the first request"): every row is read
-// and checked before anything is sent; problems are kept with their line and column (the first
-// few in memory, the rest counted); duplicates and opted-out numbers are set aside; the verdict
-// per row, with the recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume can refuse
-// a file that changed.
+// The preflight pass (docs/bulk.md: Preflight), always before the first request: every row is
+// read and checked before anything is sent; problems are counted by cause, with the first few
+// rows of each kept; duplicates and opted-out numbers are set aside; the verdict per row, with the
+// recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume
+// can refuse a file that changed.
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
+import { notUtf8Hint } from '../message/text-file.js';
+import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from './reader.js';
 
@@ -16,6 +18,74 @@ export interface RowProblem {
   readonly line: number;
   readonly column: string;
   readonly message: string;
+}
+
+/**
+ * Rows that failed for one cause: how many, and the first few. Causes are a small fixed set
+ * (problemCause()), so 50,000 rows failing for one reason are one group, printed once.
+ */
+export interface ProblemGroup {
+  readonly cause: string;
+  readonly column: string;
+  count: number;
+  readonly samples: RowProblem[];
+  readonly hint: string | undefined;
+}
+
+/** Rows shown per cause. */
+export const SAMPLES_PER_CAUSE = 3;
+
+const CAUSES: Record<string, string> = {
+  scientific: 'numbers in scientific notation',
+  'no-plus': 'international numbers without their +',
+  national: 'national numbers, and no --default-country',
+  characters: 'numbers with characters that are not digits',
+  empty: 'empty numbers',
+  'too-long': 'numbers too long to be phone numbers',
+  impossible: 'numbers that cannot be phone numbers',
+  fields: 'rows with a wrong number of fields',
+  utf8: 'text that is not valid UTF-8',
+};
+
+/** The words for a cause, for messages. */
+export function describeCause(cause: string): string {
+  return CAUSES[cause] ?? 'invalid rows';
+}
+
+/** Adds one row's problem to its cause's group (groups stay in the order causes first occur). */
+export function addToGroup(groups: ProblemGroup[], cause: string, problem: RowProblem, hint: string | undefined): void {
+  let g = groups.find((x) => x.cause === cause && x.column === problem.column);
+  if (g === undefined) {
+    g = { cause, column: problem.column, count: 0, samples: [], hint };
+    groups.push(g);
+  }
+  g.count++;
+  if (g.samples.length < SAMPLES_PER_CAUSE) g.samples.push(problem);
+}
+
+/** Two parts' groups as one pass over both would have made them. */
+export function mergeGroups(a: readonly ProblemGroup[], b: readonly ProblemGroup[]): ProblemGroup[] {
+  const out = a.map((g) => ({ ...g, samples: [...g.samples] }));
+  for (const g of b) {
+    const into = out.find((x) => x.cause === g.cause && x.column === g.column);
+    if (into === undefined) out.push({ ...g, samples: [...g.samples] });
+    else {
+      into.count += g.count;
+      for (const s of g.samples) if (into.samples.length < SAMPLES_PER_CAUSE) into.samples.push(s);
+    }
+  }
+  return out;
+}
+
+/** The groups as lines: a count and cause, then its first rows. */
+export function formatGroups(groups: readonly ProblemGroup[]): string[] {
+  const lines: string[] = [];
+  for (const g of groups) {
+    lines.push(`  ${fmt(g.count)} row${g.count === 1 ? '' : 's'}: ${describeCause(g.cause)}${g.column !== '' ? ` (column ${g.column})` : ''}`);
+    for (const p of g.samples) lines.push(`    line ${p.line}: ${p.message}`);
+    if (g.count > g.samples.length) lines.push(`    … and ${fmt(g.count - g.samples.length)} more`);
+  }
+  return lines;
 }
 
 /** What every preflight pass, whole file or part, checks the rows with. */
@@ -52,12 +122,44 @@ export interface PreflightResult {
   readonly toSend: number;
   readonly requests: number;
   readonly problems: readonly RowProblem[];
+  /** Every invalid row counted under its cause. */
+  readonly groups: readonly ProblemGroup[];
   readonly outsideSamples: ReadonlyArray<{ line: number; number: string }>;
   /** The first request's recipients (for --dry-run). */
   readonly firstBatch: readonly string[];
   /** sha256 of the bytes read (after any BOM). */
   readonly hash: string;
   readonly bytes: number;
+}
+
+/**
+ * What to do about invalid rows: each cause's own hint, and --skip-invalid only when it would
+ * send something (never when every row is invalid, a duplicate or excluded).
+ */
+export function invalidRowsHint(pre: PreflightResult): string {
+  const hints = [...new Set(pre.groups.flatMap((g) => (g.hint !== undefined ? [g.hint] : [])))];
+  const skip =
+    pre.toSend > 0
+      ? `Fix the rows, or add --skip-invalid to send the ${fmt(pre.toSend)} other recipient${pre.toSend === 1 ? '' : 's'} and list these in the summary and --report.`
+      : 'Fix the rows and run again: no row could be sent as the file is.';
+  return [...hints, skip].join('\n      ');
+}
+
+/** Why a run would send nothing (every row invalid, excluded or a duplicate; no rows), or undefined. */
+export function nothingToSend(pre: PreflightResult, fileLabel: string): { message: string; hint: string } | undefined {
+  if (pre.rows === 0) {
+    return { message: `${fileLabel} has no rows to send to, only its header; nothing was sent`, hint: 'Check that you exported the right sheet, or that the file was written completely.' };
+  }
+  if (pre.toSend > 0) return undefined;
+  const why = [
+    pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
+    pre.excluded > 0 ? `${fmt(pre.excluded)} excluded` : '',
+    pre.duplicates > 0 ? `${fmt(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
+  ].filter((x) => x !== '');
+  return {
+    message: `nothing to send: every one of the ${fmt(pre.rows)} row${pre.rows === 1 ? '' : 's'} of ${fileLabel} is invalid, excluded or a duplicate (${why.join(', ')}); nothing was sent`,
+    hint: pre.invalid > 0 ? invalidRowsHint(pre) : 'Check that this is the right file and --exclude list.',
+  };
 }
 
 export async function runPreflight(o: PreflightOptions): Promise<PreflightResult> {
@@ -82,6 +184,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     toSend: r.toSend,
     requests: Math.ceil(r.toSend / batchSize),
     problems: r.problems,
+    groups: r.groups,
     outsideSamples: r.outsideSamples,
     firstBatch: r.firstBatch,
     hash: r.hash ?? '',
@@ -113,6 +216,7 @@ export interface RangeResult {
   readonly outsidePlan: number;
   readonly toSend: number;
   readonly problems: RowProblem[];
+  readonly groups: ProblemGroup[];
   readonly outsideSamples: Array<{ line: number; number: string }>;
   readonly firstBatch: string[];
   /** The numbers of `firstBatch`, when asked for. */
@@ -130,6 +234,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let hash = o.hash === true ? createHash('sha256') : undefined;
   const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24));
   const problems: RowProblem[] = [];
+  const groups: ProblemGroup[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
   const firstBatch: string[] = [];
   const firstNumbers: number[] = [];
@@ -143,10 +248,12 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let outsidePlan = 0;
   let toSend = 0;
 
-  const problem = (line: number, raw: string, column: string, message: string): void => {
+  const problem = (line: number, raw: string, r: RowCheck): void => {
     invalid++;
-    if (problems.length < maxProblems) problems.push({ line, column, message });
-    o.spool?.invalid(line, raw, column !== '' ? `${column}: ${message}` : message);
+    const p: RowProblem = { line, column: r.column ?? '', message: r.reason ?? 'is not a phone number' };
+    if (problems.length < maxProblems) problems.push(p);
+    addToGroup(groups, r.cause ?? 'invalid', p, r.hint);
+    o.spool?.invalid(line, raw, p.column !== '' ? `${p.column}: ${p.message}` : p.message);
   };
   let checkRow: RowChecker | undefined;
   if (o.start !== undefined) {
@@ -159,7 +266,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       const plan = columns as ColumnPlan;
       const r = (checkRow as RowChecker)(fields);
       if (r.verdict === 'invalid') {
-        problem(line, (fields[plan.msisdn] ?? '').trim(), r.column ?? '', r.reason ?? 'is not a phone number');
+        problem(line, (fields[plan.msisdn] ?? '').trim(), r);
         return;
       }
       if (r.verdict === 'outside') {
@@ -240,6 +347,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     outsidePlan,
     toSend,
     problems,
+    groups,
     outsideSamples,
     firstBatch,
     firstNumbers,
@@ -267,7 +375,8 @@ async function hashFrom(path: string, offset: number, hash: Hash): Promise<void>
   }
 }
 
-export type RowCheck = NumberCheck & { readonly column?: string };
+export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string };
+
 export type RowChecker = (fields: readonly string[]) => RowCheck;
 
 /**
@@ -279,12 +388,18 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ch
   const used = [columns.msisdn, ...columns.vars, ...columns.meta];
   return (fields) => {
     if (fields.length !== width && (fields.length < width || fields.slice(width).some((f) => f !== ''))) {
-      return { verdict: 'invalid', e164: '', reason: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header has ${width}` };
+      return {
+        verdict: 'invalid',
+        e164: '',
+        cause: 'fields',
+        reason: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header has ${width}`,
+        hint: 'Check the delimiter (--delimiter) and that fields holding the delimiter are quoted.',
+      };
     }
     if (checkUtf8) {
       for (const i of used) {
         if ((fields[i] as string).includes('\uFFFD')) {
-          return { verdict: 'invalid', e164: '', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text (is the file Latin-1? try --encoding latin1)' };
+          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text (is the file Latin-1? try --encoding latin1)', hint: notUtf8Hint('--encoding') };
         }
       }
     }

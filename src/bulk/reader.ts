@@ -1,15 +1,17 @@
-// Streams a CSV file row by row with csv-parse, in constant memory (issue: "Input"): UTF-8 with
+// Streams a CSV file row by row with csv-parse, in constant memory (docs/bulk.md: Input): UTF-8 with
 // or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
 // --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line.
-// Values are never cast (engineering-notes: `0044123` became 44123).
+// Values are never cast (docs/dependencies.md: csv-parse; `0044123` became 44123).
 //
 // csv-parse's push-style core (`Parser#api.parse`) is driven directly: each record reaches the
 // callback synchronously while `info` still describes it, so line numbers and byte offsets cost
 // no object per row, and the caller decides when to read the next chunk (back-pressure).
 import { open, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
+import { detectBom, parseEncoding, type FileEncoding } from '../message/text-file.js';
 
-export type FileEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+export type { FileEncoding };
+export { parseEncoding };
 
 export interface CsvFormat {
   readonly encoding: FileEncoding;
@@ -20,6 +22,32 @@ export interface CsvFormat {
   readonly detected: boolean;
   /** Average bytes a line in the first 64 KiB (0 when it has none): sizes the duplicate set. */
   readonly lineBytes: number;
+  /**
+   * The first record is data, not a header (--no-header): the header is then the column
+   * positions, `1`, `2`, … as many as the first record has fields.
+   */
+  readonly noHeader?: boolean;
+}
+
+/**
+ * A record of empty or whitespace-only fields: what a spreadsheet writes for an empty row
+ * (`;;`). Skipped like an empty line, by every reader of the file (csv-parse's, the simple
+ * splitter, each part of a split preflight), so they agree on every record.
+ */
+export function isBlankRecord(fields: readonly string[]): boolean {
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i] as string;
+    if (f === '') continue;
+    // Most fields start with a visible ASCII character: no trim() needed to know.
+    const c = f.charCodeAt(0);
+    if ((c > 0x20 && c < 0x7f) || f.trim() !== '') return false;
+  }
+  return true;
+}
+
+/** The header of a file read with --no-header: the column positions, from 1. */
+export function positionalHeader(width: number): string[] {
+  return Array.from({ length: width }, (_, i) => String(i + 1));
 }
 
 /** An input problem that stops the run: the message names the line. */
@@ -30,25 +58,6 @@ export class CsvInputError extends Error {
     this.name = 'CsvInputError';
     this.line = line;
   }
-}
-
-const ENCODING_NAMES: Record<string, FileEncoding> = {
-  utf8: 'utf8',
-  'utf-8': 'utf8',
-  latin1: 'latin1',
-  'latin-1': 'latin1',
-  'iso-8859-1': 'latin1',
-  iso88591: 'latin1',
-  'windows-1252': 'latin1',
-  cp1252: 'latin1',
-  utf16le: 'utf16le',
-  'utf-16le': 'utf16le',
-  utf16be: 'utf16be',
-  'utf-16be': 'utf16be',
-};
-
-export function parseEncoding(input: string): FileEncoding | undefined {
-  return ENCODING_NAMES[input.trim().toLowerCase()];
 }
 
 export function parseDelimiter(input: string): string | undefined {
@@ -67,7 +76,7 @@ export const MAX_RECORD_CHARS = 1024 * 1024;
 const CHUNK_BYTES = 128 * 1024;
 
 /** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
-export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined }): Promise<CsvFormat> {
+export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined; noHeader?: boolean | undefined }): Promise<CsvFormat> {
   const fh = await open(path, 'r');
   let sample: Buffer;
   try {
@@ -77,18 +86,10 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   } finally {
     await fh.close();
   }
-  let encoding: FileEncoding = given.encoding ?? 'utf8';
-  let bomBytes = 0;
-  if (sample[0] === 0xef && sample[1] === 0xbb && sample[2] === 0xbf) {
-    bomBytes = 3;
-    encoding = 'utf8';
-  } else if (sample[0] === 0xff && sample[1] === 0xfe) {
-    bomBytes = 2;
-    encoding = 'utf16le';
-  } else if (sample[0] === 0xfe && sample[1] === 0xff) {
-    bomBytes = 2;
-    encoding = 'utf16be';
-  } else if (given.encoding === undefined && sample.length >= 4) {
+  const bom = detectBom(sample);
+  let encoding: FileEncoding = bom?.encoding ?? given.encoding ?? 'utf8';
+  const bomBytes = bom?.bytes ?? 0;
+  if (bom === undefined && given.encoding === undefined && sample.length >= 4) {
     // UTF-16 without a BOM still shows its zero bytes in ASCII header names.
     if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
     else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';
@@ -97,9 +98,10 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) newlines++;
   if (newlines === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) newlines++;
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
-  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes };
+  const noHeader = given.noHeader === true ? { noHeader: true } : {};
+  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
   const text = decode(sample.subarray(bomBytes), encoding);
-  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes };
+  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes, ...noHeader };
 }
 
 function decode(buf: Buffer, encoding: FileEncoding): string {
@@ -218,14 +220,27 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
       endLine -= crlf;
     }
     nextStart = endLine + 1;
+    if (isBlankRecord(record)) return;
     if (header === undefined) {
-      header = record;
-      options.onHeader?.(record);
-      if (options.stopAfterHeader === true) {
-        headerEnd = { bytes: base + info.bytes, nextLine: nextStart };
-        throw headerRead;
+      if (format.noHeader === true) {
+        const positions = positionalHeader(record.length);
+        header = positions;
+        options.onHeader?.(positions);
+        if (options.stopAfterHeader === true) {
+          // The data starts with this record: where it starts (blank lines before it are read
+          // again and skipped again).
+          headerEnd = { bytes: base, nextLine: firstLine };
+          throw headerRead;
+        }
+      } else {
+        header = record;
+        options.onHeader?.(record);
+        if (options.stopAfterHeader === true) {
+          headerEnd = { bytes: base + info.bytes, nextLine: nextStart };
+          throw headerRead;
+        }
+        return;
       }
-      return;
     }
     options.onRecord(record, index++, startLine, base + info.bytes);
   };
@@ -303,7 +318,7 @@ export interface SimpleRange {
  * Whether csv-parse's work on a range can be done by splitting lines and fields: a UTF-8 or
  * Latin-1 range with no quote character at all, LF line ends with no CR anywhere (or CRLF ones
  * with no other CR or LF), no line over 256 KiB, a one-byte delimiter. There every line is a
- * record, an empty line is skipped, fields are the bytes between delimiters decoded one by one
+ * record, an empty line is skipped (and a blank record, as readCsv() skips it), fields are the bytes between delimiters decoded one by one
  * (as csv-parse decodes them), so the records, line numbers and text are csv-parse's.
  * Reads the range once (and hashes it when asked).
  */
@@ -383,6 +398,9 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
       from = d + 1;
     }
     fields.push(slice(from, end));
+    // Only a line that starts with a delimiter, a space or a non-ASCII byte can be blank.
+    const first = buf[start] as number;
+    if ((first === delimiter || first <= 0x20 || first >= 0x7f) && isBlankRecord(fields)) return;
     onRecord(fields, index++, line, after);
   };
   try {

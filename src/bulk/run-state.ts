@@ -257,6 +257,8 @@ export interface SendingFlags {
   readonly messageType?: string | undefined;
   readonly meta?: readonly string[] | undefined;
   readonly exclude?: string | undefined;
+  readonly excludeColumn?: string | undefined;
+  readonly noHeader?: boolean;
   readonly encoding?: string | undefined;
   readonly delimiter?: string | undefined;
   readonly validity?: string | undefined;
@@ -311,6 +313,8 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
   if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
   if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
+  if (flags.excludeColumn !== undefined && flags.excludeColumn !== shape.exclude?.column) differs('--exclude-column', shape.exclude?.column ?? null);
+  if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
   if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
   if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);

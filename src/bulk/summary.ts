@@ -4,7 +4,7 @@
 import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
-import type { PreflightResult } from './preflight.js';
+import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
 import { describeChar, type TextAnalysis } from './segments.js';
 import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
@@ -27,6 +27,8 @@ export interface Summary {
   batchSize: number;
   text: { encoding: string; partsPerMessage: number; parts: number; forcing: string[] } | null;
   problems: Array<{ line: number; column: string; message: string }>;
+  /** Every invalid row counted under its cause, with the first lines of each. */
+  causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
 }
 
 /** The summary once the send pass is over. */
@@ -62,6 +64,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     batchSize: run.batchSize,
     text: text === undefined ? null : { encoding: text.encoding, partsPerMessage: text.parts, parts: text.parts * pre.toSend, forcing: text.forcing.map(describeChar) },
     problems: pre.problems.map((p) => ({ line: p.line, column: p.column, message: p.message })),
+    causes: pre.groups.map((g) => ({ cause: g.cause, column: g.column, count: g.count, lines: g.samples.map((p) => p.line) })),
   };
 }
 
@@ -84,13 +87,18 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
 
 /** The run stops at the preflight: invalid rows, and --skip-invalid not given. */
 export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined): UsageError {
-  const shown = pre.problems.slice(0, 10).map((p) => `  line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
-  const more = pre.invalid > shown.length ? `\n  … and ${fmt(pre.invalid - shown.length)} more` : '';
   const reportHint = reportPath !== undefined ? ` Every invalid row is listed in ${reportPath}.` : '';
-  return new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${shown.join('\n')}${more}`, {
-    hint: `Fix the rows, or add --skip-invalid to send the valid rows and list the others in the summary and --report.${reportHint}`,
+  return new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}`, {
+    hint: `${invalidRowsHint(pre)}${reportHint}`,
     jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight' }),
   });
+}
+
+/** The error of a run that would send nothing (docs/bulk.md: Preflight); undefined when it would send. */
+export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
+  const nothing = nothingToSend(pre, fileLabel);
+  if (nothing === undefined) return undefined;
+  return new UsageError(nothing.message, { hint: nothing.hint, jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight' }) });
 }
 
 /**
@@ -146,7 +154,11 @@ export function successDocument(summary: SentSummary): unknown {
   return { ...summary, exitCode: ExitCode.OK };
 }
 
-export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string): void {
+/**
+ * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
+ * error that stops the run lists them, and each is printed once.
+ */
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined }): void {
   const skipped = [
     pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
     pre.duplicates > 0 ? `${fmt(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
@@ -162,9 +174,10 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
   }
-  if (pre.invalid > 0) {
-    for (const p of pre.problems.slice(0, 10)) ui.warn(`line ${p.line}${p.column !== '' ? `, ${p.column}` : ''}: ${p.message}`);
-    if (pre.invalid > 10) ui.warn(`… and ${fmt(pre.invalid - 10)} more invalid rows`);
+  if (pre.invalid > 0 && o.skipInvalid) ui.warn(`${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
+  if (o.exclude !== undefined) {
+    const { label: list, numbers } = o.exclude;
+    ui.info(`  excluded: ${fmt(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${fmt(numbers)} number${numbers === 1 ? '' : 's'})`);
   }
 }
 

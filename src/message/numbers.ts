@@ -1,14 +1,36 @@
-// Phone numbers to E.164 (cli-contract: "Numbers are normalised..."). libphonenumber-js with
+// Phone numbers to E.164 (docs/contract.md: Requests). libphonenumber-js with
 // `max` metadata: the default `min` metadata cannot tell valid from merely possible numbers
-// (engineering-notes).
+// (docs/dependencies.md: libphonenumber-js).
 import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from 'libphonenumber-js/max';
 
 export type NumberResult =
   | { readonly ok: true; readonly e164: string; readonly warning?: string }
-  | { readonly ok: false; readonly reason: string; readonly needsCountry?: boolean };
+  | { readonly ok: false; readonly reason: string; readonly cause: NumberProblem; readonly needsCountry?: boolean; readonly hint?: string };
+
+/**
+ * Why a number was refused, without the number itself: problems of many rows are grouped by it.
+ * `no-plus`: digits that are a valid international number once a `+` is put in front.
+ */
+export type NumberProblem = 'empty' | 'scientific' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
+
+/** What a spreadsheet writes for a long number in a General cell: 4.47911E+11, 4,47911E+11. */
+const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
+
+export const SCIENTIFIC_HINT =
+  'A spreadsheet showed the numbers in scientific notation and exported them so, losing their last digits: format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), then re-enter or re-import the numbers.';
 
 // Spaces (incl. no-break and thin spaces), dashes (incl. Unicode dashes), dots, brackets, slashes.
 const SEPARATORS = /[\s\u00a0\u2000-\u200b\u202f\u3000\-\u2010-\u2015.()[\]/]/g;
+
+/**
+ * Whether a value is written as a number (digits with the separators normaliseNumber() drops, an
+ * optional + or 00, or a spreadsheet's scientific notation), valid or not: a list's first line
+ * that looks like this is an entry, not a header.
+ */
+export function looksLikeNumber(raw: string): boolean {
+  const s = raw.trim();
+  return SCIENTIFIC.test(s) || /^\+?\d{3,}$/.test(s.replace(SEPARATORS, ''));
+}
 
 /** Checks a `--default-country` value; returns the upper-cased ISO code. */
 export function parseCountry(input: string): CountryCode | undefined {
@@ -22,27 +44,55 @@ export function parseCountry(input: string): CountryCode | undefined {
  * accepted with a warning, because numbering metadata lags behind new ranges.
  */
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode): NumberResult {
-  let s = raw.trim().replace(SEPARATORS, '');
-  if (s === '') return { ok: false, reason: 'is empty' };
+  const shown = raw.trim();
+  if (SCIENTIFIC.test(shown)) {
+    return { ok: false, cause: 'scientific', reason: `"${shown}" is in scientific notation: a spreadsheet rounded the number`, hint: SCIENTIFIC_HINT };
+  }
+  let s = shown.replace(SEPARATORS, '');
+  if (s === '') return { ok: false, cause: 'empty', reason: 'is empty' };
   if (s.startsWith('00')) s = `+${s.slice(2)}`;
-  if (!/^\+?\d+$/.test(s)) return { ok: false, reason: `"${raw.trim()}" has characters that are not digits` };
+  if (!/^\+?\d+$/.test(s)) return { ok: false, cause: 'characters', reason: `"${shown}" has characters that are not digits` };
   const international = s.startsWith('+');
+  if (international && s.length > 16) return { ok: false, cause: 'too-long', reason: `"${shown}" is too long for a phone number (at most 15 digits)` };
+  const parsed = international ? parsePhoneNumberFromString(s) : defaultCountry !== undefined ? parsePhoneNumberFromString(s, defaultCountry) : undefined;
+  const possible = parsed?.isPossible() === true;
+  // `447911123456`: an international number that lost its `+` (a spreadsheet drops it).
+  if (!international && !possible && withPlus(s)) {
+    return {
+      ok: false,
+      cause: 'no-plus',
+      reason: `"${shown}" has no +: it is +${s} if international`,
+      hint: `Write international numbers with their +, as +${s}${defaultCountry === undefined ? ', or give national numbers with --default-country' : ''}.`,
+      ...(defaultCountry === undefined ? { needsCountry: true } : {}),
+    };
+  }
   if (!international && defaultCountry === undefined) {
-    return { ok: false, reason: `"${raw.trim()}" is a national number: give it as +<country code>..., or set --default-country`, needsCountry: true };
+    return {
+      ok: false,
+      cause: 'national',
+      reason: `"${shown}" is a national number: give it as +<country code>..., or set --default-country`,
+      needsCountry: true,
+      hint: 'Write it as +<country code><number>, or add --default-country GB (or your country).',
+    };
   }
-  if (international && s.length > 16) return { ok: false, reason: `"${raw.trim()}" is too long for a phone number (at most 15 digits)` };
-  const parsed = international ? parsePhoneNumberFromString(s) : parsePhoneNumberFromString(s, defaultCountry);
-  if (parsed === undefined) {
-    return { ok: false, reason: `"${raw.trim()}" cannot be a phone number (${lengthProblem(s, defaultCountry)})` };
-  }
-  if (!parsed.isPossible()) {
-    return { ok: false, reason: `"${raw.trim()}" cannot be a phone number (${lengthProblem(s, defaultCountry)})` };
+  if (parsed === undefined || !possible) {
+    return { ok: false, cause: 'impossible', reason: `"${shown}" cannot be a phone number (${lengthProblem(s, defaultCountry)})` };
   }
   const e164 = parsed.number;
   if (!parsed.isValid()) {
     return { ok: true, e164, warning: `${e164} is possible but outside the known numbering plan; sending anyway` };
   }
   return { ok: true, e164 };
+}
+
+/**
+ * Whether digits are an international number without its `+`: valid with one (not merely
+ * possible), and as long as international numbers are (11 digits and more; national numbers
+ * are shorter, or start with a 0).
+ */
+function withPlus(digits: string): boolean {
+  if (digits.length < 11 || digits.length > 15 || digits.startsWith('0')) return false;
+  return parsePhoneNumberFromString(`+${digits}`)?.isValid() === true;
 }
 
 function lengthProblem(s: string, defaultCountry: CountryCode | undefined): string {

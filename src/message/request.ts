@@ -132,7 +132,7 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
       problems.push({
         field: draft.recipients !== undefined && draft.recipients.length > 1 ? `${f.to} (recipient ${i + 1})` : f.to,
         message: result.reason,
-        ...(result.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country GB (or your country).' } : {}),
+        ...(result.hint !== undefined ? { hint: result.hint } : {}),
       });
       continue;
     }

@@ -145,8 +145,8 @@ describe('send-bulk against the sandbox', () => {
       '5,+447911123402,not-sent',
     ]);
     assert.match(r.stderr, /2 invalid rows; nothing was sent/);
-    assert.match(r.stderr, /line 3, msisdn: "\+1 555" cannot be a phone number/);
-    assert.match(r.stderr, /line 4, msisdn: "hello" has characters that are not digits/);
+    assert.match(r.stderr, /1 row: numbers that cannot be phone numbers \(column msisdn\)\n\s+line 3: "\+1 555" cannot be a phone number/);
+    assert.match(r.stderr, /1 row: numbers with characters that are not digits \(column msisdn\)\n\s+line 4: "hello" has characters that are not digits/);
     assert.match(r.stderr, /--skip-invalid/);
     const doc = JSON.parse(r.stdout) as { invalid: number; exitCode: number; problems: Array<{ line: number }> };
     assert.equal(doc.invalid, 2);

@@ -31,6 +31,7 @@ export interface BulkOptions {
   readonly from?: string | undefined;
   readonly text?: string | undefined;
   readonly textFile?: string | undefined;
+  readonly textEncoding?: FileEncoding | undefined;
   readonly template?: string | undefined;
   readonly meta?: readonly string[] | undefined;
   readonly name?: string | undefined;
@@ -48,6 +49,9 @@ export interface BulkOptions {
   readonly skipInvalid: boolean;
   readonly allowDuplicates: boolean;
   readonly exclude?: string | undefined;
+  readonly excludeColumn?: string | undefined;
+  /** The first line is a recipient, not a header (--no-header). */
+  readonly noHeader: boolean;
   // sending
   readonly batchSize?: number | undefined;
   readonly concurrency: number;
@@ -98,6 +102,9 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     throw new UsageError(`--rate: "${rateText}" is not a rate`, { hint: 'Give recipients per second, minute or hour: 100/s, 3000/m, 50000/h.' });
   }
   const { timeout, sandbox, json, quiet, verbose, yes, ...connection } = parseConnectionOptions(raw);
+  // Commander gives --no-header as header: false.
+  const noHeader = raw.header === false;
+  const excludeColumn = str(raw, 'excludeColumn');
   const opts: BulkOptions = {
     file,
     ...connection,
@@ -109,14 +116,18 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     yes: yes === true,
     ...parseMessageOptions(raw),
     dryRun: bool(raw, 'dryRun'),
-    msisdnColumn: str(raw, 'msisdnColumn'),
-    varColumns: splitColumns(str(raw, 'varColumns')),
+    // Without a header the columns are their positions: the number is the first unless named,
+    // and no column is a variable unless named (they have no names to be sent under).
+    msisdnColumn: str(raw, 'msisdnColumn') ?? (noHeader ? '1' : undefined),
+    varColumns: splitColumns(str(raw, 'varColumns')) ?? (noHeader ? [] : undefined),
     metaColumns: splitColumns(str(raw, 'metaColumns')),
     delimiter,
     encoding,
     skipInvalid: bool(raw, 'skipInvalid'),
     allowDuplicates: bool(raw, 'allowDuplicates'),
     exclude: str(raw, 'exclude'),
+    excludeColumn,
+    noHeader,
     batchSize: int(raw, 'batchSize', 1, MAX_BATCH_SIZE),
     concurrency: int(raw, 'concurrency', 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
     rate,
@@ -137,5 +148,9 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     throw new UsageError('--api-key-stdin cannot be used when the CSV comes from stdin', { hint: 'Give the key with MSGR_API_KEY, --api-key-file or a profile.' });
   }
   if (opts.text !== undefined && opts.textFile !== undefined) throw new UsageError('--text and --text-file cannot be used together');
+  if (opts.textFile === '-' && (file === '-' || opts.apiKeyStdin === true)) {
+    throw new UsageError(`--text-file - cannot be used with ${file === '-' ? 'the CSV from stdin' : '--api-key-stdin'}: stdin can carry only one of them`);
+  }
+  if (excludeColumn !== undefined && opts.exclude === undefined) throw new UsageError('--exclude-column needs --exclude FILE', { hint: 'For example --exclude optouts.csv --exclude-column "Phone Number"' });
   return opts;
 }

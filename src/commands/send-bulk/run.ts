@@ -27,7 +27,7 @@ import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
 import { analyseText } from '../../bulk/segments.js';
 import { Sender } from '../../bulk/sender.js';
-import { buildResumeCommand, invalidRowsError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
+import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -154,12 +154,15 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     pre,
     textAnalysis,
   );
-  printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds);
+  const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
+  printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList });
 
   if (pre.invalid > 0 && !shape.skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, format, { columns: pre.columns, checker: plan.checker }, report ?? new ReportWriter(reportPath));
     throw invalidRowsError(base, pre, input.label, reportPath);
   }
+  const nothing = nothingToSendError(base, pre, input.label);
+  if (nothing !== undefined) throw nothing;
 
   const frame = requestFrame(message);
   if (opts.dryRun) {

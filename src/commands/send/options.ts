@@ -3,7 +3,8 @@
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
 // alone would cost more than the rest of a dry run (issue 5; README design notes).
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { fileProblem, UsageError } from '../../errors.js';
+import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
 
@@ -28,6 +29,7 @@ export interface MessageOptions {
   from?: string | undefined;
   text?: string | undefined;
   textFile?: string | undefined;
+  textEncoding?: FileEncoding | undefined;
   template?: string | undefined;
   meta?: string[] | undefined;
   name?: string | undefined;
@@ -69,6 +71,7 @@ export function parseMessageOptions(raw: Raw): MessageOptions {
     from: str(raw, 'from'),
     text: str(raw, 'text'),
     textFile: str(raw, 'textFile'),
+    textEncoding: textEncoding(str(raw, 'textEncoding')),
     template: str(raw, 'template'),
     meta: list(raw, 'meta'),
     name: str(raw, 'name'),
@@ -78,6 +81,15 @@ export function parseMessageOptions(raw: Raw): MessageOptions {
     defaultCountry: str(raw, 'defaultCountry'),
     dryRun: bool(raw, 'dryRun'),
   };
+}
+
+function textEncoding(value: string | undefined): FileEncoding | undefined {
+  if (value === undefined) return undefined;
+  const encoding = parseEncoding(value);
+  if (encoding === undefined) {
+    throw new UsageError(`--text-encoding: "${value}" is not supported`, { hint: 'Use utf8 (the default), latin1 (Windows-1252), utf16le or utf16be. Files with a byte-order mark are recognised by themselves.' });
+  }
+  return encoding;
 }
 
 export function parseSendOptions(raw: Raw): SendOptions {
@@ -102,9 +114,7 @@ export async function readFlagFile(flag: string, path: string, ctx: Context): Pr
   try {
     return await (await import('node:fs/promises')).readFile(path, 'utf8');
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a folder' : code === 'EACCES' ? 'permission denied' : (code ?? 'error');
-    throw new UsageError(`${flag}: cannot read ${path} (${why})`);
+    throw new UsageError(`${flag}: cannot read ${path} (${fileProblem(err)})`);
   }
 }
 

@@ -158,7 +158,13 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
 async function resolveText(ctx: Context, opts: SendOptions, input: InputRequest | undefined): Promise<string | undefined> {
   if (opts.text !== undefined && opts.textFile !== undefined) throw new UsageError('--text and --text-file cannot be used together');
   if (opts.text !== undefined) return opts.text;
-  if (opts.textFile !== undefined) return stripFinalNewline(await readFlagFile('--text-file', opts.textFile, ctx));
+  if (opts.textFile !== undefined) {
+    if (opts.textFile === '-' && (opts.apiKeyStdin === true || opts.input === '-')) {
+      throw new UsageError(`--text-file - cannot be used with ${opts.apiKeyStdin === true ? '--api-key-stdin' : '--input -'}: stdin can carry only one of them`);
+    }
+    const { readTextFile } = await import('../../message/text-file.js');
+    return readTextFile(ctx, opts.textFile, { flag: '--text-file', encoding: opts.textEncoding, encodingFlag: '--text-encoding' });
+  }
   if (opts.template !== undefined || input?.body?.templateId !== undefined || input?.body?.text !== undefined) return undefined;
   // Piped text, unless stdin already carries the key or the input JSON.
   if (ctx.stdin.isTTY !== true && opts.apiKeyStdin !== true && opts.input !== '-') {

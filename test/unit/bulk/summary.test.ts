@@ -22,6 +22,7 @@ const base: Summary = {
   batchSize: 10,
   text: null,
   problems: [],
+  causes: [],
 };
 
 function result(r: Partial<SendResult>): SendResult {

@@ -1,0 +1,124 @@
+// The one reader of a message text file (`--text-file` in send and send-bulk; `-` reads stdin):
+// the same encodings as the CSV reader (README: "Input"). A UTF-8 byte-order mark is dropped
+// (sent, it would be an invisible character that forces UCS-2), UTF-16 is read by its mark,
+// text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the final line
+// end is dropped (an editor adds it; it would be sent as a character).
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import type { Context } from '../context.js';
+import { fileProblem, UsageError } from '../errors.js';
+
+export type FileEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
+
+const ENCODING_NAMES: Record<string, FileEncoding> = {
+  utf8: 'utf8',
+  'utf-8': 'utf8',
+  latin1: 'latin1',
+  'latin-1': 'latin1',
+  'iso-8859-1': 'latin1',
+  iso88591: 'latin1',
+  'windows-1252': 'latin1',
+  cp1252: 'latin1',
+  utf16le: 'utf16le',
+  'utf-16le': 'utf16le',
+  utf16be: 'utf16be',
+  'utf-16be': 'utf16be',
+};
+
+export function parseEncoding(input: string): FileEncoding | undefined {
+  return ENCODING_NAMES[input.trim().toLowerCase()];
+}
+
+/** The encoding a byte-order mark at the start says, and its length; undefined without one. */
+export function detectBom(buf: Uint8Array): { encoding: FileEncoding; bytes: number } | undefined {
+  if (buf[0] === 0xef && buf[1] === 0xbb && buf[2] === 0xbf) return { encoding: 'utf8', bytes: 3 };
+  if (buf[0] === 0xff && buf[1] === 0xfe) return { encoding: 'utf16le', bytes: 2 };
+  if (buf[0] === 0xfe && buf[1] === 0xff) return { encoding: 'utf16be', bytes: 2 };
+  return undefined;
+}
+
+/** What to do about a file that is not UTF-8: the same words for a CSV file and a text file. */
+export function notUtf8Hint(flag: string): string {
+  return `The file is probably Latin-1 or Windows-1252: give ${flag} latin1, or save it as UTF-8.`;
+}
+
+// Windows-1252 at 0x80-0x9F (where Latin-1 has control characters): what Windows editors write
+// for € ‚ „ … ‘ ’ “ ” – — ™. Node 20's TextDecoder decodes these as Latin-1.
+const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
+
+function decodeLatin1(buf: Buffer): string {
+  let out = '';
+  for (const byte of buf) out += byte >= 0x80 && byte <= 0x9f ? (CP1252[byte - 0x80] as string) : String.fromCharCode(byte);
+  return out;
+}
+
+export interface TextFileOptions {
+  /** The flag that names the file (in messages). */
+  readonly flag: string;
+  /** The encoding of a file without a byte-order mark (default UTF-8), and its flag. */
+  readonly encoding?: FileEncoding | undefined;
+  readonly encodingFlag: string;
+}
+
+/** Decodes a text file's bytes; throws a UsageError naming the flag, the file and the line. */
+export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): string {
+  const bom = detectBom(bytes);
+  const encoding = bom?.encoding ?? o.encoding ?? 'utf8';
+  const body = bytes.subarray(bom?.bytes ?? 0);
+  let text: string;
+  if (encoding === 'utf8') {
+    try {
+      text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+    } catch {
+      const line = firstBadUtf8Line(body);
+      throw new UsageError(`${o.flag}: ${label} is not valid UTF-8 text (line ${line}); nothing was sent`, { hint: notUtf8Hint(o.encodingFlag) });
+    }
+  } else if (encoding === 'latin1') {
+    text = decodeLatin1(body);
+  } else {
+    if (body.length % 2 !== 0) throw new UsageError(`${o.flag}: ${label} is not ${encoding === 'utf16le' ? 'UTF-16LE' : 'UTF-16BE'} text (an odd number of bytes); nothing was sent`);
+    text = new TextDecoder(encoding === 'utf16le' ? 'utf-16le' : 'utf-16be', { ignoreBOM: true }).decode(body);
+  }
+  // NULs in "UTF-8" are UTF-16 without its byte-order mark: sent, they would be garbage.
+  const nul = text.indexOf('\0');
+  if (nul !== -1) {
+    throw new UsageError(`${o.flag}: ${label} has NUL characters (line ${text.slice(0, nul).split('\n').length}); nothing was sent`, {
+      hint: `Is it UTF-16 without a byte-order mark? Give ${o.encodingFlag} utf16le (or utf16be), or save it as UTF-8.`,
+    });
+  }
+  return text.replace(/\r?\n$/, '');
+}
+
+function firstBadUtf8Line(body: Buffer): number {
+  const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+  let line = 1;
+  let start = 0;
+  for (let nl = body.indexOf(0x0a); ; nl = body.indexOf(0x0a, start)) {
+    const end = nl === -1 ? body.length : nl;
+    try {
+      decoder.decode(body.subarray(start, end));
+    } catch {
+      return line;
+    }
+    if (nl === -1) return line;
+    line++;
+    start = nl + 1;
+  }
+}
+
+/** Reads the text file a flag names (`-`: stdin), decoded as decodeText() says. */
+export async function readTextFile(ctx: Pick<Context, 'cwd' | 'stdin'>, path: string, o: TextFileOptions): Promise<string> {
+  let bytes: Buffer;
+  if (path === '-') {
+    const chunks: Buffer[] = [];
+    for await (const chunk of ctx.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk);
+    bytes = Buffer.concat(chunks);
+  } else {
+    try {
+      bytes = await readFile(resolve(ctx.cwd, path));
+    } catch (err) {
+      throw new UsageError(`${o.flag}: cannot read ${path} (${fileProblem(err)})`);
+    }
+  }
+  return decodeText(bytes, path === '-' ? 'stdin' : path, o);
+}

@@ -1,0 +1,266 @@
+// What operators feed send-bulk, end to end: opt-out lists that must be honoured to the last
+// entry, spreadsheet exports (blank rows of delimiters, spreadsheet headers, lists without a
+// header, numbers in scientific notation), runs that would send nothing, and message text files
+// in the encodings the CSV reader takes. The built CLI against a server on 127.0.0.1 that records
+// every request, so "nothing was sent" is counted at the server.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type TestServer } from '../support/test-server.js';
+
+const KEY = 'sk_test_inputs_12345678';
+let server: TestServer;
+
+before(async () => {
+  server = await startTestServer();
+});
+after(async () => {
+  await server.close();
+});
+beforeEach(() => {
+  server.requests.length = 0;
+});
+
+function env(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+function file(content: string | Buffer, name = 'in.csv'): string {
+  const path = join(tempDir('msgr-inputs-'), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const MSG = ['--from', 'Acme', '--text', 'Hello'];
+
+function bulk(args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: env(extra), timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
+}
+
+/** Every recipient the server received, in order. */
+function sent(): string[] {
+  return server.requests.flatMap((r) => ((r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? []).map((x) => x.msisdn));
+}
+
+function texts(): unknown[] {
+  return server.requests.map((r) => (r.json as { body?: { text?: unknown } } | undefined)?.body?.text);
+}
+
+function assertClean(r: RunResult): void {
+  assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
+  assert.doesNotMatch(r.stderr, /internal error/);
+}
+
+const LIST = file(['msisdn,name', '+447911123401,Ann', '+447911123402,Bob', '+447911123403,Cy'].join('\n') + '\n');
+
+describe('opt-out lists are strict', () => {
+  test('an entry written without its + stops the run with the file, the line and the number it would be; nothing is sent', async () => {
+    const opt = file('+447911123402\n447911123401\n', 'opt.txt');
+    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent/);
+    assert.match(r.stderr, /line 2: "447911123401" has no \+/);
+    assert.match(r.stderr, /\+447911123401/);
+    assert.equal(server.requests.length, 0);
+    assertClean(r);
+  });
+
+  test('a national entry needs --default-country; with it, it is excluded like the recipient it names', async () => {
+    const opt = file('07911 123401\n', 'opt.txt');
+    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 1: "07911 123401" is a national number/);
+    assert.equal(server.requests.length, 0);
+
+    const ok = await bulk([LIST, ...MSG, '--exclude', opt, '--default-country', 'GB', '--yes', '--json']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
+    assert.equal((JSON.parse(ok.stdout) as { excluded: number }).excluded, 1);
+    assert.match(ok.stderr, /excluded: 1 row on the opt-out list .*opt\.txt \(1 number\)/);
+  });
+
+  test('a plain list whose first line is a number has no header: its first entry is excluded too', async () => {
+    const opt = file('+447911123401\n+447911123403\n', 'opt.txt');
+    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(sent(), ['+447911123402']);
+    assert.match(r.stderr, /2 excluded/);
+  });
+
+  test('an unreadable entry further down names its line; a CSV list takes --exclude-column', async () => {
+    const bad = file('+447911123401\n+447911123403\nn/a\n', 'opt.txt');
+    const r = await bulk([LIST, ...MSG, '--exclude', bad, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 3: "n\/a" has characters that are not digits/);
+    assert.equal(server.requests.length, 0);
+
+    const csvList = file('Customer,Opted out on,Contact\nAnn,2026-01-02,+447911123401\n', 'opt.csv');
+    const ok = await bulk([LIST, ...MSG, '--exclude', csvList, '--exclude-column', 'contact', '--yes']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
+  });
+});
+
+describe('spreadsheet exports', () => {
+  test('rows of delimiters and spaces are blank; "Phone Number" is the number column', async () => {
+    const path = file('Phone Number;First Name\r\n+447911123401;Ann\r\n;;\r\n ; \r\n;\r\n+447911123402;Bob\r\n;;\r\n');
+    const r = await bulk([path, ...MSG, '--yes', '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
+    assert.equal((JSON.parse(r.stdout) as { rows: number }).rows, 2);
+    const vars = (server.requests[0]?.json as { recipients: Array<{ variables?: unknown }> }).recipients.map((x) => x.variables);
+    assert.deepEqual(vars, [{ 'First Name': 'Ann' }, { 'First Name': 'Bob' }]);
+  });
+
+  test('the same file split over two workers gives the same requests', async () => {
+    const rows = ['Mobile No.,name'];
+    for (let i = 0; i < 400; i++) rows.push(i % 7 === 3 ? ',' : ` +4479111${String(i).padStart(5, '0')},N${i}`);
+    const path = file(`${rows.join('\n')}\n`);
+    const one = await bulk([path, ...MSG, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: 'off' });
+    assert.equal(one.code, 0, one.stderr);
+    const single = sent();
+    server.requests.length = 0;
+    const two = await bulk([path, ...MSG, '--yes', '--verbose'], { MSGR_BULK_PARALLEL_MIN_BYTES: '0' });
+    assert.equal(two.code, 0, two.stderr);
+    assert.match(two.stderr, /preflight: two threads/);
+    assert.deepEqual(sent(), single);
+    assert.equal(single.length, 400 - 57);
+
+    // A list without a header, split the same way.
+    const headerless = file(`${rows.slice(1).join('\n')}\n`);
+    server.requests.length = 0;
+    const plain = await bulk([headerless, ...MSG, '--no-header', '--yes', '--verbose'], { MSGR_BULK_PARALLEL_MIN_BYTES: '0' });
+    assert.equal(plain.code, 0, plain.stderr);
+    assert.match(plain.stderr, /preflight: two threads/);
+    assert.deepEqual(sent(), single);
+  });
+
+  test('--no-header reads a list whose first line is a number; without it the hint says so', async () => {
+    const path = file('+447911123401\n+447911123402\n');
+    const r = await bulk([path, ...MSG, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--no-header/);
+    assert.equal(server.requests.length, 0);
+    const ok = await bulk([path, ...MSG, '--no-header', '--yes']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
+  });
+
+  test('a run without a header resumes as it started: the first line is still a recipient, sent once', async () => {
+    const path = file('+447911123401,Ann\n+447911123402,Bob\n+447911123403,Cy\n');
+    const e = env();
+    // Batches of one: the second is refused with a 503 (not sent), so the run stops with it left.
+    server.script({ status: 202, body: { id: 'm1' } }, { status: 503, body: { error: 'busy' } });
+    server.fallback = { status: 202, body: { id: 'm' } };
+    const first = await runCli(['send-bulk', path, ...MSG, '--no-header', '--batch-size', '1', '--concurrency', '1', '--yes'], { env: e });
+    assert.equal(first.code, 7, first.stderr);
+    assert.deepEqual(sent(), ['+447911123401', '+447911123402', '+447911123403']);
+    server.requests.length = 0;
+    const again = await runCli(['send-bulk', path, '--resume', '--yes'], { env: e });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /2 in an earlier run/);
+    assert.deepEqual(sent(), ['+447911123402']);
+  });
+
+  test('numbers in scientific notation get a hint to format the column as Text; causes are grouped, printed once', async () => {
+    const rows = ['Mobile', '+447911123401'];
+    for (let i = 0; i < 40; i++) rows.push('4.47911E+11');
+    rows.push('447911123499');
+    const r = await bulk([file(`${rows.join('\n')}\n`), ...MSG, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /40 rows: numbers in scientific notation/);
+    assert.match(r.stderr, /format the number column as Text/);
+    assert.match(r.stderr, /1 row: international numbers without their \+/);
+    assert.equal(r.stderr.split('line 3:').length - 1, 1, 'each problem is printed once');
+    assert.ok(r.stderr.split('\n').length < 25, `40 problems of one cause do not print 40 lines:\n${r.stderr}`);
+    assert.match(r.stderr, /--skip-invalid to send the 1 other recipient/);
+    assert.equal(server.requests.length, 0);
+    assertClean(r);
+  });
+
+  test('when every row is invalid the hint does not offer --skip-invalid', async () => {
+    const r = await bulk([file('phone\n4.47911E+11\n07911123456\n'), ...MSG, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.doesNotMatch(r.stderr, /--skip-invalid/);
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+describe('a run that would send nothing is an error', () => {
+  test('--skip-invalid with every row invalid: exit 2, said plainly', async () => {
+    const r = await bulk([file('msisdn\nhello\n+1 555\n'), ...MSG, '--skip-invalid', '--yes', '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /nothing to send: every one of the 2 rows .* is invalid, excluded or a duplicate \(2 invalid\)/);
+    const doc = JSON.parse(r.stdout) as { exitCode: number; causes: unknown };
+    assert.equal(doc.exitCode, 2);
+    assert.deepEqual(doc.causes, [
+      { cause: 'characters', column: 'msisdn', count: 1, lines: [2] },
+      { cause: 'impossible', column: 'msisdn', count: 1, lines: [3] },
+    ]);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('every row excluded: exit 2', async () => {
+    const opt = file('+447911123401\n+447911123402\n+447911123403\n', 'opt.txt');
+    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /nothing to send: .*3 excluded/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('a header without rows: exit 2', async () => {
+    const r = await bulk([file('msisdn,name\n'), ...MSG, '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /has no rows to send to, only its header/);
+    assert.equal(server.requests.length, 0);
+  });
+});
+
+describe('--text-file: one reader for send and send-bulk', () => {
+  const SEND = ['send', '--to', '+447911123401', '--from', 'Acme'];
+
+  test('a UTF-8 BOM is not sent; UTF-16 is read by its BOM', async () => {
+    const bom = file(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Your order is ready\n')]), 'text.txt');
+    const utf16 = file(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Café ready\r\n', 'utf16le')]), 'text16.txt');
+    for (const path of [bom, utf16]) {
+      const a = await runCli([...SEND, '--text-file', path], { env: env() });
+      assert.equal(a.code, 0, a.stderr);
+      const b = await bulk([LIST, '--from', 'Acme', '--text-file', path, '--yes']);
+      assert.equal(b.code, 0, b.stderr);
+    }
+    assert.deepEqual(texts(), ['Your order is ready', 'Your order is ready', 'Café ready', 'Café ready']);
+  });
+
+  test('Windows-1252 is refused with an encoding hint, and read with --text-encoding latin1', async () => {
+    const cp1252 = file(Buffer.from([0x93, 0x48, 0x69, 0x94, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x0a]), 'text.txt');
+    for (const args of [SEND, ['send-bulk', LIST, '--from', 'Acme', '--yes']]) {
+      const r = await runCli([...args, '--text-file', cp1252], { env: env() });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--text-file: .*text\.txt is not valid UTF-8 text \(line 1\)/);
+      assert.match(r.stderr, /--text-encoding latin1/);
+      assertClean(r);
+    }
+    assert.equal(server.requests.length, 0);
+    const ok = await runCli([...SEND, '--text-file', cp1252, '--text-encoding', 'latin1'], { env: env() });
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(texts(), ['\u201cHi\u201d café']);
+  });
+
+  test('--text-file - reads stdin in send-bulk', async () => {
+    const r = await bulk([LIST, '--from', 'Acme', '--text-file', '-', '--yes'], {}, 'From stdin\n');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(texts(), ['From stdin']);
+  });
+
+  test('a missing file is worded the same by both commands', async () => {
+    const a = await runCli([...SEND, '--text-file', 'no-such-text.txt'], { env: env() });
+    const b = await bulk([LIST, '--from', 'Acme', '--text-file', 'no-such-text.txt', '--yes']);
+    for (const r of [a, b]) {
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^error: --text-file: cannot read no-such-text\.txt \(no such file\)$/m);
+    }
+    assert.equal(server.requests.length, 0);
+  });
+});

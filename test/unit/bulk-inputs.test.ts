@@ -1,0 +1,242 @@
+// The input rules of send-bulk as pure functions and single readers: blank rows of delimiters
+// skipped alike by the three readers (csv-parse, the simple splitter, the two parts of a split
+// preflight), the spreadsheet names of the number column, --no-header, opt-out list parsing,
+// problems grouped by cause, and the message text decoder.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { findNumberColumn, headerKey, planColumns } from '../../src/bulk/columns.js';
+import { loadExcludes } from '../../src/bulk/exclude.js';
+import { createNumberChecker } from '../../src/bulk/number-check.js';
+import { numberKey } from '../../src/bulk/number-set.js';
+import { findSplit } from '../../src/bulk/parallel.js';
+import { addToGroup, formatGroups, mergeGroups, type ProblemGroup } from '../../src/bulk/preflight.js';
+import { detectFormat, isBlankRecord, isSimpleRange, readCsv, readSimpleCsv, type CsvFormat } from '../../src/bulk/reader.js';
+import { UsageError } from '../../src/errors.js';
+import { normaliseNumber } from '../../src/message/numbers.js';
+import { decodeText } from '../../src/message/text-file.js';
+
+function file(content: string | Buffer, name = 'in.csv'): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'msgr-inputs-')), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+type Rec = [string[], number, number];
+
+/** Records of csv-parse, of the simple splitter, and of the two parts of a split: all three. */
+async function threeReaders(path: string, size: number, format: CsvFormat): Promise<{ csv: Rec[]; simple: Rec[]; split: Rec[] }> {
+  const csv: Rec[] = [];
+  await readCsv(path, { format, onRecord: (f, _i, line, end) => csv.push([f, line, end]) });
+  const head = await readCsv(path, { format, stopAfterHeader: true, onRecord: () => undefined });
+  assert.ok(head.recordDelimiter !== undefined && head.header !== undefined);
+  const range = { format, offset: head.bytes, line: head.nextLine, recordDelimiter: head.recordDelimiter };
+  assert.equal(await isSimpleRange(path, range), true);
+  const simple: Rec[] = [];
+  await readSimpleCsv(path, range, (f, _i, line, end) => simple.push([f, line, end]));
+  const at = await findSplit(path, format, size, 0);
+  assert.ok(typeof at !== 'string', typeof at === 'string' ? at : '');
+  const split: Rec[] = [];
+  await readCsv(path, { format, end: at.offset, onRecord: (f, _i, line, end) => split.push([f, line, end]) });
+  await readCsv(path, {
+    format,
+    start: { offset: at.offset, line: at.line, record: 0, header: head.header },
+    recordDelimiter: at.recordDelimiter,
+    onRecord: (f, _i, line, end) => split.push([f, line, end]),
+  });
+  return { csv, simple, split };
+}
+
+describe('rows of delimiters and whitespace are blank, to every reader', () => {
+  test('isBlankRecord', () => {
+    assert.equal(isBlankRecord(['', '', '']), true);
+    assert.equal(isBlankRecord([' ', '\t', '']), true);
+    assert.equal(isBlankRecord(['']), true);
+    assert.equal(isBlankRecord(['', 'x']), false);
+    assert.equal(isBlankRecord(['+447911123456']), false);
+  });
+
+  test('csv-parse, the simple splitter and a split read give the same records, lines and offsets', async () => {
+    for (const eol of ['\n', '\r\n']) {
+      for (const delimiter of [';', ',', '\t']) {
+        const rows = [`Phone Number${delimiter}name${delimiter}code`, `${delimiter}${delimiter}`, ''];
+        for (let i = 0; i < 120; i++) {
+          if (i % 5 === 0) rows.push(`${delimiter}${delimiter}`);
+          else if (i % 7 === 0) rows.push(` ${delimiter} ${delimiter}\t`);
+          else if (i % 11 === 0) rows.push('');
+          rows.push(`+4479111${String(i).padStart(5, '0')}${delimiter}N${i}${delimiter}${i % 3 === 0 ? '' : ' 007'}`);
+        }
+        rows.push(`${delimiter}${delimiter}`);
+        const text = `${rows.join(eol)}${eol}`;
+        const path = file(text);
+        const format = await detectFormat(path, {});
+        assert.equal(format.delimiter, delimiter);
+        const r = await threeReaders(path, Buffer.byteLength(text), format);
+        assert.equal(r.csv.length, 120, `${JSON.stringify(eol)} ${JSON.stringify(delimiter)}`);
+        assert.ok(r.csv.every(([f]) => !isBlankRecord(f)));
+        assert.deepEqual(r.simple, r.csv, `simple, ${JSON.stringify(eol)} ${JSON.stringify(delimiter)}`);
+        assert.deepEqual(r.split, r.csv, `split, ${JSON.stringify(eol)} ${JSON.stringify(delimiter)}`);
+      }
+    }
+  });
+
+  test('blank rows before the header are skipped; the header is the first row with text', async () => {
+    const path = file(';;\n\nmsisdn;name;x\n+447911123456;Ann;\n');
+    const format = await detectFormat(path, { delimiter: ';' });
+    let header: string[] | undefined;
+    const lines: number[] = [];
+    await readCsv(path, { format, onHeader: (h) => (header = h), onRecord: (_f, _i, line) => lines.push(line) });
+    assert.deepEqual(header, ['msisdn', 'name', 'x']);
+    assert.deepEqual(lines, [4]);
+  });
+
+  test('--no-header: the first row is data and the columns are their positions', async () => {
+    const path = file(',\n+447911123456,Ann\n+447911123457,Bob\n');
+    const format = await detectFormat(path, { noHeader: true });
+    let header: string[] | undefined;
+    const got: Array<[string[], number]> = [];
+    await readCsv(path, { format, onHeader: (h) => (header = h), onRecord: (f, _i, line) => got.push([f, line]) });
+    assert.deepEqual(header, ['1', '2']);
+    assert.deepEqual(got, [
+      [['+447911123456', 'Ann'], 2],
+      [['+447911123457', 'Bob'], 3],
+    ]);
+    const head = await readCsv(path, { format, stopAfterHeader: true, onRecord: () => undefined });
+    assert.deepEqual([head.bytes, head.nextLine], [0, 1], 'the data starts at the start of the file');
+  });
+});
+
+describe('the number column under spreadsheet names', () => {
+  test('case, spaces and punctuation are ignored', () => {
+    assert.equal(headerKey(' Mobile No. '), 'mobileno');
+    assert.equal(headerKey('\uFEFFPhone_Number'), 'phonenumber');
+    for (const [header, want] of [
+      [['Name', 'Phone Number'], 1],
+      [['name', 'MOBILE NO.'], 1],
+      [['Cell', 'x'], 0],
+      [['Telephone', 'Tel'], 0],
+      [['tel.', 'name'], 0],
+      [['Mobile-Phone-Number'], 0],
+      [['Name', 'Phone', 'Mobile'], 1],
+      [['e-mail', 'name'], -1],
+    ] as const) {
+      assert.equal(findNumberColumn(header), want, JSON.stringify(header));
+    }
+    assert.equal(planColumns(['First name', 'Mobile No.'], {}, 'in.csv').msisdnName, 'Mobile No.');
+  });
+
+  test('a header that is a number points to --no-header', () => {
+    assert.throws(() => planColumns(['+447911123456', 'Ann'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && /--no-header/.test(err.hint ?? ''));
+    assert.throws(() => planColumns(['email', 'name'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && !/--no-header/.test(err.hint ?? '') && /--msisdn-column/.test(err.hint ?? ''));
+  });
+});
+
+describe('numbers a spreadsheet changed', () => {
+  test('scientific notation and a lost + are named, with what to do', () => {
+    for (const raw of ['4.47911E+11', '4,47911E+11', '4.47911e11']) {
+      const r = normaliseNumber(raw);
+      assert.ok(!r.ok && r.cause === 'scientific' && /Text/.test(r.hint ?? ''), raw);
+    }
+    const noPlus = normaliseNumber('447911123456');
+    assert.ok(!noPlus.ok && noPlus.cause === 'no-plus' && /\+447911123456/.test(noPlus.hint ?? ''));
+    const national = normaliseNumber('07911123456');
+    assert.ok(!national.ok && national.cause === 'national' && national.needsCountry === true);
+    // With a country, a national number is still read as one.
+    const gb = normaliseNumber('07911123456', 'GB');
+    assert.ok(gb.ok && gb.e164 === '+447911123456');
+  });
+});
+
+describe('opt-out lists', () => {
+  const gb = createNumberChecker('GB');
+  const none = createNumberChecker(undefined);
+  const has = (set: { has(k: number): boolean }, e164: string): boolean => set.has(numberKey(e164));
+
+  test('a plain list has no header unless its first line is not a number', async () => {
+    const plain = await loadExcludes(file('07911 123456\n+447911123457\n', 'opt.txt'), gb);
+    assert.equal(plain.numbers, 2);
+    assert.ok(has(plain.set, '+447911123456') && has(plain.set, '+447911123457'));
+    assert.equal(plain.column, undefined);
+    const titled = await loadExcludes(file('Opted out\n+447911123457\n', 'opt.txt'), none);
+    assert.deepEqual([titled.numbers, titled.column], [1, 'Opted out']);
+  });
+
+  test('CSV lists: a known header, or --exclude-column; blank rows and empty cells name nobody', async () => {
+    const path = file('Name;Mobile No.\nAnn;+447911123456\n;;\nBob;\n', 'opt.csv');
+    const known = await loadExcludes(path, none);
+    assert.deepEqual([known.numbers, known.column], [1, 'Mobile No.']);
+    const named = await loadExcludes(file('Name,Contact\nAnn,+447911123456\n', 'opt.csv'), none, { column: 'contact' });
+    assert.deepEqual([named.numbers, named.column], [1, 'Contact']);
+    await assert.rejects(loadExcludes(file('Name,Contact\n', 'opt.csv'), none, { column: 'phone' }), /--exclude-column: .* has no column "phone"/);
+    await assert.rejects(loadExcludes(file('Name,Contact\nAnn,+447911123456\n', 'opt.csv'), none), /has no number column/);
+  });
+
+  test('every entry must be a number: the bad ones are counted and listed with their lines', async () => {
+    const path = file('447911123456\n+447911123457\nunsubscribed\n07911 123458\n', 'opt.txt');
+    await assert.rejects(loadExcludes(path, none, { label: 'opt.txt' }), (err: unknown) => {
+      assert.ok(err instanceof UsageError);
+      assert.match(err.message, /^--exclude: opt\.txt: 3 entries are not a phone number; nothing was sent/);
+      assert.match(err.message, /line 1: "447911123456" has no \+/);
+      assert.match(err.message, /line 3: "unsubscribed" has characters that are not digits/);
+      assert.match(err.message, /line 4: "07911 123458" is a national number/);
+      assert.match(err.hint ?? '', /\+447911123456/);
+      return true;
+    });
+  });
+
+  test('the hash covers the column choice', async () => {
+    const path = file('Phone,Mobile\n+447911123456,+447911123457\n', 'opt.csv');
+    const a = await loadExcludes(path, none);
+    const b = await loadExcludes(path, none, { column: 'mobile' });
+    assert.notEqual(a.hash, b.hash);
+    assert.ok(has(b.set, '+447911123457') && !has(b.set, '+447911123456'));
+  });
+});
+
+describe('problems grouped by cause', () => {
+  test('counts per cause, the first three lines each, merged across a split as one pass would', () => {
+    const one: ProblemGroup[] = [];
+    const a: ProblemGroup[] = [];
+    const b: ProblemGroup[] = [];
+    for (let line = 2; line < 60; line++) {
+      const cause = line % 10 === 0 ? 'fields' : 'scientific';
+      const p = { line, column: cause === 'fields' ? '' : 'msisdn', message: `m${line}` };
+      addToGroup(one, cause, p, undefined);
+      addToGroup(line < 30 ? a : b, cause, p, undefined);
+    }
+    assert.deepEqual(mergeGroups(a, b), one);
+    assert.deepEqual(
+      one.map((g) => [g.cause, g.count, g.samples.map((s) => s.line)]),
+      [
+        ['scientific', 53, [2, 3, 4]],
+        ['fields', 5, [10, 20, 30]],
+      ],
+    );
+    const lines = formatGroups(one);
+    assert.equal(lines.length, 2 * 5);
+    assert.equal(lines[0], '  53 rows: numbers in scientific notation (column msisdn)');
+    assert.equal(lines[4], '    … and 50 more');
+  });
+});
+
+describe('the message text decoder', () => {
+  const o = { flag: '--text-file', encodingFlag: '--text-encoding' };
+  test('BOMs, UTF-16, Windows-1252, the final line end', () => {
+    assert.equal(decodeText(Buffer.from('\uFEFFHi\n'), 't', o), 'Hi');
+    assert.equal(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Zoë\r\n', 'utf16le')]), 't', o), 'Zoë');
+    assert.equal(decodeText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('Zoë', 'utf16le').swap16()]), 't', o), 'Zoë');
+    assert.equal(decodeText(Buffer.from([0x80, 0x93, 0x41, 0x94, 0xe9]), 't', { ...o, encoding: 'latin1' }), '€“A”é');
+    assert.equal(decodeText(Buffer.from('two\nlines\n\n'), 't', o), 'two\nlines\n');
+  });
+  test('invalid UTF-8 and NULs are refused with the line and the flag to use', () => {
+    assert.throws(() => decodeText(Buffer.concat([Buffer.from('ok\nstill ok\nbad '), Buffer.from([0xe9])]), 'notice.txt', o), (err: unknown) => {
+      assert.ok(err instanceof UsageError);
+      assert.equal(err.message, '--text-file: notice.txt is not valid UTF-8 text (line 3); nothing was sent');
+      assert.match(err.hint ?? '', /--text-encoding latin1/);
+      return true;
+    });
+    assert.throws(() => decodeText(Buffer.from('Hi', 'utf16le'), 't', o), /NUL characters/);
+  });
+});
