@@ -23,6 +23,16 @@ export default tseslint.config(
     },
   },
   {
+    // Only src/main.ts touches the process (argv, env, stdio, exit, signals, pid); everything else
+    // gets it through the Context, so commands run in-process with a fake one (README, "Design notes").
+    files: ['src/**/*.ts'],
+    ignores: ['src/main.ts'],
+    rules: {
+      'no-restricted-globals': ['error', { name: 'process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' }],
+      'no-restricted-imports': ['error', { paths: [{ name: 'node:process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' }] }],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
   },

@@ -24,7 +24,10 @@ const outIndex = process.argv.indexOf('--out');
 const dist = outIndex > 0 ? resolve(process.argv[outIndex + 1]) : resolve('dist');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
 const define = { __MSGR_VERSION__: JSON.stringify(version) };
-const bundleDefine = { ...define, __MSGR_LIFTOFF_ONLY__: String(tricks['liftoff-only']) };
+// liftoff-only is decided at run time by the Node that runs msgr (a package built on one Node
+// runs on another), unless MSGR_BUILD_TRICKS names it, as the bench does to time it off and on.
+const liftoffForced = /(^|,)liftoff-only=/.test(process.env.MSGR_BUILD_TRICKS ?? '');
+const bundleDefine = { ...define, __MSGR_LIFTOFF_ONLY__: liftoffForced ? String(tricks['liftoff-only']) : 'undefined' };
 
 function listTs(dir) {
   const out = [];

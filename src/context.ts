@@ -26,8 +26,12 @@ export interface Context {
    */
   readonly interrupt: AbortSignal;
   readonly version: string;
-  /** Node's version (`process.versions.node`), for what msgr can offer on it; unset in some tests. */
-  readonly nodeVersion?: string | undefined;
+  /** Node's version (`process.versions.node`), for what msgr can offer on it. */
+  readonly nodeVersion: string;
+  /** This process's id and platform, and whether another process is alive (for lock owners). */
+  readonly pid: number;
+  readonly platform: NodeJS.Platform;
+  readonly isProcessAlive: (pid: number) => boolean;
   /** Registers cleanup run before exit (close HTTP agents, servers). */
   readonly onExit: (fn: () => Promise<void> | void) => void;
   /**

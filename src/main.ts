@@ -149,6 +149,9 @@ export async function run(): Promise<number> {
     interrupt: controller.signal,
     version: VERSION,
     nodeVersion: process.versions.node,
+    pid: process.pid,
+    platform: process.platform,
+    isProcessAlive,
     onExit: (fn) => cleanups.push(fn),
     enableGracefulInterrupt: () => {
       state.graceful = true;
@@ -165,4 +168,14 @@ export async function run(): Promise<number> {
   // The outcome is decided: a late signal must not turn it into 130 while the output drains.
   state.finished = true;
   return code;
+}
+
+/** True when a process with this id exists (EPERM: it does, but belongs to someone else). */
+function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

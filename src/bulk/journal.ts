@@ -244,21 +244,24 @@ export class Journal {
   #full = false;
   /** "done" records that found no room even after the reserve was given back. */
   readonly #held: string[] = [];
+  /** The run's clock (the Context's): every record is stamped with it. */
+  readonly #now: () => Date;
 
-  private constructor(path: string, fd: number, size: number) {
+  private constructor(path: string, fd: number, size: number, now: () => Date) {
     this.path = path;
     this.#fd = fd;
     this.#size = size;
+    this.#now = now;
   }
 
   /**
    * A new journal (replacing any file there) starting with the header, flushed. Written aside
    * and renamed into place, so a crash never leaves a journal without its header.
    */
-  static create(path: string, header: RunHeader): Journal {
+  static create(path: string, header: RunHeader, now: () => Date): Journal {
     const tmp = `${path}.new`;
     const fd = openSync(tmp, 'w', 0o600);
-    const j = new Journal(path, fd, 0);
+    const j = new Journal(path, fd, 0, now);
     try {
       j.#write(header);
       j.sync();
@@ -273,7 +276,7 @@ export class Journal {
   }
 
   /** Opens for appending; a torn last line is closed with a newline first. */
-  static append(path: string): Journal {
+  static append(path: string, now: () => Date): Journal {
     const fd = openSync(path, 'a+', 0o600);
     let size = fstatSync(fd).size;
     if (size > 0) {
@@ -281,7 +284,7 @@ export class Journal {
       readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) size += writeSync(fd, '\n');
     }
-    return new Journal(path, fd, size);
+    return new Journal(path, fd, size, now);
   }
 
   /** The reserve given back when a write finds the disk full. */
@@ -300,7 +303,7 @@ export class Journal {
   }
 
   started(rec: Omit<SendRecord, 'type' | 'at'>): void {
-    this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
+    this.#write({ type: 'send', ...rec, at: this.#now().toISOString() });
     this.sync();
   }
 
@@ -313,7 +316,7 @@ export class Journal {
   async startedDurably(rec: Omit<SendRecord, 'type' | 'at'>): Promise<void> {
     if (this.#full) throw new DiskFullError(dirname(this.path));
     try {
-      this.#write({ type: 'send', ...rec, at: new Date().toISOString() });
+      this.#write({ type: 'send', ...rec, at: this.#now().toISOString() });
     } catch (err) {
       if (!isNoSpace(err)) throw err;
       this.#ranOut();
@@ -358,7 +361,7 @@ export class Journal {
 
   /** Records an answer. On a full disk it takes the reserve's room, or is held (see settle). */
   done(rec: Omit<DoneRecord, 'type' | 'at'>): void {
-    const record = { type: 'done', ...rec, at: new Date().toISOString() };
+    const record = { type: 'done', ...rec, at: this.#now().toISOString() };
     if (this.#held.length === 0 && this.#tryWrite(record)) return;
     this.#held.push(`${JSON.stringify(record)}\n`);
   }
@@ -389,7 +392,7 @@ export class Journal {
 
   /** For people; a full disk only costs the line. */
   stop(reason: string): void {
-    if (!this.#tryWrite({ type: 'stop', reason, at: new Date().toISOString() })) return;
+    if (!this.#tryWrite({ type: 'stop', reason, at: this.#now().toISOString() })) return;
     try {
       this.sync();
     } catch (err) {

@@ -5,13 +5,13 @@
 // format is bulk/journal.ts.
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import { BatchState, Journal, JournalError, loadJournal, RESERVE_BYTES, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
-import { acquireLock } from './lock.js';
+import { tryLock, type LockOwner } from '../files/lock.js';
 import { metaMap } from './message.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt } from './progress.js';
@@ -62,7 +62,9 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
 
   if (!flags.dryRun) {
     ensureParent(journalPath);
-    const lock = acquireLock(`${journalPath}.lock`, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx.now());
+    const lockPath = `${journalPath}.lock`;
+    const lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+    if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
     defer(() => lock.release());
     ctx.onExit(() => lock.release());
   }
@@ -341,7 +343,7 @@ export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult
 
 /** The journal of a new run (its header says how to rebuild every batch), or the resumed one's. */
 export function openJournal(ctx: Pick<Context, 'now' | 'version'>, state: RunState, input: RunInput, shape: RunShape, message: Record<string, unknown>, pre: PreflightResult): Journal {
-  if (state.previous !== undefined) return Journal.append(state.journalPath);
+  if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
   const header: RunHeader = {
     type: 'run',
     version: 1,
@@ -353,7 +355,23 @@ export function openJournal(ctx: Pick<Context, 'now' | 'version'>, state: RunSta
     message,
     totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests },
   };
-  const journal = Journal.create(state.journalPath, header);
+  const journal = Journal.create(state.journalPath, header, ctx.now);
   input.keep();
   return journal;
+}
+
+/** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
+function runningError(lockPath: string, owner: LockOwner | undefined): UsageError {
+  if (owner === undefined) {
+    return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: 'Wait a moment and run the command again with --resume.' });
+  }
+  return new UsageError(
+    `another msgr is already running this bulk job: pid ${owner.pid} on ${owner.host}, started ${owner.startedAt}${owner.command !== '' ? ` (${owner.command})` : ''}`,
+    {
+      hint:
+        owner.host === hostname()
+          ? `Wait for it to finish (or stop it: kill ${owner.pid}); then run again with --resume. Lock file: ${lockPath}`
+          : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
+    },
+  );
 }

@@ -4,11 +4,11 @@
 // the OS's per-user state folder. Folders are 0700: journals name files and hold message text.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, platform as osPlatform } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 
-export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = process.platform, home: string = homedir()): string {
+export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = osPlatform(), home: string = homedir()): string {
   const override = env.MSGR_CONFIG_DIR;
   if (override !== undefined && override !== '') return isAbsolute(override) ? override : resolve(cwd, override);
   if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'msgr');

@@ -157,7 +157,7 @@ function checkSettings(s: Settings, sandbox: boolean): Step {
 }
 
 function checkNode(ctx: Context): Step {
-  const version = ctx.nodeVersion ?? 'unknown';
+  const version = ctx.nodeVersion;
   const systemCa = ctx.env.NODE_USE_SYSTEM_CA === '1';
   const extra = ctx.env.NODE_EXTRA_CA_CERTS;
   const notes = [
@@ -301,7 +301,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           title: 'TLS',
           status: 'fail',
           detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}${rootText}`,
-          hint: trustHint(ctx.nodeVersion ?? '0', profile).replace(/ Nothing was sent\.$/, ''),
+          hint: trustHint(ctx.nodeVersion, profile).replace(/ Nothing was sent\.$/, ''),
           exitCode: 5,
           data,
         });
@@ -372,7 +372,7 @@ async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, in
   } catch (err) {
     const cls = classifyNetworkError(err);
     const msg = err instanceof TunnelError ? describeTunnelFailure(err.failure).message : `${(err as Error).message} (${cls.code})`;
-    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? trustHint(ctx.nodeVersion ?? '0', input.settings.profile.value) : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
+    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? trustHint(ctx.nodeVersion, input.settings.profile.value) : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
   } finally {
     await dispatcher.close().catch(() => undefined);
   }

@@ -38,3 +38,8 @@ export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL 
   url.hash = '';
   return url;
 }
+
+/** The User-Agent of every request msgr makes: its version and Node's. */
+export function userAgent(ctx: { readonly version: string; readonly nodeVersion: string }): string {
+  return `msgr/${ctx.version} node/v${ctx.nodeVersion}`;
+}

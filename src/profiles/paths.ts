@@ -2,7 +2,7 @@
 // config folder the way conf's env-paths names it, without the `-nodejs` suffix. msgr computes
 // the folder itself and always hands it to conf as `cwd`, so reading (which does not load conf,
 // to keep ~90 ms off every send) and writing (through conf) can never disagree on the file.
-import { homedir } from 'node:os';
+import { homedir, platform as osPlatform } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 
 export interface StorePaths {
@@ -16,7 +16,7 @@ export const CONFIG_NAME = 'config';
 export function storePaths(
   env: Readonly<Record<string, string | undefined>>,
   cwd: string,
-  platform: NodeJS.Platform = process.platform,
+  platform: NodeJS.Platform = osPlatform(),
   home: string = homedir(),
 ): StorePaths {
   const dir = configDir(env, cwd, platform, home);

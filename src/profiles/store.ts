@@ -9,8 +9,9 @@ import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { createUi } from '../output/ui.js';
-import { withLock } from './lock.js';
+import { waitForLock, type Lock } from '../files/lock.js';
 import { CONFIG_NAME, storePaths, type StorePaths } from './paths.js';
+import { platform as osPlatform } from 'node:os';
 
 export type Channel = 'SMS' | 'RCS';
 
@@ -153,7 +154,8 @@ export async function updateStore<T>(
   const paths = storePaths(ctx.env, ctx.cwd);
   ensureDir(paths, warn);
   const { default: Conf } = await import('conf');
-  return withLock(paths.lock, () => {
+  const lock = await lockStore(ctx, paths.lock);
+  try {
     const text = readStoreText(paths.file);
     if (text !== undefined) tightenModes(paths, warn);
     const data: StoreData = text === undefined ? { profiles: {} } : parseStore(text, paths.file);
@@ -177,7 +179,21 @@ export async function updateStore<T>(
     // conf creates the file with configFileMode through the umask; make sure.
     chmodSync(paths.file, 0o600);
     return { paths, data, result };
-  });
+  } finally {
+    lock.release();
+  }
+}
+
+/** The store's lock: held for milliseconds, so a lock older than 10 s was left by a crash. */
+async function lockStore(ctx: Context, path: string): Promise<Lock> {
+  try {
+    return await waitForLock(path, 'msgr profile', ctx, { timeoutMs: 5000, staleMs: 10_000 });
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`cannot create the lock file ${path} (${(err as NodeJS.ErrnoException).code ?? String(err)})`, {
+      hint: 'Check that the profile folder exists and is writable by you (MSGR_CONFIG_DIR moves it).',
+    });
+  }
 }
 
 function readStoreText(file: string): string | undefined {
@@ -257,7 +273,7 @@ let warnedModes = false;
  * open is tightened, with one warning, since the key may already have been read by others.
  */
 export function tightenModes(paths: StorePaths, warn: Warn): void {
-  if (process.platform === 'win32') return; // POSIX modes mean nothing there.
+  if (osPlatform() === 'win32') return; // POSIX modes mean nothing there.
   const changed: string[] = [];
   const failed: string[] = [];
   for (const [path, want] of [

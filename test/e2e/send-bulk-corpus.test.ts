@@ -11,6 +11,7 @@ import { detectFormat, readCsv } from '../../src/bulk/reader.js';
 import type { Context, OutStream } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { ROOT, tempDir } from '../support/cli.js';
+import { testProcess } from '../support/fake-context.js';
 
 const CORPUS = join(ROOT, '..', 'shared', 'corpora', 'csv');
 
@@ -47,6 +48,7 @@ async function runInProcess(argv: string[]): Promise<{ code: number; stdout: str
     now: () => new Date(),
     interrupt: new AbortController().signal,
     version: '0.0.0-test',
+    ...testProcess,
     onExit: () => undefined,
     enableGracefulInterrupt: () => undefined,
   };

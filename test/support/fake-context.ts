@@ -15,6 +15,21 @@ export interface FakeContextOptions {
 
 export type FakeContext = Context & { out: () => string; err: () => string; stdinStream: FakeStdin; type: (s: string) => void };
 
+/** The process facts of a Context, from this test process (Node's version pinned for hints). */
+export const testProcess: Pick<Context, 'nodeVersion' | 'pid' | 'platform' | 'isProcessAlive'> = {
+  nodeVersion: '20.20.2',
+  pid: process.pid,
+  platform: process.platform,
+  isProcessAlive: (pid) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch (e) {
+      return (e as NodeJS.ErrnoException).code === 'EPERM';
+    }
+  },
+};
+
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   let out = '';
   let err = '';
@@ -36,7 +51,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     now: () => new Date(),
     interrupt: new AbortController().signal,
     version: 'test',
-    nodeVersion: '20.20.2',
+    ...testProcess,
     onExit: () => {},
     enableGracefulInterrupt: () => {},
     out: () => out,

@@ -1,15 +1,13 @@
 // Pure parts of send-bulk: encoding and SMS parts, the number set, CSV reading (encodings,
 // newlines, quotes, line numbers), columns, rates, the journal, the lock, the report.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { planColumns, recipientJson } from '../../src/bulk/columns.js';
 import { BatchState, Journal, loadJournal, type RunHeader } from '../../src/bulk/journal.js';
 import { Gate, parseRate, RateLimiter, Window } from '../../src/bulk/limiter.js';
-import { acquireLock } from '../../src/bulk/lock.js';
 import { NumberSet, numberKey } from '../../src/bulk/number-set.js';
 import { createProgress, formatDuration } from '../../src/bulk/progress.js';
 import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/bulk/reader.js';
@@ -273,7 +271,7 @@ describe('journal', () => {
 
   test('records batches before and after; a batch with no outcome is started (in doubt)', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    const j = Journal.create(path, header(4));
+    const j = Journal.create(path, header(4), () => new Date());
     j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
     j.done({ batch: 0, outcome: 'accepted', status: 202 });
     j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
@@ -287,47 +285,16 @@ describe('journal', () => {
 
   test('a torn last line is ignored and closed before appending', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    Journal.create(path, header(2)).close();
+    Journal.create(path, header(2), () => new Date()).close();
     appendFileSync(path, '{"type":"done","batch":0,"outc');
     const loaded = await loadJournal(path);
     assert.equal(loaded.badLines, 1);
-    const j = Journal.append(path);
+    const j = Journal.append(path, () => new Date());
     j.done({ batch: 1, outcome: 'accepted' });
     j.close();
     const again = await loadJournal(path);
     assert.deepEqual([...again.states], [BatchState.none, BatchState.accepted]);
     assert.ok(readFileSync(path, 'utf8').endsWith('}\n'));
-  });
-});
-
-describe('lock', () => {
-  test('a second run on the same journal is refused and told who holds it', async () => {
-    const path = join(tmp(), 'journal.jsonl.lock');
-    // Another live process holds it (our own pid counts as stale: pid 1 in containers is reused).
-    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
-    try {
-      writeFileSync(path, JSON.stringify({ pid: holder.pid, host: hostname(), startedAt: 'now', command: 'msgr send-bulk a.csv' }));
-      assert.throws(
-        () => acquireLock(path, 'msgr send-bulk a.csv'),
-        (err: unknown) => err instanceof UsageError && err.message.includes(`pid ${holder.pid}`) && err.message.includes('msgr send-bulk a.csv'),
-      );
-    } finally {
-      holder.kill();
-      await new Promise((r) => holder.once('exit', r));
-    }
-    const lock = acquireLock(path, 'again');
-    assert.match(readFileSync(path, 'utf8'), /"command":"again"/);
-    lock.release();
-    assert.throws(() => readFileSync(path), /ENOENT/);
-  });
-
-  test('a lock left by a dead process is taken over', () => {
-    const path = join(tmp(), 'journal.jsonl.lock');
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    writeFileSync(path, JSON.stringify({ pid: Number(dead.stdout), host: hostname(), startedAt: 'then', command: 'old' }));
-    const lock = acquireLock(path, 'new');
-    assert.match(readFileSync(path, 'utf8'), /"command":"new"/);
-    lock.release();
   });
 });
 
@@ -467,7 +434,7 @@ describe('spool', () => {
       type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
       shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
       message: {}, totals: { rows: 3, toSend: 3, requests: 3 },
-    });
+    }, () => new Date());
     await Promise.all([0, 1, 2].map((batch) => j.startedDurably({ batch, first: batch, count: 1, key: `k${batch}` })));
     const loaded = await loadJournal(path);
     assert.deepEqual([...loaded.states], [BatchState.started, BatchState.started, BatchState.started]);

@@ -1,13 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeContext, type FakeContext } from '../support/fake-context.js';
 import { UsageError } from '../../src/errors.js';
 import { checkBaseUrl } from '../../src/profiles/base-url.js';
-import { acquireLock, withLock } from '../../src/profiles/lock.js';
 import { storePaths } from '../../src/profiles/paths.js';
 import { checkProfileName, loadStore, parseStore, updateStore } from '../../src/profiles/store.js';
 
@@ -142,48 +140,6 @@ describe('loadStore and updateStore', () => {
     assert.equal(warnings.length, 1);
     assert.match(warnings[0] ?? '', /was 0644, now 0600/);
     assert.match(warnings[0] ?? '', /was 0755, now 0700/);
-  });
-});
-
-describe('lock', () => {
-  test('serialises holders', async () => {
-    const lock = join(tmp(), 'l.lock');
-    const order: string[] = [];
-    const hold = (id: string): Promise<void> =>
-      withLock(lock, async () => {
-        order.push(`${id}+`);
-        await new Promise((r) => setTimeout(r, 20));
-        order.push(`${id}-`);
-      });
-    await Promise.all([hold('a'), hold('b'), hold('c')]);
-    for (let i = 0; i < order.length; i += 2) {
-      assert.equal(order[i]?.slice(0, 1), order[i + 1]?.slice(0, 1), `interleaved: ${order.join(' ')}`);
-    }
-  });
-  test('a lock held by a dead process is broken', async () => {
-    const lock = join(tmp(), 'l.lock');
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
-    writeFileSync(lock, `${dead.stdout} ${hostname()} 0 x\n`);
-    const release = await acquireLock(lock, { timeoutMs: 500 });
-    assert.match(readFileSync(lock, 'utf8'), new RegExp(`^${process.pid} `));
-    release();
-    assert.equal(existsSync(lock), false);
-  });
-  test('an old lock is broken even if its pid looks alive', async () => {
-    const lock = join(tmp(), 'l.lock');
-    writeFileSync(lock, `${process.pid} ${hostname()} 0 x\n`);
-    const old = new Date(Date.now() - 60_000);
-    utimesSync(lock, old, old);
-    const release = await acquireLock(lock, { timeoutMs: 500 });
-    release();
-  });
-  test('a live lock times out with a hint naming the file', async () => {
-    const dir = tmp();
-    mkdirSync(dir, { recursive: true });
-    const lock = join(dir, 'l.lock');
-    writeFileSync(lock, `${process.pid} ${hostname()} 0 x\n`);
-    await assert.rejects(acquireLock(lock, { timeoutMs: 150 }), (e: unknown) => e instanceof UsageError && (e.hint ?? '').includes(lock));
-    assert.ok(existsSync(lock), 'a live lock is left alone');
   });
 });
 

@@ -94,7 +94,7 @@ describe('the journal on a full disk', () => {
     }
     try {
       const path = join(dir, 'journal.jsonl');
-      const j = Journal.create(path, header);
+      const j = Journal.create(path, header, () => new Date());
       const reserve = DiskReserve.take(`${path}.reserve`, 64 * 1024);
       j.useReserve(reserve);
       fill(join(dir, 'filler'));

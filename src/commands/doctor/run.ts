@@ -7,6 +7,7 @@ import { stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import type { DoctorOptions } from './options.js';
+import { userAgent } from '../../http/endpoint.js';
 
 export async function runDoctorCommand(ctx: Context, opts: DoctorOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
@@ -23,7 +24,7 @@ export async function runDoctorCommand(ctx: Context, opts: DoctorOptions): Promi
     ctx.onExit(() => server.close());
     sandboxUrl = server.url;
   }
-  const report = await runDoctor(ctx, { settings, ...(sandboxUrl !== undefined ? { sandboxUrl } : {}), timeoutMs: opts.timeout, userAgent: `msgr/${ctx.version} node/${ctx.nodeVersion ?? '?'} (doctor)` });
+  const report = await runDoctor(ctx, { settings, ...(sandboxUrl !== undefined ? { sandboxUrl } : {}), timeoutMs: opts.timeout, userAgent: `${userAgent(ctx)} (doctor)` });
   const doc = { ok: report.exitCode === 0, exitCode: report.exitCode, baseUrl: report.baseUrl, sandbox, steps: report.steps };
   if (opts.json !== true) render(ctx, ui, report, sandbox);
   if (report.exitCode === 0) {

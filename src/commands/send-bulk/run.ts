@@ -29,6 +29,7 @@ import { analyseText } from '../../bulk/segments.js';
 import { Sender } from '../../bulk/sender.js';
 import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
+import { userAgent } from '../../http/endpoint.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
 const BULK_MAX_ATTEMPTS = 8;
@@ -197,7 +198,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const client = createClient({
     endpoint,
     apiKey: key,
-    userAgent: `msgr/${ctx.version} node/${process.version}`,
+    userAgent: userAgent(ctx),
     timeoutMs: opts.timeoutMs,
     caFile,
     caFileSource: caFileSource(settings.caFile),

@@ -8,7 +8,7 @@ import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, stopName, type Ui } from '../../output/ui.js';
 import { caFileSource } from '../../http/ca-file.js';
-import { messagesEndpoint } from '../../http/endpoint.js';
+import { messagesEndpoint, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
@@ -54,12 +54,12 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   }
 
   // undici is the heaviest import: only a real send pays for it.
-  await prepareSingleRequest();
+  await prepareSingleRequest(ctx.nodeVersion);
   const { createClient } = await import('../../http/client.js');
   const client = createClient({
     endpoint,
     apiKey,
-    userAgent: `msgr/${ctx.version} node/${process.version}`,
+    userAgent: userAgent(ctx),
     timeoutMs: opts.timeout,
     caFile: settings.caFile.value,
     caFileSource: caFileSource(settings.caFile),

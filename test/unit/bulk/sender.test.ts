@@ -81,7 +81,7 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
     totals: { rows: s.rows.length, toSend, requests: Math.ceil(toSend / s.batchSize) },
   };
   const journalPath = join(dir, 'journal.jsonl');
-  const journal = Journal.create(journalPath, header);
+  const journal = Journal.create(journalPath, header, () => new Date());
   const reportPath = s.report === true ? join(dir, 'report.jsonl') : undefined;
   const report = reportPath !== undefined ? new ReportWriter(reportPath) : undefined;
   const calls: Call[] = [];

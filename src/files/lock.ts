@@ -1,0 +1,178 @@
+// The one lock file msgr uses: around the profile store's read-modify-write (two processes
+// writing at once lose updates: docs/dependencies.md, "conf 15") and around a bulk run's journal
+// (one run per journal: docs/bulk.md, "Nothing lost, nothing sent twice").
+//
+// The lock file appears with its owner already in it (written aside, then hard-linked into
+// place), so nobody ever finds it empty, takes it for stale and runs beside its owner. A lock
+// whose owner is a dead process on this host (kill -9, power cut) is stale; so is one older than
+// `staleMs` when the caller gives one (the store is changed in milliseconds, a bulk run takes
+// hours). Two processes may find the same stale lock at once; if both simply deleted it, the
+// slower could delete the fresh lock the faster one took meanwhile, so a stale lock is removed
+// under a second, short-lived lock and checked again inside it.
+import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { UsageError } from '../errors.js';
+
+export interface LockOwner {
+  readonly pid: number;
+  readonly host: string;
+  readonly startedAt: string;
+  readonly command: string;
+}
+
+/** What the lock needs from the process (the Context has it; tests fake it). */
+export interface LockProcess {
+  readonly pid: number;
+  readonly now: () => Date;
+  readonly isProcessAlive: (pid: number) => boolean;
+}
+
+export interface Lock {
+  readonly path: string;
+  release(): void;
+}
+
+export interface WaitOptions {
+  /** Give up after this long (ms). */
+  readonly timeoutMs: number;
+  /** A lock older than this is stale whoever holds it (ms). */
+  readonly staleMs?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+}
+
+/** A lock file that cannot be read yet is being written; one older than this was left by a crash. */
+const UNREADABLE_STALE_MS = 2000;
+
+/** The tokens of the locks this process holds now: our own pid in a lock file is one of these, or stale. */
+const heldHere = new Set<string>();
+
+/** Takes the lock, or tells who holds it. Errors other than "it exists" are thrown as they are. */
+export function tryLock(path: string, command: string, proc: LockProcess, staleMs?: number): Lock | { readonly heldBy: LockOwner | undefined } {
+  const token = randomBytes(8).toString('hex');
+  const me = { pid: proc.pid, host: hostname(), startedAt: proc.now().toISOString(), command, token };
+  for (let attempt = 0; attempt < 3; attempt++) {
+    if (createWith(path, `${JSON.stringify(me)}\n`, proc.pid)) {
+      heldHere.add(token);
+      let released = false;
+      return {
+        path,
+        release: () => {
+          if (released) return;
+          released = true;
+          heldHere.delete(token);
+          removeIfToken(path, token);
+        },
+      };
+    }
+    if (!isStale(path, proc, staleMs)) return { heldBy: readOwner(path) };
+    breakStale(path, proc, staleMs);
+  }
+  return { heldBy: readOwner(path) };
+}
+
+/** Waits for the lock (jittered backoff), up to timeoutMs; then a UsageError naming the file. */
+export async function waitForLock(path: string, command: string, proc: LockProcess, options: WaitOptions): Promise<Lock> {
+  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const started = proc.now().getTime();
+  let delay = 5;
+  for (;;) {
+    const got = tryLock(path, command, proc, options.staleMs);
+    if ('release' in got) return got;
+    if (proc.now().getTime() - started >= options.timeoutMs) {
+      throw new UsageError(`another msgr process has held ${path} for more than ${Math.round(options.timeoutMs / 1000)} s`, {
+        hint: `Wait for it to finish and run the command again. If no msgr is running, remove ${path}.`,
+      });
+    }
+    await sleep(delay + Math.random() * delay);
+    delay = Math.min(delay * 2, 100);
+  }
+}
+
+export function readOwner(path: string): LockOwner | undefined {
+  try {
+    const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
+    if (typeof data.pid !== 'number' || typeof data.host !== 'string') return undefined;
+    return { pid: data.pid, host: data.host, startedAt: String(data.startedAt ?? '?'), command: String(data.command ?? '') };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Creates path holding content, atomically; false when it exists already. */
+function createWith(path: string, content: string, pid: number): boolean {
+  const aside = `${path}.${pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(aside, content, { mode: 0o600 });
+  try {
+    linkSync(aside, path);
+    return true;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw err;
+  } finally {
+    try {
+      unlinkSync(aside);
+    } catch {
+      // Nothing to clean.
+    }
+  }
+}
+
+function readToken(path: string): unknown {
+  try {
+    return (JSON.parse(readFileSync(path, 'utf8')) as { token?: unknown }).token;
+  } catch {
+    return undefined;
+  }
+}
+
+function removeIfToken(path: string, token: string): void {
+  // Only our own lock: after a stale-lock takeover the file is someone else's.
+  try {
+    if (readToken(path) === token) unlinkSync(path);
+  } catch {
+    // Gone already.
+  }
+}
+
+function isStale(path: string, proc: LockProcess, staleMs: number | undefined): boolean {
+  let ageMs: number;
+  try {
+    ageMs = proc.now().getTime() - statSync(path).mtimeMs;
+  } catch {
+    return true; // Gone: the next attempt decides.
+  }
+  if (staleMs !== undefined && ageMs > staleMs) return true;
+  const owner = readOwner(path);
+  if (owner === undefined) return ageMs > UNREADABLE_STALE_MS;
+  // A process on another host cannot be checked from here: assume it runs. Our own pid in the
+  // file is us only if we hold that lock now; otherwise an earlier process with our pid left
+  // it (pid 1 in a container is reused).
+  if (owner.host !== hostname()) return false;
+  if (owner.pid === proc.pid) return !heldHere.has(String(readToken(path)));
+  return !proc.isProcessAlive(owner.pid);
+}
+
+function breakStale(path: string, proc: LockProcess, staleMs: number | undefined): void {
+  const breaker = `${path}.break`;
+  if (!createWith(breaker, `${JSON.stringify({ pid: proc.pid, host: hostname() })}\n`, proc.pid)) {
+    // Held for microseconds; one left behind by a crash is removed once it is clearly old.
+    try {
+      if (proc.now().getTime() - statSync(breaker).mtimeMs > UNREADABLE_STALE_MS) unlinkSync(breaker);
+    } catch {
+      // Gone already.
+    }
+    return;
+  }
+  try {
+    if (isStale(path, proc, staleMs)) unlinkSync(path);
+  } catch {
+    // Removed by its holder meanwhile: the next attempt decides.
+  } finally {
+    try {
+      unlinkSync(breaker);
+    } catch {
+      // Gone already.
+    }
+  }
+}
