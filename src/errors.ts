@@ -1,4 +1,4 @@
-// The error family and its exit codes: the contract's table (cli-contract.md, "Exit codes").
+// The error family and its exit codes: the table in docs/contract.md, "Exit codes" (and README, "Exit codes").
 // Commands throw; main.ts catches once and maps to process exit codes.
 
 export const ExitCode = {

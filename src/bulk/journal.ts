@@ -1,4 +1,4 @@
-// The append-only run journal (issue: "Nothing lost, nothing sent twice"). JSON lines:
+// The append-only run journal (docs/bulk.md: "Nothing lost, nothing sent twice"). JSON lines:
 //   {"type":"run",...}                   header: run id, input identity, everything that shapes
 //                                        the batches, and the message, so --resume rebuilds the
 //                                        same batches and bodies from the same file

@@ -55,7 +55,7 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
   return message;
 }
 
-/** The request as a string frame around the recipients, in the spec's field order. */
+/** The request as a string frame around the recipients, in the API's field order (docs/api.md: "Request fields"). */
 export function requestFrame(message: Record<string, unknown>): { prefix: string; suffix: string } {
   const { metaData, addressBook: _addressBook, recipients: _recipients, ...rest } = message;
   // ASCII only, like the recipients (columns.ts, asciiJson): the same JSON value.

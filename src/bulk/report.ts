@@ -1,4 +1,4 @@
-// `--report FILE`: one line per input row, in input order (issue: "Output"). `.csv` is written
+// `--report FILE`: one line per input row, in input order (docs/bulk.md: "Output"). `.csv` is written
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.

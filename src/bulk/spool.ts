@@ -1,4 +1,4 @@
-// The preflight's verdict per data row, kept on disk between the two passes (issue: "Scale":
+// The preflight's verdict per data row, kept on disk between the two passes (docs/bulk.md: "Scale":
 // two passes, nothing per row in memory). One text line per row:
 //   S <tab> line <tab> +E164 <tab> recipient JSON     to send
 //   D <tab> line <tab> +E164 <tab>                    duplicate

@@ -1,6 +1,6 @@
 // The messages client: one undici dispatcher with keep-alive and timeouts, a proxy from the
 // environment (http/proxy.ts) reached through msgr's own tunnel (http/tunnel.ts), extra CAs
-// added to (not replacing) the default roots, and msgr's own retry loop following the contract:
+// added to (not replacing) the default roots, and msgr's own retry loop (docs/contract.md: "Retries"):
 // retry only what provably did not happen or what the server asked to be retried (429, 503 +
 // Retry-After); never after the request may have been processed (docs/contract.md: Retries).
 import { readFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Where requests go, and the rule that keeps the key off plain http (cli-contract: Security).
+// Where requests go, and the rule that keeps the key off plain http (docs/contract.md: "Security").
 // Kept apart from client.ts so that checking a URL (dry runs, profiles) does not load undici.
 import { UsageError } from '../errors.js';
 
@@ -11,7 +11,7 @@ export function isLoopbackHost(hostname: string): boolean {
 
 /**
  * `{base_url}/v2/messages` from a base URL. The key travels only over HTTPS; plain http is
- * allowed only to a loopback host (cli-contract: Security).
+ * allowed only to a loopback host (docs/contract.md: "Security").
  */
 export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL {
   let url: URL;

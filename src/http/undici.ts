@@ -1,6 +1,6 @@
 // undici, in part. The package's index loads fetch, WebSocket, caches, mocks and more (~100 ms
 // at start-up on Node 20); msgr needs the connection pool, its connector and request(), which
-// load in well under half of that (issue 5). The deep paths are undici 7's own modules; the
+// load in well under half of that (README: "Performance"). The deep paths are undici 7's own modules; the
 // lock file pins the version, and every end-to-end test goes through them.
 import type { Agent as AgentType, Dispatcher, buildConnector as BuildConnector } from 'undici';
 // @ts-expect-error -- undici ships no types for its internal modules; the shapes are the index's.

@@ -1,4 +1,4 @@
-// Channels (spec: "Usable values: SMS, RCS"; WhatsApp, email and voice are "coming soon").
+// Channels (docs/api.md: "Channels": SMS and RCS; WhatsApp, email and voice are "coming soon").
 export type Channel = 'SMS' | 'RCS';
 
 const NOT_YET = new Set(['WHATSAPP', 'EMAIL', 'VOICE']);

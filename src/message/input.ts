@@ -1,10 +1,10 @@
-// The whole request given with --input: the spec's fields only (unknown fields are refused, so a
+// The whole request given with --input: the API's fields only (docs/api.md: "Request fields"; unknown fields are refused, so a
 // typo cannot silently drop a field), all optional because flags complete it.
 import { z } from 'zod';
 
 const keyValuesSchema = z.record(z.string().min(1), z.union([z.string(), z.number(), z.boolean()]));
 
-/** A whole request given with --input: the spec's fields only, all optional (flags complete it). */
+/** A whole request given with --input: the API's fields only, all optional (flags complete it). */
 export const InputRequestSchema = z.strictObject({
   accountReference: z.string().optional(),
   name: z.string().optional(),

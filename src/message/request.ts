@@ -1,6 +1,6 @@
-// The message request (spec: "Message request"), built from options and validated before any
-// byte is sent. Field names and nesting are exactly the spec's; unset fields are omitted, never
-// null (cli-contract: Request rules).
+// The message request (docs/api.md: "Request fields"), built from options and validated before any
+// byte is sent. Field names and nesting are exactly the API's; unset fields are omitted, never
+// null (docs/contract.md: "Requests").
 import type { CountryCode } from 'libphonenumber-js/max';
 import { checkSender, parseChannel, type Channel } from './channel.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
@@ -153,7 +153,7 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
 
   if (problems.length > 0 || account === undefined || from === undefined) return { ok: false, problems, warnings };
 
-  // Spec field order, so dry runs read like the spec's table.
+  // The API's field order, so dry runs read like the table in docs/api.md.
   const request: MessageRequest = {
     accountReference: account,
     ...(draft.name !== undefined ? { name: draft.name } : {}),

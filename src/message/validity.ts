@@ -1,5 +1,5 @@
 // `--validity`: an ISO 8601 time or a duration from now, always sent in UTC as
-// YYYY-MM-DDTHH:mm:ss.sss+00:00 (cli-contract; spec: "fractional seconds and a UTC offset").
+// YYYY-MM-DDTHH:mm:ss.sss+00:00 (docs/contract.md: "Requests"; docs/api.md: "Request fields").
 
 const DURATION = /^(\d+)\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hr|hrs|hours?|d|days?|w|weeks?)$/i;
 const UNIT_MS: Record<string, number> = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };

@@ -1,4 +1,4 @@
-// The one place errors become text and exit codes (style.md: "main.ts catches once").
+// The one place errors become text and exit codes (README: "Design notes": a command throws, main.ts catches once).
 import { colorLevel, type Context } from '../context.js';
 import { ExitCode, MsgrError } from '../errors.js';
 import { stripControl } from './sanitize.js';

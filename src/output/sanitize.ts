@@ -1,6 +1,6 @@
 /**
  * Strips control characters (C0 except tab and newline, DEL, C1, and ANSI escape sequences)
- * from server-supplied text before it reaches a terminal (cli-contract: Output). A hostile or
+ * from server-supplied text before it reaches a terminal (docs/contract.md: "Streams"). A hostile or
  * broken server must not be able to move the cursor or retitle the window.
  */
 export function stripControl(text: string): string {
@@ -10,7 +10,7 @@ export function stripControl(text: string): string {
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
-/** Masks a secret to its last 4 characters (cli-contract: Security). */
+/** Masks a secret to its last 4 characters (docs/contract.md: "Security"). */
 export function maskSecret(secret: string): string {
   if (secret.length <= 4) return '****';
   return `****${secret.slice(-4)}`;

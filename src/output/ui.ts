@@ -1,4 +1,4 @@
-// Messages for people, on stderr. stdout is reserved for data (cli-contract: Output).
+// Messages for people, on stderr. stdout is reserved for data (docs/contract.md: "Streams").
 import { Chalk, type ChalkInstance } from 'chalk';
 import { colorLevel, type Context } from '../context.js';
 import { UsageError } from '../errors.js';
@@ -25,7 +25,7 @@ export interface Ui {
 /**
  * chalk at the given level. Without colour (a pipe, a cron job, NO_COLOR) every style is the
  * identity and chalk is never loaded: it reads the terminal's capabilities (tty, os) when it loads,
- * which a run that cannot show colour does not need to pay for (issue 5).
+ * which a run that cannot show colour does not need to pay for (README: "Performance").
  */
 export function paint(level: 0 | 1 | 2 | 3): ChalkInstance {
   if (level > 0) return new Chalk({ level });

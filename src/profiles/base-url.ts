@@ -1,5 +1,5 @@
 // Checks a base URL before it is saved in a profile, by exactly the rules the sender applies
-// (cli-contract: Security): https, or plain http only to a loopback host; no credentials.
+// (docs/contract.md: "Security"): https, or plain http only to a loopback host; no credentials.
 import { UsageError } from '../errors.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 

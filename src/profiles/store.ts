@@ -3,7 +3,7 @@
 // Reading is a plain readFileSync + JSON.parse + zod check, exactly what conf's getter does,
 // without conf's ~90 ms import on every send. Every change goes through conf (atomic write,
 // file mode) inside a lock file, re-reading the file inside the lock first: conf alone loses
-// concurrent updates (engineering-notes, conf 15). An invalid file is an error naming the file
+// concurrent updates (docs/dependencies.md: "conf 15"). An invalid file is an error naming the file
 // and the problem; msgr never resets it (conf's clearInvalidConfig would wipe every profile).
 import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import type { Context } from '../context.js';
@@ -41,7 +41,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * Checks the store's shape by hand rather than with zod: this runs on every send, and zod's
- * import alone costs more than the rest of a dry run (issue 5). Returns the problems found,
+ * import alone costs more than the rest of a dry run (README: "Performance"). Returns the problems found,
  * each as "where: what".
  */
 export function checkStoreShape(raw: unknown): string[] {
@@ -269,7 +269,7 @@ function ensureDir(paths: StorePaths, warn: Warn): void {
 let warnedModes = false;
 
 /**
- * The key file must be private: 0600 in a 0700 folder (cli-contract: Security). Anything more
+ * The key file must be private: 0600 in a 0700 folder (docs/contract.md: "Security"). Anything more
  * open is tightened, with one warning, since the key may already have been read by others.
  */
 export function tightenModes(paths: StorePaths, warn: Warn): void {

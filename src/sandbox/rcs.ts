@@ -1,4 +1,4 @@
-// RCS capability, simulated (spec: "When channel is RCS and the device cannot receive RCS, the
+// RCS capability, simulated (docs/api.md, "Channels": "When channel is RCS and the device cannot receive RCS, the
 // message is delivered by SMS"). The rule must be deterministic and easy to state, so a test or
 // a demo can pick numbers on either side of it: an address is RCS capable when the last
 // character's code is even. For a phone number that is the last digit: 0, 2, 4, 6, 8 capable;

@@ -1,4 +1,4 @@
-// The sandbox's own 202 body (the real API's is not known: spec, Endpoints rule 6). It is a pure
+// The sandbox's own 202 body (the real API's is not known: docs/api.md, "Endpoint"). It is a pure
 // function of the validated request and the batch token, which is what lets the idempotency
 // cache keep only the token and rebuild the same answer for a replay of the same body.
 import { deliveryFor } from './rcs.js';

@@ -1,4 +1,4 @@
-// `msgr sandbox`: a local emulator of `POST /v2/messages` (spec: Endpoints, Authentication),
+// `msgr sandbox`: a local emulator of `POST /v2/messages` (docs/api.md: "Endpoint"),
 // strict about requests, its own documented choices about answers (docs/sandbox.md). Used by
 // `msgr sandbox`, by `msgr send --sandbox` in-process, by e2e tests and by the bulk benchmark,
 // so the hot path is plain code and it keeps no per-recipient state.

@@ -1,4 +1,4 @@
-// Strict validation of a message request for the sandbox (spec: "Resources and their fields").
+// Strict validation of a message request for the sandbox (docs/api.md: "Request fields").
 // It runs once per request over up to 10,000 recipients and is on the path of the
 // 1,000,000-recipient benchmark, so it is plain loops over the parsed JSON: no schema library,
 // and a field path string is only built when there is an error to report.
@@ -23,7 +23,7 @@ export const MAX_REPORTED_ERRORS = 100;
 
 /** E.164 shape: a plus, no leading zero, 7 to 15 digits in all. */
 export const MSISDN_PATTERN = /^\+[1-9]\d{6,14}$/;
-/** The wire format msgr sends: UTC with milliseconds and an explicit +00:00 (cli-contract). */
+/** The wire format msgr sends: UTC with milliseconds and an explicit +00:00 (docs/contract.md: "Requests"). */
 export const VALIDITY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
 /** Spec: "letters followed by characters". Read as: starts with a letter, no white space. */
 const ACCOUNT_PATTERN = /^[A-Za-z]\S*$/;
@@ -86,7 +86,7 @@ function checkString(c: Collector, value: unknown, field: string): value is stri
 }
 
 /**
- * `variables` and `metaData`: the spec says "key/value object", so a flat object whose values
+ * `variables` and `metaData`: docs/api.md says "key/value object", so a flat object whose values
  * are scalars. Strings, numbers and booleans are accepted; null, objects and arrays are not.
  */
 function checkFlatObject(c: Collector, value: unknown, field: string): void {
@@ -185,7 +185,7 @@ function checkContacts(c: Collector, list: unknown[]): void {
 }
 
 /**
- * Every rule the spec allows a server to enforce, plus the sandbox's documented choices
+ * Every rule the API (docs/api.md) allows a server to enforce, plus the sandbox's documented choices
  * (docs/sandbox.md). `nowMs` is the server clock, for `validity` in the past.
  */
 export function validateMessageRequest(request: unknown, nowMs: number): ValidationResult {

@@ -1,4 +1,4 @@
-// One resolution of connection settings for every command (cli-contract: precedence):
+// One resolution of connection settings for every command (docs/contract.md: "Precedence"):
 // command-line flag > environment variable > the selected profile > built-in default.
 // Each value carries its source so `msgr profile show` can answer "why that account?".
 // `profile` is where the profile name came from: flag --profile, env MSGR_PROFILE, or source
@@ -36,7 +36,7 @@ export interface Settings {
   readonly channel: Resolved<string | undefined>;
   /** Extra trusted CA file: --ca-file > MSGR_CA_FILE > the profile's ca-file. */
   readonly caFile: Resolved<string | undefined>;
-  /** The profile asks for confirmation before every send (production guard, issue 3). */
+  /** The profile asks for confirmation before every send (the production guard: README, "The production guard"). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
   readonly configFile: string;
@@ -178,7 +178,7 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
   };
 }
 
-/** Built-in defaults. The base URL has none: it is deployment-specific (spec). */
+/** Built-in defaults. The base URL has none: it is deployment-specific (docs/api.md: "Endpoint"). */
 export const DEFAULT_CHANNEL = 'SMS';
 
 /** "flag --account", "env MSGR_API_KEY", "profile prod", "built-in default", "not set". */

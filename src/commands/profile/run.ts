@@ -1,6 +1,6 @@
 // `msgr profile add|set|unset|list|show|use|remove`: argv options (zod) → store change → output.
 // Data (list, show) goes to stdout; confirmations and warnings to stderr. The API key is never
-// printed: only its last 4 characters (cli-contract: Security).
+// printed: only its last 4 characters (docs/contract.md: "Security").
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';

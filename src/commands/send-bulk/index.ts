@@ -1,5 +1,5 @@
 // `msgr send-bulk <file>`: Commander wiring only; the work is imported when the command runs
-// (start-up time: engineering-notes). No option here is variadic, so nothing swallows <file>.
+// (start-up time: docs/dependencies.md, "Start-up cost"). No option here is variadic, so nothing swallows <file>.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, addMessageOptions } from '../shared/flags.js';

@@ -1,4 +1,4 @@
-// `msgr send`: options → request → HTTP → outcome → output → exit code (style.md: one way).
+// `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
 import type { Context } from '../../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../../errors.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -140,7 +140,7 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
   } catch (err) {
     throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
   }
-  // zod is loaded only for --input (start-up cost, issue 5).
+  // zod is loaded only for --input (start-up cost: docs/dependencies.md, "Start-up cost").
   const { InputRequestSchema } = await import('../../message/input.js');
   const parsed = InputRequestSchema.safeParse(data);
   if (!parsed.success) {

@@ -1,4 +1,4 @@
-// Options every sending command takes (cli-contract: "Options every sending command takes").
+// Options every sending command takes (README: "Options every sending command takes").
 // Commander only: the values are checked when the command runs (commands/option-values.ts).
 import type { Command } from 'commander';
 
