@@ -62,6 +62,8 @@ export interface ColumnOptions {
   /** undefined: every other column; [] none. */
   readonly varColumns?: readonly string[] | undefined;
   readonly metaColumns?: readonly string[] | undefined;
+  /** Columns the message itself uses (placeholders, --text-column): not default variables. */
+  readonly messageColumns?: readonly string[] | undefined;
 }
 
 export interface ColumnPlan {
@@ -120,8 +122,9 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     vars = options.varColumns.map((n) => find(n, '--var-columns'));
   } else {
     vars = [];
+    const inMessage = new Set((options.messageColumns ?? []).map((n) => clean(n).toLowerCase()));
     for (let i = 0; i < header.length; i++) {
-      if (i === msisdn || meta.includes(i)) continue;
+      if (i === msisdn || meta.includes(i) || inMessage.has(lower[i] as string)) continue;
       if (header[i] === '') unnamed.push(i);
       else vars.push(i);
     }

@@ -7,6 +7,9 @@ import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
+import { Grouper } from './grouping.js';
+import { planRowMessage, type MessageSource, type RowMessage, type RowMessagePlan } from './personalise.js';
+import { TextTotals } from '../message/text-totals.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { notUtf8Hint } from '../message/text-file.js';
@@ -45,6 +48,10 @@ const CAUSES: Record<string, string> = {
   impossible: 'numbers that cannot be phone numbers',
   fields: 'rows with a wrong number of fields',
   utf8: 'text that is not valid UTF-8',
+  'empty-value': 'placeholders with an empty value and no default',
+  'empty-message': 'empty messages',
+  sender: 'senders the channel does not allow',
+  'max-parts': 'messages longer than --max-parts',
 };
 
 /** The words for a cause, for messages. */
@@ -103,6 +110,20 @@ export interface RowPassOptions {
   /** Checked between chunks; throw to stop. */
   readonly checkpoint?: (() => void) | undefined;
   readonly maxProblems?: number | undefined;
+  /** A message per row (bulk/personalise.ts): rows are grouped by it, its parts counted. */
+  readonly message?: MessageSource | undefined;
+  /** How many of the first rows to send to keep, with their message (--preview, --sample-to). */
+  readonly keepFirst?: number | undefined;
+}
+
+/** One of the first rows to send, as the send pass will send it. */
+export interface FirstRow {
+  readonly line: number;
+  readonly e164: string;
+  /** Its `recipients[]` entry. */
+  readonly recipient: string;
+  /** Its message's grouping key (bulk/personalise.ts); undefined with one shared message. */
+  readonly key: string | undefined;
 }
 
 export interface PreflightOptions extends RowPassOptions {
@@ -127,6 +148,11 @@ export interface PreflightResult {
   readonly outsideSamples: ReadonlyArray<{ line: number; number: string }>;
   /** The first request's recipients (for --dry-run). */
   readonly firstBatch: readonly string[];
+  /** The first request's message (its grouping key) when rows have messages of their own. */
+  readonly firstKey: string | undefined;
+  /** The parts of the messages to send, when rows have messages of their own. */
+  readonly totals: TextTotals | undefined;
+  readonly firstRows: readonly FirstRow[];
   /** sha256 of the bytes read (after any BOM). */
   readonly hash: string;
   readonly bytes: number;
@@ -182,11 +208,14 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     excluded: r.excluded,
     outsidePlan: r.outsidePlan,
     toSend: r.toSend,
-    requests: Math.ceil(r.toSend / batchSize),
+    requests: r.requests ?? Math.ceil(r.toSend / batchSize),
     problems: r.problems,
     groups: r.groups,
     outsideSamples: r.outsideSamples,
     firstBatch: r.firstBatch,
+    firstKey: r.firstKey,
+    totals: r.totals,
+    firstRows: r.firstRows ?? [],
     hash: r.hash ?? '',
     bytes: r.bytes,
   };
@@ -219,6 +248,11 @@ export interface RangeResult {
   readonly groups: ProblemGroup[];
   readonly outsideSamples: Array<{ line: number; number: string }>;
   readonly firstBatch: string[];
+  readonly firstKey?: string | undefined;
+  /** Requests, when rows were grouped by their message (else one per batch-size rows). */
+  readonly requests?: number | undefined;
+  readonly totals?: TextTotals | undefined;
+  readonly firstRows?: FirstRow[] | undefined;
   /** The numbers of `firstBatch`, when asked for. */
   readonly firstNumbers: number[];
   readonly hash: string | undefined;
@@ -240,6 +274,21 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const firstNumbers: number[] = [];
   const keepNumbers = o.firstNumbers === true;
   const checkUtf8 = o.format.encoding === 'utf8';
+  const keepFirst = o.keepFirst ?? 0;
+  const firstRows: FirstRow[] = [];
+  // Rows with messages of their own: grouped as the send pass will group them, to count requests.
+  const personal = o.message;
+  const totals = personal !== undefined ? new TextTotals() : undefined;
+  let firstKey: string | undefined;
+  const grouper =
+    personal !== undefined
+      ? new Grouper<string>(o.batchSize, (b) => {
+          if (b.index === 0) {
+            firstKey = b.key;
+            firstBatch.push(...b.items);
+          }
+        })
+      : undefined;
   let columns: ColumnPlan | undefined;
   let rows = 0;
   let invalid = 0;
@@ -256,10 +305,12 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     o.spool?.invalid(line, raw, p.column !== '' ? `${p.column}: ${p.message}` : p.message);
   };
   let checkRow: RowChecker | undefined;
-  if (o.start !== undefined) {
-    columns = planColumns(o.start.header, o.columns, o.fileLabel);
-    checkRow = createRowChecker(columns, o.checker, checkUtf8);
-  }
+  const planFor = (header: readonly string[]): void => {
+    columns = planColumns(header, o.columns, o.fileLabel);
+    const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
+    checkRow = createRowChecker(columns, o.checker, checkUtf8, message);
+  };
+  if (o.start !== undefined) planFor(o.start.header);
 
   const onRecord = (fields: string[], _index: number, line: number): void => {
       rows++;
@@ -285,13 +336,23 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
-      if (o.spool !== undefined || firstBatch.length < o.batchSize) {
+      if (r.message !== undefined) {
+        // A message of its own: its parts counted, its request found by grouping.
+        const json = recipientJson(plan, r.e164, fields);
+        if (r.message.analysis !== undefined) totals?.add(r.message.analysis, line);
+        grouper?.add(r.message.key, firstKey === undefined ? json : '');
+        o.spool?.send(line, r.e164, `${json}\t${r.message.key}`);
+        if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: r.message.key });
+        return;
+      }
+      if (o.spool !== undefined || firstBatch.length < o.batchSize || firstRows.length < keepFirst) {
         const json = recipientJson(plan, r.e164, fields);
         o.spool?.send(line, r.e164, json);
         if (firstBatch.length < o.batchSize) {
           firstBatch.push(json);
           if (keepNumbers) firstNumbers.push(key);
         }
+        if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: undefined });
       }
     };
 
@@ -316,10 +377,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       ...(simpleHash !== undefined ? { onBytes: (chunk: Buffer) => simpleHash.update(chunk) } : {}),
     };
     if (await isSimpleRange(o.path, range)) {
-      if (columns === undefined) {
-        columns = planColumns(head.header, o.columns, o.fileLabel);
-        checkRow = createRowChecker(columns, o.checker, checkUtf8);
-      }
+      if (columns === undefined) planFor(head.header);
       hash = simpleHash;
       result = await readSimpleCsv(o.path, range, onRecord, o.checkpoint);
     }
@@ -330,14 +388,12 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     end: o.end,
     recordDelimiter: o.recordDelimiter,
     ...(hash !== undefined ? { onBytes: (chunk: Buffer) => hash?.update(chunk) } : {}),
-    onHeader: (fields) => {
-      columns = planColumns(fields, o.columns, o.fileLabel);
-      checkRow = createRowChecker(columns, o.checker, checkUtf8);
-    },
+    onHeader: (fields) => planFor(fields),
     onRecord,
     afterChunk: o.checkpoint,
   });
   if (hash !== undefined && o.end !== undefined) await hashFrom(o.path, o.end, hash);
+  grouper?.finish();
   return {
     columns,
     rows,
@@ -350,6 +406,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     groups,
     outsideSamples,
     firstBatch,
+    firstKey,
+    requests: grouper?.sealed,
+    totals,
+    firstRows,
     firstNumbers,
     hash: hash?.digest('hex'),
     bytes: result.bytes,
@@ -375,7 +435,7 @@ async function hashFrom(path: string, offset: number, hash: Hash): Promise<void>
   }
 }
 
-export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string };
+export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string; readonly message?: Extract<RowMessage, { ok: true }> };
 
 export type RowChecker = (fields: readonly string[]) => RowCheck;
 
@@ -383,9 +443,9 @@ export type RowChecker = (fields: readonly string[]) => RowCheck;
  * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
  * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
  */
-export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, checkUtf8: boolean): RowChecker {
+export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, checkUtf8: boolean, message?: RowMessagePlan): RowChecker {
   const width = columns.header.length;
-  const used = [columns.msisdn, ...columns.vars, ...columns.meta];
+  const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];
   return (fields) => {
     if (fields.length !== width && (fields.length < width || fields.slice(width).some((f) => f !== ''))) {
       return {
@@ -404,6 +464,10 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ch
       }
     }
     const r = checker.check(fields[columns.msisdn] as string);
-    return r.verdict === 'invalid' ? { ...r, column: columns.msisdnName } : r;
+    if (r.verdict === 'invalid') return { ...r, column: columns.msisdnName };
+    if (message === undefined) return r;
+    const m = message.message(fields);
+    if (!m.ok) return { verdict: 'invalid', e164: '', cause: m.cause, column: m.column, reason: m.reason, ...(m.hint !== undefined ? { hint: m.hint } : {}) };
+    return { ...r, message: m };
   };
 }

@@ -1,6 +1,8 @@
 // The preflight's verdict per data row, kept on disk between the two passes (docs/bulk.md: "Scale":
 // two passes, nothing per row in memory). One text line per row:
 //   S <tab> line <tab> +E164 <tab> recipient JSON     to send
+//   S <tab> line <tab> +E164 <tab> recipient JSON <tab> message key   to send, when rows have
+//                                                     messages of their own (bulk/personalise.ts)
 //   D <tab> line <tab> +E164 <tab>                    duplicate
 //   X <tab> line <tab> +E164 <tab>                    excluded
 //   I <tab> line <tab> number as written <tab> JSON string of the reason     invalid

@@ -1,0 +1,126 @@
+// A message per row (README: "Personalised messages"): the text rendered from placeholders, or
+// taken from a column, and optionally the sender from a column. Each row's message is checked in
+// the preflight like its number: an empty value with no default, an empty text cell, a sender the
+// channel does not allow or a text over --max-parts make the row invalid (line, column, reason).
+//
+// A row's message travels as its grouping key: JSON of [text] or [text, from] (text null for a
+// template). The preflight groups by it to count requests, writes it to the spool after the
+// recipient, and the send pass groups by the very same string and builds each request from it.
+import { analyseText, type TextAnalysis } from './segments.js';
+import { checkSender, type Channel } from '../message/channel.js';
+import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { UsageError } from '../errors.js';
+
+/** What makes each row's message its own; journaled with the run, so --resume does the same. */
+export interface PersonalSpec {
+  /** The text's placeholders are filled in per row. */
+  readonly render: boolean;
+  readonly textColumn: string | null;
+  readonly fromColumn: string | null;
+  readonly maxParts: number | null;
+}
+
+export interface MessageSource {
+  /** The text as given (--text/--text-file), undefined for a template or --text-column. */
+  readonly text: string | undefined;
+  /** Which flag the text came from, for errors. */
+  readonly textFlag: string;
+  readonly channel: Channel;
+  readonly spec: PersonalSpec;
+}
+
+export type RowMessage =
+  | { readonly ok: true; readonly key: string; readonly text: string | undefined; readonly analysis: TextAnalysis | undefined }
+  | { readonly ok: false; readonly cause: string; readonly column: string; readonly reason: string; readonly hint?: string };
+
+export interface RowMessagePlan {
+  /** Columns the message is made of (their text is checked like the variables'). */
+  readonly columns: readonly number[];
+  message(fields: readonly string[]): RowMessage;
+}
+
+/** Whether rows can have messages of their own (else one shared message, as before). */
+export function isPersonal(source: MessageSource): boolean {
+  const { spec } = source;
+  if (spec.textColumn !== null || spec.fromColumn !== null) return true;
+  return spec.render && source.text !== undefined && parsePlaceholders(source.text, source.textFlag).slots.length > 0;
+}
+
+/**
+ * Column names the message uses, known before the header is read: they are left out of the
+ * default `recipients[].variables` (the text already says them).
+ */
+export function messageColumnNames(source: MessageSource): string[] {
+  const names: string[] = [];
+  if (source.spec.render && source.text !== undefined) names.push(...placeholderNames(parsePlaceholders(source.text, source.textFlag)));
+  if (source.spec.textColumn !== null) names.push(source.spec.textColumn);
+  if (source.spec.fromColumn !== null) names.push(source.spec.fromColumn);
+  return names;
+}
+
+/** Ties the message to the header: unknown placeholder or column names are usage errors here. */
+export function planRowMessage(header: readonly string[], source: MessageSource, fileLabel: string): RowMessagePlan {
+  const { spec } = source;
+  const lower = header.map((h) => h.trim().toLowerCase());
+  const column = (name: string, flag: string): number => {
+    const i = lower.indexOf(name.trim().toLowerCase());
+    if (i === -1) {
+      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"`, { hint: `Its header (line 1) has: ${header.map((h) => JSON.stringify(h)).join(', ')}.` });
+    }
+    return i;
+  };
+  const textAt = spec.textColumn !== null ? column(spec.textColumn, '--text-column') : -1;
+  const fromAt = spec.fromColumn !== null ? column(spec.fromColumn, '--from-column') : -1;
+  const bound: BoundText | undefined =
+    textAt === -1 && source.text !== undefined && spec.render ? bindPlaceholders(parsePlaceholders(source.text, source.textFlag), header, source.textFlag, fileLabel) : undefined;
+  const fixed = textAt === -1 && bound === undefined ? source.text : undefined;
+  const fixedAnalysis = fixed !== undefined ? analyseText(fixed) : undefined;
+  const textName = textAt !== -1 ? (header[textAt] ?? '').trim() : '';
+  const fromName = fromAt !== -1 ? (header[fromAt] ?? '').trim() : '';
+  const maxParts = spec.maxParts;
+  // A repeated text is analysed once: rows of one campaign often share their rendered text.
+  let lastText: string | undefined;
+  let lastAnalysis: TextAnalysis | undefined;
+
+  const columns = [...new Set([...(bound?.columns ?? []), ...(textAt !== -1 ? [textAt] : []), ...(fromAt !== -1 ? [fromAt] : [])])].sort((a, b) => a - b);
+  return {
+    columns,
+    message(fields) {
+      let text: string | undefined = fixed;
+      let analysis = fixedAnalysis;
+      if (textAt !== -1) {
+        text = fields[textAt] ?? '';
+        if (text.trim() === '') return { ok: false, cause: 'empty-message', column: textName, reason: 'is empty: every row needs its message' };
+      } else if (bound !== undefined) {
+        const r = bound.render(fields);
+        if (!r.ok) return { ok: false, cause: 'empty-value', column: r.column, reason: r.reason, hint: 'Give the placeholder a default, {{column|…}}, or fill the cells.' };
+        text = r.text;
+        if (text.trim() === '') return { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in' };
+      }
+      if (text !== undefined && text !== fixed) {
+        if (text !== lastText) {
+          lastText = text;
+          lastAnalysis = analyseText(text);
+        }
+        analysis = lastAnalysis;
+      }
+      if (maxParts !== null && analysis !== undefined && analysis.parts > maxParts) {
+        return { ok: false, cause: 'max-parts', column: textName, reason: `the message takes ${analysis.parts} SMS parts, more than --max-parts ${maxParts}`, hint: 'Shorten the text, or raise --max-parts.' };
+      }
+      let from: string | undefined;
+      if (fromAt !== -1) {
+        from = (fields[fromAt] ?? '').trim();
+        const problem = from === '' ? 'is empty: every row needs its sender' : checkSender(from, source.channel);
+        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: from === '' ? problem : `sender ${problem}` };
+      }
+      const key = from === undefined ? JSON.stringify([text ?? null]) : JSON.stringify([text ?? null, from]);
+      return { ok: true, key, text, analysis };
+    },
+  };
+}
+
+/** The text and sender a grouping key carries (see above). */
+export function messageOfKey(key: string): { text: string | undefined; from: string | undefined } {
+  const [text, from] = JSON.parse(key) as [string | null, string?];
+  return { text: text ?? undefined, from };
+}

@@ -1,0 +1,167 @@
+// A message per row: rendering, text and sender columns, --max-parts, the parts of rendered texts,
+// and the preflight grouping rows into requests and spooling each row's message.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { createNumberChecker } from '../../src/bulk/number-check.js';
+import { isPersonal, messageColumnNames, messageOfKey, planRowMessage, type MessageSource, type PersonalSpec } from '../../src/bulk/personalise.js';
+import { runPreflight } from '../../src/bulk/preflight.js';
+import { detectFormat } from '../../src/bulk/reader.js';
+import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
+import { TextTotals, totalsOf } from '../../src/message/text-totals.js';
+import { analyseText } from '../../src/bulk/segments.js';
+import { UsageError } from '../../src/errors.js';
+
+const SPEC: PersonalSpec = { render: true, textColumn: null, fromColumn: null, maxParts: null };
+const source = (text: string | undefined, spec: Partial<PersonalSpec> = {}): MessageSource => ({ text, textFlag: '--text', channel: 'SMS', spec: { ...SPEC, ...spec } });
+const HEADER = ['msisdn', 'name', 'sms', 'sender'];
+
+describe('a message per row', () => {
+  test('rendered text: the key carries the text; the columns used are known before the header', () => {
+    const s = source('Hi {{name|there}}');
+    assert.equal(isPersonal(s), true);
+    assert.deepEqual(messageColumnNames(s), ['name']);
+    const plan = planRowMessage(HEADER, s, 'f.csv');
+    assert.deepEqual(plan.columns, [1]);
+    const m = plan.message(['+447700900001', 'Zoé', '', '']);
+    assert.ok(m.ok);
+    assert.equal(m.text, 'Hi Zoé');
+    assert.equal(m.analysis?.encoding, 'GSM-7');
+    assert.deepEqual(messageOfKey(m.key), { text: 'Hi Zoé', from: undefined });
+  });
+
+  test('a text without placeholders, or --no-render, is one shared message', () => {
+    assert.equal(isPersonal(source('Hello all')), false);
+    assert.equal(isPersonal(source('Hi {{name}}', { render: false })), false);
+    assert.deepEqual(messageColumnNames(source('Hi {{name}}', { render: false })), []);
+  });
+
+  test('--text-column: the cell as it is, placeholders not rendered; an empty cell is an invalid row', () => {
+    const plan = planRowMessage(HEADER, source(undefined, { textColumn: 'SMS' }), 'f.csv');
+    const m = plan.message(['+1', 'Ann', 'Hi {{name}} \\{{', '']);
+    assert.ok(m.ok);
+    assert.equal(m.text, 'Hi {{name}} \\{{');
+    assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, column: 'sms', reason: 'is empty: every row needs its message' });
+    assert.throws(() => planRowMessage(HEADER, source(undefined, { textColumn: 'body' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /--text-column: f\.csv has no column "body"/.test(e.message));
+  });
+
+  test('--from-column: checked as a sender for the channel; the sender is part of the key', () => {
+    const plan = planRowMessage(HEADER, source('Hi {{name}}', { fromColumn: 'sender' }), 'f.csv');
+    const a = plan.message(['+1', 'Ann', '', 'Acme']);
+    const b = plan.message(['+1', 'Ann', '', 'Shop']);
+    assert.ok(a.ok && b.ok);
+    assert.notEqual(a.key, b.key);
+    assert.deepEqual(messageOfKey(b.key), { text: 'Hi Ann', from: 'Shop' });
+    assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, column: 'sender', reason: 'is empty: every row needs its sender' });
+    const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
+    assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
+  });
+
+  test('an empty value without a default, or an empty rendered text, is an invalid row', () => {
+    const plan = planRowMessage(HEADER, source('Hi {{name}}'), 'f.csv');
+    const r = plan.message(['+1', '', '', '']);
+    assert.ok(!r.ok && r.column === 'name' && /is empty and \{\{name\}\} has no default/.test(r.reason));
+    const blank = planRowMessage(HEADER, source('{{name|}}'), 'f.csv').message(['+1', '', '', '']);
+    assert.deepEqual(blank, { ok: false, column: '', reason: 'the message is empty once its placeholders are filled in' });
+  });
+
+  test('--max-parts: a rendered text over it is an invalid row', () => {
+    const plan = planRowMessage(HEADER, source('{{name}}', { maxParts: 1 }), 'f.csv');
+    assert.ok(plan.message(['+1', 'a'.repeat(160), '', '']).ok);
+    assert.deepEqual(plan.message(['+1', 'a'.repeat(161), '', '']), { ok: false, column: '', reason: 'the message takes 2 SMS parts, more than --max-parts 1' });
+    // A name that forces UCS-2 shrinks the part: 71 characters are 2 parts.
+    assert.equal(plan.message(['+1', `${'a'.repeat(70)}’`, '', '']).ok, false);
+  });
+});
+
+describe('parts of rendered texts', () => {
+  test('totals: messages, parts, the largest (first wins), UCS-2 and the characters forcing it most', () => {
+    const t = new TextTotals();
+    t.add(analyseText('Hi Ann'), 2);
+    t.add(analyseText('a'.repeat(200)), 3);
+    t.add(analyseText(`Hi Zoé ’${'b'.repeat(100)}`), 4);
+    t.add(analyseText('Hi ’Łukasz’'), 5);
+    t.add(analyseText('c'.repeat(300)), 6);
+    assert.deepEqual(t.toJSON(), {
+      messages: 5,
+      parts: 1 + 2 + 2 + 1 + 2,
+      largest: { parts: 2, line: 3, encoding: 'GSM-7', units: 200 },
+      ucs2: 2,
+      forcing: [
+        { character: '’ (U+2019)', messages: 2 },
+        { character: 'Ł (U+0141)', messages: 1 },
+      ],
+    });
+    assert.equal(t.describe(), 'parts: 5 messages, 8 SMS parts; largest 2 parts (line 3); 2 UCS-2, forced most often by ’ (U+2019) in 2, Ł (U+0141) in 1');
+  });
+
+  test('one message: its encoding and length (send --dry-run)', () => {
+    assert.equal(totalsOf('Hello').describe(), 'parts: 1 message, 1 SMS part (GSM-7; 5 septets)');
+    assert.equal(totalsOf('’'.repeat(71)).describe(), 'parts: 1 message, 2 SMS parts (UCS-2, forced by ’ (U+2019); 71 characters)');
+  });
+
+  test('many messages, all GSM-7', () => {
+    const t = new TextTotals();
+    t.add(analyseText('x'), 9, 1000);
+    assert.equal(t.describe(), 'parts: 1,000 messages, 1,000 SMS parts; largest 1 part (line 9); all GSM-7');
+  });
+});
+
+describe('the preflight with a message per row', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'msgr-personal-'));
+  async function preflight(csv: string, text: string, batchSize = 2) {
+    const path = join(dir, `in-${Math.random()}.csv`);
+    writeFileSync(path, csv);
+    const spoolPath = `${path}.spool`;
+    const spool = new SpoolWriter(spoolPath);
+    const format = await detectFormat(path, {});
+    const message = source(text);
+    const pre = await runPreflight({
+      path,
+      fileLabel: 'in.csv',
+      format,
+      columns: { messageColumns: messageColumnNames(message) },
+      checker: createNumberChecker(undefined),
+      allowDuplicates: false,
+      batchSize,
+      spool,
+      message,
+      keepFirst: 2,
+    });
+    spool.close();
+    const lines: string[] = [];
+    await readSpool(spoolPath, (kind, line, number, payload) => lines.push(`${kind} ${line} ${number} ${payload}`));
+    return { pre, lines };
+  }
+
+  test('rows are grouped by rendered text; the spool carries each recipient and its message', async () => {
+    const csv = 'msisdn,name,city\n+447700900001,Ann,Leeds\n+447700900002,Bob,York\n+447700900003,Ann,Hull\n+447700900004,,Bath\n+447700900005,Ann,Ely\n';
+    const { pre, lines } = await preflight(csv, 'Hi {{name|there}}');
+    // Ann ×3 (2 + 1), Bob, there: 4 requests for 5 recipients.
+    assert.equal(pre.toSend, 5);
+    assert.equal(pre.requests, 4);
+    assert.equal(pre.firstKey, '["Hi Ann"]');
+    // The column the text uses is not also a variable.
+    assert.deepEqual(pre.firstBatch, ['{"msisdn":"+447700900001","variables":{"city":"Leeds"}}', '{"msisdn":"+447700900003","variables":{"city":"Hull"}}']);
+    assert.equal(lines[3], 'S 5 +447700900004 {"msisdn":"+447700900004","variables":{"city":"Bath"}}\t["Hi there"]');
+    assert.deepEqual(pre.firstRows.map((r) => [r.line, r.e164, r.key]), [
+      [2, '+447700900001', '["Hi Ann"]'],
+      [3, '+447700900002', '["Hi Bob"]'],
+    ]);
+    assert.equal(pre.totals?.messages, 5);
+    assert.equal(pre.totals?.parts, 5);
+  });
+
+  test('an empty value with no default is an invalid row with its line and column', async () => {
+    const { pre, lines } = await preflight('msisdn,name\n+447700900001,Ann\n+447700900002,\n', 'Hi {{name}}');
+    assert.equal(pre.invalid, 1);
+    assert.deepEqual(pre.problems, [{ line: 3, column: 'name', message: 'is empty and {{name}} has no default (write {{name|…}} to give one, or fill the cell)' }]);
+    assert.match(lines[1] ?? '', /^I 3 \+447700900002 "name: is empty/);
+  });
+
+  test('an unknown placeholder stops before any row is read, with a did-you-mean', async () => {
+    await assert.rejects(preflight('msisdn,first_name\n+447700900001,Ann\n', 'Hi {{frist_name}}'), (e: unknown) => e instanceof UsageError && /did you mean \{\{first_name\}\}\?/.test(e.message));
+  });
+});
