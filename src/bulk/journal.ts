@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
+import type { PersonalSpec } from './personalise.js';
 
 export const JOURNAL_VERSION = 1;
 
@@ -47,6 +48,8 @@ export interface RunShape {
   readonly exclude: { readonly path: string; readonly hash: string; readonly column?: string | undefined } | null;
   /** --no-header: the first line is a recipient. */
   readonly noHeader?: boolean;
+  /** A message per row (bulk/personalise.ts); absent: one message for every row. */
+  readonly personal?: PersonalSpec | undefined;
 }
 
 export interface RunHeader {

@@ -22,13 +22,18 @@ export interface MessageFlags {
   readonly messageType?: string | undefined;
   readonly validity?: string | undefined;
   readonly sandbox: boolean;
+  /** Each row's text, or sender, comes from a column (bulk/personalise.ts). */
+  readonly textColumn?: string | undefined;
+  readonly fromColumn?: string | undefined;
 }
 
 /** The request without recipients, validated as `send` validates it (validity made absolute). */
 export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
   let text = flags.text;
   if (flags.textFile !== undefined) text = await readTextFile(ctx, flags.textFile, { flag: '--text-file', encoding: flags.textEncoding, encodingFlag: '--text-encoding' });
-  if (text === undefined && flags.template === undefined) {
+  const perRowText = flags.textColumn !== undefined;
+  const perRowFrom = flags.fromColumn !== undefined;
+  if (text === undefined && flags.template === undefined && !perRowText) {
     throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
   }
   const draft: MessageDraft = {
@@ -36,10 +41,11 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     name: flags.name,
     characterSet: flags.characterSet,
     channel: settings.channel.value,
-    from: settings.from.value,
+    // Stand-ins for what each row brings, so the rest is checked as `send` checks it; never sent.
+    from: perRowFrom ? '0' : settings.from.value,
     validity: flags.validity,
     messageType: flags.messageType,
-    text,
+    text: perRowText ? '.' : text,
     templateId: flags.template,
     recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
     metaData: keyValues('--meta', flags.meta),
@@ -52,6 +58,8 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
   }
   const { recipients: _r, ...message } = built.request;
+  if (perRowFrom) delete (message as { from?: string }).from;
+  if (perRowText) message.body = {};
   return message;
 }
 

@@ -10,6 +10,7 @@ import { analyseText, type TextAnalysis } from './segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
 import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { UsageError } from '../errors.js';
+import { requestFrame } from './message.js';
 
 /** What makes each row's message its own; journaled with the run, so --resume does the same. */
 export interface PersonalSpec {
@@ -123,4 +124,21 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
 export function messageOfKey(key: string): { text: string | undefined; from: string | undefined } {
   const [text, from] = JSON.parse(key) as [string | null, string?];
   return { text: text ?? undefined, from };
+}
+
+/** Request fields in the spec's order, so a row's request reads like every other. */
+const FIELD_ORDER = ['accountReference', 'name', 'characterSet', 'channel', 'from', 'validity', 'messageType', 'body', 'recipients', 'addressBook', 'metaData'];
+
+/** The message of one grouping key: the run's message with that text and sender. */
+export function messageForKey(message: Record<string, unknown>, key: string): Record<string, unknown> {
+  const { text, from } = messageOfKey(key);
+  const fields: Record<string, unknown> = { ...message, ...(from !== undefined ? { from } : {}), ...(text !== undefined ? { body: { text } } : {}) };
+  const out: Record<string, unknown> = {};
+  for (const name of FIELD_ORDER) if (fields[name] !== undefined) out[name] = fields[name];
+  return out;
+}
+
+/** The body frame of one grouping key (bulk/message.ts, requestFrame). */
+export function frameForKey(message: Record<string, unknown>, key: string): { prefix: string; suffix: string } {
+  return requestFrame(messageForKey(message, key));
 }

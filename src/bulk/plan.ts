@@ -51,6 +51,7 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
       skipInvalid: flags.skipInvalid,
       exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '', ...(flags.excludeColumn !== undefined ? { column: flags.excludeColumn } : {}) } : null,
       ...(flags.noHeader === true ? { noHeader: true } : {}),
+      personal: { render: !flags.noRender, textColumn: flags.textColumn ?? null, fromColumn: flags.fromColumn ?? null, maxParts: flags.maxParts ?? null },
     };
   }
   let country: CountryCode | undefined;

@@ -9,6 +9,7 @@ import type { ColumnPlan } from './columns.js';
 import type { RunShape } from './journal.js';
 import type { NumberChecker } from './number-check.js';
 import type { NumberSet } from './number-set.js';
+import { messageColumnNames, type MessageSource, type RowMessagePlan } from './personalise.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight } from './parallel.js';
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
@@ -33,6 +34,10 @@ export interface PreflightPassConfig {
   readonly checkpoint: () => void;
   readonly debug: (line: string) => void;
   readonly defer: (cleanup: () => void) => void;
+  /** Rows have messages of their own (bulk/personalise.ts). */
+  readonly message?: MessageSource | undefined;
+  /** How many of the first rows to send to keep (--preview, --sample-to). */
+  readonly keepFirst?: number | undefined;
 }
 
 export interface PreflightPass {
@@ -59,6 +64,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     msisdnColumn: c.shape.msisdnColumn !== '' ? c.shape.msisdnColumn : undefined,
     varColumns: c.varColumnsGiven ? c.shape.varColumns : undefined,
     metaColumns: c.shape.metaColumns,
+    ...(c.message !== undefined ? { messageColumns: messageColumnNames(c.message) } : {}),
   };
   const spoolPath = c.spoolPath;
   if (spoolPath !== undefined) {
@@ -68,7 +74,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     });
   }
   const started = performance.now();
-  const minBytes = parallelMinBytes(c.env);
+  // Rows with messages of their own are read in one pass: the split would count the parts of
+  // rows it later finds to be duplicates across its halves, and cannot group rows across them.
+  const minBytes = c.message !== undefined || (c.keepFirst ?? 0) > 0 ? undefined : parallelMinBytes(c.env);
   const split = minBytes !== undefined
     ? await runParallelPreflight({
         path: c.path,
@@ -108,6 +116,8 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         fileBytes: c.fileBytes,
         spool: writer,
         checkpoint: c.checkpoint,
+        message: c.message,
+        keepFirst: c.keepFirst,
       });
     } catch (err) {
       if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
@@ -136,9 +146,9 @@ function parallelMinBytes(env: Context['env']): number | undefined {
  * The report of a run that stopped at the preflight: every invalid row with why (not just the
  * first ones), the rest not sent. Closes the writer.
  */
-export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker }, report: ReportWriter): Promise<void> {
+export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined }, report: ReportWriter): Promise<void> {
   try {
-    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8'), report);
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8', pass.message), report);
   } finally {
     report.close();
   }

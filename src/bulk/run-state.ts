@@ -264,6 +264,10 @@ export interface SendingFlags {
   readonly encoding?: string | undefined;
   readonly delimiter?: string | undefined;
   readonly validity?: string | undefined;
+  readonly noRender?: boolean | undefined;
+  readonly textColumn?: string | undefined;
+  readonly fromColumn?: string | undefined;
+  readonly maxParts?: number | undefined;
 }
 
 /**
@@ -319,6 +323,11 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
   if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
+  const personal = shape.personal;
+  if (flags.noRender === true && personal?.render === true) differs('--no-render', 'rendered texts');
+  if (flags.textColumn !== undefined && flags.textColumn.trim().toLowerCase() !== personal?.textColumn?.toLowerCase()) differs('--text-column', personal?.textColumn ?? null);
+  if (flags.fromColumn !== undefined && flags.fromColumn.trim().toLowerCase() !== personal?.fromColumn?.toLowerCase()) differs('--from-column', personal?.fromColumn ?? null);
+  if (flags.maxParts !== undefined && flags.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
   if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
 }
 
@@ -333,7 +342,7 @@ export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult
       hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
     });
   }
-  if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend) {
+  if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend || pre.requests !== previous.header.totals.requests) {
     const was = previous.header.totals;
     throw new UsageError(`--resume: ${fileLabel} is unchanged, but its preflight now gives ${fmt(pre.rows)} rows and ${fmt(pre.toSend)} to send where run ${runId} had ${fmt(was.rows)} and ${fmt(was.toSend)}; nothing was sent`, {
       hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',

@@ -14,6 +14,7 @@ import { dirname } from 'node:path';
 import type { MessagesClient } from '../http/client.js';
 import type { Outcome } from '../http/outcome.js';
 import { stopName } from '../output/ui.js';
+import { Grouper } from './grouping.js';
 import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type Journal } from './journal.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
@@ -49,6 +50,12 @@ export interface SenderParts {
   readonly states: Uint8Array | undefined;
   /** The request body around the recipients (bulk/message.ts, requestFrame). */
   readonly frame: { readonly prefix: string; readonly suffix: string };
+  /**
+   * When rows have messages of their own (bulk/personalise.ts): the body around the recipients
+   * of one message, from its key. The spool then carries each row's key, and rows are grouped
+   * by it (bulk/grouping.ts) exactly as the preflight grouped them.
+   */
+  readonly frameOf?: ((key: string) => { readonly prefix: string; readonly suffix: string }) | undefined;
   readonly batchSize: number;
   /** Recipients the preflight found to send: what the counts add up to. */
   readonly toSend: number;
@@ -88,6 +95,9 @@ interface Batch {
   entries: string[];
   count: number;
   readonly rows: ReportRows | undefined;
+  /** Grouped runs: the message's key, and each recipient's position among all rows (report order). */
+  readonly key?: string;
+  readonly seqs?: number[];
   outcome?: RowOutcome;
   status?: number | undefined;
   error?: string | undefined;
@@ -124,6 +134,9 @@ export class Sender {
   readonly #inFlight = new Set<Promise<void>>();
   readonly #completed = new Map<number, Batch>();
   #nextReportSeq = 0;
+  /** Grouped runs: report rows by their position in the file, written once all before are. */
+  readonly #rowsDone = new Map<number, ReportRow>();
+  #nextRow = 0;
   readonly #report: SenderReport | undefined;
   readonly #progress: Progress;
   #stopped: StopReason | undefined;
@@ -207,6 +220,12 @@ export class Sender {
       (b as { index: number }).index = batchIndex++;
       queue.push(b);
     };
+    if (this.#cfg.frameOf !== undefined) {
+      await this.#readGrouped(spool, queue, sendable);
+      signal.removeEventListener('abort', onAbort);
+      this.#progress.update(this.#stats());
+      return;
+    }
 
     let index = 0;
     try {
@@ -251,6 +270,60 @@ export class Sender {
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
     signal.removeEventListener('abort', onAbort);
     this.#progress.update(this.#stats());
+  }
+
+  /** The send pass when rows have messages of their own: batches as bulk/grouping.ts seals them. */
+  async #readGrouped(spool: SpoolSource, queue: Batch[], sendable: (batch: number) => boolean): Promise<void> {
+    const { client } = this.#cfg;
+    const withReport = this.#report !== undefined;
+    let position = 0;
+    const grouper = new Grouper<{ seq: number; line: number; number: string; json: string }>(this.#cfg.batchSize, (sealed) => {
+      const items = sealed.items;
+      queue.push({
+        seq: -1,
+        index: sealed.index,
+        first: sealed.first,
+        firstLine: (items[0] as { line: number }).line,
+        entries: sendable(sealed.index) ? items.map((r) => r.json) : [],
+        count: items.length,
+        rows: withReport ? { lines: items.map((r) => r.line), numbers: items.map((r) => r.number), skips: items.map(() => undefined), errors: items.map(() => undefined) } : undefined,
+        key: sealed.key,
+        seqs: items.map((r) => r.seq),
+      });
+    });
+    try {
+      await spool(
+        (kind, line, number, payload) => {
+          const seq = position++;
+          if (kind === 'S') {
+            const tab = payload.indexOf('\t');
+            grouper.add(payload.slice(tab + 1), { seq, line, number, json: payload.slice(0, tab) });
+          } else if (withReport) {
+            this.#rowDone(seq, { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
+          }
+        },
+        async () => {
+          await this.#pump(queue, client);
+          if (this.#stopped !== undefined && !withReport) throw new StopReading();
+        },
+      );
+    } catch (err) {
+      if (!(err instanceof StopReading)) throw err;
+    }
+    grouper.finish();
+    await this.#pump(queue, client);
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  #rowDone(seq: number, row: ReportRow): void {
+    const report = this.#report;
+    if (report === undefined) return;
+    this.#rowsDone.set(seq, row);
+    for (let next = this.#rowsDone.get(this.#nextRow); next !== undefined; next = this.#rowsDone.get(this.#nextRow)) {
+      this.#rowsDone.delete(this.#nextRow);
+      this.#nextRow++;
+      report.write(next);
+    }
   }
 
   async #pump(queue: Batch[], client: MessagesClient): Promise<void> {
@@ -338,7 +411,8 @@ export class Sender {
   async #send(b: Batch, client: MessagesClient): Promise<void> {
     const key = idempotencyKey(this.#cfg.runId, b.index);
     const count = b.count;
-    const body = this.#cfg.frame.prefix + b.entries.join(',') + this.#cfg.frame.suffix;
+    const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(b.key) : this.#cfg.frame;
+    const body = frame.prefix + b.entries.join(',') + frame.suffix;
     b.entries = [];
     try {
       // On disk before the request leaves: a crash after this point leaves the batch in doubt.
@@ -478,6 +552,10 @@ export class Sender {
 
   #completeRows(b: Batch): void {
     if (this.#report === undefined) return;
+    if (b.seqs !== undefined) {
+      this.#writeRows(b);
+      return;
+    }
     this.#completed.set(b.seq, b);
     for (let next = this.#completed.get(this.#nextReportSeq); next !== undefined; next = this.#completed.get(this.#nextReportSeq)) {
       this.#completed.delete(this.#nextReportSeq);
@@ -490,24 +568,26 @@ export class Sender {
     const report = this.#report;
     const rows = b.rows;
     if (report === undefined || rows === undefined) return;
+    // A grouped batch's rows are spread over the file: each waits for the rows before it.
+    const write = b.seqs !== undefined ? (row: ReportRow, i: number): void => this.#rowDone(b.seqs?.[i] as number, row) : (row: ReportRow): void => report.write(row);
     let j = 0;
     for (let i = 0; i < rows.lines.length; i++) {
       const skip = rows.skips[i];
       const line = rows.lines[i] as number;
       const number = rows.numbers[i] as string;
       if (skip !== undefined) {
-        report.write({ line, number, outcome: skip, error: rows.errors[i] });
+        write({ line, number, outcome: skip, error: rows.errors[i] }, i);
         continue;
       }
       const outcome = b.outcome ?? 'not-sent';
-      report.write({
+      write({
         line,
         number,
         outcome,
         status: b.status,
         messageId: outcome === 'accepted' ? b.ids?.[j] : undefined,
         error: outcome === 'accepted' && b.error === undefined ? undefined : b.error,
-      });
+      }, i);
       j++;
     }
   }

@@ -7,6 +7,7 @@ import type { Rate } from './limiter.js';
 import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
 import { describeChar, type TextAnalysis } from './segments.js';
+import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';
 import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
@@ -26,6 +27,8 @@ export interface Summary {
   requests: number;
   batchSize: number;
   text: { encoding: string; partsPerMessage: number; parts: number; forcing: string[] } | null;
+  /** The parts of the messages to send, when rows have messages of their own. */
+  messages?: TextTotalsJson | null;
   problems: Array<{ line: number; column: string; message: string }>;
   /** Every invalid row counted under its cause, with the first lines of each. */
   causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
@@ -46,7 +49,7 @@ export interface SentSummary extends Summary {
 }
 
 /** The summary's figures known after the preflight. */
-export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal' | 'report' | 'dryRun' | 'batchSize'>, pre: PreflightResult, text: TextAnalysis | undefined): Summary {
+export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal' | 'report' | 'dryRun' | 'batchSize'>, pre: PreflightResult, text: TextAnalysis | undefined, totals?: TextTotals): Summary {
   return {
     runId: run.runId,
     file: run.file,
@@ -63,6 +66,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     requests: pre.requests,
     batchSize: run.batchSize,
     text: text === undefined ? null : { encoding: text.encoding, partsPerMessage: text.parts, parts: text.parts * pre.toSend, forcing: text.forcing.map(describeChar) },
+    messages: totals?.toJSON() ?? null,
     problems: pre.problems.map((p) => ({ line: p.line, column: p.column, message: p.message })),
     causes: pre.groups.map((g) => ({ cause: g.cause, column: g.column, count: g.count, lines: g.samples.map((p) => p.line) })),
   };
@@ -158,7 +162,7 @@ export function successDocument(summary: SentSummary): unknown {
  * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
  * error that stops the run lists them, and each is printed once.
  */
-export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined }): void {
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; totals?: TextTotals | undefined }): void {
   const skipped = [
     pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
     pre.duplicates > 0 ? `${fmt(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
@@ -170,6 +174,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const forcing = text.forcing.length > 0 ? ` (forced by ${text.forcing.slice(0, 8).map(describeChar).join(', ')}${text.forcing.length > 8 ? ', …' : ''})` : '';
     ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septets' : 'characters'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${fmt(text.parts * pre.toSend)} in total`);
   }
+  if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
   if (pre.outsidePlan > 0) {
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
@@ -238,6 +243,6 @@ export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefin
   return args.join(' ');
 }
 
-function shellQuote(s: string): string {
+export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
 }

@@ -2,7 +2,7 @@
 // (start-up time: docs/dependencies.md, "Start-up cost"). No option here is variadic, so nothing swallows <file>.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
-import { addConnectionOptions, addMessageOptions } from '../shared/flags.js';
+import { addConnectionOptions, addMessageOptions, collect } from '../shared/flags.js';
 import type { BulkOptions } from './options.js';
 
 /**
@@ -32,18 +32,30 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--journal <path>', 'the run journal (default: in the msgr state folder, per input file)')
     .option('--resume', 'continue the unfinished run of this file: accepted rows are never sent again')
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
-    .option('--restart', 'abandon the unfinished run of this file and start a new one');
+    .option('--restart', 'abandon the unfinished run of this file and start a new one')
+    .option('--no-render', 'send the text as written: {{placeholders}} not filled in, the columns as recipients[].variables')
+    .option('--text-column <name>', "each row's message from this column (sent as it is)")
+    .option('--from-column <name>', "each row's sender from this column")
+    .option('--max-parts <n>', 'rows whose message takes more SMS parts are invalid')
+    .option('--preview [n]', 'print the first n rendered messages (default 5); send nothing')
+    .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
+    .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
   addMessageOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addHelpText(
     'after',
     `
+Placeholders: {{column}} is replaced by each row's value, {{column|default}} when it is empty;
+\\{{ is a literal {{. A row whose value is empty without a default is invalid.
+
 Every row is checked before the first request; one invalid row stops the run (exit 2) unless
 --skip-invalid. The journal records each batch before and after it is sent, so after Ctrl-C, a
 crash or kill -9, --resume continues without sending any accepted row again.
 
 Examples:
   msgr send-bulk customers.csv --from Acme --text 'Your order has shipped' --dry-run
+  msgr send-bulk customers.csv --from Acme --text 'Hi {{first_name|there}}, see you {{date}}' --preview
+  msgr send-bulk customers.csv --from Acme --text-column message --sample-to +447700900123
   msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
   msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
   msgr send-bulk customers.csv --resume

@@ -1,7 +1,7 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../../errors.js';
-import { bool as maybeBool, int, str, type Raw } from '../shared/option-values.js';
+import { bool as maybeBool, int, list, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
 import { splitColumns } from '../../bulk/columns.js';
 import { parseRate, type Rate } from '../../bulk/limiter.js';
@@ -10,6 +10,10 @@ import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 
 export const MAX_BATCH_SIZE = 10_000;
 export const MAX_CONCURRENCY = 64;
+/** Messages --preview shows unless it is given a number. */
+export const DEFAULT_PREVIEW = 5;
+/** Rows whose messages --sample-to sends, at most. */
+export const MAX_SAMPLE = 20;
 
 export interface BulkOptions {
   readonly file: string | undefined;
@@ -40,6 +44,17 @@ export interface BulkOptions {
   readonly validity?: string | undefined;
   readonly defaultCountry?: string | undefined;
   readonly dryRun: boolean;
+  // a message per row (README: "Personalised messages")
+  /** Send the text as written, placeholders and all (the columns go as variables). */
+  readonly noRender: boolean;
+  readonly textColumn?: string | undefined;
+  readonly fromColumn?: string | undefined;
+  readonly maxParts?: number | undefined;
+  /** Print the first N rendered messages and send nothing. */
+  readonly preview?: number | undefined;
+  /** Send the first --sample rows' messages to these numbers instead, as a run of its own. */
+  readonly sampleTo?: readonly string[] | undefined;
+  readonly sample: number;
   // input
   readonly msisdnColumn?: string | undefined;
   readonly varColumns?: readonly string[] | undefined;
@@ -116,6 +131,13 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     yes: yes === true,
     ...parseMessageOptions(raw),
     dryRun: bool(raw, 'dryRun'),
+    noRender: raw.render === false,
+    textColumn: str(raw, 'textColumn'),
+    fromColumn: str(raw, 'fromColumn'),
+    maxParts: int(raw, 'maxParts', 1, 255),
+    preview: raw.preview === true ? DEFAULT_PREVIEW : int(raw, 'preview', 1, 1000),
+    sampleTo: list(raw, 'sampleTo')?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== ''),
+    sample: int(raw, 'sample', 1, MAX_SAMPLE) ?? 1,
     // Without a header the columns are their positions: the number is the first unless named,
     // and no column is a variable unless named (they have no names to be sent under).
     msisdnColumn: str(raw, 'msisdnColumn') ?? (noHeader ? '1' : undefined),
@@ -152,5 +174,16 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     throw new UsageError(`--text-file - cannot be used with ${file === '-' ? 'the CSV from stdin' : '--api-key-stdin'}: stdin can carry only one of them`);
   }
   if (excludeColumn !== undefined && opts.exclude === undefined) throw new UsageError('--exclude-column needs --exclude FILE', { hint: 'For example --exclude optouts.csv --exclude-column "Phone Number"' });
+  if (opts.textColumn !== undefined) {
+    const other = opts.text !== undefined ? '--text' : opts.textFile !== undefined ? '--text-file' : opts.template !== undefined ? '--template' : undefined;
+    if (other !== undefined) throw new UsageError(`--text-column and ${other} cannot be used together`, { hint: '--text-column takes each row\'s message from that column.' });
+    if (opts.noRender) throw new UsageError('--no-render has no effect with --text-column: its cells are sent as they are');
+  }
+  if (opts.fromColumn !== undefined && opts.from !== undefined) throw new UsageError('--from-column and --from cannot be used together');
+  if (opts.template !== undefined && opts.noRender) throw new UsageError('--no-render has no effect with --template: a template\'s variables are the server\'s business');
+  if (opts.template !== undefined && opts.maxParts !== undefined) throw new UsageError('--max-parts needs the text: a template\'s length is not known here');
+  if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447700900123 --sample 3' });
+  const modes = [opts.preview !== undefined ? '--preview' : '', opts.sampleTo !== undefined ? '--sample-to' : '', opts.dryRun ? '--dry-run' : '', opts.resume ? '--resume' : ''].filter((m) => m !== '');
+  if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);
   return opts;
 }

@@ -10,8 +10,9 @@
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
+import type { Channel } from '../../message/channel.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { DiskReserve, isNoSpace } from '../../bulk/journal.js';
@@ -26,6 +27,10 @@ import { createProgress, fmt, formatBytes } from '../../bulk/progress.js';
 import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
 import { analyseText } from '../../bulk/segments.js';
+import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
+import { formatPreview, previewEntries, shortRequestView } from '../../bulk/preview.js';
+import { realRunCommand, sampleError, sendSamples } from '../../bulk/sample.js';
+import { newRunId } from '../../bulk/state.js';
 import { Sender } from '../../bulk/sender.js';
 import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
@@ -92,14 +97,17 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     { profileOptional: opts.sandbox },
   );
 
-  const state = await openRunState(ctx, ui, opts, defer);
+  // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
+  const trial = opts.preview !== undefined || opts.sampleTo !== undefined;
+  const noJournal = opts.dryRun || trial;
+  const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal }, defer);
   const { runId, journalPath, previous } = state;
   where.folder = dirname(journalPath);
   if (previous !== undefined) where.resume = buildResumeCommand(opts, state.fileAbs, previous.header.input.stdin, journalPath);
   // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
   // Taken before the preflight: a disk too full for it stops the run before any work.
   let reserve: DiskReserve | undefined;
-  if (!opts.dryRun) {
+  if (!noJournal) {
     const r = DiskReserve.take(`${journalPath}.reserve`);
     reserve = r;
     defer(() => r.release());
@@ -109,6 +117,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const reportPath = opts.report !== undefined ? resolve(ctx.cwd, opts.report) : undefined;
   let report: ReportWriter | undefined;
   if (reportPath !== undefined) {
+    if (trial) throw new UsageError(`--report cannot be used with ${opts.preview !== undefined ? '--preview' : '--sample-to'}: nothing of the campaign is sent`);
     if (opts.dryRun) reportFormat(reportPath);
     else {
       const r = new ReportWriter(reportPath);
@@ -116,15 +125,32 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
       defer(() => r.close());
     }
   }
-  const input = await openInput(ctx, opts, state, defer);
+  const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
+  // A message per row (README: "Personalised messages"), as the journal says on a resume.
+  const spec = plan.shape.personal;
+  const source: MessageSource | undefined =
+    spec !== undefined ? { text: messageText(plan.message), textFlag: opts.textFile !== undefined ? '--text-file' : '--text', channel: plan.message.channel as Channel, spec } : undefined;
+  const personal = source !== undefined && isPersonal(source) ? source : undefined;
+  const sharedText = messageText(plan.message);
+  if (personal === undefined && sharedText !== undefined && spec?.maxParts != null) {
+    const parts = analyseText(sharedText).parts;
+    if (parts > spec.maxParts) throw new UsageError(`the text takes ${parts} SMS parts, more than --max-parts ${spec.maxParts}; nothing was sent`, { hint: 'Shorten the text, or raise --max-parts.' });
+  }
+  // The sample numbers are checked before the file is read.
+  const sampleTo = opts.sampleTo?.map((n) => {
+    const r = plan.checker.check(n);
+    if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${n} ${r.reason ?? 'is not a phone number'}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
+    return r.e164;
+  });
 
   // Where to send: resolved before the preflight, so a missing key or base URL fails at once
   // rather than after a pass over millions of rows (a dry run needs neither).
-  const target = opts.dryRun ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
+  const offline = opts.dryRun || opts.preview !== undefined;
+  const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clientModule = opts.dryRun ? undefined : import('../../http/client.js');
+  const clientModule = offline ? undefined : import('../../http/client.js');
   clientModule?.catch(() => undefined);
 
   const { pre, format, spool, seconds: preflightSeconds } = await preflightPass({
@@ -136,51 +162,66 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     country: plan.country,
     checker: plan.checker,
     exclude: plan.exclude?.set,
-    spoolPath: opts.dryRun ? undefined : `${journalPath}.spool`,
+    spoolPath: noJournal ? undefined : `${journalPath}.spool`,
     env: ctx.env,
     signal: ctx.interrupt,
     checkpoint,
     debug: (line) => ui.debug(line),
     defer,
+    message: personal,
+    keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
   });
   // A new run journals the format and columns the preflight settled on; a resumed one must have
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
   const shape = previous === undefined ? settledShape(plan.shape, format, pre) : plan.shape;
   const message = plan.message;
-  const text = messageText(message);
-  const textAnalysis = text !== undefined ? analyseText(text) : undefined;
+  // One shared text: its parts once; messages of their own: counted per row by the preflight.
+  const textAnalysis = personal === undefined && sharedText !== undefined ? analyseText(sharedText) : undefined;
   const base = preflightSummary(
-    { runId: opts.dryRun ? null : runId, file: input.stdin ? '-' : input.path, journal: opts.dryRun ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
+    { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
     pre,
     textAnalysis,
+    pre.totals,
   );
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
-  printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList });
+  printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
 
+  if (opts.preview !== undefined) {
+    const entries = previewEntries(message, pre.firstRows);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify({ ...base, preview: entries }, null, 2)}\n`);
+    else if (entries.length > 0) ctx.stdout.write(`${formatPreview(entries)}\n`);
+    ui.info(`preview: the first ${fmt(entries.length)} of ${fmt(pre.toSend)} message${pre.toSend === 1 ? '' : 's'}; nothing was sent`);
+  }
   if (pre.invalid > 0 && !shape.skipInvalid) {
-    if (reportPath !== undefined) await reportInvalidRows(input.path, format, { columns: pre.columns, checker: plan.checker }, report ?? new ReportWriter(reportPath));
+    const rowMessage = personal !== undefined ? planRowMessage(pre.columns.header, personal, input.label) : undefined;
+    if (reportPath !== undefined) await reportInvalidRows(input.path, format, { columns: pre.columns, checker: plan.checker, message: rowMessage }, report ?? new ReportWriter(reportPath));
     throw invalidRowsError(base, pre, input.label, reportPath);
   }
   const nothing = nothingToSendError(base, pre, input.label);
   if (nothing !== undefined) throw nothing;
+  if (opts.preview !== undefined) return;
 
   const frame = requestFrame(message);
   if (opts.dryRun) {
-    const first = pre.firstBatch.length > 0 ? (JSON.parse(`${frame.prefix}${pre.firstBatch.join(',')}${frame.suffix}`) as unknown) : null;
+    const firstFrame = pre.firstKey !== undefined ? frameForKey(message, pre.firstKey) : frame;
+    const first = pre.firstBatch.length > 0 ? (JSON.parse(`${firstFrame.prefix}${pre.firstBatch.join(',')}${firstFrame.suffix}`) as Record<string, unknown>) : null;
     if (opts.json) ctx.stdout.write(`${JSON.stringify({ ...base, firstRequest: first }, null, 2)}\n`);
-    else if (first !== null) ctx.stdout.write(`${JSON.stringify(first, null, 2)}\n`);
+    // On a terminal, a person reads it: the first recipients, not hundreds of lines.
+    else if (first !== null) ctx.stdout.write(`${ctx.stdout.isTTY === true ? shortRequestView(first) : JSON.stringify(first, null, 2)}\n`);
     ui.info(`dry run: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'} would be sent; nothing was sent`);
     return;
   }
 
-  if (target === undefined || spool === undefined) throw new Error('send-bulk: no target or spool outside a dry run');
+  if (target === undefined) throw new Error('send-bulk: no target outside a dry run');
   const { endpoint, direct, apiKey: key } = target;
-  if (!opts.sandbox && pre.toSend > 0) {
+  const samples = sampleTo !== undefined ? pre.firstRows.length * sampleTo.length : 0;
+  const recipients = sampleTo !== undefined ? samples : pre.toSend;
+  if (!opts.sandbox && recipients > 0) {
     const { confirmSend } = await import('../../settings/confirm.js');
     const accountRef = String(message.accountReference);
     const account: Resolved<string | undefined> = accountRef === settings.account.value ? settings.account : { value: accountRef, source: 'flag', origin: `journal of run ${runId}` };
-    await confirmSend(ctx, settings, { recipients: pre.toSend, yes: opts.yes, account });
+    await confirmSend(ctx, settings, { recipients, yes: opts.yes, account });
   }
   checkpoint();
 
@@ -189,6 +230,34 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const { createClient, readCaFile } = await (clientModule ?? import('../../http/client.js'));
   const caFile = settings.caFile.value;
   if (caFile !== undefined) readCaFile(caFile, caFileSource(settings.caFile));
+  if (sampleTo !== undefined) {
+    const client = createClient({
+      endpoint,
+      apiKey: key,
+      userAgent: `msgr/${ctx.version} node/${process.version}`,
+      timeoutMs: opts.timeoutMs,
+      caFile,
+      caFileSource: caFileSource(settings.caFile),
+      connections: 1,
+      env: ctx.env,
+      direct,
+      ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
+    });
+    ctx.onExit(() => client.close());
+    const sampleRunId = `sample-${newRunId(ctx.now())}`;
+    const results = await sendSamples(client, sampleRunId, message, pre.firstRows, sampleTo);
+    const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
+    for (const r of results) ui.info(`sample: line ${r.line}'s message to ${sampleTo.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
+    const failed = results.find((r) => r.outcome !== 'accepted');
+    const err = failed !== undefined ? sampleError(failed, clean) : undefined;
+    if (err !== undefined) throw err;
+    const command = realRunCommand(ctx.argv);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId, to: sampleTo, samples: results, command }, null, 2)}\n`);
+    ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${sampleTo.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
+    ui.info(`  send the campaign with: ${command}`);
+    return;
+  }
+  if (spool === undefined) throw new Error('send-bulk: no spool outside a dry run');
   const journal = openJournal(ctx, state, input, shape, message, pre);
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
@@ -223,6 +292,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     journal,
     states: previous?.states,
     frame,
+    frameOf: personal !== undefined ? (k: string) => frameForKey(message, k) : undefined,
     batchSize: shape.batchSize,
     toSend: pre.toSend,
     resendInDoubt: opts.resendInDoubt,
