@@ -100,7 +100,14 @@ function bool(raw: Raw, key: string): boolean {
   return maybeBool(raw, key) ?? false;
 }
 
-export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOptions {
+export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOptions {
+  // `--preview [n]` takes the next word when it can: `--preview people.csv` means the file.
+  let file = fileArg;
+  let previewRaw = raw.preview;
+  if (typeof previewRaw === 'string' && !/^\s*\d+\s*$/.test(previewRaw) && file === undefined) {
+    file = previewRaw;
+    previewRaw = true;
+  }
   const encodingText = str(raw, 'encoding');
   const encoding = encodingText === undefined ? undefined : parseEncoding(encodingText);
   if (encodingText !== undefined && encoding === undefined) {
@@ -135,7 +142,7 @@ export function parseBulkOptions(file: string | undefined, raw: Raw): BulkOption
     textColumn: str(raw, 'textColumn'),
     fromColumn: str(raw, 'fromColumn'),
     maxParts: int(raw, 'maxParts', 1, 255),
-    preview: raw.preview === true ? DEFAULT_PREVIEW : int(raw, 'preview', 1, 1000),
+    preview: previewRaw === true ? DEFAULT_PREVIEW : int({ preview: previewRaw }, 'preview', 1, 1000),
     sampleTo: list(raw, 'sampleTo')?.flatMap((v) => v.split(',')).map((v) => v.trim()).filter((v) => v !== ''),
     sample: int(raw, 'sample', 1, MAX_SAMPLE) ?? 1,
     // Without a header the columns are their positions: the number is the first unless named,

@@ -41,6 +41,14 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     if (!sandbox && settings.baseUrl.value !== undefined) messagesEndpoint(settings.baseUrl.value, describeSource(settings.baseUrl));
     // A dry run shows exactly what would be sent; it has no key in it by construction.
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
+    if (request.body.text !== undefined) {
+      // What it will cost, counted as send-bulk counts it (README: "Personalised messages").
+      const { TextTotals } = await import('../../message/text-totals.js');
+      const { analyseText } = await import('../../bulk/segments.js');
+      const totals = new TextTotals();
+      totals.add(analyseText(request.body.text), undefined, Math.max(1, recipientCount));
+      ui.info(totals.describe());
+    }
     ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid; nothing was sent`);
     return;
   }

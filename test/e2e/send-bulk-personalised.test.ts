@@ -1,0 +1,269 @@
+// Personalised bulk messages end to end: the built CLI against the sandbox on 127.0.0.1, asserting
+// on what the server received for every row.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+
+const KEY = 'test-key-1234';
+
+interface Sent {
+  idempotencyKey: string | null;
+  request: { from: string; body: { text?: string; templateId?: string }; recipients: Array<{ msisdn: string; variables?: Record<string, string> }> };
+}
+
+function received(path: string): Sent[] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as Sent);
+}
+
+/** Number → the texts it received. */
+function textsByNumber(path: string): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const r of received(path)) {
+    for (const p of r.request.recipients) out.set(p.msisdn, [...(out.get(p.msisdn) ?? []), r.request.body.text ?? '']);
+  }
+  return out;
+}
+
+async function sandbox(options: Partial<SandboxOptions> = {}): Promise<{ server: RunningSandbox; record: string }> {
+  const record = join(tempDir('msgr-pers-rec-'), 'record.jsonl');
+  const server = await startSandbox({ port: 0, record, apiKey: KEY, ...options });
+  return { server, record };
+}
+
+function env(baseUrl: string, configDir = tempDir()): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+}
+
+function csv(text: string): string {
+  const path = join(tempDir('msgr-pers-csv-'), 'people.csv');
+  writeFileSync(path, text);
+  return path;
+}
+
+function bulk(args: string[], e: Record<string, string>): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 30_000 });
+}
+
+const PEOPLE = [
+  'msisdn,first_name,date,city',
+  '+447911100001,Ann,Monday,Leeds',
+  '+447911100002,Bob,Tuesday,York',
+  '+447911100003,,Monday,Hull',
+  '+447911100004,Ann,Monday,Bath',
+  '+447911100005,Zoë 😀,Friday,Ely',
+].join('\n');
+
+describe('send-bulk: personalised messages', () => {
+  test('every row receives its own rendered text; identical texts share a request; used columns are not variables', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const report = join(config, 'report.csv');
+      const r = await bulk([csv(`${PEOPLE}\n`), '--from', 'Acme', '--text', 'Hi {{first_name|there}}, see you {{ date }}', '--batch-size', '2', '--report', report], env(server.url, config));
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(Object.fromEntries(textsByNumber(record)), {
+        '+447911100001': ['Hi Ann, see you Monday'],
+        '+447911100002': ['Hi Bob, see you Tuesday'],
+        '+447911100003': ['Hi there, see you Monday'],
+        '+447911100004': ['Hi Ann, see you Monday'],
+        '+447911100005': ['Hi Zoë 😀, see you Friday'],
+      });
+      const requests = received(record);
+      // Ann's two rows (lines 2 and 5) share one request; the others have one each.
+      assert.equal(requests.length, 4);
+      const ann = requests.find((q) => q.request.body.text === 'Hi Ann, see you Monday');
+      assert.deepEqual(ann?.request.recipients, [
+        { msisdn: '+447911100001', variables: { city: 'Leeds' } },
+        { msisdn: '+447911100004', variables: { city: 'Bath' } },
+      ]);
+      assert.match(r.stderr, /to send: 5 recipients in 4 requests/);
+      assert.match(r.stderr, /parts: 5 messages, 5 SMS parts; largest 1 part \(line 2\); 1 UCS-2, forced most often by ë \(U\+00EB\) in 1, 😀 \(U\+1F600\) in 1/);
+      // The report is in input order, whatever the grouping.
+      assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(',')), [
+        '2,+447911100001,accepted',
+        '3,+447911100002,accepted',
+        '4,+447911100003,accepted',
+        '5,+447911100004,accepted',
+        '6,+447911100005,accepted',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('a misspelt placeholder stops before anything is read or sent, with a did-you-mean', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const r = await bulk([csv(`${PEOPLE}\n`), '--from', 'Acme', '--text', 'Hi {{frist_name}}'], env(server.url));
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /--text: \{\{frist_name\}\} names no column of \S+; did you mean \{\{first_name\}\}\?/);
+      assert.doesNotMatch(r.stderr, /preflight:/);
+      assert.equal(received(record).length, 0);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('an empty value without a default is an invalid row; --skip-invalid sends the others', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const path = csv(`${PEOPLE}\n`);
+      const stop = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name}}'], env(server.url));
+      assert.equal(stop.code, 2);
+      assert.match(stop.stderr, /line 4, first_name: is empty and \{\{first_name\}\} has no default/);
+      assert.equal(received(record).length, 0);
+      const skip = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name}}', '--skip-invalid'], env(server.url));
+      assert.equal(skip.code, 0, skip.stderr);
+      assert.deepEqual([...textsByNumber(record).keys()].sort(), ['+447911100001', '+447911100002', '+447911100004', '+447911100005']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--no-render sends the text as written, with the columns as variables', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const r = await bulk([csv(`${PEOPLE}\n`), '--from', 'Acme', '--text', 'Hi {{first_name}}', '--no-render'], env(server.url));
+      assert.equal(r.code, 0, r.stderr);
+      const requests = received(record);
+      assert.equal(requests.length, 1);
+      assert.equal(requests[0]?.request.body.text, 'Hi {{first_name}}');
+      assert.deepEqual(requests[0]?.request.recipients[0], { msisdn: '+447911100001', variables: { first_name: 'Ann', date: 'Monday', city: 'Leeds' } });
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--text-column and --from-column: each cell as it is; an empty cell is an invalid row', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const path = csv('msisdn,message,sender\n+447911100001,"Hello Ann,\nsee you",Acme\n+447911100002,Hi {{x}} as written,Shop\n+447911100003,,Acme\n+447911100004,"Hello Ann,\nsee you",Acme\n');
+      const stop = await bulk([path, '--text-column', 'message', '--from-column', 'sender'], env(server.url));
+      assert.equal(stop.code, 2);
+      assert.match(stop.stderr, /line 5, message: is empty: every row needs its message/);
+      const r = await bulk([path, '--text-column', 'message', '--from-column', 'sender', '--skip-invalid'], env(server.url));
+      assert.equal(r.code, 0, r.stderr);
+      const requests = received(record).map((q) => [q.request.from, q.request.body.text, q.request.recipients.map((p) => p.msisdn)]);
+      assert.deepEqual(requests.sort(), [
+        ['Acme', 'Hello Ann,\nsee you', ['+447911100001', '+447911100004']],
+        ['Shop', 'Hi {{x}} as written', ['+447911100002']],
+      ]);
+      // Neither column rides along as a variable.
+      assert.ok(received(record).every((q) => q.request.recipients.every((p) => p.variables === undefined)));
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--max-parts makes longer rendered messages invalid rows', async () => {
+    const { server } = await sandbox();
+    try {
+      const path = csv(`msisdn,name\n+447911100001,Ann\n+447911100002,${'x'.repeat(200)}\n`);
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--max-parts', '1', '--dry-run'], env(server.url));
+      assert.equal(r.code, 2);
+      assert.match(r.stderr, /line 3: the message takes 2 SMS parts, more than --max-parts 1/);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--preview prints the first rendered messages and sends nothing; --dry-run --json has the totals', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const path = csv(`${PEOPLE}\n`);
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--preview', '2'], env(server.url, config));
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(r.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann\n  {"variables":{"date":"Monday","city":"Leeds"}}\n\nline 3 → +447911100002 from Acme (GSM-7, 1 SMS part)\n  │ Hi Bob\n  {"variables":{"date":"Tuesday","city":"York"}}\n');
+      assert.match(r.stderr, /preview: the first 2 of 5 messages; nothing was sent/);
+      // The file name is read as the file, not as the count, when it follows --preview.
+      const after = await bulk(['--preview', path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--json'], env(server.url, config));
+      assert.equal(after.code, 0, after.stderr);
+      const doc = JSON.parse(after.stdout) as { preview: Array<{ msisdn: string; text: string; encoding: string; parts: number }> };
+      assert.deepEqual(doc.preview.map((p) => [p.msisdn, p.text, p.encoding, p.parts]), [
+        ['+447911100001', 'Hi Ann', 'GSM-7', 1],
+        ['+447911100002', 'Hi Bob', 'GSM-7', 1],
+        ['+447911100003', 'Hi there', 'GSM-7', 1],
+        ['+447911100004', 'Hi Ann', 'GSM-7', 1],
+        ['+447911100005', 'Hi Zoë 😀', 'UCS-2', 1],
+      ]);
+      const dry = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--dry-run', '--json'], env(server.url, config));
+      assert.equal(dry.code, 0, dry.stderr);
+      const d = JSON.parse(dry.stdout) as { requests: number; messages: { messages: number; parts: number; ucs2: number }; firstRequest: { body: { text: string } } };
+      assert.deepEqual([d.requests, d.messages.messages, d.messages.parts, d.messages.ucs2, d.firstRequest.body.text], [4, 5, 5, 1, 'Hi Ann']);
+      assert.equal(received(record).length, 0);
+      assert.equal(existsSync(join(config, 'runs')) ? readdirSync(join(config, 'runs')).length : 0, 0, 'a preview left run state');
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--sample-to sends the first rows\' messages to the sample numbers only, outside the campaign', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const path = csv(`${PEOPLE}\n`);
+      const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}, {{date}}'];
+      const r = await bulk([path, ...text, '--sample-to', '+447911199998', '--sample-to', '+447911199999', '--sample', '2'], env(server.url, config));
+      assert.equal(r.code, 0, r.stderr);
+      const samples = received(record);
+      assert.deepEqual(samples.map((q) => [q.request.body.text, q.request.recipients.map((p) => p.msisdn)]), [
+        ['Hi Ann, Monday', ['+447911199998', '+447911199999']],
+        ['Hi Bob, Tuesday', ['+447911199998', '+447911199999']],
+      ]);
+      assert.ok(samples.every((q) => q.idempotencyKey?.startsWith('msgr-sample-') === true));
+      assert.match(r.stderr, /send the campaign with: msgr send-bulk \S+ --from Acme --text 'Hi \{\{first_name\|there\}\}, \{\{date\}\}'\n/);
+      assert.equal(existsSync(join(config, 'runs')) ? readdirSync(join(config, 'runs')).length : 0, 0, 'the sample left a journal');
+      // The campaign then sends to every row, untouched by the sample.
+      const real = await bulk([path, ...text], env(server.url, config));
+      assert.equal(real.code, 0, real.stderr);
+      assert.match(real.stderr, /5 of 5 recipients accepted in/);
+      const byNumber = textsByNumber(record);
+      assert.deepEqual(byNumber.get('+447911100001'), ['Hi Ann, Monday']);
+      assert.deepEqual(byNumber.get('+447911199998'), ['Hi Ann, Monday', 'Hi Bob, Tuesday']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('kill -9 and --resume of a personalised run: exactly once, each with its own text', async () => {
+    const { server, record } = await sandbox({ latencyMs: 25 });
+    try {
+      const n = 300;
+      const rows = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')},P${i % 37},${i % 3 === 0 ? '' : `d${i % 5}`}`);
+      const path = csv(`msisdn,name,day\n${rows.join('\n')}\n`);
+      const config = tempDir();
+      const journal = join(config, 'journal.jsonl');
+      const args = [path, '--from', 'Acme', '--text', 'Dear {{name}}, {{day|soon}}', '--batch-size', '3', '--concurrency', '3', '--journal', journal];
+      const resume = [path, '--resume', '--resend-in-doubt', '--journal', journal];
+      let kills = 0;
+      for (let i = 0; i < 4; i++) {
+        const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
+        const done = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
+        await new Promise((r) => setTimeout(r, 250 + Math.random() * 350));
+        child.kill('SIGKILL');
+        if ((await done) !== 'SIGKILL') break;
+        kills++;
+      }
+      assert.ok(kills >= 1);
+      const final = await bulk(existsSync(journal) ? resume : args, env(server.url, config));
+      assert.equal(final.code, 0, final.stderr);
+      const byNumber = textsByNumber(record);
+      assert.equal(byNumber.size, n);
+      for (let i = 0; i < n; i++) {
+        const want = `Dear P${i % 37}, ${i % 3 === 0 ? 'soon' : `d${i % 5}`}`;
+        assert.deepEqual(byNumber.get(`+4479111${String(i).padStart(5, '0')}`), [want], `row ${i}`);
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
