@@ -36,7 +36,8 @@ function env(baseUrl: string, split: boolean, extra: Record<string, string | und
 }
 
 // One request at a time: the sandbox records requests as they complete, so this keeps their order.
-const MSG = ['--from', 'Acme', '--text', 'Hello {{name}}', '--concurrency', '1'];
+// --no-render: the text goes out as written with the columns as variables; a rendered text is read in one pass.
+const MSG = ['--from', 'Acme', '--text', 'Hello {{name}}', '--no-render', '--concurrency', '1'];
 
 /** The parts of a --json summary that do not depend on the run (id, paths, time). */
 function stable(stdout: string): unknown {
