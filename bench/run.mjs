@@ -6,6 +6,8 @@
 //   bulk      send-bulk throughput vs csv-parse's raw parse rate, plus curl baselines
 //   memory    peak RSS of the bulk run (and of a 10M-row run with --big)
 //   rate      --rate 500/s for 20 s against the sandbox's record file
+//   personalised  a message per row: 100,000 different messages at concurrency 16 against a bare
+//             undici Pool posting the same bodies; peak RSS of 1,000,000 personalised rows
 //
 // It builds dist/ when it is stale, generates its own data in bench/.data/ (gitignored),
 // starts and stops its own servers, prints one table and writes bench/.data/results.md and
@@ -30,7 +32,7 @@ const MSGR = process.env.BENCH_MSGR_BIN !== undefined ? resolve(process.env.BENC
 const NODE = process.execPath;
 const API_KEY = 'bench-key-0000';
 const ACCOUNT = 'ACME01';
-const SECTIONS = ['startup', 'bulk', 'memory', 'rate'];
+const SECTIONS = ['startup', 'bulk', 'memory', 'rate', 'personalised'];
 const MB = 1e6; // targets are read as decimal megabytes (10^6 bytes), the stricter reading
 
 // ---------------------------------------------------------------------------------------------
@@ -48,6 +50,7 @@ const USAGE = `usage: npm run bench -- [options]
   --tricks            start-up: also time each start-up trick switched off and on (bench/tricks.mjs)
   --bulk-args <args>  extra flags for every send-bulk run, space separated
   --bulk-runs <n>     send-bulk throughput runs, each after its own csv-parse run; the median counts (default 3)
+  --personal-rows <n> rows for the personalised throughput run (default 100,000)
   --build / --no-build  force / skip \`npm run build\` (default: build when dist/ is older than src/)
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
   -h, --help          this text`;
@@ -63,6 +66,7 @@ const { values: opt } = parseArgs({
     'rate-seconds': { type: 'string' },
     'bulk-args': { type: 'string' },
     'bulk-runs': { type: 'string' },
+    'personal-rows': { type: 'string' },
     rounds: { type: 'string' },
     tricks: { type: 'boolean', default: false },
     build: { type: 'boolean' },
@@ -107,6 +111,8 @@ const cfg = {
   rate: 500,
   rateSeconds: intOpt('rate-seconds', quick ? 5 : 20),
   rateBatch: 10,
+  personalRows: intOpt('personal-rows', quick ? 5_000 : 100_000),
+  personalConcurrency: 16,
   bulkArgs: opt['bulk-args'] !== undefined ? opt['bulk-args'].split(/\s+/).filter(Boolean) : [],
 };
 
@@ -542,6 +548,9 @@ function bulkArgs(help, file, baseUrl, extra) {
   // The issue's command has no --report; add one with --bulk-args '--report FILE.csv' to measure
   // the report path (it reads and parses every answer for message ids).
   if (hasFlag(help, '--yes')) args.push('--yes');
+  // One shared text with the columns as variables, as this figure has always measured (msgr
+  // now fills {{name}} in per row unless told not to; the personalised section measures that).
+  if (hasFlag(help, '--no-render')) args.push('--no-render');
   return [...args, ...extra, ...cfg.bulkArgs];
 }
 
@@ -726,6 +735,134 @@ async function sectionMemory() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Section: personalised (a message per row)
+
+const PERSONAL_TEXT = 'Hi {{name}}, your code is {{code}}';
+const ascii = (json) => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The request bodies msgr sends for the bench CSV and PERSONAL_TEXT, one per line: the text uses
+ * every column but the number, so each recipient is its number alone; ASCII-only JSON like msgr's.
+ */
+function personalBodies(n) {
+  const file = join(DATA, `personal-bodies-${n}.jsonl`);
+  const fd = openSync(file, 'w');
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    const text = `Hi ${NAMES[i % NAMES.length]}${i}, your code is ${String((i * 31337) % 1e6).padStart(6, '0')}`;
+    s += `${ascii(JSON.stringify({ accountReference: ACCOUNT, channel: 'SMS', from: 'Acme', body: { text }, recipients: [{ msisdn: numberFor(i) }] }))}\n`;
+    if (s.length > 1e6) {
+      writeSync(fd, s);
+      s = '';
+    }
+  }
+  writeSync(fd, s);
+  closeSync(fd);
+  return file;
+}
+
+/** 1,000,000-row file for the memory figures: a distinct name per row and one of 7 days. */
+function dayCsv(n) {
+  mkdirSync(DATA, { recursive: true });
+  const file = join(DATA, `personal-days-${n}.csv`);
+  if (existsSync(file)) return file;
+  const fd = openSync(file, 'w');
+  writeSync(fd, 'msisdn,name,day\n');
+  let s = '';
+  const days = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+  for (let i = 0; i < n; i++) {
+    s += `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${days[(i * 7919) % 7]}\n`;
+    if (s.length > 1e6) {
+      writeSync(fd, s);
+      s = '';
+    }
+  }
+  writeSync(fd, s);
+  closeSync(fd);
+  return file;
+}
+
+/** send-bulk under /usr/bin/time -v (or polling VmHWM): wall time, peak RSS, stderr. */
+async function timedSendBulk(args, label) {
+  const useTime = existsSync('/usr/bin/time');
+  const timeFile = join(TMP, `time-${label}.txt`);
+  let stopPoll;
+  const r = await runCmd(useTime ? '/usr/bin/time' : NODE, useTime ? ['-v', '-o', timeFile, NODE, MSGR, ...args] : [MSGR, ...args], {
+    stdoutFile: join(TMP, `${label}.out`),
+    timeoutMs: 1_800_000,
+    onSpawn: (child) => {
+      if (!useTime) stopPoll = pollHwm(child.pid);
+    },
+  });
+  const peak = useTime ? (existsSync(timeFile) ? parseTimeV(readFileSync(timeFile, 'utf8')) : undefined) : stopPoll?.();
+  return { ...r, peak };
+}
+
+async function sectionPersonalised() {
+  console.error('\n== personalised ==');
+  const help = commandHelp('send-bulk');
+  const n = cfg.personalRows;
+  const c = cfg.personalConcurrency;
+  const figure = `send-bulk, ${fmtInt(n)} rows each with its own message, concurrency ${c}`;
+  const target = '>= 0.8x a bare undici Pool';
+  if (help === undefined || !hasFlag(help, '--text-column')) {
+    row('personalised', figure, 'not measured', target, '', 'skip');
+    note('personalised: this msgr has no per-row messages (--text-column)');
+    return;
+  }
+  const file = csvFile(n);
+  const bodies = personalBodies(n);
+  await warmCache(file);
+  const sandbox = await startSandbox();
+  let bare;
+  let msgr;
+  try {
+    console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${sandbox.value}`);
+    const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), sandbox.value, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
+    if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
+    bare = JSON.parse(b.stdout.trim().split('\n').pop());
+    console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${sandbox.value}`);
+    msgr = await timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', sandbox.value, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
+  } finally {
+    await sandbox.stop();
+  }
+  if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
+  if (msgr.code !== 0) {
+    row('personalised', figure, `run failed: exit ${msgr.code ?? msgr.signal}`, target, `undici Pool ${fmtInt(bare.rate)}/s`, 'error');
+    note(`personalised send-bulk stderr: ${tail(msgr.stderr, 800)}`);
+  } else {
+    const rate = n / (msgr.ms / 1000);
+    const ratio = rate / bare.rate;
+    row('personalised', figure, `${fmtInt(rate)} recipients/s = ${ratio.toFixed(2)}x (${(msgr.ms / 1000).toFixed(1)} s end to end, ${fmtInt(n)} requests)`, target, `undici Pool ${fmtInt(bare.rate)} requests/s (${(bare.ms / 1000).toFixed(1)} s, bodies pre-built)`, passMiss(ratio >= 0.8));
+    const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
+    if (pre !== null) note(`personalised: msgr's preflight took ${pre[1]} s of it (every row rendered, its parts counted, rows grouped)`);
+  }
+
+  // Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
+  // where the grouping holds the most open batches), and a real send of messages shared by day.
+  const big = quick ? 50_000 : 1_000_000;
+  const limit = 150 * MB;
+  const days = dayCsv(big);
+  const dry = await timedSendBulk(['send-bulk', days, '--from', 'Acme', '--text', 'Hi {{name}}', '--account', ACCOUNT, '--dry-run', '--json'], 'personal-dry');
+  const dryFigure = `peak RSS, ${fmtInt(big)} rows each with its own message (--dry-run: preflight, grouping, parts)`;
+  if (dry.code !== 0 || dry.peak === undefined) row('personalised', dryFigure, `run failed (exit ${dry.code ?? dry.signal})`, `<= ${fmtMB(limit)}`, '', 'error');
+  else row('personalised', dryFigure, `${fmtMB(dry.peak)} (${(dry.ms / 1000).toFixed(1)} s)`, `<= ${fmtMB(limit)}`, `file ${fmtMB(statSync(days).size)}`, passMiss(dry.peak <= limit));
+  const sb = await startSandbox();
+  try {
+    const sent = await timedSendBulk(['send-bulk', days, '--from', 'Acme', '--text', 'See you on {{day}}', '--account', ACCOUNT, '--base-url', sb.value, '--batch-size', '1000', '--concurrency', '4', '--yes', '--json', '--journal', join(TMP, `journal-days-${Date.now()}`)], 'personal-days');
+    const sentFigure = `peak RSS, send-bulk ${fmtInt(big)} rows, '{{day}}' rendered per row (7 messages, batch 1000)`;
+    if (sent.code !== 0 || sent.peak === undefined) {
+      row('personalised', sentFigure, `run failed (exit ${sent.code ?? sent.signal})`, `<= ${fmtMB(limit)}`, '', 'error');
+      note(`personalised memory run stderr: ${tail(sent.stderr, 600)}`);
+    } else {
+      row('personalised', sentFigure, `${fmtMB(sent.peak)} (${fmtInt(big / (sent.ms / 1000))} recipients/s)`, `<= ${fmtMB(limit)}`, `file ${fmtMB(statSync(days).size)}`, passMiss(sent.peak <= limit));
+    }
+  } finally {
+    await sb.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Section: rate
 
 /** Record lines → [{t, n}] sorted by time (receivedAt ms, recipients in the request). */
@@ -856,7 +993,7 @@ async function main() {
   const load = loadavg()[0];
   if (load > 0.5) note(`load average was ${load.toFixed(2)} at the start: other work on this ${cpus().length}-core machine skews every figure; rerun on a quiet machine`);
   ensureBuilt();
-  const run = { startup: sectionStartup, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate };
+  const run = { startup: sectionStartup, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised };
   for (const s of SECTIONS) if (only.includes(s)) await run[s]();
   report();
 }

@@ -23,29 +23,48 @@ export interface SealedBatch<T> {
   readonly key: string;
   /** The position (among the rows added) of the batch's first row. */
   readonly first: number;
+  /** Rows in the batch. */
+  readonly count: number;
+  /** The items added with the rows (none kept by `countOnly`). */
   readonly items: T[];
 }
 
+/** One object per batch, open then sealed: millions of rows should not mean millions more. */
 interface OpenBatch<T> {
+  index: number;
   readonly key: string;
   readonly first: number;
+  count: number;
   readonly items: T[];
 }
+
+const NO_ITEMS: never[] = [];
 
 export class Grouper<T> {
   readonly #batchSize: number;
   readonly #window: number;
   readonly #onBatch: (batch: SealedBatch<T>) => void;
-  /** Open batches by key; a Map iterates in insertion order, which is the order of first rows. */
+  /** Open batches by key. */
   readonly #open = new Map<string, OpenBatch<T>>();
+  /**
+   * Batches in the order of their first rows, sealed ones skipped as they reach the head. (Not
+   * the Map's own order: iterating a Map from its start walks every entry deleted since it was
+   * last rehashed, which made each add cost more the longer the file.)
+   */
+  #queue: Array<OpenBatch<T>> = [];
+  #head = 0;
   #added = 0;
   #sealed = 0;
 
-  constructor(batchSize: number, onBatch: (batch: SealedBatch<T>) => void, window = GROUP_WINDOW) {
+  readonly #keepItems: boolean;
+
+  /** `countOnly`: batches are counted and numbered, their items not kept (the preflight). */
+  constructor(batchSize: number, onBatch: (batch: SealedBatch<T>) => void, window = GROUP_WINDOW, countOnly = false) {
     if (!(batchSize >= 1)) throw new RangeError('batchSize must be at least 1');
     this.#batchSize = batchSize;
     this.#window = Math.max(window, batchSize);
     this.#onBatch = onBatch;
+    this.#keepItems = !countOnly;
   }
 
   /** Batches sealed so far. */
@@ -60,26 +79,43 @@ export class Grouper<T> {
 
   add(key: string, item: T): void {
     const position = this.#added++;
-    for (const oldest of this.#open.values()) {
-      if (oldest.first > position - this.#window) break;
-      this.#seal(oldest);
+    const limit = position - this.#window;
+    const queue = this.#queue;
+    while (this.#head < queue.length) {
+      const oldest = queue[this.#head] as OpenBatch<T>;
+      if (oldest.index === -1) {
+        if (oldest.first > limit) break;
+        this.#seal(oldest);
+      }
+      this.#head++;
+    }
+    if (this.#head > 4096 && this.#head * 2 > queue.length) {
+      this.#queue = queue.slice(this.#head);
+      this.#head = 0;
     }
     let batch = this.#open.get(key);
     if (batch === undefined) {
-      batch = { key, first: position, items: [] };
+      batch = { index: -1, key, first: position, count: 0, items: this.#keepItems ? [] : NO_ITEMS };
       this.#open.set(key, batch);
+      this.#queue.push(batch);
     }
-    batch.items.push(item);
-    if (batch.items.length >= this.#batchSize) this.#seal(batch);
+    if (this.#keepItems) batch.items.push(item);
+    if (++batch.count >= this.#batchSize) this.#seal(batch);
   }
 
   /** Seals every open batch, oldest first row first. */
   finish(): void {
-    for (const b of [...this.#open.values()]) this.#seal(b);
+    for (let i = this.#head; i < this.#queue.length; i++) {
+      const b = this.#queue[i] as OpenBatch<T>;
+      if (b.index === -1) this.#seal(b);
+    }
+    this.#queue = [];
+    this.#head = 0;
   }
 
   #seal(b: OpenBatch<T>): void {
+    b.index = this.#sealed++;
     this.#open.delete(b.key);
-    this.#onBatch({ index: this.#sealed++, key: b.key, first: b.first, items: b.items });
+    this.#onBatch(b);
   }
 }

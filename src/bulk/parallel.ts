@@ -21,7 +21,9 @@ import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
 import { NumberSet, numberKey } from './number-set.js';
+import type { MessageSource } from './personalise.js';
 import { finishPreflight, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
+import { TextTotals } from '../message/text-totals.js';
 import { readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
 
@@ -54,6 +56,9 @@ export interface PartJob extends PartFile {
   readonly recordDelimiter: string | undefined;
   readonly hash: boolean;
   readonly firstNumbers: boolean;
+  /** A message per row (bulk/personalise.ts): the whole file in one worker. */
+  readonly message?: MessageSource | undefined;
+  readonly keepFirst?: number | undefined;
 }
 
 export type PartResult = Omit<RangeResult, 'seen'> & { seen: { slots: Float64Array; size: number } | undefined };
@@ -279,6 +284,52 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   // The first part must end where the second was told it starts, with the line end it assumed.
   if (a.nextLine !== split.line || a.recordDelimiter !== split.recordDelimiter || a.columns === undefined) return undefined;
   return merge(a, b, o.batchSize, o.fileLabel, maxProblems, o.spoolPath, split.line);
+}
+
+/**
+ * The whole preflight in one worker, for rows with messages of their own (not split: see
+ * bulk/preflight-pass.ts). Rendering, counting parts and grouping allocate per row; in a worker
+ * with a small young generation that garbage is collected early, which keeps peak RSS down.
+ * Undefined when no worker could do it: the caller runs the pass itself, and gives its errors.
+ */
+export async function runWholeInWorker(o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number }): Promise<PreflightResult | undefined> {
+  const job: PartJob = {
+    path: o.path,
+    fileLabel: o.fileLabel,
+    format: o.format,
+    columns: o.columns,
+    country: o.country,
+    allowDuplicates: o.allowDuplicates,
+    exclude: o.exclude?.export(),
+    batchSize: o.batchSize,
+    maxProblems: o.maxProblems ?? 20,
+    setCapacity: o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0,
+    spoolPath: o.spoolPath,
+    start: undefined,
+    end: undefined,
+    recordDelimiter: undefined,
+    hash: true,
+    firstNumbers: false,
+    message: o.message,
+    keepFirst: o.keepFirst,
+  };
+  let part: ReturnType<typeof runPart>;
+  try {
+    part = runPart(job, o.signal);
+  } catch {
+    return undefined;
+  }
+  let r: PartResult;
+  try {
+    r = await part.result;
+  } catch {
+    await part.stop();
+    return undefined;
+  }
+  await part.stop();
+  // The totals arrive as plain data (structured clone): give them their methods back.
+  const totals = r.totals !== undefined ? Object.assign(new TextTotals(), r.totals) : undefined;
+  return finishPreflight({ ...r, totals, seen: undefined }, o.batchSize, o.fileLabel);
 }
 
 function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number): SplitPreflight | undefined {

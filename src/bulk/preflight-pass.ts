@@ -10,7 +10,7 @@ import type { RunShape } from './journal.js';
 import type { NumberChecker } from './number-check.js';
 import type { NumberSet } from './number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from './personalise.js';
-import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight } from './parallel.js';
+import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
 import { ReportWriter } from './report.js';
@@ -101,8 +101,33 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     spool = split.spool;
     c.debug(`preflight: two threads, the second from line ${split.splitLine}`);
   } else {
-    const writer = spoolPath !== undefined ? new SpoolWriter(spoolPath) : undefined;
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
+    // Rows with messages of their own: the one pass in a worker when the file is big enough.
+    const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0;
+    const threshold = parallelMinBytes(c.env);
+    const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
+      ? await runWholeInWorker({
+          path: c.path,
+          fileLabel: c.fileLabel,
+          format,
+          columns,
+          country: c.country,
+          allowDuplicates: c.shape.allowDuplicates,
+          exclude: c.exclude,
+          batchSize: c.shape.batchSize,
+          fileBytes: c.fileBytes,
+          spoolPath,
+          signal: c.signal,
+          message: c.message,
+          keepFirst: c.keepFirst ?? 0,
+        })
+      : undefined;
+    c.checkpoint();
+    if (inWorker !== undefined) {
+      c.debug('preflight: one worker thread');
+      return { pre: inWorker, format, spool: spoolPath !== undefined ? spoolFile(spoolPath) : undefined, seconds: ((performance.now() - started) / 1000).toFixed(1) };
+    }
+    const writer = spoolPath !== undefined ? new SpoolWriter(spoolPath) : undefined;
     try {
       pre = await runPreflight({
         path: c.path,

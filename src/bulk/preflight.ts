@@ -282,13 +282,21 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let firstKey: string | undefined;
   const grouper =
     personal !== undefined
-      ? new Grouper<string>(o.batchSize, (b) => {
-          if (b.index === 0) {
-            firstKey = b.key;
-            firstBatch.push(...b.items);
-          }
-        })
+      ? new Grouper<undefined>(
+          o.batchSize,
+          (b) => {
+            if (b.index === 0) {
+              firstKey = b.key;
+              firstCount = b.count;
+            }
+          },
+          undefined,
+          true,
+        )
       : undefined;
+  // The first request's recipients, kept until it is known which message it sends.
+  const firstOf = new Map<string, string[]>();
+  let firstCount = 0;
   let columns: ColumnPlan | undefined;
   let rows = 0;
   let invalid = 0;
@@ -338,9 +346,19 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       toSend++;
       if (r.message !== undefined) {
         // A message of its own: its parts counted, its request found by grouping.
-        const json = recipientJson(plan, r.e164, fields);
+        const wanted = o.spool !== undefined || firstKey === undefined || firstRows.length < keepFirst;
+        const json = wanted ? recipientJson(plan, r.e164, fields) : '';
         if (r.message.analysis !== undefined) totals?.add(r.message.analysis, line);
-        grouper?.add(r.message.key, firstKey === undefined ? json : '');
+        if (firstKey === undefined) {
+          const list = firstOf.get(r.message.key);
+          if (list === undefined) firstOf.set(r.message.key, [json]);
+          else list.push(json);
+        }
+        grouper?.add(r.message.key, undefined);
+        if (firstKey !== undefined && firstBatch.length === 0) {
+          firstBatch.push(...(firstOf.get(firstKey) ?? []).slice(0, firstCount));
+          firstOf.clear();
+        }
         o.spool?.send(line, r.e164, `${json}\t${r.message.key}`);
         if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: r.message.key });
         return;
@@ -394,6 +412,8 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   });
   if (hash !== undefined && o.end !== undefined) await hashFrom(o.path, o.end, hash);
   grouper?.finish();
+  if (firstKey !== undefined && firstBatch.length === 0) firstBatch.push(...(firstOf.get(firstKey) ?? []).slice(0, firstCount));
+  firstOf.clear();
   return {
     columns,
     rows,

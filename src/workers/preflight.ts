@@ -30,6 +30,8 @@ async function main(job: PartJob): Promise<void> {
       recordDelimiter: job.recordDelimiter,
       hash: job.hash,
       firstNumbers: job.firstNumbers,
+      message: job.message,
+      keepFirst: job.keepFirst,
     });
     const { seen, ...rest } = r;
     result = { ...rest, seen: seen?.export() };

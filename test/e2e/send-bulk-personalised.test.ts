@@ -266,4 +266,26 @@ describe('send-bulk: personalised messages', () => {
       await server.close();
     }
   });
+
+  test('the preflight in a worker thread sends exactly what the one pass in this thread sends', async () => {
+    const rows = Array.from({ length: 400 }, (_, i) => `+4479111${String(i % 350).padStart(5, '0')},${i % 7 === 0 ? '' : `N${i % 40}`},"d ${i % 3}"`);
+    const path = csv(`msisdn,name,day\n${rows.join('\n')}\n`);
+    const runs: Array<[string, string]> = [];
+    for (const threshold of ['0', 'off']) {
+      const { server, record } = await sandbox();
+      try {
+        const e = { ...env(server.url), MSGR_BULK_PARALLEL_MIN_BYTES: threshold };
+        const report = join(tempDir(), 'report.csv');
+        const r = await runCli(['send-bulk', path, '--from', 'Acme', '--text', 'Hi {{name|you}} {{day}}', '--batch-size', '4', '--concurrency', '1', '--report', report, '--verbose'], { env: e, timeoutMs: 30_000 });
+        assert.equal(r.code, 0, r.stderr);
+        assert.equal(/preflight: one worker thread/.test(r.stderr), threshold === '0');
+        runs.push([received(record).map((q) => JSON.stringify(q.request)).join('\n'), readFileSync(report, 'utf8').replace(/sbx_m_\w+/g, 'id')]);
+      } finally {
+        await server.close();
+      }
+    }
+    assert.equal(runs[0]?.[0], runs[1]?.[0]);
+    assert.equal(runs[0]?.[1], runs[1]?.[1]);
+    assert.ok((runs[0]?.[0].split('\n').length ?? 0) < 350, 'rows with the same text shared requests');
+  });
 });
