@@ -29,13 +29,14 @@ export interface SealedBatch<T> {
   readonly items: T[];
 }
 
-/** One object per batch, open then sealed: millions of rows should not mean millions more. */
 interface OpenBatch<T> {
+  /** -1 while open. */
   index: number;
   readonly key: string;
   readonly first: number;
   count: number;
-  readonly items: T[];
+  /** Handed over when sealed: the queue may hold the batch a while longer, never its rows. */
+  items: T[];
 }
 
 const NO_ITEMS: never[] = [];
@@ -89,7 +90,7 @@ export class Grouper<T> {
       }
       this.#head++;
     }
-    if (this.#head > 4096 && this.#head * 2 > queue.length) {
+    if (this.#head > 1024 && this.#head * 2 > queue.length) {
       this.#queue = queue.slice(this.#head);
       this.#head = 0;
     }
@@ -116,6 +117,8 @@ export class Grouper<T> {
   #seal(b: OpenBatch<T>): void {
     b.index = this.#sealed++;
     this.#open.delete(b.key);
-    this.#onBatch(b);
+    const items = b.items;
+    b.items = NO_ITEMS;
+    this.#onBatch({ index: b.index, key: b.key, first: b.first, count: b.count, items });
   }
 }
