@@ -165,3 +165,35 @@ describe('the preflight with a message per row', () => {
     await assert.rejects(preflight('msisdn,first_name\n+447700900001,Ann\n', 'Hi {{frist_name}}'), (e: unknown) => e instanceof UsageError && /did you mean \{\{first_name\}\}\?/.test(e.message));
   });
 });
+
+describe('previews and samples', () => {
+  const message = { accountReference: 'A1', channel: 'SMS', from: 'Acme', body: { text: 'Hi {{name}}' } };
+  const row = { line: 7, e164: '+447700900001', recipient: '{"msisdn":"+447700900001","variables":{"city":"Leeds"}}', key: '["Hi Ann ’",null]'.replace(',null', '') };
+
+  test('a preview entry is the row as it will be sent', async () => {
+    const { previewEntries, formatPreview } = await import('../../src/bulk/preview.js');
+    const [e] = previewEntries(message, [row]);
+    assert.deepEqual(e, { line: 7, msisdn: '+447700900001', from: 'Acme', text: 'Hi Ann ’', templateId: null, recipient: { variables: { city: 'Leeds' } }, encoding: 'UCS-2', parts: 1 });
+    assert.equal(formatPreview(previewEntries(message, [row])), 'line 7 → +447700900001 from Acme (UCS-2, 1 SMS part)\n  │ Hi Ann ’\n  {"variables":{"city":"Leeds"}}');
+  });
+
+  test('a short view of a request shows its first recipients and how many more', async () => {
+    const { shortRequestView } = await import('../../src/bulk/preview.js');
+    const request = { ...message, recipients: Array.from({ length: 5 }, (_, i) => ({ msisdn: `+4477009000${i}` })), metaData: { a: '1' } };
+    const view = shortRequestView(request, 2);
+    assert.match(view, /"msisdn": "\+44770090001"\n {4}\}\n {4}… and 3 more recipients in this request\n {2}\],\n {2}"metaData"/);
+    assert.doesNotMatch(view, /\+44770090002/);
+    assert.equal(shortRequestView({ ...message, recipients: [{ msisdn: '+1' }] }), JSON.stringify({ ...message, recipients: [{ msisdn: '+1' }] }, null, 2));
+  });
+
+  test('a sample is the row\'s request with the sample numbers as recipients, variables kept', async () => {
+    const { sampleBody, realRunCommand } = await import('../../src/bulk/sample.js');
+    const body = JSON.parse(sampleBody(message, row, ['+447700900998', '+447700900999'])) as { body: { text: string }; recipients: unknown[] };
+    assert.equal(body.body.text, 'Hi Ann ’');
+    assert.deepEqual(body.recipients, [
+      { msisdn: '+447700900998', variables: { city: 'Leeds' } },
+      { msisdn: '+447700900999', variables: { city: 'Leeds' } },
+    ]);
+    assert.equal(realRunCommand(['send-bulk', 'a.csv', '--sample-to', '+1', '--text', 'Hi {{x}}', '--sample=2', '--sample-to=+2', '--sample', '3']), "msgr send-bulk a.csv --text 'Hi {{x}}'");
+  });
+});
