@@ -191,3 +191,17 @@ function excerpt(text: string, at: number): string {
   const chars = [...text.slice(at, at + 40)];
   return chars.length > 20 ? `${chars.slice(0, 20).join('')}…` : chars.join('');
 }
+
+/**
+ * `{name}` in single braces where `name` is a column: sent as written, which is rarely what was
+ * meant (other tools write placeholders that way), so the caller warns.
+ */
+export function singleBraceColumns(text: string, header: readonly string[]): string[] {
+  const lower = new Set(header.map((h) => h.trim().toLowerCase()));
+  const found: string[] = [];
+  for (const m of text.matchAll(/(?<!\{)\{([^{}\n]+)\}(?!\})/g)) {
+    const name = (m[1] as string).trim();
+    if (lower.has(name.toLowerCase()) && !found.some((f) => f.toLowerCase() === name.toLowerCase())) found.push(name);
+  }
+  return found;
+}

@@ -135,3 +135,11 @@ describe('placeholders: rendering', () => {
     assert.match(usageError(() => parsePlaceholders('😀{{😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀😀', '--text')).message, /"\{\{(?:😀){18}…"/u);
   });
 });
+
+describe('placeholders: single braces', () => {
+  test('{column} in single braces is found when it names a column, once each', async () => {
+    const { singleBraceColumns } = await import('../../src/message/placeholders.js');
+    assert.deepEqual(singleBraceColumns('Hi {first_name}, {FIRST_NAME} {{date}} {nope} {date}', HEADER), ['first_name', 'date']);
+    assert.deepEqual(singleBraceColumns('Hi {{first_name}} \\{{date}}', HEADER), []);
+  });
+});

@@ -28,6 +28,7 @@ import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
 import { analyseText } from '../../bulk/segments.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
+import { singleBraceColumns } from '../../message/placeholders.js';
 import { formatPreview, previewEntries, shortRequestView } from '../../bulk/preview.js';
 import { realRunCommand, sampleError, sendSamples } from '../../bulk/sample.js';
 import { newRunId } from '../../bulk/state.js';
@@ -186,6 +187,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   );
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
+  if (sharedText !== undefined && spec?.render === true) {
+    for (const name of singleBraceColumns(sharedText, pre.columns.header)) ui.warn(`${source?.textFlag ?? '--text'}: {${name}} is sent as written; write {{${name}}} to put each row's ${name} in the text`);
+  }
 
   if (opts.preview !== undefined) {
     const entries = previewEntries(message, pre.firstRows);
@@ -231,6 +235,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const caFile = settings.caFile.value;
   if (caFile !== undefined) readCaFile(caFile, caFileSource(settings.caFile));
   if (sampleTo !== undefined) {
+    if (pre.firstRows.length === 0) throw new UsageError(`--sample-to: ${input.label} has no row to send, so there is nothing to sample`);
     const client = createClient({
       endpoint,
       apiKey: key,
