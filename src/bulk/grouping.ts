@@ -68,6 +68,11 @@ export class Grouper<T> {
     this.#keepItems = !countOnly;
   }
 
+  /** How many rows back a batch stays open, at most: a row is sealed within this many more. */
+  get window(): number {
+    return this.#window;
+  }
+
   /** Batches sealed so far. */
   get sealed(): number {
     return this.#sealed;

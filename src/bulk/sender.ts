@@ -276,28 +276,51 @@ export class Sender {
   async #readGrouped(spool: SpoolSource, queue: Batch[], sendable: (batch: number) => boolean): Promise<void> {
     const { client } = this.#cfg;
     const withReport = this.#report !== undefined;
-    let position = 0;
-    const grouper = new Grouper<{ seq: number; line: number; number: string; json: string }>(this.#cfg.batchSize, (sealed) => {
-      const items = sealed.items;
+    // Each row to send is grouped by its position (a number, nothing allocated per row); what the
+    // batch needs of it waits in rings, since a row is sealed at most a window after it was read.
+    let size = 0;
+    let json: string[] = [];
+    let lines = new Float64Array(0);
+    let numbers: string[] = [];
+    let seqs = new Float64Array(0);
+    const grouper = new Grouper<number>(this.#cfg.batchSize, (sealed) => {
+      const at = sealed.items.map((p) => p % size);
       queue.push({
         seq: -1,
         index: sealed.index,
         first: sealed.first,
-        firstLine: (items[0] as { line: number }).line,
-        entries: sendable(sealed.index) ? items.map((r) => r.json) : [],
-        count: items.length,
-        rows: withReport ? { lines: items.map((r) => r.line), numbers: items.map((r) => r.number), skips: items.map(() => undefined), errors: items.map(() => undefined) } : undefined,
+        firstLine: lines[at[0] as number] as number,
+        entries: sendable(sealed.index) ? at.map((i) => json[i] as string) : [],
+        count: at.length,
+        rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
         key: sealed.key,
-        seqs: items.map((r) => r.seq),
+        seqs: withReport ? at.map((i) => seqs[i] as number) : [],
       });
     });
+    size = grouper.window + 2;
+    json = new Array<string>(size).fill('');
+    lines = new Float64Array(size);
+    if (withReport) {
+      numbers = new Array<string>(size).fill('');
+      seqs = new Float64Array(size);
+    }
+    let position = 0;
+    let toSend = 0;
     try {
       await spool(
         (kind, line, number, payload) => {
           const seq = position++;
           if (kind === 'S') {
             const tab = payload.indexOf('\t');
-            grouper.add(payload.slice(tab + 1), { seq, line, number, json: payload.slice(0, tab) });
+            const p = toSend++;
+            const i = p % size;
+            json[i] = payload.slice(0, tab);
+            lines[i] = line;
+            if (withReport) {
+              numbers[i] = number;
+              seqs[i] = seq;
+            }
+            grouper.add(payload.slice(tab + 1), p);
           } else if (withReport) {
             this.#rowDone(seq, { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
           }
