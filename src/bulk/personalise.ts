@@ -44,7 +44,10 @@ export interface RowMessagePlan {
 export function isPersonal(source: MessageSource): boolean {
   const { spec } = source;
   if (spec.textColumn !== null || spec.fromColumn !== null) return true;
-  return spec.render && source.text !== undefined && parsePlaceholders(source.text, source.textFlag).slots.length > 0;
+  if (!spec.render || source.text === undefined) return false;
+  // A text with placeholders, or with `\{{` (sent as `{{`): made per row, even if all the same.
+  const parsed = parsePlaceholders(source.text, source.textFlag);
+  return parsed.slots.length > 0 || parsed.literals[0] !== source.text;
 }
 
 /**

@@ -35,6 +35,10 @@ describe('a message per row', () => {
   test('a text without placeholders, or --no-render, is one shared message', () => {
     assert.equal(isPersonal(source('Hello all')), false);
     assert.equal(isPersonal(source('Hi {{name}}', { render: false })), false);
+    // An escaped {{ still goes through rendering, so the backslash is never sent.
+    assert.equal(isPersonal(source('Use \\{{code}} as is')), true);
+    const m = planRowMessage(HEADER, source('Use \\{{code}} as is'), 'f.csv').message(['+1', '', '', '']);
+    assert.ok(m.ok && m.text === 'Use {{code}} as is');
     assert.deepEqual(messageColumnNames(source('Hi {{name}}', { render: false })), []);
   });
 
