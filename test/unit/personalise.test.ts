@@ -47,7 +47,7 @@ describe('a message per row', () => {
     const m = plan.message(['+1', 'Ann', 'Hi {{name}} \\{{', '']);
     assert.ok(m.ok);
     assert.equal(m.text, 'Hi {{name}} \\{{');
-    assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, column: 'sms', reason: 'is empty: every row needs its message' });
+    assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, cause: 'empty-message', column: 'sms', reason: 'is empty: every row needs its message' });
     assert.throws(() => planRowMessage(HEADER, source(undefined, { textColumn: 'body' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /--text-column: f\.csv has no column "body"/.test(e.message));
   });
 
@@ -58,7 +58,7 @@ describe('a message per row', () => {
     assert.ok(a.ok && b.ok);
     assert.notEqual(a.key, b.key);
     assert.deepEqual(messageOfKey(b.key), { text: 'Hi Ann', from: 'Shop' });
-    assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, column: 'sender', reason: 'is empty: every row needs its sender' });
+    assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, cause: 'sender', column: 'sender', reason: 'is empty: every row needs its sender' });
     const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
     assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
   });
@@ -68,13 +68,13 @@ describe('a message per row', () => {
     const r = plan.message(['+1', '', '', '']);
     assert.ok(!r.ok && r.column === 'name' && /is empty and \{\{name\}\} has no default/.test(r.reason));
     const blank = planRowMessage(HEADER, source('{{name|}}'), 'f.csv').message(['+1', '', '', '']);
-    assert.deepEqual(blank, { ok: false, column: '', reason: 'the message is empty once its placeholders are filled in' });
+    assert.deepEqual(blank, { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in' });
   });
 
   test('--max-parts: a rendered text over it is an invalid row', () => {
     const plan = planRowMessage(HEADER, source('{{name}}', { maxParts: 1 }), 'f.csv');
     assert.ok(plan.message(['+1', 'a'.repeat(160), '', '']).ok);
-    assert.deepEqual(plan.message(['+1', 'a'.repeat(161), '', '']), { ok: false, column: '', reason: 'the message takes 2 SMS parts, more than --max-parts 1' });
+    assert.deepEqual(plan.message(['+1', 'a'.repeat(161), '', '']), { ok: false, cause: 'max-parts', column: '', reason: 'the message takes 2 SMS parts, more than --max-parts 1', hint: 'Shorten the text, or raise --max-parts.' });
     // A name that forces UCS-2 shrinks the part: 71 characters are 2 parts.
     assert.equal(plan.message(['+1', `${'a'.repeat(70)}’`, '', '']).ok, false);
   });
