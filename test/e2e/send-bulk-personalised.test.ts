@@ -118,7 +118,7 @@ describe('send-bulk: personalised messages', () => {
       const path = csv(`${PEOPLE}\n`);
       const stop = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name}}'], env(server.url));
       assert.equal(stop.code, 2);
-      assert.match(stop.stderr, /line 4, first_name: is empty and \{\{first_name\}\} has no default/);
+      assert.match(stop.stderr, /1 row: placeholders with an empty value and no default \(column first_name\)\n\s+line 4: is empty and \{\{first_name\}\} has no default/);
       assert.equal(received(record).length, 0);
       const skip = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name}}', '--skip-invalid'], env(server.url));
       assert.equal(skip.code, 0, skip.stderr);
@@ -148,7 +148,7 @@ describe('send-bulk: personalised messages', () => {
       const path = csv('msisdn,message,sender\n+447911100001,"Hello Ann,\nsee you",Acme\n+447911100002,Hi {{x}} as written,Shop\n+447911100003,,Acme\n+447911100004,"Hello Ann,\nsee you",Acme\n');
       const stop = await bulk([path, '--text-column', 'message', '--from-column', 'sender'], env(server.url));
       assert.equal(stop.code, 2);
-      assert.match(stop.stderr, /line 5, message: is empty: every row needs its message/);
+      assert.match(stop.stderr, /1 row: empty messages \(column message\)\n\s+line 5: is empty: every row needs its message/);
       const r = await bulk([path, '--text-column', 'message', '--from-column', 'sender', '--skip-invalid'], env(server.url));
       assert.equal(r.code, 0, r.stderr);
       const requests = received(record).map((q) => [q.request.from, q.request.body.text, q.request.recipients.map((p) => p.msisdn)]);
