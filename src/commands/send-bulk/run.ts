@@ -239,7 +239,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     const client = createClient({
       endpoint,
       apiKey: key,
-      userAgent: `msgr/${ctx.version} node/${process.version}`,
+      userAgent: userAgent(ctx),
       timeoutMs: opts.timeoutMs,
       caFile,
       caFileSource: caFileSource(settings.caFile),
