@@ -6,7 +6,7 @@
 // A row's message travels as its grouping key: JSON of [text] or [text, from] (text null for a
 // template). The preflight groups by it to count requests, writes it to the spool after the
 // recipient, and the send pass groups by the very same string and builds each request from it.
-import { analyseText, type TextAnalysis } from './segments.js';
+import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
 import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { UsageError } from '../errors.js';

@@ -1,7 +1,7 @@
 // Seeing a campaign before paying for it (README: "Personalised messages"): the first rows'
 // messages exactly as they will be sent (--preview), a short view of the first request for a dry
 // run on a terminal, and the samples --sample-to sends instead of the rows' recipients.
-import { analyseText } from './segments.js';
+import { analyseText } from '../message/segments.js';
 import { messageForKey } from './personalise.js';
 import type { FirstRow } from './preflight.js';
 

@@ -6,7 +6,7 @@ import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
 import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
-import { describeChar, type TextAnalysis } from './segments.js';
+import { describeChar, type TextAnalysis } from '../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';
 import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
 

@@ -5,6 +5,7 @@ import type { Context } from '../context.js';
 import { registerDoctor } from './doctor/index.js';
 import { registerProfile } from './profile/index.js';
 import { registerSandbox } from './sandbox/index.js';
+import { registerSegments } from './segments/index.js';
 import { registerSendBulk } from './send-bulk/index.js';
 import { registerSend } from './send/index.js';
 
@@ -16,4 +17,5 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]
   ['profile', registerProfile],
   ['sandbox', registerSandbox],
   ['doctor', registerDoctor],
+  ['segments', registerSegments],
 ];

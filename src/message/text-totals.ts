@@ -2,7 +2,7 @@
 // "Personalised messages"): how many messages, their SMS parts in total, the largest one and where
 // it is, how many are UCS-2 and which characters force that most often. `send --dry-run` prints
 // the same line for its one message.
-import { analyseText, describeChar, type TextAnalysis } from '../bulk/segments.js';
+import { analyseText, describeChar, type TextAnalysis } from './segments.js';
 
 export interface TextTotalsJson {
   readonly messages: number;

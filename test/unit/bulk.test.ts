@@ -14,7 +14,7 @@ import { CsvInputError, detectFormat, readCsv, sniffDelimiter } from '../../src/
 import { csvField, ReportWriter } from '../../src/bulk/report.js';
 import { extractMessageIds } from '../../src/bulk/message-ids.js';
 import { requestFrame } from '../../src/bulk/message.js';
-import { analyseText, splitGsm, splitUcs2 } from '../../src/bulk/segments.js';
+import { analyseText, splitGsm, splitUcs2 } from '../../src/message/segments.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';

@@ -11,7 +11,7 @@ import { runPreflight } from '../../src/bulk/preflight.js';
 import { detectFormat } from '../../src/bulk/reader.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { TextTotals, totalsOf } from '../../src/message/text-totals.js';
-import { analyseText } from '../../src/bulk/segments.js';
+import { analyseText } from '../../src/message/segments.js';
 import { UsageError } from '../../src/errors.js';
 
 const SPEC: PersonalSpec = { render: true, textColumn: null, fromColumn: null, maxParts: null };

@@ -26,7 +26,7 @@ import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
 import { createProgress, fmt, formatBytes } from '../../bulk/progress.js';
 import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
-import { analyseText } from '../../bulk/segments.js';
+import { analyseText } from '../../message/segments.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
 import { singleBraceColumns } from '../../message/placeholders.js';
 import { formatPreview, previewEntries, shortRequestView } from '../../bulk/preview.js';

@@ -44,7 +44,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     if (request.body.text !== undefined) {
       // What it will cost, counted as send-bulk counts it (README: "Personalised messages").
       const { TextTotals } = await import('../../message/text-totals.js');
-      const { analyseText } = await import('../../bulk/segments.js');
+      const { analyseText } = await import('../../message/segments.js');
       const totals = new TextTotals();
       totals.add(analyseText(request.body.text), undefined, Math.max(1, recipientCount));
       ui.info(totals.describe());

@@ -1,0 +1,31 @@
+// `msgr segments [text]`: how a text would travel as SMS. Commander only; the work loads when
+// the command runs.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+
+export function registerSegments(program: Command, ctx: Context): void {
+  program
+    .command('segments')
+    .description('show how a text travels as SMS: encoding, length, parts, and what forces UCS-2')
+    .argument('[text]', 'the message text (else --text-file, or piped on stdin)')
+    .option('--text-file <path>', "read the text from a file ('-' for stdin)")
+    .option('--text-encoding <name>', 'encoding of the text file or piped text without a BOM: utf8 (default), latin1, utf16le, utf16be')
+    .option('--json', 'print one JSON document on stdout')
+    .option('-q, --quiet', 'print nothing on stderr but warnings and errors')
+    .option('-v, --verbose', 'show stack traces on errors')
+    .addHelpText(
+      'after',
+      `
+Nothing is sent and no profile is needed. The text is counted exactly as send and send-bulk
+would send it (a final newline of a file or of piped text is dropped).
+
+Examples:
+  msgr segments 'Your order has shipped'
+  msgr segments --text-file notice.txt
+  echo 'It’s ready – come by' | msgr segments --json`,
+    )
+    .action(async (text: string | undefined, _opts: unknown, command: Command) => {
+      const { runSegments } = await import('./run.js');
+      await runSegments(ctx, text, command.opts());
+    });
+}
