@@ -1,5 +1,6 @@
-// The error family and its exit codes: the table in docs/contract.md, "Exit codes" (and README, "Exit codes").
-// Commands throw; main.ts catches once and maps to process exit codes.
+// The error family and its exit codes: the table in docs/contract.md, "Exit codes" (and README,
+// "Exit codes"). Commands throw; main.ts catches once and maps to process exit codes; under
+// --json every error becomes one document of one shape (README: "Errors as JSON").
 
 export const ExitCode = {
   OK: 0,
@@ -17,22 +18,61 @@ export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 export interface MsgrErrorOptions {
   /** What to do next, shown under the message. */
   hint?: string;
-  /** A JSON document for stdout under --json (for example the server's parsed error body). */
+  /**
+   * A whole document for stdout under --json instead of the error shape (a bulk run's summary,
+   * which carries `exitCode` at its top level).
+   */
   json?: unknown;
   /** The --json document, made with the error's own exit code (a summary that names it). */
   jsonFor?: (exitCode: ExitCode) => unknown;
+  /** The HTTP status of an API answer that failed. */
+  status?: number;
+  /** The server's parsed error body (undefined when it sent none, or not JSON). */
+  body?: unknown;
   cause?: unknown;
+}
+
+/** The one shape of a failure under --json (README: "Errors as JSON"). */
+export interface ErrorDocument {
+  readonly error: {
+    readonly message: string;
+    readonly hint: string | null;
+    readonly exitCode: ExitCode;
+    readonly status?: number;
+    readonly body?: unknown;
+  };
+}
+
+export function errorDocument(message: string, hint: string | undefined, exitCode: ExitCode, http?: { status?: number | undefined; body?: unknown }): ErrorDocument {
+  return {
+    error: {
+      message,
+      hint: hint ?? null,
+      exitCode,
+      ...(http?.status !== undefined ? { status: http.status, body: http.body ?? null } : {}),
+    },
+  };
 }
 
 export class MsgrError extends Error {
   readonly exitCode: ExitCode;
   readonly hint: string | undefined;
   readonly json: unknown;
+  readonly status: number | undefined;
+  readonly body: unknown;
   constructor(exitCode: ExitCode, message: string, options: MsgrErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.exitCode = exitCode;
     this.hint = options.hint;
     this.json = options.jsonFor !== undefined ? options.jsonFor(exitCode) : options.json;
+    this.status = options.status;
+    this.body = options.body;
+  }
+
+  /** What --json prints: the summary this error carries, or the one error shape. */
+  toJson(): unknown {
+    if (this.json !== undefined) return this.json;
+    return errorDocument(this.message, this.hint, this.exitCode, { status: this.status, body: this.body });
   }
 }
 

@@ -4,7 +4,7 @@
 // about as much as bare Node (README: "Performance").
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
-import { ExitCode } from './errors.js';
+import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS } from './commands/index.js';
 import { VERSION } from './version.js';
 
@@ -47,6 +47,13 @@ export function buildProgram(ctx: Context): Command {
   return program;
 }
 
+/** The command's name as typed after `msgr` (`profile add`). */
+export function commandPath(cmd: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = cmd; c?.parent != null; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
   const program = buildProgram(ctx);
@@ -56,6 +63,16 @@ export async function main(ctx: Context): Promise<number> {
   program.hook('preAction', (_program, action) => {
     parsed = action.opts();
   });
+  // Which command refused the command line, for the hint.
+  let refusedBy: Command = program;
+  const watch = (cmd: Command): void => {
+    cmd.exitOverride((err) => {
+      refusedBy = cmd;
+      throw err;
+    });
+    for (const sub of cmd.commands) watch(sub);
+  };
+  watch(program);
   try {
     await program.parseAsync([...ctx.argv], { from: 'user' });
     return ExitCode.OK;
@@ -66,18 +83,25 @@ export async function main(ctx: Context): Promise<number> {
       if (err.exitCode === 0) return ExitCode.OK;
       // --json promises one document on stdout, even when the command line itself is wrong: the
       // options Commander had parsed when it stopped say whether --json was given as a flag.
-      if (parsedFlag(program, 'json')) ctx.stdout.write(`${JSON.stringify({ error: { message: err.message.replace(/^error: /, ''), exitCode: ExitCode.USAGE } }, null, 2)}\n`);
+      if (parsedFlag(program, 'json')) {
+        const path = commandPath(refusedBy);
+        const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
+        ctx.stdout.write(`${JSON.stringify(errorDocument(err.message.replace(/^error: /, ''), hint, ExitCode.USAGE), null, 2)}\n`);
+      }
       return ExitCode.USAGE;
     }
     const { reportError } = await import('./output/report-error.js');
     const { verbosity } = await import('./output/ui.js');
+    // An error thrown while parsing (an option refused by its own listener, such as --api-key)
+    // comes before any action: the flags Commander had parsed by then decide.
+    const opts = parsed ?? { json: parsedFlag(program, 'json'), quiet: parsedFlag(program, 'quiet'), verbose: parsedFlag(program, 'verbose') };
     let verbose = false;
     try {
-      verbose = verbosity({ quiet: parsed?.quiet === true, verbose: parsed?.verbose === true }).verbose;
+      verbose = verbosity({ quiet: opts.quiet === true, verbose: opts.verbose === true }).verbose;
     } catch {
       // -q with -v: the usage error says so, without a stack trace.
     }
-    return reportError(ctx, err, { verbose, json: parsed?.json === true });
+    return reportError(ctx, err, { verbose, json: opts.json === true });
   }
 }
 

@@ -1,8 +1,11 @@
 // The one place errors become text and exit codes (README: "Design notes": a command throws, main.ts catches once).
 import { colorLevel, type Context } from '../context.js';
-import { ExitCode, MsgrError } from '../errors.js';
+import { errorDocument, ExitCode, MsgrError } from '../errors.js';
 import { stripControl } from './sanitize.js';
 import { paint } from './ui.js';
+
+/** Where bugs are reported: package.json's `bugs`. */
+export const ISSUES_URL = 'https://github.com/msgr-cli/msgr/issues';
 
 export interface ReportOptions {
   verbose: boolean;
@@ -12,10 +15,7 @@ export interface ReportOptions {
 export function reportError(ctx: Context, err: unknown, options: ReportOptions): number {
   const color = paint(colorLevel(ctx.env, ctx.stderr));
   if (err instanceof MsgrError) {
-    if (options.json) {
-      const doc = err.json !== undefined ? err.json : { error: { message: err.message, exitCode: err.exitCode } };
-      ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    }
+    if (options.json) ctx.stdout.write(`${JSON.stringify(err.toJson(), null, 2)}\n`);
     const message = ctx.stderr.isTTY ? stripControl(err.message) : err.message;
     ctx.stderr.write(`${color.red('error:')} ${message}\n`);
     if (err.hint !== undefined) ctx.stderr.write(`${color.dim('hint:')} ${err.hint}\n`);
@@ -24,7 +24,7 @@ export function reportError(ctx: Context, err: unknown, options: ReportOptions):
   }
   const message = err instanceof Error ? err.message : String(err);
   if (options.json) {
-    ctx.stdout.write(`${JSON.stringify({ error: { message, exitCode: ExitCode.INTERNAL } }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify(errorDocument(message, `This is a bug in msgr; please report it at ${ISSUES_URL}`, ExitCode.INTERNAL), null, 2)}\n`);
   }
   ctx.stderr.write(`${color.red('internal error:')} ${message}\n`);
   if (options.verbose && err instanceof Error && err.stack !== undefined) {
@@ -32,6 +32,6 @@ export function reportError(ctx: Context, err: unknown, options: ReportOptions):
   } else {
     ctx.stderr.write('Run again with --verbose for details.\n');
   }
-  ctx.stderr.write('This is a bug in msgr; please report it with the output of --verbose (it never shows your API key).\n');
+  ctx.stderr.write(`This is a bug in msgr; please report it at ${ISSUES_URL} with the output of --verbose (it never shows your API key).\n`);
   return ExitCode.INTERNAL;
 }

@@ -46,7 +46,7 @@ describe('msgr segments', () => {
   test('no text, or a missing file: exit 2, one JSON error document with --json', async () => {
     const none = await runCli(['segments', '--json'], { input: '' });
     assert.equal(none.code, 2);
-    assert.equal((JSON.parse(none.stdout) as { error: { exitCode: number } }).error.exitCode, 2);
+    assert.deepEqual(Object.keys((JSON.parse(none.stdout) as { error: object }).error), ['message', 'hint', 'exitCode']);
     const missing = await runCli(['segments', '--text-file', '/nonexistent/x.txt']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--text-file: cannot read \/nonexistent\/x\.txt \(no such file\)/);

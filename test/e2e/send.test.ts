@@ -246,7 +246,13 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.equal(r.code, 3);
     assert.match(r.stderr, /HTTP 401/);
     assert.match(r.stderr, /API key not recognised/);
-    assert.equal((JSON.parse(r.stdout) as { detail: string }).detail, 'API key not recognised');
+    const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number; status: number; body: { detail: string } } };
+    assert.deepEqual(Object.keys(doc.error), ['message', 'hint', 'exitCode', 'status', 'body']);
+    assert.equal(doc.error.exitCode, 3);
+    assert.equal(doc.error.status, 401);
+    assert.match(doc.error.message, /HTTP 401/);
+    assert.match(doc.error.hint, /API key/);
+    assert.equal(doc.error.body.detail, 'API key not recognised');
     assert.equal(server.requests.length, 1);
     assertNoKey(r);
     assertNoStack(r);
@@ -367,7 +373,7 @@ test('a key echoed back in a JSON body never reaches stdout, on success or error
   assert.deepEqual(JSON.parse(ok.stdout), { id: 'm1', echo: 'key=****5678' });
   const bad = await send(['--json']);
   assert.equal(bad.code, 4);
-  assert.deepEqual(JSON.parse(bad.stdout), { detail: 'bad key ****5678' });
+  assert.deepEqual((JSON.parse(bad.stdout) as { error: { body: unknown } }).error.body, { detail: 'bad key ****5678' });
   assertNoKey(ok);
   assertNoKey(bad);
 });
@@ -453,7 +459,24 @@ test('msgr --help documents the exit codes', async () => {
 test('with --json, a command-line error is still one JSON document on stdout', async () => {
   const r = await runCli(['send', '--json', '--bogus']);
   assert.equal(r.code, 2);
-  assert.deepEqual(JSON.parse(r.stdout), { error: { message: "unknown option '--bogus'", exitCode: 2 } });
+  assert.deepEqual(JSON.parse(r.stdout), { error: { message: "unknown option '--bogus'", hint: 'See the options with: msgr send --help', exitCode: 2 } });
+});
+
+test('--json is read from the parsed options: a --json that is the value of --text is text', async () => {
+  const r = await runCli(['send', '--dry-run', '--to', '123', '--from', 'Acme', '--account', 'X', '--text', '--json']);
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /national number/);
+});
+
+test('with --json, a network failure is one error document without status', async () => {
+  server.script({ reset: true });
+  const r = await send(['--json']);
+  assert.equal(r.code, 6, r.stderr);
+  const doc = JSON.parse(r.stdout) as { error: Record<string, unknown> };
+  assert.deepEqual(Object.keys(doc.error), ['message', 'hint', 'exitCode']);
+  assert.equal(doc.error.exitCode, 6);
+  assert.match(String(doc.error.message), /outcome unknown/);
 });
 
 test('a key with a character no header can carry is refused before anything is sent', async () => {

@@ -1,6 +1,7 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
 import type { Context } from '../../context.js';
-import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { outcomeError } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
 import { parseCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
@@ -95,7 +96,6 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 }
 
 function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string }): void {
-  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, o.apiKey);
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
@@ -115,28 +115,8 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
       if (o.sandbox) ui.info('sandbox: nothing was delivered');
       return;
     }
-    case 'auth':
-      throw new AuthError(`the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
-        hint: 'Check the API key and --account (msgr profile show tells where each came from).',
-        json: redactJson(outcome.body, o.apiKey),
-      });
-    case 'rejected':
-      throw new RejectedError(`the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
-        hint: 'Fix the request and send again; --dry-run shows what would be sent.',
-        json: redactJson(outcome.body, o.apiKey),
-      });
-    case 'not-sent': {
-      const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
-      const details = { hint: outcome.hint ?? 'Nothing was sent; it is safe to run the same command again.', json: redactJson(outcome.body, o.apiKey) };
-      // A setting must change first (a proxy refusing the credentials): fix, then run again.
-      if (outcome.config === true) throw new UsageError(message, details);
-      throw new NotSentError(message, details);
-    }
-    case 'unknown':
-      throw new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
-        hint: 'The request may have been processed. Check whether the message arrived before sending it again.',
-        json: redactJson(outcome.body, o.apiKey),
-      });
+    default:
+      throw outcomeError(outcome, { apiKey: o.apiKey, tty: ctx.stderr.isTTY === true, rejectedHint: 'Fix the request and send again; --dry-run shows what would be sent.' });
   }
 }
 
