@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerDoctor } from './doctor/index.js';
+import { registerApi } from './api/index.js';
 import { registerProfile } from './profile/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerSegments } from './segments/index.js';
@@ -18,4 +19,5 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]
   ['sandbox', registerSandbox],
   ['doctor', registerDoctor],
   ['segments', registerSegments],
+  ['api', registerApi],
 ];

@@ -61,10 +61,21 @@ export interface SendOptions {
   readonly stopRetries?: AbortSignal;
 }
 
+/** A request to any path of the API (`msgr api`), under the same key, TLS, proxy and retry rules. */
+export interface ApiRequest {
+  readonly method: Dispatcher.HttpMethod;
+  /** Built by `apiUrl`: always under the base URL. */
+  readonly url: URL;
+  readonly body?: string | undefined;
+  /** Extra headers; they replace msgr's own of the same name, except the key's. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
 export interface MessagesClient {
   send(body: unknown, options?: SendOptions): Promise<Outcome>;
   /** Sends an already serialised JSON body (bulk builds request bodies as strings). */
   sendRaw(json: string, options?: SendOptions): Promise<Outcome>;
+  request(req: ApiRequest, options?: SendOptions): Promise<Outcome>;
   close(): Promise<void>;
 }
 
@@ -147,9 +158,7 @@ export function createClient(options: ClientOptions): MessagesClient {
   const now = options.now ?? (() => new Date());
   const sleep = options.sleep ?? defaultSleep;
   const debug = options.debug;
-  const endpoint = options.endpoint.toString();
-  const url = options.endpoint;
-  debug?.(`route: ${describeRoute(route, url)}`);
+  debug?.(`route: ${describeRoute(route, options.endpoint)}`);
 
   /** Waits before a retry; false when a graceful stop came first (or comes meanwhile). */
   async function retryWait(delayMs: number, o: SendOptions): Promise<boolean> {
@@ -164,28 +173,35 @@ export function createClient(options: ClientOptions): MessagesClient {
     return !stopped();
   }
 
-  async function sendRaw(json: string, sendOptions: SendOptions = {}): Promise<Outcome> {
+  const sendRaw = (json: string, sendOptions: SendOptions = {}): Promise<Outcome> =>
+    exchange({ method: 'POST', url: options.endpoint, body: json }, sendOptions);
+
+  async function exchange(req: ApiRequest, sendOptions: SendOptions = {}): Promise<Outcome> {
+    const { method, url, body: json } = req;
+    const endpoint = url.toString();
     const headers: Record<string, string> = {
-      'content-type': 'application/json',
+      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
       accept: 'application/json, application/problem+json;q=0.9, */*;q=0.1',
       'user-agent': options.userAgent,
-      'x-api-key': options.apiKey,
     };
     if (sendOptions.idempotencyKey !== undefined) headers['idempotency-key'] = sendOptions.idempotencyKey;
+    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+    // The key comes only from msgr's own sources (never argv), whatever the extra headers say.
+    headers['x-api-key'] = options.apiKey;
     for (let attempt = 1; ; attempt++) {
       if (debug !== undefined) {
-        debug(`> POST ${endpoint} (attempt ${attempt})`);
+        debug(`> ${method} ${endpoint} (attempt ${attempt})`);
         for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'x-api-key' ? maskSecret(v) : v}`);
-        debug(`> ${json.length > 4000 ? `${json.slice(0, 4000)}… (${json.length} bytes)` : json}`);
+        if (json !== undefined) debug(`> ${json.length > 4000 ? `${json.slice(0, 4000)}… (${json.length} bytes)` : json}`);
       }
       let status: number;
       let text: string;
       let responseHeaders: Record<string, string | string[] | undefined>;
       try {
         const res = await request(url, {
-          method: 'POST',
+          method,
           headers,
-          body: json,
+          ...(json !== undefined ? { body: json } : {}),
           dispatcher,
           ...(sendOptions.signal !== undefined ? { signal: sendOptions.signal } : {}),
         });
@@ -255,6 +271,7 @@ export function createClient(options: ClientOptions): MessagesClient {
   return {
     send: (body, sendOptions) => sendRaw(JSON.stringify(body), sendOptions),
     sendRaw,
+    request: exchange,
     close: async () => {
       await dispatcher.close();
     },

@@ -14,6 +14,30 @@ export function isLoopbackHost(hostname: string): boolean {
  * allowed only to a loopback host (docs/contract.md: "Security").
  */
 export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL {
+  const { url, prefix } = checkedBase(baseUrl, flagName);
+  url.pathname = `${prefix}/v2/messages`;
+  return url;
+}
+
+/**
+ * `{base_url}{path}` for `msgr api`: the path (with its query, if any) is resolved under the base
+ * URL, never to another host, so the key goes only where the base URL says.
+ */
+export function apiUrl(baseUrl: string, path: string, flagName = '--base-url'): URL {
+  if (!path.startsWith('/') || path.startsWith('//')) {
+    throw new UsageError(`"${path}" is not a path: give one that starts with /, such as /v2/messages`, {
+      hint: 'msgr api sends to the base URL of the profile (or --base-url); a full URL would send the key elsewhere.',
+    });
+  }
+  const { url, prefix } = checkedBase(baseUrl, flagName);
+  const q = path.indexOf('?');
+  url.pathname = `${prefix}${q < 0 ? path : path.slice(0, q)}`;
+  if (q >= 0) url.search = path.slice(q);
+  return url;
+}
+
+/** The base URL checked, and its path without a trailing slash or a pasted `/v2/messages`. */
+function checkedBase(baseUrl: string, flagName: string): { url: URL; prefix: string } {
   let url: URL;
   try {
     url = new URL(baseUrl.trim());
@@ -32,11 +56,10 @@ export function messagesEndpoint(baseUrl: string, flagName = '--base-url'): URL 
     throw new UsageError(`${flagName}: credentials in the URL are not supported`, { hint: 'Remove user:password@ from the URL; the API key is sent in X-Api-Key.' });
   }
   // Be kind to a pasted full endpoint URL rather than posting to /v2/messages/v2/messages.
-  const path = url.pathname.replace(/\/+$/, '');
-  url.pathname = path.endsWith('/v2/messages') ? path : `${path}/v2/messages`;
+  const prefix = url.pathname.replace(/\/+$/, '').replace(/\/v2\/messages$/, '');
   url.search = '';
   url.hash = '';
-  return url;
+  return { url, prefix };
 }
 
 /** The User-Agent of every request msgr makes: its version and Node's. */

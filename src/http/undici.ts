@@ -23,7 +23,7 @@ export const buildConnector = buildConnectorModule as typeof BuildConnector;
 /** undici's request() for a full URL on a given dispatcher (what the index's wrapper does). */
 export function request(
   url: URL,
-  options: { method: 'POST' | 'GET'; headers: Record<string, string>; body?: string; dispatcher: Dispatcher; signal?: AbortSignal },
+  options: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string; dispatcher: Dispatcher; signal?: AbortSignal },
 ): Promise<Dispatcher.ResponseData> {
   const { dispatcher, ...rest } = options;
   return dispatcher.request({ ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });

@@ -21,6 +21,8 @@ export interface ConfirmOptions {
    * --input file's), so the question shows the account the message will really go from.
    */
   readonly account?: Resolved<string | undefined> | undefined;
+  /** What is being sent, when it is not a message (`msgr api`: the method and path). */
+  readonly what?: string | undefined;
 }
 
 export async function confirmSend(ctx: Context, settings: Settings, options: ConfirmOptions): Promise<void> {
@@ -41,7 +43,7 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
     ['account', shown(account), describeSource(account)],
     ['base URL', shown(settings.baseUrl), describeSource(settings.baseUrl)],
     ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
-    ['sending', `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`, ''],
+    ['sending', options.what !== undefined ? `${options.what}${count > 0 ? ` (${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'})` : ''}` : `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`, ''],
   ];
   const width = Math.max(...rows.map((r) => r[1].length));
   ctx.stderr.write(

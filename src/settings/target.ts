@@ -9,6 +9,8 @@ import { checkApiKey, describeSource, type Settings } from './resolve.js';
 
 export interface Target {
   readonly endpoint: URL;
+  /** The base URL the endpoint is under (the sandbox's for --sandbox), for `msgr api`. */
+  readonly baseUrl: string;
   readonly apiKey: string;
   /** No proxy: the in-process sandbox is on loopback. */
   readonly direct: boolean;
@@ -40,5 +42,5 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
   const endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(settings.baseUrl));
   // A proxy variable that cannot be read is a usage error now, before a bulk run writes a journal.
   if (!sandbox) routeFor(endpoint, ctx.env);
-  return { endpoint, apiKey, direct: sandbox, sandbox };
+  return { endpoint, baseUrl, apiKey, direct: sandbox, sandbox };
 }
