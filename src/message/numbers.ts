@@ -2,6 +2,9 @@
 // `max` metadata: the default `min` metadata cannot tell valid from merely possible numbers
 // (docs/dependencies.md: libphonenumber-js).
 import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from 'libphonenumber-js/max';
+// The very object libphonenumber-js/max uses: each calling code lists its main country first.
+import metadataJson from 'libphonenumber-js/max/metadata';
+import { UsageError } from '../errors.js';
 
 export type NumberResult =
   | { readonly ok: true; readonly e164: string; readonly warning?: string }
@@ -37,6 +40,34 @@ export function parseCountry(input: string): CountryCode | undefined {
   const cc = input.trim().toUpperCase();
   return isSupportedCountry(cc) ? cc : undefined;
 }
+
+// Codes people type for a country that are not its ISO 3166 code: the UK's own abbreviation,
+// the EU's code for Greece, and ISO alpha-3 codes of the countries most often meant.
+const NOT_ISO: Readonly<Record<string, string>> = {
+  UK: 'GB', EL: 'GR', EN: 'GB',
+  GBR: 'GB', USA: 'US', DEU: 'DE', FRA: 'FR', ESP: 'ES', ITA: 'IT', NLD: 'NL', IRL: 'IE', BEL: 'BE', CHE: 'CH', AUT: 'AT',
+  PRT: 'PT', SWE: 'SE', NOR: 'NO', DNK: 'DK', FIN: 'FI', POL: 'PL', CAN: 'CA', AUS: 'AU', NZL: 'NZ', IND: 'IN', BRA: 'BR',
+  MEX: 'MX', ZAF: 'ZA', JPN: 'JP', CHN: 'CN', SGP: 'SG', ARE: 'AE',
+};
+
+/**
+ * A default country from a flag, variable or profile: the ISO code, or an error naming where it
+ * came from and, when it can tell, the code that was meant (`UK` → `GB`, `44` → `GB`).
+ */
+export function checkCountry(input: string, origin: string): CountryCode {
+  const cc = parseCountry(input);
+  if (cc !== undefined) return cc;
+  const typed = input.trim().toUpperCase();
+  let meant: string | undefined = NOT_ISO[typed];
+  const digits = /^\+?(\d{1,3})$/.exec(typed)?.[1];
+  if (meant === undefined && digits !== undefined) {
+    meant = (metadataJson as unknown as { country_calling_codes: Record<string, string[] | undefined> }).country_calling_codes[digits]?.[0];
+  }
+  throw new UsageError(`${origin}: "${input}" is not a country code${meant !== undefined ? `; did you mean ${meant}?` : ''}`, {
+    hint: meant !== undefined ? `Use the two-letter ISO 3166 code: ${meant}.` : 'Use a two-letter ISO 3166 code such as GB, US or DE.',
+  });
+}
+
 
 /**
  * Normalises one number. Impossible numbers (wrong length, unknown country code) are refused;

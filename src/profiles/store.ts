@@ -25,9 +25,11 @@ export interface Profile {
   confirm?: boolean | undefined;
   /** PEM file of extra trusted roots (a TLS-inspecting network's), as an absolute path. */
   caFile?: string | undefined;
+  /** ISO 3166 code national numbers are read in (`GB`). */
+  defaultCountry?: string | undefined;
 }
 
-const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean'> = {
+const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean' | 'country'> = {
   apiKey: 'string',
   account: 'string',
   baseUrl: 'string',
@@ -35,6 +37,7 @@ const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean'> = 
   channel: 'channel',
   confirm: 'boolean',
   caFile: 'string',
+  defaultCountry: 'country',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -76,6 +79,8 @@ export function checkStoreShape(raw: unknown): string[] {
             problems.push(`${where}: is empty`);
           } else if (kind === 'channel' && v !== 'SMS' && v !== 'RCS') {
             problems.push(`${where}: expected "SMS" or "RCS"`);
+          } else if (kind === 'country' && !/^[A-Z]{2}$/.test(v)) {
+            problems.push(`${where}: expected a two-letter country code such as "GB"`);
           }
         }
       }

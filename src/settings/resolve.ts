@@ -25,6 +25,7 @@ export interface ConnectionFlags {
   from?: string | undefined;
   channel?: string | undefined;
   caFile?: string | undefined;
+  defaultCountry?: string | undefined;
 }
 
 export interface Settings {
@@ -36,6 +37,8 @@ export interface Settings {
   readonly channel: Resolved<string | undefined>;
   /** Extra trusted CA file: --ca-file > MSGR_CA_FILE > the profile's ca-file. */
   readonly caFile: Resolved<string | undefined>;
+  /** The country national numbers are read in; no built-in default (a guess would misroute). */
+  readonly defaultCountry: Resolved<string | undefined>;
   /** The profile asks for confirmation before every send (the production guard: README, "The production guard"). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
@@ -173,6 +176,7 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
     from: orUnset(pick(flags.from, '--from', undefined, '')) ?? fromProfile(profile?.from) ?? unset,
     channel: orUnset(pick(flags.channel, '--channel', undefined, '')) ?? fromProfile(profile?.channel) ?? { value: DEFAULT_CHANNEL, source: 'default' },
     caFile: orUnset(pick(flags.caFile, '--ca-file', env.MSGR_CA_FILE, 'MSGR_CA_FILE')) ?? fromProfile(profile?.caFile) ?? unset,
+    defaultCountry: orUnset(pick(flags.defaultCountry, '--default-country', env.MSGR_DEFAULT_COUNTRY, 'MSGR_DEFAULT_COUNTRY')) ?? fromProfile(profile?.defaultCountry) ?? unset,
     confirm: profile?.confirm === true,
     configFile: paths.file,
   };

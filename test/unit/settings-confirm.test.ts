@@ -20,6 +20,7 @@ function settings(confirm: boolean): Settings {
     from: { value: 'Acme', source: 'profile', origin: 'prod' },
     channel: { value: 'SMS', source: 'default' },
     caFile: { value: undefined, source: 'unset' },
+    defaultCountry: { value: undefined, source: 'unset' },
     confirm,
     configFile: '/cfg/config.json',
   };

@@ -2,6 +2,7 @@
 // the store (and conf, ~90 ms to import) loads when a subcommand runs.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { refuseApiKeyFlag } from '../shared/flags.js';
 
 const QUIET = ['-q, --quiet', 'print nothing on stderr but warnings and errors'] as const;
 const VERBOSE = ['-v, --verbose', 'show stack traces on errors (the API key is never shown)'] as const;
@@ -36,6 +37,7 @@ Examples:
     .option('--from <sender>', 'default sender id')
     .option('--channel <channel>', 'default channel: SMS or RCS')
     .option('--ca-file <path>', 'PEM file of extra trusted roots, e.g. a TLS-inspecting firewall\'s')
+    .option('--default-country <CC>', 'ISO country code national numbers are read in, e.g. GB')
     .option('--default', 'make it the default profile (the first profile always is)')
     .option('--confirm', 'production guard: every send asks first (or needs --yes)')
     .option('--force', 'replace an existing profile of that name without asking')
@@ -48,9 +50,9 @@ Examples:
 
   profile
     .command('set')
-    .description('change one setting of a profile: account, base-url, from, channel, confirm, api-key, ca-file')
+    .description('change one setting of a profile: account, base-url, from, channel, default-country, confirm, api-key, ca-file')
     .argument('<name>', 'profile name')
-    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key | ca-file')
+    .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file')
     .argument('[value]', 'the new value (api-key takes none: it is read from stdin, a file or a prompt)')
     .option('--api-key-stdin', 'api-key: read it from the first line of stdin')
     .option('--api-key-file <path>', 'api-key: read it from the first line of a file')
@@ -66,7 +68,7 @@ Examples:
     .command('unset')
     .description('remove one setting from a profile')
     .argument('<name>', 'profile name')
-    .argument('<setting>', 'account | base-url | from | channel | confirm | api-key | ca-file')
+    .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file')
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (name: string, setting: string, opts: unknown) => {
@@ -98,6 +100,7 @@ Examples:
     .option('--from <sender>', 'sender id')
     .option('--channel <channel>', 'SMS or RCS')
     .option('--ca-file <path>', 'extra trusted CA certificates, PEM (env MSGR_CA_FILE)')
+    .option('--default-country <CC>', 'country for national numbers (env MSGR_DEFAULT_COUNTRY)')
     .option('--json', 'print one JSON document on stdout')
     .option(...QUIET)
     .option(...VERBOSE)
@@ -129,4 +132,9 @@ Examples:
       const { runRemove } = await import('./run.js');
       await runRemove(ctx, name, opts);
     });
+
+  for (const sub of profile.commands) {
+    if (sub.name() === 'add' || sub.name() === 'set') refuseApiKeyFlag(sub, '--api-key-stdin (piped), --api-key-file PATH, or leave both out to be asked on a terminal');
+    if (sub.name() === 'show') refuseApiKeyFlag(sub);
+  }
 }

@@ -24,6 +24,7 @@ export const AddOptionsSchema = z.object({
   from: str,
   channel: str,
   caFile: str,
+  defaultCountry: str,
   default: flag,
   confirm: flag,
   force: flag,
@@ -42,6 +43,7 @@ export const ShowOptionsSchema = z.object({
   from: str,
   channel: str,
   caFile: str,
+  defaultCountry: str,
 });
 
 export const QuietOptionsSchema = z.object(common);
@@ -59,12 +61,12 @@ const warnTo =
 
 // Value checks shared by add and set.
 
-const SETTINGS = ['account', 'base-url', 'from', 'channel', 'confirm', 'api-key', 'ca-file'] as const;
+const SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file'] as const;
 type SettingName = (typeof SETTINGS)[number];
 
 function settingName(input: string): SettingName {
   const normal = input.trim().toLowerCase().replace(/[_\s]/g, '-').replace(/^baseurl$/, 'base-url').replace(/^apikey$/, 'api-key');
-  const alias: Record<string, SettingName> = { 'account-reference': 'account', key: 'api-key', url: 'base-url', sender: 'from', cafile: 'ca-file', ca: 'ca-file' };
+  const alias: Record<string, SettingName> = { 'account-reference': 'account', key: 'api-key', url: 'base-url', sender: 'from', cafile: 'ca-file', ca: 'ca-file', country: 'default-country' };
   const name = alias[normal] ?? normal;
   if ((SETTINGS as readonly string[]).includes(name)) return name as SettingName;
   throw new UsageError(`"${input}" is not a profile setting`, { hint: `Settings: ${SETTINGS.join(', ')}.` });
@@ -89,6 +91,12 @@ async function checkCaFile(ctx: Context, input: string, flag: string): Promise<s
   const { readCaFile } = await import('../../http/ca-file.js');
   readCaFile(path, flag);
   return path;
+}
+
+/** The ISO code, checked against the numbering data (loaded only here, not on every read). */
+async function checkCountryCode(input: string, flag: string): Promise<string> {
+  const { checkCountry } = await import('../../message/numbers.js');
+  return checkCountry(input, flag);
 }
 
 function checkBool(input: string, flag: string): boolean {
@@ -140,6 +148,7 @@ export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<
   if (opts.from !== undefined) profile.from = checkText(opts.from, '--from');
   if (opts.channel !== undefined) profile.channel = checkChannel(opts.channel, '--channel');
   if (opts.caFile !== undefined) profile.caFile = await checkCaFile(ctx, opts.caFile, '--ca-file');
+  if (opts.defaultCountry !== undefined) profile.defaultCountry = await checkCountryCode(opts.defaultCountry, '--default-country');
   if (opts.confirm === true) profile.confirm = true;
 
   // Asked before the key, so nobody types a key only to be refused.
@@ -246,6 +255,12 @@ async function settingChange(
         p.channel = v;
       };
     }
+    case 'default-country': {
+      const v = await checkCountryCode(value, 'default-country');
+      return (p) => {
+        p.defaultCountry = v;
+      };
+    }
     case 'confirm': {
       const v = checkBool(value, 'confirm');
       return (p) => {
@@ -266,7 +281,7 @@ export async function runUnset(ctx: Context, name: string, setting: string, raw:
   const opts = parse(QuietOptionsSchema, raw);
   const ui = createUi(ctx, opts);
   const which = settingName(setting);
-  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', confirm: 'confirm', 'api-key': 'apiKey', 'ca-file': 'caFile' } as const)[which];
+  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', 'default-country': 'defaultCountry', confirm: 'confirm', 'api-key': 'apiKey', 'ca-file': 'caFile' } as const)[which];
   const { result } = await updateStore(
     ctx,
     (store) => {
@@ -328,6 +343,7 @@ interface ListedProfile {
   apiKey: string | null;
   from: string | null;
   channel: string | null;
+  defaultCountry: string | null;
   confirm: boolean;
 }
 
@@ -342,6 +358,7 @@ export function listProfiles(data: StoreData): ListedProfile[] {
       apiKey: p.apiKey !== undefined ? maskSecret(p.apiKey) : null,
       from: p.from ?? null,
       channel: p.channel ?? null,
+      defaultCountry: p.defaultCountry ?? null,
       confirm: p.confirm === true,
     };
   });
@@ -361,8 +378,8 @@ export function runList(ctx: Context, raw: unknown): void {
     return;
   }
   const table = [
-    ['', 'NAME', 'ACCOUNT', 'BASE URL', 'API KEY', 'FROM', 'CHANNEL', ''],
-    ...rows.map((r) => [r.default ? '*' : '', r.name, r.account ?? '-', r.baseUrl ?? '-', r.apiKey ?? '-', r.from ?? '-', r.channel ?? '-', r.confirm ? 'confirm' : '']),
+    ['', 'NAME', 'ACCOUNT', 'BASE URL', 'API KEY', 'FROM', 'CHANNEL', 'COUNTRY', ''],
+    ...rows.map((r) => [r.default ? '*' : '', r.name, r.account ?? '-', r.baseUrl ?? '-', r.apiKey ?? '-', r.from ?? '-', r.channel ?? '-', r.defaultCountry ?? '-', r.confirm ? 'confirm' : '']),
   ];
   ctx.stdout.write(formatTable(table));
   if (data.default === undefined && rows.length > 1) ui.info('no default profile: sends need -p NAME or MSGR_PROFILE (msgr profile use NAME sets one)');
@@ -399,6 +416,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       from: entry(settings.from),
       channel: entry(settings.channel),
       caFile: entry(settings.caFile),
+      defaultCountry: entry(settings.defaultCountry),
       confirm: { value: settings.confirm, source: settings.confirm ? 'profile' : 'default', ...(settings.confirm ? { origin: settings.profile.value } : {}) },
       configFile: settings.configFile,
     };
@@ -415,6 +433,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['from', settings.from.value ?? '(not set)', describeSource(settings.from)],
       ['channel', settings.channel.value ?? '(not set)', describeSource(settings.channel)],
       ['CA file', settings.caFile.value ?? '(not set)', describeSource(settings.caFile)],
+      ['country', settings.defaultCountry.value ?? '(not set)', describeSource(settings.defaultCountry)],
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.

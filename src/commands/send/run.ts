@@ -3,7 +3,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
-import { parseCountry } from '../../message/numbers.js';
+import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
@@ -28,6 +28,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     from: opts.from,
     channel: opts.channel,
     caFile: opts.caFile,
+    defaultCountry: opts.defaultCountry,
   }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
@@ -178,11 +179,8 @@ function keyValues(flag: string, values: readonly string[] | undefined): KeyValu
 }
 
 function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: string | undefined, settings: Settings, sandbox: boolean): MessageDraft {
-  let defaultCountry;
-  if (opts.defaultCountry !== undefined) {
-    defaultCountry = parseCountry(opts.defaultCountry);
-    if (defaultCountry === undefined) throw new UsageError(`--default-country: "${opts.defaultCountry}" is not a country code`, { hint: 'Use a two-letter ISO code such as GB, US or DE.' });
-  }
+  const country = settings.defaultCountry;
+  const defaultCountry = country.value !== undefined ? checkCountry(country.value, describeSource(country)) : undefined;
   const vars = keyValues('--var', opts.var);
   const meta = keyValues('--meta', opts.meta);
   const to = splitList(opts.to);

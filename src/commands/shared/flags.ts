@@ -1,14 +1,33 @@
 // Options every sending command takes (README: "Options every sending command takes").
 // Commander only: the values are checked when the command runs (commands/option-values.ts).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../errors.js';
 
 /** Repeated options append (variadic ones too); comma lists are split when the command runs. */
 export function collect(value: string, previous: string[] | undefined): string[] {
   return [...(previous ?? []), value];
 }
 
+/**
+ * `--api-key` does not exist on purpose; people (and other CLIs' habits) reach for it, so it is
+ * answered with why and what to use instead, never with the value it was given.
+ */
+export function refuseApiKeyFlag(cmd: Command, instead = 'MSGR_API_KEY=... in the environment, --api-key-file PATH, --api-key-stdin, or a profile (msgr profile add)'): Command {
+  // Refused once the command line is parsed (before the action), so that the error knows about
+  // a --json given after it; the option itself takes the value so that nothing else does.
+  cmd.addOption(new Option('--api-key [key]').hideHelp());
+  return cmd.hook('preAction', (_cmd, action) => {
+    if (action.getOptionValue('apiKey') === undefined) return;
+    throw new UsageError('there is no --api-key flag: a key on the command line ends up in shell history and in `ps` for every user of the machine', {
+      hint: `Use ${instead}. Nothing was sent or saved, and the value given was not kept.`,
+    });
+  });
+}
+
 export function addConnectionOptions(cmd: Command, options: { send?: boolean } = {}): Command {
+  refuseApiKeyFlag(cmd);
   cmd
+    .optionsGroup('Connection:')
     .option('-p, --profile <name>', 'profile to use (env MSGR_PROFILE; else the default profile)')
     .option('--base-url <url>', 'regional API base URL; /v2/messages is appended (env MSGR_BASE_URL)')
     .option('--account <ref>', 'accountReference (env MSGR_ACCOUNT_REFERENCE)')
@@ -16,17 +35,20 @@ export function addConnectionOptions(cmd: Command, options: { send?: boolean } =
     .option('--api-key-stdin', 'read the API key from the first line of stdin')
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
     .option('--ca-file <path>', 'extra trusted CA certificates, PEM, added to the default roots (env MSGR_CA_FILE; profile ca-file)')
-    .option('--sandbox', 'send to a built-in local emulator; nothing is delivered')
+    .option('--sandbox', 'send to a built-in local emulator; nothing is delivered');
+  // `doctor` resolves the same settings but sends nothing: no confirmation to skip.
+  if (options.send !== false) cmd.option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
+  return cmd
+    .optionsGroup('Output:')
     .option('--json', 'print exactly one JSON document on stdout')
     .option('-q, --quiet', 'print nothing on stderr but warnings and errors')
     .option('-v, --verbose', 'show requests and responses (API key redacted) and stack traces');
-  // `doctor` resolves the same settings but sends nothing: no confirmation to skip.
-  return options.send === false ? cmd : cmd.option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
 }
 
 /** The message flags `send` and `send-bulk` share. */
 export function addMessageOptions(cmd: Command): Command {
   return cmd
+    .optionsGroup('Message:')
     .option('--channel <channel>', 'SMS or RCS (default: the profile\'s, else SMS)')
     .option('--from <sender>', 'sender id: a number, or 1-11 letters/digits for SMS; an agent name for RCS')
     .option('--text <text>', 'message text')
@@ -38,7 +60,7 @@ export function addMessageOptions(cmd: Command): Command {
     .option('--character-set <set>', 'characterSet field, passed through')
     .option('--message-type <type>', 'messageType field, passed through')
     .option('--validity <when>', 'ISO 8601 time, or a duration from now: 90s, 30m, 2h, 3d')
-    .option('--default-country <CC>', 'ISO country code for national numbers, e.g. GB')
+    .addOption(new Option('--default-country <CC>', 'ISO country code for national numbers, e.g. GB (env MSGR_DEFAULT_COUNTRY)').helpGroup('Recipients:'))
     .option('--dry-run', 'validate and print the request; send nothing');
 }
 
