@@ -16,8 +16,11 @@ try {
 } catch {
   // Not built yet, or an odd install: the program answers instead.
 }
-if (answer !== undefined) process.stdout.write(answer);
-else {
+if (answer !== undefined) {
+  // `msgr --help | head -1` closes the pipe early: that is not an error.
+  process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
+  process.stdout.write(answer);
+} else {
   let program;
   try {
     // The build's V8 code caches where it made them for this V8 (bin/code-cache.cjs), else Node's own.

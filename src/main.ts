@@ -5,21 +5,10 @@
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
-import { COMMANDS } from './commands/index.js';
+import { COMMANDS, WHOLE_TREE } from './commands/index.js';
+import { EXIT_CODES_HELP } from './commands/help/topics.js';
 import { VERSION } from './version.js';
 
-export const EXIT_CODES_HELP = `
-Exit codes:
-  0    everything was accepted
-  1    unexpected internal error (a bug: please report it)
-  2    usage, input or configuration error; nothing was sent
-  3    the API refused the key or the account (401, 403)
-  4    the API rejected the request (any other 4xx)
-  5    not sent, temporary (no connection, or 429/503 retries exhausted): safe to run again
-  6    outcome unknown: the request left but no answer came (timeout, reset, 500/502/504)
-  7    a bulk run finished but some rows were not accepted (see the report; --resume)
-  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed with --resume
-`;
 
 export function buildProgram(ctx: Context): Command {
   const program = new Command('msgr');
@@ -28,6 +17,8 @@ export function buildProgram(ctx: Context): Command {
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)
+    // A command's line in the list is its usage (`api [method] <path>`), not every argument name.
+    .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}`.trim() })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
@@ -38,11 +29,11 @@ export function buildProgram(ctx: Context): Command {
   // Only the command being run needs its options built (commander parses every flag string as it
   // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
   // suggestions), `help`, any --help (`msgr --help send` is the top-level help), or no command at
-  // all, gets every command.
+  // all, gets every command; so do `help` and `completion`, which describe the whole tree.
   const commands = COMMANDS;
   const first = ctx.argv.find((arg) => !arg.startsWith('-'));
   const help = ctx.argv.includes('-h') || ctx.argv.includes('--help');
-  const only = help ? undefined : commands.find(([name]) => name === first);
+  const only = help || (first !== undefined && WHOLE_TREE.has(first)) ? undefined : commands.find(([name]) => name === first);
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   return program;
 }

@@ -7,6 +7,7 @@ import { addConnectionOptions, collect } from '../shared/flags.js';
 export function registerApi(program: Command, ctx: Context): void {
   const cmd = program
     .command('api')
+    .usage('[method] <path> [options]')
     .description('send an authenticated request to any API path (endpoints and fields msgr does not model yet)')
     .argument('<method-or-path>', 'GET, POST, PUT, PATCH, DELETE, HEAD or OPTIONS; or the path when the method is left out')
     .argument('[path]', 'a path under the base URL, starting with /, such as /v2/messages (a ?query is kept)')

@@ -11,9 +11,11 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
   const cmd = program
     .command('send')
     .description('send one message to one or more recipients')
+    .optionsGroup('Recipients:')
     .option('--to <number...>', 'recipient number(s); repeatable, comma lists allowed', collect)
     .option('--contact <id...>', 'address-book contact id(s); repeatable', collect)
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
+    .optionsGroup('Message:')
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
   addMessageOptions(cmd);
   addConnectionOptions(cmd);

@@ -1,0 +1,16 @@
+// `msgr help [topic | command [sub]]`. Commander only; replaces Commander's own help command so
+// that topics (exit-codes, environment, config) sit beside the commands.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+
+export function registerHelp(program: Command, ctx: Context): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .description('help on a command (msgr help profile add) or a topic: exit-codes, environment, config')
+    .argument('[topic...]', 'a topic, or a command and its subcommand')
+    .action(async (topic: string[]) => {
+      const { runHelp } = await import('./run.js');
+      runHelp(ctx, program, topic);
+    });
+}

@@ -1,0 +1,54 @@
+// `msgr help`: a topic's text, or the help of the command named, on stdout.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { stateDir } from '../../bulk/state.js';
+import { storePaths } from '../../profiles/paths.js';
+import { configTopic, ENVIRONMENT_TOPIC, EXIT_CODES_TOPIC, TOPICS } from './topics.js';
+
+export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
+  const [first] = words;
+  if (first === undefined) {
+    program.outputHelp();
+    ctx.stdout.write(`\nHelp topics:\n${TOPICS.map(([name, summary]) => `  msgr help ${name.padEnd(12)} ${summary}`).join('\n')}\n`);
+    return;
+  }
+  if (words.length === 1) {
+    const topic = topicText(ctx, first);
+    if (topic !== undefined) {
+      ctx.stdout.write(topic);
+      return;
+    }
+  }
+  let cmd = program;
+  for (const word of words) {
+    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    if (sub === undefined) {
+      const known = [...cmd.commands.map((c) => c.name()).filter((n) => n !== 'help'), ...(cmd === program ? TOPICS.map(([name]) => name) : [])];
+      const where = cmd === program ? 'a command or a help topic' : `a subcommand of ${cmd.name()}`;
+      throw new UsageError(`"${word}" is not ${where}`, { hint: `Try one of: ${known.join(', ')}.` });
+    }
+    cmd = sub;
+  }
+  cmd.outputHelp();
+}
+
+function topicText(ctx: Context, name: string): string | undefined {
+  switch (name) {
+    case 'exit-codes':
+      return EXIT_CODES_TOPIC;
+    case 'environment':
+    case 'env':
+      return ENVIRONMENT_TOPIC;
+    case 'config': {
+      const override = ctx.env.MSGR_CONFIG_DIR;
+      return configTopic({
+        profileFile: storePaths(ctx.env, ctx.cwd).file,
+        stateDir: stateDir(ctx.env, ctx.cwd),
+        override: override !== undefined && override !== '' ? override : undefined,
+      });
+    }
+    default:
+      return undefined;
+  }
+}

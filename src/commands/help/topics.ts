@@ -1,0 +1,111 @@
+// The text of `msgr help <topic>`. Plain strings: main.ts prints the exit codes under the
+// top-level help from the same table.
+
+export const EXIT_CODES: ReadonlyArray<readonly [code: number, meaning: string, rerun: string]> = [
+  [0, 'everything was accepted', '-'],
+  [1, 'unexpected internal error (a bug: please report it)', '-'],
+  [2, 'usage, input or configuration error; nothing was sent', 'after fixing'],
+  [3, 'the API refused the key or the account (401, 403)', 'after fixing'],
+  [4, 'the API rejected the request (any other 4xx, or a redirect)', 'after fixing'],
+  [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted)', 'yes'],
+  [6, 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504)', 'check first'],
+  [7, 'a bulk run finished but some rows were not accepted (see the report)', 'with --resume'],
+  [130, 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed', 'with --resume'],
+];
+
+/** The short list under `msgr --help`. */
+export const EXIT_CODES_HELP = `
+Exit codes:
+${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
+`;
+
+export const EXIT_CODES_TOPIC = `msgr exit codes: what happened, and whether running the same command again is safe.
+
+  code  run again?     meaning
+${EXIT_CODES.map(([code, meaning, rerun]) => `  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${meaning}`).join('\n')}
+
+A 2xx answer is "accepted", never "delivered". Only failures that provably did not reach the
+API (no connection, 429, 503 with Retry-After) are retried by msgr itself; anything that may
+have been processed is exit 6, for you to check. With --json every failure also prints one
+document on stdout: {"error": {"message", "hint", "exitCode", and for HTTP errors "status" and
+"body"}}; a bulk run prints its summary instead, with "exitCode" at the top level.
+
+In a script:
+  msgr send ... --json > out.json
+  case $? in 0) ;; 5) echo 'not sent: run again later' ;; 6) echo 'check before sending again' ;; *) exit 1 ;; esac
+`;
+
+/** Every variable msgr reads (test/e2e/help.test.ts checks this list against the source). */
+export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string]> = [
+  ['MSGR_PROFILE', 'the profile to use (as -p); else the default profile, else the only one'],
+  ['MSGR_BASE_URL', 'the regional API base URL (as --base-url)'],
+  ['MSGR_ACCOUNT_REFERENCE', 'the accountReference (as --account)'],
+  ['MSGR_API_KEY', 'the API key; --api-key-file and --api-key-stdin override it. There is no --api-key flag'],
+  ['MSGR_DEFAULT_COUNTRY', 'ISO country national numbers are read in (as --default-country), e.g. GB'],
+  ['MSGR_CONFIG_DIR', 'moves the profile store and the bulk run state to this folder (msgr help config)'],
+  ['MSGR_SANDBOX_API_KEY', 'msgr sandbox: accept only this key (as --api-key of the sandbox)'],
+  ['MSGR_BULK_PARALLEL_MIN_BYTES', 'send-bulk: files at least this big are checked by two threads; "off" turns that off'],
+  ['HTTPS_PROXY, https_proxy', 'proxy for https:// base URLs (http:// or https:// proxy URL, credentials allowed)'],
+  ['HTTP_PROXY, http_proxy', 'proxy for http:// base URLs (loopback only), and for https when HTTPS_PROXY is unset'],
+  ['NO_PROXY, no_proxy', 'hosts that bypass the proxy (comma list; no CIDR ranges)'],
+  ['NODE_EXTRA_CA_CERTS', "extra trusted CAs for Node as a whole; --ca-file adds to them for one command"],
+  ['NO_COLOR', 'any value: no colour'],
+  ['FORCE_COLOR', '0 no colour; 1, 2 or 3 colour levels even without a terminal'],
+  ['TERM, COLORTERM', 'TERM=dumb: no colour; COLORTERM=truecolor: 24-bit colour'],
+  ['XDG_CONFIG_HOME, APPDATA', 'where the profile store lives when MSGR_CONFIG_DIR is unset (Linux, Windows)'],
+  ['XDG_STATE_HOME, LOCALAPPDATA', 'where bulk run state lives when MSGR_CONFIG_DIR is unset (Linux, Windows)'],
+  ['HOME', 'the base of the default folders above'],
+  ['CI', 'any value: no spinner (progress lines only with --verbose)'],
+  ['MSGR_WRITE_CODE_CACHE', 'used by the build only (it records compiled code for Node 20); never set it yourself'],
+];
+
+export const ENVIRONMENT_TOPIC = `Environment variables msgr reads.
+
+Precedence, highest first: command-line flag > environment variable > selected profile >
+built-in default. msgr profile show prints every resolved setting and where it came from.
+
+${ENVIRONMENT.map(([names, meaning]) => `  ${names}\n      ${meaning}`).join('\n')}
+
+Example (a container or CI job: everything from the environment, the key from the CI's secrets):
+  MSGR_BASE_URL=https://eu.api.example.com MSGR_ACCOUNT_REFERENCE=ACME MSGR_API_KEY=$KEY \\
+    msgr send --to +447700900123 --from Acme --text 'Deployed'
+`;
+
+export interface ConfigPaths {
+  readonly profileFile: string;
+  readonly stateDir: string;
+  readonly override: string | undefined;
+}
+
+export function configTopic(p: ConfigPaths): string {
+  return `Files and folders msgr keeps.
+
+  profile store   ${p.profileFile}
+                  one JSON file (0600, in a 0700 folder): profiles, their keys, the default
+                  profile. Changed only through msgr profile add|set|unset|use|remove, under a
+                  lock (config.json.lock beside it).
+  bulk run state  ${p.stateDir}/runs/<file name>-<hash of its path>/
+                  per input file: journal.jsonl (what was sent, for --resume), its lock, the
+                  spooled stdin; --journal PATH puts a journal elsewhere.
+${p.override !== undefined ? `\nBoth are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
+Defaults when MSGR_CONFIG_DIR is unset:
+  Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr); state $XDG_STATE_HOME/msgr (~/.local/state/msgr)
+  macOS    profiles ~/Library/Preferences/msgr; state ~/Library/Application Support/msgr
+  Windows  profiles %APPDATA%\\msgr\\Config; state %LOCALAPPDATA%\\msgr
+
+Moving them:
+  - MSGR_CONFIG_DIR=/path puts both in that folder (containers, a service user, tests):
+      export MSGR_CONFIG_DIR=/srv/msgr; msgr profile list
+  - To move profiles to another machine, copy config.json into the new folder (keep it 0600; msgr
+    tightens a copy that is open to others, and warns) or add them again with msgr profile add.
+  - A bulk run's state belongs to its input file's absolute path: finish or --restart a run
+    before moving the CSV file, or resume it with --journal PATH.
+  - msgr never resets a damaged profile file: fix it, or move it aside and add the profiles again.
+`;
+}
+
+export const TOPICS: ReadonlyArray<readonly [name: string, summary: string]> = [
+  ['exit-codes', 'what each exit code means, and whether running again is safe'],
+  ['environment', 'every environment variable msgr reads'],
+  ['config', 'the files and folders msgr keeps, and how to move them'],
+];

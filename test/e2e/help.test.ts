@@ -1,0 +1,86 @@
+// Help that answers questions: topics, `msgr help <command> [<sub>]`, grouped options, pipes.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? sources(p) : n.endsWith('.ts') || n.endsWith('.js') ? [p] : [];
+  });
+}
+
+describe('msgr help', () => {
+  test('exit-codes: every code with whether running again is safe', async () => {
+    const r = await runCli(['help', 'exit-codes']);
+    assert.equal(r.code, 0, r.stderr);
+    for (const [code, again] of [['0', '-'], ['2', 'after fixing'], ['5', 'yes'], ['6', 'check first'], ['7', 'with --resume'], ['130', 'with --resume']] as const) {
+      assert.match(r.stdout, new RegExp(`^  ${code} +${again.replace('-', '\\-')} `, 'm'));
+    }
+    assert.match(r.stdout, /"error": \{"message", "hint", "exitCode"/);
+  });
+
+  test('environment: every variable the source reads is listed', async () => {
+    const r = await runCli(['help', 'environment']);
+    assert.equal(r.code, 0, r.stderr);
+    const read = new Set<string>();
+    for (const file of [...sources(join(ROOT, 'src')), join(ROOT, 'bin', 'msgr.js')]) {
+      const text = readFileSync(file, 'utf8');
+      for (const m of text.matchAll(/\benv\.([A-Za-z_][A-Za-z0-9_]*)/g)) read.add(m[1]!);
+      for (const m of text.matchAll(/\.env\(['"]([A-Z_]+)['"]\)/g)) read.add(m[1]!);
+    }
+    assert.ok(read.has('MSGR_API_KEY') && read.has('NO_PROXY') && read.has('MSGR_DEFAULT_COUNTRY'), [...read].join(' '));
+    for (const name of read) assert.match(r.stdout, new RegExp(`\\b${name}\\b`), `${name} is read but not in msgr help environment`);
+  });
+
+  test('config: the files where they are on this machine, and MSGR_CONFIG_DIR moving them', async () => {
+    const dir = tempDir();
+    const r = await runCli(['help', 'config'], { env: cleanEnv({ MSGR_CONFIG_DIR: dir }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.ok(r.stdout.includes(`profile store   ${join(dir, 'config.json')}`), r.stdout);
+    assert.ok(r.stdout.includes(`bulk run state  ${dir}/runs/`));
+    assert.match(r.stdout, /Both are under MSGR_CONFIG_DIR=/);
+    const home = tempDir();
+    const xdg = await runCli(['help', 'config'], { env: cleanEnv({ MSGR_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(home, 'cfg'), XDG_STATE_HOME: join(home, 'st') }) });
+    if (process.platform === 'linux') assert.ok(xdg.stdout.includes(`profile store   ${join(home, 'cfg', 'msgr', 'config.json')}`), xdg.stdout);
+  });
+
+  test('help <command> [<sub>] is that command\'s --help; an unknown one says what exists', async () => {
+    const viaHelp = await runCli(['help', 'profile', 'add']);
+    const viaFlag = await runCli(['profile', 'add', '--help']);
+    assert.equal(viaHelp.code, 0);
+    assert.match(viaHelp.stdout, /^Usage: msgr profile add \[options\] <name>/);
+    assert.equal(viaHelp.stdout, viaFlag.stdout);
+    assert.equal((await runCli(['help', 'send'])).stdout, (await runCli(['send', '--help'])).stdout);
+    const bad = await runCli(['help', 'profile', 'nope']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /"nope" is not a subcommand of profile\nhint: Try one of: add, set, unset, list, show, use, remove\./);
+    const none = await runCli(['help']);
+    assert.match(none.stdout, /msgr help exit-codes/);
+  });
+
+  test('send and send-bulk group their options, with examples', async () => {
+    for (const command of ['send', 'send-bulk']) {
+      const r = await runCli([command, '--help']);
+      assert.equal(r.code, 0);
+      const headings = [...r.stdout.matchAll(/^([A-Z][A-Za-z ]+):$/gm)].map((m) => m[1]);
+      for (const h of ['Recipients', 'Message', 'Connection', 'Output', 'Examples']) assert.ok(headings.includes(h), `${command}: ${h} in ${headings.join(', ')}`);
+      assert.match(r.stdout, /Recipients:\n(?:.*\n)*? {2}--default-country <CC>/);
+      assert.match(r.stdout, /Output:\n {2}--json/);
+    }
+  });
+
+  // `| true` closes the pipe before msgr writes: the harshest `| head`.
+  test('a help piped into head exits 0 (the fast path and the full program)', () => {
+    for (const args of [['--help'], ['help', 'environment'], ['send', '--help'], ['help', 'exit-codes']]) {
+      for (let i = 0; i < 3; i++) {
+        const r = spawnSync('bash', ['-c', `set -o pipefail; "${process.execPath}" "${BIN}" ${args.join(' ')} | true`], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), encoding: 'utf8' });
+        assert.equal(r.status, 0, `${args.join(' ')}: ${r.stderr}`);
+        assert.equal(r.stderr, '');
+      }
+    }
+  });
+});
