@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerDoctor } from './doctor/index.js';
 import { registerApi } from './api/index.js';
+import { registerCompletion } from './completion/index.js';
 import { registerHelp } from './help/index.js';
 import { registerProfile } from './profile/index.js';
 import { registerSandbox } from './sandbox/index.js';
@@ -12,7 +13,7 @@ import { registerSendBulk } from './send-bulk/index.js';
 import { registerSend } from './send/index.js';
 
 /** Commands that need the whole tree registered (they describe it). */
-export const WHOLE_TREE: ReadonlySet<string> = new Set(['help', 'completion']);
+export const WHOLE_TREE: ReadonlySet<string> = new Set(['help', 'completion', '__complete']);
 
 export type Register = (program: Command, ctx: Context) => void;
 
@@ -24,5 +25,6 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]
   ['doctor', registerDoctor],
   ['segments', registerSegments],
   ['api', registerApi],
+  ['completion', registerCompletion],
   ['help', registerHelp],
 ];

@@ -22,9 +22,10 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
   }
   let cmd = program;
   for (const word of words) {
-    const sub = cmd.commands.find((c) => c.name() === word || c.aliases().includes(word));
+    const sub = cmd.commands.find((c) => (c.name() === word || c.aliases().includes(word)) && !(c as unknown as { _hidden?: boolean })._hidden);
     if (sub === undefined) {
-      const known = [...cmd.commands.map((c) => c.name()).filter((n) => n !== 'help'), ...(cmd === program ? TOPICS.map(([name]) => name) : [])];
+      const shown = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
+      const known = [...shown.map((c) => c.name()), ...(cmd === program ? TOPICS.map(([name]) => name) : [])];
       const where = cmd === program ? 'a command or a help topic' : `a subcommand of ${cmd.name()}`;
       throw new UsageError(`"${word}" is not ${where}`, { hint: `Try one of: ${known.join(', ')}.` });
     }
