@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { ExitCode, PartialError, RejectedError, UsageError } from '../../src/errors.js';
-import { reportError } from '../../src/output/report-error.js';
+import { readFileSync } from 'node:fs';
+import { ISSUES_URL, reportError } from '../../src/output/report-error.js';
 import { fakeContext } from '../support/fake-context.js';
 
 describe('one JSON error shape', () => {
@@ -30,5 +31,10 @@ describe('one JSON error shape', () => {
     assert.equal(doc.error.exitCode, 1);
     assert.match(doc.error.hint, /https:\/\/github\.com\/msgr-cli\/msgr\/issues/);
     assert.match(ctx.err(), /please report it at https:\/\/github\.com\/msgr-cli\/msgr\/issues/);
+  });
+
+  test('the report address is package.json\'s bugs URL', () => {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { bugs: { url: string } };
+    assert.equal(ISSUES_URL, pkg.bugs.url);
   });
 });
