@@ -126,3 +126,28 @@ describe('msgr api', () => {
     assert.equal(server.requests.length, 0);
   });
 });
+
+describe('msgr api over HTTPS, as send does it', () => {
+  test('untrusted certificate: exit 5 naming --ca-file; with --ca-file through HTTPS_PROXY: sent through the tunnel', async () => {
+    const { makeCerts } = await import('../support/tls.js');
+    const { startProxy } = await import('../support/proxy.js');
+    const certs = makeCerts();
+    const tls = await startTestServer({ tls: { key: certs.key, cert: certs.cert } });
+    const proxy = await startProxy();
+    try {
+      const env = { MSGR_BASE_URL: tls.url };
+      const refused = await api(['GET', '/v2/status'], env);
+      assert.equal(refused.code, 5, refused.stderr);
+      assert.match(refused.stderr, /--ca-file/);
+      assert.equal(tls.requests.length, 0);
+      const ok = await api(['GET', '/v2/status', '--ca-file', certs.caFile], { ...env, HTTPS_PROXY: proxy.url });
+      assert.equal(ok.code, 0, ok.stderr);
+      assert.equal(tls.requests.length, 1);
+      assert.equal(tls.requests[0]!.headers['x-api-key'], KEY);
+      assert.equal(proxy.tunnels.length, 1);
+    } finally {
+      await proxy.close();
+      await tls.close();
+    }
+  });
+});
