@@ -5,9 +5,9 @@ import { resolve } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { parseCountry } from '../message/numbers.js';
+import { checkCountry } from '../message/numbers.js';
 import type { Ui } from '../output/ui.js';
-import type { Settings } from '../settings/resolve.js';
+import { describeSource, type Settings } from '../settings/resolve.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
 import type { LoadedJournal, RunShape } from './journal.js';
 import { buildMessage, type MessageFlags } from './message.js';
@@ -46,7 +46,8 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
       msisdnColumn: flags.msisdnColumn ?? '',
       varColumns: flags.varColumns ?? [],
       metaColumns: flags.metaColumns ?? [],
-      defaultCountry: flags.defaultCountry ?? null,
+      // Flag > MSGR_DEFAULT_COUNTRY > profile, checked (UK → "did you mean GB?") and journaled.
+      defaultCountry: settings.defaultCountry.value !== undefined ? checkCountry(settings.defaultCountry.value, describeSource(settings.defaultCountry)) : null,
       allowDuplicates: flags.allowDuplicates,
       skipInvalid: flags.skipInvalid,
       exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '', ...(flags.excludeColumn !== undefined ? { column: flags.excludeColumn } : {}) } : null,
@@ -56,8 +57,7 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
   }
   let country: CountryCode | undefined;
   if (shape.defaultCountry !== null) {
-    country = parseCountry(shape.defaultCountry);
-    if (country === undefined) throw new UsageError(`--default-country: "${shape.defaultCountry}" is not a country code`, { hint: 'Use a two-letter ISO code such as GB, US or DE.' });
+    country = checkCountry(shape.defaultCountry, '--default-country');
   }
   const checker = createNumberChecker(country);
   let exclude: ExcludeList | undefined;

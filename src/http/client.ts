@@ -75,12 +75,16 @@ export interface MessagesClient {
   send(body: unknown, options?: SendOptions): Promise<Outcome>;
   /** Sends an already serialised JSON body (bulk builds request bodies as strings). */
   sendRaw(json: string, options?: SendOptions): Promise<Outcome>;
-  request(req: ApiRequest, options?: SendOptions): Promise<Outcome>;
   close(): Promise<void>;
 }
 
 /** Exported here too: a bulk run checks its CA file before writing its journal. */
 export { readCaFile };
+
+/** The messages client, plus requests to any path (`msgr api`). */
+export interface ApiClient extends MessagesClient {
+  request(req: ApiRequest, options?: SendOptions): Promise<Outcome>;
+}
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots
@@ -150,7 +154,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export function createClient(options: ClientOptions): MessagesClient {
+export function createClient(options: ClientOptions): ApiClient {
   const route = clientRoute(options);
   const dispatcher = createDispatcher(options, route);
   const maxAttempts = options.maxAttempts ?? 5;

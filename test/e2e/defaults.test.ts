@@ -1,8 +1,10 @@
 // Defaults people asked for: a default country (flag > env > profile), the missing --api-key
 // explained, and suggestions for a country or a number written the way people write them.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
 
 const DRY = ['send', '--dry-run', '--from', 'Acme', '--account', 'ACME01', '--text', 'hi'];
 
@@ -29,6 +31,23 @@ describe('default country', () => {
     const byEnv = await runCli([...DRY, '--to', '0470123456'], { env: envFor(dir, { MSGR_DEFAULT_COUNTRY: 'BE' }) });
     assert.equal((JSON.parse(byEnv.stdout) as { recipients: Array<{ msisdn: string }> }).recipients[0]!.msisdn, '+32470123456');
     assert.equal(await msisdn(['--default-country', 'FR'], { MSGR_DEFAULT_COUNTRY: 'BE' }), '+33612345678');
+  });
+
+  test('send-bulk reads national numbers in MSGR_DEFAULT_COUNTRY, or the profile\'s country', async () => {
+    const dir = tempDir();
+    const csv = join(dir, 'list.csv');
+    writeFileSync(csv, 'msisdn\n06 12 34 56 78\n');
+    const first = async (extra: Record<string, string>): Promise<RunResult> =>
+      runCli(['send-bulk', csv, '--from', 'Acme', '--account', 'ACME01', '--text', 'hi', '--dry-run'], { env: envFor(dir, extra) });
+    const byEnv = await first({ MSGR_DEFAULT_COUNTRY: 'fr' });
+    assert.equal(byEnv.code, 0, byEnv.stderr);
+    assert.equal((JSON.parse(byEnv.stdout) as { recipients: Array<{ msisdn: string }> }).recipients[0]!.msisdn, '+33612345678');
+    await runCli(['profile', 'add', 'p', '--api-key-stdin', '--default-country', 'FR', '-q'], { env: envFor(dir), input: 'key-1234\n' });
+    const byProfile = await first({});
+    assert.equal(byProfile.code, 0, byProfile.stderr);
+    const none = await first({ MSGR_DEFAULT_COUNTRY: 'UK' });
+    assert.equal(none.code, 2);
+    assert.match(none.stderr, /env MSGR_DEFAULT_COUNTRY: "UK" is not a country code; did you mean GB\?/);
   });
 
   test('profile set / unset default-country', async () => {
@@ -73,5 +92,8 @@ describe('--api-key', () => {
       assert.match(r.stderr, /hint: Use .*--api-key-stdin/);
       assert.ok(!r.stderr.includes('sk_live_secret99') && !r.stdout.includes('sk_live_secret99'));
     }
+    const json = await runCli(['send', '--api-key', 'sk_live_secret99', '--json'], { env: envFor(tempDir()) });
+    assert.equal(json.code, 2);
+    assert.match((JSON.parse(json.stdout) as { error: { message: string } }).error.message, /there is no --api-key flag/);
   });
 });

@@ -94,7 +94,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   };
   const settings = await resolveSettings(
     ctx,
-    { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel, caFile: opts.caFile },
+    { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel, caFile: opts.caFile, defaultCountry: opts.defaultCountry },
     { profileOptional: opts.sandbox },
   );
 
