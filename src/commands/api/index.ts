@@ -3,8 +3,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, collect } from '../shared/flags.js';
+import type { ApiOptions } from './options.js';
 
-export function registerApi(program: Command, ctx: Context): void {
+/** `runF` replaces the run (tests: argv → options); by default the options go to run.ts. */
+export function registerApi(program: Command, ctx: Context, runF?: (opts: ApiOptions) => Promise<void>): void {
   const cmd = program
     .command('api')
     .usage('[method] <path> [options]')
@@ -32,7 +34,10 @@ Examples:
   echo '{"accountReference": "ACME"}' | msgr api PATCH /v2/settings --input - -H 'If-Match: "7"'`,
   );
   cmd.action(async (first: string, second: string | undefined, _opts: unknown, command: Command) => {
+    const { parseApiOptions } = await import('./options.js');
+    const opts = parseApiOptions(first, second, command.opts());
+    if (runF !== undefined) return runF(opts);
     const { runApi } = await import('./run.js');
-    await runApi(ctx, first, second, command.opts());
+    await runApi(ctx, opts);
   });
 }

@@ -9,13 +9,12 @@ import { maskSecret, redact, redactJson, stripControl } from '../../output/sanit
 import { createUi } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
-import { readFlagFile, type Raw } from '../shared/option-values.js';
-import { parseApiOptions, setField, type ApiOptions } from './options.js';
+import { readFlagFile } from '../shared/option-values.js';
+import { setField, type ApiOptions } from './options.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 
-export async function runApi(ctx: Context, first: string, second: string | undefined, raw: Raw): Promise<void> {
-  const opts = parseApiOptions(first, second, raw);
+export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   if (opts.input === '-' && opts.apiKeyStdin === true) throw new UsageError('--input - and --api-key-stdin both read stdin; give one of them a file');
   const input = opts.input !== undefined ? await readFlagFile('--input', opts.input, ctx) : undefined;

@@ -2,8 +2,10 @@
 // the command runs.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import type { SegmentsOptions } from './options.js';
 
-export function registerSegments(program: Command, ctx: Context): void {
+/** `runF` replaces the run (tests: argv → options); by default the options go to run.ts. */
+export function registerSegments(program: Command, ctx: Context, runF?: (opts: SegmentsOptions) => Promise<void>): void {
   program
     .command('segments')
     .description('show how a text travels as SMS: encoding, length, parts, and what forces UCS-2')
@@ -25,7 +27,10 @@ Examples:
   echo 'It’s ready – come by' | msgr segments --json`,
     )
     .action(async (text: string | undefined, _opts: unknown, command: Command) => {
+      const { parseSegmentsOptions } = await import('./options.js');
+      const opts = parseSegmentsOptions(text, command.opts());
+      if (runF !== undefined) return runF(opts);
       const { runSegments } = await import('./run.js');
-      await runSegments(ctx, text, command.opts());
+      await runSegments(ctx, opts);
     });
 }

@@ -1,6 +1,7 @@
 // argv → options for `msgr segments`.
 import { UsageError } from '../../errors.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
+import { verbosity } from '../../output/ui.js';
 import { bool, str, type Raw } from '../shared/option-values.js';
 
 export interface SegmentsOptions {
@@ -20,5 +21,6 @@ export function parseSegmentsOptions(text: string | undefined, raw: Raw): Segmen
   if (encodingText !== undefined && textEncoding === undefined) {
     throw new UsageError(`--text-encoding: "${encodingText}" is not supported`, { hint: 'Use utf8 (the default), latin1, utf16le or utf16be.' });
   }
-  return { text, textFile, textEncoding, json: bool(raw, 'json') === true, quiet: bool(raw, 'quiet') === true, verbose: bool(raw, 'verbose') === true };
+  const { quiet, verbose } = verbosity({ quiet: bool(raw, 'quiet'), verbose: bool(raw, 'verbose') });
+  return { text, textFile, textEncoding, json: bool(raw, 'json') === true, quiet, verbose };
 }

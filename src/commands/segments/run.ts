@@ -4,11 +4,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { segmentText, type Segments } from '../../message/segments.js';
 import { stripControl } from '../../output/sanitize.js';
-import type { Raw } from '../shared/option-values.js';
-import { parseSegmentsOptions, type SegmentsOptions } from './options.js';
+import type { SegmentsOptions } from './options.js';
 
-export async function runSegments(ctx: Context, text: string | undefined, raw: Raw): Promise<void> {
-  const opts = parseSegmentsOptions(text, raw);
+export async function runSegments(ctx: Context, opts: SegmentsOptions): Promise<void> {
   const message = await readText(ctx, opts);
   if (message === '') {
     throw new UsageError('no text to count', { hint: "Give it as an argument (msgr segments 'Hello'), with --text-file PATH, or pipe it in." });
