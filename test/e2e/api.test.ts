@@ -151,3 +151,25 @@ describe('msgr api over HTTPS, as send does it', () => {
     }
   });
 });
+
+describe('msgr api and signals, as send', () => {
+  test('SIGTERM while the request is in flight: the answer is waited for and decides the exit code', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../support/cli.js');
+    server.script({ status: 202, body: { id: 'late' }, delayMs: 800 });
+    const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url });
+    const child = spawn(process.execPath, [BIN, 'api', '/v2/messages', '-f', 'a=b', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const started = Date.now();
+    while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGTERM');
+    assert.equal(await exit, 0, stderr);
+    assert.deepEqual(JSON.parse(stdout), { id: 'late' });
+    assert.match(stderr, /SIGTERM received: waiting for the answer to the request in flight/);
+    assert.equal(server.requests.length, 1);
+  });
+});
