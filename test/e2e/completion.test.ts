@@ -39,7 +39,7 @@ function bashComplete(words: string[], cwd = files): string[] {
 
 describe('bash completion', () => {
   test('commands, without the hidden one', () => {
-    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'profile', 'sandbox', 'segments', 'api', 'completion', 'help']);
+    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'profile', 'sandbox', 'doctor', 'segments', 'api', 'completion', 'help']);
     assert.deepEqual(bashComplete(['msgr', 'se']), ['send', 'send-bulk', 'segments']);
   });
 

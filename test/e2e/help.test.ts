@@ -31,8 +31,10 @@ describe('msgr help', () => {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(/\benv\.([A-Za-z_][A-Za-z0-9_]*)/g)) read.add(m[1]!);
       for (const m of text.matchAll(/\.env\(['"]([A-Z_]+)['"]\)/g)) read.add(m[1]!);
+      // Variables read by name from a list (the proxy variables).
+      for (const list of text.matchAll(/_VARIABLES = \[([^\]]+)\]/g)) for (const m of list[1]!.matchAll(/'([A-Za-z_]+)'/g)) read.add(m[1]!);
     }
-    assert.ok(read.has('MSGR_API_KEY') && read.has('NO_PROXY') && read.has('MSGR_DEFAULT_COUNTRY'), [...read].join(' '));
+    assert.ok(read.has('MSGR_API_KEY') && read.has('no_proxy') && read.has('MSGR_DEFAULT_COUNTRY') && read.has('MSGR_CA_FILE'), [...read].join(' '));
     for (const name of read) assert.match(r.stdout, new RegExp(`\\b${name}\\b`), `${name} is read but not in msgr help environment`);
   });
 

@@ -2,6 +2,7 @@
 // → outcome → output and exit code, exactly as `msgr send` renders them.
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { caFileSource } from '../../http/ca-file.js';
 import { apiUrl } from '../../http/endpoint.js';
 import type { ApiRequest } from '../../http/client.js';
 import { outcomeError } from '../../http/outcome-error.js';
@@ -18,7 +19,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   if (opts.input === '-' && opts.apiKeyStdin === true) throw new UsageError('--input - and --api-key-stdin both read stdin; give one of them a file');
   const input = opts.input !== undefined ? await readFlagFile('--input', opts.input, ctx) : undefined;
-  const settings = await resolveSettings(ctx, { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin }, { profileOptional: opts.sandbox === true });
+  const settings = await resolveSettings(ctx, { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, caFile: opts.caFile }, { profileOptional: opts.sandbox === true });
   const account = settings.account.value;
   const substitute = (s: string): string =>
     s.replace(/\{account\}/g, () => {
@@ -46,7 +47,8 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
     apiKey,
     userAgent: `msgr/${ctx.version} node/${process.version}`,
     timeoutMs: opts.timeout,
-    caFile: opts.caFile,
+    caFile: settings.caFile.value,
+    caFileSource: caFileSource(settings.caFile),
     connections: 1,
     env: ctx.env,
     direct: target.direct,
