@@ -78,8 +78,8 @@ describe('default country', () => {
     const r = await runCli([...DRY, '--to', '447911123456', '--json'], { env: envFor(tempDir()) });
     assert.equal(r.code, 2);
     const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string } };
-    assert.match(doc.error.message, /"447911123456" has no \+ in front: did you mean \+447911123456\?/);
-    assert.match(doc.error.hint, /--to \+447911123456/);
+    assert.match(doc.error.message, /"447911123456" has no \+: it is \+447911123456 if international/);
+    assert.match(doc.error.hint, /Write international numbers with their \+, as \+447911123456/);
   });
 });
 

@@ -10,7 +10,7 @@ import { maskSecret, redact, redactJson, stripControl } from '../../output/sanit
 import { createUi, stopName } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
-import { readFlagFile } from '../shared/option-values.js';
+import { readFlagFile } from '../send/options.js';
 import { setField, type ApiOptions } from './options.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);

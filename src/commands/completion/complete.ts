@@ -26,9 +26,10 @@ export const CHANNELS = ['SMS', 'RCS'];
 export const ENCODINGS = ['utf8', 'latin1', 'utf16le', 'utf16be'];
 export const DELIMITERS = [',', ';', 'tab', '|'];
 export const SANDBOX_HOSTS = ['127.0.0.1', '::1', 'localhost'];
-export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key'];
+export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file'];
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const FILE_OPTIONS = new Set(['--text-file', '--input', '--api-key-file', '--ca-file', '--report', '--journal', '--exclude', '--record']);
+// `profile set NAME ca-file` takes a file too (see positionalValues).
 // Profile subcommands whose first argument is an existing profile.
 const PROFILE_ARG = new Set(['set', 'unset', 'show', 'use', 'remove', 'rm']);
 
@@ -40,6 +41,7 @@ function optionValues(long: string, cmdPath: string, s: CompletionSources): Comp
     case '--channel':
       return { kind: 'values', candidates: plain(CHANNELS) };
     case '--encoding':
+    case '--text-encoding':
       return { kind: 'values', candidates: plain(ENCODINGS) };
     case '--delimiter':
       return { kind: 'values', candidates: plain(DELIMITERS) };
@@ -140,6 +142,7 @@ function positionalValues(program: Command, cmd: Command, cmdPath: string, posit
       if (setting === 'channel') return { kind: 'values', candidates: plain(CHANNELS) };
       if (setting === 'default-country') return { kind: 'values', candidates: plain(s.countries()) };
       if (setting === 'confirm') return { kind: 'values', candidates: plain(['true', 'false']) };
+      if (setting === 'ca-file') return { kind: 'files' };
     }
     return { kind: 'values', candidates: [] };
   }
