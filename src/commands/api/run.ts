@@ -3,7 +3,8 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
-import { apiUrl } from '../../http/endpoint.js';
+import { apiUrl, userAgent } from '../../http/endpoint.js';
+import { prepareSingleRequest } from '../../http/single-request.js';
 import type { ApiRequest } from '../../http/client.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
@@ -39,13 +40,13 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
     await confirmSend(ctx, settings, { recipients: recipientsIn(body), yes: opts.yes === true, what: `${method} ${url.pathname}` });
   }
 
-  (await import('node:v8')).setFlagsFromString('--liftoff-only');
+  await prepareSingleRequest(ctx.nodeVersion);
   const { createClient } = await import('../../http/client.js');
   const apiKey = target.apiKey;
   const client = createClient({
     endpoint: url,
     apiKey,
-    userAgent: `msgr/${ctx.version} node/${process.version}`,
+    userAgent: userAgent(ctx),
     timeoutMs: opts.timeout,
     caFile: settings.caFile.value,
     caFileSource: caFileSource(settings.caFile),
