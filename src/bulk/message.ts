@@ -3,7 +3,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { readTextFile, type FileEncoding } from '../message/text-file.js';
-import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft } from '../message/request.js';
+import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../message/request.js';
 import type { Settings } from '../settings/resolve.js';
 import { asciiJson } from './columns.js';
 
@@ -48,7 +48,7 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     text: perRowText ? '.' : text,
     templateId: flags.template,
     recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
-    metaData: keyValues('--meta', flags.meta),
+    metaData: parseKeyValues('--meta', flags.meta),
   };
   const built = buildRequest(draft, ctx.now());
   if (!built.ok) {
@@ -86,15 +86,4 @@ export function metaMap(values: readonly string[]): Record<string, string> {
     const kv = parseKeyValue(m);
     return [kv?.key ?? m, kv?.value ?? ''];
   }));
-}
-
-function keyValues(flag: string, values: readonly string[] | undefined): KeyValues | undefined {
-  if (values === undefined || values.length === 0) return undefined;
-  const out: KeyValues = {};
-  for (const v of values) {
-    const kv = parseKeyValue(v);
-    if (kv === undefined || kv.key === '') throw new UsageError(`${flag}: "${v}" is not key=value`, { hint: `For example ${flag} campaign=spring` });
-    out[kv.key] = kv.value;
-  }
-  return out;
 }

@@ -2,6 +2,7 @@
 // byte is sent. Field names and nesting are exactly the API's; unset fields are omitted, never
 // null (docs/contract.md: "Requests").
 import type { CountryCode } from 'libphonenumber-js/max';
+import { UsageError } from '../errors.js';
 import { checkSender, parseChannel, type Channel } from './channel.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
 import { parseValidity } from './validity.js';
@@ -76,6 +77,18 @@ export function parseKeyValue(input: string): { key: string; value: string } | u
   const i = input.indexOf('=');
   if (i <= 0) return undefined;
   return { key: input.slice(0, i).trim(), value: input.slice(i + 1) };
+}
+
+/** Repeated `key=value` flags (`--var`, `--meta`) as a map; a malformed one names its flag. */
+export function parseKeyValues(flag: string, values: readonly string[] | undefined): KeyValues | undefined {
+  if (values === undefined || values.length === 0) return undefined;
+  const out: KeyValues = {};
+  for (const v of values) {
+    const kv = parseKeyValue(v);
+    if (kv === undefined || kv.key === '') throw new UsageError(`${flag}: "${v}" is not key=value`, { hint: `For example ${flag} campaign=spring` });
+    out[kv.key] = kv.value;
+  }
+  return out;
 }
 
 /** Validates a draft into a request. Collects every problem, so one run shows them all. */

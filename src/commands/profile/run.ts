@@ -10,6 +10,7 @@ import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved
 import { checkBaseUrl } from '../../profiles/base-url.js';
 import { canPrompt, promptHidden, promptYesNo } from '../../profiles/prompt.js';
 import { checkProfileName, getProfile, loadStore, profileNames, unknownProfileError, updateStore, type Profile, type StoreData, type Warn } from '../../profiles/store.js';
+import { parseChannel, type Channel } from '../../message/channel.js';
 
 const str = z.string().optional();
 const flag = z.boolean().optional();
@@ -72,10 +73,11 @@ function settingName(input: string): SettingName {
   throw new UsageError(`"${input}" is not a profile setting`, { hint: `Settings: ${SETTINGS.join(', ')}.` });
 }
 
-function checkChannel(input: string, flag: string): 'SMS' | 'RCS' {
-  const upper = input.trim().toUpperCase();
-  if (upper === 'SMS' || upper === 'RCS') return upper;
-  throw new UsageError(`${flag}: "${input}" is not a channel; use SMS or RCS`);
+/** The one channel rule (src/message/channel.ts), with the flag or setting named. */
+function checkChannel(input: string, flag: string): Channel {
+  const parsed = parseChannel(input);
+  if (!parsed.ok) throw new UsageError(`${flag}: ${parsed.reason}`);
+  return parsed.value;
 }
 
 function checkText(input: string, flag: string): string {

@@ -4,7 +4,7 @@ import { UsageError } from '../../errors.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
-import { buildRequest, parseKeyValue, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
+import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, stopName, type Ui } from '../../output/ui.js';
@@ -167,22 +167,11 @@ function stripFinalNewline(s: string): string {
   return s.replace(/\r?\n$/, '');
 }
 
-function keyValues(flag: string, values: readonly string[] | undefined): KeyValues | undefined {
-  if (values === undefined || values.length === 0) return undefined;
-  const out: KeyValues = {};
-  for (const v of values) {
-    const kv = parseKeyValue(v);
-    if (kv === undefined || kv.key === '') throw new UsageError(`${flag}: "${v}" is not key=value`, { hint: `For example ${flag} orderId=1234` });
-    out[kv.key] = kv.value;
-  }
-  return out;
-}
-
 function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: string | undefined, settings: Settings, sandbox: boolean): MessageDraft {
   const country = settings.defaultCountry;
   const defaultCountry = country.value !== undefined ? checkCountry(country.value, describeSource(country)) : undefined;
-  const vars = keyValues('--var', opts.var);
-  const meta = keyValues('--meta', opts.meta);
+  const vars = parseKeyValues('--var', opts.var);
+  const meta = parseKeyValues('--meta', opts.meta);
   const to = splitList(opts.to);
   const contacts = splitList(opts.contact);
   // --to replaces the input's recipients; --var applies to every recipient.
