@@ -2,9 +2,13 @@
 //   {"type":"run",...}                   header: run id, input identity, everything that shapes
 //                                        the batches, and the message, so --resume rebuilds the
 //                                        same batches and bodies from the same file
-//   {"type":"send","batch":k,...}        written and fsynced BEFORE batch k's request leaves
-//   {"type":"done","batch":k,"outcome"}  after its answer; fsynced with the next "send" or at the
-//                                        end (losing it to a power cut only makes k "in doubt")
+//   {"type":"send","batch":k,...}        written and fsynced BEFORE batch k's request leaves, with
+//                                        the batch's line numbers and numbers (which people it
+//                                        reaches, readable without the file: --skip-sent, runs)
+//   {"type":"done","batch":k,"outcome"}  after its answer, with the message ids of an accepted
+//                                        batch when the answer carries them; fsynced with the
+//                                        next "send" or at the end (losing it to a power cut only
+//                                        makes k "in doubt")
 //   {"type":"stop","reason":...}         how the process ended, for people
 // Each record is one write(2) of a whole line, so a kill -9 leaves whole lines; a power cut can
 // tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt.
@@ -15,7 +19,7 @@
 // written into the room a reserve file kept next to the journal gave back (DiskReserve), or, if
 // even that is gone, held until there is room again.
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonalSpec } from './personalise.js';
@@ -62,7 +66,31 @@ export interface RunHeader {
   readonly shape: RunShape;
   /** The request without recipients, exactly as sent (validity already absolute). */
   readonly message: Record<string, unknown>;
-  readonly totals: { readonly rows: number; readonly toSend: number; readonly requests: number };
+  /** alreadySent: rows left out because an earlier run accepted their number (--skip-sent). */
+  readonly totals: { readonly rows: number; readonly toSend: number; readonly requests: number; readonly alreadySent?: number };
+  /** Where the run sends (bulk/run-target.ts); absent in journals of earlier msgr versions. */
+  readonly target?: JournaledTarget;
+  /** Runs whose accepted numbers this run leaves out (--skip-sent, --restart); absent: none. */
+  readonly skipSent?: readonly SkipSentSource[];
+}
+
+/** Where a run sends. Never the key: a fingerprint of it. */
+export interface JournaledTarget {
+  readonly baseUrl: string;
+  readonly account: string | null;
+  readonly profile: string | null;
+  readonly sandbox: boolean;
+  readonly keyFingerprint: string;
+}
+
+/**
+ * A run whose accepted numbers were left out, as it was when this run started: its journal read
+ * up to `bytes` (journals only grow), so a resume leaves out exactly the same numbers.
+ */
+export interface SkipSentSource {
+  readonly runId: string;
+  readonly journal: string;
+  readonly bytes: number;
 }
 
 export type BatchOutcome = 'accepted' | 'rejected' | 'not-sent' | 'in-doubt' | 'auth';
@@ -73,6 +101,9 @@ export interface SendRecord {
   readonly first: number;
   readonly count: number;
   readonly key: string;
+  /** The batch's input lines and numbers, in request order (absent in earlier journals). */
+  readonly lines?: readonly number[];
+  readonly numbers?: readonly string[];
   readonly at: string;
 }
 
@@ -82,6 +113,8 @@ export interface DoneRecord {
   readonly outcome: BatchOutcome;
   readonly status?: number;
   readonly error?: string;
+  /** Accepted: each recipient's message id in request order (null: none), when any came. */
+  readonly ids?: ReadonlyArray<string | null>;
   readonly at: string;
 }
 
@@ -119,14 +152,27 @@ export interface LoadedJournal {
   readonly lastStop: string | undefined;
   /** Lines that could not be read (a torn last write). */
   readonly badLines: number;
+  /** Bytes read: the whole file, or `maxBytes`. */
+  readonly bytes: number;
+}
+
+export interface LoadOptions {
+  /** Read only this many bytes (a journal as it was then: see SkipSentSource). */
+  readonly maxBytes?: number;
+  /** Every "send" record, in file order. */
+  readonly onSend?: (rec: SendRecord) => void;
+  /** Every "done" record, in file order. */
+  readonly onDone?: (rec: DoneRecord) => void;
 }
 
 export class JournalError extends Error {
   override readonly name = 'JournalError';
 }
 
-export async function loadJournal(path: string): Promise<LoadedJournal> {
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8' }), crlfDelay: Infinity });
+export async function loadJournal(path: string, options: LoadOptions = {}): Promise<LoadedJournal> {
+  const size = statSync(path).size;
+  const bytes = options.maxBytes !== undefined ? Math.min(options.maxBytes, size) : size;
+  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, bytes - 1) }), crlfDelay: Infinity });
   let header: RunHeader | undefined;
   let states = new Uint8Array(0);
   let lastStop: string | undefined;
@@ -151,15 +197,17 @@ export async function loadJournal(path: string): Promise<LoadedJournal> {
     if (rec.type === 'send' && batch >= 0 && batch < states.length) {
       // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
       states[batch] = BatchState.started;
+      options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
       const s = OUTCOME_STATE[rec.outcome as BatchOutcome];
       if (s !== undefined) states[batch] = s;
+      options.onDone?.(rec as unknown as DoneRecord);
     } else if (rec.type === 'stop') {
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
     }
   }
   if (header === undefined) throw new JournalError(`${path} is empty`);
-  return { header, states, lastStop, badLines };
+  return { header, states, lastStop, badLines, bytes };
 }
 
 /** The file system is full (or the user's quota is): not a bug, and never a reason for doubt. */

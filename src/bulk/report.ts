@@ -6,7 +6,7 @@ import { extname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { TextFile } from './text-file.js';
 
-export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'in-doubt' | 'not-sent';
+export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
 
 export interface ReportRow {
   readonly line: number;

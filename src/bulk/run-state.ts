@@ -10,12 +10,12 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
-import { BatchState, Journal, JournalError, loadJournal, RESERVE_BYTES, type LoadedJournal, type RunHeader, type RunShape } from './journal.js';
+import { BatchState, Journal, JournalError, loadJournal, RESERVE_BYTES, type JournaledTarget, type LoadedJournal, type RunHeader, type RunShape, type SkipSentSource } from './journal.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
 import { metaMap } from './message.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt } from './progress.js';
-import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stdinRunDir } from './state.js';
+import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {
@@ -25,6 +25,8 @@ export interface RunFlags {
   readonly resume: boolean;
   readonly restart: boolean;
   readonly dryRun: boolean;
+  /** Sandbox runs keep their state apart from real runs. */
+  readonly sandbox?: boolean | undefined;
 }
 
 export interface RunState {
@@ -34,6 +36,10 @@ export interface RunState {
   readonly fileAbs: string | undefined;
   /** The journal being resumed. */
   readonly previous: LoadedJournal | undefined;
+  /** The unfinished run --restart abandoned, and where its journal now is. */
+  readonly abandoned: { readonly journal: string; readonly header: RunHeader } | undefined;
+  /** A journal this run moved aside (abandoned, or an earlier finished run kept). */
+  readonly moved: { readonly from: string; readonly to: string } | undefined;
 }
 
 /**
@@ -42,34 +48,46 @@ export interface RunState {
  */
 export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
   const state = stateDir(ctx.env, ctx.cwd);
+  const sandbox = flags.sandbox === true;
   const fileAbs = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
   let journalPath: string;
   let runId: string;
   if (flags.resume) {
     if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
-    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs), 'journal.jsonl');
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
     if (!existsSync(journalPath)) {
-      throw new UsageError(`nothing to resume: there is no journal at ${journalPath}`, { hint: 'Run the command without --resume to start sending.' });
+      // A sandbox trial and the real campaign keep apart: say when the other one exists.
+      const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
+      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): resume that one ${sandbox ? 'without' : 'with'} --sandbox.` : '';
+      throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without --resume to start sending.${otherHint}` });
     }
     runId = '';
   } else {
     runId = newRunId(ctx.now());
     if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
-    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs), 'journal.jsonl');
-    else journalPath = join(stdinRunDir(state, runId), 'journal.jsonl');
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
+    else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
   }
 
   if (!flags.dryRun) {
-    ensureParent(journalPath);
+    let lock;
     const lockPath = `${journalPath}.lock`;
-    const lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+    try {
+      ensureParent(journalPath);
+      lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+    } catch (err) {
+      throw stateWriteError(err, dirname(journalPath));
+    }
     if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
-    defer(() => lock.release());
-    ctx.onExit(() => lock.release());
+    const held = lock;
+    defer(() => held.release());
+    ctx.onExit(() => held.release());
   }
 
   let previous: LoadedJournal | undefined;
+  let abandoned: RunState['abandoned'];
+  let moved: RunState['moved'];
   if (flags.resume) {
     try {
       previous = await loadJournal(journalPath);
@@ -87,18 +105,34 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (old !== undefined && !isFinished(old)) {
       if (!flags.restart) {
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
-          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart. Journal: ${journalPath}`,
+          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (it leaves out the rows that run accepted). Journal: ${journalPath}`,
         });
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
-      renameSync(journalPath, archived);
+      moveJournal(journalPath, archived);
+      moved = { from: journalPath, to: archived };
+      abandoned = { journal: archived, header: old.header };
       ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
+    } else if (old !== undefined) {
+      // A finished run's journal holds its outcomes and message ids (msgr runs): kept, not replaced.
+      const kept = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.jsonl`;
+      moveJournal(journalPath, kept);
+      moved = { from: journalPath, to: kept };
+      ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
     }
   }
-  return { runId, journalPath, fileAbs, previous };
+  return { runId, journalPath, fileAbs, previous, abandoned, moved };
 }
 
-function isFinished(j: LoadedJournal): boolean {
+function moveJournal(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    throw stateWriteError(err, dirname(from));
+  }
+}
+
+export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
   return j.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
 }
 
@@ -147,7 +181,7 @@ export async function openInput(ctx: Context, flags: RunFlags, state: RunState, 
     const was = previous.header.input;
     if (identity.size !== was.size || identity.quickHash !== was.quickHash) {
       throw new UsageError(`--resume: ${label} changed since run ${state.runId} started (${fmt(was.size)} bytes then, ${fmt(identity.size)} now)`, {
-        hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
+        hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
       });
     }
   }
@@ -339,7 +373,7 @@ export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult
   const runId = previous.header.runId;
   if (pre.hash !== previous.header.input.hash) {
     throw new UsageError(`--resume: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
-      hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run with --restart.',
+      hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
     });
   }
   if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend || pre.requests !== previous.header.totals.requests) {
@@ -350,8 +384,35 @@ export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult
   }
 }
 
-/** The journal of a new run (its header says how to rebuild every batch), or the resumed one's. */
-export function openJournal(ctx: Pick<Context, 'now' | 'version'>, state: RunState, input: RunInput, shape: RunShape, message: Record<string, unknown>, pre: PreflightResult): Journal {
+/**
+ * The journal of a new run (its header says how to rebuild every batch, where it sends and which
+ * runs' numbers it leaves out), or the resumed one's.
+ */
+export function openJournal(
+  ctx: Pick<Context, 'now' | 'version'>,
+  state: RunState,
+  input: RunInput,
+  shape: RunShape,
+  message: Record<string, unknown>,
+  pre: PreflightResult,
+  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number },
+): Journal {
+  try {
+    return createOrAppend(ctx, state, input, shape, message, pre, run);
+  } catch (err) {
+    throw stateWriteError(err, dirname(state.journalPath));
+  }
+}
+
+function createOrAppend(
+  ctx: Pick<Context, 'now' | 'version'>,
+  state: RunState,
+  input: RunInput,
+  shape: RunShape,
+  message: Record<string, unknown>,
+  pre: PreflightResult,
+  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number },
+): Journal {
   if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
   const header: RunHeader = {
     type: 'run',
@@ -362,7 +423,9 @@ export function openJournal(ctx: Pick<Context, 'now' | 'version'>, state: RunSta
     input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
     shape,
     message,
-    totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests },
+    totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
+    target: run.target,
+    ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
   };
   const journal = Journal.create(state.journalPath, header, ctx.now);
   input.keep();

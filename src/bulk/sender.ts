@@ -8,14 +8,16 @@
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - report lines come out in input order, whatever order the answers come in;
 // - a stop (Ctrl-C, SIGTERM, SIGHUP, a full disk) sends no new batch, drops retries not yet
-//   started, and waits for the answers in flight: a local cause never leaves a batch in doubt.
+//   started, and waits for the answers in flight: a local cause never leaves a batch in doubt;
+// - the journal names each batch's numbers before it leaves and keeps the message ids that come
+//   back, so an earlier run's rows keep their ids in a resumed run's report.
 // Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
 import { dirname } from 'node:path';
 import type { MessagesClient } from '../http/client.js';
 import type { Outcome } from '../http/outcome.js';
 import { stopName } from '../output/ui.js';
 import { Grouper } from './grouping.js';
-import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type Journal } from './journal.js';
+import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type DoneRecord, type Journal } from './journal.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress } from './progress.js';
@@ -74,6 +76,10 @@ export interface SenderParts {
   readonly signal: AbortSignal;
   /** --verbose lines. */
   readonly debug: (line: string) => void;
+  /** The outcome records of batches an earlier run of this journal finished (for the report). */
+  readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
+  /** Send nothing: report each row as the journal has it (`msgr runs report`). */
+  readonly reportOnly?: boolean | undefined;
 }
 
 /** Report rows of one segment of the file: the rows skipped before a batch, then its recipients. */
@@ -94,6 +100,9 @@ interface Batch {
   /** Recipient JSON; left empty for a batch an earlier run finished (it is not sent). */
   entries: string[];
   count: number;
+  /** The recipients' input lines and numbers, for the journal. */
+  readonly sendLines: number[];
+  readonly sendNumbers: string[];
   readonly rows: ReportRows | undefined;
   /** Grouped runs: the message's key, and each recipient's position among all rows (report order). */
   readonly key?: string;
@@ -197,6 +206,8 @@ export class Sender {
       firstLine: line,
       entries: [],
       count: 0,
+      sendLines: [],
+      sendNumbers: [],
       rows: withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
     });
     const onAbort = (): void => {
@@ -235,7 +246,11 @@ export class Sender {
           index++;
           if (kind === 'S') {
             // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
-            if (sendable(batchIndex)) current.entries.push(payload);
+            if (sendable(batchIndex)) {
+              current.entries.push(payload);
+              current.sendLines.push(line);
+              current.sendNumbers.push(number);
+            }
             current.count++;
             if (current.rows !== undefined) {
               current.rows.lines.push(line);
@@ -250,8 +265,8 @@ export class Sender {
           } else if (current.rows !== undefined) {
             current.rows.lines.push(line);
             current.rows.numbers.push(number);
-            current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid');
-            current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : undefined);
+            current.rows.skips.push(kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'A' ? 'already-sent' : 'invalid');
+            current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : undefined);
           }
         },
         async () => {
@@ -292,6 +307,8 @@ export class Sender {
         firstLine: lines[at[0] as number] as number,
         entries: sendable(sealed.index) ? at.map((i) => json[i] as string) : [],
         count: at.length,
+        sendLines: sendable(sealed.index) ? at.map((i) => lines[i] as number) : [],
+        sendNumbers: sendable(sealed.index) ? at.map((i) => numbers[i] as string) : [],
         rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
         key: sealed.key,
         seqs: withReport ? at.map((i) => seqs[i] as number) : [],
@@ -300,10 +317,9 @@ export class Sender {
     size = grouper.window + 2;
     json = new Array<string>(size).fill('');
     lines = new Float64Array(size);
-    if (withReport) {
-      numbers = new Array<string>(size).fill('');
-      seqs = new Float64Array(size);
-    }
+    // Numbers always: the journal names each batch's numbers.
+    numbers = new Array<string>(size).fill('');
+    if (withReport) seqs = new Float64Array(size);
     let position = 0;
     let toSend = 0;
     try {
@@ -316,13 +332,11 @@ export class Sender {
             const i = p % size;
             json[i] = payload.slice(0, tab);
             lines[i] = line;
-            if (withReport) {
-              numbers[i] = number;
-              seqs[i] = seq;
-            }
+            numbers[i] = number;
+            if (withReport) seqs[i] = seq;
             grouper.add(payload.slice(tab + 1), p);
           } else if (withReport) {
-            this.#rowDone(seq, { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
+            this.#rowDone(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
           }
         },
         async () => {
@@ -357,7 +371,11 @@ export class Sender {
       if (state === BatchState.accepted || state === BatchState.rejected) {
         // Done by an earlier run of this journal: never sent again.
         b.outcome = state === BatchState.accepted ? 'accepted' : 'rejected';
-        b.error = 'in an earlier run';
+        const earlier = this.#cfg.earlier?.get(b.index);
+        b.ids = earlier?.ids?.map((id) => id ?? undefined);
+        b.status = earlier?.status;
+        // A report of the run itself (runs report) tells what happened; a resumed run, when.
+        b.error = this.#cfg.reportOnly === true ? (state === BatchState.accepted ? undefined : earlier?.error) : 'in an earlier run';
         if (state === BatchState.accepted) {
           this.#result.accepted += count;
           this.#result.acceptedEarlier += count;
@@ -369,7 +387,13 @@ export class Sender {
         continue;
       }
       if ((state === BatchState.started || state === BatchState.inDoubt) && !this.#cfg.resendInDoubt) {
-        this.#markInDoubt(b, 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+        this.#markInDoubt(b, this.#cfg.reportOnly === true ? `in doubt: sent, no answer${this.#cfg.earlier?.get(b.index)?.error !== undefined ? ` (${this.#cfg.earlier.get(b.index)?.error})` : ''}` : 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+        this.#complete(b);
+        continue;
+      }
+      if (this.#cfg.reportOnly === true) {
+        b.outcome = 'not-sent';
+        b.error = state === BatchState.none ? 'not sent yet' : 'not sent';
         this.#complete(b);
         continue;
       }
@@ -439,7 +463,7 @@ export class Sender {
     b.entries = [];
     try {
       // On disk before the request leaves: a crash after this point leaves the batch in doubt.
-      await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key });
+      await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key, lines: b.sendLines, numbers: b.sendNumbers });
     } catch (err) {
       // Not written, so not sent, and nothing after it is: a local cause, never doubt.
       this.#notWritten(b, err);
@@ -457,7 +481,7 @@ export class Sender {
         journaled = 'accepted';
         b.outcome = 'accepted';
         b.status = outcome.status;
-        if (b.rows !== undefined) b.ids = extractMessageIds(outcome.body, b.rows.numbers.filter((_, i) => b.rows?.skips[i] === undefined));
+        b.ids = extractMessageIds(outcome.body, b.sendNumbers);
         this.#result.accepted += count;
         this.#done += count;
         this.#consecutiveFailures = 0;
@@ -507,6 +531,7 @@ export class Sender {
       outcome: journaled,
       ...(b.status !== undefined ? { status: b.status } : {}),
       ...(b.error !== undefined ? { error: b.error.slice(0, 500) } : {}),
+      ...(b.ids !== undefined && b.ids.some((id) => id !== undefined) ? { ids: b.ids.map((id) => id ?? null) } : {}),
     });
     this.#window.release();
     this.#complete(b);
@@ -598,6 +623,10 @@ export class Sender {
       const skip = rows.skips[i];
       const line = rows.lines[i] as number;
       const number = rows.numbers[i] as string;
+      if (skip === 'already-sent') {
+        write(alreadySentRow(line, number, rows.errors[i] ?? ''), i);
+        continue;
+      }
       if (skip !== undefined) {
         write({ line, number, outcome: skip, error: rows.errors[i] }, i);
         continue;
@@ -614,4 +643,10 @@ export class Sender {
       j++;
     }
   }
+}
+
+/** A row an earlier run accepted: the spool's payload names that run and the id it got. */
+function alreadySentRow(line: number, number: string, payload: string): ReportRow {
+  const by = payload !== '' ? (JSON.parse(payload) as { runId: string; id: string | null }) : undefined;
+  return { line, number, outcome: 'already-sent', messageId: by?.id ?? undefined, error: by !== undefined ? `accepted by run ${by.runId}` : undefined };
 }

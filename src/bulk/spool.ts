@@ -13,7 +13,8 @@ import { unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextFile } from './text-file.js';
 
-export type SpoolKind = 'S' | 'D' | 'X' | 'I';
+/** A: to send, but an earlier run accepted the number (bulk/sent.ts); the payload names it. */
+export type SpoolKind = 'S' | 'D' | 'X' | 'I' | 'A';
 export type SpoolLine = (kind: SpoolKind, line: number, number: string, payload: string) => void;
 
 /**

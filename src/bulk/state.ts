@@ -1,7 +1,9 @@
 // Where a bulk run keeps its state (journal, lock, spooled stdin, the preflight's plan):
 // `<state dir>/runs/<file name>-<hash of its absolute path>/`, so `--resume` finds the run of a
-// file from the file alone. The state dir is MSGR_CONFIG_DIR when set (tests, containers), else
-// the OS's per-user state folder. Folders are 0700: journals name files and hold message text.
+// file from the file alone; `--sandbox` runs under `<state dir>/sandbox/runs/`, so a trial never
+// blocks or shadows the real campaign of the same file. The state dir is MSGR_CONFIG_DIR when set
+// (tests, containers), else the OS's per-user state folder. Folders are 0700: journals name files
+// and hold numbers and message text.
 import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
 import { homedir, platform as osPlatform } from 'node:os';
@@ -20,16 +22,52 @@ function nonEmpty(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/** The folder holding the run folders: real runs', or the sandbox's. */
+export function runsRoot(state: string, sandbox = false): string {
+  return sandbox ? join(state, 'sandbox', 'runs') : join(state, 'runs');
+}
+
 /** The run folder of an input file (absolute path). */
-export function runDirFor(state: string, absInput: string): string {
+export function runDirFor(state: string, absInput: string, sandbox = false): string {
   const slug = basename(absInput).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40);
   const hash = createHash('sha256').update(absInput).digest('hex').slice(0, 12);
-  return join(state, 'runs', `${slug}-${hash}`);
+  return join(runsRoot(state, sandbox), `${slug}-${hash}`);
 }
 
 /** A fresh folder for a run that reads stdin. */
-export function stdinRunDir(state: string, runId: string): string {
-  return join(state, 'runs', `stdin-${runId}`);
+export function stdinRunDir(state: string, runId: string, sandbox = false): string {
+  return join(runsRoot(state, sandbox), `stdin-${runId}`);
+}
+
+const ENVIRONMENT_CODES: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the file system is read-only',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  ENOENT: 'the folder vanished',
+  ENOTDIR: 'part of the path is a file, not a folder',
+};
+
+/**
+ * A failure to write the run state that is the machine's, not msgr's: the error (exit 2, nothing
+ * sent) names the path and what to do; anything else is returned unchanged.
+ */
+export function stateWriteError(err: unknown, fallbackPath: string): unknown {
+  const e = err as NodeJS.ErrnoException;
+  const code = typeof e?.code === 'string' ? e.code : undefined;
+  const why = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
+  if (why === undefined) return err;
+  const path = typeof e.path === 'string' ? e.path : fallbackPath;
+  return new UsageError(`cannot write the run state at ${path}: ${why} (${code}); nothing was sent`, {
+    hint:
+      code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'Free some space on that disk, or point MSGR_CONFIG_DIR (or --journal) at a folder on a disk with room, then run the same command again.'
+        : code === 'ENOENT'
+          ? 'The state folder was removed or unmounted while msgr ran: make sure it stays (or point MSGR_CONFIG_DIR or --journal elsewhere), then run the same command again.'
+          : 'msgr keeps each run\'s journal there: make the folder writable, or point MSGR_CONFIG_DIR (or --journal) at a writable folder, then run the same command again.',
+    cause: err,
+  });
 }
 
 /**

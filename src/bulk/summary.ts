@@ -22,6 +22,8 @@ export interface Summary {
   invalid: number;
   duplicates: number;
   excluded: number;
+  /** Left out because an earlier run accepted the number (--skip-sent, --restart). */
+  alreadySent: number;
   outsidePlan: number;
   toSend: number;
   requests: number;
@@ -61,6 +63,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     invalid: pre.invalid,
     duplicates: pre.duplicates,
     excluded: pre.excluded,
+    alreadySent: 0,
     outsidePlan: pre.outsidePlan,
     toSend: pre.toSend,
     requests: pre.requests,
@@ -198,7 +201,12 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     r.notSent > 0 ? `${fmt(r.notSent)} not sent` : '',
   ].filter((x) => x !== '');
   if (notAccepted.length > 0) ui.info(`  not accepted: ${notAccepted.join(', ')}`);
-  const skipped = [s.invalid > 0 ? `${fmt(s.invalid)} invalid` : '', s.duplicates > 0 ? `${fmt(s.duplicates)} duplicates` : '', s.excluded > 0 ? `${fmt(s.excluded)} excluded` : ''].filter((x) => x !== '');
+  const skipped = [
+    s.invalid > 0 ? `${fmt(s.invalid)} invalid` : '',
+    s.duplicates > 0 ? `${fmt(s.duplicates)} duplicates` : '',
+    s.excluded > 0 ? `${fmt(s.excluded)} excluded` : '',
+    s.alreadySent > 0 ? `${fmt(s.alreadySent)} already sent` : '',
+  ].filter((x) => x !== '');
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${fmt(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);
   for (const b of r.inDoubtBatches.slice(0, 10)) {

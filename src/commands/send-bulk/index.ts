@@ -35,7 +35,9 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--journal <path>', 'the run journal (default: in the msgr state folder, per input file)')
     .option('--resume', 'continue the unfinished run of this file: accepted rows are never sent again')
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
-    .option('--restart', 'abandon the unfinished run of this file and start a new one')
+    .option('--restart', 'abandon the unfinished run of this file and start a new one (leaving out the rows it accepted)')
+    .option('--include-sent', 'with --restart: send to the rows the abandoned run accepted as well')
+    .option('--skip-sent <run>', 'leave out every number this run (id or journal) accepted for the same message; repeatable', collect)
     .option('--no-render', 'send the text as written: {{placeholders}} not filled in, the columns as recipients[].variables')
     .option('--text-column <name>', "each row's message from this column (sent as it is)")
     .option('--from-column <name>', "each row's sender from this column")
@@ -62,6 +64,7 @@ Examples:
   msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
   msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
   msgr send-bulk customers.csv --resume
+  msgr send-bulk customers-v2.csv --from Acme --text 'Your order has shipped' --skip-sent 20261121T161500Z-3fa9c2d1
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {

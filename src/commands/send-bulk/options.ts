@@ -79,6 +79,10 @@ export interface BulkOptions {
   readonly report?: string | undefined;
   /** --progress-every, milliseconds. */
   readonly progressEveryMs?: number | undefined;
+  /** Runs (id or journal) whose accepted numbers are left out. */
+  readonly skipSent?: readonly string[] | undefined;
+  /** --restart: do not leave out what the abandoned run accepted. */
+  readonly includeSent: boolean;
 }
 
 const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
@@ -166,10 +170,17 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     restart: bool(raw, 'restart'),
     report: str(raw, 'report'),
     progressEveryMs: parseEvery(str(raw, 'progressEvery')),
+    skipSent: list(raw, 'skipSent'),
+    includeSent: bool(raw, 'includeSent'),
   };
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
+  if (opts.resume && opts.skipSent !== undefined) {
+    throw new UsageError('--skip-sent cannot be used with --resume', { hint: 'A resumed run leaves out exactly what it left out when it started (its journal says which runs).' });
+  }
+  if (opts.skipSent?.some((ref) => ref.trim() === '') === true) throw new UsageError('--skip-sent: give a run id or a journal path', { hint: '`msgr runs list` shows the runs msgr has.' });
+  if (opts.includeSent && !opts.restart) throw new UsageError('--include-sent only makes sense with --restart', { hint: '--restart leaves out the rows the abandoned run accepted; --include-sent sends to them again.' });
   if (file === undefined && !(opts.resume && opts.journal !== undefined)) {
     throw new UsageError('send-bulk needs a CSV file (or - for stdin)', { hint: 'For example: msgr send-bulk recipients.csv --from Acme --text "Hello {{name}}"' });
   }
@@ -194,3 +205,4 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);
   return opts;
 }
+

@@ -7,8 +7,9 @@
 // run twice. Batch k is always the k-th group of --batch-size rows to send, so a resumed run
 // rebuilds the same batches (same bodies, same Idempotency-Keys) from the same file, and skips
 // the ones the journal says are done (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
-import { rmSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
@@ -26,6 +27,9 @@ import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
 import { createProgress, fmt, formatBytes } from '../../bulk/progress.js';
 import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
+import { checkResumeTarget, describeTarget, journaledTarget } from '../../bulk/run-target.js';
+import { findRun, outcomeRecords } from '../../bulk/runs.js';
+import { countSent, describeSkipped, leaveOutSent, sentNumbersFor, skipSentRecord, withoutSent } from '../../bulk/sent.js';
 import { analyseText } from '../../message/segments.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
 import { singleBraceColumns } from '../../message/placeholders.js';
@@ -98,6 +102,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     { profileOptional: opts.sandbox },
   );
 
+  // Runs named by --skip-sent, found before this run moves its file's last journal aside.
+  const named = (opts.skipSent ?? []).map((ref) => findRun(stateDir(ctx.env, ctx.cwd), ctx.cwd, ref, '--skip-sent'));
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
   const trial = opts.preview !== undefined || opts.sampleTo !== undefined;
   const noJournal = opts.dryRun || trial;
@@ -150,11 +156,25 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // rather than after a pass over millions of rows (a dry run needs neither).
   const offline = opts.dryRun || opts.preview !== undefined;
   const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
+  const runTarget = target === undefined ? undefined : journaledTarget({
+    endpoint: target.endpoint,
+    apiKey: target.apiKey,
+    sandbox: target.sandbox,
+    profile: settings.profile.value,
+    account: previous !== undefined ? (settings.account.value ?? stringOrUndefined(plan.message.accountReference)) : stringOrUndefined(plan.message.accountReference),
+  });
+  if (previous !== undefined && runTarget !== undefined) {
+    // Before the preflight: a resume against another target stops before anything is read or sent.
+    const { known } = checkResumeTarget(previous.header, runTarget, settings.account.value !== undefined);
+    if (!known) ui.warn(`run ${runId}'s journal does not say where it sent (an earlier msgr wrote it): resuming against ${describeTarget(runTarget)}; make sure that is where it started`);
+    ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(plan.message)}) to ${describeTarget(runTarget)}`);
+  }
+  const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, plan.message, runTarget, reportPath !== undefined);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
   clientModule?.catch(() => undefined);
 
-  const { pre, format, spool, seconds: preflightSeconds } = await preflightPass({
+  const pass = await preflightPass({
     path: input.path,
     fileLabel: input.label,
     fileBytes: input.identity.size,
@@ -163,7 +183,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     country: plan.country,
     checker: plan.checker,
     exclude: plan.exclude?.set,
-    spoolPath: noJournal ? undefined : `${journalPath}.spool`,
+    spoolPath: noJournal ? (opts.dryRun && sent !== undefined ? dryRunSpool(defer) : undefined) : `${journalPath}.spool`,
     env: ctx.env,
     signal: ctx.interrupt,
     checkpoint,
@@ -172,6 +192,19 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     message: personal,
     keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
   });
+  const { format, seconds: preflightSeconds } = pass;
+  // Rows an earlier run accepted leave the rows to send (and the batches) before anything is
+  // counted, journaled or confirmed.
+  if (sent !== undefined && personal !== undefined) {
+    // Rows with messages of their own are grouped into requests by message: leaving some out
+    // would change the grouping the journal's request count was made from.
+    throw new UsageError('--skip-sent (and --restart, which applies it) cannot yet be used when rows have messages of their own (placeholders, --text-column, --from-column); nothing was sent', {
+      hint: opts.restart ? 'Add --include-sent to send to every row again, or leave the earlier run\'s numbers out with --exclude (`msgr runs report RUN --report sent.csv`).' : 'Leave the earlier run\'s numbers out with --exclude instead: write them with `msgr runs report RUN --report sent.csv`.',
+    });
+  }
+  const alreadySent = sent !== undefined && pass.spool !== undefined ? await countSent(pass.spool, sent) : 0;
+  const spool = sent !== undefined && pass.spool !== undefined ? leaveOutSent(pass.spool, sent) : pass.spool;
+  const pre = alreadySent > 0 ? withoutSent(pass.pre, alreadySent, sent, plan.shape.batchSize) : pass.pre;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
@@ -179,14 +212,22 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const message = plan.message;
   // One shared text: its parts once; messages of their own: counted per row by the preflight.
   const textAnalysis = personal === undefined && sharedText !== undefined ? analyseText(sharedText) : undefined;
-  const base = preflightSummary(
-    { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
-    pre,
-    textAnalysis,
-    pre.totals,
-  );
+  const base = {
+    ...preflightSummary(
+      { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
+      pre,
+      textAnalysis,
+      pre.totals,
+    ),
+    alreadySent,
+  };
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
+  if (sent !== undefined) ui.info(`  ${describeSkipped(alreadySent, sent)}`);
+  if (sent !== undefined && sent.inDoubt > 0) {
+    const ids = sent.runs.map((r) => r.runId);
+    ui.warn(`${fmt(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} --report in-doubt.csv`);
+  }
   if (sharedText !== undefined && spec?.render === true) {
     for (const name of singleBraceColumns(sharedText, pre.columns.header)) ui.warn(`${source?.textFlag ?? '--text'}: {${name}} is sent as written; write {{${name}}} to put each row's ${name} in the text`);
   }
@@ -202,7 +243,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     if (reportPath !== undefined) await reportInvalidRows(input.path, format, { columns: pre.columns, checker: plan.checker, message: rowMessage }, report ?? new ReportWriter(reportPath));
     throw invalidRowsError(base, pre, input.label, reportPath);
   }
-  const nothing = nothingToSendError(base, pre, input.label);
+  // Judged on the file: a row left out because it was already sent is sent, not "nothing to send".
+  const nothing = nothingToSendError(base, pass.pre, input.label);
   if (nothing !== undefined) throw nothing;
   if (opts.preview !== undefined) return;
 
@@ -263,7 +305,11 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     return;
   }
   if (spool === undefined) throw new Error('send-bulk: no spool outside a dry run');
-  const journal = openJournal(ctx, state, input, shape, message, pre);
+  const journal = openJournal(ctx, state, input, shape, message, pre, {
+    target: runTarget ?? journaledTarget({ endpoint, apiKey: key, sandbox: opts.sandbox, profile: settings.profile.value, account: stringOrUndefined(message.accountReference) }),
+    skipSent: sent !== undefined ? skipSentRecord(sent) : [],
+    alreadySent,
+  });
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
   where.resume = buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath);
@@ -280,8 +326,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     profile: settings.profile.value,
     connections: opts.concurrency,
     maxAttempts: BULK_MAX_ATTEMPTS,
-    // Message ids are only needed for the report.
-    readSuccessBody: opts.report !== undefined,
+    // Message ids go to the journal (msgr runs report), not only to --report.
+    readSuccessBody: true,
     env: ctx.env,
     direct,
     ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
@@ -309,6 +355,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     client,
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
+    earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
   });
   const t0 = performance.now();
   await sender.sendAll(spool);
@@ -329,3 +376,22 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
 }
+
+function stringOrUndefined(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+/** `text "Hello there", from Acme, account ACME01`: what a resumed run sends, for people. */
+function describeMessage(message: Record<string, unknown>): string {
+  const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
+  const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
+  return `${what}, from ${String(message.from)}, account ${String(message.accountReference)}`;
+}
+
+/** A dry run with --skip-sent counts what it would leave out: its verdicts go to a scratch file. */
+function dryRunSpool(defer: (cleanup: () => void) => void): string {
+  const dir = mkdtempSync(join(tmpdir(), 'msgr-bulk-'));
+  defer(() => rmSync(dir, { recursive: true, force: true }));
+  return join(dir, 'spool');
+}
+

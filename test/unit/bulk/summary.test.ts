@@ -16,6 +16,7 @@ const base: Summary = {
   invalid: 0,
   duplicates: 0,
   excluded: 0,
+  alreadySent: 0,
   outsidePlan: 0,
   toSend: 10,
   requests: 1,

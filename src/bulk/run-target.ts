@@ -1,0 +1,83 @@
+// Where a bulk run sends, as its journal records it: base URL, account, profile, sandbox or not,
+// and a fingerprint of the key (never the key). A resumed run must send where the run started
+// (docs/bulk.md: "Run identity"): a run begun against the sandbox, a test server or another
+// account is never finished against the real one as if its rows had been sent there.
+import { createHash } from 'node:crypto';
+import { UsageError } from '../errors.js';
+import type { JournaledTarget, RunHeader } from './journal.js';
+
+/** The sandbox listens on a new port every run: its journals record this instead. */
+const SANDBOX_URL = 'sandbox';
+
+/**
+ * 12 hex characters of SHA-256 over a domain-separated string: enough to tell two keys apart,
+ * useless for guessing one, and not the hash anything else would compute of the key.
+ */
+export function keyFingerprint(apiKey: string): string {
+  return createHash('sha256').update(`msgr journal key fingerprint v1\0${apiKey}`).digest('hex').slice(0, 12);
+}
+
+export interface TargetParts {
+  readonly endpoint: URL;
+  readonly apiKey: string;
+  readonly sandbox: boolean;
+  readonly profile: string | undefined;
+  /** The accountReference the requests carry. */
+  readonly account: string | undefined;
+}
+
+export function journaledTarget(t: TargetParts): JournaledTarget {
+  return {
+    baseUrl: t.sandbox ? SANDBOX_URL : baseUrlOf(t.endpoint),
+    account: t.account ?? null,
+    profile: t.profile ?? null,
+    sandbox: t.sandbox,
+    keyFingerprint: keyFingerprint(t.apiKey),
+  };
+}
+
+/** The base URL as msgr calls it, without the messages path it appends. */
+function baseUrlOf(endpoint: URL): string {
+  return endpoint.toString().replace(/\/v2\/messages\/?$/, '');
+}
+
+/** One line for people: `https://eu.api.example.com, account ACME01, profile prod, key 3fa9c2d1e0b7`. */
+export function describeTarget(t: JournaledTarget | undefined): string {
+  if (t === undefined) return 'unknown (the journal was written by an earlier msgr)';
+  const where = t.sandbox ? 'the sandbox' : t.baseUrl;
+  return `${where}, account ${t.account ?? '(none)'}${t.profile !== null ? `, profile ${t.profile}` : ''}, key ${t.keyFingerprint}`;
+}
+
+/** What differs between two targets, for people; empty when they are the same place. */
+export function targetDifferences(was: JournaledTarget, now: JournaledTarget): string[] {
+  const out: string[] = [];
+  if (was.sandbox !== now.sandbox) out.push(was.sandbox ? 'it ran against the sandbox, this run sends for real' : 'it sent for real, this run sends to the sandbox');
+  else if (!was.sandbox && was.baseUrl !== now.baseUrl) out.push(`base URL ${was.baseUrl} then, ${now.baseUrl} now`);
+  if (was.account !== now.account) out.push(`account ${was.account ?? '(none)'} then, ${now.account ?? '(none)'} now`);
+  // The sandbox takes any key: only a real API tells accounts apart by it.
+  if (!was.sandbox && !now.sandbox && was.keyFingerprint !== now.keyFingerprint) out.push(`API key ${was.keyFingerprint} then, ${now.keyFingerprint} now (fingerprints)`);
+  return out;
+}
+
+/**
+ * A resumed run sends where the run started, or not at all. The account is the journal's (the
+ * requests carry the journal's message): one given now must be the same. Journals of earlier
+ * msgr versions do not say where they sent: the caller is told, and says so.
+ */
+export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accountGiven: boolean): { known: boolean } {
+  const was = header.target;
+  if (was === undefined) return { known: false };
+  const current: JournaledTarget = accountGiven ? now : { ...now, account: was.account };
+  const diffs = targetDifferences(was, current);
+  if (diffs.length > 0) {
+    throw new UsageError(
+      `--resume: run ${header.runId} sent to ${describeTarget(was)}; this run would send to ${describeTarget(current)} (${diffs.join('; ')}); nothing was sent`,
+      {
+        hint:
+          `Resume with the settings the run started with${was.sandbox ? ' (add --sandbox)' : ''}${was.profile !== null ? ` (e.g. -p ${was.profile})` : ''}. ` +
+          'To send the rest of the file to this target on purpose, start a new run with --restart: it leaves out the rows the abandoned run had accepted (add --include-sent if that run only went to a test system, so they are sent here too).',
+      },
+    );
+  }
+  return { known: true };
+}

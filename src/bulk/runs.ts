@@ -1,0 +1,245 @@
+// The runs msgr keeps (`msgr runs`): every journal in the state folder, real and sandbox, what
+// each sent where, and a full report of any of them at any time, from its journal (the numbers
+// and message ids it keeps) and, while it is unchanged, its input file (docs/bulk.md: "Runs").
+import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { UsageError } from '../errors.js';
+import { BatchState, JournalError, loadJournal, type DoneRecord, type LoadedJournal, type RunHeader, type SendRecord } from './journal.js';
+import { readOwner } from '../files/lock.js';
+import { runDirFor, runsRoot } from './state.js';
+
+/** One run as `runs list` shows it. */
+export interface RunInfo {
+  readonly runId: string;
+  readonly journal: string;
+  readonly file: string;
+  readonly target: RunHeader['target'] | null;
+  readonly startedAt: string;
+  readonly rows: number;
+  readonly toSend: number;
+  readonly accepted: number;
+  readonly alreadySent: number;
+  readonly rejected: number;
+  readonly inDoubt: number;
+  readonly notSent: number;
+  /** Every batch accepted or rejected: nothing left to resume. */
+  readonly finished: boolean;
+  /** Given up for a new run (--restart). */
+  readonly abandoned: boolean;
+  /** When the run last wrote to its journal. */
+  readonly lastActivity: string;
+  readonly msgr: string;
+}
+
+/** Every journal under the state folder's run folders (real runs, then sandbox runs). */
+export function journalPaths(state: string): string[] {
+  const out: string[] = [];
+  for (const root of [runsRoot(state, false), runsRoot(state, true)]) {
+    let dirs: string[];
+    try {
+      dirs = readdirSync(root);
+    } catch {
+      continue;
+    }
+    for (const d of dirs.sort()) {
+      const dir = join(root, d);
+      let files: string[];
+      try {
+        files = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new')) out.push(join(dir, f));
+    }
+  }
+  return out;
+}
+
+/** The header line of a journal, without reading the rest; undefined when it is not one. */
+export function readHeader(path: string): RunHeader | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, 'r');
+    const chunks: Buffer[] = [];
+    const buf = Buffer.alloc(64 * 1024);
+    for (let pos = 0; pos < 16 * 1024 * 1024; ) {
+      const n = readSync(fd, buf, 0, buf.length, pos);
+      if (n === 0) break;
+      const nl = buf.subarray(0, n).indexOf(0x0a);
+      chunks.push(Buffer.from(buf.subarray(0, nl === -1 ? n : nl)));
+      if (nl !== -1) break;
+      pos += n;
+    }
+    const rec = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Partial<RunHeader>;
+    return rec.type === 'run' && typeof rec.runId === 'string' ? (rec as RunHeader) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * The journal a user means by `ref`: a journal's path, an input file's path (its current run,
+ * real or else sandbox), or a run id (or the start of one) of a run in the state folder.
+ */
+export function findRun(state: string, cwd: string, ref: string, flag: string): string {
+  const abs = resolve(cwd, ref);
+  if (existsSync(abs) && statSync(abs).isFile()) {
+    if (readHeader(abs) !== undefined) return abs;
+    for (const sandbox of [false, true]) {
+      const j = join(runDirFor(state, abs, sandbox), 'journal.jsonl');
+      if (existsSync(j)) return j;
+    }
+    throw new UsageError(`${flag}: ${ref} is neither a msgr journal nor a file msgr has a run of`, { hint: '`msgr runs list` shows the runs msgr has, with their ids.' });
+  }
+  const matches = journalPaths(state).filter((p) => {
+    const id = readHeader(p)?.runId;
+    return id !== undefined && (id === ref || (ref.length >= 8 && id.startsWith(ref)));
+  });
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length > 1) throw new UsageError(`${flag}: "${ref}" names ${matches.length} runs`, { hint: 'Give the whole run id, or the journal path (`msgr runs list`).' });
+  throw new UsageError(`${flag}: no run "${ref}" in ${runsRoot(state)} (nor the sandbox's)`, { hint: 'Give a run id or journal path from `msgr runs list`, or the path of a journal kept elsewhere (--journal).' });
+}
+
+export interface RunDetail {
+  readonly loaded: LoadedJournal;
+  /** Per batch sent: its last "send" record and its last "done" record. */
+  readonly sends: Map<number, SendRecord>;
+  readonly dones: Map<number, DoneRecord>;
+}
+
+export async function readRunDetail(journal: string, flag: string): Promise<RunDetail> {
+  const sends = new Map<number, SendRecord>();
+  const dones = new Map<number, DoneRecord>();
+  try {
+    const loaded = await loadJournal(journal, { onSend: (r) => sends.set(r.batch, r), onDone: (r) => dones.set(r.batch, r) });
+    return { loaded, sends, dones };
+  } catch (err) {
+    if (err instanceof JournalError) throw new UsageError(`${flag}: ${err.message}`);
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${flag}: ${journal} is gone`);
+    throw err;
+  }
+}
+
+/** The figures of one run, from its journal. */
+export async function runInfo(journal: string): Promise<RunInfo> {
+  const counts = new Map<number, number>();
+  let loaded: LoadedJournal;
+  try {
+    loaded = await loadJournal(journal, { onSend: (r) => counts.set(r.batch, r.count) });
+  } catch (err) {
+    if (err instanceof JournalError) throw new UsageError(err.message);
+    throw err;
+  }
+  const h = loaded.header;
+  let accepted = 0;
+  let rejected = 0;
+  let inDoubt = 0;
+  loaded.states.forEach((s, b) => {
+    const n = counts.get(b) ?? 0;
+    if (s === BatchState.accepted) accepted += n;
+    else if (s === BatchState.rejected) rejected += n;
+    else if (s === BatchState.started || s === BatchState.inDoubt) inDoubt += n;
+  });
+  const finished = loaded.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+  return {
+    runId: h.runId,
+    journal,
+    file: h.input.stdin ? 'stdin' : h.input.path,
+    target: h.target ?? null,
+    startedAt: h.createdAt,
+    rows: h.totals.rows,
+    toSend: h.totals.toSend,
+    accepted,
+    alreadySent: h.totals.alreadySent ?? 0,
+    rejected,
+    inDoubt,
+    notSent: h.totals.toSend - accepted - rejected - inDoubt,
+    finished,
+    abandoned: /\.abandoned\.jsonl$/.test(journal),
+    lastActivity: statSync(journal).mtime.toISOString(),
+    msgr: h.msgr,
+  };
+}
+
+export async function listRuns(state: string): Promise<RunInfo[]> {
+  const out: RunInfo[] = [];
+  for (const p of journalPaths(state)) {
+    try {
+      out.push(await runInfo(p));
+    } catch {
+      // Not a journal (or torn at its header): not a run to list.
+    }
+  }
+  return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+}
+
+/** `30d`, `12h`, `2w`, `90m` → milliseconds. */
+export function parseAge(text: string): number | undefined {
+  const m = /^(\d+)\s*(m|min|h|d|w)$/i.exec(text.trim());
+  if (m === null) return undefined;
+  const unit = (m[2] ?? 'd').toLowerCase();
+  const ms = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit] ?? 86_400_000;
+  return Number(m[1]) * ms;
+}
+
+export interface PruneResult {
+  readonly removed: RunInfo[];
+  /** Old enough but not finished (abandoned ones included): kept, they can still be resumed. */
+  readonly keptUnfinished: RunInfo[];
+  /** Finished, but an unfinished run leaves out their numbers and needs them to resume. */
+  readonly keptNeeded: RunInfo[];
+}
+
+/**
+ * Removes finished runs whose journal was last written more than `olderThanMs` ago: the journal,
+ * and the run folder once nothing else is in it. Unfinished runs, and runs an unfinished run
+ * leaves out the numbers of (its --resume reads them), are kept.
+ */
+export async function pruneRuns(state: string, olderThanMs: number, now: Date, dryRun: boolean): Promise<PruneResult> {
+  const removed: RunInfo[] = [];
+  const keptUnfinished: RunInfo[] = [];
+  const keptNeeded: RunInfo[] = [];
+  const runs = await listRuns(state);
+  const needed = new Set<string>();
+  const mark = (journal: string): void => {
+    const p = resolve(journal);
+    if (needed.has(p)) return;
+    needed.add(p);
+    const h = readHeader(p);
+    for (const s of h?.skipSent ?? []) mark(s.journal);
+  };
+  for (const r of runs) if (!r.finished) mark(r.journal);
+  for (const run of runs) {
+    if (now.getTime() - Date.parse(run.lastActivity) < olderThanMs) continue;
+    if (!run.finished) {
+      keptUnfinished.push(run);
+      continue;
+    }
+    if (needed.has(resolve(run.journal))) {
+      keptNeeded.push(run);
+      continue;
+    }
+    if (basename(run.journal) === 'journal.jsonl' && readOwner(`${run.journal}.lock`) !== undefined) continue;
+    removed.push(run);
+    if (dryRun) continue;
+    rmSync(run.journal, { force: true });
+    const dir = dirname(run.journal);
+    // A run that read stdin keeps its copy of it beside the journal.
+    rmSync(join(dir, `${run.runId}.stdin.csv`), { force: true });
+    try {
+      if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // Gone already.
+    }
+  }
+  return { removed, keptUnfinished, keptNeeded };
+}
+
+/** The outcome records of a journal's batches, by batch: a resumed run's report keeps their ids. */
+export async function outcomeRecords(journal: string): Promise<Map<number, DoneRecord>> {
+  const out = new Map<number, DoneRecord>();
+  await loadJournal(journal, { onDone: (r) => out.set(r.batch, r) });
+  return out;
+}

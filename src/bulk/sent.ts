@@ -1,0 +1,233 @@
+// Numbers an earlier run already sent this message to (--skip-sent, and --restart by default), so
+// an edited or extended file is sent without sending anyone the same message twice
+// (docs/bulk.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
+// run's journal, not its file: the file is usually the one that changed.
+import { UsageError } from '../errors.js';
+import { BatchState, JournalError, loadJournal, type JournaledTarget, type LoadedJournal, type RunHeader, type SkipSentSource } from './journal.js';
+import { NumberSet, numberKey } from './number-set.js';
+import { fmt } from './progress.js';
+import { describeTarget, targetDifferences } from './run-target.js';
+import type { SpoolSource } from './spool.js';
+import type { Ui } from '../output/ui.js';
+import type { PreflightResult } from './preflight.js';
+import type { RunState } from './run-state.js';
+
+/** A run to leave out the accepted numbers of, as loaded. */
+export interface SentRun {
+  readonly runId: string;
+  readonly journal: string;
+  /** The journal's length when it was read (see SkipSentSource). */
+  readonly bytes: number;
+  readonly header: RunHeader;
+}
+
+export interface SentNumbers {
+  /** Every number the runs accepted. */
+  readonly accepted: NumberSet;
+  /** Numbers whose batch is in doubt in those runs and no run accepted: not left out. */
+  readonly inDoubt: number;
+  /** Number → the run that accepted it and the message id, when asked for (reports). */
+  readonly ids: Map<number, { runId: string; id: string | null }> | undefined;
+  /** The runs named, then the runs they left out in turn. */
+  readonly runs: readonly SentRun[];
+  /** The runs named (not those found through them). */
+  readonly named: readonly SentRun[];
+}
+
+/**
+ * "The same message": the request without its recipients, field by field, apart from `validity`
+ * (an absolute time, so `--validity 2h` gives a new one on every run; it says how long to try,
+ * not what is said). Returns the fields that differ.
+ */
+export function messageDifferences(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)]);
+  keys.delete('validity');
+  keys.delete('recipients');
+  return [...keys].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
+}
+
+function canonical(v: unknown): string {
+  if (v === undefined) return 'undefined';
+  if (v === null || typeof v !== 'object') return JSON.stringify(v);
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  const o = v as Record<string, unknown>;
+  return `{${Object.keys(o)
+    .filter((k) => o[k] !== undefined)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(',')}}`;
+}
+
+/** Reads a journal for --skip-sent, naming the flag in every error. */
+async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; ids: Map<number, ReadonlyArray<string | null>> }> {
+  const numbers = new Map<number, Float64Array>();
+  const ids = new Map<number, ReadonlyArray<string | null>>();
+  let loaded: LoadedJournal;
+  try {
+    loaded = await loadJournal(journal, {
+      ...(maxBytes !== undefined ? { maxBytes } : {}),
+      onSend: (rec) => {
+        if (rec.numbers !== undefined) numbers.set(rec.batch, Float64Array.from(rec.numbers, numberKey));
+      },
+      onDone: (rec) => {
+        if (rec.ids !== undefined) ids.set(rec.batch, rec.ids);
+      },
+    });
+  } catch (err) {
+    if (err instanceof JournalError) throw new UsageError(`${flag}: ${err.message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new UsageError(`${flag}: the journal ${journal} is gone`, { hint: '`msgr runs list` shows the runs msgr still has.' });
+    throw err;
+  }
+  return { loaded, numbers, ids };
+}
+
+/**
+ * The numbers `runs` accepted, and, through each run's own --skip-sent record, the runs it left
+ * out in turn: a follow-up of a follow-up still leaves out everyone who got the message.
+ */
+export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; bytes?: number | undefined }>, o: { flag: string; wantIds: boolean }): Promise<SentNumbers> {
+  const accepted = new NumberSet();
+  const ids = o.wantIds ? new Map<number, { runId: string; id: string | null }>() : undefined;
+  const doubtful: number[] = [];
+  const seen = new Set<string>();
+  const loadedRuns: SentRun[] = [];
+  const named: SentRun[] = [];
+  const queue = runs.map((r) => ({ ...r, named: true }));
+  for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+    const { loaded, numbers, ids: batchIds } = await readRun(next.journal, o.flag, next.bytes);
+    const h = loaded.header;
+    if (seen.has(h.runId)) continue;
+    seen.add(h.runId);
+    const run = { runId: h.runId, journal: next.journal, bytes: loaded.bytes, header: h };
+    loadedRuns.push(run);
+    if (next.named) named.push(run);
+    for (let b = 0; b < loaded.states.length; b++) {
+      const state = loaded.states[b];
+      if (state === BatchState.none || state === BatchState.notSent || state === BatchState.rejected || state === BatchState.auth) continue;
+      const keys = numbers.get(b);
+      if (keys === undefined) {
+        throw new UsageError(`${o.flag}: run ${h.runId} was journaled by msgr ${h.msgr}, which did not record the numbers of each batch; msgr cannot tell whom it sent to`, {
+          hint: 'Finish that run with --resume if its file is unchanged, or send to everyone with --include-sent (restart) / without --skip-sent.',
+        });
+      }
+      if (state === BatchState.accepted) {
+        const list = batchIds.get(b);
+        keys.forEach((k, i) => {
+          accepted.add(k);
+          if (ids !== undefined && !ids.has(k)) ids.set(k, { runId: h.runId, id: list?.[i] ?? null });
+        });
+      } else {
+        for (const k of keys) doubtful.push(k);
+      }
+    }
+    for (const s of h.skipSent ?? []) queue.push({ journal: s.journal, bytes: s.bytes, named: false });
+  }
+  const inDoubt = new NumberSet();
+  for (const k of doubtful) if (!accepted.has(k)) inDoubt.add(k);
+  return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named };
+}
+
+/**
+ * Checks a run named by --skip-sent against this one: the same message (else its numbers did
+ * not get this message), and never a sandbox run for a real one (the sandbox delivers nothing).
+ * Returns a note for people when it sent elsewhere, or undefined.
+ */
+export function checkSentRun(run: SentRun, message: Record<string, unknown>, target: RunHeader['target'], flag: string): string | undefined {
+  const diffs = messageDifferences(run.header.message, message);
+  if (diffs.length > 0) {
+    throw new UsageError(`${flag}: run ${run.runId} sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); its numbers did not get this one`, {
+      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity). To leave out a list of numbers anyway, write them with \`msgr runs report ${run.runId} --report sent.csv\` and give that file to --exclude.`,
+    });
+  }
+  const was = run.header.target;
+  if (was === undefined || target === undefined) return undefined;
+  if (was.sandbox && !target.sandbox) {
+    throw new UsageError(`${flag}: run ${run.runId} went to the sandbox, which delivers nothing; its numbers have not had the message`, {
+      hint: 'Leave out only runs that sent for real.',
+    });
+  }
+  const diffs2 = targetDifferences(was, target);
+  return diffs2.length > 0 ? `run ${run.runId} sent to ${describeTarget(was)} (${diffs2.join('; ')}); its accepted numbers are left out all the same` : undefined;
+}
+
+/** The spool with every row to send whose number an earlier run accepted turned into an "A" row. */
+export function leaveOutSent(spool: SpoolSource, sent: SentNumbers): SpoolSource {
+  const { accepted, ids } = sent;
+  return (onLine, afterChunk) =>
+    spool((kind, line, number, payload) => {
+      if (kind === 'S') {
+        const key = numberKey(number);
+        if (accepted.has(key)) {
+          const by = ids?.get(key);
+          onLine('A', line, number, by !== undefined ? JSON.stringify(by) : '');
+          return;
+        }
+      }
+      onLine(kind, line, number, payload);
+    }, afterChunk);
+}
+
+/** How many rows to send an earlier run accepted (a pass over the spool, before confirming). */
+export async function countSent(spool: SpoolSource, sent: SentNumbers): Promise<number> {
+  let n = 0;
+  await spool((kind, _line, number) => {
+    if (kind === 'S' && sent.accepted.has(numberKey(number))) n++;
+  });
+  return n;
+}
+
+/** The journal's record of what was left out, for a resume to leave out exactly the same. */
+export function skipSentRecord(sent: SentNumbers): SkipSentSource[] {
+  // Only the runs named: those they left out are found again through their own journals.
+  return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes }));
+}
+
+/** One line for people about what was left out. */
+export function describeSkipped(skipped: number, sent: SentNumbers): string {
+  const ids = sent.named.map((r) => r.runId);
+  return `${fmt(skipped)} row${skipped === 1 ? '' : 's'} already sent (accepted by run ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}): left out`;
+}
+
+/**
+ * The numbers this run leaves out: those of the runs its journal names (a resume), else those
+ * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
+ * --include-sent, or when that run sent another message or only to the sandbox).
+ */
+export async function sentNumbersFor(
+  ui: Ui,
+  flags: { readonly includeSent: boolean; readonly named: readonly string[] },
+  state: Pick<RunState, 'previous' | 'moved' | 'abandoned'>,
+  message: Record<string, unknown>,
+  target: JournaledTarget | undefined,
+  wantIds: boolean,
+): Promise<SentNumbers | undefined> {
+  if (state.previous !== undefined) {
+    const recorded = state.previous.header.skipSent ?? [];
+    return recorded.length > 0 ? loadSentNumbers(recorded, { flag: '--resume', wantIds }) : undefined;
+  }
+  const named = flags.named;
+  const journals = named.map((j) => (state.moved !== undefined && j === state.moved.from ? state.moved.to : j));
+  if (state.abandoned !== undefined && !flags.includeSent && !journals.includes(state.abandoned.journal)) {
+    const a = state.abandoned.header;
+    const diffs = messageDifferences(a.message, message);
+    if (diffs.length > 0) ui.info(`the abandoned run ${a.runId} sent another message (${diffs.join(', ')}): the numbers it accepted are not left out`);
+    else if (a.target?.sandbox === true && target?.sandbox !== true) ui.info(`the abandoned run ${a.runId} went to the sandbox: the numbers it accepted are not left out`);
+    else journals.push(state.abandoned.journal);
+  }
+  if (journals.length === 0) return undefined;
+  const flag = named.length > 0 ? '--skip-sent' : '--restart';
+  const sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
+  for (const run of sent.named) {
+    const note = checkSentRun(run, message, target, flag);
+    if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
+  }
+  return sent;
+}
+
+/** The preflight's totals once the rows an earlier run accepted are left out. */
+export function withoutSent(pre: PreflightResult, alreadySent: number, sent: SentNumbers | undefined, batchSize: number): PreflightResult {
+  const toSend = pre.toSend - alreadySent;
+  const firstBatch = sent === undefined ? pre.firstBatch : pre.firstBatch.filter((json) => !sent.accepted.has(numberKey((JSON.parse(json) as { msisdn: string }).msisdn)));
+  return { ...pre, toSend, requests: Math.ceil(toSend / batchSize), firstBatch };
+}
