@@ -202,6 +202,16 @@ export interface InputStat {
   quickHash: string;
 }
 
+/** The file is still there with the size and quick hash a journal recorded. */
+export function sameInput(path: string, was: Pick<InputStat, 'size' | 'quickHash'>): boolean {
+  try {
+    const now = statInput(path, path);
+    return now.size === was.size && now.quickHash === was.quickHash;
+  } catch {
+    return false;
+  }
+}
+
 /** Size, mtime and a hash of size + first and last MiB: a cheap check that the file is the same. */
 function statInput(path: string, label: string): InputStat {
   let st;

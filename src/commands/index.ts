@@ -7,6 +7,7 @@ import { registerApi } from './api/index.js';
 import { registerCompletion } from './completion/index.js';
 import { registerHelp } from './help/index.js';
 import { registerProfile } from './profile/index.js';
+import { registerRuns } from './runs/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerSegments } from './segments/index.js';
 import { registerSendBulk } from './send-bulk/index.js';
@@ -20,6 +21,7 @@ export type Register = (program: Command, ctx: Context) => void;
 export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]> = [
   ['send', registerSend],
   ['send-bulk', registerSendBulk],
+  ['runs', registerRuns],
   ['profile', registerProfile],
   ['sandbox', registerSandbox],
   ['doctor', registerDoctor],

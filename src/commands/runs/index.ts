@@ -1,0 +1,78 @@
+// `msgr runs list|show|report|prune`: the bulk runs msgr keeps. Commander wiring only; the work
+// is imported when a subcommand runs.
+import type { Command } from 'commander';
+import type { Context } from '../../context.js';
+
+const QUIET = ['-q, --quiet', 'print nothing on stderr but warnings and errors'] as const;
+const VERBOSE = ['-v, --verbose', 'show stack traces on errors'] as const;
+const JSON_FLAG = ['--json', 'one JSON document on stdout'] as const;
+
+export function registerRuns(program: Command, ctx: Context): void {
+  const runs = program
+    .command('runs')
+    .description('the bulk runs msgr keeps: list them, show one, write its report, prune old ones')
+    .addHelpText(
+      'after',
+      `
+A run is named by its id (or the start of it, 8 characters or more), its journal's path, or the
+CSV file it read (that file's latest run). Sandbox runs are listed too, marked as such.
+
+Examples:
+  msgr runs list
+  msgr runs show customers.csv
+  msgr runs report 20261121T161500Z-3fa9c2d1 --report campaign.csv
+  msgr runs prune --older-than 30d --dry-run`,
+    );
+
+  runs
+    .command('list')
+    .description('every run in the state folder: file, target, started, rows, accepted, in doubt, not sent, finished or not')
+    .option(...JSON_FLAG)
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (opts: unknown) => {
+      const { parseRunsOptions } = await import('./options.js');
+      const { runList } = await import('./run.js');
+      await runList(ctx, parseRunsOptions(opts));
+    });
+
+  runs
+    .command('show')
+    .description('one run: where it sent, what, its totals, the batches in doubt, how to continue it')
+    .argument('<run>', 'run id, journal path, or the CSV file of the run')
+    .option(...JSON_FLAG)
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (run: string, opts: unknown) => {
+      const { parseRunsOptions } = await import('./options.js');
+      const { runShow } = await import('./run.js');
+      await runShow(ctx, run, parseRunsOptions(opts));
+    });
+
+  runs
+    .command('report')
+    .description("write a run's report: every row with its outcome and the message id of whichever run accepted it")
+    .argument('<run>', 'run id, journal path, or the CSV file of the run')
+    .requiredOption('--report <file>', 'the report to write: .csv or .jsonl')
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (run: string, opts: unknown) => {
+      const { parseRunsOptions } = await import('./options.js');
+      const { runReport } = await import('./run.js');
+      await runReport(ctx, run, parseRunsOptions(opts));
+    });
+
+  runs
+    .command('prune')
+    .description('remove finished runs last written longer ago than --older-than (unfinished runs are kept)')
+    .requiredOption('--older-than <age>', 'e.g. 30d, 12h, 2w, 90m')
+    .option('--dry-run', 'say what would be removed, remove nothing')
+    .option(...JSON_FLAG)
+    .option(...QUIET)
+    .option(...VERBOSE)
+    .action(async (opts: unknown) => {
+      const { parseRunsOptions } = await import('./options.js');
+      const { runPrune } = await import('./run.js');
+      await runPrune(ctx, parseRunsOptions(opts));
+    });
+}

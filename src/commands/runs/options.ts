@@ -1,0 +1,31 @@
+// argv → options for `msgr runs`.
+import { UsageError } from '../../errors.js';
+import { parseAge } from '../../bulk/runs.js';
+import { bool, str, type Raw } from '../shared/option-values.js';
+
+export interface RunsOptions {
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+  readonly report?: string | undefined;
+  /** prune: milliseconds. */
+  readonly olderThanMs?: number | undefined;
+  readonly dryRun: boolean;
+}
+
+export function parseRunsOptions(raw: unknown): RunsOptions {
+  const r = raw as Raw;
+  const age = str(r, 'olderThan');
+  const olderThanMs = age !== undefined ? parseAge(age) : undefined;
+  if (age !== undefined && olderThanMs === undefined) {
+    throw new UsageError(`--older-than: "${age}" is not an age`, { hint: 'Give minutes, hours, days or weeks: 90m, 12h, 30d, 2w.' });
+  }
+  return {
+    json: bool(r, 'json') ?? false,
+    quiet: bool(r, 'quiet') ?? false,
+    verbose: bool(r, 'verbose') ?? false,
+    report: str(r, 'report'),
+    olderThanMs,
+    dryRun: bool(r, 'dryRun') ?? false,
+  };
+}

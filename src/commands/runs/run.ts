@@ -1,0 +1,133 @@
+// `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
+// stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { BatchState } from '../../bulk/journal.js';
+import { fmt } from '../../bulk/progress.js';
+import { ReportWriter } from '../../bulk/report.js';
+import { writeRunReport } from '../../bulk/run-report.js';
+import { describeTarget } from '../../bulk/run-target.js';
+import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
+import { stateDir } from '../../bulk/state.js';
+import { createUi } from '../../output/ui.js';
+import type { RunsOptions } from './options.js';
+
+function state(ctx: Context): string {
+  return stateDir(ctx.env, ctx.cwd);
+}
+
+function status(r: RunInfo): string {
+  if (r.finished) return 'finished';
+  return r.abandoned ? 'abandoned' : 'unfinished';
+}
+
+function shortTarget(r: RunInfo): string {
+  const t = r.target;
+  if (t === null || t === undefined) return 'unknown';
+  return t.sandbox ? 'sandbox' : `${t.baseUrl} ${t.account ?? ''}`.trim();
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
+}
+
+export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
+  const ui = createUi(ctx, opts);
+  const runs = await listRuns(state(ctx));
+  if (opts.json) {
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs }, null, 2)}\n`);
+    return;
+  }
+  if (runs.length === 0) {
+    ui.info(`no runs in ${state(ctx)}`);
+    return;
+  }
+  const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
+  for (const r of runs) {
+    rows.push([
+      r.runId,
+      r.startedAt.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'),
+      r.file,
+      shortTarget(r),
+      fmt(r.rows),
+      `${fmt(r.accepted)}${r.alreadySent > 0 ? ` (+${fmt(r.alreadySent)} earlier)` : ''}`,
+      fmt(r.inDoubt),
+      fmt(r.notSent),
+      status(r),
+    ]);
+  }
+  ctx.stdout.write(`${table(rows)}\n`);
+}
+
+export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
+  const journal = findRun(state(ctx), ctx.cwd, ref, 'runs show');
+  const info = await runInfo(journal);
+  const detail = await readRunDetail(journal, 'runs show');
+  const h = detail.loaded.header;
+  const inDoubt: Array<{ batch: number; idempotencyKey: string; firstLine: number | null; recipients: number; numbers: readonly string[] }> = [];
+  detail.loaded.states.forEach((s, b) => {
+    if (s !== BatchState.started && s !== BatchState.inDoubt) return;
+    const send = detail.sends.get(b);
+    inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [] });
+  });
+  const doc = { ...info, status: status(info), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: detail.loaded.lastStop ?? null };
+  if (opts.json) {
+    ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+    return;
+  }
+  const body = (h.message.body ?? {}) as { text?: unknown; templateId?: unknown };
+  const lines: Array<[string, string]> = [
+    ['run', info.runId],
+    ['state', `${status(info)}${detail.loaded.lastStop !== undefined ? ` (last stop: ${detail.loaded.lastStop})` : ''}`],
+    ['journal', journal],
+    ['file', info.file],
+    ['target', describeTarget(h.target)],
+    ['started', `${info.startedAt} by msgr ${info.msgr}`],
+    ['message', typeof body.text === 'string' ? `text ${JSON.stringify(body.text)}` : `template ${String(body.templateId)}`],
+    ['from', typeof h.message.from === 'string' ? h.message.from : ''],
+    ['rows', `${fmt(info.rows)}, ${fmt(info.toSend)} to send${info.alreadySent > 0 ? `, ${fmt(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
+    ['accepted', fmt(info.accepted)],
+    ['rejected', fmt(info.rejected)],
+    ['in doubt', fmt(info.inDoubt)],
+    ['not sent', fmt(info.notSent)],
+  ];
+  const w = Math.max(...lines.map(([k]) => k.length));
+  let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  for (const b of inDoubt.slice(0, 20)) {
+    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipients from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
+  }
+  if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
+  ctx.stdout.write(`${out}\n`);
+  const ui = createUi(ctx, opts);
+  if (!info.finished && !info.abandoned) ui.info(`continue it with: msgr send-bulk ${h.input.stdin ? `--resume --journal ${journal}` : `${h.input.path} --resume`}${h.target?.sandbox === true ? ' --sandbox' : ''}`);
+}
+
+export async function runReport(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
+  const ui = createUi(ctx, opts);
+  const journal = findRun(state(ctx), ctx.cwd, ref, 'runs report');
+  const path = resolve(ctx.cwd, opts.report ?? '');
+  const writer = new ReportWriter(path);
+  try {
+    const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
+    writer.close();
+    if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${fmt(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
+    ui.success(`wrote ${fmt(r.rows)} rows to ${path} (${fmt(r.withIds)} with a message id)`);
+  } finally {
+    writer.close();
+  }
+}
+
+export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
+  const ui = createUi(ctx, opts);
+  const r = await pruneRuns(state(ctx), opts.olderThanMs ?? Number.POSITIVE_INFINITY, ctx.now(), opts.dryRun);
+  if (opts.json) {
+    ctx.stdout.write(`${JSON.stringify({ dryRun: opts.dryRun, removed: r.removed, keptUnfinished: r.keptUnfinished, keptNeeded: r.keptNeeded }, null, 2)}\n`);
+    return;
+  }
+  const verb = opts.dryRun ? 'would remove' : 'removed';
+  for (const run of r.removed) ctx.stdout.write(`${verb} ${run.runId}  ${run.file}  ${run.journal}\n`);
+  ui.info(`${verb} ${fmt(r.removed.length)} finished run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
+  if (r.keptUnfinished.length > 0) ui.info(`kept ${fmt(r.keptUnfinished.length)} unfinished or abandoned run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
+  if (r.keptNeeded.length > 0) ui.info(`kept ${fmt(r.keptNeeded.length)} finished run${r.keptNeeded.length === 1 ? '' : 's'} an unfinished run leaves out the numbers of (its --resume reads them)`);
+}
