@@ -59,7 +59,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (!existsSync(journalPath)) {
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
-      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): resume that one ${sandbox ? 'without' : 'with'} --sandbox.` : '';
+      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
       throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without --resume to start sending.${otherHint}` });
     }
     runId = '';

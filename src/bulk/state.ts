@@ -5,7 +5,7 @@
 // (tests, containers), else the OS's per-user state folder. Folders are 0700: journals name files
 // and hold numbers and message text.
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
 import { homedir, platform as osPlatform } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -47,6 +47,8 @@ const ENVIRONMENT_CODES: Readonly<Record<string, string>> = {
   EPERM: 'permission denied',
   ENOENT: 'the folder vanished',
   ENOTDIR: 'part of the path is a file, not a folder',
+  // mkdir -p where a file stands in the way.
+  EEXIST: 'a file stands where a folder is needed',
 };
 
 /**
@@ -56,16 +58,16 @@ const ENVIRONMENT_CODES: Readonly<Record<string, string>> = {
 export function stateWriteError(err: unknown, fallbackPath: string): unknown {
   const e = err as NodeJS.ErrnoException;
   const code = typeof e?.code === 'string' ? e.code : undefined;
+  // A full disk is named with the space to free by send-bulk itself (commands/send-bulk/run.ts).
+  if (code === 'ENOSPC' || code === 'EDQUOT') return err;
   const why = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   if (why === undefined) return err;
   const path = typeof e.path === 'string' ? e.path : fallbackPath;
   return new UsageError(`cannot write the run state at ${path}: ${why} (${code}); nothing was sent`, {
     hint:
-      code === 'ENOSPC' || code === 'EDQUOT'
-        ? 'Free some space on that disk, or point MSGR_CONFIG_DIR (or --journal) at a folder on a disk with room, then run the same command again.'
-        : code === 'ENOENT'
-          ? 'The state folder was removed or unmounted while msgr ran: make sure it stays (or point MSGR_CONFIG_DIR or --journal elsewhere), then run the same command again.'
-          : 'msgr keeps each run\'s journal there: make the folder writable, or point MSGR_CONFIG_DIR (or --journal) at a writable folder, then run the same command again.',
+      code === 'ENOENT'
+        ? 'The state folder was removed or unmounted while msgr ran: make sure it stays (or point MSGR_CONFIG_DIR or --journal elsewhere), then run the same command again.'
+        : 'msgr keeps each run\'s journal there: make the folder writable, or point MSGR_CONFIG_DIR (or --journal) at a writable folder, then run the same command again.',
     cause: err,
   });
 }
@@ -105,10 +107,22 @@ function isDir(path: string): boolean {
 function cannotCreate(dir: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC') return err;
-  const why = code === 'EEXIST' ? 'a file of that name is in the way' : (code ?? 'unknown error');
-  return new UsageError(`cannot create the folder ${dir} (${why})`, {
-    hint: 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',
+  const vanished = code === 'EEXIST' && isDanglingLink(dir);
+  const described = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
+  const why = vanished ? 'a link to a folder that is gone: removed or unmounted' : code === 'EEXIST' ? 'a file of that name is in the way' : described !== undefined ? `${described}, ${code ?? ''}` : (code ?? 'unknown error');
+  return new UsageError(`cannot create the folder ${dir} (${why}); nothing was sent`, {
+    hint: vanished
+      ? 'Mount or restore the folder it points to, or point MSGR_CONFIG_DIR (or --journal) elsewhere, then run the same command again.'
+      : 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',
   });
+}
+
+function isDanglingLink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink() && !isDir(path);
+  } catch {
+    return false;
+  }
 }
 
 export function ensureParent(file: string): void {

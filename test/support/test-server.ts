@@ -27,16 +27,18 @@ export interface ReceivedRequest {
 export interface TestServer {
   url: string;
   requests: ReceivedRequest[];
-  /** Responses used in order; when the script runs out, `fallback` answers. */
+  /** Responses used in order; when the script runs out, `answer` (when set), else `fallback`. */
   script(...responses: ScriptedResponse[]): void;
   fallback: ScriptedResponse;
+  /** Answers made from the request (e.g. a message id per recipient). */
+  answer: ((req: ReceivedRequest) => ScriptedResponse) | undefined;
   close(): Promise<void>;
 }
 
 export async function startTestServer(options: { tls?: { key: string; cert: string } } = {}): Promise<TestServer> {
   const queue: ScriptedResponse[] = [];
   const requests: ReceivedRequest[] = [];
-  const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse };
+  const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse, answer: undefined as ((req: ReceivedRequest) => ScriptedResponse) | undefined };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
     req.setEncoding('utf8');
@@ -48,8 +50,9 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
       } catch {
         json = undefined;
       }
-      requests.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json });
-      const step = queue.shift() ?? state.fallback;
+      const received = { method: req.method ?? '', url: req.url ?? '', headers: req.headers, body, json };
+      requests.push(received);
+      const step = queue.shift() ?? state.answer?.(received) ?? state.fallback;
       const answer = (): void => {
         if (step.reset === true) {
           req.socket.destroy();
@@ -84,6 +87,12 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
     },
     set fallback(r: ScriptedResponse) {
       state.fallback = r;
+    },
+    get answer() {
+      return state.answer;
+    },
+    set answer(f: ((req: ReceivedRequest) => ScriptedResponse) | undefined) {
+      state.answer = f;
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError } from '../../errors.js';
+import { InterruptedError, UsageError, type MsgrError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
 import type { Channel } from '../../message/channel.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
@@ -79,12 +79,16 @@ interface Where {
   inputBytes?: number;
   /** Set once a journal exists: the run is then resumed, not started again. */
   resume?: string;
+  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
+  sending?: boolean;
 }
 
-function noSpaceError(w: Where): InterruptedError {
+function noSpaceError(w: Where): MsgrError {
   const folder = w.folder ?? '?';
   const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
-  return new InterruptedError(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
+  // Before the send pass nothing left: an environment error (exit 2); during it, a stop (130).
+  const ErrorClass = w.sending === true ? InterruptedError : UsageError;
+  return new ErrorClass(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
     hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
   });
 }
@@ -161,6 +165,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     apiKey: target.apiKey,
     sandbox: target.sandbox,
     profile: settings.profile.value,
+    // A resumed run's requests carry the journal's account: one given now is what it is checked against.
     account: previous !== undefined ? (settings.account.value ?? stringOrUndefined(plan.message.accountReference)) : stringOrUndefined(plan.message.accountReference),
   });
   if (previous !== undefined && runTarget !== undefined) {
@@ -358,6 +363,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
   });
   const t0 = performance.now();
+  where.sending = true;
   await sender.sendAll(spool);
   // Answers that found no room even in the reserve: written as soon as there is some.
   await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));

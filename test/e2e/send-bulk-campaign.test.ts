@@ -1,0 +1,536 @@
+// A campaign as an operator runs it, end to end against real servers on 127.0.0.1: where a run
+// sends (a resume against another target is refused), outcomes that last (message ids in the
+// journal, `msgr runs`), changed files and follow-up campaigns (--skip-sent, --restart), and a
+// state folder that cannot be written.
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+
+const KEY = 'test-key-1234';
+const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+
+function env(baseUrl: string, configDir: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+function numbers(n: number, start = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+}
+
+function writeCsv(path: string, list: string[]): string {
+  writeFileSync(path, `msisdn,name\n${list.map((m, i) => `${m},N${i}`).join('\n')}\n`);
+  return path;
+}
+
+function bulk(args: string[], e: Record<string, string>): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
+}
+
+function runs(args: string[], e: Record<string, string>): Promise<RunResult> {
+  return runCli(['runs', ...args], { env: e, timeoutMs: 60_000 });
+}
+
+/** Every number each server accepted (answered 2xx), in order. */
+const acceptedBy = new WeakMap<TestServer, string[]>();
+
+function sentNumbers(server: TestServer): string[] {
+  return acceptedBy.get(server) ?? [];
+}
+
+function resetServer(server: TestServer): void {
+  server.requests.length = 0;
+  acceptedBy.set(server, []);
+}
+
+/** Accepts every request with one id per recipient: `id-<number>`. */
+function acceptWithIds(server: TestServer): (r: ReceivedRequest) => ScriptedResponse {
+  return (r) => {
+    const recipients = (r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? [];
+    const log = acceptedBy.get(server) ?? [];
+    acceptedBy.set(server, log);
+    log.push(...recipients.map((x) => x.msisdn));
+    return { status: 202, body: { messages: recipients.map((x) => ({ msisdn: x.msisdn, id: `id-${x.msisdn}` })) } };
+  };
+}
+
+/** Accepts the first `n` requests, then refuses the key: the run stops (exit 3) with the rest not sent. */
+function acceptThenRefuse(server: TestServer, n: number): void {
+  let count = 0;
+  const accept = acceptWithIds(server);
+  server.answer = (r) => (++count <= n ? accept(r) : { status: 401, body: { title: 'Unauthorized' } });
+}
+
+function assertExactlyOnce(got: string[], expected: string[]): void {
+  const dupes = got.filter((m, i) => got.indexOf(m) !== i);
+  assert.deepEqual(dupes, [], 'a recipient got the message twice');
+  assert.deepEqual([...got].sort(), [...expected].sort());
+}
+
+function assertNoBug(r: RunResult): void {
+  assert.doesNotMatch(r.stderr, /internal error|bug in msgr/);
+  assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
+}
+
+function csvRows(path: string): Array<Record<string, string>> {
+  const [head, ...lines] = readFileSync(path, 'utf8').trim().split('\n');
+  const cols = (head ?? '').split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i] ?? '', v])));
+}
+
+describe('run identity: a resume sends where the run started, or not at all', () => {
+  let a: TestServer;
+  let b: TestServer;
+  before(async () => {
+    a = await startTestServer();
+    b = await startTestServer();
+  });
+  after(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  test('--resume against another base URL, account or key is refused before anything is sent (both servers counted); the right target finishes it once', async () => {
+    resetServer(a);
+    resetServer(b);
+    b.answer = acceptWithIds(b);
+    acceptThenRefuse(a, 2);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(20);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const first = await bulk([file, ...MSG, '--batch-size', '4', '--concurrency', '1'], env(a.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    assert.equal(a.requests.length, 3);
+
+    const other = await bulk([file, '--resume'], env(b.url, config));
+    assert.equal(other.code, 2, other.stderr);
+    assertNoBug(other);
+    assert.match(other.stderr, new RegExp(`sent to ${a.url.replace(/[.:/]/g, '\\$&')}, account ACME01`));
+    assert.match(other.stderr, new RegExp(`would send to ${b.url.replace(/[.:/]/g, '\\$&')}, account ACME01`));
+    assert.match(other.stderr, /nothing was sent/);
+    assert.doesNotMatch(other.stderr, new RegExp(KEY), 'the key itself never appears');
+
+    const account = await bulk([file, '--resume'], env(a.url, config, { MSGR_ACCOUNT_REFERENCE: 'ACME02' }));
+    assert.equal(account.code, 2, account.stderr);
+    assert.match(account.stderr, /account ACME01 then, ACME02 now/);
+
+    const key = await bulk([file, '--resume'], env(a.url, config, { MSGR_API_KEY: 'another-key-5678' }));
+    assert.equal(key.code, 2, key.stderr);
+    assert.match(key.stderr, /API key [0-9a-f]{12} then, [0-9a-f]{12} now/);
+    assert.doesNotMatch(key.stderr, /another-key-5678/);
+
+    assert.equal(b.requests.length, 0, 'nothing reached the other server');
+    assert.equal(a.requests.length, 3, 'nothing more reached the first server');
+
+    a.answer = acceptWithIds(a);
+    const right = await bulk([file, '--resume'], env(a.url, config));
+    assert.equal(right.code, 0, right.stderr);
+    assert.match(right.stderr, /resuming run \S+ with its journal's message exactly \(text "Hello there", from Acme, account ACME01\)/);
+    assertExactlyOnce(sentNumbers(a), list);
+  });
+
+  test('a sandbox trial keeps its state apart: it neither blocks nor shadows the real run of the same file', async () => {
+    resetServer(a);
+    a.answer = acceptWithIds(a);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(12);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    // A sandbox trial of the file, killed part way (or finished, on a fast machine): either way its
+    // journal must not stand in the real run's way.
+    const sbx = spawn(process.execPath, [BIN, 'send-bulk', file, ...MSG, '--sandbox', '--batch-size', '1', '--concurrency', '1'], { cwd: ROOT, env: env(a.url, config), stdio: 'ignore' });
+    const closed = new Promise((r) => sbx.on('close', r));
+    await new Promise((r) => setTimeout(r, 600));
+    sbx.kill('SIGKILL');
+    await closed;
+    const resumeReal = await bulk([file, '--resume'], env(a.url, config));
+    assert.equal(resumeReal.code, 2, resumeReal.stderr);
+    assert.match(resumeReal.stderr, /nothing to resume/);
+    if (existsSync(join(config, 'sandbox', 'runs'))) assert.match(resumeReal.stderr, /There is a sandbox run of this file .*with --sandbox/);
+    const real = await bulk([file, ...MSG], env(a.url, config));
+    assert.equal(real.code, 0, real.stderr);
+    assert.doesNotMatch(real.stderr, /earlier run|unfinished run/);
+    assertExactlyOnce(sentNumbers(a), list);
+  });
+
+  test('a sandbox journal resumed for real (by --journal) is refused, naming both targets', async () => {
+    resetServer(a);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const file = writeCsv(join(dir, 'c.csv'), numbers(8));
+    const journal = join(dir, 'j.jsonl');
+    // Refused key in the sandbox: the run stops with everything not sent.
+    const trial = await bulk([file, ...MSG, '--sandbox', '--journal', journal], env(a.url, config, { MSGR_API_KEY: 'sandbox-key' }));
+    assert.equal(trial.code, 0, trial.stderr);
+    // Make the trial unfinished, as a Ctrl-C would leave it: drop its outcome lines.
+    const lines = readFileSync(journal, 'utf8').trim().split('\n').filter((l) => !l.includes('"type":"done"'));
+    writeFileSync(journal, `${lines.join('\n')}\n`);
+    const r = await bulk([file, '--resume', '--journal', journal], env(a.url, config));
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /sent to the sandbox, account ACME01, key [0-9a-f]{12}; this run would send to http:\/\/127\.0\.0\.1:\d+, account ACME01.*it ran against the sandbox, this run sends for real/);
+    assert.equal(a.requests.length, 0);
+  });
+
+  test('a journal written by the previous msgr (no target, no numbers) still resumes, saying the target is unknown', async () => {
+    resetServer(a);
+    acceptThenRefuse(a, 1);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(10);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const journal = join(dir, 'j.jsonl');
+    const first = await bulk([file, ...MSG, '--batch-size', '5', '--concurrency', '1', '--journal', journal], env(a.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    const legacy = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => {
+        const rec = JSON.parse(l) as Record<string, unknown>;
+        delete rec.target;
+        delete rec.lines;
+        delete rec.numbers;
+        delete rec.ids;
+        return JSON.stringify(rec);
+      });
+    writeFileSync(journal, `${legacy.join('\n')}\n`);
+    a.answer = acceptWithIds(a);
+    const r = await bulk([file, '--resume', '--journal', journal], env(a.url, config));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /does not say where it sent \(an earlier msgr wrote it\)/);
+    assertExactlyOnce(sentNumbers(a), list);
+    const shown = await runs(['list'], env(a.url, config));
+    assert.equal(shown.code, 0, shown.stderr);
+  });
+});
+
+describe('outcomes that last: message ids in the journal, msgr runs', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('following the resume hint with the same --report keeps the first run\'s ids; runs report has every accepted row\'s id', async () => {
+    resetServer(server);
+    acceptThenRefuse(server, 3);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(30);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const report = join(dir, 'rc.csv');
+    const first = await bulk([file, ...MSG, '--batch-size', '4', '--concurrency', '1', '--report', report], env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    const hint = /Resume with: (msgr send-bulk .*)/.exec(first.stderr)?.[1] ?? '';
+    assert.match(hint, /--report \S*rc\.csv/);
+    server.answer = acceptWithIds(server);
+    const again = await bulk([file, '--resume', '--report', report], env(server.url, config));
+    assert.equal(again.code, 0, again.stderr);
+    const rows = csvRows(report);
+    assert.equal(rows.length, 30);
+    for (const row of rows) {
+      assert.equal(row.outcome, 'accepted');
+      assert.equal(row.message_id, `id-${row.number}`, `line ${row.line} lost its id`);
+    }
+
+    const full = join(dir, 'full.jsonl');
+    const json = JSON.parse((await runs(['list', '--json'], env(server.url, config))).stdout) as { runs: Array<{ runId: string; accepted: number; finished: boolean; target: { baseUrl: string } }> };
+    assert.equal(json.runs.length, 1);
+    const run = json.runs[0];
+    assert.deepEqual([run?.accepted, run?.finished, run?.target.baseUrl], [30, true, server.url]);
+    const rep = await runs(['report', run?.runId ?? '', '--report', full], env(server.url, config));
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.match(rep.stderr, /wrote 30 rows .*\(30 with a message id\)/);
+    const lines = readFileSync(full, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { line: number; number: string; outcome: string; messageId: string | null });
+    assert.deepEqual(lines.map((l) => [l.line, l.outcome, l.messageId]), list.map((m, i) => [i + 2, 'accepted', `id-${m}`]));
+
+    // The file changed: the journal alone still gives every sent row and its id.
+    writeFileSync(file, 'msisdn\n+447911199999\n');
+    const fromJournal = join(dir, 'journal-only.csv');
+    const rep2 = await runs(['report', file, '--report', fromJournal], env(server.url, config));
+    assert.equal(rep2.code, 0, rep2.stderr);
+    assert.match(rep2.stderr, /changed since the run: the report lists the 30 rows the run sent/);
+    assert.deepEqual(csvRows(fromJournal).map((r) => r.message_id), list.map((m) => `id-${m}`));
+  });
+
+  test('runs list and show: target, rows, accepted, in doubt, not sent, finished or not; prune removes only old finished runs', async () => {
+    resetServer(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    server.answer = acceptWithIds(server);
+    const done = writeCsv(join(dir, 'done.csv'), numbers(6));
+    assert.equal((await bulk([done, ...MSG], env(server.url, config))).code, 0);
+    acceptThenRefuse(server, 1);
+    const open = writeCsv(join(dir, 'open.csv'), numbers(6, 100));
+    assert.equal((await bulk([open, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url, config))).code, 3);
+
+    const list = await runs(['list'], env(server.url, config));
+    assert.equal(list.code, 0, list.stderr);
+    assert.match(list.stdout, /^RUN\s+STARTED\s+FILE\s+TARGET\s+ROWS\s+ACCEPTED\s+IN DOUBT\s+NOT SENT\s+STATE/);
+    assert.match(list.stdout, /done\.csv\s+http:\/\/127\.0\.0\.1:\d+ ACME01\s+6\s+6\s+0\s+0\s+finished/);
+    assert.match(list.stdout, /open\.csv\s+http:\/\/127\.0\.0\.1:\d+ ACME01\s+6\s+2\s+0\s+4\s+unfinished/);
+
+    const show = await runs(['show', open], env(server.url, config));
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, /state\s+unfinished/);
+    assert.match(show.stdout, /target\s+http:\/\/127\.0\.0\.1:\d+, account ACME01, key [0-9a-f]{12}/);
+    assert.match(show.stderr, /continue it with: msgr send-bulk \S+open\.csv --resume/);
+
+    // Both journals a month old: only the finished one goes.
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const d of readdirSync(join(config, 'runs'))) utimesSync(join(config, 'runs', d, 'journal.jsonl'), old, old);
+    const dry = await runs(['prune', '--older-than', '30d', '--dry-run'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stdout, /would remove \S+\s+\S+done\.csv/);
+    assert.equal(readdirSync(join(config, 'runs')).length, 2, 'a dry run removes nothing');
+    const pruned = await runs(['prune', '--older-than', '30d'], env(server.url, config));
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.match(pruned.stdout, /removed \S+\s+\S+done\.csv/);
+    assert.match(pruned.stderr, /removed 1 finished run\b.*\n.*kept 1 unfinished/);
+    const after = JSON.parse((await runs(['list', '--json'], env(server.url, config))).stdout) as { runs: Array<{ file: string }> };
+    assert.deepEqual(after.runs.map((r) => r.file), [open]);
+
+    const bad = await runs(['prune', '--older-than', 'soon'], env(server.url, config));
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--older-than: "soon" is not an age/);
+    const missing = await runs(['show', 'nosuchrun1'], env(server.url, config));
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /no run "nosuchrun1"/);
+  });
+});
+
+describe('changed files and follow-up campaigns', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('an extended file with --skip-sent goes only to the new numbers; the report counts "already sent" with the earlier id', async () => {
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(20);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const extended = [...list, ...numbers(5, 500)];
+    writeCsv(file, extended);
+    const report = join(dir, 'r.csv');
+    const second = await bulk([file, ...MSG, '--validity', '2h', '--skip-sent', runId, '--report', report, '--json'], env(server.url, config));
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, new RegExp(`20 rows already sent \\(accepted by run ${runId}\\): left out`));
+    assert.match(second.stderr, /skipped before sending: 20 already sent/);
+    const summary = JSON.parse(second.stdout) as Record<string, unknown>;
+    assert.deepEqual([summary.toSend, summary.alreadySent, summary.accepted], [5, 20, 5]);
+    assertExactlyOnce(sentNumbers(server), extended);
+    const rows = csvRows(report);
+    assert.equal(rows.filter((r) => r.outcome === 'already-sent').length, 20);
+    assert.deepEqual(rows.map((r) => r.message_id), extended.map((m) => `id-${m}`));
+
+    // Another message is not "the same message": refused, nothing sent.
+    const before = server.requests.length;
+    const other = await bulk([file, '--from', 'Acme', '--text', 'Something else', '--skip-sent', runId, '--restart'], env(server.url, config));
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, /sent another message \(body differs\)/);
+    assert.equal(server.requests.length, before);
+  });
+
+  test('a changed file: --resume is refused, --restart leaves out what the abandoned run accepted and says how many; --include-sent sends to everyone', async () => {
+    resetServer(server);
+    acceptThenRefuse(server, 2);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(12);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const first = await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1'], env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    const extended = [...list, ...numbers(3, 700)];
+    writeCsv(file, extended);
+    server.answer = acceptWithIds(server);
+    const resume = await bulk([file, '--resume'], env(server.url, config));
+    assert.equal(resume.code, 2, resume.stderr);
+    assert.match(resume.stderr, /changed since run .*--restart: it leaves out every number this run accepted/s);
+    const restart = await bulk([file, ...MSG, '--restart'], env(server.url, config));
+    assert.equal(restart.code, 0, restart.stderr);
+    assert.match(restart.stderr, /6 rows already sent \(accepted by run \S+\): left out/);
+    assertExactlyOnce(sentNumbers(server), extended);
+
+    // --include-sent opts out: everyone again (a new campaign on purpose).
+    acceptThenRefuse(server, 0);
+    const dir2 = tempDir();
+    const file2 = writeCsv(join(dir2, 'd.csv'), numbers(4, 900));
+    assert.equal((await bulk([file2, ...MSG, '--concurrency', '1'], env(server.url, join(dir2, 'state')))).code, 3);
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const all = await bulk([file2, ...MSG, '--restart', '--include-sent'], env(server.url, join(dir2, 'state')));
+    assert.equal(all.code, 0, all.stderr);
+    assert.doesNotMatch(all.stderr, /already sent/);
+    assert.equal(sentNumbers(server).length, 4);
+  });
+
+  test('numbers in doubt in the skipped run are listed, not silently left out', async () => {
+    resetServer(server);
+    let count = 0;
+    const accept = acceptWithIds(server);
+    server.answer = (r) => (++count === 2 ? { status: 500, body: { title: 'boom' } } : accept(r));
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(6);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const first = await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1', '--json'], env(server.url, config));
+    assert.equal(first.code, 7, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const follow = writeCsv(join(dir, 'follow.csv'), list);
+    server.answer = acceptWithIds(server);
+    const r = await bulk([follow, ...MSG, '--skip-sent', runId], env(server.url, config));
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /4 rows already sent/);
+    assert.match(r.stderr, new RegExp(`2 numbers were in doubt in run ${runId} \\(sent, no answer\\): they are not left out.*msgr runs report ${runId}`));
+  });
+});
+
+describe('kill -9 with --skip-sent and --resume', () => {
+  let sbx: RunningSandbox;
+  let record: string;
+  before(async () => {
+    record = join(tempDir('msgr-bulk-rec-'), 'record.jsonl');
+    sbx = await startSandbox({ port: 0, record, apiKey: KEY, latencyMs: 25 });
+  });
+  after(async () => {
+    await sbx.close();
+  });
+
+  test('a follow-up of an extended file, killed at random points and resumed, reaches every number exactly once', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const base = numbers(150);
+    const file = writeCsv(join(dir, 'c.csv'), base);
+    const first = await bulk([file, ...MSG, '--batch-size', '10', '--json'], env(sbx.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const extended = [...numbers(150, 1000), ...base.slice(0, 75), ...numbers(150, 2000), ...base.slice(75)];
+    const file2 = writeCsv(join(dir, 'c2.csv'), extended);
+    const journal = join(config, 'follow.jsonl');
+    const args = [file2, ...MSG, '--batch-size', '4', '--concurrency', '3', '--skip-sent', runId, '--journal', journal];
+    const resume = [file2, '--resume', '--resend-in-doubt', '--journal', journal];
+    let kills = 0;
+    for (let i = 0; i < 4; i++) {
+      const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(sbx.url, config), stdio: 'ignore' });
+      const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
+      await new Promise((r) => setTimeout(r, 300 + Math.random() * 400));
+      child.kill('SIGKILL');
+      if ((await closed) !== 'SIGKILL') break;
+      kills++;
+    }
+    assert.ok(kills >= 1);
+    const final = await bulk(existsSync(journal) ? resume : args, env(sbx.url, config));
+    assert.equal(final.code, 0, final.stderr);
+    const got = readFileSync(record, 'utf8').trim().split('\n').flatMap((l) => (JSON.parse(l) as { request: { recipients: Array<{ msisdn: string }> } }).request.recipients.map((x) => x.msisdn));
+    assertExactlyOnce(got, [...base, ...numbers(150, 1000), ...numbers(150, 2000)]);
+    if (existsSync(journal)) {
+      const rep = join(dir, 'follow.csv');
+      const r = await runs(['report', journal, '--report', rep], env(sbx.url, config));
+      assert.equal(r.code, 0, r.stderr);
+      const rows = csvRows(rep);
+      assert.equal(rows.length, extended.length);
+      assert.ok(rows.every((x) => (x.outcome === 'accepted' || x.outcome === 'already-sent') && /^sbx_m_/.test(x.message_id ?? '')), 'every row has the id of the run that accepted it');
+    }
+  });
+});
+
+describe('a state folder that cannot be written is an environment error, before anything is sent', () => {
+  let server: TestServer;
+  let mounts: string[] = [];
+  const canMount = process.platform === 'linux' && spawnSync('mount', ['--version']).status === 0;
+  before(async () => {
+    server = await startTestServer();
+    server.answer = acceptWithIds(server);
+  });
+  after(async () => {
+    for (const m of mounts) spawnSync('umount', [m]);
+    mounts = [];
+    await server.close();
+  });
+
+  function mountTmpfs(options: string): string | undefined {
+    const dir = tempDir('msgr-mnt-');
+    const r = spawnSync('mount', ['-t', 'tmpfs', '-o', options, 'tmpfs', dir]);
+    if (r.status !== 0) return undefined;
+    mounts.push(dir);
+    return dir;
+  }
+
+  test('a read-only state folder: exit 2 with the path and what to do, never "a bug in msgr"', async (t) => {
+    // Tests run as root, where chmod does not stop writes: a read-only mount does.
+    const ro = canMount ? mountTmpfs('size=1m,ro') : undefined;
+    if (ro === undefined) {
+      t.skip('cannot mount a read-only tmpfs here (needs root and mount)');
+      return;
+    }
+    resetServer(server);
+    const file = writeCsv(join(tempDir(), 'c.csv'), numbers(5));
+    const r = await bulk([file, ...MSG], env(server.url, ro));
+    assert.equal(r.code, 2, r.stderr);
+    assertNoBug(r);
+    assert.match(r.stderr, new RegExp(`cannot create the folder ${ro}/runs \\(the file system is read-only, EROFS\\); nothing was sent`));
+    assert.match(r.stderr, /--journal, or MSGR_CONFIG_DIR/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('a full disk under the state folder: exit 2 with the path and what to do', async (t) => {
+    const full = canMount ? mountTmpfs('size=64k') : undefined;
+    if (full === undefined) {
+      t.skip('cannot mount a small tmpfs here (needs root and mount)');
+      return;
+    }
+    mkdirSync(join(full, 'runs'), { recursive: true });
+    spawnSync('dd', ['if=/dev/zero', `of=${join(full, 'fill')}`, 'bs=4k']);
+    resetServer(server);
+    const file = writeCsv(join(tempDir(), 'c.csv'), numbers(5));
+    const r = await bulk([file, ...MSG], env(server.url, full));
+    assert.equal(r.code, 2, r.stderr);
+    assertNoBug(r);
+    assert.match(r.stderr, new RegExp(`no space left in ${full}/runs\\S*: the run stopped before sending anything; free at least [\\d.]+ [KM]?B there`));
+    assert.equal(server.requests.length, 0);
+    rmSync(join(full, 'fill'));
+  });
+
+  test('a state folder that vanished (a link to a removed or unmounted folder): exit 2 naming it', async () => {
+    resetServer(server);
+    const dir = tempDir();
+    const gone = join(dir, 'external-drive');
+    mkdirSync(gone);
+    symlinkSync(gone, join(dir, 'state'));
+    rmSync(gone, { recursive: true });
+    const file = writeCsv(join(dir, 'c.csv'), numbers(5));
+    const r = await bulk([file, ...MSG], env(server.url, join(dir, 'state')));
+    assert.equal(r.code, 2, r.stderr);
+    assertNoBug(r);
+    assert.match(r.stderr, /cannot create the folder \S*state \(a link to a folder that is gone: removed or unmounted\); nothing was sent/);
+    assert.match(r.stderr, /Mount or restore the folder/);
+    assert.equal(server.requests.length, 0);
+  });
+
+  test('a journal folder that is a file is named, with what to do', async () => {
+    resetServer(server);
+    const dir = tempDir();
+    writeFileSync(join(dir, 'journals'), 'not a folder');
+    const file = writeCsv(join(dir, 'c.csv'), numbers(5));
+    const r = await bulk([file, ...MSG, '--journal', join(dir, 'journals', 'j.jsonl')], env(server.url, join(dir, 'state')));
+    assert.equal(r.code, 2, r.stderr);
+    assertNoBug(r);
+    assert.match(r.stderr, /cannot create the folder \S*journals \(a file of that name is in the way\); nothing was sent/);
+    assert.equal(server.requests.length, 0);
+  });
+});
