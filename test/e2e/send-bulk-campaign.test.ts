@@ -501,7 +501,7 @@ describe('a state folder that cannot be written is an environment error, before 
     const r = await bulk([file, ...MSG], env(server.url, full));
     assert.equal(r.code, 2, r.stderr);
     assertNoBug(r);
-    assert.match(r.stderr, new RegExp(`no space left in ${full}/runs\\S*: the run stopped before sending anything; free at least [\\d.]+ [KM]?B there`));
+    assert.match(r.stderr, new RegExp(`no space left in ${full}\\S*: the run stopped before sending anything; free at least [\\d.]+ [KM]?B there`));
     assert.equal(server.requests.length, 0);
     rmSync(join(full, 'fill'));
   });
