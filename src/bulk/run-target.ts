@@ -48,15 +48,24 @@ export function describeTarget(t: JournaledTarget | undefined): string {
   return `${where}, account ${t.account ?? '(none)'}${t.profile !== null ? `, profile ${t.profile}` : ''}, key ${t.keyFingerprint}`;
 }
 
-/** What differs between two targets, for people; empty when they are the same place. */
+/**
+ * What makes two targets different places, for people; empty when they are the same. The
+ * recipients' messages go to an API (base URL, or the sandbox) for an account: those decide. A
+ * new key for the same account is not another place (a refused key replaced, a rotated one): see
+ * keyChange.
+ */
 export function targetDifferences(was: JournaledTarget, now: JournaledTarget): string[] {
   const out: string[] = [];
   if (was.sandbox !== now.sandbox) out.push(was.sandbox ? 'it ran against the sandbox, this run sends for real' : 'it sent for real, this run sends to the sandbox');
   else if (!was.sandbox && was.baseUrl !== now.baseUrl) out.push(`base URL ${was.baseUrl} then, ${now.baseUrl} now`);
   if (was.account !== now.account) out.push(`account ${was.account ?? '(none)'} then, ${now.account ?? '(none)'} now`);
-  // The sandbox takes any key: only a real API tells accounts apart by it.
-  if (!was.sandbox && !now.sandbox && was.keyFingerprint !== now.keyFingerprint) out.push(`API key ${was.keyFingerprint} then, ${now.keyFingerprint} now (fingerprints)`);
   return out;
+}
+
+/** A note when the same API and account are reached with another key; undefined otherwise. */
+export function keyChange(was: JournaledTarget | undefined, now: JournaledTarget): string | undefined {
+  if (was === undefined || was.sandbox || now.sandbox || was.keyFingerprint === now.keyFingerprint) return undefined;
+  return `the API key differs from the one run started with (fingerprint ${was.keyFingerprint} then, ${now.keyFingerprint} now); same base URL and account, so the run goes on`;
 }
 
 /**
@@ -64,7 +73,7 @@ export function targetDifferences(was: JournaledTarget, now: JournaledTarget): s
  * requests carry the journal's message): one given now must be the same. Journals of earlier
  * msgr versions do not say where they sent: the caller is told, and says so.
  */
-export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accountGiven: boolean): { known: boolean } {
+export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accountGiven: boolean): { known: boolean; note?: string } {
   const was = header.target;
   if (was === undefined) return { known: false };
   const current: JournaledTarget = accountGiven ? now : { ...now, account: was.account };
@@ -79,5 +88,6 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
       },
     );
   }
-  return { known: true };
+  const note = keyChange(was, current);
+  return note !== undefined ? { known: true, note } : { known: true };
 }

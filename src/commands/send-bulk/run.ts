@@ -170,7 +170,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   });
   if (previous !== undefined && runTarget !== undefined) {
     // Before the preflight: a resume against another target stops before anything is read or sent.
-    const { known } = checkResumeTarget(previous.header, runTarget, settings.account.value !== undefined);
+    const { known, note } = checkResumeTarget(previous.header, runTarget, settings.account.value !== undefined);
+    if (note !== undefined) ui.warn(note.replace('the one run', `the one run ${runId}`));
     if (!known) ui.warn(`run ${runId}'s journal does not say where it sent (an earlier msgr wrote it): resuming against ${describeTarget(runTarget)}; make sure that is where it started`);
     ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(plan.message)}) to ${describeTarget(runTarget)}`);
   }
