@@ -192,7 +192,10 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
 export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
   const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} in an earlier run)` : '';
-  const line = `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
+  const line =
+    s.toSend === 0 && s.alreadySent > 0
+      ? `nothing left to send: every row to send had already been accepted by an earlier run (${fmt(s.alreadySent)})`
+      : `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
   if (r.accepted === s.toSend && r.stopped === undefined) ui.success(line);
   else ui.info(line);
   const notAccepted = [
