@@ -228,8 +228,10 @@ export class DiskFullError extends Error {
 }
 
 /**
- * Room kept for the answers of the batches in flight when the disk fills: ~700 bytes each at
- * most, and at most 64 in flight, so 1 MiB is 20 times what the worst case needs.
+ * Room kept for the answers of the batches in flight when the disk fills: ~700 bytes each, plus
+ * the message ids of an accepted batch (~40 bytes a recipient). At most 64 in flight: 1 MiB
+ * holds them all up to batches of ~300 recipients; past that, answers that do not fit wait for
+ * room (Journal.done), never dropped.
  */
 export const RESERVE_BYTES = 1024 * 1024;
 

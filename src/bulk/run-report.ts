@@ -45,7 +45,7 @@ async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
   if (!sameInput(h.input.path, h.input)) return `${h.input.stdin ? 'its copy of stdin' : h.input.path} is gone or changed since the run`;
   if (h.shape.exclude !== null) {
     try {
-      const ex = await loadExcludes(h.shape.exclude.path, createNumberChecker(parseCountry(h.shape.defaultCountry ?? '')));
+      const ex = await loadExcludes(h.shape.exclude.path, createNumberChecker(h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined), { column: h.shape.exclude.column });
       if (ex.hash !== h.shape.exclude.hash) return `the exclude file ${h.shape.exclude.path} changed since the run`;
     } catch {
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
@@ -59,7 +59,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail,
   const h = d.loaded.header;
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
   const checker = createNumberChecker(country);
-  const exclude = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker)).set : undefined;
+  const exclude = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
   const cleanups: Array<() => void> = [];
   try {
