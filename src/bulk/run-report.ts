@@ -42,6 +42,11 @@ export async function writeRunReport(ctx: Pick<Context, 'env' | 'interrupt'>, jo
 /** Why the input file cannot give the run's rows again; undefined when it can. */
 async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
   const h = d.loaded.header;
+  const p = h.shape.personal;
+  const text = (h.message.body as { text?: unknown } | undefined)?.text;
+  // Rows with messages of their own are grouped into requests by message (bulk/grouping.ts):
+  // their batches are not rebuilt here, so the journal alone tells.
+  if (p !== undefined && (p.textColumn !== null || p.fromColumn !== null || (p.render && typeof text === 'string' && text.includes('{{')))) return 'its rows had messages of their own';
   if (!sameInput(h.input.path, h.input)) return `${h.input.stdin ? 'its copy of stdin' : h.input.path} is gone or changed since the run`;
   if (h.shape.exclude !== null) {
     try {
