@@ -137,7 +137,7 @@ export function checkSentRun(run: SentRun, message: Record<string, unknown>, tar
   const diffs = messageDifferences(run.header.message, message);
   if (diffs.length > 0) {
     throw new UsageError(`${flag}: run ${run.runId} sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); its numbers did not get this one`, {
-      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity). To leave out a list of numbers anyway, write them with \`msgr runs report ${run.runId} --report sent.csv\` and give that file to --exclude.`,
+      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity). To leave its numbers out anyway, list its rows with \`msgr runs report ${run.runId} --report sent.csv\` and give --exclude a file of the numbers whose outcome is accepted.`,
     });
   }
   const was = run.header.target;

@@ -205,7 +205,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     // Rows with messages of their own are grouped into requests by message: leaving some out
     // would change the grouping the journal's request count was made from.
     throw new UsageError('--skip-sent (and --restart, which applies it) cannot yet be used when rows have messages of their own (placeholders, --text-column, --from-column); nothing was sent', {
-      hint: opts.restart ? 'Add --include-sent to send to every row again, or leave the earlier run\'s numbers out with --exclude (`msgr runs report RUN --report sent.csv`).' : 'Leave the earlier run\'s numbers out with --exclude instead: write them with `msgr runs report RUN --report sent.csv`.',
+      hint: `${opts.restart ? 'Add --include-sent to send to every row again, or leave' : 'Leave'} the earlier run's numbers out with --exclude: \`msgr runs report RUN --report sent.csv\` lists its rows; give --exclude a file of the numbers whose outcome is accepted.`,
     });
   }
   const alreadySent = sent !== undefined && pass.spool !== undefined ? await countSent(pass.spool, sent) : 0;
