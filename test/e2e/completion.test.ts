@@ -39,8 +39,10 @@ function bashComplete(words: string[], cwd = files): string[] {
 
 describe('bash completion', () => {
   test('commands, without the hidden one', () => {
-    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'profile', 'sandbox', 'doctor', 'segments', 'api', 'completion', 'help']);
+    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'runs', 'profile', 'sandbox', 'doctor', 'segments', 'api', 'completion', 'help']);
     assert.deepEqual(bashComplete(['msgr', 'se']), ['send', 'send-bulk', 'segments']);
+    assert.deepEqual(bashComplete(['msgr', 'runs', '']), ['list', 'show', 'report', 'prune']);
+    assert.deepEqual(bashComplete(['msgr', 'send-bulk', 'x.csv', '--skip']), ['--skip-invalid', '--skip-sent']);
   });
 
   test('options of the command being typed, never the hidden --api-key, repeatable ones again', () => {
