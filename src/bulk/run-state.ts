@@ -8,13 +8,13 @@ import { createHash } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { InterruptedError, UsageError } from '../errors.js';
+import { InterruptedError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import { BatchState, Journal, JournalError, loadJournal, RESERVE_BYTES, type JournaledTarget, type LoadedJournal, type RunHeader, type RunShape, type SkipSentSource } from './journal.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
 import { metaMap } from './message.js';
 import type { PreflightResult } from './preflight.js';
-import { fmt } from './progress.js';
+import { fmt, formatBytes } from './progress.js';
 import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
@@ -456,4 +456,24 @@ function runningError(lockPath: string, owner: LockOwner | undefined): UsageErro
           : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
     },
   );
+}
+
+/** What a full disk's message needs, as far as the run got. */
+export interface Where {
+  folder?: string;
+  inputBytes?: number;
+  /** Set once a journal exists: the run is then resumed, not started again. */
+  resume?: string;
+  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
+  sending?: boolean;
+}
+
+export function noSpaceError(w: Where): MsgrError {
+  const folder = w.folder ?? '?';
+  const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
+  // Before the send pass nothing left: an environment error (exit 2); during it, a stop (130).
+  const ErrorClass = w.sending === true ? InterruptedError : UsageError;
+  return new ErrorClass(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
+    hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
+  });
 }

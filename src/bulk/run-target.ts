@@ -4,6 +4,7 @@
 // account is never finished against the real one as if its rows had been sent there.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
+import type { Ui } from '../output/ui.js';
 import type { JournaledTarget, RunHeader } from './journal.js';
 
 /** The sandbox listens on a new port every run: its journals record this instead. */
@@ -90,4 +91,19 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
   }
   const note = keyChange(was, current);
   return note !== undefined ? { known: true, note } : { known: true };
+}
+
+/** Checks a resume's target against its journal's (refusing another one) and says what it sends where. */
+export function announceResume(ui: Pick<Ui, 'info' | 'warn'>, runId: string, header: RunHeader, now: JournaledTarget, message: Record<string, unknown>, accountGiven: boolean): void {
+  const { known, note } = checkResumeTarget(header, now, accountGiven);
+  if (note !== undefined) ui.warn(note.replace('the one run', `the one run ${runId}`));
+  if (!known) ui.warn(`run ${runId}'s journal does not say where it sent (an earlier msgr wrote it): resuming against ${describeTarget(now)}; make sure that is where it started`);
+  ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(message)}) to ${describeTarget(now)}`);
+}
+
+/** `text "Hello there", from Acme, account ACME01`: what a resumed run sends, for people. */
+function describeMessage(message: Record<string, unknown>): string {
+  const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
+  const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
+  return `${what}, from ${String(message.from)}, account ${String(message.accountReference)}`;
 }

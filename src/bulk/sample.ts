@@ -3,7 +3,10 @@
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, type MsgrError } from '../errors.js';
+import type { Context } from '../context.js';
 import type { MessagesClient } from '../http/client.js';
+import type { Ui } from '../output/ui.js';
+import { fmt } from './progress.js';
 import type { Outcome } from '../http/outcome.js';
 import { asciiJson } from './columns.js';
 import { requestFrame } from './message.js';
@@ -72,4 +75,24 @@ export function realRunCommand(argv: readonly string[]): string {
     args.push(shellQuote(a));
   }
   return ['msgr', ...args].join(' ');
+}
+
+/**
+ * Sends the first rows' messages to the sample numbers, as a run of its own (its own keys, no
+ * journal), reports each, and prints the command for the real run.
+ */
+export async function runSamples(
+  ctx: Pick<Context, 'argv' | 'stdout'>,
+  ui: Pick<Ui, 'info' | 'success'>,
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; json: boolean; clean: (s: string) => string },
+): Promise<void> {
+  const results = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
+  for (const r of results) ui.info(`sample: line ${r.line}'s message to ${s.to.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
+  const failed = results.find((r) => r.outcome !== 'accepted');
+  const err = failed !== undefined ? sampleError(failed, s.clean) : undefined;
+  if (err !== undefined) throw err;
+  const command = realRunCommand(ctx.argv);
+  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command }, null, 2)}\n`);
+  ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${s.to.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
+  ui.info(`  send the campaign with: ${command}`);
 }

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { InterruptedError, UsageError, type MsgrError } from '../../errors.js';
+import { InterruptedError, UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
 import type { Channel } from '../../message/channel.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
@@ -24,17 +24,17 @@ import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
 import { messageText, requestFrame } from '../../bulk/message.js';
 import { planRun, settledShape } from '../../bulk/plan.js';
 import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
-import { createProgress, fmt, formatBytes } from '../../bulk/progress.js';
+import { createProgress, fmt } from '../../bulk/progress.js';
 import { reportFormat, ReportWriter } from '../../bulk/report.js';
-import { checkSamePreflight, openInput, openJournal, openRunState, spaceToResume } from '../../bulk/run-state.js';
-import { checkResumeTarget, describeTarget, journaledTarget } from '../../bulk/run-target.js';
+import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, spaceToResume, type Where } from '../../bulk/run-state.js';
+import { announceResume, journaledTarget } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { countSent, describeSkipped, leaveOutSent, sentNumbersFor, skipSentRecord, withoutSent } from '../../bulk/sent.js';
 import { analyseText } from '../../message/segments.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
 import { singleBraceColumns } from '../../message/placeholders.js';
 import { formatPreview, previewEntries, shortRequestView } from '../../bulk/preview.js';
-import { realRunCommand, sampleError, sendSamples } from '../../bulk/sample.js';
+import { runSamples } from '../../bulk/sample.js';
 import { newRunId } from '../../bulk/state.js';
 import { Sender } from '../../bulk/sender.js';
 import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
@@ -71,26 +71,6 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
       }
     }
   }
-}
-
-/** What a full disk's message needs, as far as the run got. */
-interface Where {
-  folder?: string;
-  inputBytes?: number;
-  /** Set once a journal exists: the run is then resumed, not started again. */
-  resume?: string;
-  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
-  sending?: boolean;
-}
-
-function noSpaceError(w: Where): MsgrError {
-  const folder = w.folder ?? '?';
-  const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
-  // Before the send pass nothing left: an environment error (exit 2); during it, a stop (130).
-  const ErrorClass = w.sending === true ? InterruptedError : UsageError;
-  return new ErrorClass(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
-    hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
-  });
 }
 
 const interrupted = (): InterruptedError =>
@@ -168,13 +148,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     // A resumed run's requests carry the journal's account: one given now is what it is checked against.
     account: previous !== undefined ? (settings.account.value ?? stringOrUndefined(plan.message.accountReference)) : stringOrUndefined(plan.message.accountReference),
   });
-  if (previous !== undefined && runTarget !== undefined) {
-    // Before the preflight: a resume against another target stops before anything is read or sent.
-    const { known, note } = checkResumeTarget(previous.header, runTarget, settings.account.value !== undefined);
-    if (note !== undefined) ui.warn(note.replace('the one run', `the one run ${runId}`));
-    if (!known) ui.warn(`run ${runId}'s journal does not say where it sent (an earlier msgr wrote it): resuming against ${describeTarget(runTarget)}; make sure that is where it started`);
-    ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(plan.message)}) to ${describeTarget(runTarget)}`);
-  }
+  // Before the preflight: a resume against another target stops before anything is read or sent.
+  if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined);
   const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, plan.message, runTarget, reportPath !== undefined);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
@@ -282,8 +257,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const { createClient, readCaFile } = await (clientModule ?? import('../../http/client.js'));
   const caFile = settings.caFile.value;
   if (caFile !== undefined) readCaFile(caFile, caFileSource(settings.caFile));
-  if (sampleTo !== undefined) {
-    if (pre.firstRows.length === 0) throw new UsageError(`--sample-to: ${input.label} has no row to send, so there is nothing to sample`);
+  // The client of a sample (one connection) or of the campaign: one construction for both.
+  const newClient = (extra: { connections: number; maxAttempts?: number; readSuccessBody?: boolean; onRetry?: Parameters<typeof createClient>[0]['onRetry'] }): ReturnType<typeof createClient> => {
     const client = createClient({
       endpoint,
       apiKey: key,
@@ -291,23 +266,20 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
       timeoutMs: opts.timeoutMs,
       caFile,
       caFileSource: caFileSource(settings.caFile),
-      connections: 1,
+      nodeVersion: ctx.nodeVersion,
+      profile: settings.profile.value,
       env: ctx.env,
       direct,
       ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
+      ...extra,
     });
     ctx.onExit(() => client.close());
-    const sampleRunId = `sample-${newRunId(ctx.now())}`;
-    const results = await sendSamples(client, sampleRunId, message, pre.firstRows, sampleTo);
-    const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
-    for (const r of results) ui.info(`sample: line ${r.line}'s message to ${sampleTo.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
-    const failed = results.find((r) => r.outcome !== 'accepted');
-    const err = failed !== undefined ? sampleError(failed, clean) : undefined;
-    if (err !== undefined) throw err;
-    const command = realRunCommand(ctx.argv);
-    if (opts.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId, to: sampleTo, samples: results, command }, null, 2)}\n`);
-    ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${sampleTo.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
-    ui.info(`  send the campaign with: ${command}`);
+    return client;
+  };
+  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
+  if (sampleTo !== undefined) {
+    if (pre.firstRows.length === 0) throw new UsageError(`--sample-to: ${input.label} has no row to send, so there is nothing to sample`);
+    await runSamples(ctx, ui, { client: newClient({ connections: 1 }), runId: `sample-${newRunId(ctx.now())}`, message, rows: pre.firstRows, to: sampleTo, json: opts.json, clean });
     return;
   }
   if (spool === undefined) throw new Error('send-bulk: no spool outside a dry run');
@@ -321,25 +293,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   where.resume = buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath);
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
-  const client = createClient({
-    endpoint,
-    apiKey: key,
-    userAgent: userAgent(ctx),
-    timeoutMs: opts.timeoutMs,
-    caFile,
-    caFileSource: caFileSource(settings.caFile),
-    nodeVersion: ctx.nodeVersion,
-    profile: settings.profile.value,
-    connections: opts.concurrency,
-    maxAttempts: BULK_MAX_ATTEMPTS,
-    // Message ids go to the journal (msgr runs report), not only to --report.
-    readSuccessBody: true,
-    env: ctx.env,
-    direct,
-    ...(ui.verbose ? { debug: (line: string) => ui.debug(redact(line, key)) } : {}),
-    onRetry: (info) => sender.onRetry(info),
-  });
-  ctx.onExit(() => client.close());
+  // Message ids go to the journal (msgr runs report), not only to --report.
+  const client = newClient({ connections: opts.concurrency, maxAttempts: BULK_MAX_ATTEMPTS, readSuccessBody: true, onRetry: (info) => sender.onRetry(info) });
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(key)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
 
   const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose, everyMs: opts.progressEveryMs });
@@ -378,7 +333,6 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
-  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
   const err = summaryError(summary, r, { reportPath: report?.path, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
@@ -386,13 +340,6 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
 
 function stringOrUndefined(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
-}
-
-/** `text "Hello there", from Acme, account ACME01`: what a resumed run sends, for people. */
-function describeMessage(message: Record<string, unknown>): string {
-  const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
-  const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
-  return `${what}, from ${String(message.from)}, account ${String(message.accountReference)}`;
 }
 
 /** A dry run with --skip-sent counts what it would leave out: its verdicts go to a scratch file. */
