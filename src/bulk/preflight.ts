@@ -314,6 +314,11 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   };
   let checkRow: RowChecker | undefined;
   const planFor = (header: readonly string[]): void => {
+    // A header name with U+FFFD would become a column, a placeholder's did-you-mean and a variable
+    // named with the replacement character: the file's encoding is wrong, so say that instead.
+    if (checkUtf8 && header.some((h) => h.includes('\uFFFD'))) {
+      throw new UsageError(`${o.fileLabel}: the header (line 1) is not valid UTF-8 text; nothing was sent`, { hint: notUtf8Hint('--encoding') });
+    }
     columns = planColumns(header, o.columns, o.fileLabel);
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
     checkRow = createRowChecker(columns, o.checker, checkUtf8, message);

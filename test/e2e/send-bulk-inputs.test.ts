@@ -186,6 +186,22 @@ describe('spreadsheet exports', () => {
     assert.doesNotMatch(r.stderr, /--skip-invalid/);
     assert.equal(server.requests.length, 0);
   });
+
+  test('a Latin-1 header is refused with the --encoding hint, not read as a column named with U+FFFD; nothing is sent', async () => {
+    const path = file(Buffer.from('Phone Number;Pr\xe9nom\r\n+447911123401;Jose\r\n', 'latin1'));
+    for (const text of ['Hello', 'Salut {{Pr\u00e9nom}}']) {
+      const r = await bulk([path, '--from', 'Acme', '--text', text]);
+      assertClean(r);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /in\.csv: the header \(line 1\) is not valid UTF-8 text/);
+      assert.match(r.stderr, /--encoding latin1/);
+      assert.doesNotMatch(r.stderr, /\uFFFD/);
+    }
+    assert.deepEqual(sent(), []);
+    const ok = await bulk([path, '--from', 'Acme', '--text', 'Salut {{Pr\u00e9nom}}', '--encoding', 'latin1']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(texts(), ['Salut Jose']);
+  });
 });
 
 describe('a run that would send nothing is an error', () => {
