@@ -8,7 +8,7 @@
 // no object per row, and the caller decides when to read the next chunk (back-pressure).
 import { open, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
-import { detectBom, parseEncoding, type FileEncoding } from '../message/text-file.js';
+import { detectBom, parseEncoding, windows1252, type FileEncoding } from '../message/text-file.js';
 
 export type { FileEncoding };
 export { parseEncoding };
@@ -207,7 +207,9 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
 
   const headerRead = new Error('header read');
   let headerEnd: { bytes: number; nextLine: number } | undefined;
+  const cp1252 = format.encoding === 'latin1';
   const push = (record: string[]): void => {
+    if (cp1252) for (let i = 0; i < record.length; i++) record[i] = windows1252(record[i] as string);
     const startLine = nextStart + (info.empty_lines - lastEmpty);
     lastEmpty = info.empty_lines;
     let endLine = info.lines - 1 + firstLine - overCount;
@@ -382,7 +384,8 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
   // Buffer's own decoders, without toString()'s argument handling (a few fields a row).
   const raw = buf as Buffer & { utf8Slice?: (start: number, end: number) => string; latin1Slice?: (start: number, end: number) => string };
   const native = encoding === 'latin1' ? raw.latin1Slice : raw.utf8Slice;
-  const slice = typeof native === 'function' ? (a: number, b: number): string => native.call(buf, a, b) : (a: number, b: number): string => buf.toString(encoding, a, b);
+  const decoded = typeof native === 'function' ? (a: number, b: number): string => native.call(buf, a, b) : (a: number, b: number): string => buf.toString(encoding, a, b);
+  const slice = encoding === 'latin1' ? (a: number, b: number): string => windows1252(decoded(a, b)) : decoded;
   const fh = await open(path, 'r');
   let have = 0;
   let position = r.offset;

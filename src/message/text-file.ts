@@ -46,10 +46,18 @@ export function notUtf8Hint(flag: string): string {
 // for € ‚ „ … ‘ ’ “ ” – — ™. Node 20's TextDecoder decodes these as Latin-1.
 const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
 
+const C1 = /[\u0080-\u009f]/g;
+
+/**
+ * Text decoded as Latin-1 (Buffer's 'latin1') read as Windows-1252: `latin1` in --encoding and
+ * --text-encoding means what spreadsheets and editors on Windows write.
+ */
+export function windows1252(latin1: string): string {
+  return latin1.replace(C1, (c) => CP1252[c.charCodeAt(0) - 0x80] as string);
+}
+
 function decodeLatin1(buf: Buffer): string {
-  let out = '';
-  for (const byte of buf) out += byte >= 0x80 && byte <= 0x9f ? (CP1252[byte - 0x80] as string) : String.fromCharCode(byte);
-  return out;
+  return windows1252(buf.toString('latin1'));
 }
 
 export interface TextFileOptions {

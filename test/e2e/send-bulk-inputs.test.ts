@@ -187,6 +187,21 @@ describe('spreadsheet exports', () => {
     assert.equal(server.requests.length, 0);
   });
 
+  test('--encoding latin1 reads a CSV as Windows-1252, as --text-encoding latin1 reads a text file: O\u2019Brien and \u20ac, not C1 controls', async () => {
+    // A file with a quote anywhere goes through csv-parse, one without through the line splitter.
+    const plain = file(Buffer.from('phone,name\r\n+447911123401,O\x92Brien \x80\r\n', 'latin1'));
+    const quoted = file(Buffer.from('phone,name\r\n+447911123402,"Caf\xe9 \x93x\x94"\r\n', 'latin1'));
+    for (const [path, want] of [
+      [plain, 'Hi O\u2019Brien \u20ac'],
+      [quoted, 'Hi Caf\u00e9 \u201cx\u201d'],
+    ] as const) {
+      server.requests.length = 0;
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--encoding', 'latin1']);
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(texts(), [want]);
+    }
+  });
+
   test('a Latin-1 header is refused with the --encoding hint, not read as a column named with U+FFFD; nothing is sent', async () => {
     const path = file(Buffer.from('Phone Number;Pr\xe9nom\r\n+447911123401;Jose\r\n', 'latin1'));
     for (const text of ['Hello', 'Salut {{Pr\u00e9nom}}']) {
