@@ -213,7 +213,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${fmt(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);
   for (const b of r.inDoubtBatches.slice(0, 10)) {
-    ui.info(`  in doubt: batch ${b.batch} (${b.recipients} recipients from line ${b.firstLine}, Idempotency-Key ${b.idempotencyKey})`);
+    ui.info(`  in doubt: batch ${b.batch} (${fmt(b.recipients)} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine}, Idempotency-Key ${b.idempotencyKey})`);
   }
   if (r.inDoubtBatches.length > 10) ui.info(`  … and ${r.inDoubtBatches.length - 10} more batches in doubt`);
   if (s.journal !== null) ui.info(`  journal: ${s.journal}`);

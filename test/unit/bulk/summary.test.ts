@@ -3,7 +3,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AuthError, ExitCode, InterruptedError, PartialError } from '../../../src/errors.js';
 import type { SendResult } from '../../../src/bulk/sender.js';
-import { buildResumeCommand, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
+import { buildResumeCommand, printSummary, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
+import { createUi } from '../../../src/output/ui.js';
+import { fakeContext } from '../../support/fake-context.js';
 
 const base: Summary = {
   runId: 'r1',
@@ -67,4 +69,13 @@ test('buildResumeCommand repeats what the journal does not keep, quoted for a sh
   const flags = { file: 'my list.csv', sandbox: false, concurrency: 8, yes: true, profile: 'prod', report: 'out.csv', rate: { perMs: 0.1, text: '100/s' } };
   assert.equal(buildResumeCommand(flags, '/data/my list.csv', false, '/state/j.jsonl'), "msgr send-bulk 'my list.csv' --resume -p prod --concurrency 8 --rate 100/s --report out.csv --yes");
   assert.equal(buildResumeCommand({ file: '-', sandbox: true, concurrency: 4, yes: false }, undefined, true, '/state/j.jsonl'), 'msgr send-bulk --resume --journal /state/j.jsonl --sandbox');
+});
+
+describe('printSummary', () => {
+  test('an in-doubt batch of one recipient says "1 recipient"', () => {
+    const ctx = fakeContext();
+    const r = result({ accepted: 9, inDoubt: 1, inDoubtBatches: [{ batch: 7, recipients: 1, firstLine: 9, idempotencyKey: 'msgr-r1-7' }] });
+    printSummary(createUi(ctx), sentSummary(base, r, 1, 'x'), r, 1);
+    assert.match(ctx.err(), /in doubt: batch 7 \(1 recipient from line 9, Idempotency-Key msgr-r1-7\)/);
+  });
 });
