@@ -341,7 +341,8 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   const msg = header.message;
   const body = (msg.body ?? {}) as { text?: string; templateId?: string };
   const differs = (flag: string, was: unknown): never => {
-    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, which sends ${JSON.stringify(was)}`, {
+    const started = was === null || was === false ? 'which was started without it' : `which sends ${JSON.stringify(was)}`;
+    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, ${started}`, {
       hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
     });
   };
