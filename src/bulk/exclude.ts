@@ -2,7 +2,7 @@
 // "Preflight"). An opt-out that cannot be read cannot be honoured, so every entry must be a
 // number, normalised by the recipients' own rules (`07700 900123` with --default-country GB
 // excludes `+447700900123`); one that is not stops the run, with its line, as an invalid row does.
-// A plain list has no header unless its first line is not a number.
+// A plain list has no header unless its first line is a name (not a number, and no digits in it).
 import { createHash } from 'node:crypto';
 import { fileProblem, UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
@@ -79,6 +79,9 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     }
     if (looksLikeNumber(fields[0] ?? '')) return false;
     if (fields.length === 1) {
+      // A header is a name: a first line with digits in it is an entry mistyped or annotated
+      // (`+4479... # since May`), checked as an entry, not dropped as a header.
+      if (/\d/.test(fields[0] ?? '')) return false;
       columnName = (fields[0] ?? '').trim();
       return true;
     }

@@ -89,6 +89,20 @@ describe('opt-out lists are strict', () => {
     assert.match(r.stderr, /2 excluded/);
   });
 
+  test('a first line with digits that is not a number is an unreadable entry, not a header that drops it; a word is a header', async () => {
+    for (const first of ['+447911123401 # opted out 2024', '+44791112340l']) {
+      const opt = file(`${first}\n+447911123403\n`, 'opt.txt');
+      const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent:\n {2}line 1: /);
+      assert.equal(server.requests.length, 0);
+    }
+    const named = file('Opted out\n+447911123401\n', 'opt.txt');
+    const ok = await bulk([LIST, ...MSG, '--exclude', named, '--yes']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
+  });
+
   test('an unreadable entry further down names its line; a CSV list takes --exclude-column', async () => {
     const bad = file('+447911123401\n+447911123403\nn/a\n', 'opt.txt');
     const r = await bulk([LIST, ...MSG, '--exclude', bad, '--yes']);
