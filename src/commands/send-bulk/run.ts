@@ -4,7 +4,8 @@
 // Two passes: the preflight reads the CSV, checks every row and writes one line per row to the
 // spool (the verdict, and the recipient's JSON when it is to be sent); the send pass reads the
 // spool and joins those lines into request bodies, so neither the CSV parse nor the number checks
-// run twice. Batch k is always the k-th group of --batch-size rows to send, so a resumed run
+// run twice. Batch k is always the k-th batch the grouping closes (with one shared message, the
+// k-th group of --batch-size rows to send), so a resumed run
 // rebuilds the same batches (same bodies, same Idempotency-Keys) from the same file, and skips
 // the ones the journal says are done (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
 import { mkdtempSync, rmSync } from 'node:fs';
