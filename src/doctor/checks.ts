@@ -131,7 +131,7 @@ function finish(baseUrl: string | undefined | null, steps: Step[], skipped: stri
 }
 
 function checkSettings(s: Settings, sandbox: boolean): Step {
-  const line = (label: string, r: Resolved<string | undefined>, value: string | undefined = r.value): string => `${label}: ${value ?? '(not set)'} (${describeSource(r)})`;
+  const line = (label: string, r: Resolved<string | undefined>, value: string | undefined = r.value): string => (value === undefined ? `${label}: ${describeSource(r)}` : `${label}: ${value} (${describeSource(r)})`);
   const key = s.apiKey.value !== undefined ? maskSecret(s.apiKey.value) : undefined;
   const lines = [
     line('profile', s.profile),

@@ -142,6 +142,13 @@ test('a state folder that cannot be made (nested under /proc) fails that step at
   assertNeverPosted();
 });
 
+test('a setting that is not set says so once, with the reason', async () => {
+  const r = await runCli(['doctor'], { env: env() });
+  assert.match(r.stderr + r.stdout, /CA file: not set\n/);
+  assert.match(r.stderr + r.stdout, /profile: not set \(no profiles saved\)/);
+  assert.doesNotMatch(r.stderr + r.stdout, /\(not set\) \(not set/);
+});
+
 test('the API unreachable: exit 5 with the connection step saying so', async () => {
   const r = await runCli(['doctor', '--json'], { env: env({ MSGR_BASE_URL: 'https://127.0.0.1:1' }) });
   assert.equal(r.code, 5, r.stderr);
