@@ -50,8 +50,7 @@ export async function createProgress(ctx: Context, o: ProgressOptions): Promise<
   };
   let last: ProgressStats = { done: 0, total: 0, failed: 0, inFlight: 0 };
   const describe = (s: ProgressStats): string => {
-    const secs = (now() - started) / 1000;
-    const rate = secs > 0 ? s.done / secs : 0;
+    const rate = runRate(s, (now() - started) / 1000);
     const left = s.total - s.done;
     const eta = rate > 0 && left > 0 ? ` · ETA ${formatDuration(left / rate)}` : '';
     const failed = s.failed > 0 ? ` · ${fmt(s.failed)} not accepted` : '';
@@ -128,12 +127,16 @@ export async function createProgress(ctx: Context, o: ProgressOptions): Promise<
  * 480/s, ETA 0:08`. In flight counts requests; the others count recipients.
  */
 export function logLine(s: ProgressStats, seconds: number): string {
-  const fresh = s.done - (s.earlier ?? 0);
-  const rate = seconds > 0 ? fresh / seconds : 0;
+  const rate = runRate(s, seconds);
   const left = s.total - s.done;
   const eta = left === 0 ? '0:00' : rate > 0 ? formatDuration(left / rate) : 'unknown';
   const note = s.note !== undefined ? `, ${s.note}` : '';
   return `progress: ${fmt(s.done - s.failed)} accepted, ${fmt(s.failed)} failed, ${fmt(s.inFlight)} in flight, ${fmt(left)} left, ${fmt(Math.round(rate))}/s, ETA ${eta}${note}`;
+}
+
+/** Recipients per second settled by this run: an earlier run's (--resume) took no time here. */
+function runRate(s: ProgressStats, seconds: number): number {
+  return seconds > 0 ? (s.done - (s.earlier ?? 0)) / seconds : 0;
 }
 
 /** Bytes for people, rounded up (it says how much room to make): `740 KB`, `2.4 MB`. */

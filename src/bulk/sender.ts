@@ -20,7 +20,7 @@ import { Grouper } from './grouping.js';
 import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type DoneRecord, type Journal } from './journal.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
-import { formatDuration, type Progress } from './progress.js';
+import { formatDuration, type Progress, type ProgressStats } from './progress.js';
 import type { ReportRow, RowOutcome } from './report.js';
 import type { SpoolSource } from './spool.js';
 import { idempotencyKey } from './state.js';
@@ -151,6 +151,8 @@ export class Sender {
   #stopped: StopReason | undefined;
   #consecutiveFailures = 0;
   #done = 0;
+  /** Of #done, settled by an earlier run of this journal: not part of this run's rate. */
+  #earlier = 0;
   #failed = 0;
   #lastThrottleNote = 0;
   #warmedUp = false;
@@ -383,11 +385,13 @@ export class Sender {
           this.#result.rejected += count;
         }
         this.#done += count;
+        this.#earlier += count;
         this.#complete(b);
         continue;
       }
       if ((state === BatchState.started || state === BatchState.inDoubt) && !this.#cfg.resendInDoubt) {
         this.#markInDoubt(b, this.#cfg.reportOnly === true ? `in doubt: sent, no answer${this.#cfg.earlier?.get(b.index)?.error !== undefined ? ` (${this.#cfg.earlier.get(b.index)?.error})` : ''}` : 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+        this.#earlier += count;
         this.#complete(b);
         continue;
       }
@@ -572,9 +576,9 @@ export class Sender {
     this.#stopRetries.abort();
   }
 
-  #stats(): { done: number; total: number; failed: number; inFlight: number; note?: string } {
+  #stats(): ProgressStats {
     const paused = this.#gate.pausedFor;
-    return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight: this.#inFlight.size, ...(paused > 0 ? { note: `paused ${formatDuration(paused / 1000)} (429)` } : {}) };
+    return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight: this.#inFlight.size, earlier: this.#earlier, ...(paused > 0 ? { note: `paused ${formatDuration(paused / 1000)} (429)` } : {}) };
   }
 
   /**

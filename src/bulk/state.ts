@@ -111,6 +111,7 @@ function cannotCreate(dir: string, err: unknown): unknown {
   const described = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   const why = vanished ? 'a link to a folder that is gone: removed or unmounted' : code === 'EEXIST' ? 'a file of that name is in the way' : described !== undefined ? `${described}, ${code ?? ''}` : (code ?? 'unknown error');
   return new UsageError(`cannot create the folder ${dir} (${why}); nothing was sent`, {
+    cause: err,
     hint: vanished
       ? 'Mount or restore the folder it points to, or point MSGR_CONFIG_DIR (or --journal) elsewhere, then run the same command again.'
       : 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',

@@ -4,13 +4,13 @@
 // pieces a send does: the settings' resolution, the proxy route, the tunnel, the TLS options and
 // the HTTP client's dispatcher.
 import { lookup } from 'node:dns/promises';
-import { mkdirSync, rmSync, statfsSync, writeFileSync } from 'node:fs';
+import { rmSync, statfsSync, writeFileSync } from 'node:fs';
 import { isIP, connect as netConnect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { checkServerIdentity, connect as tlsConnect, rootCertificates, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Context } from '../context.js';
-import { stateDir } from '../bulk/state.js';
+import { ensureDir, stateDir } from '../bulk/state.js';
 import { caFileSource } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure } from '../http/outcome.js';
@@ -131,7 +131,7 @@ function finish(baseUrl: string | undefined | null, steps: Step[], skipped: stri
 }
 
 function checkSettings(s: Settings, sandbox: boolean): Step {
-  const line = (label: string, r: Resolved<string | undefined>, value: string | undefined = r.value): string => `${label}: ${value ?? '(not set)'} (${describeSource(r)})`;
+  const line = (label: string, r: Resolved<string | undefined>, value: string | undefined = r.value): string => (value === undefined ? `${label}: ${describeSource(r)}` : `${label}: ${value} (${describeSource(r)})`);
   const key = s.apiKey.value !== undefined ? maskSecret(s.apiKey.value) : undefined;
   const lines = [
     line('profile', s.profile),
@@ -171,11 +171,13 @@ function checkStateFolder(ctx: Context): Step {
   const dir = stateDir(ctx.env, ctx.cwd);
   const probe = join(dir, `.doctor-${randomBytes(6).toString('hex')}`);
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // As send-bulk makes it: mkdirSync's `recursive` never returns on some paths (under /proc).
+    ensureDir(dir);
     writeFileSync(probe, 'msgr doctor\n');
     rmSync(probe, { force: true });
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const cause = err instanceof UsageError ? err.cause : err;
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
     const why = code === 'EACCES' || code === 'EPERM' ? 'permission denied' : code === 'EROFS' ? 'read-only file system' : code === 'ENOSPC' ? 'disk full' : code;
     return {
       id: 'state',
@@ -212,7 +214,8 @@ async function checkDns(host: string, route: Route): Promise<Step> {
     const addresses = (await lookup(host, { all: true })).map((a) => a.address);
     return { id: 'dns', title: 'DNS', status: 'pass', detail: `${host} → ${addresses.join(', ')}`, data: { host, addresses } };
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    const cause = err instanceof UsageError ? err.cause : err;
+    const code = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'error';
     if (route.kind === 'proxy') {
       return { id: 'dns', title: 'DNS', status: 'info', detail: `${host} does not resolve here (${code}); the proxy resolves it`, data: { host, addresses: [], error: code } };
     }

@@ -130,6 +130,25 @@ test('missing settings and a read-only state folder are configuration problems: 
   assertNeverPosted();
 });
 
+test('a state folder that cannot be made (nested under /proc) fails that step at once, naming the folder', async () => {
+  // mkdirSync's `recursive` never returns on such a path; doctor must make folders as send-bulk does.
+  const folder = '/proc/msgr-doctor-test/state';
+  const r = await runCli(['doctor', '--ca-file', certs.caFile, '--json'], { env: env({ MSGR_CONFIG_DIR: folder }), timeoutMs: 10_000 });
+  assert.equal(r.code, 2, r.stderr);
+  const state = step(doc(r), 'state');
+  assert.equal(state.status, 'fail');
+  assert.match(state.detail, /^\/proc\/msgr-doctor-test\/state is not writable/);
+  assert.match(state.hint ?? '', /MSGR_CONFIG_DIR/);
+  assertNeverPosted();
+});
+
+test('a setting that is not set says so once, with the reason', async () => {
+  const r = await runCli(['doctor'], { env: env() });
+  assert.match(r.stderr + r.stdout, /CA file: not set\n/);
+  assert.match(r.stderr + r.stdout, /profile: not set \(no profiles saved\)/);
+  assert.doesNotMatch(r.stderr + r.stdout, /\(not set\) \(not set/);
+});
+
 test('the API unreachable: exit 5 with the connection step saying so', async () => {
   const r = await runCli(['doctor', '--json'], { env: env({ MSGR_BASE_URL: 'https://127.0.0.1:1' }) });
   assert.equal(r.code, 5, r.stderr);

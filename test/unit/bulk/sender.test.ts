@@ -7,10 +7,10 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { MessagesClient } from '../../../src/http/client.js';
 import type { Outcome } from '../../../src/http/outcome.js';
-import { DiskFullError, Journal, type RunHeader } from '../../../src/bulk/journal.js';
+import { BatchState, DiskFullError, Journal, type RunHeader } from '../../../src/bulk/journal.js';
 import { Gate, parseRate, RateLimiter, Window } from '../../../src/bulk/limiter.js';
 import { ReportWriter } from '../../../src/bulk/report.js';
-import type { Progress } from '../../../src/bulk/progress.js';
+import type { Progress, ProgressStats } from '../../../src/bulk/progress.js';
 import { Sender, MAX_CONSECUTIVE_FAILURES, type SenderJournal } from '../../../src/bulk/sender.js';
 import { spoolFile, SpoolWriter, type SpoolSource } from '../../../src/bulk/spool.js';
 import { idempotencyKey } from '../../../src/bulk/state.js';
@@ -36,6 +36,10 @@ interface Setup {
   readonly report?: boolean;
   readonly limiter?: RateLimiter;
   readonly window?: Window;
+  /** Each batch's state in an earlier run (--resume). */
+  readonly states?: Uint8Array;
+  /** Receives every progress update. */
+  readonly onProgress?: (stats: ProgressStats) => void;
 }
 
 const accepted = (call: Call): Outcome => ({
@@ -101,7 +105,7 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
   const sender: Sender = new Sender({
     runId: RUN_ID,
     journal,
-    states: undefined,
+    states: s.states,
     frame: { prefix: '{"from":"Acme","recipients":[', suffix: ']}' },
     batchSize: s.batchSize,
     toSend,
@@ -110,7 +114,7 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
     limiter: s.limiter,
     gate: new Gate(),
     report,
-    progress: { update: () => {}, log: (line) => void logs.push(line), stop: () => {} },
+    progress: { update: (stats) => s.onProgress?.(stats), log: (line) => void logs.push(line), stop: () => {} },
     client,
     signal: new AbortController().signal,
     debug: (line) => void logs.push(line),
@@ -242,6 +246,17 @@ describe('Sender', () => {
     assert.equal(r.accepted, 2);
     assert.deepEqual(r.inDoubtBatches, [{ batch: 0, idempotencyKey: idempotencyKey(RUN_ID, 0), firstLine: 2, recipients: 2 }]);
     assert.deepEqual(journalDone(journal).map((d) => [d.batch, d.outcome, d.status]), [[0, 'in-doubt', 409], [1, 'rejected', 422], [2, 'accepted', 202]]);
+  });
+
+  test('progress counts what an earlier run settled as earlier, so a resume\'s rate and ETA are this run\'s', async () => {
+    // Batches 0 and 1 accepted, 2 rejected and 3 in doubt by an earlier run; 4 and 5 are sent now.
+    const states = Uint8Array.from([BatchState.accepted, BatchState.accepted, BatchState.rejected, BatchState.inDoubt, BatchState.none, BatchState.none]);
+    const seen: ProgressStats[] = [];
+    const { calls } = await runSender({ rows: sends(12), batchSize: 2, concurrency: 1, states, respond: accepted, onProgress: (p) => void seen.push(p) });
+    assert.equal(calls.length, 2);
+    const last = seen.at(-1)!;
+    assert.equal(last.done, 12);
+    assert.equal(last.earlier, 8);
   });
 
   test('report lines come out in input order, whatever order the answers come in', async () => {
