@@ -236,6 +236,12 @@ export class DiskFullError extends Error {
 export const RESERVE_BYTES = 1024 * 1024;
 
 /**
+ * Journal flushes run side by side on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE
+ * says otherwise): one is left for the other file work of the run (reading the spool).
+ */
+const MAX_FLUSHES = 3;
+
+/**
  * A ballast file of real, incompressible bytes that gives its space back the moment the journal
  * cannot write (README design notes). Random bytes because a compressing file system (btrfs,
  * ZFS) would store zeros, or any pattern, in next to nothing; flushed so the blocks are taken.
@@ -361,55 +367,91 @@ export class Journal {
   }
 
   /**
-   * The same, with the flush off the main thread: resolves once the record is on disk. Flushes
-   * overlap requests in flight, and records written while one runs share the next one. Throws
+   * The same, with the flush off the main thread: resolves once the record is on disk. Group
+   * commit: the "send" lines of the batches that get ready in one turn of the event loop go out
+   * in ONE write(2) and are covered by ONE fdatasync, which starts at once (up to MAX_FLUSHES
+   * run side by side; a flush covers every line written before it started). With a message per
+   * row (one recipient per request, 16 in flight) the wait for the journal was two thirds of a
+   * request's time when each flush waited for the one before (mean 5.2–5.4 ms against 2.4–2.7 ms
+   * with flushes side by side, README "Performance": personalised messages). Throws
    * DiskFullError, with nothing of the record left behind, when the disk is full: the batch
    * must not leave.
    */
-  async startedDurably(rec: Omit<SendRecord, 'type' | 'at'>): Promise<void> {
-    if (this.#full) throw new DiskFullError(dirname(this.path));
-    try {
-      this.#write({ type: 'send', ...rec, at: this.#now().toISOString() });
-    } catch (err) {
-      if (!isNoSpace(err)) throw err;
-      this.#ranOut();
-      throw new DiskFullError(dirname(this.path), err);
-    }
-    this.#dirty = true;
-    try {
-      await this.#durable();
-    } catch (err) {
-      if (!isNoSpace(err)) throw err;
-      // A file system that allocates at flush time (ext4, XFS) says so only now, and the line
-      // may be in the file: it is closed as not sent, so a resume sends the batch.
-      this.#ranOut();
-      this.done({ batch: rec.batch, outcome: 'not-sent', error: 'not sent: the disk is full' });
-      throw new DiskFullError(dirname(this.path), err);
-    }
+  startedDurably(rec: Omit<SendRecord, 'type' | 'at'>): Promise<void> {
+    if (this.#full) return Promise.reject(new DiskFullError(dirname(this.path)));
+    const line = `${JSON.stringify({ type: 'send', ...rec, at: this.#now().toISOString() })}\n`;
+    return new Promise<void>((resolve, reject) => {
+      this.#queued.push(line);
+      this.#waiting.push({ batch: rec.batch, resolve, reject });
+      this.#schedule();
+    });
   }
 
-  #syncing: Promise<void> | undefined;
-  #nextSync: Promise<void> | undefined;
+  /** "send" lines waiting for the next group commit, and their batches. */
+  #queued: string[] = [];
+  #waiting: Array<{ readonly batch: number; readonly resolve: () => void; readonly reject: (err: unknown) => void }> = [];
+  #scheduled = false;
+  /** Flushes under way. */
+  #flushes = 0;
 
-  #durable(): Promise<void> {
-    if (this.#syncing === undefined) {
-      this.#dirty = false;
-      const fd = this.#fd;
-      this.#syncing = new Promise<void>((resolve, reject) => {
-        fdatasync(fd, (err) => {
-          this.#syncing = undefined;
-          if (err === null) resolve();
-          else reject(err);
-        });
-      });
-      return this.#syncing;
-    }
-    // A flush is running and may have started before this write: the next one covers it.
-    this.#nextSync ??= this.#syncing.then(() => {
-      this.#nextSync = undefined;
-      return this.#durable();
+  /** The next turn of the event loop commits, so the batches released by the same answers share it. */
+  #schedule(): void {
+    if (this.#scheduled || this.#flushes >= MAX_FLUSHES) return;
+    this.#scheduled = true;
+    setImmediate(() => {
+      this.#scheduled = false;
+      this.#commit();
     });
-    return this.#nextSync;
+  }
+
+  /**
+   * Writes the waiting lines as one whole piece (a full disk cuts all of it back off, so none of
+   * those batches leaves) and flushes it; the batches leave when the flush is done.
+   */
+  #commit(): void {
+    const waiting = this.#waiting;
+    if (waiting.length === 0) return;
+    const lines = this.#queued;
+    this.#queued = [];
+    this.#waiting = [];
+    const refuse = (err: unknown): void => {
+      for (const w of waiting) w.reject(err);
+    };
+    if (this.#full) {
+      refuse(new DiskFullError(dirname(this.path)));
+      return;
+    }
+    try {
+      this.#writeLine(lines.join(''));
+    } catch (err) {
+      if (!isNoSpace(err)) {
+        refuse(err);
+        return;
+      }
+      this.#ranOut();
+      refuse(new DiskFullError(dirname(this.path), err));
+      return;
+    }
+    this.#flushes++;
+    // What is written from here on (answers, the next group) needs a later flush.
+    this.#dirty = false;
+    fdatasync(this.#fd, (err) => {
+      this.#flushes--;
+      if (err === null) {
+        for (const w of waiting) w.resolve();
+      } else if (!isNoSpace(err)) {
+        this.#dirty = true;
+        refuse(err);
+      } else {
+        // A file system that allocates at flush time (ext4, XFS) says so only now, and the lines
+        // may be in the file: each is closed as not sent, so a resume sends the batch.
+        this.#ranOut();
+        for (const w of waiting) this.done({ batch: w.batch, outcome: 'not-sent', error: 'not sent: the disk is full' });
+        refuse(new DiskFullError(dirname(this.path), err));
+      }
+      // Lines that waited for a free flush go now.
+      if (!this.#scheduled) this.#commit();
+    });
   }
 
   /** Records an answer. On a full disk it takes the reserve's room, or is held (see settle). */
@@ -440,7 +482,12 @@ export class Journal {
       if (signal?.aborted === true) return;
       await new Promise((r) => setTimeout(r, 1_000));
     }
-    if (this.#dirty) await this.#durable().catch(() => undefined);
+    if (this.#dirty) {
+      this.#dirty = false;
+      await new Promise<void>((resolve) => {
+        fdatasync(this.#fd, () => resolve());
+      });
+    }
   }
 
   /** For people; a full disk only costs the line. */

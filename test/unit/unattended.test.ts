@@ -143,4 +143,41 @@ describe('the journal on a full disk', () => {
       execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
     }
   });
+
+  test('batches ready together share one write and one flush; a group the full disk refuses leaves nothing behind and none of its batches leaves', async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root)');
+      return;
+    }
+    try {
+      const path = join(dir, 'journal.jsonl');
+      const j = Journal.create(path, header, () => new Date());
+      // Sixteen at once, like --concurrency 16 with a message per row: all on disk, all let go.
+      const first = Array.from({ length: 16 }, (_, batch) => j.startedDurably({ batch, first: batch * 2, count: 2, key: `k${batch}` }));
+      await Promise.all(first);
+      assert.deepEqual([...(await loadJournal(path)).states.slice(0, 16)], new Array<number>(16).fill(BatchState.started));
+      fill(join(dir, 'filler'));
+      // Groups of sixteen until one finds no room: every batch of it is refused as DiskFullError.
+      let refused: number[] = [];
+      for (let g = 1; g < 12 && refused.length === 0; g++) {
+        const batches = Array.from({ length: 16 }, (_, i) => g * 16 + i);
+        const settled = await Promise.allSettled(batches.map((batch) => j.startedDurably({ batch, first: batch * 2, count: 2, key: `k${batch}` })));
+        refused = batches.filter((_, i) => settled[i]?.status === 'rejected');
+        for (const s of settled) if (s.status === 'rejected') assert.ok(s.reason instanceof DiskFullError, String(s.reason));
+        if (refused.length > 0) assert.equal(refused.length, 16, 'a group is written whole or not at all');
+      }
+      assert.ok(refused.length > 0, 'the disk never filled');
+      const text = readFileSync(path, 'utf8');
+      assert.ok(text.endsWith('}\n'));
+      for (const batch of refused) assert.doesNotMatch(text, new RegExp(`"key":"k${batch}"`));
+      await assert.rejects(j.startedDurably({ batch: 199, first: 0, count: 2, key: 'late' }), DiskFullError);
+      j.close();
+      assert.equal((await loadJournal(path)).badLines, 0);
+    } finally {
+      execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+    }
+  });
 });
