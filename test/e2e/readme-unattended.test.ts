@@ -167,7 +167,9 @@ describe('README: Running unattended', () => {
   });
 
   test('the cron line with its time limit cut short: timeout stops the run (124), the status says 130 and nothing in doubt, the next run finishes it', async () => {
-    server.fallback = { status: 202, body: { ok: true }, delayMs: 250 };
+    // 30 batches, 4 at a time, 1 s each: far more than the 2 s the run is given, however fast
+    // the machine (at 250 ms a quiet machine sent them all before the time limit).
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1000 };
     const h = host(3000);
     const limit = /timeout (?:-k \S+ )?(\S+) /.exec(cronLine)?.[1] ?? '';
     assert.ok(seconds(limit) > 60, `a time limit of ${limit}`);
