@@ -74,7 +74,11 @@ export async function main(ctx: Context): Promise<number> {
       if (err.exitCode === 0) return ExitCode.OK;
       // --json promises one document on stdout, even when the command line itself is wrong: the
       // options Commander had parsed when it stopped say whether --json was given as a flag.
-      if (parsedFlag(program, 'json')) {
+      // A command that takes no --json refuses it as an unknown option, and an unknown command
+      // is refused before its flags are read: there "--json" cannot be another flag's value,
+      // so the user asked for JSON and gets the document.
+      const askedJson = (err.code === 'commander.unknownOption' && /'--json'/.test(err.message)) || (err.code === 'commander.unknownCommand' && ctx.argv.includes('--json'));
+      if (parsedFlag(program, 'json') || askedJson) {
         const path = commandPath(refusedBy);
         const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
         ctx.stdout.write(`${JSON.stringify(errorDocument(err.message.replace(/^error: /, ''), hint, ExitCode.USAGE), null, 2)}\n`);

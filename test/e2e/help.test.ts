@@ -86,3 +86,25 @@ describe('msgr help', () => {
     }
   });
 });
+
+describe('--json on a command line that cannot take it', () => {
+  test('a command without --json, and an unknown command, still give one error document on stdout', async () => {
+    for (const [argv, hint] of [
+      [['profile', 'use', 'x', '--json'], 'msgr profile use --help'],
+      [['sandbox', '--json'], 'msgr sandbox --help'],
+      [['completion', 'bash', '--json'], 'msgr completion --help'],
+      [['bogus', '--json'], 'msgr --help'],
+    ] as const) {
+      const r = await runCli([...argv]);
+      assert.equal(r.code, 2, `${argv.join(' ')}: ${r.stderr}`);
+      const doc = JSON.parse(r.stdout) as { error: { exitCode: number; hint: string; message: string } };
+      assert.equal(doc.error.exitCode, 2);
+      assert.ok(doc.error.hint.includes(hint), doc.error.hint);
+    }
+  });
+  test('"--json" as another flag\'s value is not a request for JSON', async () => {
+    const r = await runCli(['segments', '--text-file', '--json']);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.stdout, '');
+  });
+});
