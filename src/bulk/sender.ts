@@ -31,7 +31,7 @@ export const MAX_CONSECUTIVE_FAILURES = 5;
 export const DEFAULT_CONCURRENCY = 4;
 
 /** disk-full: a journal line (or the report) found no room; journal: it could not be written. */
-export type StopReason = 'interrupted' | 'auth' | 'failing' | 'disk-full' | 'journal';
+export type StopReason = 'interrupted' | 'auth' | 'config' | 'failing' | 'disk-full' | 'journal';
 
 /** What the sender needs of the journal: a record before a request leaves, one after. */
 export type SenderJournal = Pick<Journal, 'startedDurably' | 'done'>;
@@ -438,6 +438,8 @@ export class Sender {
         return 'interrupted before it was sent';
       case 'auth':
         return 'not sent: the API refused the key or the account';
+      case 'config':
+        return 'not sent: the run stopped on a setting to fix';
       case 'failing':
         return 'not sent: the run stopped after repeated failures';
       case 'disk-full':
@@ -522,6 +524,9 @@ export class Sender {
         b.status = outcome.status;
         b.error = outcome.message;
         this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message, outcome.hint);
+        // A refusal that only a fix can change (a proxy's credentials or policy): no later batch
+        // would fare better, so the run stops now rather than after five of them.
+        if (outcome.config === true) this.#stop('config');
         break;
       case 'unknown':
         journaled = 'in-doubt';

@@ -139,6 +139,15 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
       jsonFor,
     });
   }
+  if (r.stopped === 'config') {
+    const hint = [r.lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
+    // Exit 2 says nothing was sent; once something was, the run is a partial one (exit 7).
+    const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 ? UsageError : PartialError;
+    return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
+      ...(hint !== '' ? { hint } : {}),
+      jsonFor,
+    });
+  }
   if (r.stopped === 'failing') {
     const hint = [r.lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
     return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
