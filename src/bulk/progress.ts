@@ -4,6 +4,7 @@
 // short, unless --progress-every asks for one plain line per interval, for a log (README
 // "Running unattended"); with --verbose (TTY or not) plain lines, every 10 seconds by default.
 import { colorLevel, type Context, type OutStream } from '../context.js';
+import { formatCount } from '../output/count.js';
 
 export interface ProgressStats {
   /** Recipients with an outcome, this run's and an earlier run's. */
@@ -144,9 +145,8 @@ export function formatBytes(n: number): string {
   return n >= 1e6 ? `${(Math.ceil(n / 1e5) / 10).toFixed(1)} MB` : `${Math.max(1, Math.ceil(n / 1e3))} KB`;
 }
 
-export function fmt(n: number): string {
-  return n.toLocaleString('en-US');
-}
+/** A count for people (src/output/count.ts). */
+export const fmt = formatCount;
 
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));

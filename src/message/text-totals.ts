@@ -3,6 +3,7 @@
 // it is, how many are UCS-2 and which characters force that most often. `send --dry-run` prints
 // the same line for its one message.
 import { analyseText, describeChar, type TextAnalysis } from './segments.js';
+import { formatCount } from '../output/count.js';
 
 export interface TextTotalsJson {
   readonly messages: number;
@@ -50,7 +51,7 @@ export class TextTotals {
 
   /** One line for people: `parts: 1,000 messages, 1,340 SMS parts; largest 3 parts (line 17); …`. */
   describe(): string {
-    const n = (v: number): string => v.toLocaleString('en-US');
+    const n = formatCount;
     const plural = (v: number, word: string): string => `${n(v)} ${word}${v === 1 ? '' : 's'}`;
     const head = `parts: ${plural(this.messages, 'message')}, ${plural(this.parts, 'SMS part')}`;
     const l = this.largest;

@@ -8,6 +8,7 @@ import { UsageError } from '../errors.js';
 import { maskSecret, stripControl } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
 import { describeSource, type Resolved, type Settings } from './resolve.js';
+import { formatCount } from '../output/count.js';
 
 const shown = (r: Resolved<string | undefined>): string => r.value ?? '(not set)';
 
@@ -43,7 +44,7 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
     ['account', shown(account), describeSource(account)],
     ['base URL', shown(settings.baseUrl), describeSource(settings.baseUrl)],
     ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
-    ['sending', options.what !== undefined ? `${options.what}${count > 0 ? ` (${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'})` : ''}` : `${count.toLocaleString('en-US')} recipient${count === 1 ? '' : 's'}`, ''],
+    ['sending', options.what !== undefined ? `${options.what}${count > 0 ? ` (${formatCount(count)} recipient${count === 1 ? '' : 's'})` : ''}` : `${formatCount(count)} recipient${count === 1 ? '' : 's'}`, ''],
   ];
   const width = Math.max(...rows.map((r) => r[1].length));
   ctx.stderr.write(

@@ -2,6 +2,7 @@
 // modules of every command; hand-written rather than zod because this runs on every send and
 // zod's import alone would cost more than the rest of a dry run (README: "Performance" and "Design notes").
 import { UsageError } from '../../errors.js';
+import { formatCount } from '../../output/count.js';
 
 export type Raw = Readonly<Record<string, unknown>>;
 
@@ -45,7 +46,7 @@ export function int(raw: Raw, key: string, min: number, max: number): number | u
   if (v === undefined) return undefined;
   const n = Number(v);
   if (!/^\s*\d+\s*$/.test(v) || !Number.isSafeInteger(n) || n < min || n > max) {
-    throw new UsageError(`${flagName(key)}: "${v}" is not a whole number from ${min} to ${max.toLocaleString('en-US')}`);
+    throw new UsageError(`${flagName(key)}: "${v}" is not a whole number from ${min} to ${formatCount(max)}`);
   }
   return n;
 }
