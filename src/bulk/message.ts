@@ -50,7 +50,8 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
     metaData: parseKeyValues('--meta', flags.meta),
   };
-  const built = buildRequest(draft, ctx.now());
+  // A text read from a file is that file's fault when it is empty: name the flag and the file.
+  const built = buildRequest(draft, ctx.now(), flags.textFile !== undefined ? { text: `--text-file ${flags.textFile}` } : {});
   if (!built.ok) {
     const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
     const lines = problems.map((p) => `  ${p.field}: ${p.message}`);

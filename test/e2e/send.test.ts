@@ -535,3 +535,19 @@ test('-q with -v: send and send-bulk give the same usage error (exit 2), with no
   assert.equal(results[0].stderr, results[1].stderr);
   assert.equal(server.requests.length, 0);
 });
+
+describe('an empty --text-file', () => {
+  test('send and send-bulk name --text-file and the file, not --text (exit 2, nothing sent)', async () => {
+    const dir = tempDir();
+    const empty = join(dir, 'empty.txt');
+    writeFileSync(empty, '');
+    const csv = join(dir, 'list.csv');
+    writeFileSync(csv, 'phone\n+447911123456\n');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    for (const argv of [['send', '--to', '+447911123456'], ['send-bulk', csv]]) {
+      const r = await runCli([...argv, '--from', 'Acme', '--text-file', empty, '--dry-run'], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.ok(r.stderr.includes(`--text-file ${empty}: the message text is empty`), r.stderr);
+    }
+  });
+});

@@ -32,7 +32,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
-  const built = buildRequest(draft, ctx.now());
+  // A text read from a file is that file's fault when it is empty: name the flag and the file.
+  const built = buildRequest(draft, ctx.now(), opts.textFile !== undefined ? { text: `--text-file ${opts.textFile}` } : {});
   if (!built.ok) throw problemsError(built.problems);
   for (const w of built.warnings) ui.warn(w);
   const request = built.request;
