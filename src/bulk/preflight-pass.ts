@@ -76,23 +76,23 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   const started = performance.now();
   // Rows with messages of their own are read in one pass: the split would count the parts of
   // rows it later finds to be duplicates across its halves, and cannot group rows across them.
-  const minBytes = c.message !== undefined || (c.keepFirst ?? 0) > 0 ? undefined : parallelMinBytes(c.env);
-  const split = minBytes !== undefined
-    ? await runParallelPreflight({
-        path: c.path,
-        fileLabel: c.fileLabel,
-        format,
-        columns,
-        country: c.country,
-        allowDuplicates: c.shape.allowDuplicates,
-        exclude: c.exclude,
-        batchSize: c.shape.batchSize,
-        fileBytes: c.fileBytes,
-        spoolPath,
-        signal: c.signal,
-        minBytes,
-      })
-    : undefined;
+  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0;
+  const threshold = parallelMinBytes(c.env);
+  // What a pass in a worker thread needs, split or whole.
+  const job = {
+    path: c.path,
+    fileLabel: c.fileLabel,
+    format,
+    columns,
+    country: c.country,
+    allowDuplicates: c.shape.allowDuplicates,
+    exclude: c.exclude,
+    batchSize: c.shape.batchSize,
+    fileBytes: c.fileBytes,
+    spoolPath,
+    signal: c.signal,
+  };
+  const split = !personal && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
   c.checkpoint();
   let pre: PreflightResult;
   let spool: SpoolSource | undefined;
@@ -103,24 +103,8 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   } else {
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
-    const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0;
-    const threshold = parallelMinBytes(c.env);
     const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
-      ? await runWholeInWorker({
-          path: c.path,
-          fileLabel: c.fileLabel,
-          format,
-          columns,
-          country: c.country,
-          allowDuplicates: c.shape.allowDuplicates,
-          exclude: c.exclude,
-          batchSize: c.shape.batchSize,
-          fileBytes: c.fileBytes,
-          spoolPath,
-          signal: c.signal,
-          message: c.message,
-          keepFirst: c.keepFirst ?? 0,
-        })
+      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
       : undefined;
     c.checkpoint();
     if (inWorker !== undefined) {

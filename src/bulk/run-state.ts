@@ -408,39 +408,30 @@ export function openJournal(
   pre: PreflightResult,
   run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number },
 ): Journal {
+  const open = (): Journal => {
+    if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
+    const header: RunHeader = {
+      type: 'run',
+      version: 1,
+      runId: state.runId,
+      createdAt: ctx.now().toISOString(),
+      msgr: ctx.version,
+      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
+      shape,
+      message,
+      totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
+      target: run.target,
+      ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
+    };
+    const journal = Journal.create(state.journalPath, header, ctx.now);
+    input.keep();
+    return journal;
+  };
   try {
-    return createOrAppend(ctx, state, input, shape, message, pre, run);
+    return open();
   } catch (err) {
     throw stateWriteError(err, dirname(state.journalPath));
   }
-}
-
-function createOrAppend(
-  ctx: Pick<Context, 'now' | 'version'>,
-  state: RunState,
-  input: RunInput,
-  shape: RunShape,
-  message: Record<string, unknown>,
-  pre: PreflightResult,
-  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number },
-): Journal {
-  if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
-  const header: RunHeader = {
-    type: 'run',
-    version: 1,
-    runId: state.runId,
-    createdAt: ctx.now().toISOString(),
-    msgr: ctx.version,
-    input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
-    shape,
-    message,
-    totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
-    target: run.target,
-    ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
-  };
-  const journal = Journal.create(state.journalPath, header, ctx.now);
-  input.keep();
-  return journal;
 }
 
 /** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */

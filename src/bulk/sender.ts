@@ -21,7 +21,8 @@ import { BatchState, DiskFullError, isNoSpace, type BatchOutcome, type DoneRecor
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress, type ProgressStats } from './progress.js';
-import type { ReportRow, RowOutcome } from './report.js';
+import type { RowOutcome } from './report.js';
+import { alreadySentRow, ReportOrder, type ReportRows, type SenderReport } from './report-order.js';
 import type { SpoolSource } from './spool.js';
 import { idempotencyKey } from './state.js';
 
@@ -35,13 +36,6 @@ export type StopReason = 'interrupted' | 'auth' | 'config' | 'failing' | 'disk-f
 
 /** What the sender needs of the journal: a record before a request leaves, one after. */
 export type SenderJournal = Pick<Journal, 'startedDurably' | 'done'>;
-
-/** What the sender needs of the report: one row at a time, in input order. */
-export interface SenderReport {
-  /** Where it is written (messages about a full disk name its folder). */
-  readonly path?: string;
-  write(row: ReportRow): void;
-}
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -82,15 +76,6 @@ export interface SenderParts {
   readonly reportOnly?: boolean | undefined;
 }
 
-/** Report rows of one segment of the file: the rows skipped before a batch, then its recipients. */
-interface ReportRows {
-  readonly lines: number[];
-  readonly numbers: string[];
-  /** undefined: a recipient of the batch; else why the row was not sent. */
-  readonly skips: Array<RowOutcome | undefined>;
-  readonly errors: Array<string | undefined>;
-}
-
 interface Batch {
   readonly seq: number;
   /** The batch number (journal, Idempotency-Key); -1 for a segment with no recipients. */
@@ -112,6 +97,8 @@ interface Batch {
   error?: string | undefined;
   ids?: Array<string | undefined>;
 }
+
+export type { SenderReport } from './report-order.js';
 
 export interface SendResult {
   accepted: number;
@@ -141,12 +128,9 @@ export class Sender {
   readonly #window: Window;
   readonly #limiter: RateLimiter | undefined;
   readonly #inFlight = new Set<Promise<void>>();
-  readonly #completed = new Map<number, Batch>();
-  #nextReportSeq = 0;
-  /** Grouped runs: report rows by their position in the file, written once all before are. */
-  readonly #rowsDone = new Map<number, ReportRow>();
-  #nextRow = 0;
   readonly #report: SenderReport | undefined;
+  /** Report lines in input order, whatever order batches are answered in. */
+  readonly #rows: ReportOrder | undefined;
   readonly #progress: Progress;
   #stopped: StopReason | undefined;
   #consecutiveFailures = 0;
@@ -166,6 +150,7 @@ export class Sender {
     this.#window = parts.window;
     this.#limiter = parts.limiter;
     this.#report = parts.report;
+    this.#rows = parts.report !== undefined ? new ReportOrder(parts.report) : undefined;
     this.#progress = parts.progress;
   }
 
@@ -338,7 +323,7 @@ export class Sender {
             if (withReport) seqs[i] = seq;
             grouper.add(payload.slice(tab + 1), p);
           } else if (withReport) {
-            this.#rowDone(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
+            this.#rows?.rowDone(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : 'invalid', error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
           }
         },
         async () => {
@@ -352,17 +337,6 @@ export class Sender {
     grouper.finish();
     await this.#pump(queue, client);
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
-  }
-
-  #rowDone(seq: number, row: ReportRow): void {
-    const report = this.#report;
-    if (report === undefined) return;
-    this.#rowsDone.set(seq, row);
-    for (let next = this.#rowsDone.get(this.#nextRow); next !== undefined; next = this.#rowsDone.get(this.#nextRow)) {
-      this.#rowsDone.delete(this.#nextRow);
-      this.#nextRow++;
-      report.write(next);
-    }
   }
 
   async #pump(queue: Batch[], client: MessagesClient): Promise<void> {
@@ -592,9 +566,9 @@ export class Sender {
    * outcome, so the lines the report lacks are only the report's loss.
    */
   #complete(b: Batch): void {
-    if (this.#report === undefined || this.#reportFull) return;
+    if (this.#rows === undefined || this.#report === undefined || this.#reportFull) return;
     try {
-      this.#completeRows(b);
+      this.#rows?.complete(b);
     } catch (err) {
       if (!isNoSpace(err)) throw err;
       this.#reportFull = true;
@@ -606,56 +580,4 @@ export class Sender {
   }
 
   #reportFull = false;
-
-  #completeRows(b: Batch): void {
-    if (this.#report === undefined) return;
-    if (b.seqs !== undefined) {
-      this.#writeRows(b);
-      return;
-    }
-    this.#completed.set(b.seq, b);
-    for (let next = this.#completed.get(this.#nextReportSeq); next !== undefined; next = this.#completed.get(this.#nextReportSeq)) {
-      this.#completed.delete(this.#nextReportSeq);
-      this.#nextReportSeq++;
-      this.#writeRows(next);
-    }
-  }
-
-  #writeRows(b: Batch): void {
-    const report = this.#report;
-    const rows = b.rows;
-    if (report === undefined || rows === undefined) return;
-    // A grouped batch's rows are spread over the file: each waits for the rows before it.
-    const write = b.seqs !== undefined ? (row: ReportRow, i: number): void => this.#rowDone(b.seqs?.[i] as number, row) : (row: ReportRow): void => report.write(row);
-    let j = 0;
-    for (let i = 0; i < rows.lines.length; i++) {
-      const skip = rows.skips[i];
-      const line = rows.lines[i] as number;
-      const number = rows.numbers[i] as string;
-      if (skip === 'already-sent') {
-        write(alreadySentRow(line, number, rows.errors[i] ?? ''), i);
-        continue;
-      }
-      if (skip !== undefined) {
-        write({ line, number, outcome: skip, error: rows.errors[i] }, i);
-        continue;
-      }
-      const outcome = b.outcome ?? 'not-sent';
-      write({
-        line,
-        number,
-        outcome,
-        status: b.status,
-        messageId: outcome === 'accepted' ? b.ids?.[j] : undefined,
-        error: outcome === 'accepted' && b.error === undefined ? undefined : b.error,
-      }, i);
-      j++;
-    }
-  }
-}
-
-/** A row an earlier run accepted: the spool's payload names that run and the id it got. */
-function alreadySentRow(line: number, number: string, payload: string): ReportRow {
-  const by = payload !== '' ? (JSON.parse(payload) as { runId: string; id: string | null }) : undefined;
-  return { line, number, outcome: 'already-sent', messageId: by?.id ?? undefined, error: by !== undefined ? `accepted by run ${by.runId}` : undefined };
 }
