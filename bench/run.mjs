@@ -51,7 +51,7 @@ const USAGE = `usage: npm run bench -- [options]
   --bulk-args <args>  extra flags for every send-bulk run, space separated
   --bulk-runs <n>     send-bulk throughput runs, each after its own csv-parse run; the median counts (default 3)
   --personal-rows <n> rows for the personalised throughput run (default 100,000)
-  --build / --no-build  force / skip \`npm run build\` (default: build when dist/ is older than src/)
+  --build / --no-build  force / skip the build (default: build when dist/ is older than src/ or has no code caches for this Node)
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
   -h, --help          this text`;
 
@@ -293,7 +293,10 @@ function ensureBuilt() {
   const main = join(ROOT, 'dist', 'msgr.cjs');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
   const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'scripts')), newestMtime(join(ROOT, 'bin')), statSync(join(ROOT, 'package.json')).mtimeMs);
-  const stale = built < sources;
+  // The build makes V8 code caches for the Node that runs it only (README, "Performance"): a
+  // dist/ built by another Node is measured without them, so it counts as stale here.
+  const caches = existsSync(join(ROOT, 'dist', 'cache')) ? readdirSync(join(ROOT, 'dist', 'cache')) : [];
+  const stale = built < sources || !caches.includes(`v8-${process.versions.v8}`);
   if (opt['no-build'] === true) {
     if (built === 0) throw new Error('dist/msgr.cjs is missing and --no-build was given: run npm run build');
     if (stale) note('dist/ is older than src/ (--no-build): measuring the existing bundle');
@@ -303,11 +306,12 @@ function ensureBuilt() {
     console.error('bench: dist/ is up to date');
     return;
   }
-  console.error('bench: npm run build');
-  const r = spawnSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
+  // With this Node, not npm's (PATH's), which may be another version.
+  console.error(`bench: node scripts/build.mjs (Node ${process.versions.node})`);
+  const r = spawnSync(NODE, ['scripts/build.mjs'], { cwd: ROOT, stdio: ['ignore', 'inherit', 'inherit'] });
   if (r.status !== 0) {
-    if (built === 0) throw new Error('npm run build failed and there is no dist/ to measure');
-    note('npm run build failed (work in progress elsewhere in the tree?): measuring the previous dist/');
+    if (built === 0) throw new Error('the build failed and there is no dist/ to measure');
+    note('the build failed (work in progress elsewhere in the tree?): measuring the previous dist/');
   }
 }
 

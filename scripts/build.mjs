@@ -62,6 +62,10 @@ const common = {
   supported: { 'dynamic-import': false },
   logLevel: 'warning',
   legalComments: 'none',
+  // No comments or indentation (names stay, for stack traces with --verbose): dist/msgr.cjs is
+  // 454 KB instead of 619 KB and plain ASCII, which Node reads into a one-byte string; with one
+  // non-ASCII character in a comment it is a two-byte one. Reading it: ~0.8 ms instead of ~2.3 ms.
+  minifyWhitespace: true,
   define: bundleDefine,
 };
 // Worker threads find their file with workerPath() (src/runtime/worker-path.ts).

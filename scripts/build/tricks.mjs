@@ -7,8 +7,8 @@ export const TRICKS = {
   // build/vendors.mjs: a bundle per third-party package, loaded on first use.
   'vendor-bundles': true,
   // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build, instead of
-  // none (Node 20) or Node's own compile cache (Node 22.1+), which on Node 26 comes within 10 %.
-  'code-cache': node < 26,
+  // none (Node 20) or Node's own compile cache (Node 22.1+).
+  'code-cache': true,
   // src/http/single-request.ts: undici's WebAssembly compiled by V8's baseline compiler only.
   // On Node 24 and 26 it costs time instead.
   'liftoff-only': node < 22,

@@ -5,6 +5,8 @@
 // `send --dry-run` 38 % faster on Node 20, 14 % on 24, 23 % on 26.
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 
 /**
  * The vendor bundles. `imports`: the specifiers our code uses for it. `entry`: what the bundle
@@ -15,7 +17,10 @@ import { resolve } from 'node:path';
  */
 export function vendorTable() {
   return [
-    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: "module.exports = require('libphonenumber-js/max/metadata');", shape: ['countries', 'object'] },
+    // The numbering plans (~157 KB of JSON) as a string for JSON.parse(), which V8 reads several
+    // times faster than the same data as a JavaScript object literal (what esbuild makes of a
+    // .json file): on Node 26 with its own compile cache, 7-10 ms of `send --dry-run` as a literal.
+    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: `module.exports = JSON.parse(${JSON.stringify(metadataJson())});`, shape: ['countries', 'object'] },
     // libphonenumber-js reads the same metadata object, not a second copy.
     { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
     { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';", shape: ['Parser', 'function'] },
@@ -26,6 +31,11 @@ export function vendorTable() {
     // Our own wrapper of undici's internals (it has no state of ours), bundled with undici.
     { name: 'undici', own: 'src/http/undici.ts', shape: ['Agent', 'function'] },
   ];
+}
+
+/** libphonenumber-js/max/metadata's JSON text, the file require() resolves it to. */
+function metadataJson() {
+  return readFileSync(createRequire(import.meta.url).resolve('libphonenumber-js/max/metadata'), 'utf8');
 }
 
 function external(filter, path) {

@@ -11,7 +11,6 @@
 // under a second, short-lived lock and checked again inside it.
 import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
 import { UsageError } from '../errors.js';
 
 export interface LockOwner {
@@ -49,7 +48,7 @@ const heldHere = new Set<string>();
 
 /** Takes the lock, or tells who holds it. Errors other than "it exists" are thrown as they are. */
 export function tryLock(path: string, command: string, proc: LockProcess, staleMs?: number): Lock | { readonly heldBy: LockOwner | undefined } {
-  const token = randomBytes(8).toString('hex');
+  const token = randomHex(8);
   const me = { pid: proc.pid, host: hostname(), startedAt: proc.now().toISOString(), command, token };
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createWith(path, `${JSON.stringify(me)}\n`, proc.pid)) {
@@ -99,9 +98,18 @@ export function readOwner(path: string): LockOwner | undefined {
   }
 }
 
+/**
+ * Random hex from Web Crypto, which Node loads on first use: importing node:crypto here would cost
+ * every command that reads a profile its load (~6 ms of `send --dry-run` on Node 26; README,
+ * "Performance").
+ */
+function randomHex(bytes: number): string {
+  return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');
+}
+
 /** Creates path holding content, atomically; false when it exists already. */
 function createWith(path: string, content: string, pid: number): boolean {
-  const aside = `${path}.${pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const aside = `${path}.${pid}.${randomHex(4)}.tmp`;
   writeFileSync(aside, content, { mode: 0o600 });
   try {
     linkSync(aside, path);

@@ -146,8 +146,10 @@ function compilePlan(country: string): Plan | undefined {
     if (!Array.isArray(rawTypes)) return undefined;
     types = [];
     // getNumberType() tries FIXED_LINE, then MOBILE, PREMIUM_RATE, TOLL_FREE, SHARED_COST, VOIP,
-    // PERSONAL_NUMBER, PAGER, UAN, VOICEMAIL: tuple indices 0-9. Only "is any one a match" matters.
-    for (let i = 0; i < 10; i++) {
+    // PERSONAL_NUMBER, PAGER, UAN, VOICEMAIL: tuple indices 0-9. Only "is any one a match" matters,
+    // so MOBILE (1) goes first: most numbers messages go to are mobiles, and V8 compiles a pattern
+    // on its first test (a country's fixed-line pattern is often its longest).
+    for (const i of [1, 0, 2, 3, 4, 5, 6, 7, 8, 9]) {
       const t: unknown = rawTypes[i];
       if (!t) continue; // type absent
       if (!Array.isArray(t)) return undefined;

@@ -3,7 +3,6 @@
 // (sent, it would be an invisible character that forces UCS-2), UTF-16 is read by its mark,
 // text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the final line
 // end is dropped (an editor adds it; it would be sent as a character).
-import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { fileProblem, UsageError } from '../errors.js';
@@ -123,6 +122,8 @@ export async function readTextFile(ctx: Pick<Context, 'cwd' | 'stdin'>, path: st
     bytes = Buffer.concat(chunks);
   } else {
     try {
+      // Loaded here, not at the top: a send without --text-file never needs node:fs/promises.
+      const { readFile } = await import('node:fs/promises');
       bytes = await readFile(resolve(ctx.cwd, path));
     } catch (err) {
       throw new UsageError(`${o.flag}: cannot read ${path} (${fileProblem(err)})`);
