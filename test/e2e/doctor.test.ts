@@ -15,7 +15,7 @@ const KEY = 'doctor-key-123456789';
 interface Doc {
   ok: boolean;
   exitCode: number;
-  steps: Array<{ id: string; status: string; detail: string; hint?: string; exitCode?: number; data?: Record<string, unknown> }>;
+  steps: Array<{ id: string; status: string; detail: string; hint?: string | null; exitCode?: number | null; data?: Record<string, unknown> | null }>;
 }
 
 let certs: TestCerts;
@@ -60,6 +60,9 @@ test('doctor --sandbox: every step passes, exit 0, one line per step', async () 
   const d = doc(json);
   assert.equal(d.ok, true);
   assert.deepEqual(d.steps.map((s) => s.id), ['settings', 'node', 'state', 'dns', 'proxy', 'connect', 'tls', 'http', 'api-key']);
+  // Every step has every field, null where it has nothing to say, so a script can read them all.
+  for (const s of d.steps) assert.deepEqual(Object.keys(s), ['id', 'title', 'status', 'detail', 'hint', 'exitCode', 'data'], s.id);
+  assert.equal(step(d, 'api-key').hint, null);
 });
 
 test('an HTTPS server whose CA is not trusted: TLS fails with the trust hint, exit 5, nothing POSTed', async () => {

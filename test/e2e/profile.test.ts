@@ -237,6 +237,15 @@ describe('precedence: flag > env > profile > default', () => {
     assert.match(r.stdout, /^confirm\s+yes\s+profile prod$/m);
   });
 
+  test('show lists a country a send would refuse, with a warning that says what to write', async () => {
+    const h = await twoProfiles();
+    const r = ok(await h.run(['profile', 'show'], { env: { MSGR_DEFAULT_COUNTRY: 'UK' } }));
+    assert.match(r.stdout, /^country\s+UK\s+env MSGR_DEFAULT_COUNTRY$/m);
+    assert.match(r.stderr, /^warning: env MSGR_DEFAULT_COUNTRY: "UK" is not a country code; did you mean GB\?/m);
+    const good = ok(await h.run(['profile', 'show'], { env: { MSGR_DEFAULT_COUNTRY: 'GB' } }));
+    assert.doesNotMatch(good.stderr, /country/);
+  });
+
   test('send uses the same resolution: profile base URL and key, env account, flag from', async () => {
     const h = await twoProfiles();
     const r = await h.run(['send', '-p', 'test', '--to', '+447911123456', '--text', 'hi', '--from', 'FlagCo'], { env: { MSGR_ACCOUNT_REFERENCE: 'ENV01' } });

@@ -127,6 +127,12 @@ describe('a successful send', () => {
     assert.deepEqual((server.requests[1]!.json as { body: unknown }).body, { text: 'From a file\nsecond line' });
   });
 
+  test('piped text is read as --text-file - reads it: a byte-order mark (Windows editors) is not sent', async () => {
+    const piped = await runCli(['send', '--to', '+447911123456', '--from', 'Acme'], { env: env(), input: '\uFEFFCaf\u00e9 at 5\r\n' });
+    assert.equal(piped.code, 0, piped.stderr);
+    assert.deepEqual((server.requests[0]!.json as { body: unknown }).body, { text: 'Caf\u00e9 at 5' });
+  });
+
   test('--input gives a whole request and flags override its fields', async () => {
     const file = join(tempDir(), 'req.json');
     writeFileSync(file, JSON.stringify({

@@ -441,10 +441,11 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
     // The path is long: outside the table, so it does not widen the value column.
     ctx.stdout.write(`${formatTable(rows)}${'config'.padEnd(8)}  ${stripControl(settings.configFile)}\n`);
   }
-  warnMissing(ui, settings);
+  await warnMissing(ui, settings);
 }
 
-function warnMissing(ui: Ui, s: Settings): void {
+/** The problems a send would stop on, as warnings: `show` lists the settings even when they are wrong. */
+async function warnMissing(ui: Ui, s: Settings): Promise<void> {
   if (s.baseUrl.value === undefined) ui.warn('no base URL: sends need --base-url, MSGR_BASE_URL, or a profile with one (msgr profile add / set)');
   else {
     try {
@@ -455,4 +456,11 @@ function warnMissing(ui: Ui, s: Settings): void {
   }
   if (s.account.value === undefined) ui.warn('no account: sends need --account, MSGR_ACCOUNT_REFERENCE, or a profile with one');
   if (s.apiKey.value === undefined) ui.warn('no API key: sends need MSGR_API_KEY, --api-key-file, --api-key-stdin, or a profile with one');
+  if (s.defaultCountry.value !== undefined) {
+    try {
+      await checkCountryCode(s.defaultCountry.value, describeSource(s.defaultCountry));
+    } catch (err) {
+      if (err instanceof UsageError) ui.warn(`${err.message}${err.hint !== undefined ? ` (${err.hint})` : ''}`);
+    }
+  }
 }

@@ -13,7 +13,7 @@ import { messagesEndpoint, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
-import { readFlagFile, readStdin, splitList, type SendOptions } from './options.js';
+import { readFlagFile, splitList, type SendOptions } from './options.js';
 
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
@@ -157,15 +157,13 @@ async function resolveText(ctx: Context, opts: SendOptions, input: InputRequest 
   }
   if (opts.template !== undefined || input?.body?.templateId !== undefined || input?.body?.text !== undefined) return undefined;
   // Piped text, unless stdin already carries the key or the input JSON.
+  // Read as --text-file - reads it: a byte-order mark stripped, UTF-16 by its mark, bad UTF-8 refused.
   if (ctx.stdin.isTTY !== true && opts.apiKeyStdin !== true && opts.input !== '-') {
-    const piped = await readStdin(ctx);
-    if (piped !== '') return stripFinalNewline(piped);
+    const { readTextFile } = await import('../../message/text-file.js');
+    const piped = await readTextFile(ctx, '-', { flag: 'piped text', encoding: opts.textEncoding, encodingFlag: '--text-encoding' });
+    if (piped !== '') return piped;
   }
   return undefined;
-}
-
-function stripFinalNewline(s: string): string {
-  return s.replace(/\r?\n$/, '');
 }
 
 function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: string | undefined, settings: Settings, sandbox: boolean): MessageDraft {
