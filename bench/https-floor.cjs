@@ -1,6 +1,6 @@
 // The floor for one HTTPS POST from any Node program on this machine: bare node:https, the same
 // CA file and body as `msgr send`, nothing else (no option parsing, validation, retries or
-// output). bench/run.mjs times it beside msgr's real send.
+// output). bench/sections/startup.mjs times it beside msgr's real send.
 // Usage: node bench/https-floor.cjs <base-url> <ca.pem> <api-key> <json-body>
 'use strict';
 const https = require('node:https');

@@ -1,0 +1,135 @@
+// Section personalised: a message per row. send-bulk with every message different against a bare
+// undici Pool posting the same bodies to the same sandbox, and peak RSS of 1,000,000 personalised
+// rows (--dry-run, and a real send of messages shared by day).
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+import { ACCOUNT, API_KEY, BENCH, DATA, MSGR, NODE, cfg, quick } from '../lib/config.mjs';
+import { NAMES, csvFile, numberFor, warmCache } from '../lib/data.mjs';
+import { commandHelp, hasFlag } from '../lib/features.mjs';
+import { TMP, parseTimeV, pollHwm, runCmd, startSandbox, tail } from '../lib/processes.mjs';
+import { MB, fmtInt, fmtMB, note, passMiss, row } from '../lib/results.mjs';
+
+const PERSONAL_TEXT = 'Hi {{name}}, your code is {{code}}';
+const ascii = (json) => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+
+/**
+ * The request bodies msgr sends for the bench CSV and PERSONAL_TEXT, one per line: the text uses
+ * every column but the number, so each recipient is its number alone; ASCII-only JSON like msgr's.
+ */
+function personalBodies(n) {
+  const file = join(DATA, `personal-bodies-${n}.jsonl`);
+  const fd = openSync(file, 'w');
+  let s = '';
+  for (let i = 0; i < n; i++) {
+    const text = `Hi ${NAMES[i % NAMES.length]}${i}, your code is ${String((i * 31337) % 1e6).padStart(6, '0')}`;
+    s += `${ascii(JSON.stringify({ accountReference: ACCOUNT, channel: 'SMS', from: 'Acme', body: { text }, recipients: [{ msisdn: numberFor(i) }] }))}\n`;
+    if (s.length > 1e6) {
+      writeSync(fd, s);
+      s = '';
+    }
+  }
+  writeSync(fd, s);
+  closeSync(fd);
+  return file;
+}
+
+/** 1,000,000-row file for the memory figures: a distinct name per row and one of 7 days. */
+function dayCsv(n) {
+  mkdirSync(DATA, { recursive: true });
+  const file = join(DATA, `personal-days-${n}.csv`);
+  if (existsSync(file)) return file;
+  const fd = openSync(file, 'w');
+  writeSync(fd, 'msisdn,name,day\n');
+  let s = '';
+  const days = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+  for (let i = 0; i < n; i++) {
+    s += `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${days[(i * 7919) % 7]}\n`;
+    if (s.length > 1e6) {
+      writeSync(fd, s);
+      s = '';
+    }
+  }
+  writeSync(fd, s);
+  closeSync(fd);
+  return file;
+}
+
+/** send-bulk under /usr/bin/time -v (or polling VmHWM): wall time, peak RSS, stderr. */
+async function timedSendBulk(args, label) {
+  const useTime = existsSync('/usr/bin/time');
+  const timeFile = join(TMP, `time-${label}.txt`);
+  let stopPoll;
+  const r = await runCmd(useTime ? '/usr/bin/time' : NODE, useTime ? ['-v', '-o', timeFile, NODE, MSGR, ...args] : [MSGR, ...args], {
+    stdoutFile: join(TMP, `${label}.out`),
+    timeoutMs: 1_800_000,
+    onSpawn: (child) => {
+      if (!useTime) stopPoll = pollHwm(child.pid);
+    },
+  });
+  const peak = useTime ? (existsSync(timeFile) ? parseTimeV(readFileSync(timeFile, 'utf8')) : undefined) : stopPoll?.();
+  return { ...r, peak };
+}
+
+export async function sectionPersonalised() {
+  console.error('\n== personalised ==');
+  const help = commandHelp('send-bulk');
+  const n = cfg.personalRows;
+  const c = cfg.personalConcurrency;
+  const figure = `send-bulk, ${fmtInt(n)} rows each with its own message, concurrency ${c}`;
+  const target = '>= 0.8x a bare undici Pool';
+  if (help === undefined || !hasFlag(help, '--text-column')) {
+    row('personalised', figure, 'not measured', target, '', 'skip');
+    note('personalised: this msgr has no per-row messages (--text-column)');
+    return;
+  }
+  const file = csvFile(n);
+  const bodies = personalBodies(n);
+  await warmCache(file);
+  const sandbox = await startSandbox();
+  let bare;
+  let msgr;
+  try {
+    console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${sandbox.value}`);
+    const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), sandbox.value, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
+    if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
+    bare = JSON.parse(b.stdout.trim().split('\n').pop());
+    console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${sandbox.value}`);
+    msgr = await timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', sandbox.value, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
+  } finally {
+    await sandbox.stop();
+  }
+  if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
+  if (msgr.code !== 0) {
+    row('personalised', figure, `run failed: exit ${msgr.code ?? msgr.signal}`, target, `undici Pool ${fmtInt(bare.rate)}/s`, 'error');
+    note(`personalised send-bulk stderr: ${tail(msgr.stderr, 800)}`);
+  } else {
+    const rate = n / (msgr.ms / 1000);
+    const ratio = rate / bare.rate;
+    row('personalised', figure, `${fmtInt(rate)} recipients/s = ${ratio.toFixed(2)}x (${(msgr.ms / 1000).toFixed(1)} s end to end, ${fmtInt(n)} requests)`, target, `undici Pool ${fmtInt(bare.rate)} requests/s (${(bare.ms / 1000).toFixed(1)} s, bodies pre-built)`, passMiss(ratio >= 0.8));
+    const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
+    if (pre !== null) note(`personalised: msgr's preflight took ${pre[1]} s of it (every row rendered, its parts counted, rows grouped)`);
+  }
+
+  // Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
+  // where the grouping holds the most open batches), and a real send of messages shared by day.
+  const big = quick ? 50_000 : 1_000_000;
+  const limit = 150 * MB;
+  const days = dayCsv(big);
+  const dry = await timedSendBulk(['send-bulk', days, '--from', 'Acme', '--text', 'Hi {{name}}', '--account', ACCOUNT, '--dry-run', '--json'], 'personal-dry');
+  const dryFigure = `peak RSS, ${fmtInt(big)} rows each with its own message (--dry-run: preflight, grouping, parts)`;
+  if (dry.code !== 0 || dry.peak === undefined) row('personalised', dryFigure, `run failed (exit ${dry.code ?? dry.signal})`, `<= ${fmtMB(limit)}`, '', 'error');
+  else row('personalised', dryFigure, `${fmtMB(dry.peak)} (${(dry.ms / 1000).toFixed(1)} s)`, `<= ${fmtMB(limit)}`, `file ${fmtMB(statSync(days).size)}`, passMiss(dry.peak <= limit));
+  const sb = await startSandbox();
+  try {
+    const sent = await timedSendBulk(['send-bulk', days, '--from', 'Acme', '--text', 'See you on {{day}}', '--account', ACCOUNT, '--base-url', sb.value, '--batch-size', '1000', '--concurrency', '4', '--yes', '--json', '--journal', join(TMP, `journal-days-${Date.now()}`)], 'personal-days');
+    const sentFigure = `peak RSS, send-bulk ${fmtInt(big)} rows, '{{day}}' rendered per row (7 messages, batch 1000)`;
+    if (sent.code !== 0 || sent.peak === undefined) {
+      row('personalised', sentFigure, `run failed (exit ${sent.code ?? sent.signal})`, `<= ${fmtMB(limit)}`, '', 'error');
+      note(`personalised memory run stderr: ${tail(sent.stderr, 600)}`);
+    } else {
+      row('personalised', sentFigure, `${fmtMB(sent.peak)} (${fmtInt(big / (sent.ms / 1000))} recipients/s)`, `<= ${fmtMB(limit)}`, `file ${fmtMB(statSync(days).size)}`, passMiss(sent.peak <= limit));
+    }
+  } finally {
+    await sb.stop();
+  }
+}
