@@ -70,7 +70,8 @@ export function definitionDifferences(a: MessageDefinition, b: MessageDefinition
   const rb = perRow(b);
   if (ra.textColumn !== rb.textColumn) diffs.push('--text-column');
   if (ra.fromColumn !== rb.fromColumn) diffs.push('--from-column');
-  if (ra.render !== rb.render) diffs.push('--no-render');
+  // Said only of the same text: another text differs already, whatever is done to it.
+  if (ra.render !== rb.render && !diffs.includes('body')) diffs.push('--no-render');
   return diffs;
 }
 
