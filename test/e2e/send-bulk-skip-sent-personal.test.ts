@@ -146,11 +146,20 @@ describe('--skip-sent with a message per row', () => {
     writePeople(file, [...NAMES, 'Eve']);
     server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
     const before = server.requests.length;
+    // A dry run of the restart counts what it would leave out, and abandons nothing.
+    const dry = await bulk([file, ...opts, '--restart', '--dry-run', '--json'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /--restart would abandon the unfinished run \S+; nothing is abandoned now/);
+    const d = JSON.parse(dry.stdout) as Record<string, unknown>;
+    assert.equal(server.requests.length, before);
     const restart = await bulk([file, ...opts, '--restart', '--json'], env(server.url, config));
     assert.equal(restart.code, 0, restart.stderr);
+    assert.match(restart.stderr, /abandoned run \S+; its journal is kept as/);
     assert.match(restart.stderr, /2 rows already sent \(accepted by run \S+\): left out/);
     const s = JSON.parse(restart.stdout) as Record<string, unknown>;
     assert.deepEqual([s.toSend, s.alreadySent, s.accepted], [11, 2, 11]);
+    assert.deepEqual([d.toSend, d.alreadySent, d.requests], [s.toSend, s.alreadySent, s.requests]);
+    assert.equal(server.requests.length - before, s.requests);
     const sent = server.requests.slice(before).map(requestOf);
     const got = sent.flatMap((r) => r.to.map((m) => [m, r.text]));
     assert.deepEqual(got.map(([m]) => m).sort(), [2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(uk).sort(), 'rows 1 and 3 (accepted) were left out');
