@@ -66,13 +66,13 @@ export class NumberSet {
     return set;
   }
 
-  /** How many numbers of this set are in `other` too. */
-  countShared(other: NumberSet): number {
+  /** How many numbers of this set are in `other` too (and in `alsoIn`, when given). */
+  countShared(other: NumberSet, alsoIn?: NumberSet): number {
     let n = 0;
     const slots = this.#slots;
     for (let i = 0; i < slots.length; i++) {
       const v = slots[i] as number;
-      if (v !== EMPTY && other.has(v)) n++;
+      if (v !== EMPTY && other.has(v) && (alsoIn === undefined || alsoIn.has(v))) n++;
     }
     return n;
   }

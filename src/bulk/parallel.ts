@@ -15,6 +15,9 @@
 // sends too is a duplicate. Their count is |first ∩ second| (each number the second part sends
 // has exactly one `S` line there); the spool source this module hands the send pass turns those
 // `S` lines into `D` while reading the second part's spool, so the send pass reads one spool.
+// Numbers an earlier run accepted (--skip-sent) are `A` lines instead of `S` in either part, and
+// are in its set of numbers all the same: a second part's `A` line whose number the first part has
+// becomes `D` too, and is counted as a duplicate rather than as already sent.
 import { availableParallelism } from 'node:os';
 import { open } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
@@ -48,6 +51,8 @@ interface PartFile {
 /** What a worker does: one part of the file (workers/preflight.ts). */
 export interface PartJob extends PartFile {
   readonly exclude: { slots: Float64Array; size: number } | undefined;
+  /** Numbers an earlier run accepted (bulk/sent.ts). */
+  readonly sent?: { slots: Float64Array; size: number } | undefined;
   readonly setCapacity: number;
   readonly spoolPath: string | undefined;
   readonly maxProblems: number;
@@ -66,6 +71,8 @@ export type PartMessage = { ok: true; result: PartResult } | { ok: false; error:
 
 export interface ParallelOptions extends PartFile {
   readonly exclude?: NumberSet | undefined;
+  /** Numbers an earlier run accepted: left out as already sent (bulk/sent.ts). */
+  readonly sent?: NumberSet | undefined;
   readonly fileBytes: number;
   /** The spool of the first part; the second part's is beside it (secondSpool). None for a dry run. */
   readonly spoolPath?: string | undefined;
@@ -231,6 +238,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   const maxProblems = o.maxProblems ?? 20;
   const estimate = o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
   const exclude = o.exclude?.export();
+  const sent = o.sent?.export();
   const common = {
     path: o.path,
     fileLabel: o.fileLabel,
@@ -239,6 +247,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
     country: o.country,
     allowDuplicates: o.allowDuplicates,
     exclude,
+    sent,
     batchSize: o.batchSize,
     maxProblems,
   };
@@ -283,7 +292,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   await Promise.all([first.stop(), second.stop()]);
   // The first part must end where the second was told it starts, with the line end it assumed.
   if (a.nextLine !== split.line || a.recordDelimiter !== split.recordDelimiter || a.columns === undefined) return undefined;
-  return merge(a, b, o.batchSize, o.fileLabel, maxProblems, o.spoolPath, split.line);
+  return merge(a, b, o.batchSize, o.fileLabel, maxProblems, o.spoolPath, split.line, o.sent);
 }
 
 /**
@@ -301,6 +310,7 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
     country: o.country,
     allowDuplicates: o.allowDuplicates,
     exclude: o.exclude?.export(),
+    sent: o.sent?.export(),
     batchSize: o.batchSize,
     maxProblems: o.maxProblems ?? 20,
     setCapacity: o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0,
@@ -332,10 +342,12 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
   return finishPreflight({ ...r, totals, seen: undefined }, o.batchSize, o.fileLabel);
 }
 
-function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number): SplitPreflight | undefined {
+function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number, sent: NumberSet | undefined): SplitPreflight | undefined {
   const seenA = a.seen !== undefined ? NumberSet.from(a.seen) : undefined;
   const seenB = b.seen !== undefined ? NumberSet.from(b.seen) : undefined;
   const shared = seenA !== undefined && seenB !== undefined ? seenB.countShared(seenA) : 0;
+  // Of those, the second part's `A` lines (an earlier run accepted the number), not `S` lines.
+  const sharedSent = shared > 0 && sent !== undefined && seenA !== undefined ? (seenB as NumberSet).countShared(seenA, sent) : 0;
   let firstBatch = a.firstBatch;
   if (firstBatch.length < batchSize) {
     firstBatch = [...firstBatch];
@@ -352,8 +364,9 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     invalid: a.invalid + b.invalid,
     duplicates: a.duplicates + b.duplicates + shared,
     excluded: a.excluded + b.excluded,
+    alreadySent: a.alreadySent + b.alreadySent - sharedSent,
     outsidePlan: a.outsidePlan + b.outsidePlan,
-    toSend: a.toSend + b.toSend - shared,
+    toSend: a.toSend + b.toSend - (shared - sharedSent),
     problems: [...a.problems, ...b.problems].slice(0, maxProblems),
     groups: mergeGroups(a.groups, b.groups),
     outsideSamples: [...a.outsideSamples, ...b.outsideSamples].slice(0, 5),
@@ -383,8 +396,8 @@ export function removeSplitSpools(spoolPath: string): void {
 }
 
 /**
- * Both parts in row order; `S` lines of the second part with a number in `dropFromSecond` (one
- * the first part sends already) are read as duplicates.
+ * Both parts in row order; `S` and `A` lines of the second part with a number in `dropFromSecond`
+ * (one the first part has already) are read as duplicates.
  */
 function joinSpools(spoolPath: string, dropFromSecond: NumberSet | undefined): SpoolSource {
   return async (onLine, afterChunk) => {
@@ -392,7 +405,11 @@ function joinSpools(spoolPath: string, dropFromSecond: NumberSet | undefined): S
     const drop = dropFromSecond;
     await readSpool(
       secondSpool(spoolPath),
-      drop === undefined ? onLine : (kind, line, number, payload) => onLine(kind === 'S' && drop.has(numberKey(number)) ? 'D' : kind, line, number, payload),
+      drop === undefined ? onLine : (kind, line, number, payload) => {
+        // As one pass writes a duplicate: no payload.
+        if ((kind === 'S' || kind === 'A') && drop.has(numberKey(number))) onLine('D', line, number, '');
+        else onLine(kind, line, number, payload);
+      },
       afterChunk,
     );
   };

@@ -26,6 +26,8 @@ export interface PreflightPassConfig {
   readonly country: CountryCode | undefined;
   readonly checker: NumberChecker;
   readonly exclude: NumberSet | undefined;
+  /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/sent.ts). */
+  readonly sent?: NumberSet | undefined;
   /** Where the verdicts go for the send pass; undefined for a dry run. */
   readonly spoolPath: string | undefined;
   readonly env: Context['env'];
@@ -87,6 +89,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     country: c.country,
     allowDuplicates: c.shape.allowDuplicates,
     exclude: c.exclude,
+    sent: c.sent,
     batchSize: c.shape.batchSize,
     fileBytes: c.fileBytes,
     spoolPath,
@@ -121,6 +124,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         checker: c.checker,
         allowDuplicates: c.shape.allowDuplicates,
         exclude: c.exclude,
+        sent: c.sent,
         batchSize: c.shape.batchSize,
         fileBytes: c.fileBytes,
         spool: writer,

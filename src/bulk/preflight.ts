@@ -104,6 +104,11 @@ export interface RowPassOptions {
   readonly checker: NumberChecker;
   readonly allowDuplicates: boolean;
   readonly exclude?: NumberSet | undefined;
+  /**
+   * Numbers an earlier run accepted (--skip-sent, --restart: bulk/sent.ts): rows to send with one
+   * are left out as already sent, before any row is grouped or counted.
+   */
+  readonly sent?: NumberSet | undefined;
   readonly batchSize: number;
   /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
   readonly spool?: SpoolWriter | undefined;
@@ -138,6 +143,8 @@ export interface PreflightResult {
   readonly invalid: number;
   readonly duplicates: number;
   readonly excluded: number;
+  /** Left out because an earlier run accepted the number (not in toSend). */
+  readonly alreadySent: number;
   /** Possible numbers outside the known numbering plan: sent, with a warning. */
   readonly outsidePlan: number;
   readonly toSend: number;
@@ -176,7 +183,8 @@ export function nothingToSend(pre: PreflightResult, fileLabel: string): { messag
   if (pre.rows === 0) {
     return { message: `${fileLabel} has no rows to send to, only its header; nothing was sent`, hint: 'Check that you exported the right sheet, or that the file was written completely.' };
   }
-  if (pre.toSend > 0) return undefined;
+  // Rows left out as already sent were sent: "nothing left to send" is the run's summary, not an error.
+  if (pre.toSend > 0 || pre.alreadySent > 0) return undefined;
   const why = [
     pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
     pre.excluded > 0 ? `${fmt(pre.excluded)} excluded` : '',
@@ -206,6 +214,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     invalid: r.invalid,
     duplicates: r.duplicates,
     excluded: r.excluded,
+    alreadySent: r.alreadySent,
     outsidePlan: r.outsidePlan,
     toSend: r.toSend,
     requests: r.requests ?? Math.ceil(r.toSend / batchSize),
@@ -242,6 +251,7 @@ export interface RangeResult {
   readonly invalid: number;
   readonly duplicates: number;
   readonly excluded: number;
+  readonly alreadySent: number;
   readonly outsidePlan: number;
   readonly toSend: number;
   readonly problems: RowProblem[];
@@ -302,6 +312,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let invalid = 0;
   let duplicates = 0;
   let excluded = 0;
+  let alreadySent = 0;
   let outsidePlan = 0;
   let toSend = 0;
 
@@ -346,6 +357,13 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       if (seen !== undefined && !seen.add(key)) {
         duplicates++;
         o.spool?.skip('D', line, r.e164);
+        return;
+      }
+      // After the duplicates, as a row to send: the first of a number's rows is "already sent",
+      // the others duplicates. Before grouping, so batches are made of the rows that remain.
+      if (o.sent?.has(key) === true) {
+        alreadySent++;
+        o.spool?.skip('A', line, r.e164);
         return;
       }
       toSend++;
@@ -425,6 +443,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     invalid,
     duplicates,
     excluded,
+    alreadySent,
     outsidePlan,
     toSend,
     problems,

@@ -18,7 +18,7 @@ import type { ReportRow, ReportWriter, RowOutcome } from './report.js';
 import { sameInput } from './run-state.js';
 import { readRunDetail, type RunDetail } from './runs.js';
 import { Sender } from './sender.js';
-import { countSent, leaveOutSent, loadSentNumbers } from './sent.js';
+import { loadSentNumbers, withSentIds } from './sent.js';
 
 export interface RunReport {
   readonly rows: number;
@@ -68,6 +68,8 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail,
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
   const cleanups: Array<() => void> = [];
   try {
+    // The rows the run left out as already sent, read as far as its journal says (bulk/sent.ts).
+    const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true }) : undefined;
     const pass = await preflightPass({
       path: h.input.path,
       fileLabel: h.input.stdin ? 'stdin' : h.input.path,
@@ -77,6 +79,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail,
       country,
       checker,
       exclude,
+      sent: sent?.accepted,
       spoolPath: join(dir, 'spool'),
       env: ctx.env,
       signal: ctx.interrupt,
@@ -84,15 +87,8 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail,
       debug,
       defer: (fn) => cleanups.push(fn),
     });
-    if (pass.spool === undefined || pass.pre.hash !== h.input.hash) return undefined;
-    let spool = pass.spool;
-    if (h.skipSent !== undefined && h.skipSent.length > 0) {
-      const sent = await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true });
-      if (pass.pre.toSend - (await countSent(spool, sent)) !== h.totals.toSend) return undefined;
-      spool = leaveOutSent(spool, sent);
-    } else if (pass.pre.toSend !== h.totals.toSend) {
-      return undefined;
-    }
+    if (pass.spool === undefined || pass.pre.hash !== h.input.hash || pass.pre.toSend !== h.totals.toSend) return undefined;
+    const spool = sent !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
     let withIds = 0;
     const counting = { write: (row: ReportRow) => {
       if (row.messageId !== undefined) withIds++;

@@ -120,6 +120,13 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
     }
+  } else if (flags.dryRun && flags.restart && !flags.resume && existsSync(journalPath)) {
+    // A dry run of --restart counts what the restart would leave out; it abandons nothing.
+    const old = await loadJournal(journalPath).catch(() => undefined);
+    if (old !== undefined && !isFinished(old)) {
+      abandoned = { journal: journalPath, header: old.header };
+      ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
+    }
   }
   return { runId, journalPath, fileAbs, previous, abandoned, moved };
 }

@@ -1,15 +1,19 @@
 // Numbers an earlier run already sent this message to (--skip-sent, and --restart by default), so
 // an edited or extended file is sent without sending anyone the same message twice
 // (docs/bulk.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
-// run's journal, not its file: the file is usually the one that changed.
+// run's journal, not its file: the file is usually the one that changed. The preflight leaves
+// those rows out (bulk/preflight.ts) before it groups and counts the rest, so the requests it
+// counts, the journal's header, the send pass and every resume of the run agree on batch k,
+// whether rows share one message or have messages of their own.
 import { UsageError } from '../errors.js';
 import { BatchState, JournalError, loadJournal, type JournaledTarget, type LoadedJournal, type RunHeader, type SkipSentSource } from './journal.js';
 import { NumberSet, numberKey } from './number-set.js';
+import { messageText } from './message.js';
+import type { PersonalSpec } from './personalise.js';
 import { fmt } from './progress.js';
 import { describeTarget, targetDifferences } from './run-target.js';
 import type { SpoolSource } from './spool.js';
 import type { Ui } from '../output/ui.js';
-import type { PreflightResult } from './preflight.js';
 import type { RunState } from './run-state.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
@@ -44,6 +48,48 @@ export function messageDifferences(a: Record<string, unknown>, b: Record<string,
   keys.delete('validity');
   keys.delete('recipients');
   return [...keys].filter((k) => canonical(a[k]) !== canonical(b[k])).sort();
+}
+
+/** What a run sends: the request without recipients, and how each row's message is made. */
+export interface MessageDefinition {
+  readonly message: Record<string, unknown>;
+  /** The journal's per-row spec (bulk/personalise.ts); absent in journals of earlier msgr versions. */
+  readonly personal?: PersonalSpec | undefined;
+}
+
+/**
+ * "The same message" when rows may have messages of their own: the same definition, not the same
+ * rendered texts (docs/bulk.md: "Changed files and follow-up campaigns"). The request as above
+ * (its text is the template, placeholders unfilled), the same --text-column and --from-column,
+ * and, for a text with placeholders, whether they are filled in (--no-render). --max-parts is
+ * not part of it: it decides which rows are sent, not what they say. Returns what differs.
+ */
+export function definitionDifferences(a: MessageDefinition, b: MessageDefinition): string[] {
+  const diffs = messageDifferences(a.message, b.message);
+  const ra = perRow(a);
+  const rb = perRow(b);
+  if (ra.textColumn !== rb.textColumn) diffs.push('--text-column');
+  if (ra.fromColumn !== rb.fromColumn) diffs.push('--from-column');
+  // Said only of the same text: another text differs already, whatever is done to it.
+  if (ra.render !== rb.render && !diffs.includes('body')) diffs.push('--no-render');
+  return diffs;
+}
+
+function perRow(d: MessageDefinition): { textColumn: string | null; fromColumn: string | null; render: boolean | null } {
+  const p = d.personal;
+  const text = messageText(d.message);
+  return {
+    // Column names match the header ignoring case and surrounding spaces (bulk/personalise.ts).
+    textColumn: p?.textColumn?.trim().toLowerCase() ?? null,
+    fromColumn: p?.fromColumn?.trim().toLowerCase() ?? null,
+    // Only a text with `{{` has placeholders or `\{{`; before messages per row, none was filled in.
+    render: text !== undefined && text.includes('{{') ? (p?.render ?? false) : null,
+  };
+}
+
+/** The definition a journal records. */
+export function journaledDefinition(header: RunHeader): MessageDefinition {
+  return { message: header.message, personal: header.shape.personal };
 }
 
 function canonical(v: unknown): string {
@@ -133,11 +179,11 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
  * not get this message), and never a sandbox run for a real one (the sandbox delivers nothing).
  * Returns a note for people when it sent elsewhere, or undefined.
  */
-export function checkSentRun(run: SentRun, message: Record<string, unknown>, target: RunHeader['target'], flag: string): string | undefined {
-  const diffs = messageDifferences(run.header.message, message);
+export function checkSentRun(run: SentRun, definition: MessageDefinition, target: RunHeader['target'], flag: string): string | undefined {
+  const diffs = definitionDifferences(journaledDefinition(run.header), definition);
   if (diffs.length > 0) {
     throw new UsageError(`${flag}: run ${run.runId} sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); its numbers did not get this one`, {
-      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity). To leave its numbers out anyway, list its rows with \`msgr runs report ${run.runId} --report sent.csv\` and give --exclude a file of the numbers whose outcome is accepted.`,
+      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity; with a message per row, the same template and columns). To leave its numbers out anyway, list its rows with \`msgr runs report ${run.runId} --report sent.csv\` and give --exclude a file of the numbers whose outcome is accepted.`,
     });
   }
   const was = run.header.target;
@@ -151,30 +197,22 @@ export function checkSentRun(run: SentRun, message: Record<string, unknown>, tar
   return diffs2.length > 0 ? `run ${run.runId} sent to ${describeTarget(was)} (${diffs2.join('; ')}); its accepted numbers are left out all the same` : undefined;
 }
 
-/** The spool with every row to send whose number an earlier run accepted turned into an "A" row. */
-export function leaveOutSent(spool: SpoolSource, sent: SentNumbers): SpoolSource {
-  const { accepted, ids } = sent;
+/**
+ * The spool with each already-sent row ("A", written by the preflight: bulk/preflight.ts) naming
+ * the run that accepted its number and the id it got, for the report.
+ */
+export function withSentIds(spool: SpoolSource, sent: SentNumbers): SpoolSource {
+  const { ids } = sent;
+  if (ids === undefined) return spool;
   return (onLine, afterChunk) =>
     spool((kind, line, number, payload) => {
-      if (kind === 'S') {
-        const key = numberKey(number);
-        if (accepted.has(key)) {
-          const by = ids?.get(key);
-          onLine('A', line, number, by !== undefined ? JSON.stringify(by) : '');
-          return;
-        }
+      if (kind === 'A') {
+        const by = ids.get(numberKey(number));
+        onLine('A', line, number, by !== undefined ? JSON.stringify(by) : '');
+        return;
       }
       onLine(kind, line, number, payload);
     }, afterChunk);
-}
-
-/** How many rows to send an earlier run accepted (a pass over the spool, before confirming). */
-export async function countSent(spool: SpoolSource, sent: SentNumbers): Promise<number> {
-  let n = 0;
-  await spool((kind, _line, number) => {
-    if (kind === 'S' && sent.accepted.has(numberKey(number))) n++;
-  });
-  return n;
 }
 
 /** The journal's record of what was left out, for a resume to leave out exactly the same. */
@@ -198,7 +236,7 @@ export async function sentNumbersFor(
   ui: Ui,
   flags: { readonly includeSent: boolean; readonly named: readonly string[] },
   state: Pick<RunState, 'previous' | 'moved' | 'abandoned'>,
-  message: Record<string, unknown>,
+  definition: MessageDefinition,
   target: JournaledTarget | undefined,
   wantIds: boolean,
 ): Promise<SentNumbers | undefined> {
@@ -210,7 +248,7 @@ export async function sentNumbersFor(
   const journals = named.map((j) => (state.moved !== undefined && j === state.moved.from ? state.moved.to : j));
   if (state.abandoned !== undefined && !flags.includeSent && !journals.includes(state.abandoned.journal)) {
     const a = state.abandoned.header;
-    const diffs = messageDifferences(a.message, message);
+    const diffs = definitionDifferences(journaledDefinition(a), definition);
     if (diffs.length > 0) ui.info(`the abandoned run ${a.runId} sent another message (${diffs.join(', ')}): the numbers it accepted are not left out`);
     else if (a.target?.sandbox === true && target?.sandbox !== true) ui.info(`the abandoned run ${a.runId} went to the sandbox: the numbers it accepted are not left out`);
     else journals.push(state.abandoned.journal);
@@ -219,15 +257,8 @@ export async function sentNumbersFor(
   const flag = named.length > 0 ? '--skip-sent' : '--restart';
   const sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
   for (const run of sent.named) {
-    const note = checkSentRun(run, message, target, flag);
+    const note = checkSentRun(run, definition, target, flag);
     if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
   }
   return sent;
-}
-
-/** The preflight's totals once the rows an earlier run accepted are left out. */
-export function withoutSent(pre: PreflightResult, alreadySent: number, sent: SentNumbers | undefined, batchSize: number): PreflightResult {
-  const toSend = pre.toSend - alreadySent;
-  const firstBatch = sent === undefined ? pre.firstBatch : pre.firstBatch.filter((json) => !sent.accepted.has(numberKey((JSON.parse(json) as { msisdn: string }).msisdn)));
-  return { ...pre, toSend, requests: Math.ceil(toSend / batchSize), firstBatch };
 }

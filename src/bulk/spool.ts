@@ -5,6 +5,9 @@
 //                                                     messages of their own (bulk/personalise.ts)
 //   D <tab> line <tab> +E164 <tab>                    duplicate
 //   X <tab> line <tab> +E164 <tab>                    excluded
+//   A <tab> line <tab> +E164 <tab>                    to send, but an earlier run accepted the
+//                                                     number (bulk/sent.ts); read with the run
+//                                                     and message id as payload (withSentIds)
 //   I <tab> line <tab> number as written <tab> JSON string of the reason     invalid
 // The recipient JSON is built once, in the preflight, so the send pass neither parses the CSV
 // again nor checks numbers: it reads these lines and joins them into request bodies. JSON has no
@@ -13,7 +16,6 @@ import { unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextFile } from './text-file.js';
 
-/** A: to send, but an earlier run accepted the number (bulk/sent.ts); the payload names it. */
 export type SpoolKind = 'S' | 'D' | 'X' | 'I' | 'A';
 export type SpoolLine = (kind: SpoolKind, line: number, number: string, payload: string) => void;
 
@@ -41,7 +43,7 @@ export class SpoolWriter {
     this.#file.write(`S\t${line}\t${e164}\t${recipientJson}\n`);
   }
 
-  skip(kind: 'D' | 'X', line: number, e164: string): void {
+  skip(kind: 'D' | 'X' | 'A', line: number, e164: string): void {
     this.#file.write(`${kind}\t${line}\t${e164}\t\n`);
   }
 

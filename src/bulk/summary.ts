@@ -63,7 +63,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     invalid: pre.invalid,
     duplicates: pre.duplicates,
     excluded: pre.excluded,
-    alreadySent: 0,
+    alreadySent: pre.alreadySent,
     outsidePlan: pre.outsidePlan,
     toSend: pre.toSend,
     requests: pre.requests,

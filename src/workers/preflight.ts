@@ -21,6 +21,7 @@ async function main(job: PartJob): Promise<void> {
       checker: createNumberChecker(job.country as CountryCode | undefined),
       allowDuplicates: job.allowDuplicates,
       exclude: job.exclude !== undefined ? NumberSet.from(job.exclude) : undefined,
+      sent: job.sent !== undefined ? NumberSet.from(job.sent) : undefined,
       batchSize: job.batchSize,
       setCapacity: job.setCapacity,
       spool,

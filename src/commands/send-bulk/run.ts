@@ -8,9 +8,8 @@
 // k-th group of --batch-size rows to send), so a resumed run
 // rebuilds the same batches (same bodies, same Idempotency-Keys) from the same file, and skips
 // the ones the journal says are done (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
@@ -30,7 +29,7 @@ import { reportFormat, ReportWriter } from '../../bulk/report.js';
 import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, spaceToResume, type Where } from '../../bulk/run-state.js';
 import { announceResume, journaledTarget } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
-import { countSent, describeSkipped, leaveOutSent, sentNumbersFor, skipSentRecord, withoutSent } from '../../bulk/sent.js';
+import { describeSkipped, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { analyseText } from '../../message/segments.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource } from '../../bulk/personalise.js';
 import { singleBraceColumns } from '../../message/placeholders.js';
@@ -151,7 +150,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   });
   // Before the preflight: a resume against another target stops before anything is read or sent.
   if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined);
-  const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, plan.message, runTarget, reportPath !== undefined);
+  const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, { message: plan.message, personal: plan.shape.personal }, runTarget, reportPath !== undefined);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
   clientModule?.catch(() => undefined);
@@ -165,7 +164,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     country: plan.country,
     checker: plan.checker,
     exclude: plan.exclude?.set,
-    spoolPath: noJournal ? (opts.dryRun && sent !== undefined ? dryRunSpool(defer) : undefined) : `${journalPath}.spool`,
+    // Rows an earlier run accepted are left out here, before anything is grouped, counted,
+    // journaled or confirmed (bulk/sent.ts).
+    sent: sent?.accepted,
+    spoolPath: noJournal ? undefined : `${journalPath}.spool`,
     env: ctx.env,
     signal: ctx.interrupt,
     checkpoint,
@@ -174,19 +176,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     message: personal,
     keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
   });
-  const { format, seconds: preflightSeconds } = pass;
-  // Rows an earlier run accepted leave the rows to send (and the batches) before anything is
-  // counted, journaled or confirmed.
-  if (sent !== undefined && personal !== undefined) {
-    // Rows with messages of their own are grouped into requests by message: leaving some out
-    // would change the grouping the journal's request count was made from.
-    throw new UsageError('--skip-sent (and --restart, which applies it) cannot yet be used when rows have messages of their own (placeholders, --text-column, --from-column); nothing was sent', {
-      hint: `${opts.restart ? 'Add --include-sent to send to every row again, or leave' : 'Leave'} the earlier run's numbers out with --exclude: \`msgr runs report RUN --report sent.csv\` lists its rows; give --exclude a file of the numbers whose outcome is accepted.`,
-    });
-  }
-  const alreadySent = sent !== undefined && pass.spool !== undefined ? await countSent(pass.spool, sent) : 0;
-  const spool = sent !== undefined && pass.spool !== undefined ? leaveOutSent(pass.spool, sent) : pass.spool;
-  const pre = alreadySent > 0 ? withoutSent(pass.pre, alreadySent, sent, plan.shape.batchSize) : pass.pre;
+  const { format, seconds: preflightSeconds, pre } = pass;
+  const alreadySent = pre.alreadySent;
+  const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
@@ -194,15 +186,12 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const message = plan.message;
   // One shared text: its parts once; messages of their own: counted per row by the preflight.
   const textAnalysis = personal === undefined && sharedText !== undefined ? analyseText(sharedText) : undefined;
-  const base = {
-    ...preflightSummary(
-      { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
-      pre,
-      textAnalysis,
-      pre.totals,
-    ),
-    alreadySent,
-  };
+  const base = preflightSummary(
+    { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
+    pre,
+    textAnalysis,
+    pre.totals,
+  );
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, textAnalysis, input.label, preflightSeconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
   if (sent !== undefined) ui.info(`  ${describeSkipped(alreadySent, sent)}`);
@@ -225,8 +214,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     if (reportPath !== undefined) await reportInvalidRows(input.path, format, { columns: pre.columns, checker: plan.checker, message: rowMessage }, report ?? new ReportWriter(reportPath));
     throw invalidRowsError(base, pre, input.label, reportPath);
   }
-  // Judged on the file: a row left out because it was already sent is sent, not "nothing to send".
-  const nothing = nothingToSendError(base, pass.pre, input.label);
+  const nothing = nothingToSendError(base, pre, input.label);
   if (nothing !== undefined) throw nothing;
   if (opts.preview !== undefined) return;
 
@@ -341,12 +329,5 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
 
 function stringOrUndefined(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
-}
-
-/** A dry run with --skip-sent counts what it would leave out: its verdicts go to a scratch file. */
-function dryRunSpool(defer: (cleanup: () => void) => void): string {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-bulk-'));
-  defer(() => rmSync(dir, { recursive: true, force: true }));
-  return join(dir, 'spool');
 }
 

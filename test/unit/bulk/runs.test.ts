@@ -11,7 +11,7 @@ import type { JournaledTarget, RunHeader } from '../../../src/bulk/journal.js';
 import { numberKey } from '../../../src/bulk/number-set.js';
 import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, targetDifferences } from '../../../src/bulk/run-target.js';
 import { findRun, listRuns, parseAge, pruneRuns } from '../../../src/bulk/runs.js';
-import { checkSentRun, leaveOutSent, loadSentNumbers, messageDifferences } from '../../../src/bulk/sent.js';
+import { checkSentRun, definitionDifferences, loadSentNumbers, messageDifferences, withSentIds } from '../../../src/bulk/sent.js';
 import type { SpoolKind } from '../../../src/bulk/spool.js';
 import { stateWriteError } from '../../../src/bulk/state.js';
 
@@ -85,6 +85,25 @@ describe('the same message', () => {
     assert.deepEqual(messageDifferences(m, { ...m, body: { text: 'Hello!' } }), ['body']);
     assert.deepEqual(messageDifferences(m, { ...m, from: 'Other', metaData: { c: '1' } }), ['from', 'metaData']);
   });
+
+  test('with a message per row: the same template and columns, not the same rendered texts', () => {
+    const spec = { render: true, textColumn: null, fromColumn: null, maxParts: null };
+    const hi = { message: { ...m, body: { text: 'Hi {{name}}' } }, personal: spec };
+    // The template is what is compared; --max-parts and the case of a column's name are not.
+    assert.deepEqual(definitionDifferences(hi, { ...hi, personal: { ...spec, maxParts: 2 } }), []);
+    assert.deepEqual(definitionDifferences(hi, { ...hi, message: { ...m, body: { text: 'Hi {{first}}' } } }), ['body']);
+    assert.deepEqual(definitionDifferences(hi, { ...hi, personal: { ...spec, render: false } }), ['--no-render']);
+    // Before messages per row (no spec), placeholders were sent as written.
+    assert.deepEqual(definitionDifferences(hi, { message: hi.message }), ['--no-render']);
+    assert.deepEqual(definitionDifferences({ message: hi.message, personal: { ...spec, render: false } }, { message: hi.message }), []);
+    // Without `{{` in the text, rendering changes nothing.
+    assert.deepEqual(definitionDifferences({ message: m, personal: spec }, { message: m }), []);
+    const { from: _from, ...noFrom } = m;
+    const cells = { message: { ...noFrom, body: {} }, personal: { ...spec, textColumn: 'Message', fromColumn: 'sender' } };
+    assert.deepEqual(definitionDifferences(cells, { ...cells, personal: { ...cells.personal, textColumn: ' message ' } }), []);
+    assert.deepEqual(definitionDifferences(cells, { ...cells, personal: { ...cells.personal, textColumn: 'text2' } }), ['--text-column']);
+    assert.deepEqual(definitionDifferences(cells, { message: { ...m, body: {} }, personal: { ...cells.personal, fromColumn: null } }), ['from', '--from-column']);
+  });
 });
 
 describe('numbers left out', () => {
@@ -117,18 +136,20 @@ describe('numbers left out', () => {
     assert.ok(sent.accepted.has(numberKey('+447911100001')) === false);
   });
 
-  test('the spool: rows to send that were accepted become "already sent", naming the run and id', async () => {
+  test('the spool: rows the preflight left out as already sent name the run and id', async () => {
     const sent = await loadSentNumbers([{ journal: a }], { flag: '--skip-sent', wantIds: true });
     const rows: Array<[SpoolKind, string, string]> = [];
-    await leaveOutSent(async (onLine) => {
-      onLine('S', 2, '+447911100001', '{"msisdn":"+447911100001"}');
+    await withSentIds(async (onLine) => {
+      onLine('A', 2, '+447911100001', '');
       onLine('D', 3, '+447911100001', '');
-      onLine('S', 4, '+447911100009', '{"msisdn":"+447911100009"}');
+      onLine('A', 4, '+447911100002', '');
+      onLine('S', 5, '+447911100009', '{"msisdn":"+447911100009"}');
       await Promise.resolve();
     }, sent)((kind, _line, number, payload) => rows.push([kind, number, payload]));
     assert.deepEqual(rows, [
       ['A', '+447911100001', '{"runId":"A","id":"m1"}'],
       ['D', '+447911100001', ''],
+      ['A', '+447911100002', '{"runId":"A","id":null}'],
       ['S', '+447911100009', '{"msisdn":"+447911100009"}'],
     ]);
   });
@@ -137,10 +158,12 @@ describe('numbers left out', () => {
     const sent = await loadSentNumbers([{ journal: a }], { flag: '--skip-sent', wantIds: false });
     const run = sent.named[0];
     assert.ok(run !== undefined);
-    assert.equal(checkSentRun(run, { ...run.header.message, validity: 'other' }, real, '--skip-sent'), undefined);
-    assert.throws(() => checkSentRun(run, { ...run.header.message, body: { text: 'Bye' } }, real, '--skip-sent'), /sent another message \(body differs\)/);
-    assert.throws(() => checkSentRun({ ...run, header: { ...run.header, target: { ...real, sandbox: true } } }, run.header.message, real, '--skip-sent'), /went to the sandbox/);
-    assert.match(checkSentRun(run, run.header.message, { ...real, baseUrl: 'https://us.api.example.com' }, '--skip-sent') ?? '', /left out all the same/);
+    const message = run.header.message;
+    assert.equal(checkSentRun(run, { message: { ...message, validity: 'other' } }, real, '--skip-sent'), undefined);
+    assert.throws(() => checkSentRun(run, { message: { ...message, body: { text: 'Bye' } } }, real, '--skip-sent'), /sent another message \(body differs\)/);
+    assert.throws(() => checkSentRun(run, { message: { ...message, body: {} }, personal: { render: true, textColumn: 'text', fromColumn: null, maxParts: null } }, real, '--skip-sent'), (e: unknown) => e instanceof UsageError && /sent another message \(body, --text-column differ\)/.test(e.message) && /the same template and columns/.test(e.hint ?? ''));
+    assert.throws(() => checkSentRun({ ...run, header: { ...run.header, target: { ...real, sandbox: true } } }, { message }, real, '--skip-sent'), /went to the sandbox/);
+    assert.match(checkSentRun(run, { message }, { ...real, baseUrl: 'https://us.api.example.com' }, '--skip-sent') ?? '', /left out all the same/);
   });
 
   test('a journal of an earlier msgr, without numbers, is named as such', async () => {

@@ -1,0 +1,237 @@
+// --skip-sent and --restart when rows have messages of their own, end to end against real servers
+// on 127.0.0.1: the rows an earlier run accepted are left out before rows are grouped into
+// requests, so the preflight's counts, the requests the server receives, a dry run, the report
+// and a resumed run after kill -9 all agree.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
+import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+
+const KEY = 'test-key-1234';
+const HI = ['--from', 'Acme', '--text', 'Hi {{name}}'];
+
+function env(baseUrl: string, configDir: string): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+}
+
+function bulk(args: string[], e: Record<string, string>): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
+}
+
+const uk = (i: number): string => `+4479111${String(i).padStart(5, '0')}`;
+
+/** A CSV of `msisdn,name` rows: row i (from 1) is number uk(i). */
+function writePeople(path: string, names: readonly string[]): string {
+  writeFileSync(path, `msisdn,name\n${names.map((n, i) => `${uk(i + 1)},${n}`).join('\n')}\n`);
+  return path;
+}
+
+interface Request {
+  readonly text: string;
+  readonly to: string[];
+}
+
+function requestOf(r: ReceivedRequest): Request {
+  const body = r.json as { body: { text: string }; recipients: Array<{ msisdn: string }> };
+  return { text: body.body.text, to: body.recipients.map((x) => x.msisdn) };
+}
+
+/** Accepts the first `n` requests with an id per recipient, then refuses the key (exit 3). */
+function acceptThenRefuse(server: TestServer, n: number): void {
+  let count = 0;
+  server.answer = (r): ScriptedResponse => {
+    if (++count > n) return { status: 401, body: { title: 'Unauthorized' } };
+    return { status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } };
+  };
+}
+
+function csvRows(path: string): Array<Record<string, string>> {
+  const [head, ...lines] = readFileSync(path, 'utf8').trim().split('\n');
+  const cols = (head ?? '').split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [cols[i] ?? '', v])));
+}
+
+// Rows 1-12; with --batch-size 2 and one request at a time, the first run's first two requests
+// are Ann's rows 1 and 3, then Bob's rows 2 and 5.
+const NAMES = ['Ann', 'Bob', 'Ann', 'Cy', 'Bob', 'Ann', 'Ann', 'Bob', 'Cy', 'Ann', 'Dee', 'Bob'];
+
+describe('--skip-sent with a message per row', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('a follow-up sends exactly to the numbers left, each its own text, grouped over the rows that remain; the dry run counts the same; the report lists the rows already sent', async () => {
+    server.requests.length = 0;
+    acceptThenRefuse(server, 2);
+    const dir = tempDir('msgr-ssp-');
+    const config = join(dir, 'state');
+    const first = await bulk([writePeople(join(dir, 'c.csv'), NAMES), ...HI, '--batch-size', '2', '--concurrency', '1', '--json'], env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const firstAccepted = server.requests.slice(0, 2).map(requestOf);
+    assert.deepEqual(firstAccepted, [
+      { text: 'Hi Ann', to: [uk(1), uk(3)] },
+      { text: 'Hi Bob', to: [uk(2), uk(5)] },
+    ]);
+
+    // The follow-up: one row added, and Bob of row 2 renamed: his number had this campaign (the
+    // same template), so it is left out although its text would now differ.
+    const names = [...NAMES, 'Ann'];
+    names[1] = 'Robert';
+    const follow = writePeople(join(dir, 'follow.csv'), names);
+    server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
+    const args = [follow, ...HI, '--batch-size', '2', '--concurrency', '1', '--skip-sent', runId];
+
+    const before = server.requests.length;
+    const dry = await bulk([...args, '--dry-run', '--json'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    const d = JSON.parse(dry.stdout) as { toSend: number; alreadySent: number; requests: number; messages: { messages: number }; firstRequest: { body: { text: string }; recipients: Array<{ msisdn: string }> } };
+    assert.deepEqual([d.toSend, d.alreadySent, d.requests, d.messages.messages], [9, 4, 5, 9]);
+    assert.deepEqual([d.firstRequest.body.text, d.firstRequest.recipients.map((x) => x.msisdn)], ['Hi Ann', [uk(6), uk(7)]]);
+    assert.match(dry.stderr, /to send: 9 recipients in 5 requests/);
+    assert.match(dry.stderr, new RegExp(`4 rows already sent \\(accepted by run ${runId}\\): left out`));
+    assert.equal(server.requests.length, before, 'the dry run sent nothing');
+
+    const report = join(dir, 'follow-report.csv');
+    const second = await bulk([...args, '--report', report, '--json'], env(server.url, config));
+    assert.equal(second.code, 0, second.stderr);
+    const s = JSON.parse(second.stdout) as Record<string, unknown>;
+    assert.deepEqual([s.toSend, s.alreadySent, s.requests, s.accepted], [9, 4, 5, 9]);
+    assert.match(second.stderr, /skipped before sending: 4 already sent/);
+    // Rows 1, 2, 3 and 5 left out before grouping: Ann's rows 6 and 7 are now her first request,
+    // and her row 10 waits for row 13.
+    assert.deepEqual(server.requests.slice(before).map(requestOf), [
+      { text: 'Hi Ann', to: [uk(6), uk(7)] },
+      { text: 'Hi Cy', to: [uk(4), uk(9)] },
+      { text: 'Hi Bob', to: [uk(8), uk(12)] },
+      { text: 'Hi Ann', to: [uk(10), uk(13)] },
+      { text: 'Hi Dee', to: [uk(11)] },
+    ]);
+    const rows = csvRows(report);
+    assert.deepEqual(rows.map((r) => [r.line, r.number, r.outcome, r.message_id]), names.map((_, i) => {
+      const n = uk(i + 1);
+      return [String(i + 2), n, [1, 2, 3, 5].includes(i + 1) ? 'already-sent' : 'accepted', `id-${n}`];
+    }));
+    assert.match(rows[0]?.error ?? '', new RegExp(`accepted by run ${runId}`));
+
+    // Another template is another message: refused, nothing sent.
+    const count = server.requests.length;
+    const other = await bulk([follow, '--from', 'Acme', '--text', 'Hello {{name}}', '--skip-sent', runId], env(server.url, config));
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, /sent another message \(body differs\)/);
+    const column = await bulk([follow, '--text-column', 'name', '--from', 'Acme', '--skip-sent', runId], env(server.url, config));
+    assert.equal(column.code, 2, column.stderr);
+    assert.match(column.stderr, /sent another message \(body, --text-column differ\)/);
+    assert.equal(server.requests.length, count);
+  });
+
+  test('--restart of an abandoned personalised run leaves out what it accepted; --include-sent sends to every row', async () => {
+    server.requests.length = 0;
+    acceptThenRefuse(server, 1);
+    const dir = tempDir('msgr-ssp-restart-');
+    const config = join(dir, 'state');
+    const file = writePeople(join(dir, 'c.csv'), NAMES);
+    const sizes = ['--batch-size', '2', '--concurrency', '1'];
+    const opts = [...HI, ...sizes];
+    assert.equal((await bulk([file, ...opts], env(server.url, config))).code, 3);
+    // The file changes (one row more), so the run cannot be resumed: restarted.
+    writePeople(file, [...NAMES, 'Eve']);
+    server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
+    const before = server.requests.length;
+    // A dry run of the restart counts what it would leave out, and abandons nothing.
+    const dry = await bulk([file, ...opts, '--restart', '--dry-run', '--json'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /--restart would abandon the unfinished run \S+; nothing is abandoned now/);
+    const d = JSON.parse(dry.stdout) as Record<string, unknown>;
+    assert.equal(server.requests.length, before);
+    const restart = await bulk([file, ...opts, '--restart', '--json'], env(server.url, config));
+    assert.equal(restart.code, 0, restart.stderr);
+    assert.match(restart.stderr, /abandoned run \S+; its journal is kept as/);
+    assert.match(restart.stderr, /2 rows already sent \(accepted by run \S+\): left out/);
+    const s = JSON.parse(restart.stdout) as Record<string, unknown>;
+    assert.deepEqual([s.toSend, s.alreadySent, s.accepted], [11, 2, 11]);
+    assert.deepEqual([d.toSend, d.alreadySent, d.requests], [s.toSend, s.alreadySent, s.requests]);
+    assert.equal(server.requests.length - before, s.requests);
+    const sent = server.requests.slice(before).map(requestOf);
+    const got = sent.flatMap((r) => r.to.map((m) => [m, r.text]));
+    assert.deepEqual(got.map(([m]) => m).sort(), [2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13].map(uk).sort(), 'rows 1 and 3 (accepted) were left out');
+    const names = [...NAMES, 'Eve'];
+    for (const [m, text] of got) assert.equal(text, `Hi ${names[Number(m?.slice(-5)) - 1] ?? ''}`);
+
+    // --include-sent: every row again, on purpose.
+    acceptThenRefuse(server, 1);
+    const bang = ['--from', 'Acme', '--text', 'Hi {{name}}!', ...sizes];
+    assert.equal((await bulk([file, ...bang], env(server.url, config))).code, 3);
+    server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
+    const from = server.requests.length;
+    const all = await bulk([file, ...bang, '--restart', '--include-sent'], env(server.url, config));
+    assert.equal(all.code, 0, all.stderr);
+    assert.doesNotMatch(all.stderr, /already sent/);
+    assert.equal(server.requests.slice(from).flatMap((r) => requestOf(r).to).length, 13);
+  });
+});
+
+describe('kill -9 and --resume of a personalised run with --skip-sent', () => {
+  let sbx: RunningSandbox;
+  let record: string;
+  before(async () => {
+    record = join(tempDir('msgr-ssp-rec-'), 'record.jsonl');
+    sbx = await startSandbox({ port: 0, record, apiKey: KEY, latencyMs: 25 });
+  });
+  after(async () => {
+    await sbx.close();
+  });
+
+  test('killed at random points and resumed: every number left gets its own text exactly once; those already sent get nothing more', async () => {
+    const dir = tempDir('msgr-ssp-kill-');
+    const config = join(dir, 'state');
+    const name = (i: number): string => `P${i % 23}`;
+    const base = Array.from({ length: 120 }, (_, i) => `${uk(i)},${name(i)}`);
+    const baseFile = join(dir, 'c.csv');
+    writeFileSync(baseFile, `msisdn,name\n${base.join('\n')}\n`);
+    const text = ['--from', 'Acme', '--text', 'Dear {{name}}'];
+    const first = await bulk([baseFile, ...text, '--batch-size', '5', '--json'], env(sbx.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+
+    // The follow-up: the first run's rows spread among 240 new ones.
+    const rows: string[] = [];
+    for (let i = 0; i < 360; i++) rows.push(i % 3 === 1 ? (base[(i - 1) / 3] as string) : `${uk(1000 + i)},${name(i)}`);
+    const file = join(dir, 'follow.csv');
+    writeFileSync(file, `msisdn,name\n${rows.join('\n')}\n`);
+    const journal = join(config, 'follow.jsonl');
+    const args = [file, ...text, '--batch-size', '3', '--concurrency', '3', '--skip-sent', runId, '--journal', journal];
+    const resume = [file, '--resume', '--resend-in-doubt', '--journal', journal];
+    let kills = 0;
+    for (let i = 0; i < 4; i++) {
+      const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(sbx.url, config), stdio: 'ignore' });
+      const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
+      await new Promise((r) => setTimeout(r, 300 + Math.random() * 400));
+      child.kill('SIGKILL');
+      if ((await closed) !== 'SIGKILL') break;
+      kills++;
+    }
+    assert.ok(kills >= 1);
+    const final = await bulk(existsSync(journal) ? resume : args, env(sbx.url, config));
+    assert.equal(final.code, 0, final.stderr);
+    assert.match(final.stderr, /skipped before sending: 120 already sent/);
+    const byNumber = new Map<string, string[]>();
+    for (const l of readFileSync(record, 'utf8').trim().split('\n')) {
+      const q = (JSON.parse(l) as { request: { body: { text: string }; recipients: Array<{ msisdn: string }> } }).request;
+      for (const r of q.recipients) byNumber.set(r.msisdn, [...(byNumber.get(r.msisdn) ?? []), q.body.text]);
+    }
+    assert.equal(byNumber.size, 360);
+    for (const row of rows) {
+      const [m, n] = row.split(',');
+      assert.deepEqual(byNumber.get(m ?? ''), [`Dear ${n ?? ''}`], `${m ?? ''} got its text exactly once`);
+    }
+  });
+});
