@@ -8,6 +8,7 @@ import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { TRICKS } from '../scripts/build/tricks.mjs';
+import { median } from './lib/results.mjs';
 
 const KEEP_AT = 0.1;
 
@@ -47,12 +48,6 @@ export function trickVariants({ root, data, node, msgr, commands }) {
     add('compile-cache', true, both, (args) => ['env', '-u', 'NODE_DISABLE_COMPILE_CACHE', node, msgr, ...args]);
   }
   return out;
-}
-
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  return Number.isInteger(mid) ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)];
 }
 
 /**

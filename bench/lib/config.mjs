@@ -33,7 +33,17 @@ const USAGE = `usage: npm run bench -- [options]
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
   -h, --help          this text`;
 
-export const { values: opt } = parseArgs({
+function parseOptions(spec) {
+  try {
+    return parseArgs(spec);
+  } catch (err) {
+    // An unknown flag or a missing value: one line and the usage, exit 2 (no stack).
+    console.error(`bench: ${err instanceof Error ? err.message : String(err)}\n${USAGE}`);
+    process.exit(2);
+  }
+}
+
+export const { values: opt } = parseOptions({
   options: {
     only: { type: 'string' },
     quick: { type: 'boolean', default: false },

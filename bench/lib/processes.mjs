@@ -2,13 +2,13 @@
 // folder (TMP: servers' certificates, records, send-bulk output), the environment every msgr run
 // gets, servers and the sandbox, and peak RSS readings.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import process from 'node:process';
 import { performance } from 'node:perf_hooks';
 import { setInterval, clearInterval } from 'node:timers';
-import { API_KEY, MSGR, NODE, ROOT } from './config.mjs';
+import { API_KEY, MSGR, NODE, opt, ROOT } from './config.mjs';
 
 const children = new Set();
 function track(child) {
@@ -30,6 +30,8 @@ for (const sig of ['SIGINT', 'SIGTERM']) {
   process.on(sig, () => {
     console.error(`\nbench: ${sig}, stopping`);
     killAll();
+    // process.exit() skips run.mjs's finally: the scratch folder goes here.
+    if (!opt.keep) rmSync(TMP, { recursive: true, force: true });
     process.exit(130);
   });
 }

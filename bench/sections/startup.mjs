@@ -7,15 +7,8 @@ import { join } from 'node:path';
 import process from 'node:process';
 import { ACCOUNT, API_KEY, BENCH, DATA, MSGR, NODE, ROOT, cfg, opt } from '../lib/config.mjs';
 import { TMP, benchEnv, hasCommand, shellQuote, startServer, tail } from '../lib/processes.mjs';
-import { fmtMs, note, passMiss, row } from '../lib/results.mjs';
+import { fmtMs, median, note, passMiss, row } from '../lib/results.mjs';
 import { trickRows, trickVariants } from '../tricks.mjs';
-
-function median(values) {
-  if (values.length === 0) return undefined;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length / 2;
-  return Number.isInteger(mid) ? (sorted[mid - 1] + sorted[mid]) / 2 : sorted[Math.floor(mid)];
-}
 
 /** The list in an order of its own for each round (round 1: as given). */
 function shuffled(list, round) {
