@@ -8,7 +8,7 @@
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
-import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { bindPlaceholders, closestName, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { UsageError } from '../errors.js';
 import { requestFrame } from './message.js';
 
@@ -69,7 +69,10 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
   const column = (name: string, flag: string): number => {
     const i = lower.indexOf(name.trim().toLowerCase());
     if (i === -1) {
-      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"`, { hint: `Its header (line 1) has: ${header.map((h) => JSON.stringify(h)).join(', ')}.` });
+      const near = closestName(name, header);
+      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
+        hint: `Its header (line 1) has: ${header.map((h) => JSON.stringify(h)).join(', ')}.`,
+      });
     }
     return i;
   };

@@ -3,7 +3,7 @@
 // a file first, so it can be read twice and resumed), and the checks that a resumed run sends
 // exactly what it started with (docs/bulk.md: Nothing lost, nothing sent twice). The journal's
 // format is bulk/journal.ts.
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -74,7 +74,12 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     let lock;
     const lockPath = `${journalPath}.lock`;
     try {
+      const folder = dirname(journalPath);
+      const made = !existsSync(folder);
       ensureParent(journalPath);
+      // A run that stops before its journal is written (the preflight, the confirmation) leaves
+      // no empty folder. Deferred before the lock, so it runs after the lock is released.
+      if (made) defer(() => removeIfEmpty(folder));
       lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
     } catch (err) {
       throw stateWriteError(err, dirname(journalPath));
@@ -129,6 +134,14 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     }
   }
   return { runId, journalPath, fileAbs, previous, abandoned, moved };
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // Not empty (a journal, an earlier run's, stdin's copy): it stays.
+  }
 }
 
 function moveJournal(from: string, to: string): void {

@@ -12,7 +12,7 @@ import type { BulkOptions } from './options.js';
 export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: BulkOptions) => Promise<void>): void {
   const cmd = program
     .command('send-bulk')
-    .description('send one message to every row of a CSV file, in batches, resumably')
+    .description("send a message to every row of a CSV file (the same text, or each row's own), in batches, resumably")
     .argument('[file]', "CSV file with a header row ('-' reads stdin)")
     .optionsGroup('Recipients:')
     .option('--msisdn-column <name>', 'the number column (default: msisdn, phone, mobile, number, to, phone number, mobile no., cell, telephone, tel, …)')
@@ -37,15 +37,18 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
     .option('--restart', 'abandon the unfinished run of this file and start a new one (leaving out the rows it accepted)')
     .option('--include-sent', 'with --restart: send to the rows the abandoned run accepted as well')
-    .option('--skip-sent <run>', 'leave out every number this run (id or journal) accepted for the same message; repeatable', collect)
+    .option('--skip-sent <run>', 'leave out every number this run (id or journal) accepted for the same message; repeatable', collect);
+  // After the message flags they refine, before the connection's.
+  addMessageOptions(cmd)
+    .optionsGroup('Messages per row:')
     .option('--no-render', 'send the text as written: {{placeholders}} not filled in, the columns as recipients[].variables')
     .option('--text-column <name>', "each row's message from this column (sent as it is)")
     .option('--from-column <name>', "each row's sender from this column")
     .option('--max-parts <n>', 'rows whose message takes more SMS parts are invalid')
+    .optionsGroup('Previews and samples:')
     .option('--preview [n]', 'print the first n rendered messages (default 5); send nothing')
     .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
     .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
-  addMessageOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addHelpText(
     'after',

@@ -187,7 +187,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // One shared text: its parts once; messages of their own: counted per row by the preflight.
   const textAnalysis = personal === undefined && sharedText !== undefined ? analyseText(sharedText) : undefined;
   const base = preflightSummary(
-    { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: noJournal ? null : journalPath, report: reportPath ?? null, dryRun: opts.dryRun, batchSize: shape.batchSize },
+    { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? journalPath : null, report: reportPath ?? null, dryRun: opts.dryRun || opts.preview !== undefined, batchSize: shape.batchSize },
     pre,
     textAnalysis,
     pre.totals,
@@ -317,7 +317,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const seconds = (performance.now() - t0) / 1000;
 
   const r = sender.result();
-  const summary = sentSummary(base, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
   journal.stop(r.stopped ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
