@@ -1,9 +1,14 @@
 // Seeing a campaign before paying for it (README: "Personalised messages"): the first rows'
-// messages exactly as they will be sent (--preview), a short view of the first request for a dry
-// run on a terminal, and the samples --sample-to sends instead of the rows' recipients.
+// messages exactly as they will be sent (--preview), the first request of a dry run (short on a
+// terminal), each printed for people or as the --json document; and the requests of the samples
+// --sample-to sends instead of the rows' recipients (bulk/sample.ts).
+import type { Context } from '../context.js';
 import { analyseText } from '../message/segments.js';
+import type { Ui } from '../output/ui.js';
 import { messageForKey } from './personalise.js';
 import type { FirstRow } from './preflight.js';
+import { fmt } from './progress.js';
+import type { Summary } from './summary.js';
 
 export interface PreviewEntry {
   readonly line: number;
@@ -64,4 +69,33 @@ export function shortRequestView(request: Record<string, unknown>, shown = 3): s
   // After the last recipient shown: the closing bracket of the list is the first `\n  ]` after it.
   const end = json.indexOf('\n  ]');
   return `${json.slice(0, end)}\n    … and ${more} more recipient${more === 1 ? '' : 's'} in this request${json.slice(end)}`;
+}
+
+/** Where a preview or a dry run prints: the document or the requests on stdout, the count on stderr. */
+export interface TrialOutput {
+  readonly stdout: Context['stdout'];
+  readonly ui: Pick<Ui, 'info'>;
+  readonly json: boolean;
+  /** The --json document's figures (the preflight's summary). */
+  readonly summary: Summary;
+}
+
+/** `--preview`: the first rows' messages as they will be sent (`--json`: in the summary document). */
+export function printPreview(out: TrialOutput, message: Record<string, unknown>, rows: readonly FirstRow[], toSend: number): void {
+  const entries = previewEntries(message, rows);
+  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, preview: entries }, null, 2)}\n`);
+  else if (entries.length > 0) out.stdout.write(`${formatPreview(entries)}\n`);
+  out.ui.info(`preview: the first ${fmt(entries.length)} of ${fmt(toSend)} message${toSend === 1 ? '' : 's'}; nothing was sent`);
+}
+
+/**
+ * `--dry-run`: the first request (its frame around the first batch's recipients), null when there
+ * is none; whole in a document or a pipe, its first recipients only on a terminal.
+ */
+export function printDryRun(out: TrialOutput, frame: { prefix: string; suffix: string }, firstBatch: readonly string[], pre: { toSend: number; requests: number }): void {
+  const first = firstBatch.length > 0 ? (JSON.parse(`${frame.prefix}${firstBatch.join(',')}${frame.suffix}`) as Record<string, unknown>) : null;
+  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, firstRequest: first }, null, 2)}\n`);
+  // On a terminal, a person reads it: the first recipients, not hundreds of lines.
+  else if (first !== null) out.stdout.write(`${out.stdout.isTTY === true ? shortRequestView(first) : JSON.stringify(first, null, 2)}\n`);
+  out.ui.info(`dry run: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'} would be sent; nothing was sent`);
 }

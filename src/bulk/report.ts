@@ -82,3 +82,19 @@ export class ReportWriter {
     this.#file.close();
   }
 }
+
+/**
+ * A run's --report, opened before the preflight so a bad path fails before anything else (and
+ * before a journal exists). A dry run only checks the name; a preview or a sample (`trial`, the
+ * flag) sends nothing of the campaign, so there is nothing to report.
+ */
+export function openRunReport(path: string, o: { dryRun: boolean; trial: string | undefined }, defer: (cleanup: () => void) => void): ReportWriter | undefined {
+  if (o.trial !== undefined) throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`);
+  if (o.dryRun) {
+    reportFormat(path);
+    return undefined;
+  }
+  const report = new ReportWriter(path);
+  defer(() => report.close());
+  return report;
+}

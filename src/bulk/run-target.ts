@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
+import type { Settings } from '../settings/resolve.js';
+import type { Target } from '../settings/target.js';
 import type { JournaledTarget, RunHeader } from './journal.js';
 
 /** The sandbox listens on a new port every run: its journals record this instead. */
@@ -106,4 +108,13 @@ function describeMessage(message: Record<string, unknown>): string {
   const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
   const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
   return `${what}, from ${String(message.from)}, account ${String(message.accountReference)}`;
+}
+
+/**
+ * What a run's journal records of where it sends. A resumed run's requests carry the journal's
+ * account (`message`'s): an account given now is what it is checked against.
+ */
+export function runTargetOf(target: Pick<Target, 'endpoint' | 'apiKey' | 'sandbox'>, settings: Pick<Settings, 'profile' | 'account'>, message: Record<string, unknown>, resuming: boolean): JournaledTarget {
+  const journaled = typeof message.accountReference === 'string' ? message.accountReference : undefined;
+  return journaledTarget({ endpoint: target.endpoint, apiKey: target.apiKey, sandbox: target.sandbox, profile: settings.profile.value, account: resuming ? (settings.account.value ?? journaled) : journaled });
 }

@@ -2,13 +2,14 @@
 // the --sample-to numbers instead of the row's recipient, as a run of its own. It has its own run
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.
-import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, type MsgrError } from '../errors.js';
+import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, type MsgrError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { MessagesClient } from '../http/client.js';
 import type { Ui } from '../output/ui.js';
 import { fmt } from './progress.js';
 import type { Outcome } from '../http/outcome.js';
 import { asciiJson } from './columns.js';
+import type { NumberChecker } from './number-check.js';
 import { requestFrame } from './message.js';
 import type { FirstRow } from './preflight.js';
 import { rowRequest } from './preview.js';
@@ -21,6 +22,15 @@ export interface SampleOutcome {
   readonly outcome: Outcome['kind'];
   readonly status: number | null;
   readonly error: string | null;
+}
+
+/** The --sample-to numbers, checked (before the file is read) and normalised; undefined without the flag. */
+export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker): string[] | undefined {
+  return to?.map((n) => {
+    const r = checker.check(n);
+    if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${n} ${r.reason ?? 'is not a phone number'}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
+    return r.e164;
+  });
 }
 
 /** The body of row `row`'s sample: its request, its recipient entry once per sample number. */
@@ -84,8 +94,9 @@ export function realRunCommand(argv: readonly string[]): string {
 export async function runSamples(
   ctx: Pick<Context, 'argv' | 'stdout'>,
   ui: Pick<Ui, 'info' | 'success'>,
-  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; json: boolean; clean: (s: string) => string },
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; clean: (s: string) => string },
 ): Promise<void> {
+  if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
   const results = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
   for (const r of results) ui.info(`sample: line ${r.line}'s message to ${s.to.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
   const failed = results.find((r) => r.outcome !== 'accepted');

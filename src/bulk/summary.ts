@@ -9,6 +9,7 @@ import { fmt, formatBytes } from './progress.js';
 import { describeChar, type TextAnalysis } from '../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';
 import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
+import { describeSkipped, type SentNumbers } from './sent.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
 export interface Summary {
@@ -195,6 +196,16 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   if (o.exclude !== undefined) {
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${fmt(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${fmt(numbers)} number${numbers === 1 ? '' : 's'})`);
+  }
+}
+
+/** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number): void {
+  if (sent === undefined) return;
+  ui.info(`  ${describeSkipped(alreadySent, sent)}`);
+  if (sent.inDoubt > 0) {
+    const ids = sent.runs.map((r) => r.runId);
+    ui.warn(`${fmt(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} --report in-doubt.csv`);
   }
 }
 
