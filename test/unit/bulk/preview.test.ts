@@ -1,0 +1,85 @@
+// What --preview and --dry-run print: for people on a terminal, whole into a pipe, or the --json
+// document; and the --sample-to numbers, checked before the file is read.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { UsageError } from '../../../src/errors.js';
+import { createNumberChecker } from '../../../src/bulk/number-check.js';
+import { printDryRun, printPreview, type TrialOutput } from '../../../src/bulk/preview.js';
+import { sampleNumbers } from '../../../src/bulk/sample.js';
+import type { Summary } from '../../../src/bulk/summary.js';
+
+const summary = { runId: null, journal: null, dryRun: true, toSend: 5 } as unknown as Summary;
+
+function output(o: { json?: boolean; tty?: boolean } = {}): TrialOutput & { out: () => string; info: string[] } {
+  let out = '';
+  const info: string[] = [];
+  return {
+    stdout: { write: (s: string) => ((out += s), true), isTTY: o.tty === true },
+    ui: { info: (line: string) => void info.push(line) },
+    json: o.json === true,
+    summary,
+    out: () => out,
+    info,
+  };
+}
+
+const FRAME = { prefix: '{"from":"Acme","body":{"text":"Hi"},"recipients":[', suffix: ']}' };
+const BATCH = ['+447700900001', '+447700900002', '+447700900003', '+447700900004', '+447700900005'].map((msisdn) => JSON.stringify({ msisdn }));
+
+describe('printDryRun', () => {
+  test('into a pipe: the whole first request; on a terminal: its first three recipients and a count', () => {
+    const pipe = output();
+    printDryRun(pipe, FRAME, BATCH, { toSend: 5, requests: 1 });
+    assert.equal((JSON.parse(pipe.out()) as { recipients: unknown[] }).recipients.length, 5);
+    assert.deepEqual(pipe.info, ['dry run: 5 recipients in 1 request would be sent; nothing was sent']);
+    const tty = output({ tty: true });
+    printDryRun(tty, FRAME, BATCH, { toSend: 5, requests: 1 });
+    assert.match(tty.out(), /"\+447700900003"\n {4}}\n {4}… and 2 more recipients in this request\n {2}]/);
+    assert.doesNotMatch(tty.out(), /900004/);
+  });
+
+  test('--json: the summary with the first request, null when nothing is to be sent', () => {
+    const doc = output({ json: true });
+    printDryRun(doc, FRAME, BATCH.slice(0, 1), { toSend: 1, requests: 1 });
+    assert.deepEqual(JSON.parse(doc.out()), { ...summary, firstRequest: { from: 'Acme', body: { text: 'Hi' }, recipients: [{ msisdn: '+447700900001' }] } });
+    const none = output({ json: true });
+    printDryRun(none, FRAME, [], { toSend: 0, requests: 0 });
+    assert.equal((JSON.parse(none.out()) as { firstRequest: unknown }).firstRequest, null);
+    const quiet = output();
+    printDryRun(quiet, FRAME, [], { toSend: 0, requests: 0 });
+    assert.equal(quiet.out(), '');
+  });
+});
+
+describe('printPreview', () => {
+  const message = { from: 'Acme', body: { text: 'Hi' } };
+  const rows = [{ line: 2, e164: '+447700900001', recipient: JSON.stringify({ msisdn: '+447700900001' }), key: undefined }];
+
+  test('for people: each message, and how many of the messages to send were shown', () => {
+    const o = output();
+    printPreview(o, message, rows, 5);
+    assert.equal(o.out(), 'line 2 → +447700900001 from Acme (GSM-7, 1 SMS part)\n  │ Hi\n');
+    assert.deepEqual(o.info, ['preview: the first 1 of 5 messages; nothing was sent']);
+  });
+
+  test('--json: the summary with the entries', () => {
+    const o = output({ json: true });
+    printPreview(o, message, rows, 1);
+    const doc = JSON.parse(o.out()) as { dryRun: boolean; preview: Array<{ line: number; text: string }> };
+    assert.equal(doc.dryRun, true);
+    assert.deepEqual(doc.preview.map((e) => [e.line, e.text]), [[2, 'Hi']]);
+    assert.deepEqual(o.info, ['preview: the first 1 of 1 message; nothing was sent']);
+  });
+});
+
+describe('sampleNumbers', () => {
+  test('normalised, a national number refused without a country, none without the flag', () => {
+    const gb = createNumberChecker('GB');
+    assert.deepEqual(sampleNumbers(['07700 900123', '+447700900456'], gb), ['+447700900123', '+447700900456']);
+    assert.equal(sampleNumbers(undefined, gb), undefined);
+    assert.throws(
+      () => sampleNumbers(['07700 900123'], createNumberChecker(undefined)),
+      (e: unknown) => e instanceof UsageError && /^--sample-to: 07700 900123 /.test(e.message) && /--default-country/.test(e.hint ?? ''),
+    );
+  });
+});
