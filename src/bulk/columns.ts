@@ -4,6 +4,7 @@
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
+import { closestName } from '../message/placeholders.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -83,6 +84,17 @@ function clean(name: string): string {
   return name.replace(/^\uFEFF/, '').trim();
 }
 
+/**
+ * The error for a flag naming a column the file lacks, with the nearest header name when one is
+ * close (`--text-column mesage` → did you mean "message"?) and every header name.
+ */
+export function noSuchColumn(flag: string, fileLabel: string, name: string, header: readonly string[], line = 'Its header (line 1) has'): UsageError {
+  const near = closestName(name, header);
+  return new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
+    hint: `${line}: ${header.map((h) => JSON.stringify(h.trim())).join(', ')}.`,
+  });
+}
+
 export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string): ColumnPlan {
   const header = rawHeader.map(clean);
   const lower = header.map((h) => h.toLowerCase());
@@ -90,9 +102,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   const find = (name: string, flag: string): number => {
     const want = clean(name).toLowerCase();
     const first = lower.indexOf(want);
-    if (first === -1) {
-      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"`, { hint: `Its header (line 1) has: ${shown}.` });
-    }
+    if (first === -1) throw noSuchColumn(flag, fileLabel, name, header);
     if (lower.indexOf(want, first + 1) !== -1) {
       throw new UsageError(`${flag}: ${fileLabel} has more than one column "${name}"`, { hint: 'Rename one of them in the header.' });
     }

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { fileProblem, UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
-import { findNumberColumn, headerKey, NUMBER_COLUMNS_SHOWN } from './columns.js';
+import { findNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { CsvInputError, detectFormat, readCsv } from './reader.js';
@@ -63,11 +63,7 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     if (options.column !== undefined) {
       const want = headerKey(options.column);
       column = fields.findIndex((f) => headerKey(f) === want);
-      if (column === -1) {
-        throw new UsageError(`--exclude-column: ${label} has no column "${options.column}"`, {
-          hint: `Its first line has: ${fields.map((f) => JSON.stringify(f.trim())).join(', ')}.`,
-        });
-      }
+      if (column === -1) throw noSuchColumn('--exclude-column', label, options.column, fields, 'Its first line has');
       columnName = (fields[column] ?? '').trim();
       return true;
     }

@@ -8,8 +8,8 @@
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
-import { bindPlaceholders, closestName, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
-import { UsageError } from '../errors.js';
+import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
 
 /** What makes each row's message its own; journaled with the run, so --resume does the same. */
@@ -68,12 +68,7 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
   const lower = header.map((h) => h.trim().toLowerCase());
   const column = (name: string, flag: string): number => {
     const i = lower.indexOf(name.trim().toLowerCase());
-    if (i === -1) {
-      const near = closestName(name, header);
-      throw new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
-        hint: `Its header (line 1) has: ${header.map((h) => JSON.stringify(h)).join(', ')}.`,
-      });
-    }
+    if (i === -1) throw noSuchColumn(flag, fileLabel, name, header);
     return i;
   };
   const textAt = spec.textColumn !== null ? column(spec.textColumn, '--text-column') : -1;

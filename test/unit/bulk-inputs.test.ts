@@ -170,6 +170,7 @@ describe('opt-out lists', () => {
     const named = await loadExcludes(file('Name,Contact\nAnn,+447911123456\n', 'opt.csv'), none, { column: 'contact' });
     assert.deepEqual([named.numbers, named.column], [1, 'Contact']);
     await assert.rejects(loadExcludes(file('Name,Contact\n', 'opt.csv'), none, { column: 'phone' }), /--exclude-column: .* has no column "phone"/);
+    await assert.rejects(loadExcludes(file('Name,Contact\n', 'opt.csv'), none, { column: 'contcat' }), /--exclude-column: .* has no column "contcat"; did you mean "Contact"\?/);
     await assert.rejects(loadExcludes(file('Name,Contact\nAnn,+447911123456\n', 'opt.csv'), none), /has no number column/);
   });
 

@@ -179,6 +179,10 @@ describe('columns', () => {
   test('a missing column is a usage error that lists the header', () => {
     assert.throws(() => planColumns(['a', 'b'], {}, 'f.csv'), (err: unknown) => err instanceof UsageError && /no number column/.test(err.message) && /"a", "b"/.test(err.hint ?? ''));
     assert.throws(() => planColumns(['msisdn', 'b'], { varColumns: ['c'] }, 'f.csv'), /--var-columns: f.csv has no column "c"/);
+    // A typo of a header name gets the nearest one, in every column flag.
+    assert.throws(() => planColumns(['Mobile', 'First name', 'campaign'], { msisdnColumn: 'Mobil' }, 'f.csv'), /--msisdn-column: f.csv has no column "Mobil"; did you mean "Mobile"\?/);
+    assert.throws(() => planColumns(['msisdn', 'First name', 'campaign'], { varColumns: ['first nme'] }, 'f.csv'), /--var-columns: f.csv has no column "first nme"; did you mean "First name"\?/);
+    assert.throws(() => planColumns(['msisdn', 'First name', 'campaign'], { metaColumns: ['campain'] }, 'f.csv'), /--meta-columns: f.csv has no column "campain"; did you mean "campaign"\?/);
   });
 });
 
