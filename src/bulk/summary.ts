@@ -77,6 +77,16 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
 }
 
 /** The summary once the send pass is over; `resume` only when something is left to send. */
+/**
+ * Why the send pass stopped, if it did. A signal that came after every batch had its answer
+ * stopped nothing: that run ends as a complete one does (exit 0, or 4/7 for rejections), not as
+ * an interrupted one (130).
+ */
+export function stopReason(r: SendResult, toSend: number): SendResult['stopped'] {
+  const everyAnswerIn = r.inDoubt === 0 && r.notSent === 0 && r.accepted + r.rejected >= toSend;
+  return r.stopped === 'interrupted' && everyAnswerIn ? undefined : r.stopped;
+}
+
 export function sentSummary(base: Summary, r: SendResult, seconds: number, resumeCommand: string): SentSummary {
   const resumable = r.notSent + r.inDoubt > 0;
   return {
@@ -87,7 +97,7 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
     inDoubt: r.inDoubt,
     notSent: r.notSent,
     inDoubtBatches: r.inDoubtBatches,
-    stopped: r.stopped ?? null,
+    stopped: stopReason(r, base.toSend) ?? null,
     seconds: Math.round(seconds * 10) / 10,
     resume: resumable ? resumeCommand : null,
   };
@@ -124,7 +134,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
       jsonFor,
     });
   }
-  if (r.stopped === 'interrupted') {
+  if (stopReason(r, toSend) === 'interrupted') {
     return new InterruptedError(`interrupted: ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
       ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
       jsonFor,
@@ -216,7 +226,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.toSend === 0 && s.alreadySent > 0
       ? `nothing left to send: every row to send had already been accepted by an earlier run (${fmt(s.alreadySent)})`
       : `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
-  if (r.accepted === s.toSend && r.stopped === undefined) ui.success(line);
+  if (r.accepted === s.toSend && stopReason(r, s.toSend) === undefined) ui.success(line);
   else ui.info(line);
   const notAccepted = [
     r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '',

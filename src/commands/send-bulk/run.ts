@@ -35,7 +35,7 @@ import { runSamples, sampleNumbers } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
 import { sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, successDocument, summaryError } from '../../bulk/summary.js';
+import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -225,7 +225,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
 
   const r = sender.result();
   const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
-  journal.stop(r.stopped ?? 'finished');
+  journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);

@@ -51,6 +51,15 @@ describe('summaryError', () => {
     });
   }
 
+  test('a signal after every batch had its answer stopped nothing: no error, nothing said stopped', () => {
+    const done = result({ stopped: 'interrupted', accepted: 10 });
+    const summary = sentSummary(base, done, 1, 'x');
+    assert.equal(summary.stopped, null);
+    assert.equal(summaryError(summary, done, { reportPath: undefined, clean }), undefined);
+    const rejected = result({ stopped: 'interrupted', accepted: 8, rejected: 2 });
+    assert.ok(summaryError(sentSummary(base, rejected, 1, 'x'), rejected, { reportPath: undefined, clean }) instanceof PartialError);
+  });
+
   test('everything accepted: no error', () => {
     const r = result({ accepted: 10 });
     assert.equal(summaryError(sentSummary(base, r, 1, 'x'), r, { reportPath: undefined, clean }), undefined);
