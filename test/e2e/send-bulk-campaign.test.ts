@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, 
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { BIN, cleanEnv, killRepeatedly, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -422,15 +422,7 @@ describe('kill -9 with --skip-sent and --resume', () => {
     const journal = join(config, 'follow.jsonl');
     const args = [file2, ...MSG, '--batch-size', '4', '--concurrency', '3', '--skip-sent', runId, '--journal', journal];
     const resume = [file2, '--resume', '--resend-in-doubt', '--journal', journal];
-    let kills = 0;
-    for (let i = 0; i < 4; i++) {
-      const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(sbx.url, config), stdio: 'ignore' });
-      const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
-      await new Promise((r) => setTimeout(r, 300 + Math.random() * 400));
-      child.kill('SIGKILL');
-      if ((await closed) !== 'SIGKILL') break;
-      kills++;
-    }
+    const kills = await killRepeatedly({ args, resume, journal, env: env(sbx.url, config) });
     assert.ok(kills >= 1);
     const final = await bulk(existsSync(journal) ? resume : args, env(sbx.url, config));
     assert.equal(final.code, 0, final.stderr);

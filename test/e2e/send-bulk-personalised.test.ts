@@ -1,12 +1,11 @@
 // Personalised bulk messages end to end: the built CLI against the sandbox on 127.0.0.1, asserting
 // on what the server received for every row.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
 
 const KEY = 'test-key-1234';
 
@@ -244,15 +243,7 @@ describe('send-bulk: personalised messages', () => {
       const journal = join(config, 'journal.jsonl');
       const args = [path, '--from', 'Acme', '--text', 'Dear {{name}}, {{day|soon}}', '--batch-size', '3', '--concurrency', '3', '--journal', journal];
       const resume = [path, '--resume', '--resend-in-doubt', '--journal', journal];
-      let kills = 0;
-      for (let i = 0; i < 4; i++) {
-        const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
-        const done = new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, signal) => resolve(signal)));
-        await new Promise((r) => setTimeout(r, 250 + Math.random() * 350));
-        child.kill('SIGKILL');
-        if ((await done) !== 'SIGKILL') break;
-        kills++;
-      }
+      const kills = await killRepeatedly({ args, resume, journal, env: env(server.url, config), afterMs: [250, 350] });
       assert.ok(kills >= 1);
       const final = await bulk(existsSync(journal) ? resume : args, env(server.url, config));
       assert.equal(final.code, 0, final.stderr);

@@ -3,12 +3,11 @@
 // requests, so the preflight's counts, the requests the server receives, a dry run, the report
 // and a resumed run after kill -9 all agree.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -210,15 +209,7 @@ describe('kill -9 and --resume of a personalised run with --skip-sent', () => {
     const journal = join(config, 'follow.jsonl');
     const args = [file, ...text, '--batch-size', '3', '--concurrency', '3', '--skip-sent', runId, '--journal', journal];
     const resume = [file, '--resume', '--resend-in-doubt', '--journal', journal];
-    let kills = 0;
-    for (let i = 0; i < 4; i++) {
-      const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(journal) ? resume : args)], { cwd: ROOT, env: env(sbx.url, config), stdio: 'ignore' });
-      const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_c, s) => r(s)));
-      await new Promise((r) => setTimeout(r, 300 + Math.random() * 400));
-      child.kill('SIGKILL');
-      if ((await closed) !== 'SIGKILL') break;
-      kills++;
-    }
+    const kills = await killRepeatedly({ args, resume, journal, env: env(sbx.url, config) });
     assert.ok(kills >= 1);
     const final = await bulk(existsSync(journal) ? resume : args, env(sbx.url, config));
     assert.equal(final.code, 0, final.stderr);

@@ -1,6 +1,6 @@
 // Runs the built CLI as a user would: `node bin/msgr.js ...` in a child process.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -61,4 +61,23 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<RunRes
     if (options.input !== undefined) child.stdin.end(options.input);
     else child.stdin.end();
   });
+}
+
+/**
+ * Runs `msgr send-bulk` and kills it with SIGKILL at a random moment, up to `tries` times: the
+ * first run with `args`, each next one with `resume` once the journal exists. Returns how many
+ * runs were killed; a run that ends before its kill stops the loop.
+ */
+export async function killRepeatedly(o: { args: string[]; resume: string[]; journal: string; env: Record<string, string>; tries?: number; afterMs?: [min: number, spread: number] }): Promise<number> {
+  const [min, spread] = o.afterMs ?? [300, 400];
+  let kills = 0;
+  for (let i = 0; i < (o.tries ?? 4); i++) {
+    const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(o.journal) ? o.resume : o.args)], { cwd: ROOT, env: o.env, stdio: 'ignore' });
+    const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
+    await new Promise((r) => setTimeout(r, min + Math.random() * spread));
+    child.kill('SIGKILL');
+    if ((await closed) !== 'SIGKILL') break;
+    kills++;
+  }
+  return kills;
 }
