@@ -35,20 +35,26 @@ export function csvFile(n) {
   const marker = `${file}.ok`;
   if (existsSync(file) && existsSync(marker) && readFileSync(marker, 'utf8') === `${GEN_VERSION} ${statSync(file).size}`) return file;
   const t0 = performance.now();
-  const fd = openSync(file, 'w');
-  writeSync(fd, 'msisdn,name,code\n');
-  const chunk = 50_000;
-  for (let start = 0; start < n; start += chunk) {
-    let s = '';
-    const end = Math.min(n, start + chunk);
-    // code keeps its leading zeros: a CSV reader that casts would turn 000042 into 42.
-    for (let i = start; i < end; i++) s += `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${String((i * 31337) % 1e6).padStart(6, '0')}\n`;
-    writeSync(fd, s);
-  }
-  closeSync(fd);
+  // code keeps its leading zeros: a CSV reader that casts would turn 000042 into 42.
+  writeLines(file, 'msisdn,name,code\n', n, (i) => `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${String((i * 31337) % 1e6).padStart(6, '0')}\n`);
   writeFileSync(marker, `${GEN_VERSION} ${statSync(file).size}`);
   console.error(`bench: wrote ${file} (${fmtInt(n)} rows, ${fmtMB(statSync(file).size)}) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
   return file;
+}
+
+/** Writes `first` and then line(i) for i < n into `file`, a megabyte at a time. */
+export function writeLines(file, first, n, line) {
+  const fd = openSync(file, 'w');
+  let s = first;
+  for (let i = 0; i < n; i++) {
+    s += line(i);
+    if (s.length > 1e6) {
+      writeSync(fd, s);
+      s = '';
+    }
+  }
+  writeSync(fd, s);
+  closeSync(fd);
 }
 
 /** Reads a file once so the parse baseline and msgr both start from the page cache. */

@@ -1,10 +1,10 @@
 // Section personalised: a message per row. send-bulk with every message different against a bare
 // undici Pool posting the same bodies to the same sandbox, and peak RSS of 1,000,000 personalised
 // rows (--dry-run, and a real send of messages shared by day).
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { ACCOUNT, API_KEY, BENCH, DATA, MSGR, NODE, cfg, quick } from '../lib/config.mjs';
-import { NAMES, csvFile, numberFor, warmCache } from '../lib/data.mjs';
+import { NAMES, csvFile, numberFor, warmCache, writeLines } from '../lib/data.mjs';
 import { commandHelp, hasFlag } from '../lib/features.mjs';
 import { TMP, parseTimeV, pollHwm, runCmd, startSandbox, tail } from '../lib/processes.mjs';
 import { MB, fmtInt, fmtMB, note, passMiss, row } from '../lib/results.mjs';
@@ -18,18 +18,10 @@ const ascii = (json) => json.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCode
  */
 function personalBodies(n) {
   const file = join(DATA, `personal-bodies-${n}.jsonl`);
-  const fd = openSync(file, 'w');
-  let s = '';
-  for (let i = 0; i < n; i++) {
+  writeLines(file, '', n, (i) => {
     const text = `Hi ${NAMES[i % NAMES.length]}${i}, your code is ${String((i * 31337) % 1e6).padStart(6, '0')}`;
-    s += `${ascii(JSON.stringify({ accountReference: ACCOUNT, channel: 'SMS', from: 'Acme', body: { text }, recipients: [{ msisdn: numberFor(i) }] }))}\n`;
-    if (s.length > 1e6) {
-      writeSync(fd, s);
-      s = '';
-    }
-  }
-  writeSync(fd, s);
-  closeSync(fd);
+    return `${ascii(JSON.stringify({ accountReference: ACCOUNT, channel: 'SMS', from: 'Acme', body: { text }, recipients: [{ msisdn: numberFor(i) }] }))}\n`;
+  });
   return file;
 }
 
@@ -38,19 +30,8 @@ function dayCsv(n) {
   mkdirSync(DATA, { recursive: true });
   const file = join(DATA, `personal-days-${n}.csv`);
   if (existsSync(file)) return file;
-  const fd = openSync(file, 'w');
-  writeSync(fd, 'msisdn,name,day\n');
-  let s = '';
   const days = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
-  for (let i = 0; i < n; i++) {
-    s += `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${days[(i * 7919) % 7]}\n`;
-    if (s.length > 1e6) {
-      writeSync(fd, s);
-      s = '';
-    }
-  }
-  writeSync(fd, s);
-  closeSync(fd);
+  writeLines(file, 'msisdn,name,day\n', n, (i) => `${numberFor(i)},${NAMES[i % NAMES.length]}${i},${days[(i * 7919) % 7]}\n`);
   return file;
 }
 
