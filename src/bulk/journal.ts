@@ -409,6 +409,8 @@ export class Journal {
    * those batches leaves) and flushes it; the batches leave when the flush is done.
    */
   #commit(): void {
+    // Answers first: they are written whatever happens to the group.
+    this.#writeAnswers();
     const waiting = this.#waiting;
     if (waiting.length === 0) return;
     const lines = this.#queued;
@@ -456,9 +458,41 @@ export class Journal {
 
   /** Records an answer. On a full disk it takes the reserve's room, or is held (see settle). */
   done(rec: Omit<DoneRecord, 'type' | 'at'>): void {
-    const record = { type: 'done', ...rec, at: this.#now().toISOString() };
-    if (this.#held.length === 0 && this.#tryWrite(record)) return;
-    this.#held.push(`${JSON.stringify(record)}\n`);
+    this.#writeAnswers();
+    const line = this.#doneLine(rec);
+    if (this.#held.length === 0 && this.#tryWrite(line)) return;
+    this.#held.push(line);
+  }
+
+  /**
+   * The same, written with the other answers of this turn of the event loop in one write(2) as
+   * the turn ends (or before the next group of "send" lines). A kill -9 within the turn loses
+   * them: their batches are then in doubt, as when it comes a moment before the answer.
+   */
+  answered(rec: Omit<DoneRecord, 'type' | 'at'>): void {
+    this.#answers.push(this.#doneLine(rec));
+    if (this.#answersScheduled) return;
+    this.#answersScheduled = true;
+    setImmediate(() => {
+      this.#answersScheduled = false;
+      this.#writeAnswers();
+    });
+  }
+
+  /** Answers waiting for the end of the turn (answered). */
+  #answers: string[] = [];
+  #answersScheduled = false;
+
+  #doneLine(rec: Omit<DoneRecord, 'type' | 'at'>): string {
+    return `${JSON.stringify({ type: 'done', ...rec, at: this.#now().toISOString() })}\n`;
+  }
+
+  #writeAnswers(): void {
+    if (this.#answers.length === 0) return;
+    const lines = this.#answers;
+    this.#answers = [];
+    if (this.#held.length === 0 && this.#tryWrite(lines.join(''))) return;
+    this.#held.push(...lines);
   }
 
   /**
@@ -466,6 +500,7 @@ export class Journal {
    * once, through `waiting`, where room is needed. Returns at once when nothing is held.
    */
   async settle(waiting: (folder: string, records: number) => void, signal?: AbortSignal): Promise<void> {
+    this.#writeAnswers();
     let told = false;
     while (this.#held.length > 0) {
       const line = this.#held[0] as string;
@@ -492,7 +527,8 @@ export class Journal {
 
   /** For people; a full disk only costs the line. */
   stop(reason: string): void {
-    if (!this.#tryWrite({ type: 'stop', reason, at: this.#now().toISOString() })) return;
+    this.#writeAnswers();
+    if (!this.#tryWrite(`${JSON.stringify({ type: 'stop', reason, at: this.#now().toISOString() })}\n`)) return;
     try {
       this.sync();
     } catch (err) {
@@ -508,6 +544,7 @@ export class Journal {
   close(): void {
     if (this.#fd < 0) return;
     try {
+      this.#writeAnswers();
       if (this.#dirty) this.sync();
     } catch (err) {
       if (!isNoSpace(err)) throw err;
@@ -523,10 +560,10 @@ export class Journal {
     this.#reserve?.release();
   }
 
-  /** Writes a record; false when the disk is full even after the reserve was given back. */
-  #tryWrite(record: object): boolean {
+  /** Writes whole lines; false when the disk is full even after the reserve was given back. */
+  #tryWrite(lines: string): boolean {
     try {
-      this.#write(record);
+      this.#writeLine(lines);
       this.#dirty = true;
       return true;
     } catch (err) {
@@ -536,7 +573,7 @@ export class Journal {
     this.#ranOut();
     if (!had) return false;
     try {
-      this.#write(record);
+      this.#writeLine(lines);
       this.#dirty = true;
       return true;
     } catch (err) {

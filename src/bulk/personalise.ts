@@ -9,7 +9,7 @@
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
 import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
-import { noSuchColumn } from './columns.js';
+import { asciiJson, noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
 
 /** What makes each row's message its own; journaled with the run, so --resume does the same. */
@@ -141,5 +141,37 @@ export function messageForKey(message: Record<string, unknown>, key: string): Re
 
 /** The body frame of one grouping key (bulk/message.ts, requestFrame). */
 export function frameForKey(message: Record<string, unknown>, key: string): { prefix: string; suffix: string } {
+  // A key of a text alone, `["…"]`, holds the text's JSON already: it goes into the run's frame
+  // built once around a marker (a request per row otherwise rebuilds the whole frame each time).
+  if (key.startsWith('["') && closingQuote(key, 1) === key.length - 2) {
+    let t = textFrames.get(message);
+    if (t === undefined) {
+      t = textFrame(message);
+      textFrames.set(message, t);
+    }
+    if (t !== null) return { prefix: t.before + asciiJson(key.slice(1, -1)) + t.after, suffix: t.suffix };
+  }
   return requestFrame(messageForKey(message, key));
+}
+
+/** Where the JSON string opening at `open` ends (its closing quote), or -1. */
+function closingQuote(json: string, open: number): number {
+  for (let i = open + 1; i < json.length; i++) {
+    const c = json.charCodeAt(i);
+    if (c === 0x5c) i++;
+    else if (c === 0x22) return i;
+  }
+  return -1;
+}
+
+const MARKER = '\u0000msgr text\u0000';
+const textFrames = new WeakMap<Record<string, unknown>, { before: string; after: string; suffix: string } | null>();
+
+/** The run's frame split around its text's JSON; null when the marker is not found once. */
+function textFrame(message: Record<string, unknown>): { before: string; after: string; suffix: string } | null {
+  const { prefix, suffix } = requestFrame(messageForKey(message, JSON.stringify([MARKER])));
+  const marker = JSON.stringify(MARKER);
+  const at = prefix.indexOf(marker);
+  if (at < 0 || prefix.indexOf(marker, at + 1) >= 0) return null;
+  return { before: prefix.slice(0, at), after: prefix.slice(at + marker.length), suffix };
 }

@@ -28,6 +28,12 @@ import { idempotencyKey } from './state.js';
 
 /** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
 export const MAX_CONSECUTIVE_FAILURES = 5;
+/**
+ * Batches are journaled ahead of the window, so a batch that gets a slot finds its "send" line
+ * on disk already: as many batches as the window holds, or as make up this many recipients when
+ * batches are smaller. A kill -9 leaves them in doubt with those in flight (docs/bulk.md).
+ */
+export const AHEAD_RECIPIENTS = 64;
 /** Requests in flight unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
@@ -35,7 +41,7 @@ export const DEFAULT_CONCURRENCY = 4;
 export type StopReason = 'interrupted' | 'auth' | 'config' | 'failing' | 'disk-full' | 'journal';
 
 /** What the sender needs of the journal: a record before a request leaves, one after. */
-export type SenderJournal = Pick<Journal, 'startedDurably' | 'done'>;
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'answered'>;
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -98,6 +104,13 @@ interface Batch {
   ids?: Array<string | undefined>;
 }
 
+/** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
+interface Ahead {
+  readonly b: Batch;
+  readonly key: string;
+  readonly written: Promise<unknown>;
+}
+
 export type { SenderReport } from './report-order.js';
 
 export interface SendResult {
@@ -152,6 +165,7 @@ export class Sender {
     this.#report = parts.report;
     this.#rows = parts.report !== undefined ? new ReportOrder(parts.report) : undefined;
     this.#progress = parts.progress;
+    this.#aheadMax = Math.max(parts.window.limit, Math.floor(AHEAD_RECIPIENTS / parts.batchSize));
   }
 
   /** The client is about to wait before retrying: 429/503 slow the whole run down. */
@@ -180,7 +194,7 @@ export class Sender {
 
   /** Sends every batch of the spool (those an earlier run finished are counted, not sent). */
   async sendAll(spool: SpoolSource): Promise<void> {
-    const { batchSize, client, signal } = this.#cfg;
+    const { batchSize, signal } = this.#cfg;
     const withReport = this.#report !== undefined;
     const queue: Batch[] = [];
     let seq = 0;
@@ -257,7 +271,7 @@ export class Sender {
           }
         },
         async () => {
-          await this.#pump(queue, client);
+          await this.#pump(queue);
           if (this.#stopped !== undefined && !withReport) throw new StopReading();
         },
       );
@@ -268,15 +282,14 @@ export class Sender {
       if (current.count > 0) seal(current);
       else this.#complete(current);
     }
-    await this.#pump(queue, client);
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    await this.#pump(queue);
+    await this.#drain();
     signal.removeEventListener('abort', onAbort);
     this.#progress.update(this.#stats());
   }
 
   /** The send pass when rows have messages of their own: batches as bulk/grouping.ts seals them. */
   async #readGrouped(spool: SpoolSource, queue: Batch[], sendable: (batch: number) => boolean): Promise<void> {
-    const { client } = this.#cfg;
     const withReport = this.#report !== undefined;
     // Each row to send is grouped by its position (a number, nothing allocated per row); what the
     // batch needs of it waits in rings, since a row is sealed at most a window after it was read.
@@ -327,7 +340,7 @@ export class Sender {
           }
         },
         async () => {
-          await this.#pump(queue, client);
+          await this.#pump(queue);
           if (this.#stopped !== undefined && !withReport) throw new StopReading();
         },
       );
@@ -335,11 +348,11 @@ export class Sender {
       if (!(err instanceof StopReading)) throw err;
     }
     grouper.finish();
-    await this.#pump(queue, client);
-    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    await this.#pump(queue);
+    await this.#drain();
   }
 
-  async #pump(queue: Batch[], client: MessagesClient): Promise<void> {
+  async #pump(queue: Batch[]): Promise<void> {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
       const state = this.#cfg.states?.[b.index] ?? BatchState.none;
@@ -375,34 +388,109 @@ export class Sender {
         this.#complete(b);
         continue;
       }
-      if (this.#stopped !== undefined || !(await this.#window.acquire(this.#cfg.signal))) {
-        b.outcome = 'not-sent';
-        b.error = this.#stopReasonText();
-        this.#complete(b);
-        continue;
-      }
-      await this.#gate.wait(this.#cfg.signal);
-      await this.#limiter?.take(count, this.#cfg.signal);
-      await this.#gate.wait(this.#cfg.signal);
       if (this.#stopped !== undefined) {
-        this.#window.release();
         b.outcome = 'not-sent';
         b.error = this.#stopReasonText();
         this.#complete(b);
         continue;
       }
-      const p = this.#send(b, client).finally(() => {
-        this.#inFlight.delete(p);
-      });
-      this.#inFlight.add(p);
-      if (this.#limiter !== undefined && !this.#warmedUp) {
-        // The first request pays for the connection and cold code paths and reaches the server
-        // late; batches scheduled meanwhile would arrive bunched behind it. Under --rate, let it
-        // finish and start the schedule from there.
-        this.#warmedUp = true;
-        await p;
-        this.#limiter.restart();
+      // Its "send" line goes to the journal now, while earlier batches wait for a slot or are in
+      // flight: by the time a slot frees, the line is on disk and the batch leaves at once.
+      while (this.#ahead.length >= this.#aheadMax) await this.#roomAhead();
+      this.#journalAhead(b);
+    }
+  }
+
+  /** Batches whose "send" line is written (or being flushed) and that wait for a slot, in order. */
+  readonly #ahead: Ahead[] = [];
+  /** How many batches may be journaled ahead of the window (AHEAD_RECIPIENTS). */
+  readonly #aheadMax: number;
+  #dispatching = false;
+  #dispatched: Promise<void> = Promise.resolve();
+  #wakeReader: (() => void) | undefined;
+
+  #journalAhead(b: Batch): void {
+    const key = idempotencyKey(this.#cfg.runId, b.index);
+    // On disk before the request leaves: a crash after this point leaves the batch in doubt.
+    const written = this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers }).then(
+      () => undefined,
+      (err: unknown) => err ?? new Error('the journal could not be written'),
+    );
+    this.#ahead.push({ b, key, written });
+    if (!this.#dispatching) {
+      this.#dispatching = true;
+      this.#dispatched = this.#dispatch();
+    }
+  }
+
+  /** Resolves when a batch journaled ahead has been taken (or the dispatch ended). */
+  #roomAhead(): Promise<void> {
+    if (!this.#dispatching) return this.#dispatched;
+    return new Promise((resolve) => {
+      this.#wakeReader = resolve;
+    });
+  }
+
+  /** Everything journaled ahead is sent, or closed as not sent, and every answer is in. */
+  async #drain(): Promise<void> {
+    await this.#dispatched;
+    while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+  }
+
+  /** Takes the batches journaled ahead in order: each waits for a slot, the gate, the rate. */
+  async #dispatch(): Promise<void> {
+    try {
+      while (this.#ahead.length > 0) {
+        const next = this.#ahead.shift() as Ahead;
+        const wake = this.#wakeReader;
+        this.#wakeReader = undefined;
+        wake?.();
+        await this.#dispatchOne(next.b, next.key, next.written);
       }
+    } finally {
+      this.#dispatching = false;
+      const wake = this.#wakeReader;
+      this.#wakeReader = undefined;
+      wake?.();
+    }
+  }
+
+  async #dispatchOne(b: Batch, key: string, written: Promise<unknown>): Promise<void> {
+    const { signal, client } = this.#cfg;
+    let slot = false;
+    if (this.#stopped === undefined && (await this.#window.acquire(signal))) {
+      slot = true;
+      await this.#gate.wait(signal);
+      await this.#limiter?.take(b.count, signal);
+      await this.#gate.wait(signal);
+    }
+    const err = await written;
+    if (err !== undefined) {
+      // Not written, so not sent, and nothing after it is: a local cause, never doubt.
+      if (slot) this.#window.release();
+      this.#notWritten(b, err);
+      return;
+    }
+    if (!slot || this.#stopped !== undefined) {
+      // Its line is on disk but it never left: closed as not sent, so a resume sends it.
+      if (slot) this.#window.release();
+      b.outcome = 'not-sent';
+      b.error = this.#stopReasonText();
+      this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      this.#complete(b);
+      return;
+    }
+    const p = this.#send(b, key, client).finally(() => {
+      this.#inFlight.delete(p);
+    });
+    this.#inFlight.add(p);
+    if (this.#limiter !== undefined && !this.#warmedUp) {
+      // The first request pays for the connection and cold code paths and reaches the server
+      // late; batches scheduled meanwhile would arrive bunched behind it. Under --rate, let it
+      // finish and start the schedule from there.
+      this.#warmedUp = true;
+      await p;
+      this.#limiter.restart();
     }
   }
 
@@ -435,20 +523,11 @@ export class Sender {
     this.#done += count;
   }
 
-  async #send(b: Batch, client: MessagesClient): Promise<void> {
-    const key = idempotencyKey(this.#cfg.runId, b.index);
+  async #send(b: Batch, key: string, client: MessagesClient): Promise<void> {
     const count = b.count;
     const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(b.key) : this.#cfg.frame;
     const body = frame.prefix + b.entries.join(',') + frame.suffix;
     b.entries = [];
-    try {
-      // On disk before the request leaves: a crash after this point leaves the batch in doubt.
-      await this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count, key, lines: b.sendLines, numbers: b.sendNumbers });
-    } catch (err) {
-      // Not written, so not sent, and nothing after it is: a local cause, never doubt.
-      this.#notWritten(b, err);
-      return;
-    }
     let outcome: Outcome;
     try {
       outcome = await client.sendRaw(body, { idempotencyKey: key, stopRetries: this.#stopRetries.signal });
@@ -509,7 +588,7 @@ export class Sender {
         this.#failure(b.error ?? outcome.message);
         break;
     }
-    this.#cfg.journal.done({
+    this.#cfg.journal.answered({
       batch: b.index,
       outcome: journaled,
       ...(b.status !== undefined ? { status: b.status } : {}),
@@ -535,10 +614,9 @@ export class Sender {
     }
     b.outcome = 'not-sent';
     if (first) {
-      const n = this.#inFlight.size - 1;
+      const n = this.#inFlight.size;
       this.#progress.log(`${err instanceof DiskFullError ? `no space left in ${err.folder}` : `the journal could not be written (${this.#result.journalError ?? ''})`}: sending no new batches${n > 0 ? `, recording the answers of ${n} in flight` : ''}`);
     }
-    this.#window.release();
     this.#complete(b);
     this.#progress.update(this.#stats());
   }

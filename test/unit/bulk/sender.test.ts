@@ -307,7 +307,7 @@ describe('the sender when the journal cannot write', () => {
         const err = fail(rec.batch);
         if (err !== undefined) throw err;
       },
-      done: (rec) => void done.push([rec.batch, rec.outcome]),
+      answered: (rec) => void done.push([rec.batch, rec.outcome]),
     };
     const client: MessagesClient = {
       send: () => Promise.reject(new Error('unused')),
