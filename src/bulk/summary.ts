@@ -8,7 +8,8 @@ import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } fr
 import { fmt, formatBytes } from './progress.js';
 import { describeChar, type TextAnalysis } from '../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';
-import { DEFAULT_CONCURRENCY, MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './sender.js';
+import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './accounting.js';
+import { DEFAULT_CONCURRENCY } from './sender.js';
 import { describeSkipped, type SentNumbers } from './sent.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */

@@ -11,7 +11,8 @@ import { BatchState, DiskFullError, Journal, type RunHeader } from '../../../src
 import { Gate, parseRate, RateLimiter, Window } from '../../../src/bulk/limiter.js';
 import { ReportWriter } from '../../../src/bulk/report.js';
 import type { Progress, ProgressStats } from '../../../src/bulk/progress.js';
-import { Sender, MAX_CONSECUTIVE_FAILURES, type SenderJournal } from '../../../src/bulk/sender.js';
+import { MAX_CONSECUTIVE_FAILURES } from '../../../src/bulk/accounting.js';
+import { Sender, type SenderJournal } from '../../../src/bulk/sender.js';
 import { spoolFile, SpoolWriter, type SpoolSource } from '../../../src/bulk/spool.js';
 import { idempotencyKey } from '../../../src/bulk/state.js';
 

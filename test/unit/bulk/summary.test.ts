@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AuthError, ExitCode, InterruptedError, PartialError } from '../../../src/errors.js';
-import type { SendResult } from '../../../src/bulk/sender.js';
+import type { SendResult } from '../../../src/bulk/accounting.js';
 import { buildResumeCommand, printSummary, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
 import { createUi } from '../../../src/output/ui.js';
 import { fakeContext } from '../../support/fake-context.js';

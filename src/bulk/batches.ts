@@ -1,0 +1,178 @@
+// The send pass's source of batches: reads the spool in row order and seals its rows into
+// batches, as the preflight counted them (docs/bulk.md: Sending). One shared message: a batch is
+// the next `batchSize` rows to send, with the rows set aside before them (for the report). A
+// message per row: rows are grouped by their message (bulk/grouping.ts), and the rows set aside
+// go to the report at their own position.
+import { Grouper } from './grouping.js';
+import type { ReportRow, RowOutcome } from './report.js';
+import { alreadySentRow, type ReportRows } from './report-order.js';
+import type { SpoolKind, SpoolSource } from './spool.js';
+
+export interface Batch {
+  readonly seq: number;
+  /** The batch number (journal, Idempotency-Key); -1 for a segment with no recipients. */
+  readonly index: number;
+  readonly first: number;
+  readonly firstLine: number;
+  /** Recipient JSON; left empty for a batch an earlier run finished (it is not sent). */
+  entries: string[];
+  count: number;
+  /** The recipients' input lines and numbers, for the journal. */
+  readonly sendLines: number[];
+  readonly sendNumbers: string[];
+  readonly rows: ReportRows | undefined;
+  /** Grouped runs: the message's key, and each recipient's position among all rows (report order). */
+  readonly key?: string;
+  readonly seqs?: number[];
+  outcome?: RowOutcome;
+  status?: number | undefined;
+  error?: string | undefined;
+  ids?: Array<string | undefined>;
+}
+
+export interface BatchSource {
+  readonly spool: SpoolSource;
+  readonly batchSize: number;
+  /** Rows have messages of their own: the spool carries each row's key, rows are grouped by it. */
+  readonly grouped: boolean;
+  /** Keep what the report needs of each row. */
+  readonly withReport: boolean;
+  /** Whether batch k is to be sent (an earlier run's batches are not: their rows stay out). */
+  readonly sendable: (batch: number) => boolean;
+  /** A sealed batch, in batch order. */
+  readonly onBatch: (b: Batch) => void;
+  /** Rows set aside that belong to no batch (the end of the file; grouped runs: every one). */
+  readonly onRows: (b: Batch) => void;
+  readonly onRow: (seq: number, row: ReportRow) => void;
+  /** Awaited between chunks of the spool (back-pressure); false stops the reading. */
+  readonly afterChunk: () => Promise<boolean>;
+}
+
+class StopReading extends Error {}
+
+/** Reads the whole spool (or up to a stop) into batches; returns once the last is sealed. */
+export function readBatches(source: BatchSource): Promise<void> {
+  return source.grouped ? readGrouped(source) : readSegments(source);
+}
+
+/** Reads the spool up to its end or a stop; what was read before a stop is sealed all the same. */
+async function readSpool(source: BatchSource, onLine: Parameters<SpoolSource>[0]): Promise<void> {
+  try {
+    await source.spool(onLine, async () => {
+      if (!(await source.afterChunk())) throw new StopReading();
+    });
+  } catch (err) {
+    if (!(err instanceof StopReading)) throw err;
+  }
+}
+
+const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'A' ? 'already-sent' : 'invalid');
+
+/** One shared message: each batch is the rows skipped before it, then its recipients. */
+async function readSegments(source: BatchSource): Promise<void> {
+  const { batchSize, sendable } = source;
+  let seq = 0;
+  let batchIndex = 0;
+  let index = 0;
+  let current: Batch | undefined;
+  const newSegment = (first: number, line: number): Batch => ({
+    seq: seq++,
+    index: -1,
+    first,
+    firstLine: line,
+    entries: [],
+    count: 0,
+    sendLines: [],
+    sendNumbers: [],
+    rows: source.withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
+  });
+  const seal = (b: Batch): void => {
+    (b as { index: number }).index = batchIndex++;
+    source.onBatch(b);
+  };
+  await readSpool(source, (kind, line, number, payload) => {
+    current ??= newSegment(index, line);
+    index++;
+    if (kind === 'S') {
+      // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
+      if (sendable(batchIndex)) {
+        current.entries.push(payload);
+        current.sendLines.push(line);
+        current.sendNumbers.push(number);
+      }
+      current.count++;
+      if (current.rows !== undefined) {
+        current.rows.lines.push(line);
+        current.rows.numbers.push(number);
+        current.rows.skips.push(undefined);
+        current.rows.errors.push(undefined);
+      }
+      if (current.count === batchSize) {
+        seal(current);
+        current = undefined;
+      }
+    } else if (current.rows !== undefined) {
+      current.rows.lines.push(line);
+      current.rows.numbers.push(number);
+      current.rows.skips.push(skipOf(kind));
+      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : undefined);
+    }
+  });
+  if (current !== undefined) {
+    if (current.count > 0) seal(current);
+    else source.onRows(current);
+  }
+}
+
+/** A message per row: batches as bulk/grouping.ts seals them. */
+async function readGrouped(source: BatchSource): Promise<void> {
+  const { sendable, withReport } = source;
+  // Each row to send is grouped by its position (a number, nothing allocated per row); what the
+  // batch needs of it waits in rings, since a row is sealed at most a window after it was read.
+  let size = 0;
+  let json: string[] = [];
+  let lines = new Float64Array(0);
+  let numbers: string[] = [];
+  let seqs = new Float64Array(0);
+  const grouper = new Grouper<number>(source.batchSize, (sealed) => {
+    const at = sealed.items.map((p) => p % size);
+    const send = sendable(sealed.index);
+    source.onBatch({
+      seq: -1,
+      index: sealed.index,
+      first: sealed.first,
+      firstLine: lines[at[0] as number] as number,
+      entries: send ? at.map((i) => json[i] as string) : [],
+      count: at.length,
+      sendLines: send ? at.map((i) => lines[i] as number) : [],
+      sendNumbers: send ? at.map((i) => numbers[i] as string) : [],
+      rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
+      key: sealed.key,
+      seqs: withReport ? at.map((i) => seqs[i] as number) : [],
+    });
+  });
+  size = grouper.window + 2;
+  json = new Array<string>(size).fill('');
+  lines = new Float64Array(size);
+  // Numbers always: the journal names each batch's numbers.
+  numbers = new Array<string>(size).fill('');
+  if (withReport) seqs = new Float64Array(size);
+  let position = 0;
+  let toSend = 0;
+  await readSpool(source, (kind, line, number, payload) => {
+    const seq = position++;
+    if (kind === 'S') {
+      const tab = payload.indexOf('\t');
+      const p = toSend++;
+      const i = p % size;
+      json[i] = payload.slice(0, tab);
+      lines[i] = line;
+      numbers[i] = number;
+      if (withReport) seqs[i] = seq;
+      grouper.add(payload.slice(tab + 1), p);
+    } else if (withReport) {
+      source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
+    }
+  });
+  grouper.finish();
+}
