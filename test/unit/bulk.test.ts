@@ -287,6 +287,22 @@ describe('journal', () => {
     assert.deepEqual([...loaded.states], [BatchState.accepted, BatchState.started, BatchState.notSent, BatchState.none]);
   });
 
+  test('answers of one turn of the event loop are written together as it ends; close writes those still waiting', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, header(4), () => new Date());
+    j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    j.answered({ batch: 0, outcome: 'accepted', status: 202 });
+    j.answered({ batch: 1, outcome: 'rejected', status: 422 });
+    assert.doesNotMatch(readFileSync(path, 'utf8'), /"type":"done"/);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(readFileSync(path, 'utf8').match(/"type":"done"/g)?.length, 2);
+    j.started({ batch: 2, first: 4, count: 2, key: 'k2' });
+    j.answered({ batch: 2, outcome: 'accepted', status: 202 });
+    j.close();
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.accepted, BatchState.rejected, BatchState.accepted, BatchState.none]);
+  });
+
   test('a torn last line is ignored and closed before appending', async () => {
     const path = join(tmp(), 'journal.jsonl');
     Journal.create(path, header(2), () => new Date()).close();

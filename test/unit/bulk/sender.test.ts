@@ -298,15 +298,27 @@ describe('Sender', () => {
 
 describe('the sender when the journal cannot write', () => {
   /** Ten batches of two; the journal refuses "send" lines from batch `fullFrom` on. */
-  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController): Promise<{ sent: number[]; done: Array<[number, string]>; result: ReturnType<Sender['result']>; logs: string[] }> {
+  /** What happened, in order: "journal k" (its line asked for), "durable k", "send k". */
+  interface Run {
+    sent: number[];
+    done: Array<[number, string]>;
+    result: ReturnType<Sender['result']>;
+    logs: string[];
+    events: string[];
+  }
+
+  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController, opts: { flushMs?: number; onSend?: (batch: number) => void } = {}): Promise<Run> {
     const sent: number[] = [];
     const done: Array<[number, string]> = [];
     const logs: string[] = [];
+    const events: string[] = [];
     const journal: SenderJournal = {
       startedDurably: async (rec) => {
-        await Promise.resolve();
+        events.push(`journal ${rec.batch}`);
+        await (opts.flushMs !== undefined ? wait(opts.flushMs) : Promise.resolve());
         const err = fail(rec.batch);
         if (err !== undefined) throw err;
+        events.push(`durable ${rec.batch}`);
       },
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
     };
@@ -315,6 +327,8 @@ describe('the sender when the journal cannot write', () => {
       sendRaw: async (json) => {
         const first = (JSON.parse(json) as { recipients: Array<{ n: number }> }).recipients[0]?.n ?? -1;
         sent.push(first / 2);
+        events.push(`send ${first / 2}`);
+        opts.onSend?.(first / 2);
         await new Promise((r) => setTimeout(r, 30));
         return { kind: 'accepted', status: 202, body: undefined, text: '', attempts: 1 } satisfies Outcome;
       },
@@ -345,8 +359,35 @@ describe('the sender when the journal cannot write', () => {
       debug: () => undefined,
     });
     await sender.sendAll(spool);
-    return { sent, done, result: sender.result(), logs };
+    return { sent, done, result: sender.result(), logs, events };
   }
+
+  test('no request leaves before its "send" line is on disk; the lines are written ahead of the window', async () => {
+    const r = await run(() => undefined, undefined, { flushMs: 15 });
+    assert.equal(r.result.accepted, 20);
+    for (let batch = 0; batch < 10; batch++) {
+      const durable = r.events.indexOf(`durable ${batch}`);
+      assert.ok(durable >= 0 && durable < r.events.indexOf(`send ${batch}`), `batch ${batch}: ${r.events.join(', ')}`);
+    }
+    // Window 3: more lines than that were asked for before the first request left.
+    const before = r.events.slice(0, r.events.indexOf('send 0')).filter((e) => e.startsWith('journal')).length;
+    assert.ok(before > 3, r.events.join(', '));
+  });
+
+  test('a stop closes the batches journaled ahead as not sent, so a resume sends them; none is in doubt', async () => {
+    const c = new AbortController();
+    const r = await run(() => undefined, c, { onSend: (batch) => batch === 0 && c.abort('SIGINT') });
+    assert.equal(r.result.stopped, 'interrupted');
+    assert.equal(r.result.inDoubt, 0);
+    const journaled = r.events.filter((e) => e.startsWith('journal')).map((e) => Number(e.split(' ')[1]));
+    assert.ok(journaled.length > r.sent.length, 'nothing was journaled ahead');
+    // Every batch with a "send" line has one answer: accepted if it left, else not sent.
+    assert.deepEqual(
+      r.done.map(([b, o]) => `${b}:${o}`).sort(),
+      journaled.map((b) => `${b}:${r.sent.includes(b) ? 'accepted' : 'not-sent'}`).sort(),
+    );
+    assert.equal(r.result.accepted + r.result.notSent, 20);
+  });
 
   test('a full disk: the refused batch and every later one stay unsent, those in flight are answered and recorded, nothing in doubt', async () => {
     const r = await run((batch) => (batch >= 4 ? new DiskFullError('/state/runs/x') : undefined));
