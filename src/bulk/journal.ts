@@ -6,7 +6,8 @@
 //                                        the batch's line numbers and numbers (which people it
 //                                        reaches, readable without the file: --skip-sent, runs)
 //   {"type":"done","batch":k,"outcome"}  after its answer, with the message ids of an accepted
-//                                        batch when the answer carries them; fsynced with the
+//                                        batch when the answer carries them; the answers of one
+//                                        turn of the event loop in one write, fsynced with the
 //                                        next "send" or at the end (losing it to a power cut only
 //                                        makes k "in doubt")
 //   {"type":"stop","reason":...}         how the process ended, for people

@@ -100,7 +100,7 @@ export class Sender {
   #warmedUp = false;
   /** Batches journaled ahead of the window, in order. */
   readonly #ahead: Ahead[] = [];
-  /** Recipients of the batches in #ahead. */
+  /** Recipients of the batches in #ahead and of the one being dispatched. */
   #aheadRecipients = 0;
   #dispatching = false;
   #dispatched: Promise<void> = Promise.resolve();
@@ -191,7 +191,7 @@ export class Sender {
         this.#complete(b);
         continue;
       }
-      while (this.#ahead.length > 0 && this.#aheadRecipients + b.count > AHEAD_RECIPIENTS) await this.#roomAhead();
+      while (this.#aheadRecipients > 0 && this.#aheadRecipients + b.count > AHEAD_RECIPIENTS) await this.#roomAhead();
       this.#journalAhead(b);
     }
   }
@@ -227,9 +227,11 @@ export class Sender {
     try {
       while (this.#ahead.length > 0) {
         const next = this.#ahead.shift() as Ahead;
+        await this.#dispatchOne(next);
+        // Counted until it left (or was closed): a batch bigger than the allowance is the only
+        // one journaled ahead, as memory for the big batches of one shared text stays as it was.
         this.#aheadRecipients -= next.b.count;
         this.#wake();
-        await this.#dispatchOne(next);
       }
     } finally {
       this.#dispatching = false;
