@@ -205,7 +205,7 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
-  test('--preview and --dry-run with --json: one document on stdout with its exitCode, also when the preflight refuses the file', async () => {
+  test('--preview, --dry-run and --sample-to with --json: one document on stdout with its exitCode, also when the preflight refuses the file', async () => {
     const { server, record } = await sandbox();
     try {
       const config = tempDir();
@@ -217,6 +217,10 @@ describe('send-bulk: personalised messages', () => {
         const doc = JSON.parse(ok.stdout) as { exitCode: number; dryRun: boolean };
         assert.deepEqual([doc.exitCode, doc.dryRun], [0, true], mode.join(' '));
       }
+      const sample = await bulk([good, ...text, '--sample-to', '+447911199998'], env(server.url, config));
+      assert.equal(sample.code, 0, sample.stderr);
+      const s = JSON.parse(sample.stdout) as { exitCode: number; samples: unknown[] };
+      assert.deepEqual([s.exitCode, s.samples.length], [0, 1]);
       // An invalid row (a number in scientific notation) without --skip-invalid; a file with no rows.
       const bad = csv(`${PEOPLE}\n4.47911E+11,Dan,Friday,Bath\n`);
       const empty = csv('msisdn,first_name,date,city\n');
@@ -227,7 +231,7 @@ describe('send-bulk: personalised messages', () => {
         assert.deepEqual([doc.exitCode, doc.stopped], [2, 'preflight']);
         assert.match(r.stderr, why);
       }
-      assert.equal(received(record).length, 0);
+      assert.equal(received(record).length, 1, 'only the sample was sent');
     } finally {
       await server.close();
     }
