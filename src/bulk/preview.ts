@@ -3,6 +3,7 @@
 // terminal), each printed for people or as the --json document; and the requests of the samples
 // --sample-to sends instead of the rows' recipients (bulk/sample.ts).
 import type { Context } from '../context.js';
+import { ExitCode } from '../errors.js';
 import { analyseText } from '../message/segments.js';
 import type { Ui } from '../output/ui.js';
 import { messageForKey } from './personalise.js';
@@ -83,7 +84,7 @@ export interface TrialOutput {
 /** `--preview`: the first rows' messages as they will be sent (`--json`: in the summary document). */
 export function printPreview(out: TrialOutput, message: Record<string, unknown>, rows: readonly FirstRow[], toSend: number): void {
   const entries = previewEntries(message, rows);
-  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, preview: entries }, null, 2)}\n`);
+  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, preview: entries, exitCode: ExitCode.OK }, null, 2)}\n`);
   else if (entries.length > 0) out.stdout.write(`${formatPreview(entries)}\n`);
   out.ui.info(`preview: the first ${fmt(entries.length)} of ${fmt(toSend)} message${toSend === 1 ? '' : 's'}; nothing was sent`);
 }
@@ -94,7 +95,7 @@ export function printPreview(out: TrialOutput, message: Record<string, unknown>,
  */
 export function printDryRun(out: TrialOutput, frame: { prefix: string; suffix: string }, firstBatch: readonly string[], pre: { toSend: number; requests: number }): void {
   const first = firstBatch.length > 0 ? (JSON.parse(`${frame.prefix}${firstBatch.join(',')}${frame.suffix}`) as Record<string, unknown>) : null;
-  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, firstRequest: first }, null, 2)}\n`);
+  if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, firstRequest: first, exitCode: ExitCode.OK }, null, 2)}\n`);
   // On a terminal, a person reads it: the first recipients, not hundreds of lines.
   else if (first !== null) out.stdout.write(`${out.stdout.isTTY === true ? shortRequestView(first) : JSON.stringify(first, null, 2)}\n`);
   out.ui.info(`dry run: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'} would be sent; nothing was sent`);

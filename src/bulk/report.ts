@@ -2,8 +2,8 @@
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
-import { extname } from 'node:path';
-import { UsageError } from '../errors.js';
+import { dirname, extname } from 'node:path';
+import { fileProblem, UsageError } from '../errors.js';
 import { TextFile } from './text-file.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
@@ -51,7 +51,9 @@ export class ReportWriter {
     try {
       this.#file = new TextFile(path);
     } catch (err) {
-      throw new UsageError(`--report: cannot write ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+      const code = (err as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? `there is no folder ${dirname(path)}` : fileProblem(err);
+      throw new UsageError(`--report: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
     }
     if (this.format === 'csv') this.#file.write(`${CSV_HEADER}\n`);
   }

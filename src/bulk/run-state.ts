@@ -27,6 +27,8 @@ export interface RunFlags {
   readonly dryRun: boolean;
   /** Sandbox runs keep their state apart from real runs. */
   readonly sandbox?: boolean | undefined;
+  /** --skip-sent: the user already leaves out what earlier runs accepted. */
+  readonly skipSent?: readonly string[] | undefined;
 }
 
 export interface RunState {
@@ -124,16 +126,29 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       moveJournal(journalPath, kept);
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
+      sendsAgain(ui, flags, old.header.runId);
     }
-  } else if (flags.dryRun && flags.restart && !flags.resume && existsSync(journalPath)) {
-    // A dry run of --restart counts what the restart would leave out; it abandons nothing.
+  } else if (flags.dryRun && !flags.resume && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
-    if (old !== undefined && !isFinished(old)) {
+    if (old !== undefined && !isFinished(old) && flags.restart) {
+      // A dry run of --restart counts what the restart would leave out; it abandons nothing.
       abandoned = { journal: journalPath, header: old.header };
       ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
+    } else if (old !== undefined && isFinished(old)) {
+      sendsAgain(ui, flags, old.header.runId);
     }
   }
   return { runId, journalPath, fileAbs, previous, abandoned, moved };
+}
+
+/**
+ * Starting a file again after its last run finished sends to every row again: deliberate for a
+ * repeated campaign, a double send for a follow-up that forgot --skip-sent (README: "Campaign
+ * workflow"), so it is said before the preflight.
+ */
+function sendsAgain(ui: Ui, flags: RunFlags, runId: string): void {
+  if (flags.skipSent !== undefined && flags.skipSent.length > 0) return;
+  ui.info(`the last run of this file, ${runId}, finished; this run sends to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
 }
 
 function removeIfEmpty(folder: string): void {

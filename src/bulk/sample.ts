@@ -2,7 +2,7 @@
 // the --sample-to numbers instead of the row's recipient, as a run of its own. It has its own run
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.
-import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, type MsgrError } from '../errors.js';
+import { AuthError, ExitCode, NotSentError, OutcomeUnknownError, RejectedError, UsageError, type MsgrError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { MessagesClient } from '../http/client.js';
 import type { Ui } from '../output/ui.js';
@@ -103,7 +103,7 @@ export async function runSamples(
   const err = failed !== undefined ? sampleError(failed, s.clean) : undefined;
   if (err !== undefined) throw err;
   const command = realRunCommand(ctx.argv);
-  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command }, null, 2)}\n`);
+  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command, exitCode: ExitCode.OK }, null, 2)}\n`);
   ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${s.to.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
   ui.info(`  send the campaign with: ${command}`);
 }

@@ -237,7 +237,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
   if (notAccepted.length > 0) ui.info(`  not accepted: ${notAccepted.join(', ')}`);
   const skipped = [
     s.invalid > 0 ? `${fmt(s.invalid)} invalid` : '',
-    s.duplicates > 0 ? `${fmt(s.duplicates)} duplicates` : '',
+    s.duplicates > 0 ? `${fmt(s.duplicates)} duplicate${s.duplicates === 1 ? '' : 's'}` : '',
     s.excluded > 0 ? `${fmt(s.excluded)} excluded` : '',
     s.alreadySent > 0 ? `${fmt(s.alreadySent)} already sent` : '',
   ].filter((x) => x !== '');

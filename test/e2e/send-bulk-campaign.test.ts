@@ -344,6 +344,29 @@ describe('changed files and follow-up campaigns', () => {
     assert.equal(server.requests.length, before);
   });
 
+  test('starting a file again after its run finished says that every row is sent again, and how --skip-sent leaves them out', async () => {
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const file = writeCsv(join(dir, 'c.csv'), numbers(3));
+    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    assert.doesNotMatch(first.stderr, /sends to every row again/);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const said = new RegExp(`the last run of this file, ${runId}, finished; this run sends to every row again \\(--skip-sent ${runId} leaves out the numbers that run accepted\\)`);
+    const dry = await bulk([file, ...MSG, '--dry-run'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, said);
+    const skipping = await bulk([file, ...MSG, '--dry-run', '--skip-sent', runId], env(server.url, config));
+    assert.equal(skipping.code, 0, skipping.stderr);
+    assert.doesNotMatch(skipping.stderr, /sends to every row again/);
+    const again = await bulk([file, ...MSG], env(server.url, config));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, said);
+    assert.equal(sentNumbers(server).length, 6);
+  });
+
   test('a changed file: --resume is refused, --restart leaves out what the abandoned run accepted and says how many; --include-sent sends to everyone', async () => {
     resetServer(server);
     acceptThenRefuse(server, 2);

@@ -205,6 +205,38 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('--preview, --dry-run and --sample-to with --json: one document on stdout with its exitCode, also when the preflight refuses the file', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}, {{date}}', '--json'];
+      const good = csv(`${PEOPLE}\n`);
+      for (const mode of [['--preview', '2'], ['--dry-run']]) {
+        const ok = await bulk([good, ...text, ...mode], env(server.url, config));
+        assert.equal(ok.code, 0, ok.stderr);
+        const doc = JSON.parse(ok.stdout) as { exitCode: number; dryRun: boolean };
+        assert.deepEqual([doc.exitCode, doc.dryRun], [0, true], mode.join(' '));
+      }
+      const sample = await bulk([good, ...text, '--sample-to', '+447911199998'], env(server.url, config));
+      assert.equal(sample.code, 0, sample.stderr);
+      const s = JSON.parse(sample.stdout) as { exitCode: number; samples: unknown[] };
+      assert.deepEqual([s.exitCode, s.samples.length], [0, 1]);
+      // An invalid row (a number in scientific notation) without --skip-invalid; a file with no rows.
+      const bad = csv(`${PEOPLE}\n4.47911E+11,Dan,Friday,Bath\n`);
+      const empty = csv('msisdn,first_name,date,city\n');
+      for (const [path, why] of [[bad, /invalid row/], [empty, /no rows|nothing to send/]] as const) {
+        const r = await bulk([path, ...text, '--preview', '2'], env(server.url, config));
+        assert.equal(r.code, 2, r.stderr);
+        const doc = JSON.parse(r.stdout) as { exitCode: number; stopped: string };
+        assert.deepEqual([doc.exitCode, doc.stopped], [2, 'preflight']);
+        assert.match(r.stderr, why);
+      }
+      assert.equal(received(record).length, 1, 'only the sample was sent');
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--sample-to sends the first rows\' messages to the sample numbers only, outside the campaign', async () => {
     const { server, record } = await sandbox();
     try {

@@ -153,14 +153,19 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
 
   const out = { stdout: ctx.stdout, ui, json: opts.json, summary: base };
-  if (opts.preview !== undefined) printPreview(out, plan.message, pre.firstRows, pre.toSend);
+  // Without --json the preview comes before a refusal, to show what the rows render to; with
+  // --json the refusal's document is the one document on stdout.
+  if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   if (pre.invalid > 0 && !shape.skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath));
     throw invalidRowsError(base, pre, input.label, reportPath);
   }
   const nothing = nothingToSendError(base, pre, input.label);
   if (nothing !== undefined) throw nothing;
-  if (opts.preview !== undefined) return;
+  if (opts.preview !== undefined) {
+    if (opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
+    return;
+  }
   if (opts.dryRun) return printDryRun(out, message.firstFrame(pre.firstKey), pre.firstBatch, pre);
 
   if (target === undefined) throw new Error('send-bulk: no target outside a dry run');

@@ -41,7 +41,7 @@ describe('printDryRun', () => {
   test('--json: the summary with the first request, null when nothing is to be sent', () => {
     const doc = output({ json: true });
     printDryRun(doc, FRAME, BATCH.slice(0, 1), { toSend: 1, requests: 1 });
-    assert.deepEqual(JSON.parse(doc.out()), { ...summary, firstRequest: { from: 'Acme', body: { text: 'Hi' }, recipients: [{ msisdn: '+447700900001' }] } });
+    assert.deepEqual(JSON.parse(doc.out()), { ...summary, firstRequest: { from: 'Acme', body: { text: 'Hi' }, recipients: [{ msisdn: '+447700900001' }] }, exitCode: 0 });
     const none = output({ json: true });
     printDryRun(none, FRAME, [], { toSend: 0, requests: 0 });
     assert.equal((JSON.parse(none.out()) as { firstRequest: unknown }).firstRequest, null);

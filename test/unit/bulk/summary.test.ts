@@ -87,4 +87,11 @@ describe('printSummary', () => {
     printSummary(createUi(ctx), sentSummary(base, r, 1, 'x'), r, 1);
     assert.match(ctx.err(), /in doubt: batch 7 \(1 recipient from line 9, Idempotency-Key msgr-r1-7\)/);
   });
+
+  test('one duplicate skipped says "1 duplicate"', () => {
+    const ctx = fakeContext();
+    const r = result({ accepted: 7 });
+    printSummary(createUi(ctx), sentSummary({ ...base, invalid: 1, duplicates: 1, excluded: 1, toSend: 7 }, r, 1, 'x'), r, 1);
+    assert.match(ctx.err(), /skipped before sending: 1 invalid, 1 duplicate, 1 excluded\n/);
+  });
 });
