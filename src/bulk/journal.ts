@@ -10,9 +10,17 @@
 //                                        turn of the event loop in one write, fsynced with the
 //                                        next "send" or at the end (losing it to a power cut only
 //                                        makes k "in doubt")
+//   {"type":"out","batch":k}             written (not flushed) the moment batch k's request
+//                                        leaves; "send" lines are written ahead of the requests
+//   {"type":"boot","id":...}             the machine's boot id, when the process opens the
+//                                        journal (Linux: /proc/sys/kernel/random/boot_id)
 //   {"type":"stop","reason":...}         how the process ended, for people
 // Each record is one write(2) of a whole line, so a kill -9 leaves whole lines; a power cut can
-// tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt.
+// tear the last one, which reading ignores. A batch with "send" and no "done" is in doubt, unless
+// it has no "out" and its "send" was written since this boot: then the process ended before the
+// request left (a kill -9 while it waited for a slot), and the lines it wrote are still in the
+// file, unflushed or not, so it was never sent. A power cut loses unflushed lines, but changes the
+// boot id: then every batch with "send" and no "done" is in doubt, as it may have left.
 //
 // A full disk must never put a batch in doubt (README "Running unattended", design notes): a
 // "send" line that cannot be written is cut back off and its batch does not leave; once space
@@ -20,7 +28,7 @@
 // written into the room a reserve file kept next to the journal gave back (DiskReserve), or, if
 // even that is gone, held until there is room again.
 import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { PersonalSpec } from './personalise.js';
@@ -170,6 +178,19 @@ export class JournalError extends Error {
   override readonly name = 'JournalError';
 }
 
+/** This boot of the machine (Linux), undefined where it cannot be told. */
+let thisBoot: string | null | undefined;
+export function bootId(): string | undefined {
+  if (thisBoot === undefined) {
+    try {
+      thisBoot = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim() || null;
+    } catch {
+      thisBoot = null;
+    }
+  }
+  return thisBoot ?? undefined;
+}
+
 export async function loadJournal(path: string, options: LoadOptions = {}): Promise<LoadedJournal> {
   const size = statSync(path).size;
   const bytes = options.maxBytes !== undefined ? Math.min(options.maxBytes, size) : size;
@@ -178,6 +199,10 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   let states = new Uint8Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
+  // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot.
+  let marks = new Uint8Array(0);
+  let sameBoot = false;
+  const now = bootId();
   for await (const line of rl) {
     if (line.trim() === '') continue;
     let rec: { type?: unknown; batch?: unknown; outcome?: unknown; reason?: unknown };
@@ -192,13 +217,19 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       header = rec as unknown as RunHeader;
       if (header.version !== JOURNAL_VERSION) throw new JournalError(`${path} is a version ${String(header.version)} journal; this msgr reads version ${JOURNAL_VERSION}`);
       states = new Uint8Array(header.totals.requests);
+      marks = new Uint8Array(header.totals.requests);
       continue;
     }
     const batch = typeof rec.batch === 'number' ? rec.batch : -1;
     if (rec.type === 'send' && batch >= 0 && batch < states.length) {
       // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
       states[batch] = BatchState.started;
+      marks[batch] = sameBoot ? 2 : 0;
       options.onSend?.(rec as unknown as SendRecord);
+    } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
+      marks[batch] = (marks[batch] as number) | 1;
+    } else if (rec.type === 'boot') {
+      sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
     } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
       const s = OUTCOME_STATE[rec.outcome as BatchOutcome];
       if (s !== undefined) states[batch] = s;
@@ -208,6 +239,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
     }
   }
   if (header === undefined) throw new JournalError(`${path} is empty`);
+  for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
   return { header, states, lastStop, badLines, bytes };
 }
 
@@ -324,6 +356,7 @@ export class Journal {
     const j = new Journal(path, fd, 0, now);
     try {
       j.#write(header);
+      j.#writeBoot();
       j.sync();
       renameSync(tmp, path);
     } catch (err) {
@@ -344,7 +377,32 @@ export class Journal {
       readSync(fd, last, 0, 1, size - 1);
       if (last[0] !== 0x0a) size += writeSync(fd, '\n');
     }
-    return new Journal(path, fd, size, now);
+    const j = new Journal(path, fd, size, now);
+    j.#writeBoot();
+    return j;
+  }
+
+  /** The boot record: "send" lines after it were written in this boot of the machine. */
+  #writeBoot(): void {
+    const id = bootId();
+    if (id !== undefined) this.#write({ type: 'boot', id });
+  }
+
+  /**
+   * Batch k's request is leaving: its "out" line, written (to the page cache, which outlives the
+   * process) before the request goes. Throws when it cannot be written: then the batch must not
+   * leave, and is not in doubt.
+   */
+  leaving(batch: number): void {
+    if (this.#full) throw new DiskFullError(dirname(this.path));
+    try {
+      this.#writeLine(`{"type":"out","batch":${batch}}\n`);
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+      this.#ranOut();
+      throw new DiskFullError(dirname(this.path), err);
+    }
+    this.#dirty = true;
   }
 
   /** The reserve given back when a write finds the disk full. */

@@ -36,8 +36,8 @@ export const AHEAD_RECIPIENTS = 64;
 /** Requests in flight unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
-/** What the sender needs of the journal: a record before a request leaves, one after. */
-export type SenderJournal = Pick<Journal, 'startedDurably' | 'answered'>;
+/** What the sender needs of the journal: a durable record before a request leaves, a mark as it leaves, one after. */
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'leaving' | 'answered'>;
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -266,6 +266,16 @@ export class Sender {
         this.#books.notSent(b);
         this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
       }
+      this.#complete(b);
+      this.#progress.update(this.#books.stats(this.#inFlight.size));
+      return;
+    }
+    try {
+      // Its "out" line first: without it, a resume after a kill -9 takes the batch as never sent.
+      this.#cfg.journal.leaving(b.index);
+    } catch (leaving) {
+      this.#window.release();
+      this.#books.notWritten(b, leaving, this.#inFlight.size);
       this.#complete(b);
       this.#progress.update(this.#books.stats(this.#inFlight.size));
       return;

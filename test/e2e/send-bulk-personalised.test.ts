@@ -290,6 +290,42 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('kill -9 while batches wait for a slot: only those whose request left are in doubt; --resume sends the rest', async () => {
+    // Each answer takes 400 ms and two requests are in flight: after 1.5 s most batches journaled
+    // ahead of the window are still waiting for a slot when the process dies.
+    const { server, record } = await sandbox({ latencyMs: 400 });
+    try {
+      const n = 120;
+      const rows = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')},P${i}`);
+      const path = csv(`msisdn,name\n${rows.join('\n')}\n`);
+      const config = tempDir();
+      const journal = join(config, 'journal.jsonl');
+      const args = [path, '--from', 'Acme', '--text', 'Dear {{name}}', '--concurrency', '2', '--journal', journal];
+      const kills = await killRepeatedly({ args, resume: args, journal, env: env(server.url, config), tries: 1, afterMs: [1500, 0] });
+      assert.equal(kills, 1);
+      const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; batch?: number });
+      const journaled = new Set(lines.filter((l) => l.type === 'send').map((l) => l.batch));
+      const left = new Set(lines.filter((l) => l.type === 'out').map((l) => l.batch));
+      const answered = new Set(lines.filter((l) => l.type === 'done').map((l) => l.batch));
+      const waiting = [...journaled].filter((b) => !left.has(b));
+      assert.ok(waiting.length > 2, `batches journaled ahead and never sent: ${waiting.length}`);
+      const leftUnanswered = [...left].filter((b) => !answered.has(b)).length;
+      // What the server got before the kill: exactly the batches marked as having left.
+      const before = received(record).length;
+      assert.ok(before <= left.size, `${before} requests received, ${left.size} marked as left`);
+
+      const resumed = await bulk([path, '--resume', '--journal', journal, '--json'], env(server.url, config));
+      const doc = JSON.parse(resumed.stdout) as { inDoubt: number };
+      assert.equal(doc.inDoubt, leftUnanswered, resumed.stderr);
+      assert.ok(doc.inDoubt <= 2, `in doubt: ${doc.inDoubt} (at most the two requests in flight)`);
+      const byNumber = textsByNumber(record);
+      for (let i = 0; i < n; i++) assert.ok((byNumber.get(`+4479111${String(i).padStart(5, '0')}`)?.length ?? 0) <= 1, `row ${i} sent twice`);
+      assert.ok(byNumber.size >= n - doc.inDoubt, `${byNumber.size} of ${n} numbers got their message, ${doc.inDoubt} in doubt`);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('the preflight in a worker thread sends exactly what the one pass in this thread sends', async () => {
     const rows = Array.from({ length: 400 }, (_, i) => `+4479111${String(i % 350).padStart(5, '0')},${i % 7 === 0 ? '' : `N${i % 40}`},"d ${i % 3}"`);
     const path = csv(`msisdn,name,day\n${rows.join('\n')}\n`);

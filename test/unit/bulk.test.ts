@@ -273,18 +273,48 @@ describe('journal', () => {
     totals: { rows: 8, toSend: 8, requests },
   });
 
-  test('records batches before and after; a batch with no outcome is started (in doubt)', async () => {
+  test('records batches before and after; a batch that left with no outcome is started (in doubt)', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    const j = Journal.create(path, header(4), () => new Date());
+    const j = Journal.create(path, header(5), () => new Date());
     j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    j.leaving(0);
     j.done({ batch: 0, outcome: 'accepted', status: 202 });
     j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    j.leaving(1);
     j.started({ batch: 2, first: 4, count: 2, key: 'k2' });
     j.done({ batch: 2, outcome: 'not-sent' });
+    // Written ahead, and the process ended before its request left (no "out" line).
+    j.started({ batch: 3, first: 6, count: 2, key: 'k3' });
     j.close();
     const loaded = await loadJournal(path);
     assert.equal(loaded.header.runId, 'r1');
-    assert.deepEqual([...loaded.states], [BatchState.accepted, BatchState.started, BatchState.notSent, BatchState.none]);
+    assert.deepEqual([...loaded.states], [BatchState.accepted, BatchState.started, BatchState.notSent, BatchState.notSent, BatchState.none]);
+  });
+
+  test('without its "out" line a batch is never sent only if its "send" was written in this boot', async (t) => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, header(2), () => new Date());
+    j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    j.close();
+    const text = readFileSync(path, 'utf8');
+    if (!text.includes('"type":"boot"')) {
+      // No boot id on this system: every batch with "send" and no "done" is in doubt.
+      assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.none]);
+      t.skip('no boot id here (/proc/sys/kernel/random/boot_id)');
+      return;
+    }
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.notSent, BatchState.none]);
+    // After a reboot unflushed lines may be lost, "out" lines with them: in doubt.
+    writeFileSync(path, text.replace(/"type":"boot","id":"[^"]+"/, '"type":"boot","id":"another-boot"'));
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.none]);
+    // A journal written before "out" lines existed: in doubt as it always was.
+    writeFileSync(path, text.split('\n').filter((l) => !l.includes('"type":"boot"')).join('\n'));
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.none]);
+    // A resume in this boot marks its own lines.
+    const again = Journal.append(path, () => new Date());
+    again.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    again.close();
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.notSent]);
   });
 
   test('answers of one turn of the event loop are written together as it ends; close writes those still waiting', async () => {
@@ -456,6 +486,7 @@ describe('spool', () => {
       message: {}, totals: { rows: 3, toSend: 3, requests: 3 },
     }, () => new Date());
     await Promise.all([0, 1, 2].map((batch) => j.startedDurably({ batch, first: batch, count: 1, key: `k${batch}` })));
+    for (const batch of [0, 1, 2]) j.leaving(batch);
     const loaded = await loadJournal(path);
     assert.deepEqual([...loaded.states], [BatchState.started, BatchState.started, BatchState.started]);
     j.close();

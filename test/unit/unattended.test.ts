@@ -158,6 +158,7 @@ describe('the journal on a full disk', () => {
       // Sixteen at once, like --concurrency 16 with a message per row: all on disk, all let go.
       const first = Array.from({ length: 16 }, (_, batch) => j.startedDurably({ batch, first: batch * 2, count: 2, key: `k${batch}` }));
       await Promise.all(first);
+      for (let batch = 0; batch < 16; batch++) j.leaving(batch);
       assert.deepEqual([...(await loadJournal(path)).states.slice(0, 16)], new Array<number>(16).fill(BatchState.started));
       fill(join(dir, 'filler'));
       // Groups of sixteen until one finds no room: every batch of it is refused as DiskFullError.
@@ -174,6 +175,8 @@ describe('the journal on a full disk', () => {
       assert.ok(text.endsWith('}\n'));
       for (const batch of refused) assert.doesNotMatch(text, new RegExp(`"key":"k${batch}"`));
       await assert.rejects(j.startedDurably({ batch: 199, first: 0, count: 2, key: 'late' }), DiskFullError);
+      // A batch whose "out" line cannot be written does not leave (the sender closes it as not sent).
+      assert.throws(() => j.leaving(16), DiskFullError);
       j.close();
       assert.equal((await loadJournal(path)).badLines, 0);
     } finally {

@@ -320,6 +320,7 @@ describe('the sender when the journal cannot write', () => {
         if (err !== undefined) throw err;
         events.push(`durable ${rec.batch}`);
       },
+      leaving: () => undefined,
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
     };
     const client: MessagesClient = {
