@@ -3,8 +3,8 @@
 // dist/cache/v8-<this V8>/ exists). Node's compile cache keeps only what V8 compiled before a
 // module ran; these caches are taken after sample commands ran, so they also hold every function
 // those commands called. Measured with `npm run bench -- --only startup --tricks` (README,
-// "Performance"), 2026-11-24: against no cache on Node 20, `send --dry-run` 36 % and the HTTPS
-// send 12 % faster; against Node's own compile cache on Node 24, 12 % and 1–18 %.
+// "Performance"), 2026-11-24: against no cache on Node 20, `send --dry-run` 24 % and the HTTPS
+// send 17 % faster; against Node's own compile cache, 20 % and 9 % on Node 24, 15 % and 13 % on 26.
 // Each bundle is compiled with its cache (vm.Script cachedData); V8 checks that it fits (version,
 // flags, source length) and otherwise compiles as usual. Bundles reach each other only through
 // relative require() calls, which come back here.
