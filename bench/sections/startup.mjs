@@ -56,6 +56,9 @@ export async function sectionStartup() {
       // The floor for any Node program: one bare node:https POST (Node 20 builds its root store
       // for any verified TLS context, ~30 ms here, and loads tls, crypto and http).
       cmds.push({ name: floor, argv: [NODE, join(BENCH, 'https-floor.cjs'), base, cert, API_KEY, body], baselineOf: 'msgr send (HTTPS)' });
+      // What undici itself costs any program (msgr's HTTP client, a fixed choice): the package
+      // as its README uses it, one POST.
+      cmds.push({ name: 'undici request (bare)', argv: [NODE, join(BENCH, 'undici-floor.cjs'), base, cert, API_KEY, body], baselineOf: 'msgr send (HTTPS)' });
       if (hasCommand('curl')) {
         cmds.push({ name: 'curl POST (HTTPS)', argv: ['curl', '-sS', '-o', '/dev/null', '--cacert', cert, '-X', 'POST', '-H', `X-Api-Key: ${API_KEY}`, '-H', 'Content-Type: application/json', '--data', body, `${base}/v2/messages`], baselineOf: 'msgr send (HTTPS)' });
       }
