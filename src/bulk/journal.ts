@@ -25,12 +25,12 @@
 // A full disk must never put a batch in doubt (README "Running unattended", design notes): a
 // "send" line that cannot be written is cut back off and its batch does not leave; once space
 // has run out no batch leaves at all; and the answers of the batches already in flight are
-// written into the room a reserve file kept next to the journal gave back (DiskReserve), or, if
-// even that is gone, held until there is room again.
-import { randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+// written into the room a reserve file next to the journal gave back (src/bulk/disk-reserve.ts),
+// or, if even that is gone, held until there is room again. Reading a journal:
+// src/bulk/journal-load.ts.
+import { closeSync, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { createInterface } from 'node:readline';
+import type { DiskReserve } from './disk-reserve.js';
 import type { PersonalSpec } from './personalise.js';
 
 export const JOURNAL_VERSION = 1;
@@ -145,39 +145,6 @@ export const BatchState = {
 } as const;
 export type BatchStateCode = (typeof BatchState)[keyof typeof BatchState];
 
-const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
-  accepted: BatchState.accepted,
-  rejected: BatchState.rejected,
-  'not-sent': BatchState.notSent,
-  'in-doubt': BatchState.inDoubt,
-  auth: BatchState.auth,
-};
-
-export interface LoadedJournal {
-  readonly header: RunHeader;
-  /** Per batch, the latest state. */
-  readonly states: Uint8Array;
-  /** Batch → last error text, for the in-doubt list. */
-  readonly lastStop: string | undefined;
-  /** Lines that could not be read (a torn last write). */
-  readonly badLines: number;
-  /** Bytes read: the whole file, or `maxBytes`. */
-  readonly bytes: number;
-}
-
-export interface LoadOptions {
-  /** Read only this many bytes (a journal as it was then: see SkipSentSource). */
-  readonly maxBytes?: number;
-  /** Every "send" record, in file order. */
-  readonly onSend?: (rec: SendRecord) => void;
-  /** Every "done" record, in file order. */
-  readonly onDone?: (rec: DoneRecord) => void;
-}
-
-export class JournalError extends Error {
-  override readonly name = 'JournalError';
-}
-
 /** This boot of the machine (Linux), undefined where it cannot be told. */
 let thisBoot: string | null | undefined;
 export function bootId(): string | undefined {
@@ -191,57 +158,6 @@ export function bootId(): string | undefined {
   return thisBoot ?? undefined;
 }
 
-export async function loadJournal(path: string, options: LoadOptions = {}): Promise<LoadedJournal> {
-  const size = statSync(path).size;
-  const bytes = options.maxBytes !== undefined ? Math.min(options.maxBytes, size) : size;
-  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, bytes - 1) }), crlfDelay: Infinity });
-  let header: RunHeader | undefined;
-  let states = new Uint8Array(0);
-  let lastStop: string | undefined;
-  let badLines = 0;
-  // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot.
-  let marks = new Uint8Array(0);
-  let sameBoot = false;
-  const now = bootId();
-  for await (const line of rl) {
-    if (line.trim() === '') continue;
-    let rec: { type?: unknown; batch?: unknown; outcome?: unknown; reason?: unknown };
-    try {
-      rec = JSON.parse(line) as typeof rec;
-    } catch {
-      badLines++;
-      continue;
-    }
-    if (header === undefined) {
-      if (rec.type !== 'run') throw new JournalError(`${path} is not a msgr journal (its first line is not a run header)`);
-      header = rec as unknown as RunHeader;
-      if (header.version !== JOURNAL_VERSION) throw new JournalError(`${path} is a version ${String(header.version)} journal; this msgr reads version ${JOURNAL_VERSION}`);
-      states = new Uint8Array(header.totals.requests);
-      marks = new Uint8Array(header.totals.requests);
-      continue;
-    }
-    const batch = typeof rec.batch === 'number' ? rec.batch : -1;
-    if (rec.type === 'send' && batch >= 0 && batch < states.length) {
-      // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
-      states[batch] = BatchState.started;
-      marks[batch] = sameBoot ? 2 : 0;
-      options.onSend?.(rec as unknown as SendRecord);
-    } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
-      marks[batch] = (marks[batch] as number) | 1;
-    } else if (rec.type === 'boot') {
-      sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
-    } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
-      const s = OUTCOME_STATE[rec.outcome as BatchOutcome];
-      if (s !== undefined) states[batch] = s;
-      options.onDone?.(rec as unknown as DoneRecord);
-    } else if (rec.type === 'stop') {
-      lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
-    }
-  }
-  if (header === undefined) throw new JournalError(`${path} is empty`);
-  for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
-  return { header, states, lastStop, badLines, bytes };
-}
 
 /** The file system is full (or the user's quota is): not a bug, and never a reason for doubt. */
 export function isNoSpace(err: unknown): boolean {
@@ -260,13 +176,6 @@ export class DiskFullError extends Error {
   }
 }
 
-/**
- * Room kept for the answers of the batches in flight when the disk fills: ~700 bytes each, plus
- * the message ids of an accepted batch (~40 bytes a recipient). At most 64 in flight: 1 MiB
- * holds them all up to batches of ~300 recipients; past that, answers that do not fit wait for
- * room (Journal.done), never dropped.
- */
-export const RESERVE_BYTES = 1024 * 1024;
 
 /**
  * Journal flushes run side by side on libuv's thread pool (4 threads unless UV_THREADPOOL_SIZE
@@ -274,54 +183,6 @@ export const RESERVE_BYTES = 1024 * 1024;
  */
 const MAX_FLUSHES = 3;
 
-/**
- * A ballast file of real, incompressible bytes that gives its space back the moment the journal
- * cannot write (README design notes). Random bytes because a compressing file system (btrfs,
- * ZFS) would store zeros, or any pattern, in next to nothing; flushed so the blocks are taken.
- */
-export class DiskReserve {
-  readonly path: string;
-  readonly bytes: number;
-  #held: boolean;
-
-  private constructor(path: string, bytes: number) {
-    this.path = path;
-    this.bytes = bytes;
-    this.#held = true;
-  }
-
-  /** Takes the space now; throws (ENOSPC) when there is not even that much. */
-  static take(path: string, bytes = RESERVE_BYTES): DiskReserve {
-    const fd = openSync(path, 'w', 0o600);
-    try {
-      const chunk = randomBytes(Math.min(bytes, 64 * 1024));
-      for (let off = 0; off < bytes; ) off += writeSync(fd, chunk, 0, Math.min(chunk.length, bytes - off));
-      fdatasyncSync(fd);
-    } catch (err) {
-      closeSync(fd);
-      rmSync(path, { force: true });
-      throw err;
-    }
-    closeSync(fd);
-    return new DiskReserve(path, bytes);
-  }
-
-  get held(): boolean {
-    return this.#held;
-  }
-
-  /** Gives the space back; true if there was any to give. */
-  release(): boolean {
-    if (!this.#held) return false;
-    this.#held = false;
-    try {
-      rmSync(this.path, { force: true });
-      return true;
-    } catch {
-      return false;
-    }
-  }
-}
 
 /** Appends records; `send` records are flushed to disk before returning. */
 export class Journal {

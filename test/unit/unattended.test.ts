@@ -7,7 +7,9 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BatchState, DiskFullError, DiskReserve, Journal, loadJournal, type RunHeader } from '../../src/bulk/journal.js';
+import { BatchState, DiskFullError, Journal, type RunHeader } from '../../src/bulk/journal.js';
+import { loadJournal } from '../../src/bulk/journal-load.js';
+import { DiskReserve } from '../../src/bulk/disk-reserve.js';
 import { logLine } from '../../src/bulk/progress.js';
 import { parseEvery } from '../../src/commands/send-bulk/options.js';
 import { UsageError } from '../../src/errors.js';

@@ -1,0 +1,90 @@
+// Reading a run journal (src/bulk/journal.ts says what each record means): every batch's latest
+// state, for --resume, --skip-sent and `msgr runs`.
+import { createReadStream, statSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { BatchState, bootId, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './journal.js';
+
+const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
+  accepted: BatchState.accepted,
+  rejected: BatchState.rejected,
+  'not-sent': BatchState.notSent,
+  'in-doubt': BatchState.inDoubt,
+  auth: BatchState.auth,
+};
+
+export interface LoadedJournal {
+  readonly header: RunHeader;
+  /** Per batch, the latest state. */
+  readonly states: Uint8Array;
+  /** Batch → last error text, for the in-doubt list. */
+  readonly lastStop: string | undefined;
+  /** Lines that could not be read (a torn last write). */
+  readonly badLines: number;
+  /** Bytes read: the whole file, or `maxBytes`. */
+  readonly bytes: number;
+}
+
+export interface LoadOptions {
+  /** Read only this many bytes (a journal as it was then: see SkipSentSource). */
+  readonly maxBytes?: number;
+  /** Every "send" record, in file order. */
+  readonly onSend?: (rec: SendRecord) => void;
+  /** Every "done" record, in file order. */
+  readonly onDone?: (rec: DoneRecord) => void;
+}
+
+export class JournalError extends Error {
+  override readonly name = 'JournalError';
+}
+
+export async function loadJournal(path: string, options: LoadOptions = {}): Promise<LoadedJournal> {
+  const size = statSync(path).size;
+  const bytes = options.maxBytes !== undefined ? Math.min(options.maxBytes, size) : size;
+  const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, bytes - 1) }), crlfDelay: Infinity });
+  let header: RunHeader | undefined;
+  let states = new Uint8Array(0);
+  let lastStop: string | undefined;
+  let badLines = 0;
+  // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot.
+  let marks = new Uint8Array(0);
+  let sameBoot = false;
+  const now = bootId();
+  for await (const line of rl) {
+    if (line.trim() === '') continue;
+    let rec: { type?: unknown; batch?: unknown; outcome?: unknown; reason?: unknown };
+    try {
+      rec = JSON.parse(line) as typeof rec;
+    } catch {
+      badLines++;
+      continue;
+    }
+    if (header === undefined) {
+      if (rec.type !== 'run') throw new JournalError(`${path} is not a msgr journal (its first line is not a run header)`);
+      header = rec as unknown as RunHeader;
+      if (header.version !== JOURNAL_VERSION) throw new JournalError(`${path} is a version ${String(header.version)} journal; this msgr reads version ${JOURNAL_VERSION}`);
+      states = new Uint8Array(header.totals.requests);
+      marks = new Uint8Array(header.totals.requests);
+      continue;
+    }
+    const batch = typeof rec.batch === 'number' ? rec.batch : -1;
+    if (rec.type === 'send' && batch >= 0 && batch < states.length) {
+      // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
+      states[batch] = BatchState.started;
+      marks[batch] = sameBoot ? 2 : 0;
+      options.onSend?.(rec as unknown as SendRecord);
+    } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
+      marks[batch] = (marks[batch] as number) | 1;
+    } else if (rec.type === 'boot') {
+      sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
+    } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
+      const s = OUTCOME_STATE[rec.outcome as BatchOutcome];
+      if (s !== undefined) states[batch] = s;
+      options.onDone?.(rec as unknown as DoneRecord);
+    } else if (rec.type === 'stop') {
+      lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
+    }
+  }
+  if (header === undefined) throw new JournalError(`${path} is empty`);
+  for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
+  return { header, states, lastStop, badLines, bytes };
+}
