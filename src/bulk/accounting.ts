@@ -125,7 +125,7 @@ export class BatchAccounting {
       b.ids = was?.ids?.map((id) => id ?? undefined);
       b.status = was?.status;
       // A report of the run itself (runs report) tells what happened; a resumed run, when.
-      b.error = reportOnly ? (state === BatchState.accepted ? undefined : was?.error) : 'in an earlier run';
+      b.error = reportOnly ? (state === BatchState.accepted ? undefined : was?.error) : 'before this resume';
       if (state === BatchState.accepted) {
         this.#result.accepted += count;
         this.#result.acceptedEarlier += count;

@@ -94,13 +94,19 @@ export function findRun(state: string, cwd: string, ref: string, flag: string): 
     }
     throw new UsageError(`${flag}: ${ref} is neither a msgr journal nor a file msgr has a run of`, { hint: '`msgr runs list` shows the runs msgr has, with their ids.' });
   }
+  // A run id (20261124T030218Z-dd8ae77b), its first 8 or more characters, or its random part.
+  const suffix = /^[0-9a-f]{8}$/.test(ref) ? `-${ref}` : undefined;
   const matches = journalPaths(state).filter((p) => {
     const id = readHeader(p)?.runId;
-    return id !== undefined && (id === ref || (ref.length >= 8 && id.startsWith(ref)));
+    return id !== undefined && (id === ref || (ref.length >= 8 && id.startsWith(ref)) || (suffix !== undefined && id.endsWith(suffix)));
   });
   if (matches.length === 1) return matches[0] as string;
   if (matches.length > 1) throw new UsageError(`${flag}: "${ref}" names ${matches.length} runs`, { hint: 'Give the whole run id, or the journal path (`msgr runs list`).' });
-  throw new UsageError(`${flag}: no run "${ref}" in ${runsRoot(state)} (nor the sandbox's)`, { hint: 'Give a run id or journal path from `msgr runs list`, or the path of a journal kept elsewhere (--journal).' });
+  throw new UsageError(`${flag}: no run "${ref}" in ${runsRoot(state)} (nor the sandbox's)`, {
+    hint: ref.length < 8
+      ? 'Give at least the first 8 characters of a run id, or its last 8 (after the "-"), from `msgr runs list`.'
+      : 'Give a run id or journal path from `msgr runs list`, or the path of a journal kept elsewhere (--journal).',
+  });
 }
 
 export interface RunDetail {

@@ -15,7 +15,7 @@
 import { dirname } from 'node:path';
 import type { MessagesClient } from '../http/client.js';
 import type { Outcome } from '../http/outcome.js';
-import { stopName } from '../output/ui.js';
+import { quitAtOnce, stopName } from '../output/ui.js';
 import { BatchAccounting, type SendResult } from './accounting.js';
 import { readBatches, type Batch } from './batches.js';
 import { BatchState, isNoSpace, type DoneRecord, type Journal } from './journal.js';
@@ -144,7 +144,7 @@ export class Sender {
       if (this.#books.stopped === undefined) {
         this.#books.stop('interrupted');
         const n = this.#inFlight.size;
-        this.#progress.log(`${stopName(signal.reason)}: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; Ctrl-C again to quit at once (the journal stays consistent)`);
+        this.#progress.log(`${stopName(signal.reason)}: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; ${quitAtOnce(signal.reason)} (the journal stays consistent)`);
       }
     };
     signal.addEventListener('abort', onAbort, { once: true });

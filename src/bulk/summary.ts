@@ -222,7 +222,7 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
 
 export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
-  const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} in an earlier run)` : '';
+  const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} before this resume)` : '';
   const line =
     s.toSend === 0 && s.alreadySent > 0
       ? `nothing left to send: every row to send had already been accepted by an earlier run (${fmt(s.alreadySent)})`

@@ -93,7 +93,8 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
       hint: `Is it UTF-16 without a byte-order mark? Give ${o.encodingFlag} utf16le (or utf16be), or save it as UTF-8.`,
     });
   }
-  return text.replace(/\r?\n$/, '');
+  // Line ends as a phone shows them: a Windows editor's CR LF would cost a character per line.
+  return text.replace(/\r\n/g, '\n').replace(/\n$/, '');
 }
 
 function firstBadUtf8Line(body: Buffer): number {

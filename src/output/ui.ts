@@ -74,3 +74,8 @@ export function createUi(ctx: Context, options: UiOptions = {}): Ui {
 export function stopName(reason: unknown): string {
   return reason === 'SIGINT' || typeof reason !== 'string' ? 'interrupted' : `${reason} received`;
 }
+
+/** How to stop at once after `reason`: SIGTERM and SIGHUP (however often) never do. */
+export function quitAtOnce(reason: unknown): string {
+  return reason === 'SIGINT' || typeof reason !== 'string' ? 'Ctrl-C again to quit at once' : 'a SIGINT (Ctrl-C) quits at once';
+}

@@ -354,7 +354,7 @@ describe('send-bulk against the sandbox', () => {
       assert.ok(sent > 0 && sent < 80, `sent ${sent}`);
       const again = await bulk([path, '--resume'], env(server.url, {}, config));
       assert.equal(again.code, 0, again.stderr);
-      assert.match(again.stderr, new RegExp(`80 of 80 recipients accepted \\(${sent} in an earlier run\\)`));
+      assert.match(again.stderr, new RegExp(`80 of 80 recipients accepted \\(${sent} before this resume\\)`));
       assertExactlyOnce(record, numbers);
     } finally {
       await server.close();

@@ -226,6 +226,8 @@ describe('the message text decoder', () => {
   const o = { flag: '--text-file', encodingFlag: '--text-encoding' };
   test('BOMs, UTF-16, Windows-1252, the final line end', () => {
     assert.equal(decodeText(Buffer.from('\uFEFFHi\n'), 't', o), 'Hi');
+    // Written on Windows: CR LF line ends become LF, as a phone shows them.
+    assert.equal(decodeText(Buffer.from('Hi Ann,\r\nsee you at 5.\r\n'), 't', o), 'Hi Ann,\nsee you at 5.');
     assert.equal(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Zoë\r\n', 'utf16le')]), 't', o), 'Zoë');
     assert.equal(decodeText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('Zoë', 'utf16le').swap16()]), 't', o), 'Zoë');
     assert.equal(decodeText(Buffer.from([0x80, 0x93, 0x41, 0x94, 0xe9]), 't', { ...o, encoding: 'latin1' }), '€“A”é');

@@ -8,7 +8,7 @@ import { prepareSingleRequest } from '../../http/single-request.js';
 import type { ApiRequest } from '../../http/client.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, stopName } from '../../output/ui.js';
+import { createUi, quitAtOnce, stopName } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { readFlagFile } from '../send/options.js';
@@ -65,7 +65,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   // As in send: a signal waits for the answer in flight (bounded by --timeout) and drops a retry
   // not yet started; only a second Ctrl-C abandons the request.
   ctx.enableGracefulInterrupt();
-  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); Ctrl-C again to quit at once (its outcome would then be unknown)`);
+  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
   ctx.interrupt.addEventListener('abort', onStop, { once: true });
   const outcome = await client.request(request, { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), stopRetries: ctx.interrupt });
   ctx.interrupt.removeEventListener('abort', onStop);

@@ -7,7 +7,7 @@ import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, stopName, type Ui } from '../../output/ui.js';
+import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { messagesEndpoint, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
@@ -90,7 +90,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // such, so a supervisor never sends an accepted one again (README "Running unattended"). A
   // retry not yet started is dropped: not sent. Only a second Ctrl-C abandons the request.
   ctx.enableGracefulInterrupt();
-  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); Ctrl-C again to quit at once (its outcome would then be unknown)`);
+  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
   ctx.interrupt.addEventListener('abort', onStop, { once: true });
   const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries: ctx.interrupt });
   ctx.interrupt.removeEventListener('abort', onStop);

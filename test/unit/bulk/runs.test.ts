@@ -206,6 +206,9 @@ describe('runs in the state folder', () => {
     assert.throws(() => findRun(state, '/', '20261120', 'x'), /names 2 runs/);
     assert.equal(findRun(state, '/', done, 'x'), done);
     assert.throws(() => findRun(state, '/', 'nope-nope', 'x'), /no run "nope-nope"/);
+    // The random part people copy from a summary names its run too; a short prefix says what to give.
+    assert.equal(findRun(state, '/', 'aaaaaaaa', 'x'), done);
+    assert.throws(() => findRun(state, '/', '2026112', 'x'), (e: unknown) => e instanceof UsageError && /at least the first 8 characters/.test(e.hint ?? ''));
 
     const old = new Date('2026-01-01T00:00:00Z');
     for (const f of readdirSync(folder)) utimesSync(join(folder, f), old, old);
