@@ -23,7 +23,8 @@ export function buildProgram(ctx: Context): Command {
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
       writeErr: (s) => ctx.stderr.write(s),
-      outputError: (s, write) => write(s.replace(/^error: /, 'msgr: ')),
+      // "error: …" as every other error; the hint line follows (see the catch below).
+      outputError: (s, write) => write(s),
     })
     .addHelpText('after', EXIT_CODES_HELP + '\nRun `msgr <command> --help` for a command\'s options.\n');
   // Only the command being run needs its options built (commander parses every flag string as it
@@ -78,10 +79,13 @@ export async function main(ctx: Context): Promise<number> {
       // is refused before its flags are read: there "--json" cannot be another flag's value,
       // so the user asked for JSON and gets the document.
       const askedJson = (err.code === 'commander.unknownOption' && /'--json'/.test(err.message)) || (err.code === 'commander.unknownCommand' && ctx.argv.includes('--json'));
+      const path = commandPath(refusedBy);
+      const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
       if (parsedFlag(program, 'json') || askedJson) {
-        const path = commandPath(refusedBy);
-        const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
         ctx.stdout.write(`${JSON.stringify(errorDocument(err.message.replace(/^error: /, ''), hint, ExitCode.USAGE), null, 2)}\n`);
+      } else if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed') {
+        // Commander wrote the "error:" line (outputError); what to do comes next, as for every error.
+        ctx.stderr.write(`hint: ${hint}\n`);
       }
       return ExitCode.USAGE;
     }

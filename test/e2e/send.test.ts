@@ -488,7 +488,11 @@ test('a key with a character no header can carry is refused before anything is s
 test('an unknown option is a usage error (exit 2)', async () => {
   const r = await runCli(['send', '--bogus']);
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /unknown option '--bogus'/);
+  // As every error: what went wrong, then what to do.
+  assert.equal(r.stderr, "error: unknown option '--bogus'\nhint: See the options with: msgr send --help\n");
+  const bare = await runCli(['profile']);
+  assert.equal(bare.code, 2);
+  assert.doesNotMatch(bare.stderr, /^hint:/m, 'the help shown for a missing subcommand is hint enough');
 });
 
 describe('--json and --verbose are read from the parsed command, not from argv', () => {
