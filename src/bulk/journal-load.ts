@@ -45,7 +45,9 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   let states = new Uint8Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
-  // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot.
+  // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot;
+  // 4, an earlier attempt may have reached the API and got no answer (in doubt), so a resend
+  // (--resend-in-doubt) that never left does not make the batch "never sent".
   let marks = new Uint8Array(0);
   let sameBoot = false;
   const now = bootId();
@@ -69,16 +71,22 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
     const batch = typeof rec.batch === 'number' ? rec.batch : -1;
     if (rec.type === 'send' && batch >= 0 && batch < states.length) {
       // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
+      const m = marks[batch] as number;
+      const doubt = (m & 4) !== 0 || states[batch] === BatchState.inDoubt || (states[batch] === BatchState.started && (m & 3) !== 2);
       states[batch] = BatchState.started;
-      marks[batch] = sameBoot ? 2 : 0;
+      marks[batch] = (doubt ? 4 : 0) | (sameBoot ? 2 : 0);
       options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
       marks[batch] = (marks[batch] as number) | 1;
     } else if (rec.type === 'boot') {
       sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
     } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
-      const s = OUTCOME_STATE[rec.outcome as BatchOutcome];
+      let s = OUTCOME_STATE[rec.outcome as BatchOutcome];
+      // A resend closed before it left (Ctrl-C, a full disk): the earlier attempt is still in doubt.
+      if (s === BatchState.notSent && ((marks[batch] as number) & 4) !== 0) s = BatchState.inDoubt;
       if (s !== undefined) states[batch] = s;
+      // The API answered for the key: what came before is settled by it.
+      if (s === BatchState.accepted || s === BatchState.rejected) marks[batch] = (marks[batch] as number) & ~4;
       options.onDone?.(rec as unknown as DoneRecord);
     } else if (rec.type === 'stop') {
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;

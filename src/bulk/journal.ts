@@ -20,7 +20,9 @@
 // it has no "out" and its "send" was written since this boot: then the process ended before the
 // request left (a kill -9 while it waited for a slot), and the lines it wrote are still in the
 // file, unflushed or not, so it was never sent. A power cut loses unflushed lines, but changes the
-// boot id: then every batch with "send" and no "done" is in doubt, as it may have left.
+// boot id: then every batch with "send" and no "done" is in doubt, as it may have left. A batch
+// in doubt that is sent again (--resend-in-doubt) stays in doubt until an answer comes: a resend
+// killed or stopped before it left does not make the earlier request "never sent".
 //
 // A full disk must never put a batch in doubt (README "Running unattended", design notes): a
 // "send" line that cannot be written is cut back off and its batch does not leave; once space

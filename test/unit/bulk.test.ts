@@ -318,6 +318,40 @@ describe('journal', () => {
     assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.notSent]);
   });
 
+  test('a batch left in doubt stays in doubt when its resend (--resend-in-doubt) never leaves', async (t) => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, header(3), () => new Date());
+    // First process: batches 0 and 1 leave and no answer comes (kill -9); 2 is answered "in doubt".
+    for (const b of [0, 1, 2]) {
+      j.started({ batch: b, first: b * 2, count: 2, key: `k${b}` });
+      j.leaving(b);
+    }
+    j.done({ batch: 2, outcome: 'in-doubt', error: 'no answer' });
+    j.close();
+    if (!readFileSync(path, 'utf8').includes('"type":"boot"')) {
+      t.skip('no boot id here (/proc/sys/kernel/random/boot_id)');
+      return;
+    }
+    // A resume with --resend-in-doubt in this boot: every "send" line written again, then 0 is
+    // killed before its request left, and 1 and 2 are closed as not sent by a Ctrl-C.
+    const again = Journal.append(path, () => new Date());
+    for (const b of [0, 1, 2]) again.started({ batch: b, first: b * 2, count: 2, key: `k${b}` });
+    again.done({ batch: 1, outcome: 'not-sent' });
+    again.done({ batch: 2, outcome: 'not-sent' });
+    again.close();
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.inDoubt, BatchState.inDoubt]);
+    // Once the API answers for the key, the earlier doubt is settled.
+    const third = Journal.append(path, () => new Date());
+    third.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    third.leaving(0);
+    third.done({ batch: 0, outcome: 'accepted', status: 202 });
+    third.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    third.leaving(1);
+    third.done({ batch: 1, outcome: 'rejected', status: 422 });
+    third.close();
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.accepted, BatchState.rejected, BatchState.inDoubt]);
+  });
+
   test('answers of one turn of the event loop are written together as it ends; close writes those still waiting', async () => {
     const path = join(tmp(), 'journal.jsonl');
     const j = Journal.create(path, header(4), () => new Date());
