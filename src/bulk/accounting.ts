@@ -152,8 +152,21 @@ export class BatchAccounting {
 
   /** A batch the run did not send because it had stopped. */
   notSent(b: Batch): void {
+    if (this.#stillInDoubt(b, this.stopReasonText())) return;
     b.outcome = 'not-sent';
     b.error = this.stopReasonText();
+  }
+
+  /**
+   * A batch an earlier run left in doubt, whose resend (--resend-in-doubt) did not leave: the
+   * earlier request may still have reached the API, so it stays in doubt (docs/bulk.md: Nothing
+   * lost, nothing sent twice).
+   */
+  #stillInDoubt(b: Batch, why: string): boolean {
+    const state = this.#cfg.states?.[b.index];
+    if (state !== BatchState.started && state !== BatchState.inDoubt) return false;
+    this.markInDoubt(b, `in doubt since an earlier run (its resend: ${why})`);
+    return true;
   }
 
   stopReasonText(): string {
@@ -249,7 +262,7 @@ export class BatchAccounting {
       this.stop('journal');
       b.error = 'not sent: the journal could not be written';
     }
-    b.outcome = 'not-sent';
+    if (!this.#stillInDoubt(b, b.error)) b.outcome = 'not-sent';
     if (first) {
       this.#cfg.progress.log(`${err instanceof DiskFullError ? `no space left in ${err.folder}` : `the journal could not be written (${this.#result.journalError ?? ''})`}: sending no new batches${inFlight > 0 ? `, recording the answers of ${inFlight} in flight` : ''}`);
     }

@@ -18,7 +18,7 @@ import type { Outcome } from '../http/outcome.js';
 import { quitAtOnce, stopName } from '../output/ui.js';
 import { BatchAccounting, type SendResult } from './accounting.js';
 import { readBatches, type Batch } from './batches.js';
-import { BatchState, isNoSpace, type DoneRecord, type Journal } from './journal.js';
+import { BatchState, DiskFullError, isNoSpace, type DoneRecord, type Journal } from './journal.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from './report-order.js';
@@ -151,6 +151,9 @@ export class Sender {
     if (signal.aborted) onAbort();
 
     const { states, resendInDoubt } = this.#cfg;
+    // After a stop, the batches an earlier run left in doubt are still read, to be counted as in
+    // doubt rather than not sent (their resend never left).
+    const readAfterStop = withReport || (resendInDoubt && states?.some((st) => st === BatchState.started || st === BatchState.inDoubt) === true);
     const queue: Batch[] = [];
     await readBatches({
       spool,
@@ -167,8 +170,9 @@ export class Sender {
       onRow: (seq, row) => this.#rows?.rowDone(seq, row),
       afterChunk: async () => {
         await this.#pump(queue);
-        // With a report, the rest of the rows are read all the same: each gets its line.
-        return this.#books.stopped === undefined || withReport;
+        // With a report, the rest of the rows are read all the same: each gets its line (and see
+        // readAfterStop).
+        return this.#books.stopped === undefined || readAfterStop;
       },
     });
     await this.#pump(queue);
@@ -276,6 +280,9 @@ export class Sender {
     } catch (leaving) {
       this.#window.release();
       this.#books.notWritten(b, leaving, this.#inFlight.size);
+      // Its "send" line is on disk: closed as not sent, or after a reboot it would be in doubt.
+      // A full disk leaves room for answers (the reserve); another failure could not write it.
+      if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
       this.#complete(b);
       this.#progress.update(this.#books.stats(this.#inFlight.size));
       return;

@@ -307,7 +307,7 @@ describe('the sender when the journal cannot write', () => {
     events: string[];
   }
 
-  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController, opts: { flushMs?: number; onSend?: (batch: number) => void } = {}): Promise<Run> {
+  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController, opts: { flushMs?: number; onSend?: (batch: number) => void; failLeaving?: (batch: number) => Error | undefined; states?: Uint8Array } = {}): Promise<Run> {
     const sent: number[] = [];
     const done: Array<[number, string]> = [];
     const logs: string[] = [];
@@ -320,7 +320,10 @@ describe('the sender when the journal cannot write', () => {
         if (err !== undefined) throw err;
         events.push(`durable ${rec.batch}`);
       },
-      leaving: () => undefined,
+      leaving: (batch) => {
+        const err = opts.failLeaving?.(batch);
+        if (err !== undefined) throw err;
+      },
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
     };
     const client: MessagesClient = {
@@ -345,11 +348,11 @@ describe('the sender when the journal cannot write', () => {
     const sender = new Sender({
       runId: 'r',
       journal,
-      states: undefined,
+      states: opts.states,
       frame: { prefix: '{"recipients":[', suffix: ']}' },
       batchSize: 2,
       toSend: 20,
-      resendInDoubt: false,
+      resendInDoubt: opts.states !== undefined,
       window: new Window(3),
       limiter: undefined,
       gate: new Gate(),
@@ -400,6 +403,24 @@ describe('the sender when the journal cannot write', () => {
     assert.equal(r.result.accepted, 8);
     assert.equal(r.result.notSent, 12);
     assert.ok(r.logs.some((l) => l.startsWith('no space left in /state/runs/x: sending no new batches')), r.logs.join('\n'));
+  });
+
+  test('a full disk as a request is about to leave: its batch is closed as not sent in the journal, not left for a reboot to put in doubt', async () => {
+    const r = await run(() => undefined, undefined, { failLeaving: (batch) => (batch === 2 ? new DiskFullError('/state/runs/x') : undefined) });
+    assert.ok(!r.sent.includes(2));
+    assert.ok(r.done.some(([b, o]) => b === 2 && o === 'not-sent'), JSON.stringify(r.done));
+    assert.equal(r.result.stopped, 'disk-full');
+    assert.equal(r.result.inDoubt, 0);
+  });
+
+  test('--resend-in-doubt stopped before the resends left: those batches are still in doubt, not "not sent"', async () => {
+    const c = new AbortController();
+    const r = await run(() => undefined, c, { states: new Uint8Array(10).fill(BatchState.inDoubt), onSend: (batch) => batch === 0 && c.abort('SIGINT') });
+    assert.equal(r.result.stopped, 'interrupted');
+    assert.equal(r.result.notSent, 0);
+    assert.equal(r.result.accepted + r.result.inDoubt, 20);
+    assert.ok(r.result.inDoubt >= 14, String(r.result.inDoubt));
+    assert.equal(r.result.inDoubtBatches.length, r.result.inDoubt / 2);
   });
 
   test('any other journal failure: not sent, not in doubt, and the run stops', async () => {
