@@ -95,7 +95,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   const w = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
   for (const b of inDoubt.slice(0, 20)) {
-    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipients from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
+    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
