@@ -78,6 +78,9 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
       marks[batch] = (marks[batch] as number) | 1;
+    } else if (rec.type === 'wait' && batch >= 0 && batch < states.length) {
+      // Its last attempt did not take: until the next "out", nothing of it is out there.
+      marks[batch] = (marks[batch] as number) & ~1;
     } else if (rec.type === 'boot') {
       sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
     } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {

@@ -11,7 +11,9 @@
 //                                        next "send" or at the end (losing it to a power cut only
 //                                        makes k "in doubt")
 //   {"type":"out","batch":k}             written (not flushed) the moment batch k's request
-//                                        leaves; "send" lines are written ahead of the requests
+//                                        leaves (each attempt); "send" lines are written ahead
+//   {"type":"wait","batch":k}            written (not flushed) when batch k's attempt provably
+//                                        did not take and it waits to retry (429, 503, refused)
 //   {"type":"boot","id":...}             the machine's boot id, when the process opens the
 //                                        journal (Linux: /proc/sys/kernel/random/boot_id)
 //   {"type":"stop","reason":...}         how the process ended, for people
@@ -249,6 +251,22 @@ export class Journal {
   #writeBoot(): void {
     const id = bootId();
     if (id !== undefined) this.#write({ type: 'boot', id });
+  }
+
+  /**
+   * Batch k's last attempt provably did not take (an answer asking for a retry, or a failure
+   * before it left) and it waits to try again: a "wait" line, unflushed like "out", so a kill -9
+   * now leaves it never sent rather than in doubt. Not written for want of space: then the batch
+   * stays as it was (in doubt after a kill -9), which is the safe side.
+   */
+  waiting(batch: number): void {
+    if (this.#full) return;
+    try {
+      this.#writeLine(`{"type":"wait","batch":${batch}}\n`);
+      this.#dirty = true;
+    } catch (err) {
+      if (!isNoSpace(err)) throw err;
+    }
   }
 
   /**

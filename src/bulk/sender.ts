@@ -37,7 +37,7 @@ export const AHEAD_RECIPIENTS = 64;
 export const DEFAULT_CONCURRENCY = 4;
 
 /** What the sender needs of the journal: a durable record before a request leaves, a mark as it leaves, one after. */
-export type SenderJournal = Pick<Journal, 'startedDurably' | 'leaving' | 'answered'>;
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'leaving' | 'waiting' | 'answered'>;
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -308,7 +308,14 @@ export class Sender {
     b.entries = [];
     let outcome: Outcome;
     try {
-      outcome = await this.#cfg.client.sendRaw(body, { idempotencyKey: key, stopRetries: this.#books.stopRetries });
+      const journal = this.#cfg.journal;
+      outcome = await this.#cfg.client.sendRaw(body, {
+        idempotencyKey: key,
+        stopRetries: this.#books.stopRetries,
+        // A retry's wait and its next attempt are journaled as its first attempt is (#dispatchOne).
+        onRetryWait: () => journal.waiting(b.index),
+        beforeRetry: () => journal.leaving(b.index),
+      });
     } catch (err) {
       outcome = { kind: 'unknown', message: err instanceof Error ? err.message : String(err), attempts: 1 };
     }

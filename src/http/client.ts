@@ -59,6 +59,14 @@ export interface SendOptions {
    * wait before one ends, with the last answer's outcome ("not sent": nothing was processed).
    */
   readonly stopRetries?: AbortSignal;
+  /**
+   * Told when the last attempt provably did not take (an answer asking for a retry, or a failure
+   * before the request left) and a wait for the next one begins; and just before each retry
+   * leaves, which may refuse it by throwing (then the outcome is "not sent"). Bulk writes these
+   * in its journal, so a kill -9 during the wait puts nothing in doubt (docs/bulk.md).
+   */
+  readonly onRetryWait?: () => void;
+  readonly beforeRetry?: () => void;
 }
 
 /** A request to any path of the API (`msgr api`), under the same key, TLS, proxy and retry rules. */
@@ -169,6 +177,7 @@ export function createClient(options: ClientOptions): ApiClient {
     const stop = o.stopRetries;
     const stopped = (): boolean => stop?.aborted === true;
     if (stopped()) return false;
+    o.onRetryWait?.();
     try {
       await sleep(delayMs, stop === undefined ? o.signal : o.signal === undefined ? stop : AbortSignal.any([o.signal, stop]));
     } catch (err) {
@@ -193,6 +202,14 @@ export function createClient(options: ClientOptions): ApiClient {
     // The key comes only from msgr's own sources (never argv), whatever the extra headers say.
     headers['x-api-key'] = options.apiKey;
     for (let attempt = 1; ; attempt++) {
+      if (attempt > 1 && sendOptions.beforeRetry !== undefined) {
+        try {
+          sendOptions.beforeRetry();
+        } catch (err) {
+          // A local cause (the journal's disk is full): the retry does not leave.
+          return { kind: 'not-sent', message: `not sent: ${err instanceof Error ? err.message : String(err)}`, attempts: attempt - 1 };
+        }
+      }
       if (debug !== undefined) {
         debug(`> ${method} ${endpoint} (attempt ${attempt})`);
         for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'x-api-key' ? maskSecret(v) : v}`);

@@ -110,6 +110,27 @@ async function resumeCleanly(path: string, config: string, total: number): Promi
 }
 
 describe('stopping an unattended run, then --resume', () => {
+  test('kill -9 while a batch waits to retry after a 429: it is not in doubt, and the resume sends it once', async () => {
+    const { path, numbers } = numbersCsv(5);
+    const config = tempDir();
+    const journal = join(config, 'j.jsonl');
+    let answered = 0;
+    // The API answers the first attempt "too many requests, retry in 5 s": it did not take it.
+    server.answer = () => (answered++ === 0 ? { status: 429, headers: { 'retry-after': '5' }, body: { title: 'Too Many Requests' } } : { status: 202, body: { ok: true } });
+    const run = start(process.execPath, [BIN, 'send-bulk', path, ...MSG, '--journal', journal], env(config));
+    for (let i = 0; i < 100 && server.requests.length === 0; i++) await sleep(20);
+    await sleep(300);
+    run.child.kill('SIGKILL');
+    assert.equal((await run.done).signal, 'SIGKILL');
+    assert.equal(server.requests.length, 1, 'the retry was still waiting');
+    const resumed = await runCli(['send-bulk', path, '--resume', '--journal', journal, '--json'], { env: env(config), timeoutMs: 30_000 });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    const doc = JSON.parse(resumed.stdout) as { inDoubt: number; accepted: number };
+    assert.deepEqual([doc.inDoubt, doc.accepted], [0, numbers.length]);
+    assert.equal(server.requests.length, 2);
+    server.answer = undefined;
+  });
+
   test('GNU timeout without --foreground (SIGTERM to msgr, then to its process group): exit 124, and the resume sends the rest once', async () => {
     const { path, numbers } = numbersCsv(4000);
     const config = tempDir();

@@ -311,6 +311,13 @@ describe('journal', () => {
     // A journal written before "out" lines existed: in doubt as it always was.
     writeFileSync(path, text.split('\n').filter((l) => !l.includes('"type":"boot"')).join('\n'));
     assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.none]);
+    // An attempt answered "retry later" (429, 503) and waiting for its retry: nothing of it is
+    // out there until the retry's own "out" line.
+    writeFileSync(path, `${text}{"type":"out","batch":0}\n{"type":"wait","batch":0}\n`);
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.notSent, BatchState.none]);
+    writeFileSync(path, `${text}{"type":"out","batch":0}\n{"type":"wait","batch":0}\n{"type":"out","batch":0}\n`);
+    assert.deepEqual([...(await loadJournal(path)).states], [BatchState.started, BatchState.none]);
+    writeFileSync(path, text.split('\n').filter((l) => !l.includes('"type":"boot"')).join('\n'));
     // A resume in this boot marks its own lines.
     const again = Journal.append(path, () => new Date());
     again.started({ batch: 1, first: 2, count: 2, key: 'k1' });

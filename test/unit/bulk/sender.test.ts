@@ -324,6 +324,7 @@ describe('the sender when the journal cannot write', () => {
         const err = opts.failLeaving?.(batch);
         if (err !== undefined) throw err;
       },
+      waiting: () => undefined,
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
     };
     const client: MessagesClient = {
