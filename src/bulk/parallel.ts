@@ -235,22 +235,8 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   if (typeof split === 'string') return undefined;
   const header = await readHeader(o.path, o.format);
   if (header === undefined) return undefined;
-  const maxProblems = o.maxProblems ?? 20;
-  const estimate = o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
-  const exclude = o.exclude?.export();
-  const sent = o.sent?.export();
-  const common = {
-    path: o.path,
-    fileLabel: o.fileLabel,
-    format: o.format,
-    columns: o.columns,
-    country: o.country,
-    allowDuplicates: o.allowDuplicates,
-    exclude,
-    sent,
-    batchSize: o.batchSize,
-    maxProblems,
-  };
+  const estimate = rowEstimate(o);
+  const common = jobBase(o);
   const firstJob: PartJob = {
     ...common,
     setCapacity: Math.ceil(estimate * ((split.offset - o.format.bomBytes) / Math.max(1, o.fileBytes - o.format.bomBytes))),
@@ -292,17 +278,12 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   await Promise.all([first.stop(), second.stop()]);
   // The first part must end where the second was told it starts, with the line end it assumed.
   if (a.nextLine !== split.line || a.recordDelimiter !== split.recordDelimiter || a.columns === undefined) return undefined;
-  return merge(a, b, o.batchSize, o.fileLabel, maxProblems, o.spoolPath, split.line, o.sent);
+  return merge(a, b, o.batchSize, o.fileLabel, common.maxProblems, o.spoolPath, split.line, o.sent);
 }
 
-/**
- * The whole preflight in one worker, for rows with messages of their own (not split: see
- * bulk/preflight-pass.ts). Rendering, counting parts and grouping allocate per row; in a worker
- * with a small young generation that garbage is collected early, which keeps peak RSS down.
- * Undefined when no worker could do it: the caller runs the pass itself, and gives its errors.
- */
-export async function runWholeInWorker(o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number }): Promise<PreflightResult | undefined> {
-  const job: PartJob = {
+/** What every worker job of this file is given, whichever part of it the worker reads. */
+function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'format' | 'columns' | 'country' | 'allowDuplicates' | 'exclude' | 'sent' | 'batchSize' | 'maxProblems'> {
+  return {
     path: o.path,
     fileLabel: o.fileLabel,
     format: o.format,
@@ -313,7 +294,24 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
     sent: o.sent?.export(),
     batchSize: o.batchSize,
     maxProblems: o.maxProblems ?? 20,
-    setCapacity: o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0,
+  };
+}
+
+/** Rows the file holds, from its first line's length, with 5 % to spare: sizes the number sets. */
+function rowEstimate(o: ParallelOptions): number {
+  return o.format.lineBytes > 0 ? Math.ceil((o.fileBytes / o.format.lineBytes) * 1.05) : 0;
+}
+
+/**
+ * The whole preflight in one worker, for rows with messages of their own (not split: see
+ * bulk/preflight-pass.ts). Rendering, counting parts and grouping allocate per row; in a worker
+ * with a small young generation that garbage is collected early, which keeps peak RSS down.
+ * Undefined when no worker could do it: the caller runs the pass itself, and gives its errors.
+ */
+export async function runWholeInWorker(o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number }): Promise<PreflightResult | undefined> {
+  const job: PartJob = {
+    ...jobBase(o),
+    setCapacity: rowEstimate(o),
     spoolPath: o.spoolPath,
     start: undefined,
     end: undefined,

@@ -260,31 +260,29 @@ export class Sender {
       await this.#cfg.gate.wait(signal);
     }
     const err = await written;
-    if (err !== undefined || !slot || this.#books.stopped !== undefined) {
-      if (slot) this.#window.release();
-      if (err !== undefined) {
-        // Not written, so not sent, and nothing after it is: a local cause, never doubt.
-        this.#books.notWritten(b, err, this.#inFlight.size);
-      } else {
-        // On disk but it never left: closed as not sent, so a resume sends it.
+    if (err !== undefined) {
+      // Not written, so not sent, and nothing after it is: a local cause, never doubt.
+      this.#stayed(b, slot, () => this.#books.notWritten(b, err, this.#inFlight.size));
+      return;
+    }
+    if (!slot || this.#books.stopped !== undefined) {
+      // On disk but it never left: closed as not sent, so a resume sends it.
+      this.#stayed(b, slot, () => {
         this.#books.notSent(b);
         this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
-      }
-      this.#complete(b);
-      this.#progress.update(this.#books.stats(this.#inFlight.size));
+      });
       return;
     }
     try {
       // Its "out" line first: without it, a resume after a kill -9 takes the batch as never sent.
       this.#cfg.journal.leaving(b.index);
     } catch (leaving) {
-      this.#window.release();
-      this.#books.notWritten(b, leaving, this.#inFlight.size);
-      // Its "send" line is on disk: closed as not sent, or after a reboot it would be in doubt.
-      // A full disk leaves room for answers (the reserve); another failure could not write it.
-      if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
-      this.#complete(b);
-      this.#progress.update(this.#books.stats(this.#inFlight.size));
+      this.#stayed(b, slot, () => {
+        this.#books.notWritten(b, leaving, this.#inFlight.size);
+        // Its "send" line is on disk: closed as not sent, or after a reboot it would be in doubt.
+        // A full disk leaves room for answers (the reserve); another failure could not write it.
+        if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      });
       return;
     }
     const p = this.#send(b, key).finally(() => {
@@ -299,6 +297,14 @@ export class Sender {
       await p;
       this.#cfg.limiter.restart();
     }
+  }
+
+  /** A batch that does not leave: its slot given back, its books settled (`settle`), the run goes on. */
+  #stayed(b: Batch, slot: boolean, settle: () => void): void {
+    if (slot) this.#window.release();
+    settle();
+    this.#complete(b);
+    this.#progress.update(this.#books.stats(this.#inFlight.size));
   }
 
   /** Sends a batch whose "send" line is on disk, and records its answer. */

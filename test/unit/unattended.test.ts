@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { BatchState, DiskFullError, Journal, type RunHeader } from '../../src/bulk/journal.js';
 import { loadJournal } from '../../src/bulk/journal-load.js';
 import { DiskReserve } from '../../src/bulk/disk-reserve.js';
@@ -59,6 +59,22 @@ describe('--progress-every', () => {
   });
 });
 
+/** A 1 MiB tmpfs to fill up; undefined (the test skipped) where it cannot be mounted. */
+function smallDisk(t: TestContext): string | undefined {
+  const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
+    return dir;
+  } catch {
+    t.skip('cannot mount a tmpfs here (it needs root)');
+    return undefined;
+  }
+}
+
+function unmount(dir: string): void {
+  execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+}
+
 describe('the journal on a full disk', () => {
   const header: RunHeader = {
     type: 'run',
@@ -87,13 +103,8 @@ describe('the journal on a full disk', () => {
   }
 
   test('no batch leaves once a "send" line fails, the answers in flight take the reserve, and an answer with no room at all is held until there is', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
-    } catch {
-      t.skip('cannot mount a tmpfs here (it needs root)');
-      return;
-    }
+    const dir = smallDisk(t);
+    if (dir === undefined) return;
     try {
       const path = join(dir, 'journal.jsonl');
       const j = Journal.create(path, header, () => new Date());
@@ -142,18 +153,13 @@ describe('the journal on a full disk', () => {
       for (let batch = 0; batch < failed; batch++) assert.equal(loaded.states[batch], BatchState.accepted, `batch ${batch}`);
       assert.equal(loaded.states[failed], BatchState.none);
     } finally {
-      execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+      unmount(dir);
     }
   });
 
   test('batches ready together share one write and one flush; a group the full disk refuses leaves nothing behind and none of its batches leaves', async (t) => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
-    } catch {
-      t.skip('cannot mount a tmpfs here (it needs root)');
-      return;
-    }
+    const dir = smallDisk(t);
+    if (dir === undefined) return;
     try {
       const path = join(dir, 'journal.jsonl');
       const j = Journal.create(path, header, () => new Date());
@@ -182,7 +188,7 @@ describe('the journal on a full disk', () => {
       j.close();
       assert.equal((await loadJournal(path)).badLines, 0);
     } finally {
-      execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
+      unmount(dir);
     }
   });
 });
