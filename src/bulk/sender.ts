@@ -33,11 +33,17 @@ import { idempotencyKey } from './state.js';
  * lost, nothing sent twice).
  */
 export const AHEAD_RECIPIENTS = 64;
+/**
+ * The "send" lines journaled ahead are committed (written and flushed) in groups of this many
+ * recipients, or sooner when a batch needs its line (Journal.need): a flush per group, not per
+ * turn of the event loop (README "Performance": personalised messages).
+ */
+const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
 /** Requests in flight unless --concurrency says otherwise. */
 export const DEFAULT_CONCURRENCY = 4;
 
 /** What the sender needs of the journal: a durable record before a request leaves, a mark as it leaves, one after. */
-export type SenderJournal = Pick<Journal, 'startedDurably' | 'leaving' | 'waiting' | 'answered'>;
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' | 'leavingAll' | 'waiting' | 'answered'>;
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -83,6 +89,8 @@ interface Ahead {
   readonly b: Batch;
   readonly key: string;
   readonly written: Promise<unknown>;
+  /** `written` has settled. */
+  settled: boolean;
 }
 
 export type { SenderReport } from './report-order.js';
@@ -105,6 +113,8 @@ export class Sender {
   #dispatching = false;
   #dispatched: Promise<void> = Promise.resolve();
   #wakeReader: (() => void) | undefined;
+  /** Batches leaving at the end of this turn of the event loop (#leave), each with its `resolve`. */
+  #departing: Array<{ readonly a: Ahead; readonly resolve: (sent: Promise<void> | undefined) => void }> = [];
 
   constructor(parts: SenderParts) {
     this.#cfg = parts;
@@ -206,11 +216,19 @@ export class Sender {
    */
   #journalAhead(b: Batch): void {
     const key = idempotencyKey(this.#cfg.runId, b.index);
-    const written = this.#cfg.journal.startedDurably({ batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers }).then(
-      () => undefined,
-      (err: unknown) => err ?? new Error('the journal could not be written'),
+    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers };
+    const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
+    (ahead as { written: Promise<unknown> }).written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
+      () => {
+        ahead.settled = true;
+        return undefined;
+      },
+      (err: unknown) => {
+        ahead.settled = true;
+        return err ?? new Error('the journal could not be written');
+      },
     );
-    this.#ahead.push({ b, key, written });
+    this.#ahead.push(ahead);
     this.#aheadRecipients += b.count;
     if (!this.#dispatching) {
       this.#dispatching = true;
@@ -249,8 +267,9 @@ export class Sender {
     wake?.();
   }
 
-  /** One batch: a slot, the gate, the rate, its line on disk; then it leaves. */
-  async #dispatchOne({ b, key, written }: Ahead): Promise<void> {
+  /** One batch: a slot, the gate, the rate, its line on disk; then it leaves (#depart). */
+  async #dispatchOne(ahead: Ahead): Promise<void> {
+    const { b, written } = ahead;
     const { signal } = this.#cfg;
     let slot = false;
     if (this.#books.stopped === undefined && (await this.#window.acquire(signal))) {
@@ -259,6 +278,7 @@ export class Sender {
       await this.#cfg.limiter?.take(b.count, signal);
       await this.#cfg.gate.wait(signal);
     }
+    if (!ahead.settled) this.#cfg.journal.need();
     const err = await written;
     if (err !== undefined) {
       // Not written, so not sent, and nothing after it is: a local cause, never doubt.
@@ -273,30 +293,66 @@ export class Sender {
       });
       return;
     }
-    try {
-      // Its "out" line first: without it, a resume after a kill -9 takes the batch as never sent.
-      this.#cfg.journal.leaving(b.index);
-    } catch (leaving) {
-      this.#stayed(b, slot, () => {
-        this.#books.notWritten(b, leaving, this.#inFlight.size);
-        // Its "send" line is on disk: closed as not sent, or after a reboot it would be in doubt.
-        // A full disk leaves room for answers (the reserve); another failure could not write it.
-        if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
-      });
-      return;
-    }
-    const p = this.#send(b, key).finally(() => {
-      this.#inFlight.delete(p);
-    });
-    this.#inFlight.add(p);
+    const sent = this.#depart(ahead);
     if (this.#cfg.limiter !== undefined && !this.#warmedUp) {
       // The first request pays for the connection and cold code paths and reaches the server
       // late; batches scheduled meanwhile would arrive bunched behind it. Under --rate, let it
       // finish and start the schedule from there.
       this.#warmedUp = true;
-      await p;
+      await sent;
       this.#cfg.limiter.restart();
     }
+  }
+
+  /**
+   * The batch leaves at the end of this turn of the event loop, with the others that got a slot
+   * in it: their "out" lines in one write (#leave). Counted in flight from now, so the run waits
+   * for it; settles when its answer is recorded (or it stayed).
+   */
+  #depart(a: Ahead): Promise<void> {
+    const p: Promise<void> = new Promise<Promise<void> | undefined>((resolve) => {
+      this.#departing.push({ a, resolve });
+    })
+      .then((sent) => sent)
+      .finally(() => {
+        this.#inFlight.delete(p);
+      });
+    this.#inFlight.add(p);
+    if (this.#departing.length === 1) setImmediate(() => this.#leave());
+    return p;
+  }
+
+  /** The batches of this turn leave: their "out" lines first, or none of them does. */
+  #leave(): void {
+    const group = this.#departing;
+    this.#departing = [];
+    if (this.#books.stopped !== undefined) {
+      // A stop came within the turn: on disk, but they never left; closed as not sent.
+      for (const { a, resolve } of group) {
+        this.#stayed(a.b, true, () => {
+          this.#books.notSent(a.b);
+          this.#cfg.journal.answered({ batch: a.b.index, outcome: 'not-sent', error: a.b.error });
+        });
+        resolve(undefined);
+      }
+      return;
+    }
+    try {
+      // Their "out" lines first: without one, a resume after a kill -9 takes the batch as never sent.
+      this.#cfg.journal.leavingAll(group.map(({ a }) => a.b.index));
+    } catch (leaving) {
+      for (const { a, resolve } of group) {
+        this.#stayed(a.b, true, () => {
+          this.#books.notWritten(a.b, leaving, this.#inFlight.size - group.length);
+          // Its "send" line is on disk: closed as not sent, or after a reboot it would be in doubt.
+          // A full disk leaves room for answers (the reserve); another failure could not write it.
+          if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: a.b.index, outcome: 'not-sent', error: a.b.error });
+        });
+        resolve(undefined);
+      }
+      return;
+    }
+    for (const { a, resolve } of group) resolve(this.#send(a.b, a.key));
   }
 
   /** A batch that does not leave: its slot given back, its books settled (`settle`), the run goes on. */

@@ -533,4 +533,44 @@ describe('spool', () => {
     assert.deepEqual([...loaded.states], [BatchState.started, BatchState.started, BatchState.started]);
     j.close();
   });
+
+  test('"send" lines journaled ahead wait for their group (commitAt recipients) or for need(); one write carries the turn\'s answers and "out" lines', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, {
+      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
+      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+      message: {}, totals: { rows: 6, toSend: 6, requests: 6 },
+    }, () => new Date('2026-11-24T00:00:00.000Z'));
+    const turns = async (n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 5));
+    };
+    const state = (p: Promise<unknown>, ms = 5): Promise<string> => Promise.race([p.then(() => 'durable'), new Promise<string>((r) => setTimeout(() => r('waiting'), ms))]);
+    const linesOf = (): string[] => readFileSync(path, 'utf8').trim().split('\n');
+    const before = linesOf().length;
+    // Groups of 3 recipients: two lines of one recipient wait (not even written)...
+    const a = j.startedDurably({ batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447700900001'] }, 3);
+    const b = j.startedDurably({ batch: 1, first: 1, count: 1, key: 'k1', lines: [3], numbers: ['+447700900002'] }, 3);
+    await turns(3);
+    assert.equal(await state(a), 'waiting');
+    assert.equal(linesOf().length, before);
+    // ...until a batch among them is needed.
+    j.need();
+    assert.equal(await state(Promise.all([a, b]), 5_000), 'durable');
+    assert.equal(linesOf().length, before + 2);
+    // A group that reaches 3 recipients goes by itself.
+    const c = j.startedDurably({ batch: 2, first: 2, count: 1, key: 'k2' }, 3);
+    const d = j.startedDurably({ batch: 3, first: 3, count: 2, key: 'k3' }, 3);
+    assert.equal(await state(Promise.all([c, d]), 5_000), 'durable');
+    // The same JSON as the records, and the answers of the turn with the "out" lines in one write.
+    j.leavingAll([0, 1]);
+    j.answered({ batch: 0, outcome: 'accepted', status: 202, ids: ['m-0', null] });
+    j.answered({ batch: 1, outcome: 'rejected', status: 400, error: 'bad "from"' });
+    j.leavingAll([2, 3]);
+    const tail = linesOf().slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
+    assert.deepEqual(tail.map((r) => `${String(r.type)} ${String(r.batch)}`), ['send 0', 'send 1', 'send 2', 'send 3', 'out 0', 'out 1', 'done 0', 'done 1', 'out 2', 'out 3']);
+    assert.deepEqual(tail[0], { type: 'send', batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447700900001'], at: '2026-11-24T00:00:00.000Z' });
+    assert.deepEqual(tail[6], { type: 'done', batch: 0, outcome: 'accepted', status: 202, ids: ['m-0', null], at: '2026-11-24T00:00:00.000Z' });
+    assert.deepEqual(tail[7], { type: 'done', batch: 1, outcome: 'rejected', status: 400, error: 'bad "from"', at: '2026-11-24T00:00:00.000Z' });
+    j.close();
+  });
 });

@@ -320,9 +320,17 @@ describe('the sender when the journal cannot write', () => {
         if (err !== undefined) throw err;
         events.push(`durable ${rec.batch}`);
       },
+      need: () => undefined,
       leaving: (batch) => {
         const err = opts.failLeaving?.(batch);
         if (err !== undefined) throw err;
+      },
+      leavingAll: (batches) => {
+        events.push(`out ${batches.join(',')}`);
+        for (const batch of batches) {
+          const err = opts.failLeaving?.(batch);
+          if (err !== undefined) throw err;
+        }
       },
       waiting: () => undefined,
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
@@ -379,6 +387,18 @@ describe('the sender when the journal cannot write', () => {
     assert.ok(before > 3, r.events.join(', '));
   });
 
+  test('the batches that get a slot in one turn leave together: one write of their "out" lines, before any of them is sent', async () => {
+    const r = await run(() => undefined);
+    assert.equal(r.result.accepted, 20);
+    const outs = r.events.filter((e) => e.startsWith('out '));
+    // Window 3: the first three leave together.
+    assert.equal(outs[0], 'out 0,1,2', r.events.join(', '));
+    for (let batch = 0; batch < 10; batch++) {
+      const out = r.events.findIndex((e) => e.startsWith('out ') && e.slice(4).split(',').includes(String(batch)));
+      assert.ok(out >= 0 && out < r.events.indexOf(`send ${batch}`), `batch ${batch}: ${r.events.join(', ')}`);
+    }
+  });
+
   test('a stop closes the batches journaled ahead as not sent, so a resume sends them; none is in doubt', async () => {
     const c = new AbortController();
     const r = await run(() => undefined, c, { onSend: (batch) => batch === 0 && c.abort('SIGINT') });
@@ -396,13 +416,19 @@ describe('the sender when the journal cannot write', () => {
 
   test('a full disk: the refused batch and every later one stay unsent, those in flight are answered and recorded, nothing in doubt', async () => {
     const r = await run((batch) => (batch >= 4 ? new DiskFullError('/state/runs/x') : undefined));
-    assert.deepEqual([...r.sent].sort(), [0, 1, 2, 3]);
-    assert.deepEqual(r.done.map(([b, o]) => `${b}:${o}`).sort(), ['0:accepted', '1:accepted', '2:accepted', '3:accepted']);
+    // 0-2 leave at once (window 3); 3 leaves if its turn came before the refusal, else it is
+    // closed as not sent with them: once space has run out no batch leaves.
+    const sent = [...r.sent].sort();
+    assert.ok(JSON.stringify(sent) === '[0,1,2]' || JSON.stringify(sent) === '[0,1,2,3]', JSON.stringify(sent));
+    assert.deepEqual(
+      r.done.map(([b, o]) => `${b}:${o}`).sort(),
+      sent.length === 4 ? ['0:accepted', '1:accepted', '2:accepted', '3:accepted'] : ['0:accepted', '1:accepted', '2:accepted', '3:not-sent'],
+    );
     assert.equal(r.result.stopped, 'disk-full');
     assert.equal(r.result.fullFolder, '/state/runs/x');
     assert.equal(r.result.inDoubt, 0);
-    assert.equal(r.result.accepted, 8);
-    assert.equal(r.result.notSent, 12);
+    assert.equal(r.result.accepted, sent.length * 2);
+    assert.equal(r.result.notSent, 20 - sent.length * 2);
     assert.ok(r.logs.some((l) => l.startsWith('no space left in /state/runs/x: sending no new batches')), r.logs.join('\n'));
   });
 
