@@ -348,9 +348,12 @@ export class Journal {
     });
   }
 
-  /** A batch whose "send" line waits for its group is needed now: the group is committed. */
-  need(): void {
-    if (this.#waiting.length > 0) this.#schedule();
+  /**
+   * Batch k is about to leave: if its "send" line still waits for its group, the group is
+   * committed now (a line already in a flush under way just waits for that flush).
+   */
+  need(batch: number): void {
+    if (this.#waiting.some((w) => w.batch === batch)) this.#schedule();
   }
 
   /** "send" lines waiting for the next group commit, and their batches. */

@@ -278,7 +278,7 @@ export class Sender {
       await this.#cfg.limiter?.take(b.count, signal);
       await this.#cfg.gate.wait(signal);
     }
-    if (!ahead.settled) this.#cfg.journal.need();
+    if (!ahead.settled) this.#cfg.journal.need(b.index);
     const err = await written;
     if (err !== undefined) {
       // Not written, so not sent, and nothing after it is: a local cause, never doubt.

@@ -191,14 +191,13 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function exchange(req: ApiRequest, sendOptions: SendOptions = {}): Promise<Outcome> {
     const { method, url, body: json } = req;
-    const endpoint = url.toString();
     const headers: Record<string, string> = {
       ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
       accept: 'application/json, application/problem+json;q=0.9, */*;q=0.1',
       'user-agent': options.userAgent,
     };
     if (sendOptions.idempotencyKey !== undefined) headers['idempotency-key'] = sendOptions.idempotencyKey;
-    for (const [k, v] of Object.entries(req.headers ?? {})) headers[k.toLowerCase()] = v;
+    if (req.headers !== undefined) for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
     // The key comes only from msgr's own sources (never argv), whatever the extra headers say.
     headers['x-api-key'] = options.apiKey;
     for (let attempt = 1; ; attempt++) {
@@ -211,7 +210,7 @@ export function createClient(options: ClientOptions): ApiClient {
         }
       }
       if (debug !== undefined) {
-        debug(`> ${method} ${endpoint} (attempt ${attempt})`);
+        debug(`> ${method} ${url.toString()} (attempt ${attempt})`);
         for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'x-api-key' ? maskSecret(v) : v}`);
         if (json !== undefined) debug(`> ${json.length > 4000 ? `${json.slice(0, 4000)}… (${json.length} bytes)` : json}`);
       }

@@ -553,8 +553,10 @@ describe('spool', () => {
     await turns(3);
     assert.equal(await state(a), 'waiting');
     assert.equal(linesOf().length, before);
-    // ...until a batch among them is needed.
-    j.need();
+    // ...until a batch among them is needed (another batch changes nothing).
+    j.need(7);
+    assert.equal(await state(a, 30), 'waiting');
+    j.need(1);
     assert.equal(await state(Promise.all([a, b]), 5_000), 'durable');
     assert.equal(linesOf().length, before + 2);
     // A group that reaches 3 recipients goes by itself.
