@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { Agent, request } from './undici.js';
+import { Agent, BodyCutShort, roundTrip } from './undici.js';
 import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
@@ -218,31 +218,24 @@ export function createClient(options: ClientOptions): ApiClient {
       let text: string;
       let responseHeaders: Record<string, string | string[] | undefined>;
       try {
-        const res = await request(url, {
+        const answer = await roundTrip(dispatcher, url, {
           method,
           headers,
-          ...(json !== undefined ? { body: json } : {}),
-          dispatcher,
-          ...(sendOptions.signal !== undefined ? { signal: sendOptions.signal } : {}),
+          body: json,
+          signal: sendOptions.signal,
+          limit: MAX_BODY_BYTES,
+          drop2xx: options.readSuccessBody === false && debug === undefined,
         });
-        status = res.statusCode;
-        responseHeaders = res.headers;
-        const accepted = status >= 200 && status < 300;
-        try {
-          if (accepted && options.readSuccessBody === false && debug === undefined) {
-            await res.body.dump({ limit: Number.MAX_SAFE_INTEGER });
-            return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
-          }
-          text = await readText(res.body);
-        } catch (err) {
-          // The status line already said 2xx: a body cut short does not undo the acceptance.
-          if (accepted && sendOptions.signal?.aborted !== true) {
-            debug?.(`< ${status} (the body could not be read: ${errorCode(err)})`);
-            return { kind: 'accepted', status, body: undefined, text: '', attempts: attempt };
-          }
-          throw err;
+        ({ status, text } = answer);
+        responseHeaders = answer.headers;
+      } catch (cut) {
+        // The status line already said 2xx: a body cut short does not undo the acceptance.
+        const accepted = cut instanceof BodyCutShort && cut.status >= 200 && cut.status < 300;
+        if (accepted && sendOptions.signal?.aborted !== true) {
+          debug?.(`< ${cut.status} (the body could not be read: ${errorCode(cut.cause)})`);
+          return { kind: 'accepted', status: cut.status, body: undefined, text: '', attempts: attempt };
         }
-      } catch (err) {
+        const err = cut instanceof BodyCutShort ? cut.cause : cut;
         if (sendOptions.signal?.aborted === true) throw err;
         // A programming error is a bug (exit 1), not a network outcome.
         if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
@@ -296,17 +289,6 @@ export function createClient(options: ClientOptions): ApiClient {
       await dispatcher.close();
     },
   };
-}
-
-async function readText(body: Dispatcher.ResponseData['body']): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buf = chunk as Buffer;
-    size += buf.length;
-    if (size <= MAX_BODY_BYTES) chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Tolerant: an empty or non-JSON body is kept as text (docs/contract.md: Streams). */
