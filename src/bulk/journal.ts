@@ -589,13 +589,13 @@ export class Journal {
   }
 }
 
-// The two records written per batch, built as text: the same JSON as JSON.stringify of the
-// record, at a third of the cost (one of each per request with a message per row).
+// The two records written per batch. An answer's is built as text, the same JSON as
+// JSON.stringify of the record at a third of the cost (one per request with a message per row).
 
 function sendLine(rec: Omit<SendRecord, 'type' | 'at'>, at: string): string {
-  const lines = rec.lines !== undefined ? `,"lines":[${rec.lines.join(',')}]` : '';
-  const numbers = rec.numbers !== undefined ? `,"numbers":${JSON.stringify(rec.numbers)}` : '';
-  return `{"type":"send","batch":${rec.batch},"first":${rec.first},"count":${rec.count},"key":${JSON.stringify(rec.key)}${lines}${numbers},"at":"${at}"}\n`;
+  // JSON.stringify here: built as text, a 1,000-recipient line ("lines" joined by hand) cost
+  // ~12 MB more peak RSS and ~20 % more time sending 1,000,000 rows in batches of 1,000.
+  return `${JSON.stringify({ type: 'send', ...rec, at })}\n`;
 }
 
 function doneLine(rec: Omit<DoneRecord, 'type' | 'at'>, at: string): string {
