@@ -449,17 +449,35 @@ export class Journal {
    */
   answered(rec: Omit<DoneRecord, 'type' | 'at'>): void {
     this.#answers.push(this.#doneLine(rec));
-    if (this.#answersScheduled) return;
-    this.#answersScheduled = true;
+    this.#endOfTurn();
+  }
+
+  /**
+   * Runs `fn` as this turn of the event loop ends, before its answers are written: the sender
+   * sends the batches that got a slot in the turn from there, and their "out" lines carry the
+   * answers in the same write (leavingAll).
+   */
+  atEndOfTurn(fn: () => void): void {
+    this.#turnEnds.push(fn);
+    this.#endOfTurn();
+  }
+
+  #endOfTurn(): void {
+    if (this.#turnScheduled) return;
+    this.#turnScheduled = true;
     setImmediate(() => {
-      this.#answersScheduled = false;
+      this.#turnScheduled = false;
+      const fns = this.#turnEnds;
+      this.#turnEnds = [];
+      for (const fn of fns) fn();
       this.#writeAnswers();
     });
   }
 
-  /** Answers waiting for the end of the turn (answered). */
+  /** Answers waiting for the end of the turn (answered), and what runs then (atEndOfTurn). */
   #answers: string[] = [];
-  #answersScheduled = false;
+  #turnEnds: Array<() => void> = [];
+  #turnScheduled = false;
 
   #doneLine(rec: Omit<DoneRecord, 'type' | 'at'>): string {
     return doneLine(rec, this.#now().toISOString());

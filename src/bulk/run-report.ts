@@ -96,7 +96,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail,
     } };
     const sender = new Sender({
       runId: h.runId,
-      journal: { startedDurably: () => Promise.reject(new Error('runs report sends nothing')), need: () => undefined, leaving: () => undefined, leavingAll: () => undefined, waiting: () => undefined, answered: () => undefined },
+      journal: { startedDurably: () => Promise.reject(new Error('runs report sends nothing')), need: () => undefined, leaving: () => undefined, leavingAll: () => undefined, atEndOfTurn: (fn) => void setImmediate(fn), waiting: () => undefined, answered: () => undefined },
       states: d.loaded.states,
       frame: { prefix: '', suffix: '' },
       batchSize: h.shape.batchSize,

@@ -43,7 +43,7 @@ const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
 export const DEFAULT_CONCURRENCY = 4;
 
 /** What the sender needs of the journal: a durable record before a request leaves, a mark as it leaves, one after. */
-export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' | 'leavingAll' | 'waiting' | 'answered'>;
+export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' | 'leavingAll' | 'waiting' | 'answered' | 'atEndOfTurn'>;
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
@@ -318,7 +318,7 @@ export class Sender {
         this.#inFlight.delete(p);
       });
     this.#inFlight.add(p);
-    if (this.#departing.length === 1) setImmediate(() => this.#leave());
+    if (this.#departing.length === 1) this.#cfg.journal.atEndOfTurn(() => this.#leave());
     return p;
   }
 

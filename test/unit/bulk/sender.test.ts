@@ -334,6 +334,7 @@ describe('the sender when the journal cannot write', () => {
       },
       waiting: () => undefined,
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
+      atEndOfTurn: (fn) => void setImmediate(fn),
     };
     const client: MessagesClient = {
       send: () => Promise.reject(new Error('unused')),
