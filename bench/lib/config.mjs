@@ -29,6 +29,7 @@ const USAGE = `usage: npm run bench -- [options]
   --bulk-args <args>  extra flags for every send-bulk run, space separated
   --bulk-runs <n>     send-bulk throughput runs, each after its own csv-parse run; the median counts (default 3)
   --personal-rows <n> rows for the personalised throughput run (default 100,000)
+  --personal-runs <n> personalised throughput runs, each after its own undici Pool run; the median ratio counts (default 3)
   --build / --no-build  force / skip the build (default: build when dist/ is older than src/ or has no code caches for this Node)
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
   -h, --help          this text`;
@@ -55,6 +56,7 @@ export const { values: opt } = parseOptions({
     'bulk-args': { type: 'string' },
     'bulk-runs': { type: 'string' },
     'personal-rows': { type: 'string' },
+    'personal-runs': { type: 'string' },
     rounds: { type: 'string' },
     tricks: { type: 'boolean', default: false },
     build: { type: 'boolean' },
@@ -101,5 +103,6 @@ export const cfg = {
   rateBatch: 10,
   personalRows: intOpt('personal-rows', quick ? 5_000 : 100_000),
   personalConcurrency: 16,
+  personalRuns: intOpt('personal-runs', quick ? 1 : 3),
   bulkArgs: opt['bulk-args'] !== undefined ? opt['bulk-args'].split(/\s+/).filter(Boolean) : [],
 };

@@ -66,29 +66,39 @@ export async function sectionPersonalised() {
   const file = csvFile(n);
   const bodies = personalBodies(n);
   await warmCache(file);
+  // Pairs of runs, the Pool right before msgr, against one sandbox: the Pool's rate moves with
+  // the load on this shared machine, so each ratio is taken within its pair and the median counts.
+  const pairs = [];
+  let failed;
   const sandbox = await startSandbox();
-  let bare;
-  let msgr;
   try {
-    console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${sandbox.value}`);
-    const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), sandbox.value, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
-    if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
-    bare = JSON.parse(b.stdout.trim().split('\n').pop());
-    console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${sandbox.value}`);
-    msgr = await timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', sandbox.value, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
+    for (let run = 1; run <= cfg.personalRuns && failed === undefined; run++) {
+      console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${sandbox.value} (run ${run} of ${cfg.personalRuns})`);
+      const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), sandbox.value, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
+      if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
+      const bare = JSON.parse(b.stdout.trim().split('\n').pop());
+      if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
+      console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${sandbox.value}`);
+      const msgr = await timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', sandbox.value, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
+      if (msgr.code !== 0) {
+        failed = { msgr, bare };
+        break;
+      }
+      const rate = n / (msgr.ms / 1000);
+      const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
+      pairs.push({ rate, ratio: rate / bare.rate, ms: msgr.ms, bare, preflight: pre?.[1] });
+    }
   } finally {
     await sandbox.stop();
   }
-  if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
-  if (msgr.code !== 0) {
-    row('personalised', figure, `run failed: exit ${msgr.code ?? msgr.signal}`, target, `undici Pool ${fmtInt(bare.rate)}/s`, 'error');
-    note(`personalised send-bulk stderr: ${tail(msgr.stderr, 800)}`);
+  if (failed !== undefined) {
+    row('personalised', figure, `run failed: exit ${failed.msgr.code ?? failed.msgr.signal}`, target, `undici Pool ${fmtInt(failed.bare.rate)}/s`, 'error');
+    note(`personalised send-bulk stderr: ${tail(failed.msgr.stderr, 800)}`);
   } else {
-    const rate = n / (msgr.ms / 1000);
-    const ratio = rate / bare.rate;
-    row('personalised', figure, `${fmtInt(rate)} recipients/s = ${ratio.toFixed(2)}x (${(msgr.ms / 1000).toFixed(1)} s end to end, ${fmtInt(n)} requests)`, target, `undici Pool ${fmtInt(bare.rate)} requests/s (${(bare.ms / 1000).toFixed(1)} s, bodies pre-built)`, passMiss(ratio >= 0.8));
-    const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
-    if (pre !== null) note(`personalised: msgr's preflight took ${pre[1]} s of it (every row rendered, its parts counted, rows grouped)`);
+    const mid = [...pairs].sort((a, b) => a.ratio - b.ratio)[Math.floor((pairs.length - 1) / 2)];
+    row('personalised', figure, `${fmtInt(mid.rate)} recipients/s = ${mid.ratio.toFixed(2)}x (${(mid.ms / 1000).toFixed(1)} s end to end, ${fmtInt(n)} requests)`, target, `undici Pool ${fmtInt(mid.bare.rate)} requests/s (${(mid.bare.ms / 1000).toFixed(1)} s, bodies pre-built)`, passMiss(mid.ratio >= 0.8));
+    if (pairs.length > 1) note(`personalised: median of ${pairs.length} pairs, each msgr run right after its own Pool run: ${pairs.map((p) => `${p.ratio.toFixed(2)}x (${fmtInt(p.rate)}/s against ${fmtInt(p.bare.rate)}/s)`).join(', ')}`);
+    if (mid.preflight !== undefined) note(`personalised: msgr's preflight took ${mid.preflight} s of it (every row rendered, its parts counted, rows grouped)`);
   }
 
   // Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
