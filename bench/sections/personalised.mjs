@@ -66,30 +66,40 @@ export async function sectionPersonalised() {
   const file = csvFile(n);
   const bodies = personalBodies(n);
   await warmCache(file);
-  // Pairs of runs, the Pool right before msgr, against one sandbox: the Pool's rate moves with
-  // the load on this shared machine, so each ratio is taken within its pair and the median counts.
+  // Pairs of runs, the Pool right before msgr, each against a sandbox of its own: the sandbox
+  // keeps what it accepted, and its CPU per request grew with that (4.9 s for the Pool's
+  // 100,000 requests on a fresh one, 9.1 s on one that had taken 200,000), so a shared one made
+  // every later run pay for the earlier ones. The Pool's rate also moves with the load on this
+  // shared machine, so each ratio is taken within its pair and the median counts.
   const pairs = [];
   let failed;
-  const sandbox = await startSandbox();
-  try {
-    for (let run = 1; run <= cfg.personalRuns && failed === undefined; run++) {
-      console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${sandbox.value} (run ${run} of ${cfg.personalRuns})`);
-      const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), sandbox.value, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
-      if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
-      const bare = JSON.parse(b.stdout.trim().split('\n').pop());
-      if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
-      console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${sandbox.value}`);
-      const msgr = await timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', sandbox.value, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
-      if (msgr.code !== 0) {
-        failed = { msgr, bare };
-        break;
-      }
-      const rate = n / (msgr.ms / 1000);
-      const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
-      pairs.push({ rate, ratio: rate / bare.rate, ms: msgr.ms, bare, preflight: pre?.[1] });
+  const withSandbox = async (fn) => {
+    const sandbox = await startSandbox();
+    try {
+      return await fn(sandbox.value);
+    } finally {
+      await sandbox.stop();
     }
-  } finally {
-    await sandbox.stop();
+  };
+  for (let run = 1; run <= cfg.personalRuns && failed === undefined; run++) {
+    const bare = await withSandbox(async (url) => {
+      console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${url} (run ${run} of ${cfg.personalRuns})`);
+      const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), url, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
+      if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
+      return JSON.parse(b.stdout.trim().split('\n').pop());
+    });
+    if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
+    const msgr = await withSandbox((url) => {
+      console.error(`bench: msgr send-bulk ${fmtInt(n)} rows, '${PERSONAL_TEXT}', --concurrency ${c} → ${url}`);
+      return timedSendBulk(['send-bulk', file, '--from', 'Acme', '--text', PERSONAL_TEXT, '--account', ACCOUNT, '--base-url', url, '--concurrency', String(c), '--yes', '--json', '--journal', join(TMP, `journal-personal-${Date.now()}`)], 'personal');
+    });
+    if (msgr.code !== 0) {
+      failed = { msgr, bare };
+      break;
+    }
+    const rate = n / (msgr.ms / 1000);
+    const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
+    pairs.push({ rate, ratio: rate / bare.rate, ms: msgr.ms, bare, preflight: pre?.[1] });
   }
   if (failed !== undefined) {
     row('personalised', figure, `run failed: exit ${failed.msgr.code ?? failed.msgr.signal}`, target, `undici Pool ${fmtInt(failed.bare.rate)}/s`, 'error');
