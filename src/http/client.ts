@@ -161,6 +161,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   });
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
+const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.1';
 
 export function createClient(options: ClientOptions): ApiClient {
   const route = clientRoute(options);
@@ -191,11 +192,7 @@ export function createClient(options: ClientOptions): ApiClient {
 
   async function exchange(req: ApiRequest, sendOptions: SendOptions = {}): Promise<Outcome> {
     const { method, url, body: json } = req;
-    const headers: Record<string, string> = {
-      ...(json !== undefined ? { 'content-type': 'application/json' } : {}),
-      accept: 'application/json, application/problem+json;q=0.9, */*;q=0.1',
-      'user-agent': options.userAgent,
-    };
+    const headers: Record<string, string> = json !== undefined ? { 'content-type': 'application/json', accept: ACCEPT, 'user-agent': options.userAgent } : { accept: ACCEPT, 'user-agent': options.userAgent };
     if (sendOptions.idempotencyKey !== undefined) headers['idempotency-key'] = sendOptions.idempotencyKey;
     if (req.headers !== undefined) for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
     // The key comes only from msgr's own sources (never argv), whatever the extra headers say.
