@@ -282,7 +282,7 @@ export class BatchAccounting {
 
   stats(inFlight: number): ProgressStats {
     const paused = this.#cfg.gate.pausedFor;
-    return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight, earlier: this.#earlier, ...(paused > 0 ? { note: `paused ${formatDuration(paused / 1000)} (429)` } : {}) };
+    return { done: this.#done, total: this.#cfg.toSend, failed: this.#failed, inFlight, earlier: this.#earlier, note: paused > 0 ? `paused ${formatDuration(paused / 1000)} (429)` : undefined };
   }
 
   #failure(text: string, hint?: string): void {

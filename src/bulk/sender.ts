@@ -385,9 +385,11 @@ export class Sender {
     this.#cfg.journal.answered({
       batch: b.index,
       outcome: journaled,
-      ...(b.status !== undefined ? { status: b.status } : {}),
-      ...(b.error !== undefined ? { error: b.error.slice(0, 500) } : {}),
-      ...(b.ids !== undefined && b.ids.some((id) => id !== undefined) ? { ids: b.ids.map((id) => id ?? null) } : {}),
+      // Plain properties, undefined when absent (the record leaves them out): a spread of a
+      // conditional object cost the client's exchange() ~4 µs a request (README "Performance").
+      status: b.status,
+      error: b.error?.slice(0, 500),
+      ids: b.ids !== undefined && b.ids.some((id) => id !== undefined) ? b.ids.map((id) => id ?? null) : undefined,
     });
     this.#window.release();
     this.#complete(b);
