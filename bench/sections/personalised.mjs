@@ -66,11 +66,11 @@ export async function sectionPersonalised() {
   const file = csvFile(n);
   const bodies = personalBodies(n);
   await warmCache(file);
-  // Pairs of runs, the Pool right before msgr, each against a sandbox of its own: the sandbox
-  // keeps what it accepted, and its CPU per request grew with that (4.9 s for the Pool's
-  // 100,000 requests on a fresh one, 9.1 s on one that had taken 200,000), so a shared one made
-  // every later run pay for the earlier ones. The Pool's rate also moves with the load on this
-  // shared machine, so each ratio is taken within its pair and the median counts.
+  // Pairs of runs, the Pool right before msgr, each against a sandbox of its own, so both face
+  // the same server (a shared one charged each run for the ones before it: its Idempotency-Key
+  // cache, full after 100,000 requests, cost 4.9 → 9.1 s of its CPU per 100,000 until it was
+  // fixed). The Pool's rate also moves with the load on this shared machine, so each ratio is
+  // taken within its pair and the median counts.
   const pairs = [];
   let failed;
   const withSandbox = async (fn) => {
