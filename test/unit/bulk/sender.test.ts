@@ -307,11 +307,12 @@ describe('the sender when the journal cannot write', () => {
     events: string[];
   }
 
-  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController, opts: { flushMs?: number; onSend?: (batch: number) => void; failLeaving?: (batch: number) => Error | undefined; states?: Uint8Array } = {}): Promise<Run> {
+  async function run(fail: (batch: number) => Error | undefined, interrupt?: AbortController, opts: { flushMs?: number; onSend?: (batch: number) => void; failLeaving?: (batch: number) => Error | undefined; states?: Uint8Array; onEndOfTurn?: (turn: number) => void } = {}): Promise<Run> {
     const sent: number[] = [];
     const done: Array<[number, string]> = [];
     const logs: string[] = [];
     const events: string[] = [];
+    let turns = 0;
     const journal: SenderJournal = {
       startedDurably: async (rec) => {
         events.push(`journal ${rec.batch}`);
@@ -334,7 +335,10 @@ describe('the sender when the journal cannot write', () => {
       },
       waiting: () => undefined,
       answered: (rec) => void done.push([rec.batch, rec.outcome]),
-      atEndOfTurn: (fn) => void setImmediate(fn),
+      atEndOfTurn: (fn) => {
+        opts.onEndOfTurn?.(++turns);
+        setImmediate(fn);
+      },
     };
     const client: MessagesClient = {
       send: () => Promise.reject(new Error('unused')),
@@ -413,6 +417,26 @@ describe('the sender when the journal cannot write', () => {
       journaled.map((b) => `${b}:${r.sent.includes(b) ? 'accepted' : 'not-sent'}`).sort(),
     );
     assert.equal(r.result.accepted + r.result.notSent, 20);
+  });
+
+  test('a stop between a batch getting its slot and the end of that turn: it never leaves (no "out" line, no request) and is closed as not sent, not in doubt', async () => {
+    const c = new AbortController();
+    // The signal comes in the same turn as the second group's departure, before that group goes.
+    const r = await run(() => undefined, c, { onEndOfTurn: (turn) => turn === 2 && void setImmediate(() => c.abort('SIGINT')) });
+    assert.equal(r.result.stopped, 'interrupted');
+    assert.equal(r.result.inDoubt, 0);
+    // Window 3: only the first group left.
+    assert.deepEqual([...r.sent].sort(), [0, 1, 2], r.events.join(', '));
+    assert.deepEqual(r.events.filter((e) => e.startsWith('out ')), ['out 0,1,2'], r.events.join(', '));
+    // Every batch with a "send" line has its answer, written before sendAll returned.
+    const journaled = r.events.filter((e) => e.startsWith('durable')).map((e) => Number(e.split(' ')[1]));
+    assert.ok(journaled.length > 3, r.events.join(', '));
+    assert.deepEqual(
+      r.done.map(([b, o]) => `${b}:${o}`).sort(),
+      journaled.map((b) => `${b}:${b <= 2 ? 'accepted' : 'not-sent'}`).sort(),
+    );
+    assert.equal(r.result.accepted, 6);
+    assert.equal(r.result.notSent, 14);
   });
 
   test('a full disk: the refused batch and every later one stay unsent, those in flight are answered and recorded, nothing in doubt', async () => {
