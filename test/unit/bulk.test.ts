@@ -1,6 +1,7 @@
 // Pure parts of send-bulk: encoding and SMS parts, the number set, CSV reading (encodings,
 // newlines, quotes, line numbers), columns, rates, the journal, the lock, the report.
 import assert from 'node:assert/strict';
+import { pbkdf2 } from 'node:crypto';
 import { appendFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -573,6 +574,33 @@ describe('spool', () => {
     assert.deepEqual(tail[0], { type: 'send', batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447700900001'], at: '2026-11-24T00:00:00.000Z' });
     assert.deepEqual(tail[6], { type: 'done', batch: 0, outcome: 'accepted', status: 202, ids: ['m-0', null], at: '2026-11-24T00:00:00.000Z' });
     assert.deepEqual(tail[7], { type: 'done', batch: 1, outcome: 'rejected', status: 400, error: 'bad "from"', at: '2026-11-24T00:00:00.000Z' });
+    j.close();
+  });
+
+  test('a batch needed while every flush is busy is committed as soon as one is done, not left waiting for its group', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, {
+      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
+      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+      message: {}, totals: { rows: 4, toSend: 4, requests: 4 },
+    }, () => new Date('2026-11-24T00:00:00.000Z'));
+    const state = (p: Promise<unknown>, ms: number): Promise<string> => Promise.race([p.then(() => 'durable'), new Promise<string>((r) => setTimeout(() => r('waiting'), ms))]);
+    // libuv's thread pool kept busy: the flushes queue behind this work and stay under way.
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const busy = Array.from({ length: threads * 2 }, () => new Promise<void>((r) => void pbkdf2('x', 's', 400_000, 32, 'sha256', () => r())));
+    // Three groups of one recipient, each committed in its own turn: every flush is under way.
+    const flushing: Array<Promise<void>> = [];
+    for (let batch = 0; batch < 3; batch++) {
+      flushing.push(j.startedDurably({ batch, first: batch, count: 1, key: `k${batch}` }, 1));
+      await new Promise((r) => setImmediate(r));
+    }
+    // A fourth line, its group far from full, is needed now: it must go once a flush is free.
+    const late = j.startedDurably({ batch: 3, first: 3, count: 1, key: 'k3' }, 1_000);
+    j.need(3);
+    assert.equal(await state(late, 5), 'waiting');
+    await Promise.all(busy);
+    assert.equal(await state(Promise.all([...flushing, late]), 10_000), 'durable');
+    assert.deepEqual(readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; batch?: number }).filter((r) => r.type === 'send').map((r) => r.batch), [0, 1, 2, 3]);
     j.close();
   });
 });
