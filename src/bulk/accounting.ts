@@ -6,6 +6,7 @@
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - a local cause (a stop, a journal that cannot be written) never puts a batch in doubt.
 // Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
+import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../http/outcome.js';
 import type { Batch } from './batches.js';
 import { BatchState, DiskFullError, type BatchOutcome, type DoneRecord } from './journal.js';
@@ -74,6 +75,9 @@ export class BatchAccounting {
 
   constructor(parts: AccountingParts) {
     this.#cfg = parts;
+    // Each request waiting to retry listens for the stop (up to --concurrency at once): not a
+    // leak, so Node's warning past 10 listeners would only alarm people.
+    setMaxListeners(0, this.#stopRetries.signal);
   }
 
   get stopped(): StopReason | undefined {

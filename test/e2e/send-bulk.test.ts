@@ -417,4 +417,18 @@ describe('send-bulk against a scripted server', () => {
     assert.ok(Date.now() - t0 >= 1000);
     assert.match(r.stderr, /asked to slow down \(HTTP 429\)|throttled 1 time/);
   });
+
+  test('sixteen requests waiting at once to retry a 429: each is sent again, and Node warns of nothing on stderr', async () => {
+    server.requests.length = 0;
+    server.fallback = { status: 202, body: {} };
+    server.script(...Array.from({ length: 16 }, () => ({ status: 429, headers: { 'retry-after': '1' }, body: { title: 'slow down' }, delayMs: 100 })));
+    const { path, numbers } = numbersCsv(16);
+    const r = await bulk([path, ...MSG, '--batch-size', '1', '--concurrency', '16'], env(server.url));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(server.requests.length, 32);
+    const sent = server.requests.map((q) => (q.json as { recipients: Array<{ msisdn: string }> }).recipients[0]?.msisdn);
+    assert.deepEqual([...new Set(sent)].sort(), [...numbers].sort());
+    // One listener per request waiting to retry, on the run's one stop signal: not a leak.
+    assert.doesNotMatch(r.stderr, /MaxListenersExceededWarning|\(node:\d+\)/);
+  });
 });
