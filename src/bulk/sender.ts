@@ -29,8 +29,9 @@ import { idempotencyKey } from './state.js';
  * Batches are journaled ahead of the window, so a batch that gets a slot finds its "send" line
  * on disk already: as many batches as hold this many recipients together, and at least one. With
  * a message per row (a recipient a batch, a request every ~0.1 ms at 16 in flight) that covers a
- * flush of several ms; a kill -9 leaves them in doubt with those in flight (docs/bulk.md: Nothing
- * lost, nothing sent twice).
+ * flush of several ms. Without an "out" line they were never sent: a kill -9 leaves them to the
+ * resume; only a power cut leaves them in doubt, with those in flight (docs/bulk.md: Nothing lost,
+ * nothing sent twice).
  */
 export const AHEAD_RECIPIENTS = 64;
 /**
