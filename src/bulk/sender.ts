@@ -89,9 +89,16 @@ export interface SenderParts {
 interface Ahead {
   readonly b: Batch;
   readonly key: string;
-  readonly written: Promise<unknown>;
+  written: Promise<unknown>;
   /** `written` has settled. */
   settled: boolean;
+}
+
+/** A batch that got its slot in this turn, and the ends of the promise #depart gave for it. */
+interface Departure {
+  readonly a: Ahead;
+  readonly resolve: (sent?: Promise<void>) => void;
+  readonly reject: (err: unknown) => void;
 }
 
 export type { SenderReport } from './report-order.js';
@@ -114,8 +121,8 @@ export class Sender {
   #dispatching = false;
   #dispatched: Promise<void> = Promise.resolve();
   #wakeReader: (() => void) | undefined;
-  /** Batches leaving at the end of this turn of the event loop (#leave), each with its `resolve`. */
-  #departing: Array<{ readonly a: Ahead; readonly resolve: (sent: Promise<void> | undefined) => void }> = [];
+  /** Batches leaving at the end of this turn of the event loop (#leave), each with its promise's ends. */
+  #departing: Departure[] = [];
 
   constructor(parts: SenderParts) {
     this.#cfg = parts;
@@ -219,7 +226,7 @@ export class Sender {
     const key = idempotencyKey(this.#cfg.runId, b.index);
     const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers };
     const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
-    (ahead as { written: Promise<unknown> }).written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
+    ahead.written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
       () => {
         ahead.settled = true;
         return undefined;
@@ -311,22 +318,33 @@ export class Sender {
    * for it; settles when its answer is recorded (or it stayed).
    */
   #depart(a: Ahead): Promise<void> {
-    const p: Promise<void> = new Promise<Promise<void> | undefined>((resolve) => {
-      this.#departing.push({ a, resolve });
-    })
-      .then((sent) => sent)
-      .finally(() => {
-        this.#inFlight.delete(p);
-      });
+    const p: Promise<void> = new Promise<void>((resolve, reject) => {
+      this.#departing.push({ a, resolve, reject });
+    }).finally(() => {
+      this.#inFlight.delete(p);
+    });
     this.#inFlight.add(p);
     if (this.#departing.length === 1) this.#cfg.journal.atEndOfTurn(() => this.#leave());
     return p;
   }
 
-  /** The batches of this turn leave: their "out" lines first, or none of them does. */
+  /**
+   * The batches of this turn leave. It runs from the journal's end of turn, so what goes wrong
+   * here (a report that cannot be written) rejects their promises, and so the run, as it would
+   * anywhere else in the send pass; it must not escape into the event loop.
+   */
   #leave(): void {
     const group = this.#departing;
     this.#departing = [];
+    try {
+      this.#leaveNow(group);
+    } catch (err) {
+      for (const { reject } of group) reject(err);
+    }
+  }
+
+  /** Their "out" lines first, or none of them leaves. */
+  #leaveNow(group: readonly Departure[]): void {
     if (this.#books.stopped !== undefined) {
       // A stop came within the turn: on disk, but they never left; closed as not sent.
       for (const { a, resolve } of group) {
@@ -334,7 +352,7 @@ export class Sender {
           this.#books.notSent(a.b);
           this.#cfg.journal.answered({ batch: a.b.index, outcome: 'not-sent', error: a.b.error });
         });
-        resolve(undefined);
+        resolve();
       }
       return;
     }
@@ -349,7 +367,7 @@ export class Sender {
           // A full disk leaves room for answers (the reserve); another failure could not write it.
           if (leaving instanceof DiskFullError) this.#cfg.journal.answered({ batch: a.b.index, outcome: 'not-sent', error: a.b.error });
         });
-        resolve(undefined);
+        resolve();
       }
       return;
     }
