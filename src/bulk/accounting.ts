@@ -9,7 +9,8 @@
 import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../http/outcome.js';
 import type { Batch } from './batches.js';
-import { BatchState, DiskFullError, type BatchOutcome, type DoneRecord } from './journal.js';
+import { DiskFullError } from './journal.js';
+import { BatchState, type BatchOutcome, type DoneRecord } from './journal-records.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress, type ProgressStats } from './progress.js';

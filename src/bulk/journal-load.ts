@@ -2,7 +2,8 @@
 // state, for --resume, --skip-sent and `msgr runs`.
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
-import { BatchState, bootId, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './journal.js';
+import { bootId } from './journal.js';
+import { BatchState, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 
 const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
   accepted: BatchState.accepted,

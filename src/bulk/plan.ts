@@ -9,7 +9,7 @@ import { checkCountry } from '../message/numbers.js';
 import type { Ui } from '../output/ui.js';
 import { describeSource, type Settings } from '../settings/resolve.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
-import type { RunShape } from './journal.js';
+import type { RunShape } from './journal-records.js';
 import type { LoadedJournal } from './journal-load.js';
 import { buildMessage, type MessageFlags } from './message.js';
 import { createNumberChecker, type NumberChecker } from './number-check.js';

@@ -6,7 +6,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import type { ColumnPlan } from './columns.js';
-import type { RunShape } from './journal.js';
+import type { RunShape } from './journal-records.js';
 import type { NumberChecker } from './number-check.js';
 import type { NumberSet } from './number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from './personalise.js';

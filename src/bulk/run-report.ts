@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import type { MessagesClient } from '../http/client.js';
 import { parseCountry } from '../message/numbers.js';
 import { loadExcludes } from './exclude.js';
-import { BatchState } from './journal.js';
+import { BatchState } from './journal-records.js';
 import { Gate, Window } from './limiter.js';
 import { createNumberChecker } from './number-check.js';
 import { preflightPass } from './preflight-pass.js';

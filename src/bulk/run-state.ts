@@ -2,7 +2,7 @@
 // against an unfinished one (--resume, --restart), the input file's identity (stdin is copied to
 // a file first, so it can be read twice and resumed), and the checks that a resumed run sends
 // exactly what it started with (docs/bulk.md: Nothing lost, nothing sent twice). The journal's
-// format is bulk/journal.ts.
+// format is bulk/journal-records.ts.
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
@@ -10,7 +10,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { InterruptedError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
-import { BatchState, Journal, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal.js';
+import { Journal } from './journal.js';
+import { BatchState, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { RESERVE_BYTES } from './disk-reserve.js';
 import { tryLock, type LockOwner } from '../files/lock.js';

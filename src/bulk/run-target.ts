@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import type { Settings } from '../settings/resolve.js';
 import type { Target } from '../settings/target.js';
-import type { JournaledTarget, RunHeader } from './journal.js';
+import type { JournaledTarget, RunHeader } from './journal-records.js';
 
 /** The sandbox listens on a new port every run: its journals record this instead. */
 const SANDBOX_URL = 'sandbox';

@@ -4,7 +4,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal.js';
+import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
 import { runDirFor, runsRoot } from './state.js';

@@ -6,7 +6,7 @@
 // counts, the journal's header, the send pass and every resume of the run agree on batch k,
 // whether rows share one message or have messages of their own.
 import { UsageError } from '../errors.js';
-import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource } from './journal.js';
+import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { messageText } from './message.js';

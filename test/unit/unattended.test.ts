@@ -7,7 +7,8 @@ import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test, type TestContext } from 'node:test';
-import { BatchState, DiskFullError, Journal, type RunHeader } from '../../src/bulk/journal.js';
+import { DiskFullError, Journal } from '../../src/bulk/journal.js';
+import { BatchState, type RunHeader } from '../../src/bulk/journal-records.js';
 import { loadJournal } from '../../src/bulk/journal-load.js';
 import { DiskReserve } from '../../src/bulk/disk-reserve.js';
 import { logLine } from '../../src/bulk/progress.js';

@@ -2,7 +2,7 @@
 // stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { BatchState } from '../../bulk/journal.js';
+import { BatchState } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode, UsageError } from '../../../src/errors.js';
-import type { JournaledTarget, RunHeader } from '../../../src/bulk/journal.js';
+import type { JournaledTarget, RunHeader } from '../../../src/bulk/journal-records.js';
 import { numberKey } from '../../../src/bulk/number-set.js';
 import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, targetDifferences } from '../../../src/bulk/run-target.js';
 import { findRun, listRuns, parseAge, pruneRuns } from '../../../src/bulk/runs.js';
