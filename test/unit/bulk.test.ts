@@ -24,6 +24,15 @@ import { UsageError } from '../../src/errors.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-bulk-unit-'));
 
+/** A journal of `rows` one-recipient batches, for the tests of how its lines are written. */
+function smallJournal(path: string, rows: number, now: () => Date): Journal {
+  return Journal.create(path, {
+    type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
+    shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
+    message: {}, totals: { rows, toSend: rows, requests: rows },
+  }, now);
+}
+
 describe('SMS encoding and parts', () => {
   test('GSM-7: 160 septets are one part, 161 are two of at most 153', () => {
     assert.deepEqual([analyseText('a'.repeat(160)).parts, analyseText('a'.repeat(160)).encoding], [1, 'GSM-7']);
@@ -524,11 +533,7 @@ describe('spool', () => {
 
   test('a journal record flushed off the main thread is on disk when the promise resolves', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    const j = Journal.create(path, {
-      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
-      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
-      message: {}, totals: { rows: 3, toSend: 3, requests: 3 },
-    }, () => new Date());
+    const j = smallJournal(path, 3, () => new Date());
     await Promise.all([0, 1, 2].map((batch) => j.startedDurably({ batch, first: batch, count: 1, key: `k${batch}` })));
     for (const batch of [0, 1, 2]) j.leaving(batch);
     const loaded = await loadJournal(path);
@@ -538,11 +543,7 @@ describe('spool', () => {
 
   test('"send" lines journaled ahead wait for their group (commitAt recipients) or for need(); one write carries the turn\'s answers and "out" lines', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    const j = Journal.create(path, {
-      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
-      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
-      message: {}, totals: { rows: 6, toSend: 6, requests: 6 },
-    }, () => new Date('2026-11-24T00:00:00.000Z'));
+    const j = smallJournal(path, 6, () => new Date('2026-11-24T00:00:00.000Z'));
     const turns = async (n: number): Promise<void> => {
       for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 5));
     };
@@ -580,11 +581,7 @@ describe('spool', () => {
 
   test('a batch needed while every flush is busy is committed as soon as one is done, not left waiting for its group', async () => {
     const path = join(tmp(), 'journal.jsonl');
-    const j = Journal.create(path, {
-      type: 'run', version: 1, runId: 'r', createdAt: '', msgr: '', input: { path: '/x', stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
-      shape: { batchSize: 1, encoding: 'utf8', delimiter: ',', msisdnColumn: 'm', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
-      message: {}, totals: { rows: 4, toSend: 4, requests: 4 },
-    }, () => new Date('2026-11-24T00:00:00.000Z'));
+    const j = smallJournal(path, 4, () => new Date('2026-11-24T00:00:00.000Z'));
     const state = (p: Promise<unknown>, ms: number): Promise<string> => Promise.race([p.then(() => 'durable'), new Promise<string>((r) => setTimeout(() => r('waiting'), ms))]);
     // libuv's thread pool kept busy: the flushes queue behind this work and stay under way.
     const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
