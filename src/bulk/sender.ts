@@ -162,7 +162,8 @@ export class Sender {
     const onAbort = (): void => {
       if (this.#books.stopped === undefined) {
         this.#books.stop('interrupted');
-        const n = this.#inFlight.size;
+        // Batches about to leave at the end of this turn will not: they are closed as not sent.
+        const n = this.#inFlight.size - this.#departing.length;
         this.#progress.log(`${stopName(signal.reason)}: sending no new batches${n > 0 ? `, waiting for ${n} in flight` : ''}; ${quitAtOnce(signal.reason)} (the journal stays consistent)`);
       }
     };
