@@ -163,6 +163,13 @@ export function parseTimeV(text) {
   return m !== null ? Number(m[1]) * 1024 : undefined;
 }
 
+/** CPU seconds (user + system) from the report of `/usr/bin/time -v`. */
+export function parseTimeCpu(text) {
+  const user = /User time \(seconds\):\s*([\d.]+)/.exec(text);
+  const sys = /System time \(seconds\):\s*([\d.]+)/.exec(text);
+  return user !== null && sys !== null ? Number(user[1]) + Number(sys[1]) : undefined;
+}
+
 /** Polls VmHWM of a pid (the fallback when /usr/bin/time is missing). */
 export function pollHwm(pid) {
   let peak = 0;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { ACCOUNT, API_KEY, BENCH, DATA, MSGR, NODE, cfg, quick } from '../lib/config.mjs';
 import { NAMES, csvFile, numberFor, warmCache, writeLines } from '../lib/data.mjs';
 import { commandHelp, hasFlag } from '../lib/features.mjs';
-import { TMP, parseTimeV, pollHwm, runCmd, startSandbox, tail } from '../lib/processes.mjs';
+import { TMP, parseTimeCpu, parseTimeV, pollHwm, runCmd, startSandbox, tail } from '../lib/processes.mjs';
 import { MB, fmtInt, fmtMB, note, passMiss, row } from '../lib/results.mjs';
 
 const PERSONAL_TEXT = 'Hi {{name}}, your code is {{code}}';
@@ -35,20 +35,29 @@ function dayCsv(n) {
   return file;
 }
 
-/** send-bulk under /usr/bin/time -v (or polling VmHWM): wall time, peak RSS, stderr. */
-async function timedSendBulk(args, label) {
+/**
+ * A Node script under /usr/bin/time -v (or polling VmHWM): wall time, peak RSS, CPU seconds
+ * (user + system; undefined without /usr/bin/time), stdout (or into a file) and stderr.
+ */
+async function timedNode(args, label, stdoutFile) {
   const useTime = existsSync('/usr/bin/time');
   const timeFile = join(TMP, `time-${label}.txt`);
   let stopPoll;
-  const r = await runCmd(useTime ? '/usr/bin/time' : NODE, useTime ? ['-v', '-o', timeFile, NODE, MSGR, ...args] : [MSGR, ...args], {
-    stdoutFile: join(TMP, `${label}.out`),
+  const r = await runCmd(useTime ? '/usr/bin/time' : NODE, useTime ? ['-v', '-o', timeFile, NODE, ...args] : args, {
+    ...(stdoutFile !== undefined ? { stdoutFile } : {}),
     timeoutMs: 1_800_000,
     onSpawn: (child) => {
       if (!useTime) stopPoll = pollHwm(child.pid);
     },
   });
-  const peak = useTime ? (existsSync(timeFile) ? parseTimeV(readFileSync(timeFile, 'utf8')) : undefined) : stopPoll?.();
-  return { ...r, peak };
+  const report = useTime && existsSync(timeFile) ? readFileSync(timeFile, 'utf8') : undefined;
+  const peak = useTime ? (report !== undefined ? parseTimeV(report) : undefined) : stopPoll?.();
+  return { ...r, peak, cpu: report !== undefined ? parseTimeCpu(report) : undefined };
+}
+
+/** send-bulk, timed (timedNode), its stdout into a file. */
+function timedSendBulk(args, label) {
+  return timedNode([MSGR, ...args], label, join(TMP, `${label}.out`));
 }
 
 export async function sectionPersonalised() {
@@ -84,9 +93,9 @@ export async function sectionPersonalised() {
   for (let run = 1; run <= cfg.personalRuns && failed === undefined; run++) {
     const bare = await withSandbox(async (url) => {
       console.error(`bench: bare undici Pool, ${fmtInt(n)} bodies, ${c} connections → ${url} (run ${run} of ${cfg.personalRuns})`);
-      const b = await runCmd(NODE, [join(BENCH, 'undici-pool.mjs'), url, API_KEY, bodies, String(c)], { timeoutMs: 1_800_000 });
+      const b = await timedNode([join(BENCH, 'undici-pool.mjs'), url, API_KEY, bodies, String(c)], 'pool');
       if (b.code !== 0) throw new Error(`undici Pool baseline failed: ${tail(b.stderr)}`);
-      return JSON.parse(b.stdout.trim().split('\n').pop());
+      return { ...JSON.parse(b.stdout.trim().split('\n').pop()), cpu: b.cpu };
     });
     if (bare.failures > 0) note(`personalised: the undici Pool baseline got ${bare.failures} answers that were not 2xx`);
     const msgr = await withSandbox((url) => {
@@ -99,7 +108,7 @@ export async function sectionPersonalised() {
     }
     const rate = n / (msgr.ms / 1000);
     const pre = /preflight: .*\((\d+(?:\.\d+)?) s\)/.exec(msgr.stderr);
-    pairs.push({ rate, ratio: rate / bare.rate, ms: msgr.ms, bare, preflight: pre?.[1] });
+    pairs.push({ rate, ratio: rate / bare.rate, ms: msgr.ms, bare, preflight: pre?.[1], cpu: msgr.cpu });
   }
   if (failed !== undefined) {
     row('personalised', figure, `run failed: exit ${failed.msgr.code ?? failed.msgr.signal}`, target, `undici Pool ${fmtInt(failed.bare.rate)}/s`, 'error');
@@ -109,6 +118,9 @@ export async function sectionPersonalised() {
     row('personalised', figure, `${fmtInt(mid.rate)} recipients/s = ${mid.ratio.toFixed(2)}x (${(mid.ms / 1000).toFixed(1)} s end to end, ${fmtInt(n)} requests)`, target, `undici Pool ${fmtInt(mid.bare.rate)} requests/s (${(mid.bare.ms / 1000).toFixed(1)} s, bodies pre-built)`, passMiss(mid.ratio >= 0.8));
     if (pairs.length > 1) note(`personalised: median of ${pairs.length} pairs, each msgr run right after its own Pool run: ${pairs.map((p) => `${p.ratio.toFixed(2)}x (${fmtInt(p.rate)}/s against ${fmtInt(p.bare.rate)}/s)`).join(', ')}`);
     if (mid.preflight !== undefined) note(`personalised: msgr's preflight took ${mid.preflight} s of it (every row rendered, its parts counted, rows grouped)`);
+    // CPU moves less with the machine's state than the ratio does: the figure to watch when
+    // working on msgr's own cost.
+    if (mid.cpu !== undefined && mid.bare.cpu !== undefined) note(`personalised: CPU (user + system) in the median pair: msgr ${mid.cpu.toFixed(1)} s, the Pool ${mid.bare.cpu.toFixed(1)} s, for ${fmtInt(n)} requests`);
   }
 
   // Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
