@@ -51,7 +51,8 @@ export function analyseText(text: string): TextAnalysis {
     }
   }
   if (forcing.length === 0) {
-    return { encoding: 'GSM-7', units: septets, parts: splitGsm(text).length, forcing };
+    // One part needs no splitting (the common case, and the preflight asks for every row's).
+    return { encoding: 'GSM-7', units: septets, parts: septets <= GSM_SINGLE ? 1 : splitGsm(text).length, forcing };
   }
   return { encoding: 'UCS-2', units: text.length, parts: splitUcs2(text).length, forcing };
 }
