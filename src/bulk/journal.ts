@@ -183,7 +183,7 @@ export class Journal {
   }
 
   started(rec: Omit<SendRecord, 'type' | 'at'>): void {
-    this.#writeLine(sendLine(rec, this.#now().toISOString()));
+    this.#writeLine(sendLine(rec, this.#at()));
     this.sync();
   }
 
@@ -401,7 +401,7 @@ export class Journal {
   /** For people; a full disk only costs the line. */
   stop(reason: string): void {
     this.#writeAnswers();
-    if (!this.#tryWrite(`${JSON.stringify({ type: 'stop', reason, at: this.#now().toISOString() })}\n`)) return;
+    if (!this.#tryWrite(`${JSON.stringify({ type: 'stop', reason, at: this.#at() })}\n`)) return;
     try {
       this.sync();
     } catch (err) {

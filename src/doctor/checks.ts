@@ -334,7 +334,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
 
 async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, input: DoctorInput): Promise<Step> {
   const { createDispatcher, isTlsCode } = await import('../http/client.js');
-  const { request } = await import('../http/undici.js');
+  const { BodyCutShort, roundTrip } = await import('../http/undici.js');
   const { classifyNetworkError } = await import('../http/outcome.js');
   const dispatcher = createDispatcher(
     {
@@ -355,9 +355,12 @@ async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, in
   target.hash = '';
   const t0 = performance.now();
   try {
-    // A GET of the base URL only: never the messages endpoint, never a POST.
-    const res = await request(target, { method: 'GET', headers: { 'user-agent': input.userAgent, accept: '*/*' }, dispatcher, signal: ctx.interrupt });
-    await res.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+    // A GET of the base URL only: never the messages endpoint, never a POST. Its body is not
+    // needed, and one cut short changes nothing: the status line came.
+    const res = await roundTrip(dispatcher, target, { method: 'GET', headers: { 'user-agent': input.userAgent, accept: '*/*' }, signal: ctx.interrupt, limit: 0 }).catch((err: unknown) => {
+      if (err instanceof BodyCutShort) return err;
+      throw err;
+    });
     const ms = Math.round(performance.now() - t0);
     const dateHeader = res.headers.date;
     const serverDate = typeof dateHeader === 'string' ? Date.parse(dateHeader) : Number.NaN;
@@ -368,9 +371,9 @@ async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, in
       id: 'http',
       title: 'HTTP',
       status: skewed ? 'warn' : 'pass',
-      detail: `GET ${target.toString()} → HTTP ${res.statusCode} in ${ms} ms (any status shows the way works); ${skewText}`,
+      detail: `GET ${target.toString()} → HTTP ${res.status} in ${ms} ms (any status shows the way works); ${skewText}`,
       ...(skewed ? { hint: "This machine's clock is off: a skewed clock breaks TLS and --validity. Set it right (NTP)." } : {}),
-      data: { status: res.statusCode, ms, serverDate: Number.isNaN(serverDate) ? null : new Date(serverDate).toISOString(), skewMs: skewMs ?? null },
+      data: { status: res.status, ms, serverDate: Number.isNaN(serverDate) ? null : new Date(serverDate).toISOString(), skewMs: skewMs ?? null },
     };
   } catch (err) {
     const cls = classifyNetworkError(err);

@@ -1,33 +1,17 @@
 // undici, in part. The package's index loads fetch, WebSocket, caches, mocks and more (~100 ms
-// at start-up on Node 20); msgr needs the connection pool, its connector and request(), which
-// load in well under half of that (README: "Performance"). The deep paths are undici 7's own modules; the
+// at start-up on Node 20); msgr needs the connection pool and its connector, and reads answers
+// through the pool's dispatch interface (roundTrip below), not undici's request() API modules
+// (README: "Performance"). The deep paths are undici 7's own modules; the
 // lock file pins the version, and every end-to-end test goes through them.
 import type { Agent as AgentType, Dispatcher, buildConnector as BuildConnector } from 'undici';
 // @ts-expect-error -- undici ships no types for its internal modules; the shapes are the index's.
 import AgentModule from 'undici/lib/dispatcher/agent.js';
 // @ts-expect-error -- as above.
 import buildConnectorModule from 'undici/lib/core/connect.js';
-// @ts-expect-error -- as above.
-import api from 'undici/lib/api/index.js';
-// @ts-expect-error -- as above.
-import DispatcherModule from 'undici/lib/dispatcher/dispatcher.js';
-
-// What undici's index does: dispatchers get request(), connect() and the rest from the API
-// modules.
-Object.assign((DispatcherModule as { prototype: object }).prototype, api);
 
 export const Agent = AgentModule as typeof AgentType;
 /** undici's TCP/TLS connector; msgr's proxy tunnel (tunnel.ts) runs TLS to the API through it. */
 export const buildConnector = buildConnectorModule as typeof BuildConnector;
-
-/** undici's request() for a full URL on a given dispatcher (what the index's wrapper does). */
-export function request(
-  url: URL,
-  options: { method: Dispatcher.HttpMethod; headers: Record<string, string>; body?: string; dispatcher: Dispatcher; signal?: AbortSignal },
-): Promise<Dispatcher.ResponseData> {
-  const { dispatcher, ...rest } = options;
-  return dispatcher.request({ ...rest, origin: url.origin, path: `${url.pathname}${url.search}` });
-}
 
 /** A whole answer: its status, headers and body as text (the body's first `limit` bytes). */
 export interface Answer {
@@ -40,6 +24,7 @@ export interface Answer {
 export class BodyCutShort extends Error {
   constructor(
     readonly status: number,
+    readonly headers: Answer['headers'],
     override readonly cause: unknown,
   ) {
     super(cause instanceof Error ? cause.message : String(cause));
@@ -124,7 +109,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Controller, err: Error): void {
     this.#done();
-    this.reject(this.#status !== 0 ? new BodyCutShort(this.#status, err) : err);
+    this.reject(this.#status !== 0 ? new BodyCutShort(this.#status, this.#headers, err) : err);
   }
 
   #done(): void {
