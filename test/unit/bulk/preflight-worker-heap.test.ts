@@ -1,0 +1,53 @@
+// The preflight worker's old generation (src/bulk/parallel.ts, workerOldMb): sized for the
+// messages the grouping holds open, and a pass that outgrows it fails the worker without taking
+// the process down, so the caller can run the pass on its own thread.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { GROUP_WINDOW } from '../../../src/bulk/grouping.js';
+import { runWholeInWorker, workerOldMb } from '../../../src/bulk/parallel.js';
+import { messageColumnNames, type MessageSource } from '../../../src/bulk/personalise.js';
+import { detectFormat, type CsvFormat } from '../../../src/bulk/reader.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'msgr-worker-heap-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+const PER_ROW: MessageSource = { text: undefined, textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: 'message', fromColumn: null, maxParts: null } };
+
+describe('the preflight worker heap', () => {
+  test('grows with the line length and the text, from 64 MB', () => {
+    const format = (lineBytes: number): CsvFormat => ({ encoding: 'utf8', bomBytes: 0, delimiter: ',', detected: true, lineBytes });
+    assert.equal(workerOldMb({ format: format(33), message: undefined }), 64 + 1);
+    // 10,000 open messages of ~3 KB, counted twice (UTF-16): 58 MB more.
+    assert.equal(workerOldMb({ format: format(3000), message: PER_ROW }), 64 + Math.ceil((2 * GROUP_WINDOW * 3000) / 2 ** 20));
+    assert.equal(workerOldMb({ format: format(33), message: { ...PER_ROW, text: 'x'.repeat(967) } }), 64 + Math.ceil((2 * GROUP_WINDOW * 1000) / 2 ** 20));
+  });
+
+  test('a pass that outgrows it fails the worker (undefined), and one with room gives the figures', async () => {
+    // 12,000 different texts of ~3 KB: the grouping holds 10,000 of them open at once (~30 MB).
+    const rows = Array.from({ length: 12_000 }, (_, i) => `+4479111${String(i).padStart(5, '0')},text ${i} ${'x'.repeat(3000)}`);
+    const content = `msisdn,message\n${rows.join('\n')}\n`;
+    const path = join(dir, 'long.csv');
+    writeFileSync(path, content);
+    const o = {
+      path,
+      fileLabel: 'long.csv',
+      format: await detectFormat(path, {}),
+      columns: { messageColumns: messageColumnNames(PER_ROW) },
+      country: undefined,
+      allowDuplicates: false,
+      batchSize: 50,
+      fileBytes: Buffer.byteLength(content),
+      message: PER_ROW,
+      keepFirst: 0,
+    };
+    assert.equal(await runWholeInWorker({ ...o, oldGenerationMb: 16 }), undefined);
+    const pre = await runWholeInWorker(o);
+    assert.ok(pre !== undefined, 'the worker had room');
+    assert.equal(pre.rows, 12_000);
+    assert.equal(pre.toSend, 12_000);
+    assert.equal(pre.requests, 12_000);
+  });
+});
