@@ -1,13 +1,15 @@
-// The preflight worker's old generation (src/bulk/parallel.ts, workerOldMb): sized for the
-// messages the grouping holds open, and a pass that outgrows it fails the worker without taking
-// the process down, so the caller can run the pass on its own thread.
+// The preflight workers' memory (src/bulk/parallel.ts): the old generation is sized for the
+// messages the grouping holds open, a pass that outgrows it fails the worker without taking the
+// process down (the caller then runs the pass on its own thread), and nothing of a worker's
+// result stays reachable from the run's signal once the preflight is over.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { GROUP_WINDOW } from '../../../src/bulk/grouping.js';
-import { runWholeInWorker, workerOldMb } from '../../../src/bulk/parallel.js';
+import { runParallelPreflight, runWholeInWorker, workerOldMb } from '../../../src/bulk/parallel.js';
 import { messageColumnNames, type MessageSource } from '../../../src/bulk/personalise.js';
 import { detectFormat, type CsvFormat } from '../../../src/bulk/reader.js';
 
@@ -16,7 +18,7 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const PER_ROW: MessageSource = { text: undefined, textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: 'message', fromColumn: null, maxParts: null } };
 
-describe('the preflight worker heap', () => {
+describe("the preflight workers' memory", () => {
   test('grows with the line length and the text, from 64 MB', () => {
     const format = (lineBytes: number): CsvFormat => ({ encoding: 'utf8', bomBytes: 0, delimiter: ',', detected: true, lineBytes });
     assert.equal(workerOldMb({ format: format(33), message: undefined }), 64 + 1);
@@ -49,5 +51,22 @@ describe('the preflight worker heap', () => {
     assert.equal(pre.rows, 12_000);
     assert.equal(pre.toSend, 12_000);
     assert.equal(pre.requests, 12_000);
+  });
+
+  test('no listener is left on the run\'s signal, which would keep each part\'s set of numbers for the whole send', async () => {
+    const rows = Array.from({ length: 4000 }, (_, i) => `+4479111${String(i).padStart(5, '0')},N${i % 9}`);
+    const content = `msisdn,name\n${rows.join('\n')}\n`;
+    const path = join(dir, 'names.csv');
+    writeFileSync(path, content);
+    const signal = new AbortController().signal;
+    const o = { path, fileLabel: 'names.csv', format: await detectFormat(path, {}), country: undefined, allowDuplicates: false, batchSize: 50, fileBytes: Buffer.byteLength(content), signal };
+    const split = await runParallelPreflight({ ...o, columns: {}, minBytes: 0 });
+    assert.ok(split !== undefined, 'the file was split');
+    assert.equal(split.toSend, 4000);
+    const hi: MessageSource = { text: 'Hi {{name}}', textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: null, fromColumn: null, maxParts: null } };
+    const whole = await runWholeInWorker({ ...o, columns: { messageColumns: messageColumnNames(hi) }, message: hi, keepFirst: 0 });
+    assert.ok(whole !== undefined, 'the worker ran the pass');
+    assert.equal(whole.requests, 9 * Math.ceil(4000 / 9 / 50));
+    assert.equal(getEventListeners(signal, 'abort').length, 0);
   });
 });
