@@ -278,7 +278,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, /state\s+unfinished/);
     assert.match(show.stdout, /target\s+http:\/\/127\.0\.0\.1:\d+, account ACME01, key [0-9a-f]{12}/);
-    assert.match(show.stderr, /continue it with: msgr send-bulk \S+open\.csv --resume/);
+    assert.match(show.stderr, /continue it with: msgr send-bulk \S+open\.csv --resume$/m);
 
     // Both journals a month old: only the finished one goes.
     const old = new Date(Date.now() - 40 * 86_400_000);
@@ -300,6 +300,35 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     const missing = await runs(['show', 'nosuchrun1'], env(server.url, config));
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /no run "nosuchrun1"/);
+  });
+
+  test('runs show of a run kept by --journal elsewhere names that journal, and its command finishes that run, not another of the file', async () => {
+    resetServer(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    server.answer = acceptWithIds(server);
+    const list = numbers(6, 300);
+    const file = writeCsv(join(dir, 'camp.csv'), list);
+    // The file's own run folder holds an unfinished run too: the one a bare --resume would find.
+    acceptThenRefuse(server, 1);
+    assert.equal((await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url, config))).code, 3);
+    const kept = join(dir, 'kept here', 'journal.jsonl');
+    acceptThenRefuse(server, 1);
+    assert.equal((await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1', '--journal', kept], env(server.url, config))).code, 3);
+
+    const show = await runs(['show', kept], env(server.url, config));
+    assert.equal(show.code, 0, show.stderr);
+    const command = /continue it with: msgr (.+)$/m.exec(show.stderr)?.[1];
+    assert.equal(command, `send-bulk ${file} --resume --journal '${kept}'`);
+
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const resumed = await bulk([file, '--resume', '--journal', kept], env(server.url, config));
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(server.requests.map((r) => (r.json as { recipients: unknown[] }).recipients.length), [3], 'the --journal run\'s one batch of 3 left, not the other run\'s batches of 2');
+    assert.deepEqual(sentNumbers(server), list.slice(3));
+    const own = await runs(['show', file], env(server.url, config));
+    assert.match(own.stderr, /continue it with: msgr send-bulk \S+camp\.csv --resume$/m);
   });
 });
 

@@ -1,14 +1,16 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
 // stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { BatchState } from '../../bulk/journal-records.js';
+import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
 import { describeTarget } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
-import { stateDir } from '../../bulk/state.js';
+import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
+import { runDirFor, stateDir } from '../../bulk/state.js';
+import { buildResumeCommand } from '../../bulk/summary.js';
 import { createUi } from '../../output/ui.js';
 import type { RunsOptions } from './options.js';
 
@@ -100,7 +102,23 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
   const ui = createUi(ctx, opts);
-  if (!info.finished && !info.abandoned) ui.info(`continue it with: msgr send-bulk ${h.input.stdin ? `--resume --journal ${journal}` : `${h.input.path} --resume`}${h.target?.sandbox === true ? ' --sandbox' : ''}`);
+  if (!info.finished && !info.abandoned) ui.info(`continue it with: ${continueCommand(ctx, journal, h)}`);
+}
+
+/**
+ * The command that resumes a run from its journal: a journal kept anywhere but its file's own
+ * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
+ * find another run or none (README: "Nothing lost, nothing sent twice").
+ */
+function continueCommand(ctx: Context, journal: string, h: RunHeader): string {
+  const sandbox = h.target?.sandbox === true;
+  const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), h.input.path, sandbox), 'journal.jsonl');
+  return buildResumeCommand(
+    { file: h.input.path, profile: h.target?.profile ?? undefined, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
+    h.input.path,
+    h.input.stdin,
+    journal,
+  );
 }
 
 export async function runReport(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
