@@ -4,7 +4,7 @@
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
-import { closestName } from '../message/placeholders.js';
+import { closestName, findColumn } from '../message/placeholders.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -100,12 +100,8 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   const lower = header.map((h) => h.toLowerCase());
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
   const find = (name: string, flag: string): number => {
-    const want = clean(name).toLowerCase();
-    const first = lower.indexOf(want);
+    const first = findColumn(header, clean(name), flag, fileLabel);
     if (first === -1) throw noSuchColumn(flag, fileLabel, name, header);
-    if (lower.indexOf(want, first + 1) !== -1) {
-      throw new UsageError(`${flag}: ${fileLabel} has more than one column "${name}"`, { hint: 'Rename one of them in the header.' });
-    }
     return first;
   };
 
@@ -144,6 +140,8 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     ['--meta-columns', meta],
   ] as const) {
     if (list.includes(msisdn)) throw new UsageError(`${flag}: "${header[msisdn]}" is the number column`);
+    // A column named twice in the flag; every other column by default is checked below, by name.
+    if (flag === '--var-columns' && options.varColumns === undefined) continue;
     const names = list.map((i) => lower[i]);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new UsageError(`${flag}: "${dup}" is named twice (column names are compared ignoring case)`);

@@ -8,7 +8,7 @@
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
-import { bindPlaceholders, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { asciiJson, noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
 
@@ -65,9 +65,8 @@ export function messageColumnNames(source: MessageSource): string[] {
 /** Ties the message to the header: unknown placeholder or column names are usage errors here. */
 export function planRowMessage(header: readonly string[], source: MessageSource, fileLabel: string): RowMessagePlan {
   const { spec } = source;
-  const lower = header.map((h) => h.trim().toLowerCase());
   const column = (name: string, flag: string): number => {
-    const i = lower.indexOf(name.trim().toLowerCase());
+    const i = findColumn(header, name, flag, fileLabel);
     if (i === -1) throw noSuchColumn(flag, fileLabel, name, header);
     return i;
   };

@@ -102,10 +102,9 @@ export function placeholderNames(parsed: ParsedText): string[] {
  * preflight rather than making every row invalid.
  */
 export function bindPlaceholders(parsed: ParsedText, header: readonly string[], flag: string, fileLabel: string): BoundText {
-  const lower = header.map((h) => h.trim().toLowerCase());
   const indexes: number[] = [];
   for (const s of parsed.slots) {
-    const at = lower.indexOf(s.name.toLowerCase());
+    const at = findColumn(header, s.name, `${flag}: ${s.source}`, fileLabel);
     if (at === -1) {
       const near = closestName(s.name, header);
       const shown = header.map((h) => JSON.stringify(h)).join(', ');
@@ -142,6 +141,24 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
       return { ok: true, text };
     },
   };
+}
+
+/**
+ * The column `name` means in `header`, compared ignoring case and surrounding spaces; -1 for none.
+ * A name two columns share is refused: the message could mean either (README: "Personalised
+ * messages").
+ */
+export function findColumn(header: readonly string[], name: string, flag: string, fileLabel: string): number {
+  const want = name.trim().toLowerCase();
+  const lower = header.map((h) => h.trim().toLowerCase());
+  const at = lower.indexOf(want);
+  if (at !== -1 && lower.indexOf(want, at + 1) !== -1) {
+    const which = lower.flatMap((h, i) => (h === want ? [`${i + 1} "${header[i]?.trim() ?? ''}"`] : []));
+    throw new UsageError(`${flag}: ${fileLabel} has more than one column "${name.trim()}" (columns ${which.join(', ')})`, {
+      hint: 'Rename one of them in the header (names are compared ignoring case).',
+    });
+  }
+  return at;
 }
 
 /**

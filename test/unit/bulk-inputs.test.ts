@@ -131,6 +131,24 @@ describe('the number column under spreadsheet names', () => {
     assert.throws(() => planColumns(['+447911123456', 'Ann'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && /--no-header/.test(err.hint ?? ''));
     assert.throws(() => planColumns(['email', 'name'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && !/--no-header/.test(err.hint ?? '') && /--msisdn-column/.test(err.hint ?? ''));
   });
+
+  test('two columns of one name (case ignored): the file is named, not a flag that was not given; a flag naming one says which columns', () => {
+    const twice = (options: Parameters<typeof planColumns>[1]): UsageError => {
+      try {
+        planColumns(['phone', 'Name', 'name', 'x'], options, 'in.csv');
+      } catch (err) {
+        assert.ok(err instanceof UsageError);
+        return err;
+      }
+      assert.fail('expected a UsageError');
+    };
+    const byDefault = twice({});
+    assert.equal(byDefault.message, 'in.csv has more than one column "name"; each would be the same variable');
+    assert.match(byDefault.hint ?? '', /--var-columns/);
+    assert.equal(twice({ varColumns: ['NAME'] }).message, '--var-columns: in.csv has more than one column "NAME" (columns 2 "Name", 3 "name")');
+    assert.equal(twice({ varColumns: ['x', 'X'] }).message, '--var-columns: "x" is named twice (column names are compared ignoring case)');
+    assert.deepEqual(planColumns(['phone', 'Name', 'name', 'x'], { varColumns: ['x'] }, 'in.csv').vars, [3]);
+  });
 });
 
 describe('numbers a spreadsheet changed', () => {

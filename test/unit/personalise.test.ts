@@ -51,6 +51,12 @@ describe('a message per row', () => {
     assert.throws(() => planRowMessage(HEADER, source(undefined, { textColumn: 'body' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /--text-column: f\.csv has no column "body"/.test(e.message));
   });
 
+  test('--text-column and --from-column naming two columns (case ignored) are refused, naming both', () => {
+    const header = ['msisdn', 'SMS', 'sms', 'sender'];
+    assert.throws(() => planRowMessage(header, source(undefined, { textColumn: 'sms' }), 'f.csv'), (e: unknown) => e instanceof UsageError && e.message === '--text-column: f.csv has more than one column "sms" (columns 2 "SMS", 3 "sms")');
+    assert.throws(() => planRowMessage(['msisdn', 'From', 'from'], source('Hi', { fromColumn: 'FROM' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /^--from-column: f\.csv has more than one column "FROM"/.test(e.message));
+  });
+
   test('--from-column: checked as a sender for the channel; the sender is part of the key', () => {
     const plan = planRowMessage(HEADER, source('Hi {{name}}', { fromColumn: 'sender' }), 'f.csv');
     const a = plan.message(['+1', 'Ann', '', 'Acme']);

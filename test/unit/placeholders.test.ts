@@ -94,6 +94,14 @@ describe('placeholders: binding to the header', () => {
     assert.equal(usageError(() => bind('{{appointment}}')).message, '--text: {{appointment}} names no column of list.csv');
   });
 
+  test('a name two columns share (case ignored) is refused, naming both: the text could mean either', () => {
+    const e = usageError(() => bind('Hi {{name}}', ['phone', 'Name', ' name ', 'x']));
+    assert.equal(e.message, '--text: {{name}}: list.csv has more than one column "name" (columns 2 "Name", 3 "name")');
+    assert.match(e.hint ?? '', /Rename one of them/);
+    // Columns the text does not use may share a name.
+    assert.equal(render('Hi {{x}}', ['+1', 'A', 'B', 'C'], ['phone', 'Name', 'name', 'x']), 'Hi C');
+  });
+
   test('did-you-mean: small edits only, swaps count once, case ignored', () => {
     assert.equal(editDistance('frist', 'first'), 1);
     assert.equal(editDistance('kitten', 'sitting'), 3);
