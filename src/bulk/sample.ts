@@ -28,7 +28,7 @@ export interface SampleOutcome {
 export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker): string[] | undefined {
   return to?.map((n) => {
     const r = checker.check(n);
-    if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${n} ${r.reason ?? 'is not a phone number'}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
+    if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${r.reason ?? `"${n}" is not a phone number`}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
     return r.e164;
   });
 }

@@ -73,13 +73,15 @@ describe('printPreview', () => {
 });
 
 describe('sampleNumbers', () => {
-  test('normalised, a national number refused without a country, none without the flag', () => {
+  test('normalised, a national number or a word refused (the number named once), none without the flag', () => {
     const gb = createNumberChecker('GB');
     assert.deepEqual(sampleNumbers(['07700 900123', '+447700900456'], gb), ['+447700900123', '+447700900456']);
     assert.equal(sampleNumbers(undefined, gb), undefined);
     assert.throws(
       () => sampleNumbers(['07700 900123'], createNumberChecker(undefined)),
-      (e: unknown) => e instanceof UsageError && /^--sample-to: 07700 900123 /.test(e.message) && /--default-country/.test(e.hint ?? ''),
+      (e: unknown) => e instanceof UsageError && e.message === '--sample-to: "07700 900123" is a national number: give it as +<country code>..., or set --default-country' && /--default-country/.test(e.hint ?? ''),
     );
+    // The number once, as `send --to` says it.
+    assert.throws(() => sampleNumbers(['abc'], gb), (e: unknown) => e instanceof UsageError && e.message === '--sample-to: "abc" has characters that are not digits');
   });
 });
