@@ -338,9 +338,12 @@ function rowEstimate(o: ParallelOptions): number {
  * The whole preflight in one worker, for rows with messages of their own (not split: see
  * bulk/preflight-pass.ts). Rendering, counting parts and grouping allocate per row; in a worker
  * with a small young generation that garbage is collected early, which keeps peak RSS down.
- * Undefined when no worker could do it: the caller runs the pass itself, and gives its errors.
+ * Undefined when no worker could do it (`onFailure` says why): the caller runs the pass itself,
+ * and gives its errors.
  */
-export async function runWholeInWorker(o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number }): Promise<PreflightResult | undefined> {
+export async function runWholeInWorker(
+  o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number; readonly onFailure?: (why: string) => void },
+): Promise<PreflightResult | undefined> {
   const job: PartJob = {
     ...jobBase(o),
     setCapacity: rowEstimate(o),
@@ -356,14 +359,17 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
   let part: ReturnType<typeof runPart>;
   try {
     part = runPart(job, o);
-  } catch {
+  } catch (err) {
+    o.onFailure?.(String((err as Error)?.message ?? err));
     return undefined;
   }
   let r: PartResult;
   try {
     r = await part.result;
-  } catch {
+  } catch (err) {
     await part.stop();
+    // Said under --verbose: the pass runs again on the caller's thread, which takes its time.
+    if (o.signal?.aborted !== true) o.onFailure?.(String((err as Error)?.message ?? err));
     return undefined;
   }
   await part.stop();

@@ -107,7 +107,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
     const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
-      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
+      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0, onFailure: (why) => c.debug(`preflight: the worker thread failed (${why}); the pass runs again on this thread`) })
       : undefined;
     c.checkpoint();
     if (inWorker !== undefined) {
