@@ -19,7 +19,7 @@
 // are in its set of numbers all the same: a second part's `A` line whose number the first part has
 // becomes `D` too, and is counted as a duplicate rather than as already sent.
 import { availableParallelism } from 'node:os';
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
@@ -215,12 +215,43 @@ async function readHeader(path: string, format: CsvFormat): Promise<string[] | u
 /**
  * Room for a pass: WORKER_OLD_MB, and the messages of the batches the grouping holds open (up to
  * GROUP_WINDOW of them, each about as long as a line plus the text: twice that in bytes should it
- * be UTF-16). A pass that needs more still (lines much longer than the first) runs out of it: the
- * worker fails and the caller runs the pass on its own thread, as for any worker failure.
+ * be UTF-16). A pass that needs more still (lines much longer than sampledLineBytes saw) runs out
+ * of it: the worker fails and the caller runs the pass on its own thread, as for any worker failure.
  */
 export function workerOldMb(job: Pick<PartJob, 'format' | 'message'>): number {
   const perMessage = job.format.lineBytes + (job.message?.text?.length ?? 0);
   return WORKER_OLD_MB + Math.ceil((2 * GROUP_WINDOW * perMessage) / (1024 * 1024));
+}
+
+const SAMPLE_BYTES = 64 * 1024;
+
+/**
+ * Bytes per line, the most of three samples: the file's first 64 KiB (`format.lineBytes`), its
+ * middle and its end. A file whose first rows are short and later ones long (a test batch on top,
+ * the campaign below) would otherwise get a heap sized for the short ones, outgrow it, and have
+ * its preflight run twice.
+ */
+export async function sampledLineBytes(path: string, size: number, format: CsvFormat): Promise<number> {
+  let most = format.lineBytes;
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, 'r');
+    const buf = Buffer.allocUnsafe(SAMPLE_BYTES);
+    for (const at of [Math.floor(size / 2), Math.max(0, size - SAMPLE_BYTES)]) {
+      const { bytesRead } = await fh.read(buf, 0, SAMPLE_BYTES, at);
+      const sample = buf.subarray(0, bytesRead);
+      let ends = 0;
+      for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) ends++;
+      if (ends === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) ends++;
+      // Fewer than two line ends: a line at least as long as the sample.
+      most = Math.max(most, ends > 1 ? bytesRead / ends : bytesRead);
+    }
+  } catch {
+    // The first lines' figure stands.
+  } finally {
+    await fh?.close();
+  }
+  return most;
 }
 
 function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGenerationMb'>): { result: Promise<PartResult>; stop: () => Promise<void> } {
@@ -356,9 +387,11 @@ export async function runWholeInWorker(
     message: o.message,
     keepFirst: o.keepFirst,
   };
+  const lineBytes = o.oldGenerationMb === undefined ? await sampledLineBytes(o.path, o.fileBytes, o.format) : 0;
+  const oldGenerationMb = o.oldGenerationMb ?? workerOldMb({ format: { ...o.format, lineBytes }, message: o.message });
   let part: ReturnType<typeof runPart>;
   try {
-    part = runPart(job, o);
+    part = runPart(job, { signal: o.signal, oldGenerationMb });
   } catch (err) {
     o.onFailure?.(String((err as Error)?.message ?? err));
     return undefined;

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { GROUP_WINDOW } from '../../../src/bulk/grouping.js';
-import { runParallelPreflight, runWholeInWorker, workerOldMb } from '../../../src/bulk/parallel.js';
+import { runParallelPreflight, runWholeInWorker, sampledLineBytes, workerOldMb } from '../../../src/bulk/parallel.js';
 import { messageColumnNames, type MessageSource } from '../../../src/bulk/personalise.js';
 import { detectFormat, type CsvFormat } from '../../../src/bulk/reader.js';
 
@@ -25,6 +25,22 @@ describe("the preflight workers' memory", () => {
     // 10,000 open messages of ~3 KB, counted twice (UTF-16): 58 MB more.
     assert.equal(workerOldMb({ format: format(3000), message: PER_ROW }), 64 + Math.ceil((2 * GROUP_WINDOW * 3000) / 2 ** 20));
     assert.equal(workerOldMb({ format: format(33), message: { ...PER_ROW, text: 'x'.repeat(967) } }), 64 + Math.ceil((2 * GROUP_WINDOW * 1000) / 2 ** 20));
+  });
+
+  test('is sized for the longest lines of three samples: a file of short rows on top and long ones below', async () => {
+    const short = Array.from({ length: 3000 }, (_, i) => `+4479111${String(i).padStart(5, '0')},hi`);
+    const long = Array.from({ length: 2000 }, (_, i) => `+4479112${String(i).padStart(5, '0')},text ${i} ${'x'.repeat(2000)}`);
+    const content = `msisdn,message\n${[...short, ...long].join('\n')}\n`;
+    const path = join(dir, 'short-then-long.csv');
+    writeFileSync(path, content);
+    const format = await detectFormat(path, {});
+    assert.ok(format.lineBytes < 30, `the first 64 KiB: ${format.lineBytes} bytes a line`);
+    const sampled = await sampledLineBytes(path, Buffer.byteLength(content), format);
+    assert.ok(sampled > 1900 && sampled < 2100, `sampled: ${sampled} bytes a line`);
+    // A line longer than a sample counts as at least the sample.
+    const one = join(dir, 'one-long-line.csv');
+    writeFileSync(one, `msisdn,message\n+447911100000,${'y'.repeat(200_000)}\n`);
+    assert.ok((await sampledLineBytes(one, 200_030, await detectFormat(one, {}))) >= 64 * 1024);
   });
 
   test('a pass that outgrows it fails the worker (undefined), and one with room gives the figures', async () => {
