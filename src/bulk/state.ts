@@ -5,7 +5,7 @@
 // (tests, containers), else the OS's per-user state folder. Folders are 0700: journals name files
 // and hold numbers and message text.
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
 import { homedir, platform as osPlatform } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -63,7 +63,10 @@ export function stateWriteError(err: unknown, fallbackPath: string): unknown {
   const why = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   if (why === undefined) return err;
   const path = typeof e.path === 'string' ? e.path : fallbackPath;
-  return new UsageError(`cannot write the run state at ${path}: ${why} (${code}); nothing was sent`, {
+  // A file msgr was creating (a lock's temporary file, a new journal) is named by its folder:
+  // that is what to fix, and the file itself does not exist.
+  const where = existsSync(path) ? `at ${path}` : `in ${dirname(path)}`;
+  return new UsageError(`cannot write the run state ${where}: ${why} (${code}); nothing was sent`, {
     hint:
       code === 'ENOENT'
         ? 'The state folder was removed or unmounted while msgr ran: make sure it stays (or point MSGR_CONFIG_DIR or --journal elsewhere), then run the same command again.'

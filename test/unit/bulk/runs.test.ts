@@ -231,7 +231,7 @@ describe('state folder errors', () => {
     const err = (code: string): NodeJS.ErrnoException => Object.assign(new Error(code), { code, path: '/state/runs/x/journal.jsonl.lock' });
     const ro = stateWriteError(err('EROFS'), '/state');
     assert.ok(ro instanceof UsageError);
-    assert.match(ro.message, /cannot write the run state at \/state\/runs\/x\/journal\.jsonl\.lock: the file system is read-only \(EROFS\); nothing was sent/);
+    assert.match(ro.message, /cannot write the run state in \/state\/runs\/x: the file system is read-only \(EROFS\); nothing was sent/);
     assert.match((stateWriteError(err('ENOENT'), '/state') as Error).message, /the folder vanished/);
     const full = err('ENOSPC');
     assert.equal(stateWriteError(full, '/state'), full);
