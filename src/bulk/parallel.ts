@@ -255,6 +255,10 @@ export async function sampledLineBytes(path: string, size: number, format: CsvFo
 }
 
 function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGenerationMb'>): { result: Promise<PartResult>; stop: () => Promise<void> } {
+  // A stop that came while the file was being looked at (the split point, the header, the line
+  // samples): an aborted signal fires no more, so a listener added now would never hear it and
+  // the worker would run the whole pass before the caller's checkpoint noticed.
+  if (o.signal?.aborted === true) return { result: Promise.reject(new Error('interrupted')), stop: () => Promise.resolve() };
   const worker = new Worker(workerPath('preflight'), {
     workerData: job,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: o.oldGenerationMb ?? workerOldMb(job) },

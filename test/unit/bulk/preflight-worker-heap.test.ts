@@ -90,4 +90,21 @@ describe("the preflight workers' memory", () => {
     assert.equal(whole.requests, 9 * Math.ceil(4000 / 9 / 50));
     assert.equal(getEventListeners(signal, 'abort').length, 0);
   });
+
+  test('a stop that came before the workers started (while the split point was sought) starts none: no pass to wait for', async () => {
+    const rows = Array.from({ length: 4000 }, (_, i) => `+4479111${String(i).padStart(5, '0')},N${i % 9}`);
+    const content = `msisdn,name\n${rows.join('\n')}\n`;
+    const path = join(dir, 'stopped.csv');
+    writeFileSync(path, content);
+    const stop = new AbortController();
+    stop.abort('SIGINT');
+    const o = { path, fileLabel: 'stopped.csv', format: await detectFormat(path, {}), country: undefined, allowDuplicates: false, batchSize: 50, fileBytes: Buffer.byteLength(content), signal: stop.signal };
+    assert.equal(await runParallelPreflight({ ...o, columns: {}, minBytes: 0 }), undefined, 'no split preflight ran');
+    const hi: MessageSource = { text: 'Hi {{name}}', textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: null, fromColumn: null, maxParts: null } };
+    const failures: string[] = [];
+    const whole = await runWholeInWorker({ ...o, columns: { messageColumns: messageColumnNames(hi) }, message: hi, keepFirst: 0, onFailure: (why) => failures.push(why) });
+    assert.equal(whole, undefined, 'no worker ran the pass');
+    assert.deepEqual(failures, [], 'a stop is not a worker failure');
+    assert.equal(getEventListeners(stop.signal, 'abort').length, 0);
+  });
 });
