@@ -93,6 +93,8 @@ export interface ParallelOptions extends PartFile {
   readonly minBytes?: number;
   /** Each worker's old generation, instead of workerOldMb's (tests lower it). */
   readonly oldGenerationMb?: number;
+  /** Why a worker failed (not a stop): said under --verbose, as the pass then runs again. */
+  readonly onFailure?: ((why: string) => void) | undefined;
 }
 
 /** The preflight result, with where the send pass finds the spool. */
@@ -329,17 +331,19 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   try {
     first = runPart(firstJob, o);
     second = runPart(secondJob, o);
-  } catch {
+  } catch (err) {
     // No worker (a build without its file, a thread limit): one pass does it.
     await first?.stop();
+    o.onFailure?.(failureOf(err));
     return undefined;
   }
   let a: PartResult;
   let b: PartResult;
   try {
     [a, b] = await Promise.all([first.result, second.result]);
-  } catch {
+  } catch (err) {
     await Promise.all([first.stop(), second.stop()]);
+    if (o.signal?.aborted !== true) o.onFailure?.(failureOf(err));
     return undefined;
   }
   await Promise.all([first.stop(), second.stop()]);
@@ -376,9 +380,7 @@ function rowEstimate(o: ParallelOptions): number {
  * Undefined when no worker could do it (`onFailure` says why): the caller runs the pass itself,
  * and gives its errors.
  */
-export async function runWholeInWorker(
-  o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number; readonly onFailure?: (why: string) => void },
-): Promise<PreflightResult | undefined> {
+export async function runWholeInWorker(o: ParallelOptions & { readonly message: MessageSource | undefined; readonly keepFirst: number }): Promise<PreflightResult | undefined> {
   const job: PartJob = {
     ...jobBase(o),
     setCapacity: rowEstimate(o),
@@ -397,7 +399,7 @@ export async function runWholeInWorker(
   try {
     part = runPart(job, { signal: o.signal, oldGenerationMb });
   } catch (err) {
-    o.onFailure?.(String((err as Error)?.message ?? err));
+    o.onFailure?.(failureOf(err));
     return undefined;
   }
   let r: PartResult;
@@ -406,13 +408,17 @@ export async function runWholeInWorker(
   } catch (err) {
     await part.stop();
     // Said under --verbose: the pass runs again on the caller's thread, which takes its time.
-    if (o.signal?.aborted !== true) o.onFailure?.(String((err as Error)?.message ?? err));
+    if (o.signal?.aborted !== true) o.onFailure?.(failureOf(err));
     return undefined;
   }
   await part.stop();
   // The totals arrive as plain data (structured clone): give them their methods back.
   const totals = r.totals !== undefined ? Object.assign(new TextTotals(), r.totals) : undefined;
   return finishPreflight({ ...r, totals, seen: undefined }, o.batchSize, o.fileLabel);
+}
+
+function failureOf(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
 }
 
 function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number, sent: NumberSet | undefined): SplitPreflight | undefined {

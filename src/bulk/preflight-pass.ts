@@ -94,6 +94,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     fileBytes: c.fileBytes,
     spoolPath,
     signal: c.signal,
+    onFailure: (why: string) => c.debug(`preflight: a worker thread failed (${why}); the pass runs again on this thread`),
   };
   const split = !personal && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
   c.checkpoint();
@@ -107,7 +108,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
     const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
-      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0, onFailure: (why) => c.debug(`preflight: the worker thread failed (${why}); the pass runs again on this thread`) })
+      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
       : undefined;
     c.checkpoint();
     if (inWorker !== undefined) {
