@@ -271,7 +271,7 @@ function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGeneratio
     let settled = false;
     const interrupted = (): void => reject(new Error('interrupted'));
     // The run's signal outlives the preflight: a listener left on it would keep this promise, and
-    // with it the part's set of numbers (8 bytes a row: 16 MB for 1,000,000 rows), for the
+    // with it the part's set of numbers (8 bytes a slot: 16 MB for 1,000,000 rows), for the
     // whole send.
     const settle = (): void => {
       settled = true;
