@@ -200,6 +200,8 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.fromColumn !== undefined && opts.from !== undefined) throw new UsageError('--from-column and --from cannot be used together');
   if (opts.template !== undefined && opts.noRender) throw new UsageError('--no-render has no effect with --template: a template\'s variables are the server\'s business');
   if (opts.template !== undefined && opts.maxParts !== undefined) throw new UsageError('--max-parts needs the text: a template\'s length is not known here');
+  // `--sample-to ''` (an unset shell variable) would otherwise send the sample to no one.
+  if (opts.sampleTo?.length === 0) throw new UsageError('--sample-to: no number given', { hint: 'For example --sample-to +447700900123' });
   if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447700900123 --sample 3' });
   const modes = [opts.preview !== undefined ? '--preview' : '', opts.sampleTo !== undefined ? '--sample-to' : '', opts.dryRun ? '--dry-run' : '', opts.resume ? '--resume' : ''].filter((m) => m !== '');
   if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);

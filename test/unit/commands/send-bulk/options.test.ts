@@ -85,4 +85,11 @@ describe('send-bulk: argv → options', () => {
   test('no file is a usage error with an example', async () => {
     assert.equal(await usageError(['--from', 'Acme']), 'send-bulk needs a CSV file (or - for stdin)');
   });
+
+  test('--sample-to with no number in it (an empty shell variable, a lone comma) is refused, not a sample sent to no one', async () => {
+    for (const given of ['', ' , ']) {
+      assert.equal(await usageError(['list.csv', '--text', 'Hi', '--sample-to', given]), '--sample-to: no number given');
+    }
+    assert.deepEqual((await parse(['list.csv', '--text', 'Hi', '--sample-to', '+447700900123,'])).sampleTo, ['+447700900123']);
+  });
 });
