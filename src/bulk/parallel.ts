@@ -91,7 +91,10 @@ export interface ParallelOptions extends PartFile {
   readonly signal?: AbortSignal;
   /** Smallest file worth splitting (tests lower it). */
   readonly minBytes?: number;
-  /** Each worker's old generation, instead of workerOldMb's (tests lower it). */
+  /**
+   * Each worker's old generation, instead of workerOldMb's (tests lower it; not below ~16 MB: with
+   * too little to start, V8 aborts the whole process on Node 24, not just the worker).
+   */
   readonly oldGenerationMb?: number;
   /** Why a worker failed (not a stop): said under --verbose, as the pass then runs again. */
   readonly onFailure?: ((why: string) => void) | undefined;
