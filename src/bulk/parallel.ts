@@ -28,7 +28,7 @@ import { NumberSet, numberKey } from './number-set.js';
 import type { MessageSource } from './personalise.js';
 import { finishPreflight, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
 import { TextTotals } from '../message/text-totals.js';
-import { readCsv, type CsvFormat } from './reader.js';
+import { countLineEnds, readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
 
 /** Below this the workers' start-up (~50 ms each) is not worth it. */
@@ -244,10 +244,7 @@ export async function sampledLineBytes(path: string, size: number, format: CsvFo
     const buf = Buffer.allocUnsafe(SAMPLE_BYTES);
     for (const at of [Math.floor(size / 2), Math.max(0, size - SAMPLE_BYTES)]) {
       const { bytesRead } = await fh.read(buf, 0, SAMPLE_BYTES, at);
-      const sample = buf.subarray(0, bytesRead);
-      let ends = 0;
-      for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) ends++;
-      if (ends === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) ends++;
+      const ends = countLineEnds(buf.subarray(0, bytesRead));
       // Fewer than two line ends: a line at least as long as the sample.
       most = Math.max(most, ends > 1 ? bytesRead / ends : bytesRead);
     }
@@ -396,8 +393,7 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
     message: o.message,
     keepFirst: o.keepFirst,
   };
-  const lineBytes = o.oldGenerationMb === undefined ? await sampledLineBytes(o.path, o.fileBytes, o.format) : 0;
-  const oldGenerationMb = o.oldGenerationMb ?? workerOldMb({ format: { ...o.format, lineBytes }, message: o.message });
+  const oldGenerationMb = o.oldGenerationMb ?? workerOldMb({ format: { ...o.format, lineBytes: await sampledLineBytes(o.path, o.fileBytes, o.format) }, message: o.message });
   let part: ReturnType<typeof runPart>;
   try {
     part = runPart(job, { signal: o.signal, oldGenerationMb });

@@ -75,6 +75,14 @@ const SAMPLE_BYTES = 64 * 1024;
 export const MAX_RECORD_CHARS = 1024 * 1024;
 const CHUNK_BYTES = 128 * 1024;
 
+/** Line ends in a piece of a file: its LFs, or its CRs when it has none (CR-only line ends). */
+export function countLineEnds(sample: Uint8Array): number {
+  let ends = 0;
+  for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) ends++;
+  if (ends === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) ends++;
+  return ends;
+}
+
 /** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
 export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined; noHeader?: boolean | undefined }): Promise<CsvFormat> {
   const fh = await open(path, 'r');
@@ -94,9 +102,7 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
     if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
     else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';
   }
-  let newlines = 0;
-  for (let i = sample.indexOf(0x0a); i !== -1; i = sample.indexOf(0x0a, i + 1)) newlines++;
-  if (newlines === 0) for (let i = sample.indexOf(0x0d); i !== -1; i = sample.indexOf(0x0d, i + 1)) newlines++;
+  const newlines = countLineEnds(sample);
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
   const noHeader = given.noHeader === true ? { noHeader: true } : {};
   if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
