@@ -88,7 +88,7 @@ function clean(name: string): string {
  * The error for a flag naming a column the file lacks, with the nearest header name when one is
  * close (`--text-column mesage` → did you mean "message"?) and every header name.
  */
-export function noSuchColumn(flag: string, fileLabel: string, name: string, header: readonly string[], line = 'Its header (line 1) has'): UsageError {
+export function noSuchColumn(flag: string, fileLabel: string, name: string, header: readonly string[], line = 'Its header has'): UsageError {
   const near = closestName(name, header);
   return new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
     hint: `${line}: ${header.map((h) => JSON.stringify(h.trim())).join(', ')}.`,
@@ -116,7 +116,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
       throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
         hint: headerless
           ? `Its first line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
-          : `Name the column with --msisdn-column. The header (line 1) has: ${shown}.`,
+          : `Name the column with --msisdn-column. The header has: ${shown}.`,
       });
     }
   }

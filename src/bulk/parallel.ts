@@ -111,7 +111,7 @@ export interface SplitPreflight extends PreflightResult {
 export interface SplitPoint {
   /** Byte offset of the first byte of the second part. */
   readonly offset: number;
-  /** Its line number (1-based, the header being line 1). */
+  /** Its line number (1-based: the file's own line numbers). */
   readonly line: number;
   readonly recordDelimiter: '\n' | '\r\n';
 }
@@ -121,7 +121,7 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
   if (format.encoding !== 'utf8' && format.encoding !== 'latin1') return `encoding ${format.encoding}`;
   if (size < minBytes) return 'small file';
   if (availableParallelism() < 2) return 'one core';
-  const base = format.bomBytes;
+  const base = format.firstByte;
   const target = base + Math.floor((size - base) / 2);
   const limit = Math.min(size - 1, target + SPLIT_SEARCH_BYTES);
   const fh = await open(path, 'r');
@@ -141,7 +141,7 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
       const at = scanChunk(scan, buf, bytesRead, usable, target - position);
       if (at === MIXED) return 'mixed line ends';
       if (at === BARE_CR) return 'CR line ends';
-      if (at >= 0) return { offset: position + at + 1, line: scan.newlines + 1, recordDelimiter: scan.delimiter === 2 ? '\r\n' : '\n' };
+      if (at >= 0) return { offset: position + at + 1, line: scan.newlines + format.firstLine, recordDelimiter: scan.delimiter === 2 ? '\r\n' : '\n' };
       position += usable;
     }
     return 'no split point';
@@ -308,7 +308,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   const common = jobBase(o);
   const firstJob: PartJob = {
     ...common,
-    setCapacity: Math.ceil(estimate * ((split.offset - o.format.bomBytes) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+    setCapacity: Math.ceil(estimate * ((split.offset - o.format.firstByte) / Math.max(1, o.fileBytes - o.format.firstByte))),
     spoolPath: o.spoolPath,
     start: undefined,
     end: split.offset,
@@ -318,7 +318,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   };
   const secondJob: PartJob = {
     ...common,
-    setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.bomBytes))),
+    setCapacity: Math.ceil(estimate * ((o.fileBytes - split.offset) / Math.max(1, o.fileBytes - o.format.firstByte))),
     spoolPath: o.spoolPath !== undefined ? secondSpool(o.spoolPath) : undefined,
     start: { offset: split.offset, line: split.line, header },
     end: undefined,

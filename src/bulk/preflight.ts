@@ -328,7 +328,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     // A header name with U+FFFD would become a column, a placeholder's did-you-mean and a variable
     // named with the replacement character: the file's encoding is wrong, so say that instead.
     if (checkUtf8 && header.some((h) => h.includes('\uFFFD'))) {
-      throw new UsageError(`${o.fileLabel}: the header (line 1) is not valid UTF-8 text; nothing was sent`, { hint: notUtf8Hint('--encoding') });
+      throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: notUtf8Hint('--encoding') });
     }
     columns = planColumns(header, o.columns, o.fileLabel);
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
@@ -414,7 +414,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       line: head.line,
       end: o.end,
       recordDelimiter: head.recordDelimiter,
-      hashFrom: o.start !== undefined ? o.start.offset : o.format.bomBytes,
+      hashFrom: o.start !== undefined ? o.start.offset : o.format.firstByte,
       ...(simpleHash !== undefined ? { onBytes: (chunk: Buffer) => simpleHash.update(chunk) } : {}),
     };
     if (await isSimpleRange(o.path, range)) {

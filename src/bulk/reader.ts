@@ -1,6 +1,7 @@
 // Streams a CSV file row by row with csv-parse, in constant memory (docs/bulk.md: Input): UTF-8 with
 // or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
-// --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line.
+// --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line (or
+// named by an Excel `sep=;` first line).
 // Values are never cast (docs/dependencies.md: csv-parse; `0044123` became 44123).
 //
 // csv-parse's push-style core (`Parser#api.parse`) is driven directly: each record reaches the
@@ -15,10 +16,15 @@ export { parseEncoding };
 
 export interface CsvFormat {
   readonly encoding: FileEncoding;
-  /** Bytes of byte-order mark at the start of the file. */
-  readonly bomBytes: number;
+  /**
+   * Where the first record (the header) starts: after a byte-order mark, and after an Excel
+   * `sep=;` line, which names the delimiter and is not a record.
+   */
+  readonly firstByte: number;
+  /** The line the first record starts on: 2 after a `sep=` line. */
+  readonly firstLine: number;
   readonly delimiter: string;
-  /** Whether the delimiter was detected rather than given. */
+  /** Whether the delimiter was detected (or named by a `sep=` line) rather than given. */
   readonly detected: boolean;
   /** Average bytes a line in the first 64 KiB (0 when it has none): sizes the duplicate set. */
   readonly lineBytes: number;
@@ -83,7 +89,7 @@ export function countLineEnds(sample: Uint8Array): number {
   return ends;
 }
 
-/** Looks at the start of the file: byte-order mark, encoding, delimiter of the header line. */
+/** Looks at the start of the file: byte-order mark, encoding, an Excel `sep=` line, delimiter of the header line. */
 export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined; noHeader?: boolean | undefined }): Promise<CsvFormat> {
   const fh = await open(path, 'r');
   let sample: Buffer;
@@ -105,9 +111,25 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   const newlines = countLineEnds(sample);
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
   const noHeader = given.noHeader === true ? { noHeader: true } : {};
-  if (given.delimiter !== undefined) return { encoding, bomBytes, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
   const text = decode(sample.subarray(bomBytes), encoding);
-  return { encoding, bomBytes, delimiter: sniffDelimiter(text), detected: true, lineBytes, ...noHeader };
+  const sep = excelSepLine(text);
+  const firstByte = bomBytes + (sep === undefined ? 0 : encoding === 'utf16le' || encoding === 'utf16be' ? sep.line.length * 2 : Buffer.byteLength(sep.line, encoding === 'latin1' ? 'latin1' : 'utf8'));
+  const start = { firstByte, firstLine: sep === undefined ? 1 : 2 };
+  if (given.delimiter !== undefined) return { encoding, ...start, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
+  const delimiter = sep?.delimiter ?? sniffDelimiter(text.slice(sep?.line.length ?? 0));
+  return { encoding, ...start, delimiter, detected: true, lineBytes, ...noHeader };
+}
+
+/**
+ * A first line `sep=;` (or `"sep=;"`), which Excel reads as the file's delimiter and some tools
+ * write for it: the line with its line end, and the delimiter it names.
+ */
+export function excelSepLine(text: string): { readonly line: string; readonly delimiter: string } | undefined {
+  // `$`: a file of nothing but that line is then empty, not one with a header named "sep=".
+  const m = /^"?sep=([^\r\n"])"?[ \t]*(?:\r\n|\n|\r|$)/i.exec(text);
+  if (m === null) return undefined;
+  const delimiter = parseDelimiter(m[1] as string);
+  return delimiter === undefined ? undefined : { line: m[0], delimiter };
 }
 
 function decode(buf: Buffer, encoding: FileEncoding): string {
@@ -153,7 +175,7 @@ export interface ReadOptions {
   readonly onHeader?: (fields: string[]) => void;
   /**
    * One data record: its fields (never cast), its 0-based index among data records, the line
-   * it starts on (1-based, the header being line 1), and the byte offset just after it.
+   * it starts on (1-based: the file's own line numbers), and the byte offset just after it.
    */
   readonly onRecord: (fields: string[], index: number, line: number, endOffset: number) => void;
   /** Awaited after each chunk: back-pressure and interruption. */
@@ -200,10 +222,10 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   });
   const api = (parser as unknown as { api: ParserApi }).api;
   const info = api.info;
-  const base = options.start?.offset ?? format.bomBytes;
+  const base = options.start?.offset ?? format.firstByte;
   let header: readonly string[] | undefined = options.start?.header;
   let index = options.start?.record ?? 0;
-  const firstLine = options.start?.line ?? 1;
+  const firstLine = options.start?.line ?? format.firstLine;
   // Lines from csv-parse's counter; it counts a CRLF inside quotes twice, corrected below.
   let overCount = 0;
   let nextStart = firstLine;

@@ -109,7 +109,7 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
       const near = closestName(s.name, header);
       const shown = header.map((h) => JSON.stringify(h)).join(', ');
       throw new UsageError(`${flag}: ${s.source} names no column of ${fileLabel}${near !== undefined ? `; did you mean {{${near}}}?` : ''}`, {
-        hint: `Its header (line 1) has: ${shown}. For a literal {{ write \\{{.`,
+        hint: `Its header has: ${shown}. For a literal {{ write \\{{.`,
       });
     }
     indexes.push(at);

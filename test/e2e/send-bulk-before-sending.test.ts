@@ -67,7 +67,7 @@ describe('send-bulk --text-column / --from-column naming no column', () => {
     const path = csv('msisdn,message,sender\n+447911100001,Hello,Acme\n');
     const text = await runCli(['send-bulk', path, '--text-column', 'mesage', '--from', 'Acme', '--account', 'ACME01', '--dry-run']);
     assert.equal(text.code, 2, text.stderr);
-    assert.match(text.stderr, /error: --text-column: .*people\.csv has no column "mesage"; did you mean "message"\?\nhint: Its header \(line 1\) has: "msisdn", "message", "sender"\./);
+    assert.match(text.stderr, /error: --text-column: .*people\.csv has no column "mesage"; did you mean "message"\?\nhint: Its header has: "msisdn", "message", "sender"\./);
     const from = await runCli(['send-bulk', path, '--text', 'Hi', '--from-column', 'Sendr', '--account', 'ACME01', '--dry-run']);
     assert.equal(from.code, 2, from.stderr);
     assert.match(from.stderr, /error: --from-column: .*people\.csv has no column "Sendr"; did you mean "sender"\?/);

@@ -159,6 +159,35 @@ describe('spreadsheet exports', () => {
     assert.deepEqual(batches(), single);
   });
 
+  test("an export with Excel's 'sep=;' first line: ; is the delimiter, the line is no row, and lines keep their numbers, split or not", async () => {
+    const rows = ['\ufeffsep=;', 'Mobile;First Name'];
+    for (let i = 0; i < 300; i++) rows.push(i === 250 ? '12;Bob' : `+4479111${String(i).padStart(5, '0')};N${i}`);
+    const path = file(`${rows.join('\r\n')}\r\n`);
+    let single: string[][] = [];
+    for (const min of ['off', '0']) {
+      server.requests.length = 0;
+      const r = await bulk([path, ...MSG, '--skip-invalid', '--yes', '--verbose'], { MSGR_BULK_PARALLEL_MIN_BYTES: min });
+      assert.equal(r.code, 0, r.stderr);
+      if (min === '0') assert.match(r.stderr, /preflight: two threads/);
+      // The header is line 2, the first row line 3: row 250 is line 253.
+      assert.match(r.stderr, /line 253: "12" is a national number/);
+      assert.doesNotMatch(r.stderr, /sep=/);
+      const got = batches();
+      assert.equal(got.flat().length, 299);
+      if (min === 'off') single = got;
+      else assert.deepEqual(got, single);
+    }
+    server.requests.length = 0;
+    const personal = await bulk([path, '--from', 'Acme', '--text', 'Hi {{First Name}}', '--skip-invalid', '--yes']);
+    assert.equal(personal.code, 0, personal.stderr);
+    assert.match(personal.stderr, /line 253: "12" is a national number/);
+    assert.equal(texts().length, 299);
+    assert.ok(texts().every((t) => typeof t === 'string' && /^Hi N\d+$/.test(t)), 'each row its own name');
+    const typo = await bulk([path, '--from', 'Acme', '--text', 'Hi {{Frist Name}}', '--yes']);
+    assert.equal(typo.code, 2, typo.stderr);
+    assert.match(typo.stderr, /did you mean \{\{First Name\}\}\?/);
+  });
+
   test('--no-header reads a list whose first line is a number; without it the hint says so', async () => {
     const path = file('+447911123401\n+447911123402\n');
     const r = await bulk([path, ...MSG, '--yes']);
@@ -230,7 +259,7 @@ describe('spreadsheet exports', () => {
       const r = await bulk([path, '--from', 'Acme', '--text', text]);
       assertClean(r);
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /in\.csv: the header \(line 1\) is not valid UTF-8 text/);
+      assert.match(r.stderr, /in\.csv: the header is not valid UTF-8 text/);
       assert.match(r.stderr, /--encoding latin1/);
       assert.doesNotMatch(r.stderr, /\uFFFD/);
     }

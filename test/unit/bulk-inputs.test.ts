@@ -92,6 +92,58 @@ describe('rows of delimiters and whitespace are blank, to every reader', () => {
     assert.deepEqual(lines, [4]);
   });
 
+  test("an Excel 'sep=' first line names the delimiter and is not a record, to every reader; lines keep the file's numbers", async () => {
+    for (const eol of ['\n', '\r\n']) {
+      for (const [sep, delimiter] of [
+        ['sep=;', ';'],
+        ['SEP=,', ','],
+        ['"sep=|"', '|'],
+        ['sep=\t', '\t'],
+      ] as const) {
+        const rows = [sep, `msisdn${delimiter}name`];
+        for (let i = 0; i < 40; i++) rows.push(`+4479111${String(i).padStart(5, '0')}${delimiter}N${i}`);
+        const text = `${rows.join(eol)}${eol}`;
+        const path = file(text);
+        const format = await detectFormat(path, {});
+        const label = `${JSON.stringify(sep)} ${JSON.stringify(eol)}`;
+        assert.deepEqual([format.delimiter, format.firstByte, format.firstLine], [delimiter, sep.length + eol.length, 2], label);
+        let header: string[] | undefined;
+        await readCsv(path, { format, onHeader: (h) => (header = h), onRecord: () => undefined });
+        assert.deepEqual(header, ['msisdn', 'name'], label);
+        const r = await threeReaders(path, Buffer.byteLength(text), format);
+        assert.equal(r.csv.length, 40, label);
+        assert.deepEqual(r.csv[0]?.slice(0, 2), [['+447911100000', 'N0'], 3], label);
+        assert.deepEqual(r.simple, r.csv, `simple, ${label}`);
+        assert.deepEqual(r.split, r.csv, `split, ${label}`);
+      }
+    }
+  });
+
+  test("a 'sep=' line after a BOM, in UTF-16, with --no-header, or with --delimiter given", async () => {
+    const utf8 = file(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('sep=;\nmsisdn;name\n+447911123456;Zoë\n')]));
+    const u8 = await detectFormat(utf8, {});
+    assert.deepEqual([u8.delimiter, u8.firstByte, u8.firstLine], [';', 3 + 6, 2]);
+    const utf16 = file(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('sep=;\r\nmsisdn;name\r\n+447911123456;Zoë\r\n', 'utf16le')]));
+    const u16 = await detectFormat(utf16, {});
+    assert.deepEqual([u16.encoding, u16.delimiter, u16.firstByte, u16.firstLine], ['utf16le', ';', 2 + 14, 2]);
+    const got: Array<[string[], number]> = [];
+    await readCsv(utf16, { format: u16, onRecord: (f, _i, line) => got.push([f, line]) });
+    assert.deepEqual(got, [[['+447911123456', 'Zoë'], 3]]);
+
+    const bare = file('sep=,\n+447911123456,Ann\n');
+    const nh = await detectFormat(bare, { noHeader: true });
+    const rows: Array<[string[], number]> = [];
+    await readCsv(bare, { format: nh, onRecord: (f, _i, line) => rows.push([f, line]) });
+    assert.deepEqual(rows, [[['+447911123456', 'Ann'], 2]], '--no-header: the first record after the sep line is data');
+
+    const given = await detectFormat(file('sep=;\nmsisdn,name\n'), { delimiter: ',' });
+    assert.deepEqual([given.delimiter, given.detected, given.firstLine], [',', false, 2], '--delimiter wins; the sep line is still not a record');
+    const only = await detectFormat(file('sep=;'), {});
+    assert.deepEqual([only.delimiter, only.firstByte], [';', 5], 'a file of nothing but the sep line has no header');
+    const notSep = await detectFormat(file('separator,name\n+447911123456,Ann\n'), {});
+    assert.deepEqual([notSep.delimiter, notSep.firstByte, notSep.firstLine], [',', 0, 1], 'a header that merely starts with "sep" is a header');
+  });
+
   test('--no-header: the first row is data and the columns are their positions', async () => {
     const path = file(',\n+447911123456,Ann\n+447911123457,Bob\n');
     const format = await detectFormat(path, { noHeader: true });

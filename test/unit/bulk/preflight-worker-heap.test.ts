@@ -20,7 +20,7 @@ const PER_ROW: MessageSource = { text: undefined, textFlag: '--text', channel: '
 
 describe("the preflight workers' memory", () => {
   test('grows with the line length and the text, from 64 MB', () => {
-    const format = (lineBytes: number): CsvFormat => ({ encoding: 'utf8', bomBytes: 0, delimiter: ',', detected: true, lineBytes });
+    const format = (lineBytes: number): CsvFormat => ({ encoding: 'utf8', firstByte: 0, firstLine: 1, delimiter: ',', detected: true, lineBytes });
     assert.equal(workerOldMb({ format: format(33), message: undefined }), 64 + 1);
     // 10,000 open messages of ~3 KB, counted twice (UTF-16): 58 MB more.
     assert.equal(workerOldMb({ format: format(3000), message: PER_ROW }), 64 + Math.ceil((2 * GROUP_WINDOW * 3000) / 2 ** 20));
