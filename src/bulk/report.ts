@@ -4,6 +4,7 @@
 // so lines come out in the order they are given.
 import { dirname, extname } from 'node:path';
 import { fileProblem, UsageError } from '../errors.js';
+import { sameFile } from '../files/same-file.js';
 import { TextFile } from './text-file.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
@@ -88,10 +89,21 @@ export class ReportWriter {
 /**
  * A run's --report, opened before the preflight so a bad path fails before anything else (and
  * before a journal exists). A dry run only checks the name; a preview or a sample (`trial`, the
- * flag) sends nothing of the campaign, so there is nothing to report.
+ * flag) sends nothing of the campaign, so there is nothing to report. `reads` are the files the
+ * run reads or keeps (the CSV, the --exclude list, ...): the report is never one of them, since
+ * opening it empties it (an emptied opt-out list would exclude nobody).
  */
-export function openRunReport(path: string, o: { dryRun: boolean; trial: string | undefined }, defer: (cleanup: () => void) => void): ReportWriter | undefined {
+export function openRunReport(
+  path: string,
+  o: { dryRun: boolean; trial: string | undefined; reads: readonly (readonly [what: string, path: string | undefined])[] },
+  defer: (cleanup: () => void) => void,
+): ReportWriter | undefined {
   if (o.trial !== undefined) throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`);
+  for (const [what, read] of o.reads) {
+    if (read !== undefined && sameFile(path, read)) {
+      throw new UsageError(`--report: ${path} is ${what}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
+    }
+  }
   if (o.dryRun) {
     reportFormat(path);
     return undefined;

@@ -15,6 +15,7 @@ import { BatchState, type JournaledTarget, type RunHeader, type RunShape, type S
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { RESERVE_BYTES } from './disk-reserve.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
+import { sameFile } from '../files/same-file.js';
 import { metaMap } from './message.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
@@ -73,6 +74,10 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
+  }
+  // The journal is written over: never the CSV it records.
+  if (flags.journal !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
+    throw new UsageError(`--journal: ${flags.journal} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
   }
 
   if (!flags.dryRun) {

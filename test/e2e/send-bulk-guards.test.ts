@@ -1,8 +1,9 @@
-// Guards found in review: a bad --ca-file leaves no journal behind, and --resume refuses message
-// flags that differ from the run's.
+// Guards found in review: a bad --ca-file leaves no journal behind, --resume refuses message
+// flags that differ from the run's, and a report or journal is never written over a file the run
+// reads.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
 import { startTestServer } from '../support/test-server.js';
@@ -70,4 +71,38 @@ test('a missing API key or base URL fails before the preflight reads the file; -
   const dry = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--dry-run', '--skip-invalid'], { env: noKey });
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stderr, /dry run: 1 recipient in 1 request would be sent/);
+});
+
+test('--report naming the --exclude list or the CSV, or --journal naming the CSV, is refused and both files are kept', async () => {
+  const { csv, env } = setup();
+  const dir = tempDir();
+  const optouts = join(dir, 'optouts.csv');
+  writeFileSync(optouts, '+447911123456\n');
+  const csvBefore = readFileSync(csv, 'utf8');
+  const server = await startTestServer();
+  try {
+    const base = ['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url];
+    // Opening the report first emptied the opt-out list: the opted-out number was then sent to.
+    const ex = await runCli([...base, '--exclude', optouts, '--report', optouts], { env, cwd: dir });
+    assert.equal(ex.code, 2, ex.stderr);
+    assert.match(ex.stderr, /--report: \S+optouts\.csv is the --exclude list; writing the report there would overwrite it/);
+    assert.equal(readFileSync(optouts, 'utf8'), '+447911123456\n');
+
+    // The same file by another name (a symlink, a relative path) is the same file; a dry run is
+    // refused as well (one that finds invalid rows writes its report).
+    const link = join(dir, 'link.csv');
+    symlinkSync(csv, link);
+    for (const [report, extra] of [[link, []], ['./in.csv', ['--dry-run']]] as const) {
+      const r = await runCli([...base, '--report', report, ...extra], { env, cwd: dirname(csv) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /is the CSV file being sent; writing the report there would overwrite it/);
+    }
+    const j = await runCli([...base, '--journal', csv], { env });
+    assert.equal(j.code, 2, j.stderr);
+    assert.match(j.stderr, /--journal: \S+ is the CSV file being sent; writing the journal there would overwrite it/);
+    assert.equal(readFileSync(csv, 'utf8'), csvBefore);
+    assert.equal(server.requests.length, 0);
+  } finally {
+    await server.close();
+  }
 });

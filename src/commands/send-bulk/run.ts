@@ -98,7 +98,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const reserve = noJournal ? undefined : DiskReserve.take(`${journalPath}.reserve`);
   if (reserve !== undefined) defer(() => reserve.release());
   const reportPath = opts.report !== undefined ? resolve(ctx.cwd, opts.report) : undefined;
-  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial }, defer) : undefined;
+  const reads = [
+    ['the CSV file being sent', state.fileAbs ?? previous?.header.input.path],
+    ['the --exclude list', opts.exclude !== undefined ? resolve(ctx.cwd, opts.exclude) : previous?.header.shape.exclude?.path],
+    ['the --text-file', opts.textFile !== undefined && opts.textFile !== '-' ? resolve(ctx.cwd, opts.textFile) : undefined],
+    ["the run's journal", journalPath],
+  ] as const;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads }, defer) : undefined;
   const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
