@@ -106,3 +106,20 @@ test('--report naming the --exclude list or the CSV, or --journal naming the CSV
     await server.close();
   }
 });
+
+test('runs report refuses a --report naming the run\'s CSV or its journal, and keeps both', async () => {
+  const { csv, env } = setup();
+  const dir = tempDir();
+  const journal = join(dir, 'run.jsonl');
+  const sent = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--journal', journal], { env });
+  assert.equal(sent.code, 0, sent.stderr);
+  const csvBefore = readFileSync(csv, 'utf8');
+  const journalBefore = readFileSync(journal, 'utf8');
+  for (const [report, what] of [[csv, "the run's CSV file"], [journal, "the run's journal"]] as const) {
+    const r = await runCli(['runs', 'report', journal, '--report', report], { env });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`--report: \\S+ is ${what}; writing the report there would overwrite it`));
+  }
+  assert.equal(readFileSync(csv, 'utf8'), csvBefore);
+  assert.equal(readFileSync(journal, 'utf8'), journalBefore);
+});

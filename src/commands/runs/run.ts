@@ -7,10 +7,12 @@ import { fmt } from '../../bulk/progress.js';
 import { ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
 import { describeTarget } from '../../bulk/run-target.js';
-import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
+import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
+import { UsageError } from '../../errors.js';
+import { sameFile } from '../../files/same-file.js';
 import { createUi } from '../../output/ui.js';
 import type { RunsOptions } from './options.js';
 
@@ -125,6 +127,12 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
   const ui = createUi(ctx, opts);
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs report');
   const path = resolve(ctx.cwd, opts.report ?? '');
+  // Opening the report empties it: never over the journal or the CSV the report is made from.
+  const input = readHeader(journal)?.input;
+  const overwrites = sameFile(path, journal) ? "the run's journal" : input !== undefined && !input.stdin && sameFile(path, input.path) ? "the run's CSV file" : undefined;
+  if (overwrites !== undefined) {
+    throw new UsageError(`--report: ${path} is ${overwrites}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
+  }
   const writer = new ReportWriter(path);
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
