@@ -115,7 +115,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
       const headerless = header.some((h) => looksLikeNumber(h));
       throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
         hint: headerless
-          ? `Its first line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
+          ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
           : `Name the column with --msisdn-column. The header has: ${shown}.`,
       });
     }

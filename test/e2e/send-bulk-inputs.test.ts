@@ -197,6 +197,10 @@ describe('spreadsheet exports', () => {
     const ok = await bulk([path, ...MSG, '--no-header', '--yes']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
+    // After an Excel 'sep=;' line the recipient-like header is line 2: the hint names no "first line".
+    const sep = await bulk([file('sep=;\r\n+447911123401;Ann\r\n'), ...MSG, '--yes']);
+    assert.equal(sep.code, 2, sep.stderr);
+    assert.match(sep.stderr, /Its header line \("\+447911123401", "Ann"\) looks like a recipient, not a header: add --no-header/);
   });
 
   test('a run without a header resumes as it started: the first line is still a recipient, sent once', async () => {
