@@ -4,7 +4,7 @@
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
-import { closestName, findColumn } from '../message/placeholders.js';
+import { closestName, columnKey, findColumn } from '../message/placeholders.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -128,9 +128,9 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     vars = options.varColumns.map((n) => find(n, '--var-columns'));
   } else {
     vars = [];
-    const inMessage = new Set((options.messageColumns ?? []).map((n) => clean(n).toLowerCase()));
+    const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(clean(n))));
     for (let i = 0; i < header.length; i++) {
-      if (i === msisdn || meta.includes(i) || inMessage.has(lower[i] as string)) continue;
+      if (i === msisdn || meta.includes(i) || inMessage.has(columnKey(header[i] as string))) continue;
       if (header[i] === '') unnamed.push(i);
       else vars.push(i);
     }

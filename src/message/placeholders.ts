@@ -87,7 +87,7 @@ export function placeholderNames(parsed: ParsedText): string[] {
   const seen = new Set<string>();
   const names: string[] = [];
   for (const s of parsed.slots) {
-    const key = s.name.toLowerCase();
+    const key = columnKey(s.name);
     if (!seen.has(key)) {
       seen.add(key);
       names.push(s.name);
@@ -144,13 +144,27 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
 }
 
 /**
- * The column `name` means in `header`, compared ignoring case and surrounding spaces; -1 for none.
+ * A column name as names are compared: case, surrounding spaces and invisible differences
+ * ignored. Spreadsheets copy a no-break or other Unicode space, or a zero-width character, into a
+ * header where it looks like a plain space or nothing: `{{First name}}` must find "First name"
+ * with a no-break space, not suggest a name that looks the same.
+ */
+export function columnKey(name: string): string {
+  return name
+    .replace(/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, ' ')
+    .replace(/[\u200b-\u200d\u2060\ufeff]/g, '')
+    .trim()
+    .toLowerCase();
+}
+
+/**
+ * The column `name` means in `header`, compared by columnKey (ignoring case and surrounding spaces); -1 for none.
  * A name two columns share is refused: the message could mean either (README: "Personalised
  * messages").
  */
 export function findColumn(header: readonly string[], name: string, flag: string, fileLabel: string): number {
-  const want = name.trim().toLowerCase();
-  const lower = header.map((h) => h.trim().toLowerCase());
+  const want = columnKey(name);
+  const lower = header.map(columnKey);
   const at = lower.indexOf(want);
   if (at !== -1 && lower.indexOf(want, at + 1) !== -1) {
     const which = lower.flatMap((h, i) => (h === want ? [`${i + 1} "${header[i]?.trim() ?? ''}"`] : []));
@@ -166,12 +180,12 @@ export function findColumn(header: readonly string[], name: string, flag: string
  * when it is close enough to be a typo: at most one edit in four characters, and at least one.
  */
 export function closestName(name: string, header: readonly string[]): string | undefined {
-  const want = name.trim().toLowerCase();
+  const want = columnKey(name);
   const limit = Math.max(1, Math.floor(want.length / 4));
   let best: string | undefined;
   let bestDistance = limit + 1;
   for (const h of header) {
-    const d = editDistance(want, h.trim().toLowerCase());
+    const d = editDistance(want, columnKey(h));
     if (d < bestDistance) {
       best = h.trim();
       bestDistance = d;
@@ -214,11 +228,11 @@ function excerpt(text: string, at: number): string {
  * meant (other tools write placeholders that way), so the caller warns.
  */
 export function singleBraceColumns(text: string, header: readonly string[]): string[] {
-  const lower = new Set(header.map((h) => h.trim().toLowerCase()));
+  const lower = new Set(header.map(columnKey));
   const found: string[] = [];
   for (const m of text.matchAll(/(?<!\{)\{([^{}\n]+)\}(?!\})/g)) {
     const name = (m[1] as string).trim();
-    if (lower.has(name.toLowerCase()) && !found.some((f) => f.toLowerCase() === name.toLowerCase())) found.push(name);
+    if (lower.has(columnKey(name)) && !found.some((f) => columnKey(f) === columnKey(name))) found.push(name);
   }
   return found;
 }

@@ -102,6 +102,15 @@ describe('placeholders: binding to the header', () => {
     assert.equal(render('Hi {{x}}', ['+1', 'A', 'B', 'C'], ['phone', 'Name', 'name', 'x']), 'Hi C');
   });
 
+  test('a header with a no-break space or a zero-width character is found by the name it shows', () => {
+    // What a spreadsheet copies in from a web page: "First\u00a0name", "Store\u200bName".
+    const header = ['Mobile', 'First\u00a0name', 'Store\u200bName', '\u3000Date\u00a0'];
+    assert.equal(render('Hi {{First name}} at {{storename}} on {{date}}', ['+1', 'Ann', 'Leeds', 'Mon'], header), 'Hi Ann at Leeds on Mon');
+    assert.deepEqual(bind('{{first name}} {{FIRST\u00a0NAME}}', header).columns, [1]);
+    // The same name twice once the invisible difference is ignored: refused, as for case.
+    assert.match(usageError(() => bind('{{first name}}', ['phone', 'First name', 'first\u00a0name'])).message, /more than one column "first name"/);
+  });
+
   test('did-you-mean: small edits only, swaps count once, case ignored', () => {
     assert.equal(editDistance('frist', 'first'), 1);
     assert.equal(editDistance('kitten', 'sitting'), 3);
