@@ -22,8 +22,10 @@ const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
 export const SCIENTIFIC_HINT =
   'A spreadsheet showed the numbers in scientific notation and exported them so, losing their last digits: format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), then re-enter or re-import the numbers.';
 
-// Spaces (incl. no-break and thin spaces), dashes (incl. Unicode dashes), dots, brackets, slashes.
-const SEPARATORS = /[\s\u00a0\u2000-\u200b\u202f\u3000\-\u2010-\u2015.()[\]/]/g;
+// Spaces (incl. no-break and thin spaces), dashes (incl. Unicode dashes), dots, brackets, slashes,
+// and the invisible formatting characters that come with numbers copied from contact cards and
+// right-to-left text (U+202A … U+202C around "+44 7911 123456", marks, joiners, a BOM).
+const SEPARATORS = /[\s\u00a0\u2000-\u200f\u202a-\u202f\u2060-\u2064\u2066-\u2069\ufeff\u3000\-\u2010-\u2015.()[\]/]/g;
 
 /**
  * Whether a value is written as a number (digits with the separators normaliseNumber() drops, an

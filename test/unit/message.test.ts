@@ -15,6 +15,9 @@ describe('normaliseNumber', () => {
     ['+1 (415) 555-0100', undefined, '+14155550100'],
     ['06 12 34 56 78', 'FR', '+33612345678'],
     ['+49\u00a01511\u00a02345678', undefined, '+4915112345678'],
+    // Copied from a contact card or right-to-left text: invisible direction marks and joiners.
+    ['\u202a+44 7911 123456\u202c', undefined, '+447911123456'],
+    ['\u200e+447911\u2068123456\u2069\ufeff', undefined, '+447911123456'],
   ];
   for (const [raw, cc, e164] of ok) {
     test(`${raw} → ${e164}`, () => {
