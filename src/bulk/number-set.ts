@@ -11,6 +11,8 @@ export class NumberSet {
   #slots: Float64Array;
   #mask: number;
   #size = 0;
+  /** A value beside each number (addValued), from its first use; 4 bytes a slot. */
+  #values: Uint32Array | undefined;
 
   constructor(initialCapacity = 1 << 16) {
     let cap = 16;
@@ -37,6 +39,29 @@ export class NumberSet {
         return true;
       }
       if (v === key) return false;
+      i = (i + 1) & this.#mask;
+    }
+  }
+
+  /**
+   * Adds the number with a value (a 32-bit unsigned integer); returns undefined when the number
+   * was not there, else the value it was first added with (kept).
+   */
+  addValued(key: number, value: number): number | undefined {
+    if (key === EMPTY) throw new RangeError('0 is not a number key');
+    if (this.#size + 1 > this.#slots.length * MAX_LOAD) this.#grow();
+    this.#values ??= new Uint32Array(this.#slots.length);
+    const slots = this.#slots;
+    let i = hash(key) & this.#mask;
+    for (;;) {
+      const v = slots[i];
+      if (v === EMPTY) {
+        slots[i] = key;
+        this.#values[i] = value;
+        this.#size++;
+        return undefined;
+      }
+      if (v === key) return this.#values[i];
       i = (i + 1) & this.#mask;
     }
   }
@@ -79,10 +104,16 @@ export class NumberSet {
 
   #grow(): void {
     const old = this.#slots;
+    const oldValues = this.#values;
     this.#slots = new Float64Array(old.length * 2);
     this.#mask = this.#slots.length - 1;
     this.#size = 0;
-    for (const v of old) if (v !== EMPTY) this.add(v);
+    if (oldValues === undefined) {
+      for (const v of old) if (v !== EMPTY) this.add(v);
+      return;
+    }
+    this.#values = new Uint32Array(this.#slots.length);
+    for (let i = 0; i < old.length; i++) if (old[i] !== EMPTY) this.addValued(old[i] as number, oldValues[i] as number);
   }
 }
 
@@ -93,6 +124,13 @@ function hash(key: number): number {
   h ^= h >>> 15;
   h = Math.imul(h, 0x2c1b3c6d);
   return (h ^ (h >>> 13)) >>> 0;
+}
+
+/** 32-bit FNV-1a of a text's UTF-16 code units: a message's fingerprint beside its number. */
+export function textHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
 }
 
 /** `+447700900123` → 447700900123. The caller passes normalised E.164 only. */

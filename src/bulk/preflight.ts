@@ -11,7 +11,7 @@ import { Grouper } from './grouping.js';
 import { planRowMessage, type MessageSource, type RowMessage, type RowMessagePlan } from './personalise.js';
 import { TextTotals } from '../message/text-totals.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
-import { NumberSet, numberKey } from './number-set.js';
+import { NumberSet, numberKey, textHash } from './number-set.js';
 import { notUtf8Hint } from '../message/text-file.js';
 import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
@@ -336,6 +336,21 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   };
   if (o.start !== undefined) planFor(o.start.header);
 
+  // A message per row: a duplicate repeats an earlier row's number AND message; a number with
+  // two different messages (two children's appointments, one parent's phone) gets both (README:
+  // "Preflight: always, before the first request"). The set keeps each number's first message as
+  // a 32-bit hash (another message with the same hash would be taken for it: a chance of 1 in
+  // 4 billion); the rare other messages to a number are kept whole.
+  const moreMessages = new Set<string>();
+  const repeatsMessage = (key: number, message: string): boolean => {
+    const hash = textHash(message);
+    const first = (seen as NumberSet).addValued(key, hash);
+    if (first === undefined || first === hash) return first !== undefined;
+    const pair = `${key}\t${message}`;
+    if (moreMessages.has(pair)) return true;
+    moreMessages.add(pair);
+    return false;
+  };
   const onRecord = (fields: string[], _index: number, line: number): void => {
       rows++;
       const plan = columns as ColumnPlan;
@@ -354,7 +369,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         o.spool?.skip('X', line, r.e164);
         return;
       }
-      if (seen !== undefined && !seen.add(key)) {
+      if (seen !== undefined && (r.message !== undefined ? repeatsMessage(key, r.message.key) : !seen.add(key))) {
         duplicates++;
         o.spool?.skip('D', line, r.e164);
         return;

@@ -98,6 +98,45 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('one number with two different messages gets both; a row repeating a number and its message is a duplicate', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const report = join(config, 'report.csv');
+      const file = csv(
+        [
+          'Mobile,Child,Date',
+          '+447911100001,Ann,Mon',
+          '+447911100001,Tom,Tue',
+          '+447911100001,Ann,Mon',
+          '+447911100001,Tom,Tue',
+          '+447911100002,Eve,Wed',
+        ].join('\n') + '\n',
+      );
+      const r = await bulk([file, '--from', 'Clinic', '--text', '{{Child}} has an appointment on {{Date}}', '--report', report], env(server.url, config));
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(Object.fromEntries(textsByNumber(record)), {
+        '+447911100001': ['Ann has an appointment on Mon', 'Tom has an appointment on Tue'],
+        '+447911100002': ['Eve has an appointment on Wed'],
+      });
+      assert.match(r.stderr, /3 valid, 2 duplicates|2 duplicates/);
+      assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(',')), [
+        '2,+447911100001,accepted',
+        '3,+447911100001,accepted',
+        '4,+447911100001,duplicate',
+        '5,+447911100001,duplicate',
+        '6,+447911100002,accepted',
+      ]);
+      // The same text to one number twice in a --text-column file is still sent once.
+      const once = csv('msisdn,message\n+447911100003,Your code is 1\n+447911100003,Your code is 1\n');
+      const again = await bulk([once, '--from', 'Clinic', '--text-column', 'message'], env(server.url, config));
+      assert.equal(again.code, 0, again.stderr);
+      assert.deepEqual(textsByNumber(record).get('+447911100003'), ['Your code is 1']);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a misspelt placeholder stops before anything is read or sent, with a did-you-mean', async () => {
     const { server, record } = await sandbox();
     try {

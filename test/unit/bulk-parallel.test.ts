@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { asciiJson, planColumns, recipientJson } from '../../src/bulk/columns.js';
-import { NumberSet } from '../../src/bulk/number-set.js';
+import { NumberSet, textHash } from '../../src/bulk/number-set.js';
 import { requestFrame } from '../../src/bulk/message.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { findSplit } from '../../src/bulk/parallel.js';
@@ -80,6 +80,17 @@ describe('NumberSet export, from and countShared', () => {
     assert.ok(copy.has(447911000001) && copy.has(447911001000) && !copy.has(447911001001));
     assert.equal(b.countShared(a), 101);
     assert.equal(a.countShared(b), 101);
+  });
+});
+
+describe('NumberSet values beside the numbers (addValued)', () => {
+  test('a number keeps the value it was first added with, through the growth of the set', () => {
+    const set = new NumberSet(4);
+    for (let i = 1; i <= 5000; i++) assert.equal(set.addValued(447911000000 + i, i * 7), undefined);
+    for (let i = 1; i <= 5000; i++) assert.equal(set.addValued(447911000000 + i, 1), i * 7, `number ${i}`);
+    assert.equal(set.size, 5000);
+    assert.equal(textHash('Hi Ann'), textHash('Hi Ann'));
+    assert.notEqual(textHash('Hi Ann'), textHash('Hi Tom'));
   });
 });
 
