@@ -95,13 +95,30 @@ export function noSuchColumn(flag: string, fileLabel: string, name: string, head
   });
 }
 
-export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string): ColumnPlan {
+/**
+ * A header read as one column that holds another delimiter (`Mobile,Name` read with `;`, as a
+ * `sep=;` line or --delimiter said): the hint for it, else undefined.
+ */
+function oneColumnHint(header: readonly string[], delimiter: string | undefined): string | undefined {
+  if (header.length !== 1 || delimiter === undefined) return undefined;
+  const other = [',', ';', '\t', '|'].find((d) => d !== delimiter && (header[0] as string).includes(d));
+  if (other === undefined) return undefined;
+  const name = (d: string): string => (d === '\t' ? 'tab' : `"${d}"`);
+  return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (as --delimiter, or a first line "sep=${delimiter}", says). If ${name(other)} separates them, give --delimiter ${other === '\t' ? 'tab' : `'${other}'`}.`;
+}
+
+/** `delimiter`: the one the file is read with, to explain a header read as one column. */
+export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string, delimiter?: string): ColumnPlan {
   const header = rawHeader.map(clean);
   const lower = header.map((h) => h.toLowerCase());
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
+  const oneColumn = oneColumnHint(header, delimiter);
   const find = (name: string, flag: string): number => {
     const first = findColumn(header, clean(name), flag, fileLabel);
-    if (first === -1) throw noSuchColumn(flag, fileLabel, name, header);
+    if (first === -1) {
+      const err = noSuchColumn(flag, fileLabel, name, header);
+      throw oneColumn !== undefined ? new UsageError(err.message, { hint: oneColumn }) : err;
+    }
     return first;
   };
 
@@ -114,7 +131,9 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
       // A list without a header: its first line is already a recipient.
       const headerless = header.some((h) => looksLikeNumber(h));
       throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
-        hint: headerless
+        hint: oneColumn !== undefined
+          ? oneColumn
+          : headerless
           ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
           : `Name the column with --msisdn-column. The header has: ${shown}.`,
       });

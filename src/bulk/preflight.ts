@@ -257,6 +257,8 @@ export interface RangeResult {
   readonly problems: RowProblem[];
   readonly groups: ProblemGroup[];
   readonly outsideSamples: Array<{ line: number; number: string }>;
+  /** With `firstNumbers`: the numbers counted in `outsidePlan` (few), for the join of a split. */
+  readonly outsideKeys: number[];
   readonly firstBatch: string[];
   readonly firstKey?: string | undefined;
   /** Requests, when rows were grouped by their message (else one per batch-size rows). */
@@ -280,6 +282,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const problems: RowProblem[] = [];
   const groups: ProblemGroup[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
+  const outsideKeys: number[] = [];
   const firstBatch: string[] = [];
   const firstNumbers: number[] = [];
   const keepNumbers = o.firstNumbers === true;
@@ -330,7 +333,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     if (checkUtf8 && header.some((h) => h.includes('\uFFFD'))) {
       throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: notUtf8Hint('--encoding') });
     }
-    columns = planColumns(header, o.columns, o.fileLabel);
+    columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter);
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
     checkRow = createRowChecker(columns, o.checker, checkUtf8, message);
   };
@@ -359,10 +362,6 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         problem(line, (fields[plan.msisdn] ?? '').trim(), r);
         return;
       }
-      if (r.verdict === 'outside') {
-        outsidePlan++;
-        if (outsideSamples.length < 5) outsideSamples.push({ line, number: r.e164 });
-      }
       const key = numberKey(r.e164);
       if (o.exclude?.has(key) === true) {
         excluded++;
@@ -382,6 +381,13 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
+      // Counted among the rows to send only: "sending anyway" must not name an opted-out number or
+      // a duplicate (a split's join drops the second half's rows of numbers the first half has).
+      if (r.verdict === 'outside') {
+        outsidePlan++;
+        if (outsideSamples.length < 5) outsideSamples.push({ line, number: r.e164 });
+        if (keepNumbers) outsideKeys.push(key);
+      }
       if (r.message !== undefined) {
         // A message of its own: its parts counted, its request found by grouping.
         const wanted = o.spool !== undefined || firstKey === undefined || firstRows.length < keepFirst;
@@ -464,6 +470,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     problems,
     groups,
     outsideSamples,
+    outsideKeys,
     firstBatch,
     firstKey,
     requests: grouper?.sealed,

@@ -65,12 +65,13 @@ function trickyCsv(): { path: string; exclude: string } {
     if (i >= n / 2 && i % 5 === 0) number = uk(i - 50); // a duplicate of the first half
     if (i >= n / 2 && i % 9 === 0) number = uk(3); // the same duplicate, many times
     if (i === n / 2 + 1) number = uk(n / 2 + 2); // a duplicate within the second half, first there
+    if (i === n / 2 + 4) number = '+447700900003'; // a duplicate of a first-half number outside the plan
     rows.push(`${number},Näme${i},${note}`);
   }
   const path = join(dir, 'tricky.csv');
   writeFileSync(path, `\uFEFF${rows.join('\r\n')}\r\n`);
   const exclude = join(dir, 'optout.txt');
-  writeFileSync(exclude, `${uk(10)}\n${uk(100)}\n${uk(101)}\n`);
+  writeFileSync(exclude, `${uk(10)}\n${uk(100)}\n${uk(101)}\n+447700900020\n`);
   return { path, exclude };
 }
 
@@ -113,6 +114,8 @@ describe('send-bulk with the preflight split over two threads', () => {
     // The file really has what the test is about.
     const s = JSON.parse(par.r.stdout) as { duplicates: number; invalid: number; excluded: number; outsidePlan: number };
     assert.ok(s.duplicates >= 10 && s.invalid > 0 && s.excluded > 0 && s.outsidePlan > 0, JSON.stringify(s));
+    // Outside the plan ("sending anyway") counts rows sent: not the excluded one, not the duplicate.
+    assert.equal(s.outsidePlan, par.requests.flat().filter((x) => x.msisdn.startsWith('+447700900')).length);
     const splitLine = Number(SPLIT.exec(par.r.stderr)?.[1]);
     assert.ok(splitLine > 60, `split at line ${splitLine}`);
     // Duplicates of first-half numbers after the split are reported as duplicates there.

@@ -173,6 +173,16 @@ describe('send-bulk against the sandbox', () => {
     assert.equal(readRecord(sbx.record).length, before);
   });
 
+  test('--dry-run --report: a run the preflight lets through writes no report and says so; --json has report null', async () => {
+    const { path } = numbersCsv(3);
+    const report = join(tempDir(), 'dry-report.csv');
+    const r = await bulk([path, ...MSG, '--dry-run', '--report', report, '--json'], env(sbx.server.url));
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { report: unknown }).report, null);
+    assert.match(r.stderr, /dry run: no report written to .*dry-report\.csv: nothing was sent/);
+    assert.equal(existsSync(report), false);
+  });
+
   test('reads the CSV from stdin with -', async () => {
     const before = recipients(sbx.record).length;
     const r = await bulk(['-', ...MSG, '--yes'], env(sbx.server.url), 'msisdn\n+447911123499\n+447911123498\n');

@@ -182,6 +182,11 @@ describe('the number column under spreadsheet names', () => {
   test('a header that is a number points to --no-header', () => {
     assert.throws(() => planColumns(['+447911123456', 'Ann'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && /--no-header/.test(err.hint ?? ''));
     assert.throws(() => planColumns(['email', 'name'], {}, 'in.csv'), (err: unknown) => err instanceof UsageError && !/--no-header/.test(err.hint ?? '') && /--msisdn-column/.test(err.hint ?? ''));
+    // A header read as one column with another delimiter in it: the delimiter is what to change.
+    const oneColumn = /Its header is one column, "Mobile,Name": the file is read with ";" between columns .*give --delimiter ','/;
+    assert.throws(() => planColumns(['Mobile,Name'], {}, 'in.csv', ';'), (err: unknown) => err instanceof UsageError && oneColumn.test(err.hint ?? ''));
+    assert.throws(() => planColumns(['Mobile,Name'], { msisdnColumn: 'Mobile' }, 'in.csv', ';'), (err: unknown) => err instanceof UsageError && oneColumn.test(err.hint ?? ''));
+    assert.throws(() => planColumns(['Mobile\tName'], {}, 'in.csv', ','), (err: unknown) => err instanceof UsageError && /give --delimiter tab/.test(err.hint ?? ''));
   });
 
   test('two columns of one name (case ignored): the file is named, not a flag that was not given; a flag naming one says which columns', () => {

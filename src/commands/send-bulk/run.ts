@@ -173,7 +173,11 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     if (opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
     return;
   }
-  if (opts.dryRun) return printDryRun(out, message.firstFrame(pre.firstKey), pre.firstBatch, pre);
+  if (opts.dryRun) {
+    // Nothing was sent, so there is nothing to report (a refused dry run reported its invalid rows above).
+    if (reportPath !== undefined) ui.info(`dry run: no report written to ${reportPath}: nothing was sent`);
+    return printDryRun({ ...out, summary: { ...base, report: null } }, message.firstFrame(pre.firstKey), pre.firstBatch, pre);
+  }
 
   if (target === undefined) throw new Error('send-bulk: no target outside a dry run');
   const recipients = sampleTo !== undefined ? pre.firstRows.length * sampleTo.length : pre.toSend;
