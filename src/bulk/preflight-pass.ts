@@ -14,6 +14,7 @@ import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeIn
 import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
 import { ReportWriter } from './report.js';
+import { notUtf8Hint } from '../message/text-file.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
 
 export interface PreflightPassConfig {
@@ -162,7 +163,7 @@ function parallelMinBytes(env: Context['env']): number | undefined {
  */
 export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined }, report: ReportWriter): Promise<void> {
   try {
-    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8', pass.message), report);
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined, pass.message), report);
   } finally {
     report.close();
   }

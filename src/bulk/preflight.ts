@@ -286,7 +286,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const firstBatch: string[] = [];
   const firstNumbers: number[] = [];
   const keepNumbers = o.firstNumbers === true;
-  const checkUtf8 = o.format.encoding === 'utf8';
+  const utf8Hint = o.format.encoding === 'utf8' ? notUtf8Hint('--encoding', o.format.crLineEnds === true) : undefined;
   const keepFirst = o.keepFirst ?? 0;
   const firstRows: FirstRow[] = [];
   // Rows with messages of their own: grouped as the send pass will group them, to count requests.
@@ -330,12 +330,12 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const planFor = (header: readonly string[]): void => {
     // A header name with U+FFFD would become a column, a placeholder's did-you-mean and a variable
     // named with the replacement character: the file's encoding is wrong, so say that instead.
-    if (checkUtf8 && header.some((h) => h.includes('\uFFFD'))) {
-      throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: notUtf8Hint('--encoding') });
+    if (utf8Hint !== undefined && header.some((h) => h.includes('\uFFFD'))) {
+      throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: utf8Hint });
     }
     columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter);
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
-    checkRow = createRowChecker(columns, o.checker, checkUtf8, message);
+    checkRow = createRowChecker(columns, o.checker, utf8Hint, message);
   };
   if (o.start !== undefined) planFor(o.start.header);
 
@@ -509,7 +509,8 @@ export type RowChecker = (fields: readonly string[]) => RowCheck;
  * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
  * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
  */
-export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, checkUtf8: boolean, message?: RowMessagePlan): RowChecker {
+/** `utf8Hint`: the hint for text that is not valid UTF-8; undefined when the file is not read as UTF-8. */
+export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, utf8Hint: string | undefined, message?: RowMessagePlan): RowChecker {
   const width = columns.header.length;
   const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];
   return (fields) => {
@@ -522,10 +523,10 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ch
         hint: 'Check the delimiter (--delimiter) and that fields holding the delimiter are quoted.',
       };
     }
-    if (checkUtf8) {
+    if (utf8Hint !== undefined) {
       for (const i of used) {
         if ((fields[i] as string).includes('\uFFFD')) {
-          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text (is the file Latin-1? try --encoding latin1)', hint: notUtf8Hint('--encoding') };
+          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text', hint: utf8Hint };
         }
       }
     }

@@ -26,6 +26,8 @@ export interface CsvFormat {
   readonly delimiter: string;
   /** Whether the delimiter was detected (or named by a `sep=` line) rather than given. */
   readonly detected: boolean;
+  /** Lines end in CR alone (in the first 64 KiB): Excel for Mac's "CSV (Macintosh)". */
+  readonly crLineEnds?: boolean;
   /** Average bytes a line in the first 64 KiB (0 when it has none): sizes the duplicate set. */
   readonly lineBytes: number;
   /**
@@ -110,7 +112,7 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   }
   const newlines = countLineEnds(sample);
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
-  const noHeader = given.noHeader === true ? { noHeader: true } : {};
+  const noHeader = { ...(given.noHeader === true ? { noHeader: true } : {}), ...(sample.indexOf(0x0a) === -1 && sample.indexOf(0x0d) !== -1 ? { crLineEnds: true } : {}) };
   const text = decode(sample.subarray(bomBytes), encoding);
   const sep = excelSepLine(text);
   const firstByte = bomBytes + (sep === undefined ? 0 : encoding === 'utf16le' || encoding === 'utf16be' ? sep.line.length * 2 : Buffer.byteLength(sep.line, encoding === 'latin1' ? 'latin1' : 'utf8'));

@@ -37,7 +37,10 @@ export function detectBom(buf: Uint8Array): { encoding: FileEncoding; bytes: num
 }
 
 /** What to do about a file that is not UTF-8: the same words for a CSV file and a text file. */
-export function notUtf8Hint(flag: string): string {
+export function notUtf8Hint(flag: string, crLineEnds = false): string {
+  // Excel for Mac's "CSV (Macintosh)" ends lines in CR alone and writes Mac Roman, where latin1
+  // would turn é into Ž: that file is saved again, not read another way.
+  if (crLineEnds) return `Its lines end in CR alone, as in Excel for Mac's "CSV (Macintosh)", whose text is Mac Roman: msgr does not read that (${flag} latin1 would change its accented letters). In Excel, save it as "CSV UTF-8 (Comma delimited)" and use that file.`;
   return `The file is probably Latin-1 or Windows-1252: give ${flag} latin1, or save it as UTF-8.`;
 }
 

@@ -257,6 +257,21 @@ describe('spreadsheet exports', () => {
     }
   });
 
+  test('Excel for Mac\'s "CSV (Macintosh)" (CR line ends, Mac Roman) is refused with the advice to save it as CSV UTF-8, not to read it as latin1', async () => {
+    // "Renée" in Mac Roman: é is 0x8E, which latin1 (Windows-1252) reads as Ž.
+    const mac = file(Buffer.from('Mobile,First name\r+447911123401,Ren\x8ee\r', 'latin1'));
+    const r = await bulk([mac, '--from', 'Acme', '--text', 'Hi {{first name}}', '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /not valid UTF-8 \(column First name\)\n {4}line 2: is not valid UTF-8 text/);
+    assert.match(r.stderr, /"CSV \(Macintosh\)".*Mac Roman.*save it as "CSV UTF-8 \(Comma delimited\)"/s);
+    assert.doesNotMatch(r.stderr, /give --encoding latin1/);
+    assert.equal(server.requests.length, 0);
+    // A Windows file (CR LF) still gets the latin1 advice.
+    const win = await bulk([file(Buffer.from('Mobile,First name\r\n+447911123401,Ren\xe9e\r\n', 'latin1')), '--from', 'Acme', '--text', 'Hi {{first name}}', '--yes']);
+    assert.equal(win.code, 2, win.stderr);
+    assert.match(win.stderr, /give --encoding latin1/);
+  });
+
   test('a Latin-1 header is refused with the --encoding hint, not read as a column named with U+FFFD; nothing is sent', async () => {
     const path = file(Buffer.from('Phone Number;Pr\xe9nom\r\n+447911123401;Jose\r\n', 'latin1'));
     for (const text of ['Hello', 'Salut {{Pr\u00e9nom}}']) {
