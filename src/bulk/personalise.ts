@@ -111,8 +111,9 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
       let from: string | undefined;
       if (fromAt !== -1) {
         from = (fields[fromAt] ?? '').trim();
-        const problem = from === '' ? 'is empty: every row needs its sender' : checkSender(from, source.channel);
-        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: from === '' ? problem : `sender ${problem}` };
+        if (from === '') return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' };
+        const problem = checkSender(from, source.channel);
+        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}` };
       }
       const key = from === undefined ? JSON.stringify([text ?? null]) : JSON.stringify([text ?? null, from]);
       return { ok: true, key, text, analysis };

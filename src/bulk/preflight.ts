@@ -40,6 +40,7 @@ export const SAMPLES_PER_CAUSE = 3;
 
 const CAUSES: Record<string, string> = {
   scientific: 'numbers in scientific notation',
+  decimal: 'numbers written as decimals',
   'no-plus': 'international numbers without their +',
   national: 'national numbers, and no --default-country',
   characters: 'numbers with characters that are not digits',
@@ -50,6 +51,7 @@ const CAUSES: Record<string, string> = {
   utf8: 'text that is not valid UTF-8',
   'empty-value': 'placeholders with an empty value and no default',
   'empty-message': 'empty messages',
+  'empty-sender': 'empty senders',
   sender: 'senders the channel does not allow',
   'max-parts': 'messages longer than --max-parts',
 };

@@ -14,11 +14,15 @@ export type NumberResult =
  * Why a number was refused, without the number itself: problems of many rows are grouped by it.
  * `no-plus`: digits that are a valid international number once a `+` is put in front.
  */
-export type NumberProblem = 'empty' | 'scientific' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
+export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
 
 /** What a spreadsheet writes for a long number in a General cell: 4.47911E+11, 4,47911E+11. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
+/** `447911123456.0`: a number column a spreadsheet or script wrote as decimals. */
+const DECIMAL = /^\+?\d{6,}[.,]0+$/;
 
+export const DECIMAL_HINT =
+  'A spreadsheet or script stored the numbers as decimals and exported them with ".0": format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), with each number written as +<country code><number>.';
 export const SCIENTIFIC_HINT =
   'A spreadsheet showed the numbers in scientific notation and exported them so, losing their last digits: format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), then re-enter or re-import the numbers.';
 
@@ -80,6 +84,9 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   const shown = raw.trim();
   if (SCIENTIFIC.test(shown)) {
     return { ok: false, cause: 'scientific', reason: `"${shown}" is in scientific notation: a spreadsheet rounded the number`, hint: SCIENTIFIC_HINT };
+  }
+  if (DECIMAL.test(shown)) {
+    return { ok: false, cause: 'decimal', reason: `"${shown}" is written as a decimal number, not as a phone number`, hint: DECIMAL_HINT };
   }
   let s = shown.replace(SEPARATORS, '');
   if (s === '') return { ok: false, cause: 'empty', reason: 'is empty' };

@@ -37,6 +37,8 @@ describe('normaliseNumber', () => {
     ['07911123456', /national number/],
     ['+44 7911 12345x', /not digits/],
     ['', /empty/],
+    ['447911123456.0', /written as a decimal number/],
+    ['+447911123456,00', /written as a decimal number/],
   ];
   for (const [raw, reason] of bad) {
     test(`refuses ${JSON.stringify(raw)}`, () => {

@@ -64,7 +64,7 @@ describe('a message per row', () => {
     assert.ok(a.ok && b.ok);
     assert.notEqual(a.key, b.key);
     assert.deepEqual(messageOfKey(b.key), { text: 'Hi Ann', from: 'Shop' });
-    assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, cause: 'sender', column: 'sender', reason: 'is empty: every row needs its sender' });
+    assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, cause: 'empty-sender', column: 'sender', reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' });
     const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
     assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
   });

@@ -197,7 +197,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     if (other !== undefined) throw new UsageError(`--text-column and ${other} cannot be used together`, { hint: '--text-column takes each row\'s message from that column.' });
     if (opts.noRender) throw new UsageError('--no-render has no effect with --text-column: its cells are sent as they are');
   }
-  if (opts.fromColumn !== undefined && opts.from !== undefined) throw new UsageError('--from-column and --from cannot be used together');
+  if (opts.fromColumn !== undefined && opts.from !== undefined) {
+    throw new UsageError('--from-column and --from cannot be used together', { hint: '--from-column takes each row\'s sender from that column; --from gives every row the same one. Keep one of them.' });
+  }
   if (opts.template !== undefined && opts.noRender) throw new UsageError('--no-render has no effect with --template: a template\'s variables are the server\'s business');
   if (opts.template !== undefined && opts.maxParts !== undefined) throw new UsageError('--max-parts needs the text: a template\'s length is not known here');
   // `--sample-to ''` (an unset shell variable) would otherwise send the sample to no one.
