@@ -473,6 +473,10 @@ function translate(err: Error, recordLine: number): CsvInputError {
       return new CsvInputError(`line ${at}: a quoted field starts here and is never closed`, at);
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_OPENING_QUOTE':
+      // `+447700900123, "Smith, John"`: the quote opens the field but for the space before it.
+      if (/^[ \t]+$/.test(String((err as { field?: unknown }).field ?? ''))) {
+        return new CsvInputError(`line ${line ?? at}: a space before a quoted field; remove the spaces after the delimiter`, line ?? at);
+      }
       return new CsvInputError(`line ${line ?? at}: a quote (") inside a field that is not quoted; quote the whole field and double the quote ("")`, line ?? at);
     case 'CSV_INVALID_CLOSING_QUOTE':
       return new CsvInputError(`line ${line ?? at}: text after a closing quote; inside a quoted field a quote is written twice ("")`, line ?? at);

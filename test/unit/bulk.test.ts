@@ -160,6 +160,15 @@ describe('CSV reading', () => {
     });
   });
 
+  test('a space between the delimiter and a quoted field is named as such, with its line', async () => {
+    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002, "Smith, John"\n'), (err: unknown) => {
+      assert.ok(err instanceof CsvInputError);
+      assert.equal(err.line, 3);
+      assert.match(err.message, /line 3: a space before a quoted field; remove the spaces after the delimiter/);
+      return true;
+    });
+  });
+
   test('a quote inside an unquoted field is an error with its line', async () => {
     await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002,a"b\n'), (err: unknown) => {
       assert.ok(err instanceof CsvInputError);
