@@ -17,6 +17,7 @@ import { RESERVE_BYTES } from './disk-reserve.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
 import { metaMap } from './message.js';
+import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
 import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
@@ -78,6 +79,11 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   // The journal is written over: never the CSV it records.
   if (flags.journal !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
     throw new UsageError(`--journal: ${flags.journal} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
+  }
+  // A new run writes its journal over the file there: an earlier run's journal is kept aside
+  // (below), but anything else (the --exclude list, the --text-file, a report) would be lost.
+  if (flags.journal !== undefined && !flags.resume && !journalOrNothing(journalPath)) {
+    throw new UsageError(`--journal: ${flags.journal} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: 'Give the journal a path of its own (a new file), or leave --journal out: msgr keeps it in its state folder.' });
   }
 
   if (!flags.dryRun) {
@@ -157,6 +163,16 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
 function sendsAgain(ui: Ui, flags: RunFlags, runId: string): void {
   if (flags.skipSent !== undefined && flags.skipSent.length > 0) return;
   ui.info(`the last run of this file, ${runId}, finished; this run sends to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
+}
+
+/** Whether `path` is free for a journal: no file, an empty one, or a msgr journal. */
+function journalOrNothing(path: string): boolean {
+  try {
+    if (statSync(path).size === 0) return true;
+  } catch {
+    return true;
+  }
+  return readHeader(path) !== undefined;
 }
 
 function removeIfEmpty(folder: string): void {

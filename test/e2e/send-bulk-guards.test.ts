@@ -73,7 +73,7 @@ test('a missing API key or base URL fails before the preflight reads the file; -
   assert.match(dry.stderr, /dry run: 1 recipient in 1 request would be sent/);
 });
 
-test('--report naming the --exclude list or the CSV, or --journal naming the CSV, is refused and both files are kept', async () => {
+test('--report naming the --exclude list or the CSV, or --journal naming any file that is not a journal, is refused and both files are kept', async () => {
   const { csv, env } = setup();
   const dir = tempDir();
   const optouts = join(dir, 'optouts.csv');
@@ -100,6 +100,17 @@ test('--report naming the --exclude list or the CSV, or --journal naming the CSV
     const j = await runCli([...base, '--journal', csv], { env });
     assert.equal(j.code, 2, j.stderr);
     assert.match(j.stderr, /--journal: \S+ is the CSV file being sent; writing the journal there would overwrite it/);
+    // Any other file that is not a journal (the opt-out list, the text) is kept as well: a new
+    // run's journal replaced it.
+    const text = join(dir, 'text.txt');
+    writeFileSync(text, 'Hi\n');
+    for (const args of [['--exclude', optouts, '--journal', optouts], ['--text-file', text, '--journal', text]]) {
+      const r = await runCli([...base.filter((a) => a !== '--text' && a !== 'Hi'), ...(args[0] === '--exclude' ? ['--text', 'Hi'] : []), ...args], { env });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--journal: \S+ is a file that is not a msgr journal; a new run would write its journal over it/);
+    }
+    assert.equal(readFileSync(optouts, 'utf8'), '+447911123456\n');
+    assert.equal(readFileSync(text, 'utf8'), 'Hi\n');
     assert.equal(readFileSync(csv, 'utf8'), csvBefore);
     assert.equal(server.requests.length, 0);
   } finally {
