@@ -87,6 +87,18 @@ export class ReportWriter {
 }
 
 /**
+ * Refuses a --report naming one of `reads` (what, path): opening the report empties the file, so
+ * never over one the run or report is made from.
+ */
+export function refuseReportOver(path: string, reads: readonly (readonly [what: string, path: string | undefined])[]): void {
+  for (const [what, read] of reads) {
+    if (read !== undefined && sameFile(path, read)) {
+      throw new UsageError(`--report: ${path} is ${what}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
+    }
+  }
+}
+
+/**
  * A run's --report, opened before the preflight so a bad path fails before anything else (and
  * before a journal exists). A dry run only checks the name; a preview or a sample (`trial`, the
  * flag) sends nothing of the campaign, so there is nothing to report. `reads` are the files the
@@ -99,11 +111,7 @@ export function openRunReport(
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
   if (o.trial !== undefined) throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`);
-  for (const [what, read] of o.reads) {
-    if (read !== undefined && sameFile(path, read)) {
-      throw new UsageError(`--report: ${path} is ${what}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
-    }
-  }
+  refuseReportOver(path, o.reads);
   if (o.dryRun) {
     reportFormat(path);
     return undefined;

@@ -118,19 +118,22 @@ test('--report naming the --exclude list or the CSV, or --journal naming any fil
   }
 });
 
-test('runs report refuses a --report naming the run\'s CSV or its journal, and keeps both', async () => {
+test('runs report refuses a --report naming the run\'s CSV, its journal or its --exclude list, and keeps them', async () => {
   const { csv, env } = setup();
   const dir = tempDir();
   const journal = join(dir, 'run.jsonl');
-  const sent = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--journal', journal], { env });
+  const optouts = join(dir, 'optouts.txt');
+  writeFileSync(optouts, '+447911000000\n');
+  const sent = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--journal', journal, '--exclude', optouts], { env });
   assert.equal(sent.code, 0, sent.stderr);
   const csvBefore = readFileSync(csv, 'utf8');
   const journalBefore = readFileSync(journal, 'utf8');
-  for (const [report, what] of [[csv, "the run's CSV file"], [journal, "the run's journal"]] as const) {
+  for (const [report, what] of [[csv, "the run's CSV file"], [journal, "the run's journal"], [optouts, "the run's --exclude list"]] as const) {
     const r = await runCli(['runs', 'report', journal, '--report', report], { env });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--report: \\S+ is ${what}; writing the report there would overwrite it`));
   }
   assert.equal(readFileSync(csv, 'utf8'), csvBefore);
   assert.equal(readFileSync(journal, 'utf8'), journalBefore);
+  assert.equal(readFileSync(optouts, 'utf8'), '+447911000000\n');
 });

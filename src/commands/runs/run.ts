@@ -4,15 +4,13 @@ import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
-import { ReportWriter } from '../../bulk/report.js';
+import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
 import { describeTarget } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
-import { UsageError } from '../../errors.js';
-import { sameFile } from '../../files/same-file.js';
 import { createUi } from '../../output/ui.js';
 import type { RunsOptions } from './options.js';
 
@@ -127,12 +125,13 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
   const ui = createUi(ctx, opts);
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs report');
   const path = resolve(ctx.cwd, opts.report ?? '');
-  // Opening the report empties it: never over the journal or the CSV the report is made from.
-  const input = readHeader(journal)?.input;
-  const overwrites = sameFile(path, journal) ? "the run's journal" : input !== undefined && !input.stdin && sameFile(path, input.path) ? "the run's CSV file" : undefined;
-  if (overwrites !== undefined) {
-    throw new UsageError(`--report: ${path} is ${overwrites}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
-  }
+  // Never over the journal, the CSV or the --exclude list the report is made from.
+  const header = readHeader(journal);
+  refuseReportOver(path, [
+    ["the run's journal", journal],
+    ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
+    ["the run's --exclude list", header?.shape.exclude?.path],
+  ]);
   const writer = new ReportWriter(path);
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
