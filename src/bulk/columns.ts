@@ -95,24 +95,29 @@ export function noSuchColumn(flag: string, fileLabel: string, name: string, head
   });
 }
 
+/** Where the delimiter a file is read with came from: --delimiter, a `sep=` first line, or a guess. */
+export type DelimiterSource = 'flag' | 'sep' | 'detected';
+
 /**
  * A header read as one column that holds another delimiter (`Mobile,Name` read with `;`, as a
  * `sep=;` line or --delimiter said): the hint for it, else undefined.
  */
-function oneColumnHint(header: readonly string[], delimiter: string | undefined): string | undefined {
+function oneColumnHint(header: readonly string[], delimiter: string | undefined, source: DelimiterSource): string | undefined {
   if (header.length !== 1 || delimiter === undefined) return undefined;
   const other = [',', ';', '\t', '|'].find((d) => d !== delimiter && (header[0] as string).includes(d));
   if (other === undefined) return undefined;
   const name = (d: string): string => (d === '\t' ? 'tab' : `"${d}"`);
-  return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (as --delimiter, or a first line "sep=${delimiter}", says). If ${name(other)} separates them, give --delimiter ${other === '\t' ? 'tab' : `'${other}'`}.`;
+  // A guess is "," unless the header line has more ";" or tabs outside quotes (reader.ts sniffDelimiter).
+  const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
+  return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give --delimiter ${other === '\t' ? 'tab' : `'${other}'`}.`;
 }
 
-/** `delimiter`: the one the file is read with, to explain a header read as one column. */
-export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string, delimiter?: string): ColumnPlan {
+/** `delimiter`: the one the file is read with and where it came from, to explain a header read as one column. */
+export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string, delimiter?: string, source: DelimiterSource = 'flag'): ColumnPlan {
   const header = rawHeader.map(clean);
   const lower = header.map((h) => h.toLowerCase());
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
-  const oneColumn = oneColumnHint(header, delimiter);
+  const oneColumn = oneColumnHint(header, delimiter, source);
   const find = (name: string, flag: string): number => {
     const first = findColumn(header, clean(name), flag, fileLabel);
     if (first === -1) {

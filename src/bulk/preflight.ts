@@ -335,7 +335,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     if (utf8Hint !== undefined && header.some((h) => h.includes('\uFFFD'))) {
       throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: utf8Hint });
     }
-    columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter);
+    columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter, !o.format.detected ? 'flag' : o.format.firstLine > 1 ? 'sep' : 'detected');
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
     checkRow = createRowChecker(columns, o.checker, utf8Hint, message);
   };

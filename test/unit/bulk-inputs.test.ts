@@ -187,6 +187,19 @@ describe('the number column under spreadsheet names', () => {
     assert.throws(() => planColumns(['Mobile,Name'], {}, 'in.csv', ';'), (err: unknown) => err instanceof UsageError && oneColumn.test(err.hint ?? ''));
     assert.throws(() => planColumns(['Mobile,Name'], { msisdnColumn: 'Mobile' }, 'in.csv', ';'), (err: unknown) => err instanceof UsageError && oneColumn.test(err.hint ?? ''));
     assert.throws(() => planColumns(['Mobile\tName'], {}, 'in.csv', ','), (err: unknown) => err instanceof UsageError && /give --delimiter tab/.test(err.hint ?? ''));
+    // Said as it is: from --delimiter, from a sep= line, or the default of a header without ";" or tab.
+    const from = (source: 'flag' | 'sep' | 'detected'): string => {
+      try {
+        planColumns(['Mobile|Name'], {}, 'in.csv', ',', source);
+      } catch (err) {
+        return (err as UsageError).hint ?? '';
+      }
+      return '';
+    };
+    assert.match(from('flag'), /read with "," between columns \(as --delimiter says\)\. If "\|" separates them, give --delimiter '\|'/);
+    assert.match(from('sep'), /\(as its first line "sep=," says\)/);
+    assert.match(from('detected'), /\(the default, as its header line has no ";" or tab outside quotes\)/);
+    assert.doesNotMatch(from('detected'), /--delimiter says|sep=/);
   });
 
   test('two columns of one name (case ignored): the file is named, not a flag that was not given; a flag naming one says which columns', () => {
