@@ -472,12 +472,15 @@ function translate(err: Error, recordLine: number): CsvInputError {
     case 'CSV_QUOTE_NOT_CLOSED':
       return new CsvInputError(`line ${at}: a quoted field starts here and is never closed`, at);
     case 'INVALID_OPENING_QUOTE':
-    case 'CSV_INVALID_OPENING_QUOTE':
+    case 'CSV_INVALID_OPENING_QUOTE': {
       // `+447700900123, "Smith, John"`: the quote opens the field but for the space before it.
-      if (/^[ \t]+$/.test(String((err as { field?: unknown }).field ?? ''))) {
+      // csv-parse gives the field read so far as its own buffer type, with a toString().
+      const field = (err as { field?: { toString(): string } }).field;
+      if (field !== undefined && /^[ \t]+$/.test(field.toString())) {
         return new CsvInputError(`line ${line ?? at}: a space before a quoted field; remove the spaces after the delimiter`, line ?? at);
       }
       return new CsvInputError(`line ${line ?? at}: a quote (") inside a field that is not quoted; quote the whole field and double the quote ("")`, line ?? at);
+    }
     case 'CSV_INVALID_CLOSING_QUOTE':
       return new CsvInputError(`line ${line ?? at}: text after a closing quote; inside a quoted field a quote is written twice ("")`, line ?? at);
     case 'CSV_MAX_RECORD_SIZE':
