@@ -63,7 +63,7 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     if (options.column !== undefined) {
       const want = headerKey(options.column);
       column = fields.findIndex((f) => headerKey(f) === want);
-      if (column === -1) throw noSuchColumn('--exclude-column', label, options.column, fields, 'Its first line has');
+      if (column === -1) throw noSuchColumn('--exclude-column', label, options.column, fields, 'Its header line has');
       columnName = (fields[column] ?? '').trim();
       return true;
     }

@@ -11,7 +11,7 @@ import { Grouper } from './grouping.js';
 import { planRowMessage, type MessageSource, type RowMessage, type RowMessagePlan } from './personalise.js';
 import { TextTotals } from '../message/text-totals.js';
 import type { NumberCheck, NumberChecker } from './number-check.js';
-import { NumberSet, numberKey, textHash } from './number-set.js';
+import { NumberSet, numberKey, textHash, textHash52 } from './number-set.js';
 import { notUtf8Hint } from '../message/text-file.js';
 import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
@@ -259,7 +259,7 @@ export interface RangeResult {
   readonly problems: RowProblem[];
   readonly groups: ProblemGroup[];
   readonly outsideSamples: Array<{ line: number; number: string }>;
-  /** With `firstNumbers`: the numbers counted in `outsidePlan` (few), for the join of a split. */
+  /** With `firstNumbers`: the numbers counted in `outsidePlan` (8 bytes each), for the join of a split. */
   readonly outsideKeys: number[];
   readonly firstBatch: string[];
   readonly firstKey?: string | undefined;
@@ -345,16 +345,14 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   // two different messages (two children's appointments, one parent's phone) gets both (README:
   // "Preflight: always, before the first request"). The set keeps each number's first message as
   // a 32-bit hash (another message with the same hash would be taken for it: a chance of 1 in
-  // 4 billion); the rare other messages to a number are kept whole.
-  const moreMessages = new Set<string>();
+  // 4 billion); the rarer other messages to a number, as 52 bits of number and message together
+  // (8 bytes each, however long the message).
+  const moreMessages = new NumberSet(16);
   const repeatsMessage = (key: number, message: string): boolean => {
     const hash = textHash(message);
     const first = (seen as NumberSet).addValued(key, hash);
     if (first === undefined || first === hash) return first !== undefined;
-    const pair = `${key}\t${message}`;
-    if (moreMessages.has(pair)) return true;
-    moreMessages.add(pair);
-    return false;
+    return !moreMessages.add(textHash52(`${key}\t${message}`));
   };
   const onRecord = (fields: string[], _index: number, line: number): void => {
       rows++;

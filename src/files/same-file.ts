@@ -7,9 +7,10 @@ import { resolve } from 'node:path';
 export function sameFile(a: string, b: string): boolean {
   if (resolve(a) === resolve(b)) return true;
   try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.dev === y.dev && x.ino === y.ino && x.ino !== 0;
+    // bigint: a file id of 64 bits (Windows) is not always exact as a Number.
+    const x = statSync(a, { bigint: true });
+    const y = statSync(b, { bigint: true });
+    return x.dev === y.dev && x.ino === y.ino && x.ino !== 0n;
   } catch {
     // One of them does not exist yet: then they are different files.
     return false;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { asciiJson, planColumns, recipientJson } from '../../src/bulk/columns.js';
-import { NumberSet, textHash } from '../../src/bulk/number-set.js';
+import { NumberSet, textHash, textHash52 } from '../../src/bulk/number-set.js';
 import { requestFrame } from '../../src/bulk/message.js';
 import { readSpool, SpoolWriter } from '../../src/bulk/spool.js';
 import { findSplit } from '../../src/bulk/parallel.js';
@@ -91,6 +91,15 @@ describe('NumberSet values beside the numbers (addValued)', () => {
     assert.equal(set.size, 5000);
     assert.equal(textHash('Hi Ann'), textHash('Hi Ann'));
     assert.notEqual(textHash('Hi Ann'), textHash('Hi Tom'));
+    // 52-bit keys of texts: whole numbers a NumberSet takes (never 0, below 2^53), one per text.
+    const keys = new Set<number>();
+    for (let i = 0; i < 10_000; i++) {
+      const k = textHash52(`447911123456\tHi ${i}`);
+      assert.ok(Number.isSafeInteger(k) && k > 0 && k <= 2 ** 52, String(k));
+      keys.add(k);
+    }
+    assert.equal(keys.size, 10_000);
+    assert.equal(textHash52(''), textHash52(''));
   });
 });
 
