@@ -27,20 +27,11 @@ export class NumberSet {
 
   /** Adds the number; returns false when it was already there. */
   add(key: number): boolean {
-    if (key === EMPTY) throw new RangeError('0 is not a number key');
-    if (this.#size + 1 > this.#slots.length * MAX_LOAD) this.#grow();
-    const slots = this.#slots;
-    let i = hash(key) & this.#mask;
-    for (;;) {
-      const v = slots[i];
-      if (v === EMPTY) {
-        slots[i] = key;
-        this.#size++;
-        return true;
-      }
-      if (v === key) return false;
-      i = (i + 1) & this.#mask;
-    }
+    const i = this.#place(key);
+    if (this.#slots[i] === key) return false;
+    this.#slots[i] = key;
+    this.#size++;
+    return true;
   }
 
   /**
@@ -48,31 +39,33 @@ export class NumberSet {
    * was not there, else the value it was first added with (kept).
    */
   addValued(key: number, value: number): number | undefined {
-    if (key === EMPTY) throw new RangeError('0 is not a number key');
-    if (this.#size + 1 > this.#slots.length * MAX_LOAD) this.#grow();
     this.#values ??= new Uint32Array(this.#slots.length);
-    const slots = this.#slots;
-    let i = hash(key) & this.#mask;
-    for (;;) {
-      const v = slots[i];
-      if (v === EMPTY) {
-        slots[i] = key;
-        this.#values[i] = value;
-        this.#size++;
-        return undefined;
-      }
-      if (v === key) return this.#values[i];
-      i = (i + 1) & this.#mask;
-    }
+    const i = this.#place(key);
+    if (this.#slots[i] === key) return this.#values[i];
+    this.#slots[i] = key;
+    this.#values[i] = value;
+    this.#size++;
+    return undefined;
   }
 
   has(key: number): boolean {
+    return this.#slots[this.#find(key)] === key;
+  }
+
+  /** The slot of `key` to add it: where it is, or the empty one where it goes (room made first). */
+  #place(key: number): number {
+    if (key === EMPTY) throw new RangeError('0 is not a number key');
+    if (this.#size + 1 > this.#slots.length * MAX_LOAD) this.#grow();
+    return this.#find(key);
+  }
+
+  /** Where `key` is, or the empty slot where its probe ends. */
+  #find(key: number): number {
     const slots = this.#slots;
     let i = hash(key) & this.#mask;
     for (;;) {
       const v = slots[i];
-      if (v === EMPTY) return false;
-      if (v === key) return true;
+      if (v === EMPTY || v === key) return i;
       i = (i + 1) & this.#mask;
     }
   }
