@@ -9,6 +9,7 @@
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
 import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { phoneLineEnds } from '../message/text-file.js';
 import { asciiJson, noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
 
@@ -90,12 +91,12 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
       let text: string | undefined = fixed;
       let analysis = fixedAnalysis;
       if (textAt !== -1) {
-        text = fields[textAt] ?? '';
+        text = phoneLineEnds(fields[textAt] ?? '');
         if (text.trim() === '') return { ok: false, cause: 'empty-message', column: textName, reason: 'is empty: every row needs its message' };
       } else if (bound !== undefined) {
         const r = bound.render(fields);
         if (!r.ok) return { ok: false, cause: 'empty-value', column: r.column, reason: r.reason, hint: 'Give the placeholder a default, {{column|…}}, or fill the cells.' };
-        text = r.text;
+        text = phoneLineEnds(r.text);
         if (text.trim() === '') return { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in' };
       }
       if (text !== undefined && text !== fixed) {

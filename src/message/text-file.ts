@@ -96,8 +96,15 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
       hint: `Is it UTF-16 without a byte-order mark? Give ${o.encodingFlag} utf16le (or utf16be), or save it as UTF-8.`,
     });
   }
-  // Line ends as a phone shows them: a Windows editor's CR LF would cost a character per line.
-  return text.replace(/\r\n/g, '\n').replace(/\n$/, '');
+  return phoneLineEnds(text).replace(/\n$/, '');
+}
+
+/**
+ * Line ends as a phone shows them: a Windows editor's CR LF (or a cell's, in a CSV whose line
+ * ends were converted) would cost a character per line. README: "Personalised messages".
+ */
+export function phoneLineEnds(text: string): string {
+  return text.includes('\r\n') ? text.replace(/\r\n/g, '\n') : text;
 }
 
 function firstBadUtf8Line(body: Buffer): number {

@@ -166,6 +166,23 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test("a line break inside a cell is sent as one LF, a converted file's CR LF too, in a --text-column cell and in a rendered value", async () => {
+    const { server, record } = await sandbox();
+    try {
+      const file = csv('msisdn,message,address\r\n+447911100001,"Line one\r\nline two",1 High St\r\n+447911100002,"Line one\nline two","Flat 2\r\nHigh St"\r\n');
+      const cells = await bulk([file, '--from', 'Acme', '--text-column', 'message', '--var-columns', ''], env(server.url));
+      assert.equal(cells.code, 0, cells.stderr);
+      assert.deepEqual(Object.fromEntries(textsByNumber(record)), { '+447911100001': ['Line one\nline two'], '+447911100002': ['Line one\nline two'] });
+      // The two rows now have one message: one request.
+      assert.equal(received(record).length, 1);
+      const rendered = await bulk([file, '--from', 'Acme', '--text', 'Your address: {{address}}', '--journal', join(tempDir(), 'j.jsonl')], env(server.url));
+      assert.equal(rendered.code, 0, rendered.stderr);
+      assert.deepEqual(textsByNumber(record).get('+447911100002')?.slice(-1), ['Your address: Flat 2\nHigh St']);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--no-render sends the text as written, with the columns as variables', async () => {
     const { server, record } = await sandbox();
     try {
