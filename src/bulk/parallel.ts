@@ -443,6 +443,8 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     duplicates: a.duplicates + b.duplicates + shared,
     excluded: a.excluded + b.excluded,
     alreadySent: a.alreadySent + b.alreadySent - sharedSent,
+    // Messages of their own are never split (preflight-pass.ts): these stay at 0 here.
+    alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines] },
     outsidePlan: a.outsidePlan + b.outsidePlan - (shared > 0 ? b.outsideKeys.filter((k) => seenA?.has(k) === true).length : 0),
     toSend: a.toSend + b.toSend - (shared - sharedSent),
     problems: [...a.problems, ...b.problems].slice(0, maxProblems),

@@ -147,6 +147,11 @@ export interface PreflightResult {
   readonly excluded: number;
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
+  /**
+   * Of those, with a message per row, rows that are a further message to their number in this
+   * file: the earlier run may not have had it (its journal records numbers, not messages).
+   */
+  readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[] };
   /** Possible numbers outside the known numbering plan: sent, with a warning. */
   readonly outsidePlan: number;
   readonly toSend: number;
@@ -217,6 +222,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     duplicates: r.duplicates,
     excluded: r.excluded,
     alreadySent: r.alreadySent,
+    alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
     toSend: r.toSend,
     requests: r.requests ?? Math.ceil(r.toSend / batchSize),
@@ -254,6 +260,7 @@ export interface RangeResult {
   readonly duplicates: number;
   readonly excluded: number;
   readonly alreadySent: number;
+  readonly alreadySentOthers: { count: number; lines: number[] };
   readonly outsidePlan: number;
   readonly toSend: number;
   readonly problems: RowProblem[];
@@ -348,9 +355,13 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   // 4 billion); the rarer other messages to a number, as 52 bits of number and message together
   // (8 bytes each, however long the message).
   const moreMessages = new NumberSet(16);
+  /** The row being checked is a further message to its number (set by repeatsMessage). */
+  let otherMessage = false;
+  const alreadySentOthers = { count: 0, lines: [] as number[] };
   const repeatsMessage = (key: number, message: string): boolean => {
     const hash = textHash(message);
     const first = (seen as NumberSet).addValued(key, hash);
+    otherMessage = first !== undefined && first !== hash;
     if (first === undefined || first === hash) return first !== undefined;
     return !moreMessages.add(textHash52(`${key}\t${message}`));
   };
@@ -368,6 +379,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         o.spool?.skip('X', line, r.e164);
         return;
       }
+      otherMessage = false;
       if (seen !== undefined && (r.message !== undefined ? repeatsMessage(key, r.message.key) : !seen.add(key))) {
         duplicates++;
         o.spool?.skip('D', line, r.e164);
@@ -377,6 +389,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       // the others duplicates. Before grouping, so batches are made of the rows that remain.
       if (o.sent?.has(key) === true) {
         alreadySent++;
+        if (otherMessage) {
+          alreadySentOthers.count++;
+          if (alreadySentOthers.lines.length < SAMPLES_PER_CAUSE) alreadySentOthers.lines.push(line);
+        }
         o.spool?.skip('A', line, r.e164);
         return;
       }
@@ -465,6 +481,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     duplicates,
     excluded,
     alreadySent,
+    alreadySentOthers,
     outsidePlan,
     toSend,
     problems,

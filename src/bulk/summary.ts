@@ -211,9 +211,16 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
 }
 
 /** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number): void {
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number, others?: { readonly count: number; readonly lines: readonly number[] }): void {
   if (sent === undefined) return;
   ui.info(`  ${describeSkipped(alreadySent, sent)}`);
+  if (others !== undefined && others.count > 0) {
+    // Left out by number (README: "Personalised messages"): the earlier journal does not say which message a number had.
+    const n = others.count;
+    ui.warn(
+      `${fmt(n)} row${n === 1 ? ' left out as already sent is a further message' : 's left out as already sent are further messages'} to a number with another message in this file (line${others.lines.length === 1 ? '' : 's'} ${others.lines.join(', ')}${n > others.lines.length ? ', …' : ''}): an earlier run accepted the number, and its journal does not say which message it had. If ${n === 1 ? 'this message is' : 'these messages are'} new, send ${n === 1 ? 'it' : 'them'} in a file of ${n === 1 ? 'its' : 'their'} own.`,
+    );
+  }
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
     ui.warn(`${fmt(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} --report in-doubt.csv`);

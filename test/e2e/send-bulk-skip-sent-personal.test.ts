@@ -132,6 +132,33 @@ describe('--skip-sent with a message per row', () => {
     assert.equal(server.requests.length, count);
   });
 
+  test('a number an earlier run accepted, with a further message in the new file: left out by number, with a warning naming its line', async () => {
+    server.requests.length = 0;
+    server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
+    const dir = tempDir('msgr-ssp-');
+    const config = join(dir, 'state');
+    const appt = ['--from', 'Clinic', '--text', '{{child}} on {{day}}'];
+    const v1 = join(dir, 'v1.csv');
+    writeFileSync(v1, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(2)},Eve,Wed\n`);
+    const first = await bulk([v1, ...appt, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    // Tom's appointment is added for Ann's parent's phone, and a new family.
+    const v2 = join(dir, 'v2.csv');
+    writeFileSync(v2, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(2)},Eve,Wed\n${uk(1)},Tom,Tue\n${uk(3)},Max,Fri\n`);
+    const before = server.requests.length;
+    const second = await bulk([v2, ...appt, '--skip-sent', runId], env(server.url, config));
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stderr, /warning: 1 row left out as already sent is a further message to a number with another message in this file \(line 4\): an earlier run accepted the number, and its journal does not say which message it had/);
+    assert.deepEqual(server.requests.slice(before).map(requestOf), [{ text: 'Max on Fri', to: [uk(3)] }]);
+    // A follow-up where no number has a further message: no warning.
+    const v3 = join(dir, 'v3.csv');
+    writeFileSync(v3, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(4)},Zoe,Sat\n`);
+    const third = await bulk([v3, ...appt, '--skip-sent', runId], env(server.url, config));
+    assert.equal(third.code, 0, third.stderr);
+    assert.doesNotMatch(third.stderr, /further message/);
+  });
+
   test('--restart of an abandoned personalised run leaves out what it accepted; --include-sent sends to every row', async () => {
     server.requests.length = 0;
     acceptThenRefuse(server, 1);

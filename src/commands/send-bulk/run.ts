@@ -156,7 +156,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const base = preflightSummary(facts, pre, message.textAnalysis, pre.totals);
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
-  printLeftOut(ui, sent, pre.alreadySent);
+  printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
   for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
 
   const out = { stdout: ctx.stdout, ui, json: opts.json, summary: base };
