@@ -446,6 +446,7 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     // Messages of their own are never split (preflight-pass.ts): these stay at 0 here.
     alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines] },
     outsidePlan: a.outsidePlan + b.outsidePlan - (shared > 0 ? b.outsideKeys.filter((k) => seenA?.has(k) === true).length : 0),
+    unnamedValues: { count: a.unnamedValues.count + b.unnamedValues.count, first: a.unnamedValues.first ?? b.unnamedValues.first },
     toSend: a.toSend + b.toSend - (shared - sharedSent),
     problems: [...a.problems, ...b.problems].slice(0, maxProblems),
     groups: mergeGroups(a.groups, b.groups),

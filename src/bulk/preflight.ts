@@ -154,6 +154,8 @@ export interface PreflightResult {
   readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[] };
   /** Possible numbers outside the known numbering plan: sent, with a warning. */
   readonly outsidePlan: number;
+  /** Valid rows with a value under a header with no name: the value is not sent (a warning). */
+  readonly unnamedValues: UnnamedValues;
   readonly toSend: number;
   readonly requests: number;
   readonly problems: readonly RowProblem[];
@@ -224,6 +226,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     alreadySent: r.alreadySent,
     alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
+    unnamedValues: r.unnamedValues,
     toSend: r.toSend,
     requests: r.requests ?? Math.ceil(r.toSend / batchSize),
     problems: r.problems,
@@ -262,6 +265,7 @@ export interface RangeResult {
   readonly alreadySent: number;
   readonly alreadySentOthers: { count: number; lines: number[] };
   readonly outsidePlan: number;
+  readonly unnamedValues: UnnamedValues;
   readonly toSend: number;
   readonly problems: RowProblem[];
   readonly groups: ProblemGroup[];
@@ -282,6 +286,12 @@ export interface RangeResult {
   readonly recordDelimiter: string | undefined;
   /** The numbers to send (undefined with --allow-duplicates). */
   readonly seen: NumberSet | undefined;
+}
+
+/** Rows with a value in a column whose header is empty: how many, the first line, its column (1-based). */
+export interface UnnamedValues {
+  readonly count: number;
+  readonly first: { readonly line: number; readonly column: number } | undefined;
 }
 
 export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
@@ -327,6 +337,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let alreadySent = 0;
   let outsidePlan = 0;
   let toSend = 0;
+  let unnamedValues: UnnamedValues = { count: 0, first: undefined };
 
   const problem = (line: number, raw: string, r: RowCheck): void => {
     invalid++;
@@ -372,6 +383,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       if (r.verdict === 'invalid') {
         problem(line, (fields[plan.msisdn] ?? '').trim(), r);
         return;
+      }
+      if (plan.unnamed.length > 0) {
+        const at = plan.unnamed.find((i) => (fields[i] ?? '').trim() !== '');
+        if (at !== undefined) unnamedValues = { count: unnamedValues.count + 1, first: unnamedValues.first ?? { line, column: at + 1 } };
       }
       const key = numberKey(r.e164);
       if (o.exclude?.has(key) === true) {
@@ -483,6 +498,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     alreadySent,
     alreadySentOthers,
     outsidePlan,
+    unnamedValues,
     toSend,
     problems,
     groups,

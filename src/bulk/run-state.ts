@@ -17,6 +17,7 @@ import { RESERVE_BYTES } from './disk-reserve.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
 import { metaMap } from './message.js';
+import { columnKey } from '../message/placeholders.js';
 import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
@@ -405,9 +406,11 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
       hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
     });
   };
-  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => x.toLowerCase() === b[i]?.toLowerCase());
+  // Column names are compared as the header is searched (columnKey): the run records the header's spelling.
+  const sameColumn = (flag: string, was: string | null | undefined): boolean => was !== null && was !== undefined && columnKey(flag) === columnKey(was);
+  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => sameColumn(x, b[i]));
   if (flags.batchSize !== undefined && flags.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
-  if (flags.msisdnColumn !== undefined && flags.msisdnColumn.trim().toLowerCase() !== shape.msisdnColumn.toLowerCase()) differs('--msisdn-column', shape.msisdnColumn);
+  if (flags.msisdnColumn !== undefined && !sameColumn(flags.msisdnColumn, shape.msisdnColumn)) differs('--msisdn-column', shape.msisdnColumn);
   if (flags.varColumns !== undefined && !same(flags.varColumns, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
   if (flags.metaColumns !== undefined && !same(flags.metaColumns, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
   if (flags.defaultCountry !== undefined && flags.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
@@ -423,14 +426,14 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
   if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
   if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
-  if (flags.excludeColumn !== undefined && flags.excludeColumn !== shape.exclude?.column) differs('--exclude-column', shape.exclude?.column ?? null);
+  if (flags.excludeColumn !== undefined && !sameColumn(flags.excludeColumn, shape.exclude?.column)) differs('--exclude-column', shape.exclude?.column ?? null);
   if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
   if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
   const personal = shape.personal;
   if (flags.noRender === true && personal?.render === true) differs('--no-render', 'rendered texts');
-  if (flags.textColumn !== undefined && flags.textColumn.trim().toLowerCase() !== personal?.textColumn?.toLowerCase()) differs('--text-column', personal?.textColumn ?? null);
-  if (flags.fromColumn !== undefined && flags.fromColumn.trim().toLowerCase() !== personal?.fromColumn?.toLowerCase()) differs('--from-column', personal?.fromColumn ?? null);
+  if (flags.textColumn !== undefined && !sameColumn(flags.textColumn, personal?.textColumn)) differs('--text-column', personal?.textColumn ?? null);
+  if (flags.fromColumn !== undefined && !sameColumn(flags.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
   if (flags.maxParts !== undefined && flags.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
   if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
 }

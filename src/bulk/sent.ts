@@ -10,6 +10,7 @@ import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource }
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { messageText } from './message.js';
+import { columnKey } from '../message/placeholders.js';
 import type { PersonalSpec } from './personalise.js';
 import { fmt } from './progress.js';
 import { describeTarget, targetDifferences } from './run-target.js';
@@ -80,9 +81,9 @@ function perRow(d: MessageDefinition): { textColumn: string | null; fromColumn: 
   const p = d.personal;
   const text = messageText(d.message);
   return {
-    // Column names match the header ignoring case and surrounding spaces (bulk/personalise.ts).
-    textColumn: p?.textColumn?.trim().toLowerCase() ?? null,
-    fromColumn: p?.fromColumn?.trim().toLowerCase() ?? null,
+    // Column names are compared as the header is searched (columnKey).
+    textColumn: p?.textColumn != null ? columnKey(p.textColumn) : null,
+    fromColumn: p?.fromColumn != null ? columnKey(p.fromColumn) : null,
     // Only a text with `{{` has placeholders or `\{{`; before messages per row, none was filled in.
     render: text !== undefined && text.includes('{{') ? (p?.render ?? false) : null,
   };

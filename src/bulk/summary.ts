@@ -203,6 +203,12 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
   }
+  const { count: unnamed, first } = pre.unnamedValues;
+  if (first !== undefined) {
+    ui.warn(
+      `${fmt(unnamed)} row${unnamed === 1 ? ' has a value' : 's have values'} in a column with no name in the header (column ${first.column}, first on line ${first.line}): such values are not sent; give the column a name in the header to send it as a variable or use it in {{…}}`,
+    );
+  }
   if (pre.invalid > 0 && o.skipInvalid) ui.warn(`${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
   if (o.exclude !== undefined) {
     const { label: list, numbers } = o.exclude;

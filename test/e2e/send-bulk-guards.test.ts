@@ -137,3 +137,32 @@ test('runs report refuses a --report naming the run\'s CSV, its journal or its -
   assert.equal(readFileSync(journal, 'utf8'), journalBefore);
   assert.equal(readFileSync(optouts, 'utf8'), '+447911000000\n');
 });
+
+test('--resume with the same column flags is taken when the header spells a name with a no-break space', async () => {
+  const dir = tempDir();
+  const csv = join(dir, 'in.csv');
+  // A spreadsheet's header: "Mobile number" and "Note text" with no-break spaces, "First Name" in another case.
+  writeFileSync(csv, 'Mobile\u00a0number,Note\u00a0text,First Name,Sender\n+447911123456,Hello Ann,Ann,Acme\n+447911123457,Hello Bob,Bob,Acme\n');
+  const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'guard-key-1234' });
+  const flags = ['--msisdn-column', 'Mobile number', '--text-column', 'note text', '--from-column', 'SENDER', '--var-columns', 'first name'];
+  const server = await startTestServer();
+  server.fallback = { status: 500, body: 'down' };
+  try {
+    const first = await runCli(['send-bulk', csv, ...flags, '--account', 'ACME01', '--base-url', server.url], { env });
+    assert.equal(first.code, 7, first.stderr);
+    server.fallback = { status: 202, body: { id: 'msg-2', status: 'accepted' } };
+    const resumed = await runCli(['send-bulk', csv, '--resume', ...flags, '--base-url', server.url, '--resend-in-doubt', '--yes'], { env });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.doesNotMatch(resumed.stderr, /differs from run/);
+    const last = server.requests.slice(-2).map((r) => JSON.parse(r.body) as { from: string; body: { text: string }; recipients: { msisdn: string; variables?: Record<string, string> }[] });
+    assert.deepEqual(
+      last.map((b) => [b.from, b.body.text, b.recipients.map((p) => [p.msisdn, p.variables])]).sort(),
+      [
+        ['Acme', 'Hello Ann', [['+447911123456', { 'First Name': 'Ann' }]]],
+        ['Acme', 'Hello Bob', [['+447911123457', { 'First Name': 'Bob' }]]],
+      ],
+    );
+  } finally {
+    await server.close();
+  }
+});

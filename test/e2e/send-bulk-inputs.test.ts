@@ -136,6 +136,24 @@ describe('spreadsheet exports', () => {
     assert.deepEqual(vars, [{ 'First Name': 'Ann' }, { 'First Name': 'Bob' }]);
   });
 
+  test('a value under a header with no name is named in a warning (it is not sent); empty trailing columns say nothing', async () => {
+    // Excel exports a column someone typed into without a header as an empty name.
+    const rows = ['msisdn,name,,'];
+    for (let i = 0; i < 300; i++) rows.push(`+4479111${String(i).padStart(5, '0')},N${i},${i === 4 || i === 250 ? 'VIP' : ''},`);
+    const path = file(`${rows.join('\n')}\n`);
+    for (const split of ['off', '0']) {
+      server.requests.length = 0;
+      const r = await bulk([path, ...MSG, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /warning: 2 rows have values in a column with no name in the header \(column 3, first on line 6\): such values are not sent; give the column a name/);
+      const vars = (server.requests[0]?.json as { recipients: Array<{ variables?: unknown }> }).recipients[4]?.variables;
+      assert.deepEqual(vars, { name: 'N4' });
+    }
+    const quiet = await bulk([file('msisdn,name,,\n+447911123401,Ann,,\n'), ...MSG, '--yes']);
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /no name/);
+  });
+
   test('the same file split over two workers gives the same requests', async () => {
     const rows = ['Mobile No.,name'];
     for (let i = 0; i < 400; i++) rows.push(i % 7 === 3 ? ',' : ` +4479111${String(i).padStart(5, '0')},N${i}`);
