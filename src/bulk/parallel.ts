@@ -26,7 +26,7 @@ import type { ColumnOptions } from './columns.js';
 import { GROUP_WINDOW } from './grouping.js';
 import { NumberSet, numberKey } from './number-set.js';
 import type { MessageSource } from './personalise.js';
-import { finishPreflight, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
+import { finishPreflight, mergeColumns, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
 import { TextTotals } from '../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
@@ -446,7 +446,7 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     // Messages of their own are never split (preflight-pass.ts): these stay at 0 here.
     alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines] },
     outsidePlan: a.outsidePlan + b.outsidePlan - (shared > 0 ? b.outsideKeys.filter((k) => seenA?.has(k) === true).length : 0),
-    unnamedValues: { count: a.unnamedValues.count + b.unnamedValues.count, first: a.unnamedValues.first ?? b.unnamedValues.first },
+    unnamedValues: { count: a.unnamedValues.count + b.unnamedValues.count, first: a.unnamedValues.first ?? b.unnamedValues.first, columns: mergeColumns(a.unnamedValues.columns, b.unnamedValues.columns) },
     toSend: a.toSend + b.toSend - (shared - sharedSent),
     problems: [...a.problems, ...b.problems].slice(0, maxProblems),
     groups: mergeGroups(a.groups, b.groups),

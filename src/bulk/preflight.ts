@@ -288,10 +288,19 @@ export interface RangeResult {
   readonly seen: NumberSet | undefined;
 }
 
-/** Rows with a value in a column whose header is empty: how many, the first line, its column (1-based). */
+/**
+ * Rows with a value in a column whose header is empty: how many, the first line and its column,
+ * and every such column that had a value (1-based, ascending), so the warning names them all.
+ */
 export interface UnnamedValues {
   readonly count: number;
   readonly first: { readonly line: number; readonly column: number } | undefined;
+  readonly columns: readonly number[];
+}
+
+/** The columns of both lists, ascending, each once. */
+export function mergeColumns(a: readonly number[], b: readonly number[]): number[] {
+  return [...new Set([...a, ...b])].sort((x, y) => x - y);
 }
 
 export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
@@ -337,7 +346,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let alreadySent = 0;
   let outsidePlan = 0;
   let toSend = 0;
-  let unnamedValues: UnnamedValues = { count: 0, first: undefined };
+  let unnamedValues: UnnamedValues = { count: 0, first: undefined, columns: [] };
 
   const problem = (line: number, raw: string, r: RowCheck): void => {
     invalid++;
@@ -385,8 +394,12 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       if (plan.unnamed.length > 0) {
-        const at = plan.unnamed.find((i) => (fields[i] ?? '').trim() !== '');
-        if (at !== undefined) unnamedValues = { count: unnamedValues.count + 1, first: unnamedValues.first ?? { line, column: at + 1 } };
+        const at = plan.unnamed.filter((i) => (fields[i] ?? '').trim() !== '');
+        if (at.length > 0) {
+          const seen = unnamedValues.columns;
+          const columns = at.every((i) => seen.includes(i + 1)) ? seen : mergeColumns(seen, at.map((i) => i + 1));
+          unnamedValues = { count: unnamedValues.count + 1, first: unnamedValues.first ?? { line, column: (at[0] as number) + 1 }, columns };
+        }
       }
       const key = numberKey(r.e164);
       if (o.exclude?.has(key) === true) {

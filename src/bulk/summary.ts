@@ -203,10 +203,12 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
   }
-  const { count: unnamed, first } = pre.unnamedValues;
+  const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
+    const one = columns.length <= 1;
+    const where = one ? `a column with no name in the header (column ${first.column}` : `columns with no name in the header (columns ${listed(columns)}`;
     ui.warn(
-      `${fmt(unnamed)} row${unnamed === 1 ? ' has a value' : 's have values'} in a column with no name in the header (column ${first.column}, first on line ${first.line}): such values are not sent; give the column a name in the header to send it as a variable or use it in {{…}}`,
+      `${fmt(unnamed)} row${unnamed === 1 ? ' has a value' : 's have values'} in ${where}, first on line ${first.line}): such values are not sent; give ${one ? 'the column a name' : 'each column a name'} in the header to send ${one ? 'it as a variable or use it' : 'them as variables or use them'} in {{…}}`,
     );
   }
   if (pre.invalid > 0 && o.skipInvalid) ui.warn(`${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
@@ -214,6 +216,12 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${fmt(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${fmt(numbers)} number${numbers === 1 ? '' : 's'})`);
   }
+}
+
+/** `2 and 4`, `2, 4 and 7`; past ten, the first ten and `…`. */
+function listed(columns: readonly number[]): string {
+  if (columns.length > 10) return `${columns.slice(0, 10).join(', ')}, …`;
+  return columns.length === 1 ? String(columns[0]) : `${columns.slice(0, -1).join(', ')} and ${String(columns[columns.length - 1])}`;
 }
 
 /** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */

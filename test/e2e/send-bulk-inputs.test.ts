@@ -149,6 +149,13 @@ describe('spreadsheet exports', () => {
       const vars = (server.requests[0]?.json as { recipients: Array<{ variables?: unknown }> }).recipients[4]?.variables;
       assert.deepEqual(vars, { name: 'N4' });
     }
+    // Values under two unnamed columns: the warning names both, not only the first it met.
+    const two = file('msisdn,,name,\n+447911123401,x,Ann,\n+447911123402,,Bob,y\n+447911123403,,Cy,z\n');
+    for (const split of ['off', '0']) {
+      const r = await bulk([two, ...MSG, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /warning: 3 rows have values in columns with no name in the header \(columns 2 and 4, first on line 2\): such values are not sent; give each column a name in the header to send them as variables/);
+    }
     const quiet = await bulk([file('msisdn,name,,\n+447911123401,Ann,,\n'), ...MSG, '--yes']);
     assert.equal(quiet.code, 0, quiet.stderr);
     assert.doesNotMatch(quiet.stderr, /no name/);
