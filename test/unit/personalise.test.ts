@@ -47,7 +47,7 @@ describe('a message per row', () => {
     const m = plan.message(['+1', 'Ann', 'Hi {{name}} \\{{', '']);
     assert.ok(m.ok);
     assert.equal(m.text, 'Hi {{name}} \\{{');
-    assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, cause: 'empty-message', column: 'sms', reason: 'is empty: every row needs its message' });
+    assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, cause: 'empty-message', column: 'sms', reason: 'is empty: every row needs its message', hint: 'Fill the message cells.' });
     assert.throws(() => planRowMessage(HEADER, source(undefined, { textColumn: 'body' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /--text-column: f\.csv has no column "body"/.test(e.message));
   });
 
@@ -67,6 +67,8 @@ describe('a message per row', () => {
     assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, cause: 'empty-sender', column: 'sender', reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' });
     const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
     assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
+    // Every cause of an invalid row says what to do.
+    assert.ok(!bad.ok && bad.hint === 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters, digits or spaces.');
   });
 
   test('an empty value without a default, or an empty rendered text, is an invalid row', () => {
@@ -74,7 +76,7 @@ describe('a message per row', () => {
     const r = plan.message(['+1', '', '', '']);
     assert.ok(!r.ok && r.column === 'name' && /is empty and \{\{name\}\} has no default/.test(r.reason));
     const blank = planRowMessage(HEADER, source('{{name|}}'), 'f.csv').message(['+1', '', '', '']);
-    assert.deepEqual(blank, { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in' });
+    assert.deepEqual(blank, { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in', hint: 'Give the placeholders defaults, {{column|…}}, or write text around them.' });
   });
 
   test('--max-parts: a rendered text over it is an invalid row', () => {
