@@ -46,6 +46,9 @@ export function commandPath(cmd: Command): string {
   return names.join(' ');
 }
 
+/** Whether the command being run parsed --json: a quit at once (run() below) still owes its document. */
+let jsonAsked = false;
+
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
   const program = buildProgram(ctx);
@@ -54,6 +57,7 @@ export async function main(ctx: Context): Promise<number> {
   let parsed: Readonly<Record<string, unknown>> | undefined;
   program.hook('preAction', (_program, action) => {
     parsed = action.opts();
+    jsonAsked = parsed.json === true;
   });
   // Which command refused the command line, for the hint.
   let refusedBy: Command = program;
@@ -137,6 +141,7 @@ export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
   const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false };
+  let wroteStdout = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (state.finished) return;
     const now = performance.now();
@@ -150,6 +155,12 @@ export async function run(): Promise<number> {
     // A second Ctrl-C, or a command with nothing to wind down: leave now. Bulk journals are
     // written append-only and flushed per record, so an abrupt exit leaves them consistent.
     process.stderr.write('\nmsgr: interrupted\n');
+    // --json promises one document on stdout, also now: unless the command wrote its own already.
+    // Writes to a file or a pipe are synchronous, so it is out before the exit.
+    if (jsonAsked && !wroteStdout) {
+      const hint = 'A request in flight may have reached the API: `msgr runs show FILE` lists a bulk run\'s batches in doubt, and --resume continues it.';
+      process.stdout.write(`${JSON.stringify(errorDocument('interrupted: quit at once, without waiting for the answers in flight', hint, ExitCode.INTERRUPTED), null, 2)}\n`);
+    }
     process.exit(ExitCode.INTERRUPTED);
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
@@ -162,7 +173,18 @@ export async function run(): Promise<number> {
     argv: process.argv.slice(2),
     env: process.env,
     cwd: process.cwd(),
-    stdout: process.stdout,
+    stdout: {
+      write: (chunk: string) => {
+        wroteStdout = true;
+        return process.stdout.write(chunk);
+      },
+      get isTTY() {
+        return process.stdout.isTTY;
+      },
+      get columns() {
+        return process.stdout.columns;
+      },
+    },
     stderr: process.stderr,
     // Lazy: touching process.stdin opens it, and an opened stdin can hold the exit ~100 ms.
     get stdin() {

@@ -453,6 +453,8 @@ describe('signals while the request is in flight', () => {
     assert.equal(r.code, 130);
     assert.ok(r.at - second < 1_000, `took ${r.at - second} ms after the second Ctrl-C`);
     assert.match(run.err(), /msgr: interrupted/);
+    // Under --json, one document on stdout still says what happened.
+    assert.equal((JSON.parse(run.out()) as { error: { exitCode: number } }).error.exitCode, 130);
   });
 });
 
