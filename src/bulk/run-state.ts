@@ -35,6 +35,8 @@ export interface RunFlags {
   readonly sandbox?: boolean | undefined;
   /** --skip-sent: the user already leaves out what earlier runs accepted. */
   readonly skipSent?: readonly string[] | undefined;
+  /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
+  readonly trial?: string | undefined;
 }
 
 export interface RunState {
@@ -163,7 +165,8 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
  */
 function sendsAgain(ui: Ui, flags: RunFlags, runId: string): void {
   if (flags.skipSent !== undefined && flags.skipSent.length > 0) return;
-  ui.info(`the last run of this file, ${runId}, finished; this run sends to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
+  const sends = flags.trial !== undefined ? `a run of the campaign now (not this ${flags.trial}) sends` : 'this run sends';
+  ui.info(`the last run of this file, ${runId}, finished; ${sends} to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
 }
 
 /** Whether `path` is free for a journal: no file, an empty one, or a msgr journal. */

@@ -390,6 +390,11 @@ describe('changed files and follow-up campaigns', () => {
     const skipping = await bulk([file, ...MSG, '--dry-run', '--skip-sent', runId], env(server.url, config));
     assert.equal(skipping.code, 0, skipping.stderr);
     assert.doesNotMatch(skipping.stderr, /sends to every row again/);
+    // A preview sends nothing of the campaign: it does not say "this run sends".
+    const preview = await bulk([file, ...MSG, '--preview', '1'], env(server.url, config));
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.match(preview.stderr, new RegExp(`the last run of this file, ${runId}, finished; a run of the campaign now \\(not this --preview\\) sends to every row again \\(--skip-sent ${runId}`));
+    assert.doesNotMatch(preview.stderr, /this run sends/);
     const again = await bulk([file, ...MSG], env(server.url, config));
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, said);
