@@ -132,6 +132,21 @@ export class InterruptedError extends MsgrError {
   }
 }
 
+/** What to do about a file named by the user that could not be read (fileProblem's causes); undefined for others. */
+export function fileHint(err: unknown): string | undefined {
+  switch ((err as NodeJS.ErrnoException | undefined)?.code) {
+    case 'ENOENT':
+      return 'Check the file name and its folder: a relative path is read from the folder msgr runs in.';
+    case 'EISDIR':
+      return 'Give the path of a file, not of a folder.';
+    case 'EACCES':
+    case 'EPERM':
+      return 'Make the file readable by the user msgr runs as.';
+    default:
+      return undefined;
+  }
+}
+
 /** Why a file named by the user could not be read, in words: `cannot read FILE (no such file)`. */
 export function fileProblem(err: unknown): string {
   const code = (err as NodeJS.ErrnoException | undefined)?.code;

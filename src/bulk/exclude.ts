@@ -4,7 +4,7 @@
 // excludes `+447700900123`); one that is not stops the run, with its line, as an invalid row does.
 // A plain list has no header unless its first line is a name (not a number, and no digits in it).
 import { createHash } from 'node:crypto';
-import { fileProblem, UsageError } from '../errors.js';
+import { fileHint, fileProblem, UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
 import { findNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
@@ -110,5 +110,5 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
 }
 
 function readError(label: string, err: unknown): UsageError {
-  return new UsageError(`--exclude: cannot read ${label} (${fileProblem(err)})`);
+  return new UsageError(`--exclude: cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
 }

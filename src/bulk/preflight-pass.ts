@@ -4,7 +4,7 @@
 // (docs/bulk.md: Preflight, and Scale).
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../context.js';
-import { UsageError } from '../errors.js';
+import { fileHint, fileProblem, UsageError } from '../errors.js';
 import type { ColumnPlan } from './columns.js';
 import type { RunShape } from './journal-records.js';
 import type { NumberChecker } from './number-check.js';
@@ -61,7 +61,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
       noHeader: c.shape.noHeader,
     });
   } catch (err) {
-    throw new UsageError(`cannot read ${c.fileLabel} (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+    throw new UsageError(`cannot read ${c.fileLabel} (${fileProblem(err)})`, { hint: fileHint(err) });
   }
   const columns = {
     msisdnColumn: c.shape.msisdnColumn !== '' ? c.shape.msisdnColumn : undefined,

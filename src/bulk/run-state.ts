@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { InterruptedError, UsageError, type MsgrError } from '../errors.js';
+import { fileHint, fileProblem, InterruptedError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import { Journal } from './journal.js';
 import { BatchState, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
@@ -281,8 +281,7 @@ function statInput(path: string, label: string): InputStat {
   try {
     st = statSync(path);
   } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`cannot read ${label} (${code === 'ENOENT' ? 'no such file' : (code ?? 'error')})`);
+    throw new UsageError(`cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
   }
   if (st.isDirectory()) throw new UsageError(`${label} is a folder, not a CSV file`);
   const hash = createHash('sha256').update(String(st.size));

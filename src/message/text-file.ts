@@ -5,7 +5,7 @@
 // end is dropped (an editor adds it; it would be sent as a character).
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { fileProblem, UsageError } from '../errors.js';
+import { fileHint, fileProblem, UsageError } from '../errors.js';
 
 export type FileEncoding = 'utf8' | 'latin1' | 'utf16le' | 'utf16be';
 
@@ -137,7 +137,7 @@ export async function readTextFile(ctx: Pick<Context, 'cwd' | 'stdin'>, path: st
       const { readFile } = await import('node:fs/promises');
       bytes = await readFile(resolve(ctx.cwd, path));
     } catch (err) {
-      throw new UsageError(`${o.flag}: cannot read ${path} (${fileProblem(err)})`);
+      throw new UsageError(`${o.flag}: cannot read ${path} (${fileProblem(err)})`, { hint: fileHint(err) });
     }
   }
   return decodeText(bytes, path === '-' ? 'stdin' : path, o);

@@ -385,8 +385,15 @@ describe('--text-file: one reader for send and send-bulk', () => {
     const b = await bulk([LIST, '--from', 'Acme', '--text-file', 'no-such-text.txt', '--yes']);
     for (const r of [a, b]) {
       assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /^error: --text-file: cannot read no-such-text\.txt \(no such file\)$/m);
+      assert.match(r.stderr, /^error: --text-file: cannot read no-such-text\.txt \(no such file\)\nhint: Check the file name and its folder/m);
     }
+    // The CSV itself and the opt-out list say what to do too.
+    const csv = await bulk(['no-such.csv', '--from', 'Acme', '--text', 'Hi', '--yes']);
+    assert.equal(csv.code, 2, csv.stderr);
+    assert.match(csv.stderr, /^error: cannot read no-such\.csv \(no such file\)\nhint: Check the file name and its folder/m);
+    const optouts = await bulk([LIST, '--from', 'Acme', '--text', 'Hi', '--exclude', 'no-such-optouts.txt', '--yes']);
+    assert.equal(optouts.code, 2, optouts.stderr);
+    assert.match(optouts.stderr, /^error: --exclude: cannot read no-such-optouts\.txt \(no such file\)\nhint: Check the file name and its folder/m);
     assert.equal(server.requests.length, 0);
   });
 });

@@ -3,7 +3,7 @@
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
 // alone would cost more than the rest of a dry run (README: "Performance" and "Design notes").
 import type { Context } from '../../context.js';
-import { fileProblem, UsageError } from '../../errors.js';
+import { fileHint, fileProblem, UsageError } from '../../errors.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
@@ -114,7 +114,7 @@ export async function readFlagFile(flag: string, path: string, ctx: Context): Pr
   try {
     return await (await import('node:fs/promises')).readFile(path, 'utf8');
   } catch (err) {
-    throw new UsageError(`${flag}: cannot read ${path} (${fileProblem(err)})`);
+    throw new UsageError(`${flag}: cannot read ${path} (${fileProblem(err)})`, { hint: fileHint(err) });
   }
 }
 
