@@ -147,12 +147,14 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
  * A column name as names are compared: case, surrounding spaces and invisible differences
  * ignored. Spreadsheets copy a no-break or other Unicode space, or a zero-width character, into a
  * header where it looks like a plain space or nothing: `{{First name}}` must find "First name"
- * with a no-break space, not suggest a name that looks the same.
+ * with a no-break space, not suggest a name that looks the same. A line break typed in a header
+ * cell (Alt+Enter in Excel) shows as a space on screen, so it is one, and a run of spaces is one.
  */
 export function columnKey(name: string): string {
   return name
-    .replace(/[\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, ' ')
+    .replace(/[\t\n\r\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, ' ')
     .replace(/[\u200b-\u200d\u2060\ufeff]/g, '')
+    .replace(/ {2,}/g, ' ')
     .trim()
     .toLowerCase();
 }
