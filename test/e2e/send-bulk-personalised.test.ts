@@ -287,6 +287,11 @@ describe('send-bulk: personalised messages', () => {
         assert.deepEqual([doc.exitCode, doc.stopped], [2, 'preflight']);
         assert.match(r.stderr, why);
       }
+      // A sample the preflight refuses sent nothing of the campaign either: dryRun is true.
+      const refused = await bulk([bad, ...text, '--sample-to', '+447911199998'], env(server.url, config));
+      assert.equal(refused.code, 2, refused.stderr);
+      const r = JSON.parse(refused.stdout) as { exitCode: number; stopped: string; dryRun: boolean };
+      assert.deepEqual([r.exitCode, r.stopped, r.dryRun], [2, 'preflight', true]);
       assert.equal(received(record).length, 1, 'only the sample was sent');
     } finally {
       await server.close();

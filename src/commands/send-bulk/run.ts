@@ -152,7 +152,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
   const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
   // No journal is named before one exists: a new run writes it once confirmed.
-  const facts = { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? journalPath : null, report: reportPath ?? null, dryRun: offline, batchSize: shape.batchSize };
+  const facts = { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? journalPath : null, report: reportPath ?? null, dryRun: offline || trial !== undefined, batchSize: shape.batchSize };
   const base = preflightSummary(facts, pre, message.textAnalysis, pre.totals);
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
