@@ -4,7 +4,7 @@
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
-import { closestName, columnKey, findColumn } from '../message/placeholders.js';
+import { closestName, columnKey, findColumn, headerNames } from '../message/placeholders.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -91,7 +91,7 @@ function clean(name: string): string {
 export function noSuchColumn(flag: string, fileLabel: string, name: string, header: readonly string[], line = 'Its header has'): UsageError {
   const near = closestName(name, header);
   return new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
-    hint: `${line}: ${header.map((h) => JSON.stringify(h.trim())).join(', ')}.`,
+    hint: `${line}: ${headerNames(header)}.`,
   });
 }
 

@@ -107,7 +107,7 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
     const at = findColumn(header, s.name, `${flag}: ${s.source}`, fileLabel);
     if (at === -1) {
       const near = closestName(s.name, header);
-      const shown = header.map((h) => JSON.stringify(h)).join(', ');
+      const shown = headerNames(header);
       throw new UsageError(`${flag}: ${s.source} names no column of ${fileLabel}${near !== undefined ? `; did you mean {{${near}}}?` : ''}`, {
         hint: `Its header has: ${shown}. For a literal {{ write \\{{.`,
       });
@@ -141,6 +141,17 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
       return { ok: true, text };
     },
   };
+}
+
+/**
+ * A header's names for a hint: `"Mobile", "Name"`. Columns with no name (a spreadsheet's empty
+ * trailing columns) are counted, not shown as `""`: nothing can name them.
+ */
+export function headerNames(header: readonly string[]): string {
+  const named = header.map((h) => h.trim()).filter((h) => h !== '');
+  const unnamed = header.length - named.length;
+  const shown = named.map((h) => JSON.stringify(h)).join(', ');
+  return unnamed === 0 ? shown : `${shown} (and ${unnamed} column${unnamed === 1 ? '' : 's'} with no name)`;
 }
 
 /**

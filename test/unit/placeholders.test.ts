@@ -111,6 +111,11 @@ describe('placeholders: binding to the header', () => {
     assert.match(usageError(() => bind('{{first name}}', ['phone', 'First name', 'first\u00a0name'])).message, /more than one column "first name"/);
   });
 
+  test('a hint lists the header\'s names; columns with no name are counted, not shown as ""', () => {
+    const e = usageError(() => bind('Hi {{Surname}}', ['Mobile', 'First name', '', ' ']));
+    assert.equal(e.hint, 'Its header has: "Mobile", "First name" (and 2 columns with no name). For a literal {{ write \\{{.');
+  });
+
   test('a header cell with a line break (Alt+Enter) or a run of spaces is found by the name it shows', () => {
     const header = ['Mobile', 'First\r\nname', 'Appointment \ndate', 'Last\u00a0\u00a0name'];
     assert.equal(render('Hi {{first name}} {{last name}}, {{Appointment date}}', ['+1', 'Ann', 'Mon', 'Lee'], header), 'Hi Ann Lee, Mon');
