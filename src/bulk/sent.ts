@@ -13,6 +13,7 @@ import { messageText } from './message.js';
 import { columnKey } from '../message/placeholders.js';
 import type { PersonalSpec } from './personalise.js';
 import { fmt } from './progress.js';
+import { readHeader } from './runs.js';
 import { describeTarget, targetDifferences } from './run-target.js';
 import type { SpoolSource } from './spool.js';
 import type { Ui } from '../output/ui.js';
@@ -234,6 +235,21 @@ export function describeSkipped(skipped: number, sent: SentNumbers): string {
  * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
  * --include-sent, or when that run sent another message or only to the sandbox).
  */
+/**
+ * --skip-sent given again to --resume (a cron job repeating its whole command line): the runs it
+ * names must be among those the run left out when it started, which the journal records; the
+ * resume leaves out exactly those, whatever is named now. `named`: the runs' journal paths.
+ */
+export function checkSameSkipSent(named: readonly string[], refs: readonly string[], header: RunHeader): void {
+  const recorded = (header.skipSent ?? []).map((s) => s.runId);
+  const other = named.findIndex((journal) => !recorded.includes(readHeader(journal)?.runId ?? ''));
+  if (other === -1) return;
+  const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : 'which left out no earlier run';
+  throw new UsageError(`--resume: --skip-sent ${refs[other] ?? ''} differs from run ${header.runId}, ${was}`, {
+    hint: 'A resumed run leaves out exactly what it left out when it started: drop --skip-sent, or name the same runs.',
+  });
+}
+
 export async function sentNumbersFor(
   ui: Ui,
   flags: { readonly includeSent: boolean; readonly named: readonly string[] },

@@ -373,6 +373,34 @@ describe('changed files and follow-up campaigns', () => {
     assert.equal(server.requests.length, before);
   });
 
+  test('a cron job repeating its whole command line: --resume takes --skip-sent naming the runs the run left out, and refuses another', async () => {
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(20);
+    const first = await bulk([writeCsv(join(dir, 'a.csv'), list), ...MSG, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const other = await bulk([writeCsv(join(dir, 'o.csv'), numbers(3, 900)), ...MSG, '--json'], env(server.url, config));
+    const otherId = (JSON.parse(other.stdout) as { runId: string }).runId;
+    // The follow-up stops part way (the key refused after one request): unfinished.
+    const extended = [...list, ...numbers(30, 500)];
+    const file = writeCsv(join(dir, 'b.csv'), extended);
+    const command = [file, ...MSG, '--skip-sent', runId, '--batch-size', '10', '--json'];
+    resetServer(server);
+    acceptThenRefuse(server, 1);
+    const stopped = await bulk(command, env(server.url, config));
+    assert.equal(stopped.code, 3, stopped.stderr);
+    const refused = await bulk([...command.slice(0, -3), '--skip-sent', otherId, '--resume'], env(server.url, config));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`--resume: --skip-sent ${otherId} differs from run \\S+, which left out the numbers of ${runId}`));
+    server.answer = acceptWithIds(server);
+    const resumed = await bulk([...command, '--resume'], env(server.url, config));
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertExactlyOnce(sentNumbers(server), extended.slice(20));
+  });
+
   test('starting a file again after its run finished says that every row is sent again, and how --skip-sent leaves them out', async () => {
     resetServer(server);
     server.answer = acceptWithIds(server);

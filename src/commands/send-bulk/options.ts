@@ -176,9 +176,6 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
-  if (opts.resume && opts.skipSent !== undefined) {
-    throw new UsageError('--skip-sent cannot be used with --resume', { hint: 'A resumed run leaves out exactly what it left out when it started (its journal says which runs).' });
-  }
   if (opts.skipSent?.some((ref) => ref.trim() === '') === true) throw new UsageError('--skip-sent: give a run id or a journal path', { hint: '`msgr runs list` shows the runs msgr has.' });
   if (opts.includeSent && !opts.restart) throw new UsageError('--include-sent only makes sense with --restart', { hint: '--restart leaves out the rows the abandoned run accepted; --include-sent sends to them again.' });
   if (file === undefined && !(opts.resume && opts.journal !== undefined)) {

@@ -34,7 +34,7 @@ import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
-import { sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
+import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
@@ -91,6 +91,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const noJournal = opts.dryRun || trial !== undefined;
   const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal, trial }, defer);
   const { runId, journalPath, previous } = state;
+  if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
   if (previous !== undefined) where.resume = buildResumeCommand(opts, state.fileAbs, previous.header.input.stdin, journalPath);
   // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
