@@ -158,8 +158,11 @@ export async function run(): Promise<number> {
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {
-      const hint = 'A request in flight may have reached the API: `msgr runs show FILE` lists a bulk run\'s batches in doubt, and --resume continues it.';
-      process.stdout.write(`${JSON.stringify(errorDocument('interrupted: quit at once, without waiting for the answers in flight', hint, ExitCode.INTERRUPTED), null, 2)}\n`);
+      // Before a command can wind down, nothing of it is in flight (see signalAction).
+      const doc = state.graceful
+        ? errorDocument('interrupted: quit at once, without waiting for the answers in flight', 'A request in flight may have reached the API: `msgr runs show FILE` lists a bulk run\'s batches in doubt, and --resume continues it.', ExitCode.INTERRUPTED)
+        : errorDocument('interrupted', 'Nothing was in flight: run the command again.', ExitCode.INTERRUPTED);
+      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
     process.exit(ExitCode.INTERRUPTED);
   };
