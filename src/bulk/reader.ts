@@ -124,11 +124,12 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
 
 /**
  * A first line `sep=;` (or `"sep=;"`), which Excel reads as the file's delimiter and some tools
- * write for it: the line with its line end, and the delimiter it names.
+ * write for it: the line with its line end, and the delimiter it names. A spreadsheet that read
+ * the line as a row and saved the sheet again writes the row's empty cells after it (`sep=;;;`).
  */
 export function excelSepLine(text: string): { readonly line: string; readonly delimiter: string } | undefined {
   // `$`: a file of nothing but that line is then empty, not one with a header named "sep=".
-  const m = /^"?sep=([^\r\n"])"?[ \t]*(?:\r\n|\n|\r|$)/i.exec(text);
+  const m = /^"?sep=([^\r\n"])"?\1*[ \t]*(?:\r\n|\n|\r|$)/i.exec(text);
   if (m === null) return undefined;
   const delimiter = parseDelimiter(m[1] as string);
   return delimiter === undefined ? undefined : { line: m[0], delimiter };

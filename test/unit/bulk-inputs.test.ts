@@ -99,6 +99,9 @@ describe('rows of delimiters and whitespace are blank, to every reader', () => {
         ['SEP=,', ','],
         ['"sep=|"', '|'],
         ['sep=\t', '\t'],
+        // A sheet with a `sep=` line saved again: the line's empty cells follow it.
+        ['sep=;;;', ';'],
+        ['"sep=,",,', ','],
       ] as const) {
         const rows = [sep, `msisdn${delimiter}name`];
         for (let i = 0; i < 40; i++) rows.push(`+4479111${String(i).padStart(5, '0')}${delimiter}N${i}`);
