@@ -169,8 +169,11 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
   }
   if (r.accepted < toSend) {
     const parts = [r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '', r.inDoubt > 0 ? `${fmt(r.inDoubt)} in doubt` : '', r.notSent > 0 ? `${fmt(r.notSent)} not sent` : ''].filter((s) => s !== '');
-    return new PartialError(`${fmt(toSend - r.accepted)} of ${fmt(toSend)} recipients were not accepted (${parts.join(', ')})`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', resumeHint].filter((s) => s !== undefined).join('\n      '),
+    // Why batches got no answer or could not leave (a server down, a refused connection): said
+    // here too, not only per row in the report, when too few failed in a row to stop the run.
+    const last = r.lastFailure !== undefined && r.inDoubt + r.notSent > 0 ? `; last: ${o.clean(r.lastFailure)}` : '';
+    return new PartialError(`${fmt(toSend - r.accepted)} of ${fmt(toSend)} recipients were not accepted (${parts.join(', ')}${last})`, {
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? r.lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }

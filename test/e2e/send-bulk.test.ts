@@ -402,6 +402,16 @@ describe('send-bulk against a scripted server', () => {
     assert.equal(server.requests.length, 3);
   });
 
+  test('batches that got no answer, too few to stop the run: the summary says why, not only the report', async () => {
+    server.requests.length = 0;
+    server.fallback = { status: 202, body: {} };
+    server.script({ status: 500, body: { title: 'boom' } }, { status: 500, body: { title: 'boom' } });
+    const { path } = numbersCsv(6);
+    const r = await bulk([path, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url));
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /4 of 6 recipients were not accepted \(4 in doubt; last: HTTP 500: boom\)/);
+  });
+
   test('a server that keeps failing stops the run early with a resumable journal', async () => {
     server.requests.length = 0;
     server.fallback = { status: 500, body: { title: 'boom' } };
