@@ -140,6 +140,8 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
           ? oneColumn
           : headerless
           ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
+          : header.includes('')
+          ? `Name the column with --msisdn-column. The header has: ${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say).`
           : `Name the column with --msisdn-column. The header has: ${shown}.`,
       });
     }

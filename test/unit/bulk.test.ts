@@ -199,6 +199,11 @@ describe('columns', () => {
 
   test('a missing column is a usage error that lists the header', () => {
     assert.throws(() => planColumns(['a', 'b'], {}, 'f.csv'), (err: unknown) => err instanceof UsageError && /no number column/.test(err.message) && /"a", "b"/.test(err.hint ?? ''));
+    // Numbers under a header cell left empty: --msisdn-column cannot name it, so the hint says what can.
+    assert.throws(
+      () => planColumns(['Name', ''], {}, 'f.csv'),
+      (err: unknown) => err instanceof UsageError && err.hint === 'Name the column with --msisdn-column. The header has: "Name" (and 1 column with no name); a column with no name cannot be chosen: give the number column a name in the header (phone, say).',
+    );
     assert.throws(() => planColumns(['msisdn', 'b'], { varColumns: ['c'] }, 'f.csv'), /--var-columns: f.csv has no column "c"/);
     // A typo of a header name gets the nearest one, in every column flag.
     assert.throws(() => planColumns(['Mobile', 'First name', 'campaign'], { msisdnColumn: 'Mobil' }, 'f.csv'), /--msisdn-column: f.csv has no column "Mobil"; did you mean "Mobile"\?/);
