@@ -231,11 +231,6 @@ export function describeSkipped(skipped: number, sent: SentNumbers): string {
 }
 
 /**
- * The numbers this run leaves out: those of the runs its journal names (a resume), else those
- * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
- * --include-sent, or when that run sent another message or only to the sandbox).
- */
-/**
  * --skip-sent given again to --resume (a cron job repeating its whole command line): the runs it
  * names must be among those the run left out when it started, which the journal records; the
  * resume leaves out exactly those, whatever is named now. `named`: the runs' journal paths.
@@ -250,6 +245,11 @@ export function checkSameSkipSent(named: readonly string[], refs: readonly strin
   });
 }
 
+/**
+ * The numbers this run leaves out: those of the runs its journal names (a resume), else those
+ * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
+ * --include-sent, or when that run sent another message or only to the sandbox).
+ */
 export async function sentNumbersFor(
   ui: Ui,
   flags: { readonly includeSent: boolean; readonly named: readonly string[] },
