@@ -61,6 +61,12 @@ export function parsePlaceholders(text: string, flag: string): ParsedText {
     literal += text.slice(i, open);
     const close = text.indexOf(CLOSE, open + OPEN.length);
     const nested = text.indexOf(OPEN, open + OPEN.length);
+    if (close !== -1 && nested !== -1 && nested < close && text.lastIndexOf('|', nested) > open) {
+      // `{{Name|{{Other}}}}`: a default is text, not another placeholder.
+      throw new UsageError(`${flag}: the placeholder at "${excerpt(text, open)}" has a placeholder in its default`, {
+        hint: 'A default is plain text: write {{column|default}}, not {{column|{{other}}}}.',
+      });
+    }
     if (close === -1 || (nested !== -1 && nested < close)) {
       throw new UsageError(`${flag}: the placeholder at "${excerpt(text, open)}" has no closing }}`, {
         hint: 'Write {{column}} or {{column|default}}; for a literal {{ write \\{{.',
@@ -194,6 +200,9 @@ export function findColumn(header: readonly string[], name: string, flag: string
  */
 export function closestName(name: string, header: readonly string[]): string | undefined {
   const want = columnKey(name);
+  // A name of one or two characters is one edit from most short names (`{{3}}` from column 1 of
+  // a file read with --no-header): no suggestion rather than a wrong one.
+  if (want.length <= 2) return undefined;
   const limit = Math.max(1, Math.floor(want.length / 4));
   let best: string | undefined;
   let bestDistance = limit + 1;

@@ -65,6 +65,10 @@ describe('placeholders: parsing', () => {
   test('an unclosed placeholder, or one with no name, is a usage error naming the flag', () => {
     assert.match(usageError(() => parsePlaceholders('Hi {{first_name, bye', '--text-file')).message, /^--text-file: the placeholder at "\{\{first_name, bye" has no closing \}\}/);
     assert.match(usageError(() => parsePlaceholders('Hi {{first {{date}}', '--text')).message, /no closing/);
+    // A placeholder in a default is named as such, not as a missing }}.
+    const nested = usageError(() => parsePlaceholders('Hi {{First name|{{Date}}}}', '--text'));
+    assert.match(nested.message, /^--text: the placeholder at "\{\{First name\|\{\{Date\}…" has a placeholder in its default$/);
+    assert.doesNotMatch(nested.message, /no closing/);
     assert.match(usageError(() => parsePlaceholders('Hi {{ }}', '--text')).message, /\{\{ \}\} names no column/);
     assert.match(usageError(() => parsePlaceholders('Hi {{|x}}', '--text')).message, /names no column/);
   });
@@ -130,6 +134,9 @@ describe('placeholders: binding to the header', () => {
     assert.equal(closestName('dat', HEADER), 'date');
     assert.equal(closestName('xyz', HEADER), undefined);
     assert.equal(closestName('name', HEADER), undefined);
+    // Columns named by number (--no-header): 3 is not "1" with a typo.
+    assert.equal(closestName('3', ['1', '2']), undefined);
+    assert.equal(closestName('id', ['ip', 'name']), undefined);
   });
 });
 
