@@ -136,6 +136,14 @@ test('runs report refuses a --report naming the run\'s CSV, its journal or its -
   assert.equal(readFileSync(csv, 'utf8'), csvBefore);
   assert.equal(readFileSync(journal, 'utf8'), journalBefore);
   assert.equal(readFileSync(optouts, 'utf8'), '+447911000000\n');
+
+  // Elsewhere it writes the report; --json says what it wrote, as one document on stdout.
+  const report = join(dir, 'report.csv');
+  const ok = await runCli(['runs', 'report', journal, '--report', report, '--json'], { env });
+  assert.equal(ok.code, 0, ok.stderr);
+  const doc = JSON.parse(ok.stdout) as Record<string, unknown>;
+  assert.deepEqual({ ...doc, runId: typeof doc.runId }, { runId: 'string', journal, report, rows: 2, withIds: 2, complete: true, partialBecause: null });
+  assert.equal(readFileSync(report, 'utf8').trim().split('\n').length, 3);
 });
 
 test('--resume with the same column flags is taken when the header spells a name with a no-break space', async () => {

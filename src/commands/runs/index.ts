@@ -54,6 +54,7 @@ Examples:
     .description("write a run's report: every row with its outcome and the message id of whichever run accepted it")
     .argument('<run>', 'run id, journal path, or the CSV file of the run')
     .requiredOption('--report <file>', 'the report to write: .csv or .jsonl')
+    .option(...JSON_FLAG)
     .option(...QUIET)
     .option(...VERBOSE)
     .action(async (run: string, opts: unknown) => {
