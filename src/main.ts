@@ -48,6 +48,8 @@ export function commandPath(cmd: Command): string {
 
 /** Whether the command being run parsed --json: a quit at once (run() below) still owes its document. */
 let jsonAsked = false;
+/** What to do after quitting at once with a request in flight, for the command being run. */
+let inFlightHint = 'A request in flight may have reached the API: check whether it arrived before sending it again.';
 
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
@@ -58,6 +60,7 @@ export async function main(ctx: Context): Promise<number> {
   program.hook('preAction', (_program, action) => {
     parsed = action.opts();
     jsonAsked = parsed.json === true;
+    if (action.name() === 'send-bulk') inFlightHint = 'A batch in flight may have reached the API: `msgr runs show FILE` lists the run\'s batches in doubt, and --resume continues it.';
   });
   // Which command refused the command line, for the hint.
   let refusedBy: Command = program;
@@ -160,7 +163,7 @@ export async function run(): Promise<number> {
     if (jsonAsked && !wroteStdout) {
       // Before a command can wind down, nothing of it is in flight (see signalAction).
       const doc = state.graceful
-        ? errorDocument('interrupted: quit at once, without waiting for the answers in flight', 'A request in flight may have reached the API: `msgr runs show FILE` lists a bulk run\'s batches in doubt, and --resume continues it.', ExitCode.INTERRUPTED)
+        ? errorDocument('interrupted: quit at once, without waiting for the answers in flight', inFlightHint, ExitCode.INTERRUPTED)
         : errorDocument('interrupted', 'Nothing was in flight: run the command again.', ExitCode.INTERRUPTED);
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }

@@ -4,7 +4,7 @@
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
-import { closestName, columnKey, findColumn, headerNames } from '../message/placeholders.js';
+import { closestName, columnKey, findColumn, headerNames, shownName } from '../message/placeholders.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -115,7 +115,8 @@ function oneColumnHint(header: readonly string[], delimiter: string | undefined,
 /** `delimiter`: the one the file is read with and where it came from, to explain a header read as one column. */
 export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string, delimiter?: string, source: DelimiterSource = 'flag'): ColumnPlan {
   const header = rawHeader.map(clean);
-  const lower = header.map((h) => h.toLowerCase());
+  // Compared as names are searched (columnKey): "First name" and "First\nname" are one name.
+  const lower = header.map(columnKey);
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
   const oneColumn = oneColumnHint(header, delimiter, source);
   const find = (name: string, flag: string): number => {
@@ -170,11 +171,12 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     if (flag === '--var-columns' && options.varColumns === undefined) continue;
     const names = list.map((i) => lower[i]);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new UsageError(`${flag}: "${dup}" is named twice (column names are compared ignoring case)`);
+    if (dup !== undefined) throw new UsageError(`${flag}: "${dup}" is named twice (column names are compared ignoring case and spacing)`);
   }
-  const dupVar = vars.map((i) => lower[i]).find((n, i, a) => a.indexOf(n) !== i);
-  if (dupVar !== undefined) {
-    throw new UsageError(`${fileLabel} has more than one column "${dupVar}"; each would be the same variable`, {
+  const dupAt = vars.find((v, i, a) => a.findIndex((w) => lower[w] === lower[v]) !== i);
+  if (dupAt !== undefined) {
+    const which = vars.filter((v) => lower[v] === lower[dupAt]).map((v) => `${v + 1} "${shownName(header[v] ?? '')}"`);
+    throw new UsageError(`${fileLabel} has more than one column "${shownName(header[dupAt] ?? '')}" (columns ${which.join(', ')}); each would be the same variable`, {
       hint: 'Rename one in the header, or choose the variables with --var-columns.',
     });
   }

@@ -17,6 +17,7 @@ import { RESERVE_BYTES } from './disk-reserve.js';
 import { tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
 import { metaMap } from './message.js';
+import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
 import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
@@ -408,7 +409,8 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
       hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
     });
   };
-  // Column names are compared as the header is searched (columnKey): the run records the header's spelling.
+  // Column names are compared as their header is searched: the CSV's by columnKey (the run records
+  // the header's spelling), the --exclude list's by headerKey (as bulk/exclude.ts finds it).
   const sameColumn = (flag: string, was: string | null | undefined): boolean => was !== null && was !== undefined && columnKey(flag) === columnKey(was);
   const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => sameColumn(x, b[i]));
   if (flags.batchSize !== undefined && flags.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
@@ -428,7 +430,7 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
   if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
   if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
-  if (flags.excludeColumn !== undefined && !sameColumn(flags.excludeColumn, shape.exclude?.column)) differs('--exclude-column', shape.exclude?.column ?? null);
+  if (flags.excludeColumn !== undefined && (shape.exclude?.column === undefined || headerKey(flags.excludeColumn) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
   if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
   if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);

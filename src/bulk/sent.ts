@@ -233,11 +233,16 @@ export function describeSkipped(skipped: number, sent: SentNumbers): string {
 /**
  * --skip-sent given again to --resume (a cron job repeating its whole command line): the runs it
  * names must be among those the run left out when it started, which the journal records; the
- * resume leaves out exactly those, whatever is named now. `named`: the runs' journal paths.
+ * resume leaves out exactly those, whatever is named now. `named`: the runs' journal paths. A CSV
+ * file or its journal's path named the file's run of the time, which this run has since become
+ * (it moved that journal aside): naming this run is naming what it left out.
  */
 export function checkSameSkipSent(named: readonly string[], refs: readonly string[], header: RunHeader): void {
   const recorded = (header.skipSent ?? []).map((s) => s.runId);
-  const other = named.findIndex((journal) => !recorded.includes(readHeader(journal)?.runId ?? ''));
+  const other = named.findIndex((journal) => {
+    const id = readHeader(journal)?.runId ?? '';
+    return id !== header.runId && !recorded.includes(id);
+  });
   if (other === -1) return;
   const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : 'which left out no earlier run';
   throw new UsageError(`--resume: --skip-sent ${refs[other] ?? ''} differs from run ${header.runId}, ${was}`, {

@@ -2,6 +2,7 @@
 // the --json document), the command that resumes the run, and the error that gives the exit code.
 // See docs/bulk.md: Output, and docs/contract.md: Exit codes.
 import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
+import { withoutNothingSent } from '../http/outcome.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
 import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
@@ -152,7 +153,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'config') {
-    const hint = [r.lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
+    const hint = [withoutNothingSent(r.lastHint), resumeHint].filter((s) => s !== undefined).join('\n      ');
     // Exit 2 says nothing was sent; once something was, the run is a partial one (exit 7).
     const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 ? UsageError : PartialError;
     return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
@@ -161,7 +162,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'failing') {
-    const hint = [r.lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
+    const hint = [withoutNothingSent(r.lastHint), resumeHint].filter((s) => s !== undefined).join('\n      ');
     return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
       ...(hint !== '' ? { hint } : {}),
       jsonFor,
@@ -173,7 +174,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     // here too, not only per row in the report, when too few failed in a row to stop the run.
     const last = r.lastFailure !== undefined && r.inDoubt + r.notSent > 0 ? `; last: ${o.clean(r.lastFailure)}` : '';
     return new PartialError(`${fmt(toSend - r.accepted)} of ${fmt(toSend)} recipients were not accepted (${parts.join(', ')}${last})`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? r.lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? withoutNothingSent(r.lastHint) : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }

@@ -13,7 +13,7 @@ import type { Context } from '../context.js';
 import { ensureDir, stateDir } from '../bulk/state.js';
 import { caFileSource } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
-import { classifyTunnelFailure } from '../http/outcome.js';
+import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from '../http/proxy.js';
 import { hasSystemCaSwitch, trustHint } from '../http/trust.js';
 import { maskSecret } from '../output/sanitize.js';
@@ -234,7 +234,7 @@ async function checkConnect(route: Route, host: string, port: number, timeoutMs:
     } catch (err) {
       if (!(err instanceof TunnelError)) throw err;
       const text = describeTunnelFailure(err.failure);
-      return { step: { id: 'connect', title: 'connection', status: 'fail', detail: text.message, hint: text.hint.replace(/ Nothing was sent(; it is safe to run the same command again)?\./, ''), exitCode: classifyTunnelFailure(err.failure).config ? 2 : 5, data: { status: err.failure.status ?? null, cause: err.failure.cause ?? null } } };
+      return { step: { id: 'connect', title: 'connection', status: 'fail', detail: text.message, hint: withoutNothingSent(text.hint) ?? '', exitCode: classifyTunnelFailure(err.failure).config ? 2 : 5, data: { status: err.failure.status ?? null, cause: err.failure.cause ?? null } } };
     }
   }
   return new Promise((resolve) => {
@@ -304,7 +304,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           title: 'TLS',
           status: 'fail',
           detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}${rootText}`,
-          hint: trustHint(ctx.nodeVersion, profile).replace(/ Nothing was sent\.$/, ''),
+          hint: withoutNothingSent(trustHint(ctx.nodeVersion, profile)) ?? '',
           exitCode: 5,
           data,
         });

@@ -178,3 +178,13 @@ export function serverMessage(body: unknown, text: string): string {
   if (trimmed === '') return '(no message)';
   return trimmed.length > 500 ? `${trimmed.slice(0, 500)}…` : trimmed;
 }
+
+/**
+ * A failure's hint without its closing "Nothing was sent." (or "…; it is safe to run the same
+ * command again."): those words are about one request, and are not true of a bulk run that sent
+ * other batches, nor of doctor, which sends nothing anyway. Undefined when nothing is left.
+ */
+export function withoutNothingSent(hint: string | undefined): string | undefined {
+  const rest = hint?.replace(/\s*Nothing was sent(; it is safe to run the same command again)?\.$/, '');
+  return rest === undefined || rest === '' ? undefined : rest;
+}

@@ -149,12 +149,17 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
   };
 }
 
+/** A header name as a message shows it, on one line: a line break typed in the cell is a space. */
+export function shownName(name: string): string {
+  return name.replace(/\s+/g, ' ').trim();
+}
+
 /**
  * A header's names for a hint: `"Mobile", "Name"`. Columns with no name (a spreadsheet's empty
  * trailing columns) are counted, not shown as `""`: nothing can name them.
  */
 export function headerNames(header: readonly string[]): string {
-  const named = header.map((h) => h.trim()).filter((h) => h !== '');
+  const named = header.map(shownName).filter((h) => h !== '');
   const unnamed = header.length - named.length;
   const shown = named.map((h) => JSON.stringify(h)).join(', ');
   return unnamed === 0 ? shown : `${shown} (and ${unnamed} column${unnamed === 1 ? '' : 's'} with no name)`;
@@ -186,7 +191,7 @@ export function findColumn(header: readonly string[], name: string, flag: string
   const lower = header.map(columnKey);
   const at = lower.indexOf(want);
   if (at !== -1 && lower.indexOf(want, at + 1) !== -1) {
-    const which = lower.flatMap((h, i) => (h === want ? [`${i + 1} "${header[i]?.trim() ?? ''}"`] : []));
+    const which = lower.flatMap((h, i) => (h === want ? [`${i + 1} "${shownName(header[i] ?? '')}"`] : []));
     throw new UsageError(`${flag}: ${fileLabel} has more than one column "${name.trim()}" (columns ${which.join(', ')})`, {
       hint: 'Rename one of them in the header (names are compared ignoring case).',
     });
@@ -209,7 +214,7 @@ export function closestName(name: string, header: readonly string[]): string | u
   for (const h of header) {
     const d = editDistance(want, columnKey(h));
     if (d < bestDistance) {
-      best = h.trim();
+      best = shownName(h);
       bestDistance = d;
     }
   }

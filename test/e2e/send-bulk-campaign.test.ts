@@ -399,6 +399,23 @@ describe('changed files and follow-up campaigns', () => {
     const resumed = await bulk([...command, '--resume'], env(server.url, config));
     assert.equal(resumed.code, 0, resumed.stderr);
     assertExactlyOnce(sentNumbers(server), extended.slice(20));
+
+    // The same with the file itself named (`--skip-sent a.csv`, the file extended in place): on
+    // the resume the name finds the run being resumed, which is no other run.
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const same = join(dir, 'same.csv');
+    writeCsv(same, list);
+    assert.equal((await bulk([same, ...MSG, '--json'], env(server.url, config))).code, 0);
+    writeCsv(same, extended);
+    const inPlace = [same, ...MSG, '--skip-sent', same, '--batch-size', '10', '--json'];
+    resetServer(server);
+    acceptThenRefuse(server, 1);
+    assert.equal((await bulk(inPlace, env(server.url, config))).code, 3);
+    server.answer = acceptWithIds(server);
+    const again = await bulk([...inPlace, '--resume'], env(server.url, config));
+    assert.equal(again.code, 0, again.stderr);
+    assertExactlyOnce(sentNumbers(server), extended.slice(20));
   });
 
   test('starting a file again after its run finished says that every row is sent again, and how --skip-sent leaves them out', async () => {

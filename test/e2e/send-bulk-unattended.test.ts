@@ -222,9 +222,10 @@ describe('stopping an unattended run, then --resume', () => {
     assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
     assert.match(r.stderr, /msgr: interrupted/);
     // --json still gets its one document, with the exit code.
-    const doc = JSON.parse(r.stdout) as { error: { message: string; exitCode: number } };
+    const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } };
     assert.equal(doc.error.exitCode, 130);
     assert.match(doc.error.message, /^interrupted: quit at once/);
+    assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
     // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
     const listed = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
     assert.equal(listed.code, 7, listed.stderr);

@@ -454,7 +454,11 @@ describe('signals while the request is in flight', () => {
     assert.ok(r.at - second < 1_000, `took ${r.at - second} ms after the second Ctrl-C`);
     assert.match(run.err(), /msgr: interrupted/);
     // Under --json, one document on stdout still says what happened.
-    assert.equal((JSON.parse(run.out()) as { error: { exitCode: number } }).error.exitCode, 130);
+    const doc = JSON.parse(run.out()) as { error: { exitCode: number; hint: string } };
+    assert.equal(doc.error.exitCode, 130);
+    // A single send has no run to show or resume: the hint says what is true of it.
+    assert.match(doc.error.hint, /check whether it arrived before sending it again/);
+    assert.doesNotMatch(doc.error.hint, /runs show|--resume/);
   });
 });
 

@@ -216,11 +216,20 @@ describe('the number column under spreadsheet names', () => {
       assert.fail('expected a UsageError');
     };
     const byDefault = twice({});
-    assert.equal(byDefault.message, 'in.csv has more than one column "name"; each would be the same variable');
+    assert.equal(byDefault.message, 'in.csv has more than one column "name" (columns 2 "Name", 3 "name"); each would be the same variable');
     assert.match(byDefault.hint ?? '', /--var-columns/);
     assert.equal(twice({ varColumns: ['NAME'] }).message, '--var-columns: in.csv has more than one column "NAME" (columns 2 "Name", 3 "name")');
-    assert.equal(twice({ varColumns: ['x', 'X'] }).message, '--var-columns: "x" is named twice (column names are compared ignoring case)');
+    assert.equal(twice({ varColumns: ['x', 'X'] }).message, '--var-columns: "x" is named twice (column names are compared ignoring case and spacing)');
     assert.deepEqual(planColumns(['phone', 'Name', 'name', 'x'], { varColumns: ['x'] }, 'in.csv').vars, [3]);
+  });
+
+  test('two columns whose names differ only in spacing (a line break typed in a cell, a no-break space) are one name too', () => {
+    for (const other of ['First\nname', 'First\u00a0name', 'First  name']) {
+      assert.throws(
+        () => planColumns(['phone', 'First name', other], {}, 'in.csv'),
+        (err: unknown) => err instanceof UsageError && err.message === 'in.csv has more than one column "First name" (columns 2 "First name", 3 "First name"); each would be the same variable',
+      );
+    }
   });
 });
 

@@ -137,6 +137,8 @@ describe('placeholders: binding to the header', () => {
     // Columns named by number (--no-header): 3 is not "1" with a typo.
     assert.equal(closestName('3', ['1', '2']), undefined);
     assert.equal(closestName('id', ['ip', 'name']), undefined);
+    // A header cell with a line break typed in it is suggested on one line, as columnKey finds it.
+    assert.equal(closestName('Frist name', ['phone', 'First\r\nname']), 'First name');
   });
 });
 

@@ -51,6 +51,21 @@ describe('summaryError', () => {
     });
   }
 
+  test('a failure\'s "Nothing was sent" is not carried into a run that sent other batches', () => {
+    const hint = 'Check that the proxy is running and that HTTPS_PROXY names it. Nothing was sent; it is safe to run the same command again.';
+    const runs = [
+      result({ accepted: 7, notSent: 3, lastFailure: 'the proxy http://proxy:3128 could not open a tunnel (HTTP 502)', lastHint: hint }),
+      result({ stopped: 'failing', accepted: 5, notSent: 5, lastFailure: 'the proxy refused', lastHint: hint }),
+      result({ stopped: 'config', accepted: 2, notSent: 8, lastFailure: 'the proxy refused', lastHint: 'Ask the proxy admins. Nothing was sent.' }),
+    ];
+    for (const r of runs) {
+      const err = summaryError(sentSummary(base, r, 1, 'msgr send-bulk list.csv --resume'), r, { reportPath: undefined, clean });
+      assert.ok(err instanceof PartialError);
+      assert.match(err.hint ?? '', /Check that the proxy is running|Ask the proxy admins/);
+      assert.doesNotMatch(err.hint ?? '', /Nothing was sent|same command again/);
+    }
+  });
+
   test('a signal after every batch had its answer stopped nothing: no error, nothing said stopped', () => {
     const done = result({ stopped: 'interrupted', accepted: 10 });
     const summary = sentSummary(base, done, 1, 'x');
