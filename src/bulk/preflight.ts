@@ -429,7 +429,8 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       // a duplicate (a split's join drops the second half's rows of numbers the first half has).
       if (r.verdict === 'outside') {
         outsidePlan++;
-        if (outsideSamples.length < 5) outsideSamples.push({ line, number: r.e164 });
+        // With a message per row a number can be sent more than once: named once.
+        if (outsideSamples.length < 5 && !outsideSamples.some((x) => x.number === r.e164)) outsideSamples.push({ line, number: r.e164 });
         if (keepNumbers) outsideKeys.push(key);
       }
       if (r.message !== undefined) {

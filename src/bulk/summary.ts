@@ -205,7 +205,9 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
   if (pre.outsidePlan > 0) {
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
-    ui.warn(`${fmt(pre.outsidePlan)} number${pre.outsidePlan === 1 ? ' is' : 's are'} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsidePlan > pre.outsideSamples.length ? ', …' : ''}`);
+    // Rows, not numbers: with a message per row one number may be sent several messages.
+    const rows = pre.outsidePlan === 1 ? '1 row to send has a number that is' : `${fmt(pre.outsidePlan)} rows to send have numbers that are`;
+    ui.warn(`${rows} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsideSamples.length === 5 && pre.outsidePlan > 5 ? ', …' : ''}`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {

@@ -132,6 +132,11 @@ describe('send-bulk: personalised messages', () => {
       const again = await bulk([once, '--from', 'Clinic', '--text-column', 'message'], env(server.url, config));
       assert.equal(again.code, 0, again.stderr);
       assert.deepEqual(textsByNumber(record).get('+447911100003'), ['Your code is 1']);
+      // A number outside the numbering plan with two messages: two rows sent, the number named once.
+      const test = csv('msisdn,message\n+447700900123,First\n+447700900123,Second\n');
+      const outside = await bulk([test, '--from', 'Clinic', '--text-column', 'message', '--dry-run'], env(server.url, config));
+      assert.equal(outside.code, 0, outside.stderr);
+      assert.match(outside.stderr, /warning: 2 rows to send have numbers that are possible but outside the known numbering plan; sending anyway: \+447700900123 \(line 2\)\n/);
     } finally {
       await server.close();
     }
