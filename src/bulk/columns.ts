@@ -141,9 +141,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
           ? oneColumn
           : headerless
           ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
-          : header.includes('')
-          ? `Name the column with --msisdn-column. The header has: ${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say).`
-          : `Name the column with --msisdn-column. The header has: ${shown}.`,
+          : `Name the column with --msisdn-column. The header has: ${header.includes('') ? `${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say)` : shown}.`,
       });
     }
   }
@@ -157,7 +155,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     vars = [];
     const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(clean(n))));
     for (let i = 0; i < header.length; i++) {
-      if (i === msisdn || meta.includes(i) || inMessage.has(columnKey(header[i] as string))) continue;
+      if (i === msisdn || meta.includes(i) || inMessage.has(lower[i] as string)) continue;
       if (header[i] === '') unnamed.push(i);
       else vars.push(i);
     }

@@ -11,10 +11,9 @@ import type { NumberChecker } from './number-check.js';
 import type { NumberSet } from './number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from './personalise.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
-import { createRowChecker, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
+import { createRowChecker, csvUtf8Hint, runPreflight, type PreflightResult, type RowChecker } from './preflight.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
 import { ReportWriter } from './report.js';
-import { notUtf8Hint } from '../message/text-file.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
 
 export interface PreflightPassConfig {
@@ -163,7 +162,7 @@ function parallelMinBytes(env: Context['env']): number | undefined {
  */
 export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined }, report: ReportWriter): Promise<void> {
   try {
-    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined, pass.message), report);
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, csvUtf8Hint(format), pass.message), report);
   } finally {
     report.close();
   }

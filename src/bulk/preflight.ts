@@ -314,7 +314,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const firstBatch: string[] = [];
   const firstNumbers: number[] = [];
   const keepNumbers = o.firstNumbers === true;
-  const utf8Hint = o.format.encoding === 'utf8' ? notUtf8Hint('--encoding', o.format.crLineEnds === true) : undefined;
+  const utf8Hint = csvUtf8Hint(o.format);
   const keepFirst = o.keepFirst ?? 0;
   const firstRows: FirstRow[] = [];
   // Rows with messages of their own: grouped as the send pass will group them, to count requests.
@@ -394,11 +394,14 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       if (plan.unnamed.length > 0) {
-        const at = plan.unnamed.filter((i) => (fields[i] ?? '').trim() !== '');
-        if (at.length > 0) {
-          const seen = unnamedValues.columns;
-          const columns = at.every((i) => seen.includes(i + 1)) ? seen : mergeColumns(seen, at.map((i) => i + 1));
-          unnamedValues = { count: unnamedValues.count + 1, first: unnamedValues.first ?? { line, column: (at[0] as number) + 1 }, columns };
+        const filled = plan.unnamed.filter((i) => (fields[i] ?? '').trim() !== '').map((i) => i + 1);
+        if (filled.length > 0) {
+          const known = unnamedValues.columns;
+          unnamedValues = {
+            count: unnamedValues.count + 1,
+            first: unnamedValues.first ?? { line, column: filled[0] as number },
+            columns: filled.every((c) => known.includes(c)) ? known : mergeColumns(known, filled),
+          };
         }
       }
       const key = numberKey(r.e164);
@@ -552,11 +555,17 @@ export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; 
 
 export type RowChecker = (fields: readonly string[]) => RowCheck;
 
+/** For a CSV read as UTF-8, the hint for text that is not valid UTF-8 (csvUtf8Hint); else undefined. */
+export function csvUtf8Hint(format: CsvFormat): string | undefined {
+  return format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined;
+}
+
 /**
  * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
  * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
+ * `utf8Hint` (csvUtf8Hint): the hint for text that is not valid UTF-8; undefined when the file is
+ * not read as UTF-8.
  */
-/** `utf8Hint`: the hint for text that is not valid UTF-8; undefined when the file is not read as UTF-8. */
 export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, utf8Hint: string | undefined, message?: RowMessagePlan): RowChecker {
   const width = columns.header.length;
   const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];

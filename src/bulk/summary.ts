@@ -130,6 +130,8 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
+  // The last failure's own hint, without its "Nothing was sent": a run may have sent other batches.
+  const lastHint = withoutNothingSent(r.lastHint);
   if (r.stopped === 'auth') {
     return new AuthError(`the API refused the key or the account (HTTP ${r.authStatus ?? 401}): ${o.clean(r.authMessage ?? '')}; the run stopped`, {
       hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` ${resumeHint}` : ''}`,
@@ -153,7 +155,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'config') {
-    const hint = [withoutNothingSent(r.lastHint), resumeHint].filter((s) => s !== undefined).join('\n      ');
+    const hint = [lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
     // Exit 2 says nothing was sent; once something was, the run is a partial one (exit 7).
     const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 ? UsageError : PartialError;
     return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
@@ -162,7 +164,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'failing') {
-    const hint = [withoutNothingSent(r.lastHint), resumeHint].filter((s) => s !== undefined).join('\n      ');
+    const hint = [lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
     return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
       ...(hint !== '' ? { hint } : {}),
       jsonFor,
@@ -174,7 +176,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     // here too, not only per row in the report, when too few failed in a row to stop the run.
     const last = r.lastFailure !== undefined && r.inDoubt + r.notSent > 0 ? `; last: ${o.clean(r.lastFailure)}` : '';
     return new PartialError(`${fmt(toSend - r.accepted)} of ${fmt(toSend)} recipients were not accepted (${parts.join(', ')}${last})`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? withoutNothingSent(r.lastHint) : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }
