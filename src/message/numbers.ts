@@ -20,6 +20,8 @@ export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'characters' | 
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
 /** `447911123456.0`: a number column a spreadsheet or script wrote as decimals. */
 const DECIMAL = /^\+?\d{6,}[.,]0+$/;
+/** A number with spaces and a `.0` (`+44 7911 123461.0`): the part before its one dot or comma. */
+const DECIMAL_TAIL = /^([^.,]+)[.,]0+$/;
 
 export const DECIMAL_HINT =
   'A spreadsheet or script stored the numbers as decimals and exported them with ".0": format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), with each number written as +<country code><number>.';
@@ -85,7 +87,11 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   if (SCIENTIFIC.test(shown)) {
     return { ok: false, cause: 'scientific', reason: `"${shown}" is in scientific notation: a spreadsheet rounded the number`, hint: SCIENTIFIC_HINT };
   }
-  if (DECIMAL.test(shown)) {
+  // A dot elsewhere is a separator (`06.12.34.56.78`), but one dot or comma before nothing but
+  // zeros at the end is a decimal even with spaces: `+49 151 23456789.0` would otherwise be sent
+  // to +49 151 234567890, which is possible too.
+  const beforeTail = DECIMAL_TAIL.exec(shown)?.[1];
+  if (DECIMAL.test(shown) || (beforeTail !== undefined && normaliseNumber(beforeTail, defaultCountry).ok)) {
     return { ok: false, cause: 'decimal', reason: `"${shown}" is written as a decimal number, not as a phone number`, hint: DECIMAL_HINT };
   }
   let s = shown.replace(SEPARATORS, '');

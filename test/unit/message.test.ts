@@ -39,6 +39,9 @@ describe('normaliseNumber', () => {
     ['', /empty/],
     ['447911123456.0', /written as a decimal number/],
     ['+447911123456,00', /written as a decimal number/],
+    // Spaces and a typed ".0": the dot is a separator, so without this it read as "too long".
+    ['+44 7911 123461.0', /written as a decimal number/],
+    ['+49 151 23456789.0', /written as a decimal number/],
   ];
   for (const [raw, reason] of bad) {
     test(`refuses ${JSON.stringify(raw)}`, () => {
@@ -47,6 +50,13 @@ describe('normaliseNumber', () => {
       assert.match(r.ok ? '' : r.reason, reason);
     });
   }
+  test('a national number with a ".0" is a decimal with a default country; dots between digits stay separators', () => {
+    const r = normaliseNumber('07911 123456.0', 'GB');
+    assert.ok(!r.ok && r.cause === 'decimal', JSON.stringify(r));
+    assert.deepEqual(normaliseNumber('+33 6.12.34.56.00'), { ok: true, e164: '+33612345600' });
+    const long = normaliseNumber('+44 7911 1234611');
+    assert.ok(!long.ok && long.cause === 'impossible', JSON.stringify(long));
+  });
   test('national numbers need a country, and say so', () => {
     const r = normaliseNumber('07911 123456');
     assert.ok(!r.ok && r.needsCountry === true);
