@@ -5,6 +5,7 @@
 import { UsageError } from '../errors.js';
 import { looksLikeNumber } from '../message/numbers.js';
 import { closestName, columnKey, findColumn, headerNames, shownName } from '../message/placeholders.js';
+import { phoneLineEnds } from '../message/text-file.js';
 
 /**
  * Header names tried for the number, in this order, when --msisdn-column is not given; compared
@@ -203,7 +204,11 @@ export function asciiJson(json: string): string {
   return NON_ASCII.test(json) ? json.replace(NON_ASCII_ALL, escapeUnit) : json;
 }
 
-/** One `recipients[]` entry as JSON, from the normalised number and the row's fields. */
+/**
+ * One `recipients[]` entry as JSON, from the normalised number and the row's fields. A variable's
+ * line break is sent as one LF, as in a rendered text (README "Personalised messages"): the API
+ * puts variables into the message, where a CR would cost a character. metaData is sent as written.
+ */
 export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly string[]): string {
   let json = `{"msisdn":"${e164}"`;
   const { vars, meta, varKeys, metaKeys } = plan;
@@ -211,7 +216,7 @@ export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly s
     json += ',"variables":{';
     for (let i = 0; i < vars.length; i++) {
       if (i > 0) json += ',';
-      json += (varKeys[i] as string) + asciiJson(JSON.stringify(fields[vars[i] as number] ?? ''));
+      json += (varKeys[i] as string) + asciiJson(JSON.stringify(phoneLineEnds(fields[vars[i] as number] ?? '')));
     }
     json += '}';
   }

@@ -183,6 +183,14 @@ describe('send-bulk: personalised messages', () => {
       const rendered = await bulk([file, '--from', 'Acme', '--text', 'Your address: {{address}}', '--journal', join(tempDir(), 'j.jsonl')], env(server.url));
       assert.equal(rendered.code, 0, rendered.stderr);
       assert.deepEqual(textsByNumber(record).get('+447911100002')?.slice(-1), ['Your address: Flat 2\nHigh St']);
+      // Variables for an API that fills them in itself: the same LF; metaData is sent as written.
+      const asVariables = await bulk([file, '--from', 'Acme', '--text', 'Your address: {{address}}', '--no-render', '--var-columns', 'address', '--meta-columns', 'message', '--journal', join(tempDir(), 'j.jsonl')], env(server.url));
+      assert.equal(asVariables.code, 0, asVariables.stderr);
+      const last = received(record).at(-1)?.request.recipients;
+      assert.deepEqual(last, [
+        { msisdn: '+447911100001', variables: { address: '1 High St' }, metaData: { message: 'Line one\r\nline two' } },
+        { msisdn: '+447911100002', variables: { address: 'Flat 2\nHigh St' }, metaData: { message: 'Line one\nline two' } },
+      ]);
     } finally {
       await server.close();
     }
