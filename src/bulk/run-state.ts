@@ -51,6 +51,8 @@ export interface RunState {
   readonly abandoned: { readonly journal: string; readonly header: RunHeader } | undefined;
   /** A journal this run moved aside (abandoned, or an earlier finished run kept). */
   readonly moved: { readonly from: string; readonly to: string } | undefined;
+  /** A dry run, preview or sample beside an unfinished run of the file: that run's id. */
+  readonly unfinished?: string | undefined;
 }
 
 /**
@@ -113,6 +115,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   let previous: LoadedJournal | undefined;
   let abandoned: RunState['abandoned'];
   let moved: RunState['moved'];
+  let unfinished: string | undefined;
   if (flags.resume) {
     try {
       previous = await loadJournal(journalPath);
@@ -152,11 +155,15 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       // A dry run of --restart counts what the restart would leave out; it abandons nothing.
       abandoned = { journal: journalPath, header: old.header };
       ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
-    } else if (old !== undefined && isFinished(old)) {
+    } else if (old !== undefined && !isFinished(old)) {
+      // The same command without --dry-run (or the sample's "send the campaign with") is refused.
+      unfinished = old.header.runId;
+      ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): the campaign goes on with --resume, or starts over with --restart`);
+    } else if (old !== undefined) {
       sendsAgain(ui, flags, old.header.runId);
     }
   }
-  return { runId, journalPath, fileAbs, previous, abandoned, moved };
+  return { runId, journalPath, fileAbs, previous, abandoned, moved, unfinished };
 }
 
 /**

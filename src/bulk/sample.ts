@@ -2,14 +2,16 @@
 // the --sample-to numbers instead of the row's recipient, as a run of its own. It has its own run
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.
-import { AuthError, ExitCode, NotSentError, OutcomeUnknownError, RejectedError, UsageError, type MsgrError } from '../errors.js';
+import { ExitCode, UsageError } from '../errors.js';
 import type { Context } from '../context.js';
 import type { MessagesClient } from '../http/client.js';
 import type { Ui } from '../output/ui.js';
 import { fmt } from './progress.js';
 import type { Outcome } from '../http/outcome.js';
+import { outcomeError } from '../http/outcome-error.js';
 import { asciiJson } from './columns.js';
 import type { NumberChecker } from './number-check.js';
+import { numberKey, type NumberSet } from './number-set.js';
 import { requestFrame } from './message.js';
 import type { FirstRow } from './preflight.js';
 import { rowRequest } from './preview.js';
@@ -24,13 +26,24 @@ export interface SampleOutcome {
   readonly error: string | null;
 }
 
-/** The --sample-to numbers, checked (before the file is read) and normalised; undefined without the flag. */
-export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker): string[] | undefined {
-  return to?.map((n) => {
+/**
+ * The --sample-to numbers, checked (before the file is read) and normalised, each once; undefined
+ * without the flag. A number on the --exclude list is refused: it opted out, sample or not.
+ */
+export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker, exclude?: { readonly set: NumberSet; readonly label: string }): string[] | undefined {
+  if (to === undefined) return undefined;
+  const numbers = to.map((n) => {
     const r = checker.check(n);
     if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${r.reason ?? `"${n}" is not a phone number`}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
+    if (exclude?.set.has(numberKey(r.e164)) === true) {
+      throw new UsageError(`--sample-to: ${r.e164} is on the --exclude list ${exclude.label}; a sample to it would message a number that opted out`, {
+        hint: 'Send the sample to another number, or take this one off the list if it should not be there.',
+      });
+    }
     return r.e164;
   });
+  // "+447700900999" and "07700900999" are one phone: it gets each sample once.
+  return [...new Set(numbers)];
 }
 
 /** The body of row `row`'s sample: its request, its recipient entry once per sample number. */
@@ -42,34 +55,16 @@ export function sampleBody(message: Record<string, unknown>, row: FirstRow, to: 
   return `${frame.prefix}${recipients.join(',')}${frame.suffix}`;
 }
 
-/** Sends the samples one after the other; stops at the first that is not accepted. */
-export async function sendSamples(client: MessagesClient, sampleRunId: string, message: Record<string, unknown>, rows: readonly FirstRow[], to: readonly string[]): Promise<SampleOutcome[]> {
-  const out: SampleOutcome[] = [];
+/** Sends the samples one after the other; stops at the first that is not accepted, and returns its outcome. */
+export async function sendSamples(client: MessagesClient, sampleRunId: string, message: Record<string, unknown>, rows: readonly FirstRow[], to: readonly string[]): Promise<{ results: SampleOutcome[]; failure?: Exclude<Outcome, { kind: 'accepted' }> }> {
+  const results: SampleOutcome[] = [];
   for (const [i, row] of rows.entries()) {
     const key = idempotencyKey(sampleRunId, i);
     const o = await client.sendRaw(sampleBody(message, row, to), { idempotencyKey: key });
-    out.push({ line: row.line, idempotencyKey: key, outcome: o.kind, status: o.status ?? null, error: o.kind === 'accepted' ? null : o.message });
-    if (o.kind !== 'accepted') break;
+    results.push({ line: row.line, idempotencyKey: key, outcome: o.kind, status: o.status ?? null, error: o.kind === 'accepted' ? null : o.message });
+    if (o.kind !== 'accepted') return { results, failure: o };
   }
-  return out;
-}
-
-/** The error a sample that was not accepted ends with (the exit codes of `send`). */
-export function sampleError(o: SampleOutcome, clean: (s: string) => string): MsgrError | undefined {
-  const what = `the sample of line ${o.line}`;
-  const why = `${o.status !== null ? `HTTP ${o.status}: ` : ''}${clean(o.error ?? '')}`;
-  switch (o.outcome) {
-    case 'accepted':
-      return undefined;
-    case 'auth':
-      return new AuthError(`${what} was refused: ${why}`, { hint: 'Check the API key and account (msgr profile show tells where each came from).' });
-    case 'rejected':
-      return new RejectedError(`${what} was rejected: ${why}`, { hint: 'Nothing of the campaign was sent. Fix the message or the flags, and sample again.' });
-    case 'not-sent':
-      return new NotSentError(`${what} was not sent: ${why}`, { hint: 'Safe to run again.' });
-    case 'unknown':
-      return new OutcomeUnknownError(`${what} may or may not have been sent: ${why}`, { hint: `Check the sample numbers before sampling again (Idempotency-Key ${o.idempotencyKey}).` });
-  }
+  return { results };
 }
 
 /** The command that sends the campaign: this one without --sample-to and --sample. */
@@ -94,16 +89,31 @@ export function realRunCommand(argv: readonly string[]): string {
 export async function runSamples(
   ctx: Pick<Context, 'argv' | 'stdout'>,
   ui: Pick<Ui, 'info' | 'success'>,
-  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; clean: (s: string) => string },
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: string | undefined },
 ): Promise<void> {
   if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
-  const results = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
+  const { results, failure } = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
   for (const r of results) ui.info(`sample: line ${r.line}'s message to ${s.to.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
-  const failed = results.find((r) => r.outcome !== 'accepted');
-  const err = failed !== undefined ? sampleError(failed, s.clean) : undefined;
-  if (err !== undefined) throw err;
+  if (failure !== undefined) {
+    const last = results[results.length - 1] as SampleOutcome;
+    // The error as `send` names it (the same exit codes), with the samples sent before it beside
+    // it in the --json document, so a script sees which reached the phones.
+    throw outcomeError(failure, {
+      apiKey: s.apiKey,
+      tty: s.tty,
+      prefix: `the sample of line ${last.line}: `,
+      rejectedHint: 'Nothing of the campaign was sent. Fix the message or the flags, and sample again.',
+      notSentHint: 'Nothing of the campaign was sent; it is safe to sample again.',
+      unknownHint: `Check the sample numbers before sampling again (Idempotency-Key ${last.idempotencyKey}).`,
+      facts: { sampleRunId: s.runId, to: s.to, samples: results },
+    });
+  }
+  // Beside an unfinished run the command alone is refused: it goes on with --resume (the same
+  // message) or starts over with --restart (a changed one, leaving out the rows that run accepted).
   const command = realRunCommand(ctx.argv);
-  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command, exitCode: ExitCode.OK }, null, 2)}\n`);
+  const commands = s.unfinished !== undefined ? [`${command} --resume`, `${command} --restart`] : [command];
+  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command: commands[0], ...(s.unfinished !== undefined ? { unfinishedRun: s.unfinished, restartCommand: commands[1] } : {}), exitCode: ExitCode.OK }, null, 2)}\n`);
   ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${s.to.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
-  ui.info(`  send the campaign with: ${command}`);
+  if (s.unfinished === undefined) ui.info(`  send the campaign with: ${command}`);
+  else ui.info(`  run ${s.unfinished} of this file is unfinished: continue it with ${commands[0]}\n  or, if the message changed since, start over with ${commands[1]}`);
 }

@@ -1,7 +1,7 @@
 // A failed outcome as the error its exit code belongs to, with the status and the server's parsed
 // body for --json. Shared by every command that calls the API (send, api), so they name, hint
 // and exit the same way.
-import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, type MsgrError } from '../errors.js';
+import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, errorDocument, type ExitCode, type MsgrError, type MsgrErrorOptions } from '../errors.js';
 import { redact, redactJson, stripControl } from '../output/sanitize.js';
 import type { Outcome } from './outcome.js';
 
@@ -13,34 +13,41 @@ export interface OutcomeErrorOptions {
   readonly rejectedHint?: string;
   /** What to check after an outcome-unknown failure. */
   readonly unknownHint?: string;
+  /** What to do after a not-sent failure, unless the failure knows better. */
+  readonly notSentHint?: string;
+  /** Which request failed, before the message (`the sample of line 2: `). */
+  readonly prefix?: string;
+  /** Facts beside `error` in the --json document (what a run did before it failed). */
+  readonly facts?: Readonly<Record<string, unknown>>;
 }
 
 export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o: OutcomeErrorOptions): MsgrError {
   const clean = (s: string): string => redact(o.tty ? stripControl(s) : s, o.apiKey);
   // Whatever the server sends back, the key never reaches stdout.
-  const http = { status: outcome.status, body: redactJson(outcome.body, o.apiKey) };
+  const body = redactJson(outcome.body, o.apiKey);
+  const prefix = o.prefix ?? '';
+  const facts = o.facts;
+  const details = (hint: string): MsgrErrorOptions => ({
+    hint,
+    status: outcome.status,
+    body,
+  });
+  const error = <E extends MsgrError>(Kind: new (message: string, options?: MsgrErrorOptions) => E, message: string, hint: string): E => {
+    const withFacts: MsgrErrorOptions = facts === undefined ? details(hint) : { ...details(hint), jsonFor: (exitCode: ExitCode) => ({ ...errorDocument(prefix + message, hint, exitCode, { status: outcome.status, body }), ...facts }) };
+    return new Kind(prefix + message, withFacts);
+  };
   switch (outcome.kind) {
     case 'auth':
-      return new AuthError(`the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
-        hint: 'Check the API key and --account (msgr profile show tells where each came from).',
-        ...http,
-      });
+      return error(AuthError, `the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, 'Check the API key and --account (msgr profile show tells where each came from).');
     case 'rejected':
-      return new RejectedError(`the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, {
-        hint: o.rejectedHint ?? 'Fix the request and send it again.',
-        ...http,
-      });
+      return error(RejectedError, `the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, o.rejectedHint ?? 'Fix the request and send it again.');
     case 'not-sent': {
       const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
-      const details = { hint: outcome.hint ?? 'Nothing was sent; it is safe to run the same command again.', ...http };
+      const hint = outcome.hint ?? o.notSentHint ?? 'Nothing was sent; it is safe to run the same command again.';
       // A setting must change first (a proxy refusing the credentials): fix, then run again.
-      if (outcome.config === true) return new UsageError(message, details);
-      return new NotSentError(message, details);
+      return error(outcome.config === true ? UsageError : NotSentError, message, hint);
     }
     case 'unknown':
-      return new OutcomeUnknownError(`outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, {
-        hint: o.unknownHint ?? 'The request may have been processed. Check whether the message arrived before sending it again.',
-        ...http,
-      });
+      return error(OutcomeUnknownError, `outcome unknown: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}`, o.unknownHint ?? 'The request may have been processed. Check whether the message arrived before sending it again.');
   }
 }

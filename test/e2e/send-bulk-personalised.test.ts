@@ -1,11 +1,13 @@
 // Personalised bulk messages end to end: the built CLI against the sandbox on 127.0.0.1, asserting
 // on what the server received for every row.
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { BIN, cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 
@@ -334,6 +336,77 @@ describe('send-bulk: personalised messages', () => {
       const byNumber = textsByNumber(record);
       assert.deepEqual(byNumber.get('+447911100001'), ['Hi Ann, Monday']);
       assert.deepEqual(byNumber.get('+447911199998'), ['Hi Ann, Monday', 'Hi Bob, Tuesday']);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('--sample-to sends to each phone once, refuses an opted-out number, and names --resume beside an unfinished run', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const config = tempDir();
+      const path = csv(`${PEOPLE}\n`);
+      const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--default-country', 'GB'];
+      // One phone written two ways gets the sample once.
+      const twice = await bulk([path, ...text, '--sample-to', '+447911199998', '--sample-to', '07911 199998'], env(server.url, config));
+      assert.equal(twice.code, 0, twice.stderr);
+      assert.deepEqual(received(record).map((q) => q.request.recipients.map((p) => p.msisdn)), [['+447911199998']]);
+      assert.match(twice.stderr, /sent 1 sample message to \+447911199998;/);
+      // A number on the opt-out list gets nothing, sample or not.
+      const optouts = join(tempDir(), 'optouts.txt');
+      writeFileSync(optouts, '+447911199997\n');
+      const excluded = await bulk([path, ...text, '--exclude', optouts, '--sample-to', '+447911199998', '--sample-to', '07911199997'], env(server.url, config));
+      assert.equal(excluded.code, 2, excluded.stderr);
+      assert.match(excluded.stderr, /--sample-to: \+447911199997 is on the --exclude list \S*optouts\.txt; a sample to it would message a number that opted out/);
+      assert.equal(received(record).length, 1, 'nothing more was sent');
+    } finally {
+      await server.close();
+    }
+    // Beside an unfinished run (killed while its first requests wait for a slow server), the
+    // command printed is the one that works: --resume (or --restart).
+    const slow = await sandbox({ latencyMs: 3000 });
+    try {
+      const config = tempDir();
+      const path = csv(`${PEOPLE}\n`);
+      const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}'];
+      const journal = join(config, 'journal.jsonl');
+      const stopped = await runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 2000 });
+      assert.equal(stopped.signal, 'SIGKILL', stopped.stderr);
+      assert.ok(existsSync(journal), `no journal: ${stopped.stderr}`);
+      const beside = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
+      assert.equal(beside.code, 0, beside.stderr);
+      assert.match(beside.stderr, /an unfinished run of this file exists \(run \S+, started [^)]+\): the campaign goes on with --resume, or starts over with --restart/);
+      const doc = JSON.parse(beside.stdout) as { command: string; restartCommand: string; unfinishedRun: string };
+      assert.match(doc.command, / --resume$/);
+      assert.match(doc.restartCommand, / --restart$/);
+      assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume\n/);
+      // Pasted into a shell as printed (msgr is this checkout's bin/msgr.js).
+      const resumed = await new Promise<{ code: number | null; stderr: string }>((done) => {
+        execFile('bash', ['-c', `node ${JSON.stringify(BIN)} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
+      });
+      // It resumes (the 4 requests in flight at the kill stay in doubt: exit 7) and sends the rest.
+      assert.match(resumed.stderr, /resuming run/);
+      assert.equal(resumed.code, 7, resumed.stderr);
+      assert.match(resumed.stderr, /4 in doubt/);
+      assert.deepEqual(textsByNumber(slow.record).get('+447911100005'), ['Hi Zoë 😀']);
+    } finally {
+      await slow.server.close();
+    }
+  });
+
+  test('a sample the API rejects: the --json error document keeps the samples accepted before it', async () => {
+    const server = await startTestServer();
+    try {
+      server.script({ status: 202, body: { id: 'm1' } }, { status: 422, body: { title: 'Unprocessable Content', detail: 'bad text' } });
+      const path = csv(`${PEOPLE}\n`);
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--sample-to', '+447911199998', '--sample', '3', '--json'], env(server.url));
+      assert.equal(r.code, 4, r.stderr);
+      const doc = JSON.parse(r.stdout) as { error: { message: string; exitCode: number; status: number; body: unknown }; sampleRunId: string; samples: Array<{ line: number; outcome: string }> };
+      assert.match(doc.error.message, /^the sample of line 3: the API rejected the request \(HTTP 422\)/);
+      assert.deepEqual([doc.error.exitCode, doc.error.status, doc.error.body], [4, 422, { title: 'Unprocessable Content', detail: 'bad text' }]);
+      assert.deepEqual(doc.samples.map((x) => [x.line, x.outcome]), [[2, 'accepted'], [3, 'rejected']]);
+      assert.match(doc.sampleRunId, /^sample-/);
+      assert.equal(server.requests.length, 2, 'the third sample was not sent');
     } finally {
       await server.close();
     }

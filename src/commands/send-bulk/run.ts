@@ -111,7 +111,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const plan = await planRun(ctx, ui, opts, settings, previous);
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, opts.textFile !== undefined ? '--text-file' : '--text');
-  const sampleTo = sampleNumbers(opts.sampleTo, plan.checker);
+  const sampleTo = sampleNumbers(opts.sampleTo, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: opts.exclude ?? '' } : undefined);
 
   // Where to send: resolved before the preflight, so a missing key or base URL fails at once
   // rather than after a pass over millions of rows (a dry run needs neither).
@@ -196,7 +196,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const { endpoint, apiKey: key } = target;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
   if (sampleTo !== undefined) {
-    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, clean };
+    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: state.unfinished };
     return runSamples(ctx, ui, { ...sample, client: newClient({ connections: 1 }) });
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
