@@ -8,7 +8,7 @@
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, type Channel } from '../message/channel.js';
-import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
+import { bindPlaceholders, findColumn, isBlank, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { phoneLineEnds } from '../message/text-file.js';
 import { asciiJson, noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
@@ -92,12 +92,12 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
       let analysis = fixedAnalysis;
       if (textAt !== -1) {
         text = phoneLineEnds(fields[textAt] ?? '');
-        if (text.trim() === '') return { ok: false, cause: 'empty-message', column: textName, reason: 'is empty: every row needs its message', hint: 'Fill the message cells.' };
+        if (isBlank(text)) return { ok: false, cause: 'empty-message', column: textName, reason: 'is empty: every row needs its message', hint: 'Fill the message cells.' };
       } else if (bound !== undefined) {
         const r = bound.render(fields);
         if (!r.ok) return { ok: false, cause: 'empty-value', column: r.column, reason: r.reason, hint: 'Give the placeholder a default, {{column|…}}, or fill the cells.' };
         text = phoneLineEnds(r.text);
-        if (text.trim() === '') return { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in', hint: 'Give the placeholders defaults, {{column|…}}, or write text around them.' };
+        if (isBlank(text)) return { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in', hint: 'Give the placeholders defaults, {{column|…}}, or write text around them.' };
       }
       if (text !== undefined && text !== fixed) {
         if (text !== lastText) {
@@ -114,7 +114,7 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
         from = (fields[fromAt] ?? '').trim();
         if (from === '') return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' };
         const problem = checkSender(from, source.channel);
-        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters, digits or spaces.' };
+        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters (A-Z without accents), digits or spaces.' };
       }
       const key = from === undefined ? JSON.stringify([text ?? null]) : JSON.stringify([text ?? null, from]);
       return { ok: true, key, text, analysis };

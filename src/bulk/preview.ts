@@ -6,6 +6,7 @@ import type { Context } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { analyseText } from '../message/segments.js';
 import type { Ui } from '../output/ui.js';
+import { showControls } from '../output/sanitize.js';
 import { messageForKey } from './personalise.js';
 import type { FirstRow } from './preflight.js';
 import { fmt } from './progress.js';
@@ -55,7 +56,10 @@ export function formatPreview(entries: readonly PreviewEntry[]): string {
       const what = e.text !== null ? `${e.encoding ?? ''}, ${e.parts ?? 0} SMS part${e.parts === 1 ? '' : 's'}` : `template ${e.templateId ?? ''}`;
       const head = `line ${e.line} → ${e.msisdn}${e.from !== null ? ` from ${e.from}` : ''} (${what})`;
       const extra = Object.keys(e.recipient).length > 0 ? `\n  ${JSON.stringify(e.recipient)}` : '';
-      const text = e.text !== null ? `\n${e.text.split(/\r?\n/).map((l) => `  │ ${l}`).join('\n')}` : '';
+      // Lines as sent (a line feed, the only control character a message line may end with);
+      // any other control character is shown as <U+...>: a cell's ESC or lone CR must neither
+      // recolour the terminal nor hide part of the text.
+      const text = e.text !== null ? `\n${e.text.split('\n').map((l) => `  │ ${showControls(l)}`).join('\n')}` : '';
       return `${head}${text}${extra}`;
     })
     .join('\n\n');

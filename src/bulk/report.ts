@@ -110,7 +110,11 @@ export function openRunReport(
   o: { dryRun: boolean; trial: string | undefined; reads: readonly (readonly [what: string, path: string | undefined])[] },
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
-  if (o.trial !== undefined) throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`);
+  if (o.trial !== undefined) {
+    throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`, {
+      hint: `Leave --report out here and give it to the campaign's run${o.trial === '--sample-to' ? " (the sample's --json document lists each sample)" : ''}.`,
+    });
+  }
   refuseReportOver(path, o.reads);
   if (o.dryRun) {
     reportFormat(path);

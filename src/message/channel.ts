@@ -23,5 +23,7 @@ export function checkSender(from: string, channel: Channel): string | undefined 
   if (/^\+?\d{1,15}$/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]{1,11}$/.test(from) && /[A-Za-z]/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]+$/.test(from)) return `"${from}" is ${from.length} characters: an SMS sender name has at most 11 letters, digits or spaces`;
-  return `"${from}" is not an SMS sender id: use a number, or 1 to 11 letters, digits or spaces`;
+  // A placeholder in --from is not filled in: a sender per row comes from a column.
+  if (/\{\{[^}]*\}\}/.test(from)) return `"${from}" is not an SMS sender id: a placeholder is filled in in the text only (send-bulk takes each row's sender from a column with --from-column)`;
+  return `"${from}" is not an SMS sender id: use a number, or 1 to 11 letters (A-Z without accents), digits or spaces`;
 }

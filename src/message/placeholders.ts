@@ -134,7 +134,7 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
       let text = literals[0] as string;
       for (let k = 0; k < slots.length; k++) {
         let value = (fields[indexes[k] as number] ?? '').trim();
-        if (value === '') {
+        if (isBlank(value)) {
           const fallback = (slots[k] as Placeholder).fallback;
           if (fallback === undefined) {
             const name = names[k] as string;
@@ -147,6 +147,14 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
       return { ok: true, text };
     },
   };
+}
+
+/**
+ * Whether a cell or message shows nothing: spaces, and the zero-width characters a copy from a web
+ * page or a chat carries (U+200B, a BOM) that look like nothing and would be sent as a message.
+ */
+export function isBlank(text: string): boolean {
+  return /^[\s\u200b-\u200d\u2060\ufeff]*$/.test(text);
 }
 
 /** A header name as a message shows it, on one line: a line break typed in the cell is a space. */

@@ -101,7 +101,8 @@ export function splitUcs2(text: string): string[] {
 export function describeChar(ch: string): string {
   const cp = ch.codePointAt(0) ?? 0;
   const hex = cp.toString(16).toUpperCase().padStart(4, '0');
-  const visible = cp < 0x20 || (cp >= 0x7f && cp < 0xa0) || /\s/u.test(ch) ? '' : `${ch} `;
+  // Controls, spaces and the invisible format characters (a zero-width joiner) by code alone.
+  const visible = /^[\p{Cc}\p{Cf}\p{Z}\s]$/u.test(ch) ? '' : `${ch} `;
   return `${visible}(U+${hex})`;
 }
 

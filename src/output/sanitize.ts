@@ -10,6 +10,15 @@ export function stripControl(text: string): string {
     .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
 }
 
+/**
+ * Control characters (C0 but the line feed, DEL, C1) made visible as `<U+001B>`: for text shown to
+ * say what will be sent (a preview), where stripping them would hide part of the message and
+ * printing them would let a cell recolour the terminal or move the cursor.
+ */
+export function showControls(text: string): string {
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
+}
+
 /** Masks a secret to its last 4 characters (docs/contract.md: "Security"). */
 export function maskSecret(secret: string): string {
   if (secret.length <= 4) return '****';

@@ -254,6 +254,11 @@ describe('send-bulk: personalised messages', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann\n  {"variables":{"date":"Monday","city":"Leeds"}}\n\nline 3 → +447911100002 from Acme (GSM-7, 1 SMS part)\n  │ Hi Bob\n  {"variables":{"date":"Tuesday","city":"York"}}\n');
       assert.match(r.stderr, /preview: the first 2 of 5 messages; nothing was sent/);
+      // A cell's control characters are shown, not obeyed: an ESC would recolour the terminal and
+      // a lone CR hide the start of the line.
+      const ctl = await bulk([csv('msisdn,name\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007"\n+447911100002,"tab\there\rCR"\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--preview'], env(server.url, config));
+      assert.equal(ctl.code, 0, ctl.stderr);
+      assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here<U+000D>CR!\n');
       // The file name is read as the file, not as the count, when it follows --preview.
       const after = await bulk(['--preview', path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--json'], env(server.url, config));
       assert.equal(after.code, 0, after.stderr);
@@ -298,9 +303,11 @@ describe('send-bulk: personalised messages', () => {
       for (const [path, why] of [[bad, /invalid row/], [empty, /no rows|nothing to send/]] as const) {
         const r = await bulk([path, ...text, '--preview', '2'], env(server.url, config));
         assert.equal(r.code, 2, r.stderr);
-        const doc = JSON.parse(r.stdout) as { exitCode: number; stopped: string };
+        const doc = JSON.parse(r.stdout) as { exitCode: number; stopped: string; preview: Array<{ msisdn: string }> };
         assert.deepEqual([doc.exitCode, doc.stopped], [2, 'preflight']);
         assert.match(r.stderr, why);
+        // The messages the text output prints before the refusal are in the document too.
+        assert.deepEqual(doc.preview.map((p) => p.msisdn), path === bad ? ['+447911100001', '+447911100002'] : []);
       }
       // A sample the preflight refuses sent nothing of the campaign either: dryRun is true.
       const refused = await bulk([bad, ...text, '--sample-to', '+447911199998'], env(server.url, config));
@@ -359,6 +366,9 @@ describe('send-bulk: personalised messages', () => {
       assert.equal(excluded.code, 2, excluded.stderr);
       assert.match(excluded.stderr, /--sample-to: \+447911199997 is on the --exclude list \S*optouts\.txt; a sample to it would message a number that opted out/);
       assert.equal(received(record).length, 1, 'nothing more was sent');
+      const report = await bulk([path, ...text, '--sample-to', '+447911199998', '--report', join(tempDir(), 'r.csv')], env(server.url, config));
+      assert.equal(report.code, 2, report.stderr);
+      assert.match(report.stderr, /--report cannot be used with --sample-to: nothing of the campaign is sent\nhint: Leave --report out here and give it to the campaign's run/);
     } finally {
       await server.close();
     }

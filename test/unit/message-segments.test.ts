@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { gsmLookalike, segmentText } from '../../src/message/segments.js';
+import { describeChar, gsmLookalike, segmentText } from '../../src/message/segments.js';
 
 describe('segmentText', () => {
   test('a GSM-7 text of 161 septets: two parts, ending at 153 and 161', () => {
@@ -34,6 +34,10 @@ describe('segmentText', () => {
       { char: '\u200b', codePoint: 'U+200B', count: 1, lookalike: '' },
     ]);
     assert.deepEqual(s.gsmAlternative, { text: "It's ready - it's here", parts: 1 });
+  });
+
+  test('invisible characters are named by code alone: a zero-width joiner, a no-break space, a control', () => {
+    assert.deepEqual(['\u200d', '\u00a0', '\u001b', '\u00e7'].map(describeChar), ['(U+200D)', '(U+00A0)', '(U+001B)', 'ç (U+00E7)']);
   });
 
   test('no alternative when a forcing character has no look-alike', () => {

@@ -114,7 +114,10 @@ describe('channels and senders', () => {
     assert.equal(checkSender('+447911123456', 'SMS'), undefined);
     assert.equal(checkSender('12345', 'SMS'), undefined);
     assert.match(checkSender('Acme Shop 12', 'SMS') ?? '', /at most 11/);
-    assert.match(checkSender('Acme-Shop', 'SMS') ?? '', /not an SMS sender id/);
+    assert.match(checkSender('Acme-Shop', 'SMS') ?? '', /not an SMS sender id: use a number, or 1 to 11 letters \(A-Z without accents\)/);
+    assert.match(checkSender('José', 'SMS') ?? '', /A-Z without accents/);
+    // A placeholder in --from: the sender per row is a column's, said so.
+    assert.match(checkSender('{{sender}}', 'SMS') ?? '', /a placeholder is filled in in the text only \(send-bulk takes each row's sender from a column with --from-column\)/);
     assert.equal(checkSender('acme-shop-agent.v2', 'RCS'), undefined);
     assert.match(checkSender('   ', 'RCS') ?? '', /empty/);
   });

@@ -48,6 +48,8 @@ describe('a message per row', () => {
     assert.ok(m.ok);
     assert.equal(m.text, 'Hi {{name}} \\{{');
     assert.deepEqual(plan.message(['+1', 'Ann', '  ', '']), { ok: false, cause: 'empty-message', column: 'sms', reason: 'is empty: every row needs its message', hint: 'Fill the message cells.' });
+    // Only a zero-width space: it would be sent as a blank one-part UCS-2 message.
+    assert.equal(plan.message(['+1', 'Ann', '\u200b', '']).ok, false);
     assert.throws(() => planRowMessage(HEADER, source(undefined, { textColumn: 'body' }), 'f.csv'), (e: unknown) => e instanceof UsageError && /--text-column: f\.csv has no column "body"/.test(e.message));
   });
 
@@ -68,7 +70,7 @@ describe('a message per row', () => {
     const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
     assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
     // Every cause of an invalid row says what to do.
-    assert.ok(!bad.ok && bad.hint === 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters, digits or spaces.');
+    assert.ok(!bad.ok && bad.hint === 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters (A-Z without accents), digits or spaces.');
   });
 
   test('an empty value without a default, or an empty rendered text, is an invalid row', () => {

@@ -146,6 +146,9 @@ describe('placeholders: rendering', () => {
   test('values are trimmed; an empty value takes the default', () => {
     assert.equal(render('Hi {{first_name|there}}, {{date}}', ['+1', '  Ann ', 'Mon']), 'Hi Ann, Mon');
     assert.equal(render('Hi {{first_name|there}}, {{date}}', ['+1', '   ', 'Mon']), 'Hi there, Mon');
+    // A cell holding only zero-width characters (copied from a web page) shows nothing: empty too.
+    assert.equal(render('Hi {{first_name|there}}, {{date}}', ['+1', '\u200b\ufeff ', 'Mon']), 'Hi there, Mon');
+    assert.equal(bind('{{date}}').render(['+1', 'Ann', '\u200b']).ok, false);
   });
 
   test('an empty value with no default is an invalid row: the column and why', () => {

@@ -24,7 +24,7 @@ import { DiskReserve } from '../../bulk/disk-reserve.js';
 import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
 import { planRun, settledShape } from '../../bulk/plan.js';
 import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
-import { printDryRun, printPreview } from '../../bulk/preview.js';
+import { previewEntries, printDryRun, printPreview } from '../../bulk/preview.js';
 import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
@@ -161,14 +161,15 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
 
   const out = { stdout: ctx.stdout, ui, json: opts.json, summary: base };
-  // Without --json the preview comes before a refusal, to show what the rows render to; with
-  // --json the refusal's document is the one document on stdout.
+  // The preview comes before a refusal, to show what the rows render to: printed first, or with
+  // --json in the refusal's document (the one document on stdout).
   if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
+  const refusal = opts.preview !== undefined && opts.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
   if (pre.invalid > 0 && !shape.skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath));
-    throw invalidRowsError(base, pre, input.label, reportPath);
+    throw invalidRowsError(refusal, pre, input.label, reportPath);
   }
-  const nothing = nothingToSendError(base, pre, input.label);
+  const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
   if (opts.preview !== undefined) {
     if (opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
