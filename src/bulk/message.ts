@@ -56,6 +56,8 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
     const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
     const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
+    // `--from '{{sender}}'`: a sender per row is a column's.
+    if (problems.some((p) => p.field === '--from') && settings.from.value?.includes('{{') === true) hints.push('Take each row\'s sender from a column with --from-column NAME.');
     throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
   }
   const { recipients: _r, ...message } = built.request;

@@ -1,4 +1,5 @@
 // Channels (docs/api.md: "Channels": SMS and RCS; WhatsApp, email and voice are "coming soon").
+import { isBlank } from './invisible.js';
 export type Channel = 'SMS' | 'RCS';
 
 const NOT_YET = new Set(['WHATSAPP', 'EMAIL', 'VOICE']);
@@ -17,13 +18,13 @@ export function parseChannel(input: string): ChannelResult {
  * letters, digits or spaces (the GSM limit). RCS senders are agent names: any printable text.
  */
 export function checkSender(from: string, channel: Channel): string | undefined {
-  if (from.trim() === '') return 'is empty';
+  if (isBlank(from)) return 'is empty';
   if (/[\u0000-\u001f\u007f]/.test(from)) return 'has control characters';
+  // Not filled in: a sender is sent as written, on either channel.
+  if (/\{\{[^}]*\}\}/.test(from)) return `"${from}" has a placeholder, which is filled in in a message's text only`;
   if (channel === 'RCS') return undefined;
   if (/^\+?\d{1,15}$/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]{1,11}$/.test(from) && /[A-Za-z]/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]+$/.test(from)) return `"${from}" is ${from.length} characters: an SMS sender name has at most 11 letters, digits or spaces`;
-  // A placeholder in --from is not filled in: a sender per row comes from a column.
-  if (/\{\{[^}]*\}\}/.test(from)) return `"${from}" is not an SMS sender id: a placeholder is filled in in the text only (send-bulk takes each row's sender from a column with --from-column)`;
   return `"${from}" is not an SMS sender id: use a number, or 1 to 11 letters (A-Z without accents), digits or spaces`;
 }

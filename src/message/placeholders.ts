@@ -4,13 +4,14 @@
 //   \{{                  a literal `{{`
 // Spaces just inside the braces and around `|` are ignored (`{{ first_name | there }}`), so a
 // name or a default never starts or ends with a space. Names match column headers ignoring case,
-// as the column flags do. A value that is empty (or only spaces) with no default makes the row
+// as the column flags do. A value that is empty (or only spaces, or zero-width characters) with no default makes the row
 // invalid rather than sending "Hi ," to a customer.
 //
 // The text is parsed once into literals and slots; binding to the header turns names into column
 // indexes (an unknown name is a usage error with the nearest header), and rendering a row is then
 // one concatenation per slot.
 import { UsageError } from '../errors.js';
+import { isBlank, ZERO_WIDTH } from './invisible.js';
 
 export interface Placeholder {
   /** The name as written, spaces trimmed. */
@@ -149,14 +150,6 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
   };
 }
 
-/**
- * Whether a cell or message shows nothing: spaces, and the zero-width characters a copy from a web
- * page or a chat carries (U+200B, a BOM) that look like nothing and would be sent as a message.
- */
-export function isBlank(text: string): boolean {
-  return /^[\s\u200b-\u200d\u2060\ufeff]*$/.test(text);
-}
-
 /** A header name as a message shows it, on one line: a line break typed in the cell is a space. */
 export function shownName(name: string): string {
   return name.replace(/\s+/g, ' ').trim();
@@ -183,7 +176,7 @@ export function headerNames(header: readonly string[]): string {
 export function columnKey(name: string): string {
   return name
     .replace(/[\t\n\r\u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]/g, ' ')
-    .replace(/[\u200b-\u200d\u2060\ufeff]/g, '')
+    .replace(ZERO_WIDTH, '')
     .replace(/ {2,}/g, ' ')
     .trim()
     .toLowerCase();

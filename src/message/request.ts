@@ -4,6 +4,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import { UsageError } from '../errors.js';
 import { checkSender, parseChannel, type Channel } from './channel.js';
+import { isBlank } from './invisible.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
 import { parseValidity } from './validity.js';
 
@@ -125,7 +126,7 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
     problems.push({ field: `${f.text}/${f.template}`, message: 'give either text or a template, not both' });
   } else if (!hasText && !hasTemplate) {
     problems.push({ field: `${f.text}/${f.template}`, message: 'no message: give --text, --text-file, --template, or pipe the text on stdin' });
-  } else if (hasText && draft.text?.trim() === '') {
+  } else if (hasText && isBlank(draft.text ?? '')) {
     problems.push({ field: f.text, message: 'the message text is empty' });
   } else if (hasTemplate && draft.templateId?.trim() === '') {
     problems.push({ field: f.template, message: 'the template id is empty' });

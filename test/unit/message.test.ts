@@ -116,14 +116,20 @@ describe('channels and senders', () => {
     assert.match(checkSender('Acme Shop 12', 'SMS') ?? '', /at most 11/);
     assert.match(checkSender('Acme-Shop', 'SMS') ?? '', /not an SMS sender id: use a number, or 1 to 11 letters \(A-Z without accents\)/);
     assert.match(checkSender('José', 'SMS') ?? '', /A-Z without accents/);
-    // A placeholder in --from: the sender per row is a column's, said so.
-    assert.match(checkSender('{{sender}}', 'SMS') ?? '', /a placeholder is filled in in the text only \(send-bulk takes each row's sender from a column with --from-column\)/);
+    // A placeholder is not filled in in a sender, on either channel; zero-width characters are nothing.
+    assert.equal(checkSender('{{sender}}', 'SMS'), '"{{sender}}" has a placeholder, which is filled in in a message\'s text only');
+    assert.match(checkSender('{{ agent }}', 'RCS') ?? '', /has a placeholder/);
+    assert.equal(checkSender('\u200b', 'RCS'), 'is empty');
     assert.equal(checkSender('acme-shop-agent.v2', 'RCS'), undefined);
     assert.match(checkSender('   ', 'RCS') ?? '', /empty/);
   });
 });
 
 describe('buildRequest', () => {
+  test('a text of spaces and zero-width characters is empty, as a cell of them is', () => {
+    const r = buildRequest({ accountReference: 'A1', from: 'Acme', text: ' \u200b\ufeff', recipients: [{ msisdn: '+447911123456' }] }, NOW);
+    assert.ok(!r.ok && r.problems.some((p) => p.message === 'the message text is empty'));
+  });
   test('unset fields are omitted, never null, in the spec order', () => {
     const r = buildRequest({ accountReference: 'A1', from: 'Acme', text: 'hi', recipients: [{ msisdn: '+447911123456' }] }, NOW);
     assert.ok(r.ok);

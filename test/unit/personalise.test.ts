@@ -67,6 +67,8 @@ describe('a message per row', () => {
     assert.notEqual(a.key, b.key);
     assert.deepEqual(messageOfKey(b.key), { text: 'Hi Ann', from: 'Shop' });
     assert.deepEqual(plan.message(['+1', 'Ann', '', '']), { ok: false, cause: 'empty-sender', column: 'sender', reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' });
+    // A cell of a zero-width space is as empty (it was "not an SMS sender id", and sent as is on RCS).
+    assert.equal((plan.message(['+1', 'Ann', '', '\u200b']) as { cause?: string }).cause, 'empty-sender');
     const bad = plan.message(['+1', 'Ann', '', 'Acme Shop Limited']);
     assert.ok(!bad.ok && bad.column === 'sender' && /at most 11/.test(bad.reason));
     // Every cause of an invalid row says what to do.

@@ -1,0 +1,14 @@
+// Characters that show as nothing. Spreadsheets, web pages and chats carry zero-width ones into
+// cells and headers, where they look like nothing (or like a plain space) but would be sent: a
+// cell of them is empty, and a column name is found without them (README "Personalised messages").
+const ZERO_WIDTH_CHARS = '\\u200b-\\u200d\\u2060\\ufeff';
+
+/** Zero-width space, non-joiner, joiner, word joiner and BOM, every one (for replace). */
+export const ZERO_WIDTH = new RegExp(`[${ZERO_WIDTH_CHARS}]`, 'g');
+
+const BLANK = new RegExp(`^[\\s${ZERO_WIDTH_CHARS}]*$`);
+
+/** Whether text shows nothing: spaces (any Unicode space) and zero-width characters only. */
+export function isBlank(text: string): boolean {
+  return BLANK.test(text);
+}
