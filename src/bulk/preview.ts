@@ -55,7 +55,8 @@ export function formatPreview(entries: readonly PreviewEntry[]): string {
     .map((e) => {
       const what = e.text !== null ? `${e.encoding ?? ''}, ${e.parts ?? 0} SMS part${e.parts === 1 ? '' : 's'}` : `template ${e.templateId ?? ''}`;
       const head = `line ${e.line} → ${e.msisdn}${e.from !== null ? ` from ${e.from}` : ''} (${what})`;
-      const extra = Object.keys(e.recipient).length > 0 ? `\n  ${JSON.stringify(e.recipient)}` : '';
+      // JSON escapes C0 but not C1 or the bidirectional overrides.
+      const extra = Object.keys(e.recipient).length > 0 ? `\n  ${showControls(JSON.stringify(e.recipient))}` : '';
       // Lines as sent (a line feed, the only control character a message line may end with);
       // any other control character is shown as <U+...>: a cell's ESC or lone CR must neither
       // recolour the terminal nor hide part of the text.

@@ -14,11 +14,12 @@ import { Journal } from './journal.js';
 import { BatchState, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { RESERVE_BYTES } from './disk-reserve.js';
-import { tryLock, type LockOwner } from '../files/lock.js';
+import { lockHolder, tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
 import { metaMap } from './message.js';
 import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
+import { checkResumeTarget } from './run-target.js';
 import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
@@ -51,8 +52,8 @@ export interface RunState {
   readonly abandoned: { readonly journal: string; readonly header: RunHeader } | undefined;
   /** A journal this run moved aside (abandoned, or an earlier finished run kept). */
   readonly moved: { readonly from: string; readonly to: string } | undefined;
-  /** A dry run, preview or sample beside an unfinished run of the file: that run's id. */
-  readonly unfinished?: string | undefined;
+  /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
+  readonly unfinished?: { readonly header: RunHeader; readonly sending: boolean } | undefined;
 }
 
 /**
@@ -115,7 +116,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   let previous: LoadedJournal | undefined;
   let abandoned: RunState['abandoned'];
   let moved: RunState['moved'];
-  let unfinished: string | undefined;
+  let unfinished: RunState['unfinished'];
   if (flags.resume) {
     try {
       previous = await loadJournal(journalPath);
@@ -157,8 +158,10 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
     } else if (old !== undefined && !isFinished(old)) {
       // The same command without --dry-run (or the sample's "send the campaign with") is refused.
-      unfinished = old.header.runId;
-      ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): the campaign goes on with --resume, or starts over with --restart`);
+      const holder = lockHolder(`${journalPath}.lock`, ctx);
+      unfinished = { header: old.header, sending: holder !== undefined };
+      if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
+      else ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): the campaign goes on with --resume, or starts over with --restart`);
     } else if (old !== undefined) {
       sendsAgain(ui, flags, old.header.runId);
     }
@@ -389,7 +392,7 @@ export interface SendingFlags {
  * normalise numbers differently, and so build other batches under the same Idempotency-Keys),
  * and a validity that has not passed.
  */
-export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: Ui, flags: SendingFlags, header: RunHeader): void {
+export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: Pick<Ui, 'warn'>, flags: SendingFlags, header: RunHeader): void {
   checkResumeFlags(flags, header, ui, ctx.cwd);
   const runId = header.runId;
   if (header.msgr !== ctx.version) {
@@ -406,7 +409,7 @@ export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: U
   }
 }
 
-function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: string): void {
+function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, 'warn'>, cwd: string): void {
   const shape = header.shape;
   const msg = header.message;
   const body = (msg.body ?? {}) as { text?: string; templateId?: string };
@@ -447,6 +450,23 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Ui, cwd: s
   if (flags.fromColumn !== undefined && !sameColumn(flags.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
   if (flags.maxParts !== undefined && flags.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
   if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
+}
+
+/**
+ * Why `--resume` of an unfinished run would be refused with these flags, this target and a file
+ * of this content hash (the checks a resume makes, without their output); undefined when it would
+ * go on. For a sample, which names the command that continues the campaign.
+ */
+export function resumeRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, flags: SendingFlags, header: RunHeader, now: JournaledTarget, accountGiven: boolean, hash: string): string | undefined {
+  try {
+    checkResume(ctx, { warn: () => undefined }, flags, header);
+    checkResumeTarget(header, now, accountGiven);
+  } catch (err) {
+    if (err instanceof UsageError) return err.message.replace(/^--resume: /, '').replace(/; nothing was sent$/, '');
+    throw err;
+  }
+  if (hash !== header.input.hash) return `the file changed since run ${header.runId} started`;
+  return undefined;
 }
 
 /**

@@ -67,19 +67,60 @@ export async function sendSamples(client: MessagesClient, sampleRunId: string, m
   return { results };
 }
 
-/** The command that sends the campaign: this one without --sample-to and --sample. */
-export function realRunCommand(argv: readonly string[]): string {
+/**
+ * The command that sends the campaign: this one without --sample-to and --sample, and with `add`
+ * (`--resume`) among the options, before a `--` that ends them.
+ */
+export function realRunCommand(argv: readonly string[], add?: string): string {
   const args: string[] = [];
+  let end = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
-    if (a === '--sample-to' || a === '--sample') {
+    if (!end && a === '--') {
+      if (add !== undefined) args.push(add);
+      add = undefined;
+      end = true;
+    }
+    if (!end && (a === '--sample-to' || a === '--sample')) {
       i++;
       continue;
     }
-    if (a.startsWith('--sample-to=') || a.startsWith('--sample=')) continue;
+    if (!end && (a.startsWith('--sample-to=') || a.startsWith('--sample='))) continue;
     args.push(shellQuote(a));
   }
+  if (add !== undefined) args.push(add);
   return ['msgr', ...args].join(' ');
+}
+
+/** An unfinished run of the same file, as a sample finds it. */
+export interface UnfinishedRun {
+  readonly runId: string;
+  /** Its process is sending now. */
+  readonly sending: boolean;
+  /** Why --resume would be refused with this command (a changed text, another target); undefined: it would go on. */
+  readonly resumeRefusal: string | undefined;
+}
+
+/** What a sample prints for the real run: the command that works, beside an unfinished run too. */
+function nextStep(argv: readonly string[], unfinished: UnfinishedRun | undefined): { command: string; lines: string[]; facts: Record<string, unknown> } {
+  if (unfinished === undefined) {
+    const command = realRunCommand(argv);
+    return { command, lines: [`  send the campaign with: ${command}`], facts: {} };
+  }
+  const { runId } = unfinished;
+  const resume = realRunCommand(argv, '--resume');
+  const restart = realRunCommand(argv, '--restart');
+  if (unfinished.sending) {
+    return { command: resume, lines: [`  run ${runId} of this file is sending now; once it ends, what it left goes with: ${resume}`], facts: { unfinishedRun: runId, sendingNow: true } };
+  }
+  if (unfinished.resumeRefusal !== undefined) {
+    return {
+      command: restart,
+      lines: [`  run ${runId} of this file is unfinished, and this command cannot continue it (${unfinished.resumeRefusal});`, `  start over with: ${restart} (it leaves out the rows run ${runId} accepted)`],
+      facts: { unfinishedRun: runId, resumeRefused: unfinished.resumeRefusal },
+    };
+  }
+  return { command: resume, lines: [`  run ${runId} of this file is unfinished: continue it with ${resume}`, `  or start over with ${restart}`], facts: { unfinishedRun: runId, restartCommand: restart } };
 }
 
 /**
@@ -89,7 +130,7 @@ export function realRunCommand(argv: readonly string[]): string {
 export async function runSamples(
   ctx: Pick<Context, 'argv' | 'stdout'>,
   ui: Pick<Ui, 'info' | 'success'>,
-  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: string | undefined },
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined },
 ): Promise<void> {
   if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
   const { results, failure } = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
@@ -109,11 +150,9 @@ export async function runSamples(
     });
   }
   // Beside an unfinished run the command alone is refused: it goes on with --resume (the same
-  // message) or starts over with --restart (a changed one, leaving out the rows that run accepted).
-  const command = realRunCommand(ctx.argv);
-  const commands = s.unfinished !== undefined ? [`${command} --resume`, `${command} --restart`] : [command];
-  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command: commands[0], ...(s.unfinished !== undefined ? { unfinishedRun: s.unfinished, restartCommand: commands[1] } : {}), exitCode: ExitCode.OK }, null, 2)}\n`);
+  // message and target) or starts over with --restart (leaving out the rows that run accepted).
+  const next = nextStep(ctx.argv, s.unfinished);
+  if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command: next.command, ...next.facts, exitCode: ExitCode.OK }, null, 2)}\n`);
   ui.success(`sent ${fmt(results.length)} sample message${results.length === 1 ? '' : 's'} to ${s.to.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
-  if (s.unfinished === undefined) ui.info(`  send the campaign with: ${command}`);
-  else ui.info(`  run ${s.unfinished} of this file is unfinished: continue it with ${commands[0]}\n  or, if the message changed since, start over with ${commands[1]}`);
+  for (const line of next.lines) ui.info(line);
 }

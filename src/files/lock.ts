@@ -9,7 +9,7 @@
 // hours). Two processes may find the same stale lock at once; if both simply deleted it, the
 // slower could delete the fresh lock the faster one took meanwhile, so a stale lock is removed
 // under a second, short-lived lock and checked again inside it.
-import { linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 
@@ -86,6 +86,12 @@ export async function waitForLock(path: string, command: string, proc: LockProce
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 100);
   }
+}
+
+/** Who holds the lock now, without taking it; undefined when nobody does (no file, or a stale one). */
+export function lockHolder(path: string, proc: LockProcess): LockOwner | undefined {
+  if (!existsSync(path) || isStale(path, proc, undefined)) return undefined;
+  return readOwner(path) ?? { pid: 0, host: '?', startedAt: '?', command: '' };
 }
 
 export function readOwner(path: string): LockOwner | undefined {

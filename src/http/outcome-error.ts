@@ -17,7 +17,10 @@ export interface OutcomeErrorOptions {
   readonly notSentHint?: string;
   /** Which request failed, before the message (`the sample of line 2: `). */
   readonly prefix?: string;
-  /** Facts beside `error` in the --json document (what a run did before it failed). */
+  /**
+   * Facts beside `error` in the --json document (what a run did before it failed); such a document
+   * has `exitCode` at its top level too, as a bulk run's summary has.
+   */
   readonly facts?: Readonly<Record<string, unknown>>;
 }
 
@@ -33,7 +36,7 @@ export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o:
     body,
   });
   const error = <E extends MsgrError>(Kind: new (message: string, options?: MsgrErrorOptions) => E, message: string, hint: string): E => {
-    const withFacts: MsgrErrorOptions = facts === undefined ? details(hint) : { ...details(hint), jsonFor: (exitCode: ExitCode) => ({ ...errorDocument(prefix + message, hint, exitCode, { status: outcome.status, body }), ...facts }) };
+    const withFacts: MsgrErrorOptions = facts === undefined ? details(hint) : { ...details(hint), jsonFor: (exitCode: ExitCode) => ({ ...errorDocument(prefix + message, hint, exitCode, { status: outcome.status, body }), ...facts, exitCode }) };
     return new Kind(prefix + message, withFacts);
   };
   switch (outcome.kind) {

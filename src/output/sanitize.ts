@@ -11,12 +11,13 @@ export function stripControl(text: string): string {
 }
 
 /**
- * Control characters (C0 but the line feed, DEL, C1) made visible as `<U+001B>`: for text shown to
- * say what will be sent (a preview), where stripping them would hide part of the message and
- * printing them would let a cell recolour the terminal or move the cursor.
+ * Control characters (C0 but the line feed, DEL, C1) and the bidirectional overrides made visible
+ * as `<U+001B>`: for text shown to say what will be sent (a preview), where stripping them would
+ * hide part of the message, and printing them would let a cell recolour the terminal, move the
+ * cursor or show its text in another order.
  */
 export function showControls(text: string): string {
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
+  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
 }
 
 /** Masks a secret to its last 4 characters (docs/contract.md: "Security"). */

@@ -256,9 +256,9 @@ describe('send-bulk: personalised messages', () => {
       assert.match(r.stderr, /preview: the first 2 of 5 messages; nothing was sent/);
       // A cell's control characters are shown, not obeyed: an ESC would recolour the terminal and
       // a lone CR hide the start of the line.
-      const ctl = await bulk([csv('msisdn,name\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007"\n+447911100002,"tab\there\rCR"\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--preview'], env(server.url, config));
+      const ctl = await bulk([csv('msisdn,name,x\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007",\u009b2J\u202eevil\n+447911100002,"tab\there\rCR",\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--preview'], env(server.url, config));
       assert.equal(ctl.code, 0, ctl.stderr);
-      assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here<U+000D>CR!\n');
+      assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n  {"variables":{"x":"<U+009B>2J<U+202E>evil"}}\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here<U+000D>CR!\n  {"variables":{"x":""}}\n');
       // The file name is read as the file, not as the count, when it follows --preview.
       const after = await bulk(['--preview', path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--json'], env(server.url, config));
       assert.equal(after.code, 0, after.stderr);
@@ -372,24 +372,37 @@ describe('send-bulk: personalised messages', () => {
     } finally {
       await server.close();
     }
-    // Beside an unfinished run (killed while its first requests wait for a slow server), the
-    // command printed is the one that works: --resume (or --restart).
-    const slow = await sandbox({ latencyMs: 3000 });
+    // Beside a run that is sending, then an unfinished one (killed while its first requests wait
+    // for a slow server), the command printed is the one that works.
+    const slow = await sandbox({ latencyMs: 2500 });
     try {
       const config = tempDir();
       const path = csv(`${PEOPLE}\n`);
       const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}'];
       const journal = join(config, 'journal.jsonl');
-      const stopped = await runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 2000 });
+      const running = runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 2000 });
+      for (let i = 0; i < 40 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 50));
+      const during = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], env(slow.server.url, config));
+      assert.equal(during.code, 0, during.stderr);
+      assert.match(during.stderr, /run \S+ of this file is sending now \(msgr pid \d+ on /);
+      assert.match(during.stderr, /run \S+ of this file is sending now; once it ends, what it left goes with: msgr send-bulk .* --resume\n/);
+      const stopped = await running;
       assert.equal(stopped.signal, 'SIGKILL', stopped.stderr);
-      assert.ok(existsSync(journal), `no journal: ${stopped.stderr}`);
-      const beside = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
+      // "--" ends the options: --resume goes before it.
+      const beside = await bulk([...text, '--journal', journal, '--sample-to', '+447911199998', '--json', '--', path], env(slow.server.url, config));
       assert.equal(beside.code, 0, beside.stderr);
       assert.match(beside.stderr, /an unfinished run of this file exists \(run \S+, started [^)]+\): the campaign goes on with --resume, or starts over with --restart/);
-      const doc = JSON.parse(beside.stdout) as { command: string; restartCommand: string; unfinishedRun: string };
-      assert.match(doc.command, / --resume$/);
-      assert.match(doc.restartCommand, / --restart$/);
-      assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume\n/);
+      const doc = JSON.parse(beside.stdout) as { command: string; restartCommand: string; unfinishedRun: string; exitCode: number };
+      assert.match(doc.command, / --resume -- \S+$/);
+      assert.match(doc.restartCommand, / --restart -- \S+$/);
+      assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume -- \S+\n {2}or start over with msgr send-bulk .* --restart -- \S+\n/);
+      // With another text --resume would be refused: only --restart is offered, saying why.
+      const changed = await bulk([path, '--from', 'Acme', '--text', 'Hello {{first_name|there}}', '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
+      assert.equal(changed.code, 0, changed.stderr);
+      const c = JSON.parse(changed.stdout) as { command: string; resumeRefused: string };
+      assert.match(c.command, / --restart$/);
+      assert.match(c.resumeRefused, /^--text differs from run \S+, which sends "Hi \{\{first_name\|there\}\}"$/);
+      assert.match(changed.stderr, /this command cannot continue it \(--text differs from run .*\);\n {2}start over with: msgr send-bulk .* --restart \(it leaves out the rows run \S+ accepted\)/);
       // Pasted into a shell as printed (msgr is this checkout's bin/msgr.js).
       const resumed = await new Promise<{ code: number | null; stderr: string }>((done) => {
         execFile('bash', ['-c', `node ${JSON.stringify(BIN)} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
@@ -411,7 +424,9 @@ describe('send-bulk: personalised messages', () => {
       const path = csv(`${PEOPLE}\n`);
       const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--sample-to', '+447911199998', '--sample', '3', '--json'], env(server.url));
       assert.equal(r.code, 4, r.stderr);
-      const doc = JSON.parse(r.stdout) as { error: { message: string; exitCode: number; status: number; body: unknown }; sampleRunId: string; samples: Array<{ line: number; outcome: string }> };
+      const doc = JSON.parse(r.stdout) as { error: { message: string; exitCode: number; status: number; body: unknown }; sampleRunId: string; samples: Array<{ line: number; outcome: string }>; exitCode: number };
+      // As every bulk document: exitCode at the top level too.
+      assert.equal(doc.exitCode, 4);
       assert.match(doc.error.message, /^the sample of line 3: the API rejected the request \(HTTP 422\)/);
       assert.deepEqual([doc.error.exitCode, doc.error.status, doc.error.body], [4, 422, { title: 'Unprocessable Content', detail: 'bad text' }]);
       assert.deepEqual(doc.samples.map((x) => [x.line, x.outcome]), [[2, 'accepted'], [3, 'rejected']]);

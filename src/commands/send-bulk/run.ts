@@ -29,10 +29,10 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, spaceToResume, type Where } from '../../bulk/run-state.js';
+import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
-import { runSamples, sampleNumbers } from '../../bulk/sample.js';
+import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
@@ -196,8 +196,11 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const newClient = clientMaker(createClient, ctx, { target, settings, timeoutMs: opts.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
   const { endpoint, apiKey: key } = target;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
+  // Beside an unfinished run, the sample names the command that goes on with the campaign.
+  const unfinishedRun = (u: typeof state.unfinished): UnfinishedRun | undefined =>
+    u === undefined ? undefined : { runId: u.header.runId, sending: u.sending, resumeRefusal: resumeRefusal(ctx, opts, u.header, runTargetOf(target, settings, u.header.message, true), settings.account.value !== undefined, pre.hash) };
   if (sampleTo !== undefined) {
-    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: state.unfinished };
+    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun(state.unfinished) };
     return runSamples(ctx, ui, { ...sample, client: newClient({ connections: 1 }) });
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
