@@ -37,6 +37,8 @@ export interface Summary {
   problems: Array<{ line: number; column: string; message: string }>;
   /** Every invalid row counted under its cause, with the first lines of each. */
   causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
+  /** A dry run, preview or sample beside an unfinished run of the file: that run's id. */
+  unfinishedRun?: string;
 }
 
 /** The summary once the send pass is over. */

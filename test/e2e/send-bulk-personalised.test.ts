@@ -396,6 +396,10 @@ describe('send-bulk: personalised messages', () => {
       assert.match(doc.command, / --resume -- \S+$/);
       assert.match(doc.restartCommand, / --restart -- \S+$/);
       assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume -- \S+\n {2}or start over with msgr send-bulk .* --restart -- \S+\n/);
+      // A dry run's document says so too: the same command without --dry-run is refused.
+      const dry = await bulk([path, ...text, '--journal', journal, '--dry-run', '--json'], env(slow.server.url, config));
+      assert.equal(dry.code, 0, dry.stderr);
+      assert.equal((JSON.parse(dry.stdout) as { unfinishedRun: string }).unfinishedRun, doc.unfinishedRun);
       // With another text --resume would be refused: only --restart is offered, saying why.
       const changed = await bulk([path, '--from', 'Acme', '--text', 'Hello {{first_name|there}}', '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
       assert.equal(changed.code, 0, changed.stderr);

@@ -36,7 +36,7 @@ import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError } from '../../bulk/summary.js';
+import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -154,7 +154,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
   // No journal is named before one exists: a new run writes it once confirmed.
   const facts = { runId: noJournal ? null : runId, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? journalPath : null, report: reportPath ?? null, dryRun: offline || trial !== undefined, batchSize: shape.batchSize };
-  const base = preflightSummary(facts, pre, message.textAnalysis, pre.totals);
+  // A dry run or preview beside an unfinished run: the same command without them is refused.
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), ...(state.unfinished !== undefined ? { unfinishedRun: state.unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
