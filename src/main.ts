@@ -2,6 +2,7 @@
 // process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (README: "Performance").
+import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { Context } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
@@ -225,8 +226,17 @@ export async function run(): Promise<number> {
 function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A process killed with its parent (`timeout -s KILL` kills both) is a zombie until PID 1 reaps
+  // it: seconds here, never in a container whose PID 1 does not reap. It holds no lock (Linux:
+  // the state after the name in /proc/PID/stat; elsewhere, alive).
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    const state = stat.charAt(stat.lastIndexOf(')') + 2);
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return true;
   }
 }

@@ -278,6 +278,30 @@ describe('send-bulk against the sandbox', () => {
     }
   });
 
+  test('a lock left by a killed process that nobody has reaped yet (a zombie) does not stop the next run', async (t) => {
+    if (process.platform !== 'linux') {
+      t.skip('zombies are read from /proc (Linux)');
+      return;
+    }
+    const { path } = numbersCsv(2);
+    const journal = join(tempDir(), 'j.jsonl');
+    // bash starts `true` and becomes `sleep`, which never reaps it: `true` stays a zombie, as a
+    // msgr killed by `timeout -s KILL` stays one until PID 1 reaps it.
+    const parent = spawn('bash', ['-c', 'true & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      const pid = Number(await new Promise<string>((done) => parent.stdout.once('data', (d: Buffer) => done(d.toString().trim()))));
+      for (let i = 0; i < 100 && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
+      assert.match(readFileSync(`/proc/${pid}/stat`, 'utf8'), /\) Z /, 'no zombie to test with');
+      const { hostname } = await import('node:os');
+      writeFileSync(`${journal}.lock`, JSON.stringify({ pid, host: hostname(), startedAt: '2026-01-01T00:00:00Z', command: 'msgr send-bulk x.csv' }));
+      const r = await bulk([path, ...MSG, '--journal', journal], env(sbx.server.url));
+      assert.equal(r.code, 0, r.stderr);
+      assert.doesNotMatch(r.stderr, /already running/);
+    } finally {
+      parent.kill();
+    }
+  });
+
   test('429 storms slow the whole run down and everything still arrives once', async () => {
     const { server, record } = await sandbox({ rateLimit: 15 });
     try {
