@@ -285,12 +285,13 @@ describe('send-bulk against the sandbox', () => {
     }
     const { path } = numbersCsv(2);
     const journal = join(tempDir(), 'j.jsonl');
-    // bash starts `true` and becomes `sleep`, which never reaps it: `true` stays a zombie, as a
-    // msgr killed by `timeout -s KILL` stays one until PID 1 reaps it.
-    const parent = spawn('bash', ['-c', 'true & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // bash starts a short sleep and becomes a long one, which never reaps it: the short one ends
+    // after the exec (bash would reap it before) and stays a zombie, as a msgr killed by
+    // `timeout -s KILL` stays one until PID 1 reaps it.
+    const parent = spawn('bash', ['-c', 'sleep 1 & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((done) => parent.stdout.once('data', (d: Buffer) => done(d.toString().trim()))));
-      for (let i = 0; i < 100 && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
+      for (let i = 0; i < 250 && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));
       assert.match(readFileSync(`/proc/${pid}/stat`, 'utf8'), /\) Z /, 'no zombie to test with');
       const { hostname } = await import('node:os');
       writeFileSync(`${journal}.lock`, JSON.stringify({ pid, host: hostname(), startedAt: '2026-01-01T00:00:00Z', command: 'msgr send-bulk x.csv' }));
