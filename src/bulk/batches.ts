@@ -4,6 +4,7 @@
 // message per row: rows are grouped by their message (bulk/grouping.ts), and the rows set aside
 // go to the report at their own position.
 import { Grouper } from './grouping.js';
+import { numberKey } from './number-set.js';
 import type { ReportRow, RowOutcome } from './report.js';
 import { alreadySentRow, type ReportRows } from './report-order.js';
 import type { SpoolKind, SpoolSource } from './spool.js';
@@ -37,6 +38,8 @@ export interface BatchSource {
   readonly grouped: boolean;
   /** Keep what the report needs of each row. */
   readonly withReport: boolean;
+  /** Numbers that have duplicate rows (the preflight's): the report names the line each repeats. */
+  readonly duplicateKeys?: readonly number[] | undefined;
   /** Whether batch k is to be sent (an earlier run's batches are not: their rows stay out). */
   readonly sendable: (batch: number) => boolean;
   /** A sealed batch, in batch order. */
@@ -66,6 +69,38 @@ async function readSpool(source: BatchSource, onLine: Parameters<SpoolSource>[0]
   }
 }
 
+/**
+ * The first row of each number that has duplicate rows, as the spool is read in row order, so a
+ * duplicate's report line says which line it repeats. With messages of their own, a duplicate
+ * repeats a row with its number and message: the first row of each pair is kept.
+ */
+class RepeatedRows {
+  readonly #keys: ReadonlySet<number>;
+  readonly #first = new Map<number | string, number>();
+
+  constructor(keys: readonly number[]) {
+    this.#keys = new Set(keys);
+  }
+
+  /** A row to send (or already sent) with this number and, with messages of their own, message. */
+  seen(number: string, line: number, messageKey = ''): void {
+    if (this.#keys.size === 0) return;
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return;
+    const id = messageKey === '' ? key : `${key}\t${messageKey}`;
+    if (!this.#first.has(id)) this.#first.set(id, line);
+  }
+
+  /** The report's error of a duplicate row: the line it repeats, when known. */
+  error(number: string, messageKey: string): string | undefined {
+    if (this.#keys.size === 0) return undefined;
+    const key = numberKey(number);
+    const line = this.#first.get(messageKey === '' ? key : `${key}\t${messageKey}`);
+    if (line === undefined) return undefined;
+    return messageKey === '' ? `same number as line ${line}` : `same number and message as line ${line}`;
+  }
+}
+
 const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'A' ? 'already-sent' : 'invalid');
 
 /** One shared message: each batch is the rows skipped before it, then its recipients. */
@@ -90,9 +125,11 @@ async function readSegments(source: BatchSource): Promise<void> {
     (b as { index: number }).index = batchIndex++;
     source.onBatch(b);
   };
+  const repeated = new RepeatedRows(source.withReport ? (source.duplicateKeys ?? []) : []);
   await readSpool(source, (kind, line, number, payload) => {
     current ??= newSegment(index, line);
     index++;
+    if (kind === 'S' || kind === 'A') repeated.seen(number, line);
     if (kind === 'S') {
       // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
       if (sendable(batchIndex)) {
@@ -115,7 +152,7 @@ async function readSegments(source: BatchSource): Promise<void> {
       current.rows.lines.push(line);
       current.rows.numbers.push(number);
       current.rows.skips.push(skipOf(kind));
-      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : undefined);
+      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : kind === 'D' ? repeated.error(number, payload) : undefined);
     }
   });
   if (current !== undefined) {
@@ -159,19 +196,23 @@ async function readGrouped(source: BatchSource): Promise<void> {
   if (withReport) seqs = new Float64Array(size);
   let position = 0;
   let toSend = 0;
+  const repeated = new RepeatedRows(withReport ? (source.duplicateKeys ?? []) : []);
   await readSpool(source, (kind, line, number, payload) => {
     const seq = position++;
     if (kind === 'S') {
       const tab = payload.indexOf('\t');
       const p = toSend++;
       const i = p % size;
+      const key = payload.slice(tab + 1);
       json[i] = payload.slice(0, tab);
       lines[i] = line;
       numbers[i] = number;
       if (withReport) seqs[i] = seq;
-      grouper.add(payload.slice(tab + 1), p);
+      repeated.seen(number, line, key);
+      grouper.add(key, p);
     } else if (withReport) {
-      source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error: kind === 'I' ? (JSON.parse(payload) as string) : undefined });
+      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : undefined;
+      source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error });
     }
   });
   grouper.finish();

@@ -95,6 +95,17 @@ export class NumberSet {
     return n;
   }
 
+  /** Up to `max` of the numbers this set shares with `other`. */
+  sharedKeys(other: NumberSet, max: number): number[] {
+    const out: number[] = [];
+    const slots = this.#slots;
+    for (let i = 0; i < slots.length && out.length < max; i++) {
+      const v = slots[i] as number;
+      if (v !== EMPTY && other.has(v)) out.push(v);
+    }
+    return out;
+  }
+
   #grow(): void {
     const old = this.#slots;
     const oldValues = this.#values;

@@ -26,7 +26,7 @@ import type { ColumnOptions } from './columns.js';
 import { GROUP_WINDOW } from './grouping.js';
 import { NumberSet, numberKey } from './number-set.js';
 import type { MessageSource } from './personalise.js';
-import { finishPreflight, mergeColumns, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
+import { DUPLICATE_KEYS, finishPreflight, mergeColumns, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
 import { TextTotals } from '../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
@@ -459,6 +459,8 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     nextLine: b.nextLine,
     recordDelimiter: b.recordDelimiter,
     seen: undefined,
+    // The second part's rows whose number the first part has are duplicates too (joinSpools).
+    duplicateKeys: [...new Set([...a.duplicateKeys, ...b.duplicateKeys, ...(shared > 0 && seenA !== undefined ? (seenB as NumberSet).sharedKeys(seenA, DUPLICATE_KEYS) : [])])].slice(0, DUPLICATE_KEYS),
   };
   return {
     ...finishPreflight(range, batchSize, fileLabel),

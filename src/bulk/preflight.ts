@@ -172,7 +172,15 @@ export interface PreflightResult {
   /** sha256 of the bytes read (after any BOM). */
   readonly hash: string;
   readonly bytes: number;
+  /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them): the send pass names the line each repeats. */
+  readonly duplicateKeys: readonly number[];
 }
+
+/**
+ * The numbers with a duplicate row kept for the report (8 bytes each): the send pass remembers
+ * the first line of each. A file with more duplicated numbers names the first line for these only.
+ */
+export const DUPLICATE_KEYS = 100_000;
 
 /**
  * What to do about invalid rows: each cause's own hint, and --skip-invalid only when it would
@@ -238,6 +246,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     firstRows: r.firstRows ?? [],
     hash: r.hash ?? '',
     bytes: r.bytes,
+    duplicateKeys: r.duplicateKeys,
   };
 }
 
@@ -286,6 +295,8 @@ export interface RangeResult {
   readonly recordDelimiter: string | undefined;
   /** The numbers to send (undefined with --allow-duplicates). */
   readonly seen: NumberSet | undefined;
+  /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them), for the report's "same number as line N". */
+  readonly duplicateKeys: number[];
 }
 
 /**
@@ -311,6 +322,8 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const groups: ProblemGroup[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
   const outsideKeys: number[] = [];
+  // Only for a send (a spool), whose report may name the line a duplicate repeats.
+  const duplicateKeys = new Set<number>();
   const firstBatch: string[] = [];
   const firstNumbers: number[] = [];
   const keepNumbers = o.firstNumbers === true;
@@ -413,7 +426,9 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       otherMessage = false;
       if (seen !== undefined && (r.message !== undefined ? repeatsMessage(key, r.message.key) : !seen.add(key))) {
         duplicates++;
-        o.spool?.skip('D', line, r.e164);
+        if (o.spool !== undefined && duplicateKeys.size < DUPLICATE_KEYS) duplicateKeys.add(key);
+        // With a message per row, the message's key: the row it repeats has this number and message.
+        o.spool?.skip('D', line, r.e164, r.message?.key);
         return;
       }
       // After the duplicates, as a row to send: the first of a number's rows is "already sent",
@@ -532,6 +547,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     nextLine: result.nextLine,
     recordDelimiter: result.recordDelimiter,
     seen,
+    duplicateKeys: [...duplicateKeys],
   };
 }
 

@@ -65,6 +65,8 @@ export interface SenderParts {
   readonly batchSize: number;
   /** Recipients the preflight found to send: what the counts add up to. */
   readonly toSend: number;
+  /** Numbers with duplicate rows (the preflight's), for the report's "same number as line N". */
+  readonly duplicateKeys?: readonly number[] | undefined;
   /** Send batches an earlier run left in doubt again (--resend-in-doubt). */
   readonly resendInDoubt: boolean;
   /** Requests in flight; halves when the server throttles. */
@@ -180,6 +182,7 @@ export class Sender {
       batchSize: this.#cfg.batchSize,
       grouped: this.#cfg.frameOf !== undefined,
       withReport,
+      duplicateKeys: this.#cfg.duplicateKeys,
       sendable: (batch) => {
         const st = states?.[batch] ?? BatchState.none;
         if (st === BatchState.accepted || st === BatchState.rejected) return false;

@@ -4,6 +4,7 @@
 //   S <tab> line <tab> +E164 <tab> recipient JSON <tab> message key   to send, when rows have
 //                                                     messages of their own (bulk/personalise.ts)
 //   D <tab> line <tab> +E164 <tab>                    duplicate
+//   D <tab> line <tab> +E164 <tab> message key        duplicate, when rows have messages of their own
 //   X <tab> line <tab> +E164 <tab>                    excluded
 //   A <tab> line <tab> +E164 <tab>                    to send, but an earlier run accepted the
 //                                                     number (bulk/sent.ts); read with the run
@@ -43,8 +44,8 @@ export class SpoolWriter {
     this.#file.write(`S\t${line}\t${e164}\t${recipientJson}\n`);
   }
 
-  skip(kind: 'D' | 'X' | 'A', line: number, e164: string): void {
-    this.#file.write(`${kind}\t${line}\t${e164}\t\n`);
+  skip(kind: 'D' | 'X' | 'A', line: number, e164: string, messageKey = ''): void {
+    this.#file.write(`${kind}\t${line}\t${e164}\t${messageKey}\n`);
   }
 
   invalid(line: number, raw: string, reason: string): void {

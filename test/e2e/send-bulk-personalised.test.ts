@@ -348,6 +348,22 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('with a message per row, a duplicate report line names the row with its number and message', async () => {
+    const { server } = await sandbox();
+    try {
+      const path = csv('msisdn,name\n+447911100001,Ann\n+447911100001,Tom\n+447911100001,Ann\n+447911100002,Bob\n+447911100001,Tom\n');
+      const report = join(tempDir(), 'r.csv');
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--report', report], env(server.url));
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,')), [
+        '4,+447911100001,duplicate,,,same number and message as line 2',
+        '6,+447911100001,duplicate,,,same number and message as line 3',
+      ]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--sample-to sends to each phone once, refuses an opted-out number, and names --resume beside an unfinished run', async () => {
     const { server, record } = await sandbox();
     try {

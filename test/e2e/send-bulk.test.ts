@@ -131,7 +131,25 @@ describe('send-bulk against the sandbox', () => {
       '9,+447911123406,accepted',
     ]);
     assert.match(lines[1] ?? '', /,202,sbx_m_[0-9a-f]+_0,$/);
+    // A duplicate names the row it repeats.
+    assert.equal(lines[4], '5,+447911123401,duplicate,,,same number as line 2');
     assert.match(lines[5] ?? '', /^6,12,invalid,,,"?Phone: .*cannot be a phone number/);
+  });
+
+  test('a duplicate names the line it repeats, also across the two halves of a split preflight', async () => {
+    // 1,500 rows whose last 500 repeat the first 500 numbers: the split puts the repeats in the
+    // second half, their first rows in the first.
+    const numbers = Array.from({ length: 1500 }, (_, i) => `+4479111${String(i % 1000).padStart(5, '0')}`);
+    const path = csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]);
+    for (const split of ['1000', 'off']) {
+      const report = join(tempDir(), 'r.csv');
+      const r = await bulk([path, ...MSG, '--report', report, '--verbose'], env(sbx.server.url, { MSGR_BULK_PARALLEL_MIN_BYTES: split }));
+      assert.equal(r.code, 0, r.stderr);
+      if (split !== 'off') assert.match(r.stderr, /preflight: two threads, the second from line \d+/);
+      const dups = readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,'));
+      assert.equal(dups.length, 500, split);
+      assert.deepEqual(dups.filter((l) => { const [line, , , , , error] = l.split(','); return error !== `same number as line ${Number(line) - 1000}`; }), [], split);
+    }
   });
 
   test('one invalid row stops the run before anything is sent (exit 2), listing the line and column', async () => {

@@ -225,6 +225,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     frameOf: message.frameOf,
     batchSize: shape.batchSize,
     toSend: pre.toSend,
+    duplicateKeys: pre.duplicateKeys,
     resendInDoubt: opts.resendInDoubt,
     window: new Window(opts.concurrency),
     limiter: opts.rate !== undefined ? new RateLimiter(opts.rate) : undefined,

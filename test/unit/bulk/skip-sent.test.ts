@@ -85,7 +85,7 @@ describe('rows already sent, left out by the preflight', () => {
       'S 6 +447911100005 {"msisdn":"+447911100005"}\t["Hi Bob"]',
       'S 7 +447911100006 {"msisdn":"+447911100006"}\t["Hi Cy"]',
       // A number's later rows are duplicates, as without --skip-sent.
-      'D 8 +447911100002 ',
+      'D 8 +447911100002 ["Hi Ann"]',
     ]);
     // The same requests as the file without those rows would give.
     const rest = csvFile('msisdn,name\n+447911100001,Ann\n+447911100004,Ann\n+447911100005,Bob\n+447911100006,Cy\n');
