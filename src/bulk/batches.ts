@@ -4,7 +4,8 @@
 // message per row: rows are grouped by their message (bulk/grouping.ts), and the rows set aside
 // go to the report at their own position.
 import { Grouper } from './grouping.js';
-import { numberKey } from './number-set.js';
+import { numberKey, textHash52 } from './number-set.js';
+import { DUPLICATE_KEYS } from './preflight.js';
 import type { ReportRow, RowOutcome } from './report.js';
 import { alreadySentRow, type ReportRows } from './report-order.js';
 import type { SpoolKind, SpoolSource } from './spool.js';
@@ -72,30 +73,37 @@ async function readSpool(source: BatchSource, onLine: Parameters<SpoolSource>[0]
 /**
  * The first row of each number that has duplicate rows, as the spool is read in row order, so a
  * duplicate's report line says which line it repeats. With messages of their own, a duplicate
- * repeats a row with its number and message: the first row of each pair is kept.
+ * repeats a row with its number and message: the first row of each pair is kept, under a 52-bit
+ * hash of the two (8 bytes, however long the message; a clash would only name another line).
+ * At most DUPLICATE_KEYS rows are kept. With messages of their own, a duplicate of an already-sent
+ * row names no line: the spool's `A` lines do not carry the message.
  */
 class RepeatedRows {
   readonly #keys: ReadonlySet<number>;
-  readonly #first = new Map<number | string, number>();
+  readonly #first = new Map<number, number>();
 
   constructor(keys: readonly number[]) {
     this.#keys = new Set(keys);
   }
 
+  #id(number: string, messageKey: string): number | undefined {
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return undefined;
+    return messageKey === '' ? key : textHash52(`${key}\t${messageKey}`);
+  }
+
   /** A row to send (or already sent) with this number and, with messages of their own, message. */
   seen(number: string, line: number, messageKey = ''): void {
-    if (this.#keys.size === 0) return;
-    const key = numberKey(number);
-    if (!this.#keys.has(key)) return;
-    const id = messageKey === '' ? key : `${key}\t${messageKey}`;
-    if (!this.#first.has(id)) this.#first.set(id, line);
+    if (this.#keys.size === 0 || this.#first.size >= DUPLICATE_KEYS) return;
+    const id = this.#id(number, messageKey);
+    if (id !== undefined && !this.#first.has(id)) this.#first.set(id, line);
   }
 
   /** The report's error of a duplicate row: the line it repeats, when known. */
   error(number: string, messageKey: string): string | undefined {
     if (this.#keys.size === 0) return undefined;
-    const key = numberKey(number);
-    const line = this.#first.get(messageKey === '' ? key : `${key}\t${messageKey}`);
+    const id = this.#id(number, messageKey);
+    const line = id !== undefined ? this.#first.get(id) : undefined;
     if (line === undefined) return undefined;
     return messageKey === '' ? `same number as line ${line}` : `same number and message as line ${line}`;
   }
