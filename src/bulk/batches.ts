@@ -4,8 +4,7 @@
 // message per row: rows are grouped by their message (bulk/grouping.ts), and the rows set aside
 // go to the report at their own position.
 import { Grouper } from './grouping.js';
-import { numberKey, textHash52 } from './number-set.js';
-import { DUPLICATE_KEYS } from './preflight.js';
+import { DUPLICATE_KEYS, numberKey, textHash52 } from './number-set.js';
 import type { ReportRow, RowOutcome } from './report.js';
 import { alreadySentRow, type ReportRows } from './report-order.js';
 import type { SpoolKind, SpoolSource } from './spool.js';

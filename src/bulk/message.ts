@@ -2,6 +2,7 @@
 // `send` checks it, and the string frame the send pass puts each batch's recipients into.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { senderHasPlaceholder } from '../message/channel.js';
 import { readTextFile, type FileEncoding } from '../message/text-file.js';
 import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../message/request.js';
 import type { Settings } from '../settings/resolve.js';
@@ -57,7 +58,7 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
     const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
     // `--from '{{sender}}'`: a sender per row is a column's.
-    if (problems.some((p) => p.field === '--from') && settings.from.value?.includes('{{') === true) hints.push('Take each row\'s sender from a column with --from-column NAME.');
+    if (problems.some((p) => p.field === '--from') && senderHasPlaceholder(settings.from.value ?? '')) hints.push('Take each row\'s sender from a column with --from-column NAME.');
     throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
   }
   const { recipients: _r, ...message } = built.request;

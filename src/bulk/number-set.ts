@@ -169,3 +169,9 @@ export function numberKey(e164: string): number {
   }
   return key;
 }
+
+/**
+ * The numbers with a duplicate row kept for the report (8 bytes each): the send pass remembers
+ * the first line of each. A file with more duplicated numbers names the first line for these only.
+ */
+export const DUPLICATE_KEYS = 100_000;

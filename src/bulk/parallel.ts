@@ -24,9 +24,10 @@ import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
 import { GROUP_WINDOW } from './grouping.js';
-import { NumberSet, numberKey } from './number-set.js';
+import { DUPLICATE_KEYS, NumberSet, numberKey } from './number-set.js';
 import type { MessageSource } from './personalise.js';
-import { DUPLICATE_KEYS, finishPreflight, mergeColumns, mergeGroups, type PreflightResult, type RangeResult } from './preflight.js';
+import { finishPreflight, mergeColumns, type PreflightResult, type RangeResult } from './preflight.js';
+import { mergeGroups } from './problems.js';
 import { TextTotals } from '../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from './reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
@@ -426,6 +427,8 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
   const shared = seenA !== undefined && seenB !== undefined ? seenB.countShared(seenA) : 0;
   // Of those, the second part's `A` lines (an earlier run accepted the number), not `S` lines.
   const sharedSent = shared > 0 && sent !== undefined && seenA !== undefined ? (seenB as NumberSet).countShared(seenA, sent) : 0;
+  // The second part's rows whose number the first part has are duplicates too (joinSpools).
+  const across = shared > 0 && seenA !== undefined ? (seenB as NumberSet).sharedKeys(seenA, DUPLICATE_KEYS) : [];
   let firstBatch = a.firstBatch;
   if (firstBatch.length < batchSize) {
     firstBatch = [...firstBatch];
@@ -459,8 +462,7 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     nextLine: b.nextLine,
     recordDelimiter: b.recordDelimiter,
     seen: undefined,
-    // The second part's rows whose number the first part has are duplicates too (joinSpools).
-    duplicateKeys: [...new Set([...a.duplicateKeys, ...b.duplicateKeys, ...(shared > 0 && seenA !== undefined ? (seenB as NumberSet).sharedKeys(seenA, DUPLICATE_KEYS) : [])])].slice(0, DUPLICATE_KEYS),
+    duplicateKeys: [...new Set([...a.duplicateKeys, ...b.duplicateKeys, ...across])].slice(0, DUPLICATE_KEYS),
   };
   return {
     ...finishPreflight(range, batchSize, fileLabel),

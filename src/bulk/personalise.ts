@@ -7,7 +7,7 @@
 // template). The preflight groups by it to count requests, writes it to the spool after the
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
-import { checkSender, type Channel } from '../message/channel.js';
+import { checkSender, SMS_SENDER_RULE, type Channel } from '../message/channel.js';
 import { isBlank } from '../message/invisible.js';
 import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { phoneLineEnds } from '../message/text-file.js';
@@ -115,7 +115,7 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
         from = (fields[fromAt] ?? '').trim();
         if (isBlank(from)) return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' };
         const problem = checkSender(from, source.channel);
-        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : 'Fix the sender cells: an SMS sender is a number, or 1 to 11 letters (A-Z without accents), digits or spaces.' };
+        if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : `Fix the sender cells: an SMS sender is ${SMS_SENDER_RULE}.` };
       }
       const key = from === undefined ? JSON.stringify([text ?? null]) : JSON.stringify([text ?? null, from]);
       return { ok: true, key, text, analysis };

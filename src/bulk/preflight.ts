@@ -8,94 +8,15 @@ import { open } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from './columns.js';
 import { Grouper } from './grouping.js';
-import { planRowMessage, type MessageSource, type RowMessage, type RowMessagePlan } from './personalise.js';
+import { planRowMessage, type MessageSource } from './personalise.js';
 import { TextTotals } from '../message/text-totals.js';
-import type { NumberCheck, NumberChecker } from './number-check.js';
-import { NumberSet, numberKey, textHash, textHash52 } from './number-set.js';
-import { notUtf8Hint } from '../message/text-file.js';
+import type { NumberChecker } from './number-check.js';
+import { DUPLICATE_KEYS, NumberSet, numberKey, textHash, textHash52 } from './number-set.js';
+import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
+import { createRowChecker, csvUtf8Hint, type RowCheck, type RowChecker } from './row-check.js';
 import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from './reader.js';
-
-export interface RowProblem {
-  readonly line: number;
-  readonly column: string;
-  readonly message: string;
-}
-
-/**
- * Rows that failed for one cause: how many, and the first few. Causes are a small fixed set
- * (problemCause()), so 50,000 rows failing for one reason are one group, printed once.
- */
-export interface ProblemGroup {
-  readonly cause: string;
-  readonly column: string;
-  count: number;
-  readonly samples: RowProblem[];
-  readonly hint: string | undefined;
-}
-
-/** Rows shown per cause. */
-export const SAMPLES_PER_CAUSE = 3;
-
-const CAUSES: Record<string, string> = {
-  scientific: 'numbers in scientific notation',
-  decimal: 'numbers written as decimals',
-  'no-plus': 'international numbers without their +',
-  national: 'national numbers, and no --default-country',
-  characters: 'numbers with characters that are not digits',
-  empty: 'empty numbers',
-  'too-long': 'numbers too long to be phone numbers',
-  impossible: 'numbers that cannot be phone numbers',
-  fields: 'rows with a wrong number of fields',
-  utf8: 'text that is not valid UTF-8',
-  'empty-value': 'placeholders with an empty value and no default',
-  'empty-message': 'empty messages',
-  'empty-sender': 'empty senders',
-  sender: 'senders the channel does not allow',
-  'max-parts': 'messages longer than --max-parts',
-};
-
-/** The words for a cause, for messages. */
-export function describeCause(cause: string): string {
-  return CAUSES[cause] ?? 'invalid rows';
-}
-
-/** Adds one row's problem to its cause's group (groups stay in the order causes first occur). */
-export function addToGroup(groups: ProblemGroup[], cause: string, problem: RowProblem, hint: string | undefined): void {
-  let g = groups.find((x) => x.cause === cause && x.column === problem.column);
-  if (g === undefined) {
-    g = { cause, column: problem.column, count: 0, samples: [], hint };
-    groups.push(g);
-  }
-  g.count++;
-  if (g.samples.length < SAMPLES_PER_CAUSE) g.samples.push(problem);
-}
-
-/** Two parts' groups as one pass over both would have made them. */
-export function mergeGroups(a: readonly ProblemGroup[], b: readonly ProblemGroup[]): ProblemGroup[] {
-  const out = a.map((g) => ({ ...g, samples: [...g.samples] }));
-  for (const g of b) {
-    const into = out.find((x) => x.cause === g.cause && x.column === g.column);
-    if (into === undefined) out.push({ ...g, samples: [...g.samples] });
-    else {
-      into.count += g.count;
-      for (const s of g.samples) if (into.samples.length < SAMPLES_PER_CAUSE) into.samples.push(s);
-    }
-  }
-  return out;
-}
-
-/** The groups as lines: a count and cause, then its first rows. */
-export function formatGroups(groups: readonly ProblemGroup[]): string[] {
-  const lines: string[] = [];
-  for (const g of groups) {
-    lines.push(`  ${fmt(g.count)} row${g.count === 1 ? '' : 's'}: ${describeCause(g.cause)}${g.column !== '' ? ` (column ${g.column})` : ''}`);
-    for (const p of g.samples) lines.push(`    line ${p.line}: ${p.message}`);
-    if (g.count > g.samples.length) lines.push(`    … and ${fmt(g.count - g.samples.length)} more`);
-  }
-  return lines;
-}
 
 /** What every preflight pass, whole file or part, checks the rows with. */
 export interface RowPassOptions {
@@ -175,12 +96,6 @@ export interface PreflightResult {
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them): the send pass names the line each repeats. */
   readonly duplicateKeys: readonly number[];
 }
-
-/**
- * The numbers with a duplicate row kept for the report (8 bytes each): the send pass remembers
- * the first line of each. A file with more duplicated numbers names the first line for these only.
- */
-export const DUPLICATE_KEYS = 100_000;
 
 /**
  * What to do about invalid rows: each cause's own hint, and --skip-invalid only when it would
@@ -565,48 +480,4 @@ async function hashFrom(path: string, offset: number, hash: Hash): Promise<void>
   } finally {
     await fh.close();
   }
-}
-
-export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string; readonly message?: Extract<RowMessage, { ok: true }> };
-
-export type RowChecker = (fields: readonly string[]) => RowCheck;
-
-/** For a CSV read as UTF-8, the hint for text that is not valid UTF-8 (csvUtf8Hint); else undefined. */
-export function csvUtf8Hint(format: CsvFormat): string | undefined {
-  return format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined;
-}
-
-/**
- * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
- * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
- * `utf8Hint` (csvUtf8Hint): the hint for text that is not valid UTF-8; undefined when the file is
- * not read as UTF-8.
- */
-export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, utf8Hint: string | undefined, message?: RowMessagePlan): RowChecker {
-  const width = columns.header.length;
-  const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];
-  return (fields) => {
-    if (fields.length !== width && (fields.length < width || fields.slice(width).some((f) => f !== ''))) {
-      return {
-        verdict: 'invalid',
-        e164: '',
-        cause: 'fields',
-        reason: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header has ${width}`,
-        hint: 'Check the delimiter (--delimiter) and that fields holding the delimiter are quoted.',
-      };
-    }
-    if (utf8Hint !== undefined) {
-      for (const i of used) {
-        if ((fields[i] as string).includes('\uFFFD')) {
-          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text', hint: utf8Hint };
-        }
-      }
-    }
-    const r = checker.check(fields[columns.msisdn] as string);
-    if (r.verdict === 'invalid') return { ...r, column: columns.msisdnName };
-    if (message === undefined) return r;
-    const m = message.message(fields);
-    if (!m.ok) return { verdict: 'invalid', e164: '', cause: m.cause, column: m.column, reason: m.reason, ...(m.hint !== undefined ? { hint: m.hint } : {}) };
-    return { ...r, message: m };
-  };
 }

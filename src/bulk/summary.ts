@@ -5,7 +5,8 @@ import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type M
 import { withoutNothingSent } from '../http/outcome.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
-import { formatGroups, invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
+import { invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
+import { formatGroups } from './problems.js';
 import { fmt, formatBytes } from './progress.js';
 import { describeChar, type TextAnalysis } from '../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';

@@ -30,14 +30,10 @@ export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o:
   const body = redactJson(outcome.body, o.apiKey);
   const prefix = o.prefix ?? '';
   const facts = o.facts;
-  const details = (hint: string): MsgrErrorOptions => ({
-    hint,
-    status: outcome.status,
-    body,
-  });
   const error = <E extends MsgrError>(Kind: new (message: string, options?: MsgrErrorOptions) => E, message: string, hint: string): E => {
-    const withFacts: MsgrErrorOptions = facts === undefined ? details(hint) : { ...details(hint), jsonFor: (exitCode: ExitCode) => ({ ...errorDocument(prefix + message, hint, exitCode, { status: outcome.status, body }), ...facts, exitCode }) };
-    return new Kind(prefix + message, withFacts);
+    const text = prefix + message;
+    const jsonFor = facts === undefined ? undefined : (exitCode: ExitCode): unknown => ({ ...errorDocument(text, hint, exitCode, { status: outcome.status, body }), ...facts, exitCode });
+    return new Kind(text, { hint, status: outcome.status, body, ...(jsonFor !== undefined ? { jsonFor } : {}) });
   };
   switch (outcome.kind) {
     case 'auth':

@@ -13,6 +13,14 @@ export function parseChannel(input: string): ChannelResult {
   return { ok: false, reason: `"${input.trim()}" is not a channel; use SMS or RCS` };
 }
 
+/** What an SMS sender id may be, for messages and hints. */
+export const SMS_SENDER_RULE = 'a number, or 1 to 11 letters (A-Z without accents), digits or spaces';
+
+/** Whether a sender holds a `{{placeholder}}`: sent as written, never filled in. */
+export function senderHasPlaceholder(from: string): boolean {
+  return /\{\{[^}]*\}\}/.test(from);
+}
+
 /**
  * Sender ids. For SMS: a number (up to 15 digits, optional +) or an alphanumeric id of 1 to 11
  * letters, digits or spaces (the GSM limit). RCS senders are agent names: any printable text.
@@ -21,10 +29,10 @@ export function checkSender(from: string, channel: Channel): string | undefined 
   if (isBlank(from)) return 'is empty';
   if (/[\u0000-\u001f\u007f]/.test(from)) return 'has control characters';
   // Not filled in: a sender is sent as written, on either channel.
-  if (/\{\{[^}]*\}\}/.test(from)) return `"${from}" has a placeholder, which is filled in in a message's text only`;
+  if (senderHasPlaceholder(from)) return `"${from}" has a placeholder, which is filled in in a message's text only`;
   if (channel === 'RCS') return undefined;
   if (/^\+?\d{1,15}$/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]{1,11}$/.test(from) && /[A-Za-z]/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]+$/.test(from)) return `"${from}" is ${from.length} characters: an SMS sender name has at most 11 letters, digits or spaces`;
-  return `"${from}" is not an SMS sender id: use a number, or 1 to 11 letters (A-Z without accents), digits or spaces`;
+  return `"${from}" is not an SMS sender id: use ${SMS_SENDER_RULE}`;
 }

@@ -12,7 +12,7 @@ import { loadExcludes } from '../../src/bulk/exclude.js';
 import { createNumberChecker } from '../../src/bulk/number-check.js';
 import { numberKey } from '../../src/bulk/number-set.js';
 import { findSplit } from '../../src/bulk/parallel.js';
-import { addToGroup, formatGroups, mergeGroups, type ProblemGroup } from '../../src/bulk/preflight.js';
+import { addToGroup, formatGroups, mergeGroups, type ProblemGroup } from '../../src/bulk/problems.js';
 import { detectFormat, isBlankRecord, isSimpleRange, readCsv, readSimpleCsv, type CsvFormat } from '../../src/bulk/reader.js';
 import { UsageError } from '../../src/errors.js';
 import { normaliseNumber } from '../../src/message/numbers.js';

@@ -1,0 +1,51 @@
+// One data row's verdict, as every preflight pass (whole file or part) and the invalid-rows report
+// check it: its shape, its text, its number, and with messages of their own, its message.
+import type { ColumnPlan } from './columns.js';
+import type { NumberCheck, NumberChecker } from './number-check.js';
+import type { RowMessage, RowMessagePlan } from './personalise.js';
+import type { CsvFormat } from './reader.js';
+import { notUtf8Hint } from '../message/text-file.js';
+
+export type RowCheck = Omit<NumberCheck, 'cause'> & { readonly column?: string; readonly cause?: string; readonly message?: Extract<RowMessage, { ok: true }> };
+
+export type RowChecker = (fields: readonly string[]) => RowCheck;
+
+/** For a CSV read as UTF-8, the hint for text that is not valid UTF-8 (csvUtf8Hint); else undefined. */
+export function csvUtf8Hint(format: CsvFormat): string | undefined {
+  return format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined;
+}
+
+/**
+ * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
+ * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
+ * `utf8Hint` (csvUtf8Hint): the hint for text that is not valid UTF-8; undefined when the file is
+ * not read as UTF-8.
+ */
+export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, utf8Hint: string | undefined, message?: RowMessagePlan): RowChecker {
+  const width = columns.header.length;
+  const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];
+  return (fields) => {
+    if (fields.length !== width && (fields.length < width || fields.slice(width).some((f) => f !== ''))) {
+      return {
+        verdict: 'invalid',
+        e164: '',
+        cause: 'fields',
+        reason: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header has ${width}`,
+        hint: 'Check the delimiter (--delimiter) and that fields holding the delimiter are quoted.',
+      };
+    }
+    if (utf8Hint !== undefined) {
+      for (const i of used) {
+        if ((fields[i] as string).includes('\uFFFD')) {
+          return { verdict: 'invalid', e164: '', cause: 'utf8', column: columns.header[i] ?? '', reason: 'is not valid UTF-8 text', hint: utf8Hint };
+        }
+      }
+    }
+    const r = checker.check(fields[columns.msisdn] as string);
+    if (r.verdict === 'invalid') return { ...r, column: columns.msisdnName };
+    if (message === undefined) return r;
+    const m = message.message(fields);
+    if (!m.ok) return { verdict: 'invalid', e164: '', cause: m.cause, column: m.column, reason: m.reason, ...(m.hint !== undefined ? { hint: m.hint } : {}) };
+    return { ...r, message: m };
+  };
+}
