@@ -130,10 +130,9 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
     const buf = Buffer.allocUnsafeSlow(1024 * 1024);
     const scan: SplitScan = { quotes: 0, newlines: 0, delimiter: 0, prev: -1 };
     let position = base;
-    // One pass over every byte up to the split: a split is only safe where every line end before
-    // it, outside quotes, is the file's one record delimiter (csv-parse keeps the first it meets).
-    // A bare CR, or an LF without its CR in a CRLF file, is not a record end for csv-parse, yet
-    // counts as a line for its line numbers: a file with one is not split (the single pass runs).
+    // One pass over every byte up to the split, counting lines to number the second part's rows.
+    // The count is of one kind of line end: a file that mixes them, or ends lines with a bare CR,
+    // is not split (the single pass runs, and reads every kind; reader.ts, LINE_ENDS).
     while (position < limit) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, position);
       if (bytesRead === 0) break;
@@ -348,8 +347,8 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
     return undefined;
   }
   await Promise.all([first.stop(), second.stop()]);
-  // The first part must end where the second was told it starts, with the line end it assumed.
-  if (a.nextLine !== split.line || a.recordDelimiter !== split.recordDelimiter || a.columns === undefined) return undefined;
+  // The first part must end on the line the second was told it starts on.
+  if (a.nextLine !== split.line || a.columns === undefined) return undefined;
   return merge(a, b, o.batchSize, o.fileLabel, common.maxProblems, o.spoolPath, split.line, o.sent);
 }
 
@@ -460,7 +459,6 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     hash: a.hash,
     bytes: b.bytes,
     nextLine: b.nextLine,
-    recordDelimiter: b.recordDelimiter,
     seen: undefined,
     duplicateKeys: [...new Set([...a.duplicateKeys, ...b.duplicateKeys, ...across])].slice(0, DUPLICATE_KEYS),
   };

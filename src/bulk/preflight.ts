@@ -172,6 +172,7 @@ export interface RangeOptions extends RowPassOptions {
   readonly start?: { readonly offset: number; readonly line: number; readonly header: readonly string[] } | undefined;
   /** Stop at this byte offset (a record boundary). */
   readonly end?: number | undefined;
+  /** The line end of the rows after `start`, for the fast path (isSimpleRange checks it). */
   readonly recordDelimiter?: string | undefined;
   /** Hash the bytes: from the start of the range to the end of the file (not just to `end`). */
   readonly hash?: boolean;
@@ -207,7 +208,6 @@ export interface RangeResult {
   readonly hash: string | undefined;
   readonly bytes: number;
   readonly nextLine: number;
-  readonly recordDelimiter: string | undefined;
   /** The numbers to send (undefined with --allow-duplicates). */
   readonly seen: NumberSet | undefined;
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them), for the report's "same number as line N". */
@@ -426,7 +426,6 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     format: o.format,
     start: o.start !== undefined ? { offset: o.start.offset, line: o.start.line, record: 0, header: o.start.header } : undefined,
     end: o.end,
-    recordDelimiter: o.recordDelimiter,
     ...(hash !== undefined ? { onBytes: (chunk: Buffer) => hash?.update(chunk) } : {}),
     onHeader: (fields) => planFor(fields),
     onRecord,
@@ -460,7 +459,6 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     hash: hash?.digest('hex'),
     bytes: result.bytes,
     nextLine: result.nextLine,
-    recordDelimiter: result.recordDelimiter,
     seen,
     duplicateKeys: [...duplicateKeys],
   };

@@ -187,11 +187,6 @@ export interface ReadOptions {
   readonly onBytes?: (chunk: Buffer) => void;
   /** Stop at this byte offset (exclusive), as if the file ended there: the end of a record. */
   readonly end?: number | undefined;
-  /**
-   * The record delimiter, when the part read does not start the file: csv-parse takes the first
-   * line end it meets outside quotes and keeps it for the rest of the file.
-   */
-  readonly recordDelimiter?: string | undefined;
   /** Stop once the header is read: `bytes` is then where the data starts, `nextLine` its line. */
   readonly stopAfterHeader?: boolean;
 }
@@ -207,9 +202,21 @@ export interface ReadResult {
   readonly header: readonly string[] | undefined;
   /** The line a record after the part read would start on (what `start.line` would be there). */
   readonly nextLine: number;
-  /** The record delimiter in use at the end ('\n', '\r\n', '\r'), undefined when none was met. */
-  readonly recordDelimiter: string | undefined;
+  /**
+   * With `stopAfterHeader`: the header's line end ('\n', '\r\n', '\r'; undefined when the file
+   * ends there), which the fast path takes for the rows' (isSimpleRange checks every one).
+   */
+  readonly recordDelimiter?: string | undefined;
 }
+
+/**
+ * Every line end ends a record, whichever the file mixes: a CR LF export with rows appended by a
+ * Unix tool (LF), an LF header over CR LF rows, an old Mac's CR. (csv-parse's own discovery keeps
+ * the first line end it meets for the whole file: an appended LF row then became a field of the
+ * row before it, and the rows after it disappeared into one record.) CR LF is tried first, so it
+ * is one line end, not two.
+ */
+const LINE_ENDS = ['\r\n', '\n', '\r'];
 
 /** Reads the file from the start (or `start`), calling back once per record. */
 export async function readCsv(path: string, options: ReadOptions): Promise<ReadResult> {
@@ -221,7 +228,7 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     relax_column_count: true,
     skip_empty_lines: true,
     max_record_size: MAX_RECORD_CHARS,
-    ...(options.recordDelimiter !== undefined ? { record_delimiter: options.recordDelimiter } : {}),
+    record_delimiter: LINE_ENDS,
   });
   const api = (parser as unknown as { api: ParserApi }).api;
   const info = api.info;
@@ -314,9 +321,10 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
     if (err !== undefined) throw translate(err, nextStart);
   } catch (err) {
     if (err === headerRead && headerEnd !== undefined) {
+      const recordDelimiter = fh !== undefined && format.noHeader !== true ? await lineEndBefore(fh, headerEnd.bytes, format) : undefined;
       await fh?.close();
       fh = undefined;
-      return { records: 0, bytes: headerEnd.bytes, header, nextLine: headerEnd.nextLine, recordDelimiter: discovered(parser) };
+      return { records: 0, bytes: headerEnd.bytes, header, nextLine: headerEnd.nextLine, recordDelimiter };
     }
     if (err instanceof CsvInputError) throw err;
     if (err instanceof CsvError) throw translate(err, nextStart);
@@ -324,12 +332,18 @@ export async function readCsv(path: string, options: ReadOptions): Promise<ReadR
   } finally {
     await fh?.close();
   }
-  return { records: index, bytes: base + info.bytes, header, nextLine: nextStart + (info.empty_lines - lastEmpty) - (lastByte === 0x0a || lastByte === 0x0d ? 1 : 0), recordDelimiter: discovered(parser) };
+  return { records: index, bytes: base + info.bytes, header, nextLine: nextStart + (info.empty_lines - lastEmpty) - (lastByte === 0x0a || lastByte === 0x0d ? 1 : 0) };
 }
 
-function discovered(parser: Parser): string | undefined {
-  const delimiters = (parser as unknown as { options: { record_delimiter: Buffer[] } }).options.record_delimiter;
-  return delimiters.length === 1 ? (delimiters[0] as Buffer).toString('latin1') : undefined;
+/** The line end that ends at `offset`, in a one-byte encoding (the fast path reads no other). */
+async function lineEndBefore(fh: FileHandle, offset: number, format: CsvFormat): Promise<string | undefined> {
+  if (format.encoding !== 'utf8' && format.encoding !== 'latin1') return undefined;
+  const two = Buffer.alloc(2);
+  const from = Math.max(0, offset - 2);
+  const { bytesRead } = await fh.read(two, 0, offset - from, from);
+  const last = bytesRead > 0 ? two[bytesRead - 1] : undefined;
+  if (last === 0x0a) return bytesRead === 2 && two[0] === 0x0d ? '\r\n' : '\n';
+  return last === 0x0d ? '\r' : undefined;
 }
 
 /** Lines longer than this are left to csv-parse (its record limit is 1M characters). */
@@ -461,7 +475,7 @@ export async function readSimpleCsv(path: string, r: SimpleRange, onRecord: Read
   } finally {
     await fh.close();
   }
-  return { records: index, bytes: position, header: undefined, nextLine: line, recordDelimiter: r.recordDelimiter };
+  return { records: index, bytes: position, header: undefined, nextLine: line };
 }
 
 /** csv-parse's errors in words a user can act on, with the line. */

@@ -101,10 +101,12 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
 
 /**
  * Line ends as a phone shows them: a Windows editor's CR LF (or a cell's, in a CSV whose line
- * ends were converted) would cost a character per line. README: "Personalised messages".
+ * ends were converted) would cost a character per line, and a lone CR (an old Mac's line end,
+ * kept inside a quoted cell) is a line break to the reader but not to every phone. README:
+ * "Personalised messages".
  */
 export function phoneLineEnds(text: string): string {
-  return text.includes('\r\n') ? text.replace(/\r\n/g, '\n') : text;
+  return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
 }
 
 function firstBadUtf8Line(body: Buffer): number {

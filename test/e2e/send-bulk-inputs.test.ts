@@ -4,7 +4,7 @@
 // in the encodings the CSV reader takes. The built CLI against a server on 127.0.0.1 that records
 // every request, so "nothing was sent" is counted at the server.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
@@ -182,6 +182,28 @@ describe('spreadsheet exports', () => {
     assert.equal(plain.code, 0, plain.stderr);
     assert.match(plain.stderr, /preflight: two threads/);
     assert.deepEqual(batches(), single);
+  });
+
+  test('a CR LF export with rows appended with LF: every row is sent, once, and the report has the file\'s lines, split or not', async () => {
+    // Rows appended by `echo … >> list.csv` end in LF: once read as part of the row before them,
+    // which sent nobody after it and said nothing about it.
+    const rows = ['msisdn,name\r\n'];
+    for (let i = 0; i < 300; i++) rows.push(`+4479111${String(i).padStart(5, '0')},N${i}${i < 150 ? '\r\n' : '\n'}`);
+    const path = file(rows.join(''));
+    const expected = Array.from({ length: 300 }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
+    for (const split of ['off', '0']) {
+      server.requests.length = 0;
+      const report = join(tempDir(), 'report.csv');
+      const r = await bulk([path, ...MSG, '--yes', '--report', report], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /300 rows, 300 valid/);
+      assert.deepEqual(sent().sort(), expected);
+      const lines = readFileSync(report, 'utf8').trim().split('\n').slice(1);
+      assert.equal(lines.length, 300);
+      // Line 152 is the first row that ends in LF alone; 301 the last.
+      assert.match(lines[150] ?? '', /^152,\+447911100150,accepted,/);
+      assert.match(lines[299] ?? '', /^301,\+447911100299,accepted,/);
+    }
   });
 
   test("an export with Excel's 'sep=;' first line: ; is the delimiter, the line is no row, and lines keep their numbers, split or not", async () => {

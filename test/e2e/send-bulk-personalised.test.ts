@@ -173,18 +173,19 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
-  test("a line break inside a cell is sent as one LF, a converted file's CR LF too, in a --text-column cell and in a rendered value", async () => {
+  test("a line break inside a cell is sent as one LF, a converted file's CR LF and an old Mac's CR too, in a --text-column cell and in a rendered value", async () => {
     const { server, record } = await sandbox();
     try {
-      const file = csv('msisdn,message,address\r\n+447911100001,"Line one\r\nline two",1 High St\r\n+447911100002,"Line one\nline two","Flat 2\r\nHigh St"\r\n');
+      const file = csv('msisdn,message,address\r\n+447911100001,"Line one\r\nline two",1 High St\r\n+447911100002,"Line one\nline two","Flat 2\r\nHigh St"\r\n+447911100003,"Line one\rline two","Flat 3\rHigh St"\r\n');
       const cells = await bulk([file, '--from', 'Acme', '--text-column', 'message', '--var-columns', ''], env(server.url));
       assert.equal(cells.code, 0, cells.stderr);
-      assert.deepEqual(Object.fromEntries(textsByNumber(record)), { '+447911100001': ['Line one\nline two'], '+447911100002': ['Line one\nline two'] });
+      assert.deepEqual(Object.fromEntries(textsByNumber(record)), { '+447911100001': ['Line one\nline two'], '+447911100002': ['Line one\nline two'], '+447911100003': ['Line one\nline two'] });
       // The two rows now have one message: one request.
       assert.equal(received(record).length, 1);
       const rendered = await bulk([file, '--from', 'Acme', '--text', 'Your address: {{address}}', '--journal', join(tempDir(), 'j.jsonl')], env(server.url));
       assert.equal(rendered.code, 0, rendered.stderr);
       assert.deepEqual(textsByNumber(record).get('+447911100002')?.slice(-1), ['Your address: Flat 2\nHigh St']);
+      assert.deepEqual(textsByNumber(record).get('+447911100003')?.slice(-1), ['Your address: Flat 3\nHigh St']);
       // Variables for an API that fills them in itself: the same LF; metaData is sent as written.
       const asVariables = await bulk([file, '--from', 'Acme', '--text', 'Your address: {{address}}', '--no-render', '--var-columns', 'address', '--meta-columns', 'message', '--journal', join(tempDir(), 'j.jsonl')], env(server.url));
       assert.equal(asVariables.code, 0, asVariables.stderr);
@@ -192,6 +193,7 @@ describe('send-bulk: personalised messages', () => {
       assert.deepEqual(last, [
         { msisdn: '+447911100001', variables: { address: '1 High St' }, metaData: { message: 'Line one\r\nline two' } },
         { msisdn: '+447911100002', variables: { address: 'Flat 2\nHigh St' }, metaData: { message: 'Line one\nline two' } },
+        { msisdn: '+447911100003', variables: { address: 'Flat 3\nHigh St' }, metaData: { message: 'Line one\rline two' } },
       ]);
     } finally {
       await server.close();
@@ -254,11 +256,11 @@ describe('send-bulk: personalised messages', () => {
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann\n  {"variables":{"date":"Monday","city":"Leeds"}}\n\nline 3 → +447911100002 from Acme (GSM-7, 1 SMS part)\n  │ Hi Bob\n  {"variables":{"date":"Tuesday","city":"York"}}\n');
       assert.match(r.stderr, /preview: the first 2 of 5 messages; nothing was sent/);
-      // A cell's control characters are shown, not obeyed: an ESC would recolour the terminal and
-      // a lone CR hide the start of the line.
+      // A cell's control characters are shown, not obeyed: an ESC would recolour the terminal. A
+      // lone CR is a line break, sent as LF, so it cannot hide the start of the line either.
       const ctl = await bulk([csv('msisdn,name,x\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007",\u009b2J\u202eevil\n+447911100002,"tab\there\rCR",\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--preview'], env(server.url, config));
       assert.equal(ctl.code, 0, ctl.stderr);
-      assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n  {"variables":{"x":"<U+009B>2J<U+202E>evil"}}\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here<U+000D>CR!\n  {"variables":{"x":""}}\n');
+      assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n  {"variables":{"x":"<U+009B>2J<U+202E>evil"}}\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here\n  │ CR!\n  {"variables":{"x":""}}\n');
       // The file name is read as the file, not as the count, when it follows --preview.
       const after = await bulk(['--preview', path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--json'], env(server.url, config));
       assert.equal(after.code, 0, after.stderr);

@@ -43,7 +43,6 @@ async function threeReaders(path: string, size: number, format: CsvFormat): Prom
   await readCsv(path, {
     format,
     start: { offset: at.offset, line: at.line, record: 0, header: head.header },
-    recordDelimiter: at.recordDelimiter,
     onRecord: (f, _i, line, end) => split.push([f, line, end]),
   });
   return { csv, simple, split };
@@ -90,6 +89,28 @@ describe('rows of delimiters and whitespace are blank, to every reader', () => {
     await readCsv(path, { format, onHeader: (h) => (header = h), onRecord: (_f, _i, line) => lines.push(line) });
     assert.deepEqual(header, ['msisdn', 'name', 'x']);
     assert.deepEqual(lines, [4]);
+  });
+
+  test('every line end ends a record, whichever a file mixes, with the lines the file has', async () => {
+    const cases: Array<[string, string]> = [
+      // A CR LF export with rows appended by a Unix tool.
+      ['CR LF, then LF', 'msisdn,name\r\n+447911123401,Ann\r\n+447911123402,Bob\n+447911123403,Cy\n'],
+      // An LF header over CR LF rows.
+      ['LF, then CR LF', 'msisdn,name\n+447911123401,Ann\r\n+447911123402,Bob\r\n+447911123403,Cy\r\n'],
+      // An old Mac's CR, with a quoted line break in a cell.
+      ['CR', 'msisdn,name\r+447911123401,Ann\r+447911123402,"Bob"\r+447911123403,Cy\r'],
+    ];
+    for (const [label, content] of cases) {
+      const path = file(content);
+      const format = await detectFormat(path, {});
+      const got: Array<[string[], number]> = [];
+      await readCsv(path, { format, onRecord: (f, _i, line) => got.push([f, line]) });
+      assert.deepEqual(got, [[['+447911123401', 'Ann'], 2], [['+447911123402', 'Bob'], 3], [['+447911123403', 'Cy'], 4]], label);
+    }
+    const quoted = file('msisdn,note\r\n+447911123401,"one\rtwo"\n+447911123402,x\r\n');
+    const rows: Array<[string[], number]> = [];
+    await readCsv(quoted, { format: await detectFormat(quoted, {}), onRecord: (f, _i, line) => rows.push([f, line]) });
+    assert.deepEqual(rows, [[['+447911123401', 'one\rtwo'], 2], [['+447911123402', 'x'], 4]]);
   });
 
   test("an Excel 'sep=' first line names the delimiter and is not a record, to every reader; lines keep the file's numbers", async () => {
