@@ -1,7 +1,7 @@
 // Phone numbers to E.164 (docs/contract.md: Requests). libphonenumber-js with
 // `max` metadata: the default `min` metadata cannot tell valid from merely possible numbers
 // (docs/dependencies.md: libphonenumber-js).
-import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode } from 'libphonenumber-js/max';
+import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 // The very object libphonenumber-js/max uses: each calling code lists its main country first.
 import metadataJson from 'libphonenumber-js/max/metadata';
 import { UsageError } from '../errors.js';
@@ -112,6 +112,21 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
       ...(defaultCountry === undefined ? { needsCountry: true } : {}),
     };
   }
+  // With a default country, the same digits can also be a national number that is not a mobile:
+  // `4915123456789` is a German mobile with a +, and with --default-country DE the landline
+  // +49 4915123456789 (Germany's plan allows long landlines). A message goes to mobiles, so digits
+  // that are a valid number with a + and no mobile of their own country are refused as
+  // ambiguous, not sent to a stranger (and an opt-out entry written so would exclude nobody).
+  // A national mobile is taken as one: `15123456789` (a German mobile whose 0 a spreadsheet
+  // dropped) is sent to +49 151…, not to +1 512… (README: "Input").
+  if (!international && possible && parsed !== undefined && parsed.number !== `+${s}` && !nationalMobile(parsed) && withPlus(s)) {
+    return {
+      ok: false,
+      cause: 'no-plus',
+      reason: `"${shown}" has no +: it is +${s} if international, not the ${parsed.country ?? defaultCountry} number ${parsed.number}`,
+      hint: `Write international numbers with their +, as +${s}, and ${parsed.country ?? defaultCountry} numbers as they are dialled there.`,
+    };
+  }
   if (!international && defaultCountry === undefined) {
     return {
       ok: false,
@@ -139,6 +154,13 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
 function withPlus(digits: string): boolean {
   if (digits.length < 11 || digits.length > 15 || digits.startsWith('0')) return false;
   return parsePhoneNumberFromString(`+${digits}`)?.isValid() === true;
+}
+
+/** A valid number of a type that can be a mobile's (the plans of the US and others cannot tell). */
+function nationalMobile(parsed: PhoneNumber): boolean {
+  if (!parsed.isValid()) return false;
+  const type = parsed.getType();
+  return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
 }
 
 function lengthProblem(s: string, defaultCountry: CountryCode | undefined): string {

@@ -75,6 +75,21 @@ describe('opt-out lists are strict', () => {
     assertClean(r);
   });
 
+  test('with --default-country DE, a German mobile without its + is neither a recipient nor an opt-out of the German landline it would also be', async () => {
+    const list = file('phone,name\n+4915123456789,Jonas\n015123456780,Lena\n');
+    const opt = file('Mobile\n4915123456789\n', 'opt.csv');
+    const r = await bulk([list, ...MSG, '--exclude', opt, '--default-country', 'DE', '--yes']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /line 2: "4915123456789" has no \+: it is \+4915123456789 if international, not the DE number \+494915123456789/);
+    assert.equal(server.requests.length, 0);
+
+    const rows = file('phone,name\n4915123456789,Jonas\n015123456780,Lena\n');
+    const skipped = await bulk([rows, ...MSG, '--default-country', 'DE', '--skip-invalid', '--yes']);
+    assert.equal(skipped.code, 0, skipped.stderr);
+    assert.deepEqual(sent(), ['+4915123456780']);
+    assertClean(skipped);
+  });
+
   test('a national entry needs --default-country; with it, it is excluded like the recipient it names', async () => {
     const opt = file('07911 123401\n', 'opt.txt');
     const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
