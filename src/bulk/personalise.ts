@@ -8,7 +8,7 @@
 // recipient, and the send pass groups by the very same string and builds each request from it.
 import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, SMS_SENDER_RULE, type Channel } from '../message/channel.js';
-import { isBlank } from '../message/invisible.js';
+import { isBlank, trimInvisible } from '../message/invisible.js';
 import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
 import { phoneLineEnds } from '../message/text-file.js';
 import { asciiJson, noSuchColumn } from './columns.js';
@@ -112,7 +112,7 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
       }
       let from: string | undefined;
       if (fromAt !== -1) {
-        from = (fields[fromAt] ?? '').trim();
+        from = trimInvisible(fields[fromAt] ?? '');
         if (isBlank(from)) return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' };
         const problem = checkSender(from, source.channel);
         if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : `Fix the sender cells: an SMS sender is ${SMS_SENDER_RULE}.` };

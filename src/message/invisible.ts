@@ -12,3 +12,20 @@ const BLANK = new RegExp(`^[\\s${ZERO_WIDTH_CHARS}]*$`);
 export function isBlank(text: string): boolean {
   return BLANK.test(text);
 }
+
+const EDGES = new RegExp(`^[\\s${ZERO_WIDTH_CHARS}]+|[\\s${ZERO_WIDTH_CHARS}]+$`, 'g');
+
+function zeroWidth(code: number): boolean {
+  return (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff;
+}
+
+/**
+ * A cell's value without what shows nothing at either end: `Ann\u200b` pasted from a web page
+ * would make every message with it UCS-2 (half the characters per part) for nothing. Inside a
+ * value they stay (a joiner between two emoji is part of what shows).
+ */
+export function trimInvisible(text: string): string {
+  const t = text.trim();
+  if (t === '' || (!zeroWidth(t.charCodeAt(0)) && !zeroWidth(t.charCodeAt(t.length - 1)))) return t;
+  return t.replace(EDGES, '');
+}

@@ -11,7 +11,7 @@
 // indexes (an unknown name is a usage error with the nearest header), and rendering a row is then
 // one concatenation per slot.
 import { UsageError } from '../errors.js';
-import { isBlank, ZERO_WIDTH } from './invisible.js';
+import { isBlank, trimInvisible, ZERO_WIDTH } from './invisible.js';
 
 export interface Placeholder {
   /** The name as written, spaces trimmed. */
@@ -134,7 +134,7 @@ export function bindPlaceholders(parsed: ParsedText, header: readonly string[], 
     render(fields) {
       let text = literals[0] as string;
       for (let k = 0; k < slots.length; k++) {
-        let value = (fields[indexes[k] as number] ?? '').trim();
+        let value = trimInvisible(fields[indexes[k] as number] ?? '');
         if (isBlank(value)) {
           const fallback = (slots[k] as Placeholder).fallback;
           if (fallback === undefined) {

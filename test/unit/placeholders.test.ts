@@ -149,6 +149,10 @@ describe('placeholders: rendering', () => {
     // A cell holding only zero-width characters (copied from a web page) shows nothing: empty too.
     assert.equal(render('Hi {{first_name|there}}, {{date}}', ['+1', '\u200b\ufeff ', 'Mon']), 'Hi there, Mon');
     assert.equal(bind('{{date}}').render(['+1', 'Ann', '\u200b']).ok, false);
+    // At either end of a value they are dropped (they would make the message UCS-2 for nothing);
+    // inside it, a joiner between two emoji stays.
+    assert.equal(render('Hi {{first_name}}, {{date}}', ['+1', '\u200bAnn\u200d', 'Mon\ufeff ']), 'Hi Ann, Mon');
+    assert.equal(render('{{first_name}}', ['+1', '\u{1F469}\u200d\u{1F4BB}\u200b']), '\u{1F469}\u200d\u{1F4BB}');
   });
 
   test('an empty value with no default is an invalid row: the column and why', () => {
