@@ -10,7 +10,7 @@ import { analyseText, type TextAnalysis } from '../message/segments.js';
 import { checkSender, SMS_SENDER_RULE, type Channel } from '../message/channel.js';
 import { isBlank, trimInvisible } from '../message/invisible.js';
 import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../message/placeholders.js';
-import { phoneLineEnds } from '../message/text-file.js';
+import { phoneText } from '../message/text-file.js';
 import { asciiJson, noSuchColumn } from './columns.js';
 import { requestFrame } from './message.js';
 
@@ -92,12 +92,12 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
       let text: string | undefined = fixed;
       let analysis = fixedAnalysis;
       if (textAt !== -1) {
-        text = phoneLineEnds(fields[textAt] ?? '');
+        text = phoneText(fields[textAt] ?? '');
         if (isBlank(text)) return { ok: false, cause: 'empty-message', column: textName, reason: 'is empty: every row needs its message', hint: 'Fill the message cells.' };
       } else if (bound !== undefined) {
         const r = bound.render(fields);
         if (!r.ok) return { ok: false, cause: 'empty-value', column: r.column, reason: r.reason, hint: 'Give the placeholder a default, {{column|…}}, or fill the cells.' };
-        text = phoneLineEnds(r.text);
+        text = phoneText(r.text);
         if (isBlank(text)) return { ok: false, cause: 'empty-message', column: '', reason: 'the message is empty once its placeholders are filled in', hint: 'Give the placeholders defaults, {{column|…}}, or write text around them.' };
       }
       if (text !== undefined && text !== fixed) {

@@ -5,6 +5,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { UsageError } from '../errors.js';
 import { checkSender, parseChannel, type Channel } from './channel.js';
 import { isBlank } from './invisible.js';
+import { phoneText } from './text-file.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
 import { parseValidity } from './validity.js';
 
@@ -176,7 +177,7 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
     from,
     ...(validity !== undefined ? { validity } : {}),
     ...(draft.messageType !== undefined ? { messageType: draft.messageType } : {}),
-    body: hasText ? { text: draft.text ?? '' } : { templateId: draft.templateId ?? '' },
+    body: hasText ? { text: phoneText(draft.text ?? '') } : { templateId: draft.templateId ?? '' },
     ...(recipients.length > 0 ? { recipients } : {}),
     ...(contacts.length > 0 ? { addressBook: { contacts: contacts.map((id) => ({ id })) } } : {}),
     ...(draft.metaData !== undefined && Object.keys(draft.metaData).length > 0 ? { metaData: draft.metaData } : {}),

@@ -96,7 +96,7 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
       hint: `Is it UTF-16 without a byte-order mark? Give ${o.encodingFlag} utf16le (or utf16be), or save it as UTF-8.`,
     });
   }
-  return phoneLineEnds(text).replace(/\n$/, '');
+  return phoneText(text).replace(/\n$/, '');
 }
 
 /**
@@ -107,6 +107,20 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
  */
 export function phoneLineEnds(text: string): string {
   return text.includes('\r') ? text.replace(/\r\n?/g, '\n') : text;
+}
+
+/** Beyond Latin-1: where a text can have decomposed letters (or other characters NFC changes). */
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
+
+/**
+ * A message's text as it is sent: phone line ends, and letters composed (Unicode NFC). macOS and
+ * some web forms write "é" as "e" and a combining accent, which shows the same but has no GSM-7
+ * form, so one such letter made a message UCS-2: up to three times the parts. NFC is the same
+ * text by Unicode's definition, never longer (README: "msgr segments").
+ */
+export function phoneText(text: string): string {
+  const t = phoneLineEnds(text);
+  return BEYOND_LATIN1.test(t) ? t.normalize('NFC') : t;
 }
 
 function firstBadUtf8Line(body: Buffer): number {

@@ -200,6 +200,19 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('a decomposed letter (as macOS writes it) is sent composed: GSM-7, not UCS-2, in the totals and at the server', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const file = csv('msisdn,name\n+447911100001,Jose\u0301\n+447911100002,Mu\u0308ller\n');
+      const r = await bulk([file, '--from', 'Acme', '--text', 'Hi {{name}}', '--var-columns', ''], env(server.url));
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stderr, /all GSM-7/);
+      assert.deepEqual(Object.fromEntries(textsByNumber(record)), { '+447911100001': ['Hi Jos\u00e9'], '+447911100002': ['Hi M\u00fcller'] });
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--no-render sends the text as written, with the columns as variables', async () => {
     const { server, record } = await sandbox();
     try {

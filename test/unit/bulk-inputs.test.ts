@@ -16,7 +16,8 @@ import { addToGroup, formatGroups, mergeGroups, type ProblemGroup } from '../../
 import { detectFormat, isBlankRecord, isSimpleRange, readCsv, readSimpleCsv, type CsvFormat } from '../../src/bulk/reader.js';
 import { UsageError } from '../../src/errors.js';
 import { normaliseNumber } from '../../src/message/numbers.js';
-import { decodeText } from '../../src/message/text-file.js';
+import { segmentText } from '../../src/message/segments.js';
+import { decodeText, phoneText } from '../../src/message/text-file.js';
 
 function file(content: string | Buffer, name = 'in.csv'): string {
   const path = join(mkdtempSync(join(tmpdir(), 'msgr-inputs-')), name);
@@ -384,6 +385,16 @@ describe('the message text decoder', () => {
     assert.equal(decodeText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('Zoë', 'utf16le').swap16()]), 't', o), 'Zoë');
     assert.equal(decodeText(Buffer.from([0x80, 0x93, 0x41, 0x94, 0xe9]), 't', { ...o, encoding: 'latin1' }), '€“A”é');
     assert.equal(decodeText(Buffer.from('two\nlines\n\n'), 't', o), 'two\nlines\n');
+    // Decomposed letters (macOS writes them) are composed: the same text, with a GSM-7 form.
+    assert.equal(decodeText(Buffer.from('Jose\u0301 Mu\u0308ller\n'), 't', o), 'Jos\u00e9 M\u00fcller');
+  });
+
+  test('phoneText: line ends as a phone shows them, letters composed; other text as it is', () => {
+    assert.equal(phoneText('Jose\u0301\r\nA\rB'), 'Jos\u00e9\nA\nB');
+    assert.equal(segmentText(phoneText('Hi Jose\u0301')).encoding, 'GSM-7');
+    assert.equal(segmentText('Hi Jose\u0301').encoding, 'UCS-2');
+    // Already composed, and scripts with no composed form, are unchanged.
+    for (const text of ['Zoë', '\u{1F469}\u200d\u{1F4BB} ok', '\u0645\u0631\u062d\u0628\u0627', 'plain']) assert.equal(phoneText(text), text);
   });
   test('invalid UTF-8 and NULs are refused with the line and the flag to use', () => {
     assert.throws(() => decodeText(Buffer.concat([Buffer.from('ok\nstill ok\nbad '), Buffer.from([0xe9])]), 'notice.txt', o), (err: unknown) => {

@@ -3,6 +3,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { segmentText, type Segments } from '../../message/segments.js';
+import { phoneText } from '../../message/text-file.js';
 import { stripControl } from '../../output/sanitize.js';
 import type { SegmentsOptions } from './options.js';
 
@@ -11,7 +12,8 @@ export async function runSegments(ctx: Context, opts: SegmentsOptions): Promise<
   if (message === '') {
     throw new UsageError('no text to count', { hint: "Give it as an argument (msgr segments 'Hello'), with --text-file PATH, or pipe it in." });
   }
-  const segments = segmentText(message);
+  // Counted as it would be sent: line ends and composed letters (message/text-file.ts, phoneText).
+  const segments = segmentText(phoneText(message));
   ctx.stdout.write(opts.json ? `${JSON.stringify(toJson(segments), null, 2)}\n` : formatSegments(segments, ctx.stdout.isTTY === true));
 }
 
