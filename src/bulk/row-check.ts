@@ -17,15 +17,18 @@ export function csvUtf8Hint(format: CsvFormat): string | undefined {
 
 /**
  * One row's verdict: its shape (as many fields as the header; extra empty ones are tolerated,
- * a trailing comma is common), its text (not valid UTF-8 shows as U+FFFD), then its number.
+ * a trailing comma is common, and so are missing ones under the header's trailing columns with no
+ * name, which nothing reads: some exporters, and rows added by hand, leave their delimiters out), its text (not valid UTF-8 shows as U+FFFD), then its number.
  * `utf8Hint` (csvUtf8Hint): the hint for text that is not valid UTF-8; undefined when the file is
  * not read as UTF-8.
  */
 export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, utf8Hint: string | undefined, message?: RowMessagePlan): RowChecker {
   const width = columns.header.length;
+  let least = width;
+  while (least > 0 && columns.unnamed.includes(least - 1)) least--;
   const used = [...new Set([columns.msisdn, ...columns.vars, ...columns.meta, ...(message?.columns ?? [])])];
   return (fields) => {
-    if (fields.length !== width && (fields.length < width || fields.slice(width).some((f) => f !== ''))) {
+    if (fields.length !== width && (fields.length < least || fields.slice(width).some((f) => f !== ''))) {
       return {
         verdict: 'invalid',
         e164: '',

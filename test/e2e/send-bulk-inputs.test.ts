@@ -176,6 +176,14 @@ describe('spreadsheet exports', () => {
     assert.doesNotMatch(quiet.stderr, /no name/);
   });
 
+  test('a row that leaves out the fields of trailing columns with no name is read; one that leaves out a named column is not', async () => {
+    const path = file('phone,name,,\r\n+447911123401,Ann\r\n+447911123402,Bob,,\r\n+447911123403\r\n');
+    const r = await bulk([path, ...MSG, '--yes', '--skip-invalid']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
+    assert.match(r.stderr, /line 4: has 1 field where the header has 4/);
+  });
+
   test('the same file split over two workers gives the same requests', async () => {
     const rows = ['Mobile No.,name'];
     for (let i = 0; i < 400; i++) rows.push(i % 7 === 3 ? ',' : ` +4479111${String(i).padStart(5, '0')},N${i}`);
