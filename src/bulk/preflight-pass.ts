@@ -14,6 +14,7 @@ import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeIn
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
 import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
+import { windows1252 } from '../message/text-file.js';
 import { ReportWriter } from './report.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
 
@@ -62,6 +63,12 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     });
   } catch (err) {
     throw new UsageError(`cannot read ${c.fileLabel} (${fileProblem(err)})`, { hint: fileHint(err) });
+  }
+  if (format.utf8Text !== undefined) {
+    const { line, text } = format.utf8Text;
+    throw new UsageError(`${c.fileLabel}: --encoding latin1 was given, but the file is UTF-8 text: line ${line} has "${text}", which latin1 would send as "${windows1252(Buffer.from(text, 'utf8').toString('latin1'))}"; nothing was sent`, {
+      hint: 'Leave out --encoding latin1: msgr reads UTF-8 (with or without a BOM) by itself.',
+    });
   }
   const columns = {
     msisdnColumn: c.shape.msisdnColumn !== '' ? c.shape.msisdnColumn : undefined,

@@ -7,6 +7,7 @@
 // csv-parse's push-style core (`Parser#api.parse`) is driven directly: each record reaches the
 // callback synchronously while `info` still describes it, so line numbers and byte offsets cost
 // no object per row, and the caller decides when to read the next chunk (back-pressure).
+import { isUtf8 } from 'node:buffer';
 import { open, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
 import { detectBom, parseEncoding, windows1252, type FileEncoding } from '../message/text-file.js';
@@ -35,6 +36,12 @@ export interface CsvFormat {
    * positions, `1`, `2`, … as many as the first record has fields.
    */
   readonly noHeader?: boolean;
+  /**
+   * With `--encoding latin1`: the file's first 64 KiB are valid UTF-8 with letters beyond ASCII,
+   * the first of them on `line`. Read as Windows-1252 they would be sent garbled ("José" as
+   * "JosÃ©"); a real Windows-1252 text with accented letters is practically never valid UTF-8.
+   */
+  readonly utf8Text?: { readonly line: number; readonly text: string } | undefined;
 }
 
 /**
@@ -110,6 +117,7 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
     if (sample[0] !== 0 && sample[1] === 0 && sample[2] !== 0 && sample[3] === 0) encoding = 'utf16le';
     else if (sample[0] === 0 && sample[1] !== 0 && sample[2] === 0 && sample[3] !== 0) encoding = 'utf16be';
   }
+  const utf8Text = encoding === 'latin1' && given.encoding === 'latin1' ? disguisedUtf8(sample) : undefined;
   const newlines = countLineEnds(sample);
   const lineBytes = newlines > 0 ? sample.length / newlines : 0;
   const noHeader = { ...(given.noHeader === true ? { noHeader: true } : {}), ...(sample.indexOf(0x0a) === -1 && sample.indexOf(0x0d) !== -1 ? { crLineEnds: true } : {}) };
@@ -117,9 +125,26 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   const sep = excelSepLine(text);
   const firstByte = bomBytes + (sep === undefined ? 0 : encoding === 'utf16le' || encoding === 'utf16be' ? sep.line.length * 2 : Buffer.byteLength(sep.line, encoding === 'latin1' ? 'latin1' : 'utf8'));
   const start = { firstByte, firstLine: sep === undefined ? 1 : 2 };
-  if (given.delimiter !== undefined) return { encoding, ...start, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader };
+  const utf8 = utf8Text !== undefined ? { utf8Text } : {};
+  if (given.delimiter !== undefined) return { encoding, ...start, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader, ...utf8 };
   const delimiter = sep?.delimiter ?? sniffDelimiter(text.slice(sep?.line.length ?? 0));
-  return { encoding, ...start, delimiter, detected: true, lineBytes, ...noHeader };
+  return { encoding, ...start, delimiter, detected: true, lineBytes, ...noHeader, ...utf8 };
+}
+
+/** CsvFormat.utf8Text: the first non-ASCII letter of a sample that is valid UTF-8, and its line. */
+function disguisedUtf8(sample: Buffer): { line: number; text: string } | undefined {
+  const first = sample.findIndex((b) => b >= 0x80);
+  if (first === -1) return undefined;
+  // Up to the last line end, so a letter cut at the sample's end does not make it invalid.
+  const end = Math.max(sample.lastIndexOf(0x0a), sample.lastIndexOf(0x0d)) + 1;
+  const whole = end > first ? sample.subarray(0, end) : sample;
+  if (!isUtf8(whole)) return undefined;
+  const before = sample.subarray(0, first);
+  const line = 1 + countLineEnds(before);
+  // The word around it, for the error: up to spaces, quotes and the usual delimiters.
+  const word = /[^\s,;|"]*$/.exec(before.toString('latin1'))?.[0] ?? '';
+  const rest = whole.subarray(first).toString('utf8');
+  return { line, text: `${word}${/^[^\s,;|"]*/.exec(rest)?.[0] ?? ''}`.slice(0, 40) };
 }
 
 /**

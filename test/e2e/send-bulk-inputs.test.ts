@@ -327,6 +327,20 @@ describe('spreadsheet exports', () => {
     }
   });
 
+  test('--encoding latin1 on a file that is UTF-8 (an export that changed) is refused, naming the word it would garble; nothing is sent', async () => {
+    const utf8 = file('phone,name\n+447911123401,Ann\n+447911123402,Jos\u00e9\n');
+    const r = await bulk([utf8, '--from', 'Acme', '--text', 'Hi {{name}}', '--encoding', 'latin1']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--encoding latin1 was given, but the file is UTF-8 text: line 3 has "Jos\u00e9", which latin1 would send as "Jos\u00c3\u00a9"; nothing was sent/);
+    assert.match(r.stderr, /hint: Leave out --encoding latin1/);
+    assert.equal(server.requests.length, 0);
+    // A Windows-1252 German text whose "ß“" happens to be a valid UTF-8 pair is still read as one.
+    const german = file(Buffer.from('phone,name\n+447911123401,\x84Gro\xdf\x93 M\xfcller\n', 'latin1'));
+    const ok = await bulk([german, '--from', 'Acme', '--text', 'Hi {{name}}', '--encoding', 'latin1']);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(texts(), ['Hi \u201eGro\u00df\u201c M\u00fcller']);
+  });
+
   test('Excel for Mac\'s "CSV (Macintosh)" (CR line ends, Mac Roman) is refused with the advice to save it as CSV UTF-8, not to read it as latin1', async () => {
     // "Renée" in Mac Roman: é is 0x8E, which latin1 (Windows-1252) reads as Ž.
     const mac = file(Buffer.from('Mobile,First name\r+447911123401,Ren\x8ee\r', 'latin1'));
