@@ -139,7 +139,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     return new AuthError(`the API refused the key or the account (HTTP ${r.authStatus ?? 401}): ${o.clean(r.authMessage ?? '')}; the run stopped`, {
       // A resume rebuilds every request as it was, account included: a wrong key can be fixed for
       // it, a wrong account only by starting again (--restart leaves out what was accepted).
-      hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` With the key fixed: ${resumeHint.replace(/^Resume with: /, '')}\n      With another --account, a resume is refused (each request is rebuilt as it was): run the command again with the right --account and --restart.` : ''}`,
+      hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` A fixed key can resume the run; another --account cannot (each request is rebuilt as it was): run the command again with the right --account and --restart.\n      ${resumeHint}` : ''}`,
       jsonFor,
     });
   }

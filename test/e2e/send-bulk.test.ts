@@ -218,9 +218,9 @@ describe('send-bulk against the sandbox', () => {
       const bad = await bulk([path, ...MSG, '--batch-size', '2'], env(server.url, { MSGR_API_KEY: 'wrong-key-999' }, config));
       assert.equal(bad.code, 3, bad.stderr);
       assert.match(bad.stderr, /refused the key or the account \(HTTP 401\)/);
-      assert.match(bad.stderr, /With the key fixed: msgr send-bulk \S+ --resume/);
+      assert.match(bad.stderr, /Resume with: msgr send-bulk \S+ --resume/);
       // A wrong account cannot be fixed by a resume: the hint says what can.
-      assert.match(bad.stderr, /With another --account, a resume is refused .*--account and --restart/);
+      assert.match(bad.stderr, /A fixed key can resume the run; another --account cannot .*--account and --restart/);
       assert.ok(!bad.stderr.includes('wrong-key-999'), 'key leaked');
       assert.equal(readRecord(record).length, 0);
       // Without --resume the unfinished run is not silently replaced.
