@@ -100,17 +100,36 @@ export function noSuchColumn(flag: string, fileLabel: string, name: string, head
 export type DelimiterSource = 'flag' | 'sep' | 'detected';
 
 /**
- * A header read as one column that holds another delimiter (`Mobile,Name` read with `;`, as a
- * `sep=;` line or --delimiter said): the hint for it, else undefined.
+ * A header whose names hold another delimiter, the one the file is more likely split by: read as
+ * one column (`Mobile,Name` read with `;`, as a `sep=;` line or --delimiter said), or as columns
+ * split inside their names (`Phone\tLast, First` read with `,`). The hint for it, else undefined.
  */
-function oneColumnHint(header: readonly string[], delimiter: string | undefined, source: DelimiterSource): string | undefined {
-  if (header.length !== 1 || delimiter === undefined) return undefined;
-  const other = [',', ';', '\t', '|'].find((d) => d !== delimiter && (header[0] as string).includes(d));
-  if (other === undefined) return undefined;
+function delimiterHint(header: readonly string[], delimiter: string | undefined, source: DelimiterSource): string | undefined {
+  if (delimiter === undefined) return undefined;
   const name = (d: string): string => (d === '\t' ? 'tab' : `"${d}"`);
-  // A guess is "," unless the header line has more ";" or tabs outside quotes (reader.ts sniffDelimiter).
-  const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
-  return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give --delimiter ${other === '\t' ? 'tab' : `'${other}'`}.`;
+  const flag = (d: string): string => `--delimiter ${d === '\t' ? 'tab' : `'${d}'`}`;
+  const others = [',', ';', '\t', '|'].filter((d) => d !== delimiter);
+  if (header.length === 1) {
+    const other = others.find((d) => (header[0] as string).includes(d));
+    if (other === undefined) return undefined;
+    // A guess is "," unless the header line has more ";" or tabs outside quotes (reader.ts sniffDelimiter).
+    const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
+    return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give ${flag(other)}.`;
+  }
+  // The candidate the most names hold (the first of a tie, in the order above).
+  let other: string | undefined;
+  let most = 0;
+  for (const d of others) {
+    const n = header.filter((h) => h.includes(d)).length;
+    if (n > most) {
+      other = d;
+      most = n;
+    }
+  }
+  if (other === undefined) return undefined;
+  const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'guessed from its header line';
+  const holding = header.filter((h) => h.includes(other)).slice(0, 3).map((h) => JSON.stringify(h)).join(', ');
+  return `The file is read with ${name(delimiter)} between columns (${why}), and ${most === 1 ? 'a column name holds' : `${most} column names hold`} ${name(other)}: ${holding}${most > 3 ? ', …' : ''}. If ${name(other)} separates the columns, give ${flag(other)}.`;
 }
 
 /** `delimiter`: the one the file is read with and where it came from, to explain a header read as one column. */
@@ -119,12 +138,12 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   // Compared as names are searched (columnKey): "First name" and "First\nname" are one name.
   const lower = header.map(columnKey);
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
-  const oneColumn = oneColumnHint(header, delimiter, source);
+  const wrongDelimiter = delimiterHint(header, delimiter, source);
   const find = (name: string, flag: string): number => {
     const first = findColumn(header, clean(name), flag, fileLabel);
     if (first === -1) {
       const err = noSuchColumn(flag, fileLabel, name, header);
-      throw oneColumn !== undefined ? new UsageError(err.message, { hint: oneColumn }) : err;
+      throw wrongDelimiter !== undefined ? new UsageError(err.message, { hint: wrongDelimiter }) : err;
     }
     return first;
   };
@@ -138,8 +157,8 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
       // A list without a header: its first line is already a recipient.
       const headerless = header.some((h) => looksLikeNumber(h));
       throw new UsageError(`${fileLabel} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
-        hint: oneColumn !== undefined
-          ? oneColumn
+        hint: wrongDelimiter !== undefined
+          ? wrongDelimiter
           : headerless
           ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
           : `Name the column with --msisdn-column. The header has: ${header.includes('') ? `${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say)` : shown}.`,

@@ -9,7 +9,7 @@ import { looksLikeNumber } from '../message/numbers.js';
 import { findNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
-import { CsvInputError, detectFormat, readCsv } from './reader.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv } from './reader.js';
 
 export interface ExcludeList {
   readonly set: NumberSet;
@@ -37,6 +37,7 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     // Every record reaches onRecord: the first decides whether there is a header.
     format = await detectFormat(path, { noHeader: true });
   } catch (err) {
+    if (err instanceof NotCsvError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: err.hint });
     throw readError(label, err);
   }
   const set = new NumberSet(1024);

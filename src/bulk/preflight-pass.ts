@@ -13,7 +13,7 @@ import { messageColumnNames, type MessageSource, type RowMessagePlan } from './p
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
-import { CsvInputError, detectFormat, readCsv, type CsvFormat } from './reader.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from './reader.js';
 import { windows1252 } from '../message/text-file.js';
 import { ReportWriter } from './report.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
@@ -62,6 +62,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
       noHeader: c.shape.noHeader,
     });
   } catch (err) {
+    if (err instanceof NotCsvError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: err.hint });
     throw new UsageError(`cannot read ${c.fileLabel} (${fileProblem(err)})`, { hint: fileHint(err) });
   }
   if (format.utf8Text !== undefined) {

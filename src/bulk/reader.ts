@@ -8,7 +8,8 @@
 // callback synchronously while `info` still describes it, so line numbers and byte offsets cost
 // no object per row, and the caller decides when to read the next chunk (back-pressure).
 import { isUtf8 } from 'node:buffer';
-import { open, type FileHandle } from 'node:fs/promises';
+import type { Stats } from 'node:fs';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
 import { detectBom, parseEncoding, windows1252, type FileEncoding } from '../message/text-file.js';
 
@@ -98,8 +99,50 @@ export function countLineEnds(sample: Uint8Array): number {
   return ends;
 }
 
-/** Looks at the start of the file: byte-order mark, encoding, an Excel `sep=` line, delimiter of the header line. */
+/**
+ * A file that is no CSV file msgr can read: `why` completes "FILE …" (the caller names the file
+ * and adds "; nothing was sent"), `hint` says what to do.
+ */
+export class NotCsvError extends Error {
+  readonly hint: string;
+  constructor(why: string, hint: string) {
+    super(why);
+    this.name = 'NotCsvError';
+    this.hint = hint;
+  }
+}
+
+/**
+ * A pipe (`<(command)`, a named pipe) gives its bytes once, and an input is read more than once:
+ * its start for the format, then its rows (a run's CSV is also hashed first). Known from the
+ * file's status, before anything is opened: opening a named pipe with no writer would wait.
+ * `stdin`: the CSV itself, which can come from stdin as `-` instead.
+ */
+export function pipeError(st: Pick<Stats, 'isFIFO' | 'isSocket'>, stdin: boolean): NotCsvError | undefined {
+  if (!st.isFIFO() && !st.isSocket()) return undefined;
+  return new NotCsvError(
+    'is a pipe (as `<(command)` gives), which msgr cannot read twice',
+    `Save it to a file first and give that file${stdin ? ', or pipe it to stdin and give - as the file: `command | msgr send-bulk - …`' : ''}.`,
+  );
+}
+
+const SAVE_AS_CSV = 'In Excel: File > Save As > "CSV UTF-8 (Comma delimited)"; in Google Sheets: File > Download > CSV.';
+
+/** A workbook given where a CSV file belongs, known by its first bytes: its kind, or undefined. */
+function workbookError(sample: Uint8Array): NotCsvError | undefined {
+  const starts = (sig: readonly number[]): boolean => sample.length >= sig.length && sig.every((b, i) => sample[i] === b);
+  // .xlsx is a zip archive; .xls (Excel 97-2003) an OLE2 compound file.
+  const kind = starts([0x50, 0x4b, 0x03, 0x04]) ? '.xlsx' : starts([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]) ? '.xls' : undefined;
+  return kind === undefined ? undefined : new NotCsvError(`is an Excel workbook (${kind}), not a CSV file`, SAVE_AS_CSV);
+}
+
+/**
+ * Looks at the start of the file: byte-order mark, encoding, an Excel `sep=` line, delimiter of
+ * the header line. Throws NotCsvError for a pipe or an Excel workbook.
+ */
 export async function detectFormat(path: string, given: { encoding?: FileEncoding | undefined; delimiter?: string | undefined; noHeader?: boolean | undefined }): Promise<CsvFormat> {
+  const pipe = pipeError(await stat(path), false);
+  if (pipe !== undefined) throw pipe;
   const fh = await open(path, 'r');
   let sample: Buffer;
   try {
@@ -109,6 +152,8 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   } finally {
     await fh.close();
   }
+  const workbook = workbookError(sample);
+  if (workbook !== undefined) throw workbook;
   const bom = detectBom(sample);
   let encoding: FileEncoding = bom?.encoding ?? given.encoding ?? 'utf8';
   const bomBytes = bom?.bytes ?? 0;
@@ -127,7 +172,8 @@ export async function detectFormat(path: string, given: { encoding?: FileEncodin
   const start = { firstByte, firstLine: sep === undefined ? 1 : 2 };
   const utf8 = utf8Text !== undefined ? { utf8Text } : {};
   if (given.delimiter !== undefined) return { encoding, ...start, delimiter: given.delimiter, detected: false, lineBytes, ...noHeader, ...utf8 };
-  const delimiter = sep?.delimiter ?? sniffDelimiter(text.slice(sep?.line.length ?? 0));
+  // Excel's "Unicode text" is UTF-16 and always tab-separated; its names may hold commas.
+  const delimiter = sep?.delimiter ?? sniffDelimiter(text.slice(sep?.line.length ?? 0), encoding === 'utf16le' || encoding === 'utf16be');
   return { encoding, ...start, delimiter, detected: true, lineBytes, ...noHeader, ...utf8 };
 }
 
@@ -170,8 +216,11 @@ function swap16(buf: Buffer): Buffer {
   return out.swap16();
 }
 
-/** The candidate found most often outside quotes in the header line; `,` when none is. */
-export function sniffDelimiter(text: string): string {
+/**
+ * The candidate found most often outside quotes in the header line; `,` when none is. `tabFirst`:
+ * a tab there wins whatever the counts (a UTF-16 file, which Excel writes tab-separated).
+ */
+export function sniffDelimiter(text: string, tabFirst = false): string {
   const counts = new Map<string, number>([
     [',', 0],
     [';', 0],
@@ -184,6 +233,7 @@ export function sniffDelimiter(text: string): string {
     else if (!quoted && (ch === '\n' || ch === '\r')) break;
     else if (!quoted && counts.has(ch)) counts.set(ch, (counts.get(ch) ?? 0) + 1);
   }
+  if (tabFirst && (counts.get('\t') ?? 0) > 0) return '\t';
   let best = ',';
   let bestCount = 0;
   for (const [d, n] of counts) {

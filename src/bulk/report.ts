@@ -33,9 +33,24 @@ export function csvField(value: string): string {
   return value;
 }
 
-/** Server text must not become a spreadsheet formula when the report is opened in one. */
-function defuse(text: string): string {
-  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+/**
+ * A cell a spreadsheet would read as a formula, with a `'` before it so it is read as text
+ * (README "Security": the report's cells come from the input file and the server). Every text
+ * cell of the CSV report goes through here. `=`, `@`, a tab or a CR start a formula; so do `+`
+ * and `-`, except in a cell that is a phone number as written (digits, spaces, brackets, dots,
+ * dashes, slashes and the direction marks a contact card adds), so numbers such as
+ * `+447911123456` and `+44 (0)7911 123456` are written exactly as they are, while
+ * `+1+cmd|' /C calc'!A0` is not.
+ */
+export function defuse(text: string): string {
+  if (/^[=@\t\r]/.test(text)) return `'${text}`;
+  if (/^[+-]/.test(text) && !/^[+-][\d (][\d\s()./\u200e\u200f\u202a-\u202e\u2066-\u2069-]*$/.test(text)) return `'${text}`;
+  return text;
+}
+
+/** A text cell of the CSV report: defused, then quoted when it needs it. */
+function cell(value: string): string {
+  return csvField(defuse(value));
 }
 
 export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
@@ -62,7 +77,7 @@ export class ReportWriter {
   write(row: ReportRow): void {
     this.rows++;
     if (this.format === 'csv') {
-      this.#file.write(`${row.line},${csvField(row.number)},${row.outcome},${row.status ?? ''},${csvField(row.messageId ?? '')},${csvField(defuse(row.error ?? ''))}\n`);
+      this.#file.write(`${row.line},${cell(row.number)},${row.outcome},${row.status ?? ''},${cell(row.messageId ?? '')},${cell(row.error ?? '')}\n`);
     } else {
       this.#file.write(
         `${JSON.stringify({

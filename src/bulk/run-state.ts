@@ -20,6 +20,7 @@ import { metaMap } from './message.js';
 import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
 import { checkResumeTarget } from './run-target.js';
+import { pipeError } from './reader.js';
 import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
@@ -295,6 +296,8 @@ function statInput(path: string, label: string): InputStat {
     throw new UsageError(`cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
   }
   if (st.isDirectory()) throw new UsageError(`${label} is a folder, not a CSV file`);
+  const pipe = pipeError(st, true);
+  if (pipe !== undefined) throw new UsageError(`${label} ${pipe.message}; nothing was sent`, { hint: pipe.hint });
   const hash = createHash('sha256').update(String(st.size));
   const fd = openSync(path, 'r');
   try {
