@@ -102,19 +102,28 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
   const ui = createUi(ctx, opts);
-  if (!info.finished && !info.abandoned) ui.info(`continue it with: ${continueCommand(ctx, journal, h)}`);
+  if (!info.finished && !info.abandoned) {
+    const t = h.target;
+    // Without a profile the key came from the environment or a file the journal does not name.
+    const key = t !== undefined && !t.sandbox && t.profile === null ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
+    ui.info(`continue it with: ${continueCommand(ctx, journal, h)}${key}`);
+  }
 }
 
 /**
  * The command that resumes a run from its journal: a journal kept anywhere but its file's own
  * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
- * find another run or none (README: "Nothing lost, nothing sent twice").
+ * find another run or none (README: "Nothing lost, nothing sent twice"). A resume sends where the
+ * run sent but does not read that from the journal: a run without a profile is given its base
+ * URL, which came from --base-url or MSGR_BASE_URL (README: "`msgr runs`").
  */
 function continueCommand(ctx: Context, journal: string, h: RunHeader): string {
-  const sandbox = h.target?.sandbox === true;
+  const t = h.target;
+  const sandbox = t?.sandbox === true;
   const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), h.input.path, sandbox), 'journal.jsonl');
+  const baseUrl = t !== undefined && !t.sandbox && t.profile === null ? t.baseUrl : undefined;
   return buildResumeCommand(
-    { file: h.input.path, profile: h.target?.profile ?? undefined, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
+    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
     h.input.path,
     h.input.stdin,
     journal,
