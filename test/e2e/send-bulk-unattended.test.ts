@@ -168,6 +168,31 @@ describe('stopping an unattended run, then --resume', () => {
     assertExactlyOnce(received(), numbers);
   });
 
+  test('SIGTERM while requests hang: the drain times them out, and a stop with batches in doubt exits 7 (not 130), stopped "interrupted"', async () => {
+    const { path } = numbersCsv(2000);
+    const config = tempDir();
+    let n = 0;
+    // From the 5th request on, the server takes the request and never answers in time.
+    server.answer = () => (++n <= 4 ? { status: 202, body: { ok: true } } : { status: 202, body: { ok: true }, delayMs: 4_000 });
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--timeout', '1', '--json'], env(config));
+    await requestsArrived(8);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    server.answer = undefined;
+    assert.equal(r.code, 7, r.stderr);
+    const doc = JSON.parse(r.stdout) as Summary & { stopped: string; inDoubtBatches: unknown[]; resume: string };
+    assert.equal(doc.exitCode, 7);
+    assert.equal(doc.stopped, 'interrupted');
+    assert.equal(doc.accepted, 200);
+    assert.equal(doc.inDoubt, 200);
+    assert.equal(doc.notSent, 1600);
+    assert.equal(doc.inDoubtBatches.length, 4);
+    assert.match(doc.resume, /--resume/);
+    assert.match(r.stderr, /error: interrupted: 200 of 2,000 recipients accepted, 200 in doubt/);
+    assert.match(r.stderr, /check first, then add --resend-in-doubt/);
+    assertNoStack(r);
+  });
+
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();
