@@ -4,8 +4,8 @@
 // server received: every recipient accepted exactly once, and nothing left in doubt.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -323,6 +323,95 @@ describe('a full disk mid-run', () => {
       rmSync(join(mount, 'filler2'));
       await resumeCleanly(path, config, numbers.length);
       assertExactlyOnce(received(), numbers);
+    } finally {
+      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+    }
+  });
+});
+
+describe('the --report file when the run does not end normally', () => {
+  /** A report folder holding an earlier report. */
+  function oldReport(dir = tempDir('msgr-report-')): string {
+    const report = join(dir, 'r.csv');
+    writeFileSync(report, 'old,report\n');
+    return report;
+  }
+
+  /** What is left beside the report: msgr's own temporary file at most, named with its pid. */
+  function leftBeside(report: string, pid: number | undefined): string[] {
+    return readdirSync(dirname(report)).filter((f) => f !== basename(report)).map((f) => f.replace(String(pid), 'PID'));
+  }
+
+  test('two Ctrl-Cs: the old report stays as it was (it was emptied), the one being written stays aside as r.csv.msgr-<pid>.partial', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
+    const { path } = numbersCsv(400);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '20', '--report', report], env(tempDir()));
+    await requestsArrived(4);
+    run.child.kill('SIGINT');
+    await sleep(250);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.match(r.stderr, /msgr: interrupted/);
+    assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+    assert.ok(leftBeside(report, run.child.pid).every((f) => f === 'r.csv.msgr-PID.partial'), String(leftBeside(report, run.child.pid)));
+  });
+
+  test('kill -9: the old report stays as it was', async () => {
+    const { path } = numbersCsv(2000);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
+    await requestsArrived(6);
+    run.child.kill('SIGKILL');
+    assert.equal((await run.done).signal, 'SIGKILL');
+    assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+  });
+
+  test('a run stopped once (drained) writes its whole report, every row, over the old one, and leaves nothing beside it', async () => {
+    const { path, numbers } = numbersCsv(2000);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
+    await requestsArrived(6);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'line,number,outcome,status,message_id,error');
+    assert.equal(lines.length, numbers.length + 1);
+    assert.deepEqual(leftBeside(report, run.child.pid), []);
+  });
+
+  test('the report\'s folder fills up: the run stops, the old report stays as it was and no temporary file is left', async (t) => {
+    const mount = tempDir('msgr-tmpfs-report-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN)');
+      return;
+    }
+    try {
+      const { path } = numbersCsv(20000);
+      const report = oldReport(mount);
+      // Filled before the run: the report's first 64 KiB write finds no room.
+      const fd = openSync(join(mount, 'filler'), 'w');
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(4096, 1));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        closeSync(fd);
+      }
+      server.fallback = { status: 202, body: { ok: true } };
+      const run = startBulk([path, ...MSG, '--batch-size', '100', '--report', report, '--json'], env(tempDir()));
+      const r = await run.done;
+      assert.equal(r.code, 130, r.stderr);
+      const doc = JSON.parse(r.stdout) as { stopped: string; report: string | null };
+      assert.equal(doc.stopped, 'disk-full');
+      assert.equal(doc.report, null);
+      assert.match(r.stderr, new RegExp(`no space left in ${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+      assert.deepEqual(leftBeside(report, run.child.pid), ['filler']);
+      assertNoStack(r);
     } finally {
       execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
     }

@@ -425,16 +425,16 @@ describe('report and responses', () => {
 
   test('writes CSV and JSONL reports', () => {
     const dir = tmp();
-    const csv = new ReportWriter(join(dir, 'r.csv'));
+    const csv = new ReportWriter(join(dir, 'r.csv'), 4242);
     csv.write({ line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' });
     csv.write({ line: 3, number: 'abc', outcome: 'invalid', error: '=cmd, "x"' });
     csv.close();
     assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447700900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
-    const jl = new ReportWriter(join(dir, 'r.jsonl'));
+    const jl = new ReportWriter(join(dir, 'r.jsonl'), 4242);
     jl.write({ line: 2, number: '+447700900001', outcome: 'in-doubt', error: 'timeout' });
     jl.close();
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447700900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
-    assert.throws(() => new ReportWriter(join(dir, 'r.txt')), /must end in .csv or .jsonl/);
+    assert.throws(() => new ReportWriter(join(dir, 'r.txt'), 4242), /must end in .csv or .jsonl/);
   });
 
   test('message ids from several response shapes', () => {

@@ -141,7 +141,7 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
     ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
     ["the run's --exclude list", header?.shape.exclude?.path],
   ]);
-  const writer = new ReportWriter(path);
+  const writer = new ReportWriter(path, ctx.pid);
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
@@ -152,7 +152,8 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
       ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
   } finally {
-    writer.close();
+    // Closed above once complete; a failure or a stop leaves the file at the path as it was.
+    writer.discard();
   }
 }
 

@@ -36,7 +36,7 @@ import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { buildResumeCommand, shellQuote, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -105,7 +105,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     ['the --text-file', opts.textFile !== undefined && opts.textFile !== '-' ? resolve(ctx.cwd, opts.textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
-  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads }, defer) : undefined;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads, pid: ctx.pid }, defer) : undefined;
   const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
@@ -167,7 +167,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   const refusal = opts.preview !== undefined && opts.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
   if (pre.invalid > 0 && !shape.skipInvalid) {
-    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath));
+    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath, ctx.pid));
     throw invalidRowsError(refusal, pre, input.label, reportPath);
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
@@ -243,16 +243,33 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // Answers that found no room even in the reserve: written as soon as there is some.
   await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));
   progress.stop();
-  report?.close();
+  const reportWritten = closeReport(ui, report, runId);
   const seconds = (performance.now() - t0) / 1000;
 
   const r = sender.result();
-  const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...base, journal: journalPath, report: reportWritten ? base.report : null }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
-  const err = summaryError(summary, r, { reportPath: report?.path, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
+  const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
+}
+
+/**
+ * Puts the completed report in place. With no room for it, the run's outcome stands (the journal
+ * has every answer): the report at that path is left as it was, and the run says how to write it
+ * later. False when no report was written.
+ */
+function closeReport(ui: Ui, report: ReportWriter | undefined, runId: string): boolean {
+  if (report === undefined) return false;
+  try {
+    report.close();
+    return true;
+  } catch (err) {
+    if (!isNoSpace(err)) throw err;
+    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} --report ${shellQuote(report.path)}`);
+    return false;
+  }
 }
