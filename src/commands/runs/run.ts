@@ -6,7 +6,7 @@ import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
-import { describeTarget } from '../../bulk/run-target.js';
+import { describeSender, describeTarget, describeText } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { runDirFor, stateDir } from '../../bulk/state.js';
@@ -78,7 +78,6 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
-  const body = (h.message.body ?? {}) as { text?: unknown; templateId?: unknown };
   const lines: Array<[string, string]> = [
     ['run', info.runId],
     ['state', `${status(info)}${detail.loaded.lastStop !== undefined ? ` (last stop: ${detail.loaded.lastStop})` : ''}`],
@@ -86,8 +85,8 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['file', info.file],
     ['target', describeTarget(h.target)],
     ['started', `${info.startedAt} by msgr ${info.msgr}`],
-    ['message', typeof body.text === 'string' ? `text ${JSON.stringify(body.text)}` : `template ${String(body.templateId)}`],
-    ['from', typeof h.message.from === 'string' ? h.message.from : ''],
+    ['message', describeText(h.message, h.shape.personal) ?? ''],
+    ['from', describeSender(h.message, h.shape.personal) ?? ''],
     ['rows', `${fmt(info.rows)}, ${fmt(info.toSend)} to send${info.alreadySent > 0 ? `, ${fmt(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
     ['accepted', fmt(info.accepted)],
     ['rejected', fmt(info.rejected)],

@@ -119,7 +119,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
   const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, previous !== undefined) : undefined;
   // Before the preflight: a resume against another target stops before anything is read or sent.
-  if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined);
+  if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined, previous.header.shape.personal);
   const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, { message: plan.message, personal: plan.shape.personal }, runTarget, reportPath !== undefined);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
