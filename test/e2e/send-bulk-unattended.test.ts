@@ -231,7 +231,7 @@ describe('stopping an unattended run, then --resume', () => {
     assertExactlyOnce(received(), numbers);
   });
 
-  test('a second Ctrl-C still quits at once (exit 130 within a second); the batches it cut off are in doubt and are completed by --resend-in-doubt', async () => {
+  test('a second Ctrl-C still quits at once (within a second); the batches it cut off are in doubt, so it exits 7, and --resend-in-doubt completes them', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
     const { path, numbers } = numbersCsv(400);
     const config = tempDir();
@@ -242,13 +242,13 @@ describe('stopping an unattended run, then --resume', () => {
     const second = Date.now();
     run.child.kill('SIGINT');
     const r = await run.done;
-    assert.equal(r.code, 130, r.stderr);
+    assert.equal(r.code, 7, r.stderr);
     assert.ok(r.at - second < 1_000, `exited ${r.at - second} ms after the second Ctrl-C`);
     assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
-    assert.match(r.stderr, /msgr: interrupted/);
+    assert.match(r.stderr, /msgr: interrupted: requests sent are left without their answers \(in doubt\)/);
     // --json still gets its one document, with the exit code.
     const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } };
-    assert.equal(doc.error.exitCode, 130);
+    assert.equal(doc.error.exitCode, 7);
     assert.match(doc.error.message, /^interrupted: quit at once/);
     assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
     // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
@@ -342,7 +342,7 @@ describe('the --report file when the run does not end normally', () => {
     return readdirSync(dirname(report)).filter((f) => f !== basename(report)).map((f) => f.replace(String(pid), 'PID'));
   }
 
-  test('two Ctrl-Cs: the old report stays as it was (it was emptied), the one being written stays aside as r.csv.msgr-<pid>.partial', async () => {
+  test('two Ctrl-Cs: the old report stays as it was (it was emptied), and the one being written is removed', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
     const { path } = numbersCsv(400);
     const report = oldReport();
@@ -354,10 +354,10 @@ describe('the --report file when the run does not end normally', () => {
     const r = await run.done;
     assert.match(r.stderr, /msgr: interrupted/);
     assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
-    assert.ok(leftBeside(report, run.child.pid).every((f) => f === 'r.csv.msgr-PID.partial'), String(leftBeside(report, run.child.pid)));
+    assert.deepEqual(leftBeside(report, run.child.pid), []);
   });
 
-  test('kill -9: the old report stays as it was', async () => {
+  test('kill -9: the old report stays as it was; the one being written is left aside as r.csv.msgr-<pid>.partial', async () => {
     const { path } = numbersCsv(2000);
     const report = oldReport();
     const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
@@ -365,6 +365,7 @@ describe('the --report file when the run does not end normally', () => {
     run.child.kill('SIGKILL');
     assert.equal((await run.done).signal, 'SIGKILL');
     assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+    assert.deepEqual(leftBeside(report, run.child.pid), ['r.csv.msgr-PID.partial']);
   });
 
   test('a run stopped once (drained) writes its whole report, every row, over the old one, and leaves nothing beside it', async () => {

@@ -44,12 +44,18 @@ const BULK_MAX_ATTEMPTS = 8;
 
 export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
-  // First Ctrl-C: finish what is in flight and write everything down.
-  ctx.enableGracefulInterrupt();
+  // First Ctrl-C: finish what is in flight and write everything down. A second quits at once:
+  // the report being written is removed (the one at its path stays as it was), and the exit code
+  // says whether requests were left without their answers.
+  const quit: Quit = { inDoubt: () => false, report: undefined };
+  ctx.enableGracefulInterrupt(() => {
+    quit.report?.discard();
+    return { inDoubt: quit.inDoubt() };
+  });
   const cleanups: Array<() => void> = [];
   const where: Where = {};
   try {
-    await run(ctx, opts, ui, (fn) => cleanups.push(fn), where);
+    await run(ctx, opts, ui, (fn) => cleanups.push(fn), where, quit);
   } catch (err) {
     // A full disk wherever it was met (the spool, the journal's header, the reserve, the
     // report): an environment error that stops the run, never a stack trace.
@@ -71,10 +77,16 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   }
 }
 
+/** What quitting at once (a second Ctrl-C) must know of the run, filled in as it gets there. */
+interface Quit {
+  inDoubt: () => boolean;
+  report: ReportWriter | undefined;
+}
+
 const interrupted = (): InterruptedError =>
   new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
 
-async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where): Promise<void> {
+async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where, quit: Quit): Promise<void> {
   const checkpoint = (): void => {
     if (ctx.interrupt.aborted) throw interrupted();
   };
@@ -106,6 +118,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     ["the run's journal", journalPath],
   ] as const;
   const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads, pid: ctx.pid }, defer) : undefined;
+  quit.report = report;
   const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
@@ -237,6 +250,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     debug: (line) => ui.debug(line),
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
   });
+  // The journal first: it writes the answers already in, then tells of requests still out.
+  quit.inDoubt = () => journal.quitNow() || sender.leavesInDoubt();
   const t0 = performance.now();
   where.sending = true;
   await sender.sendAll(spool);
