@@ -38,8 +38,16 @@ export interface Context {
    * A command that can wind down cleanly (bulk: finish in-flight batches, write the journal;
    * send: wait for the answer) calls this once it gets there; a signal then aborts `interrupt`
    * instead of exiting at once. Whatever it waits on from then must also end on `interrupt`.
+   * `onQuit` runs, synchronously, when a second Ctrl-C quits at once anyway: it tidies what it
+   * can and says whether quitting leaves anything in doubt (the exit code says so: 7, not 130).
    */
-  readonly enableGracefulInterrupt: () => void;
+  readonly enableGracefulInterrupt: (onQuit?: () => QuitState) => void;
+}
+
+/** What quitting at once leaves behind, as the command knows it at that moment. */
+export interface QuitState {
+  /** A request that may have reached the API has no answer written down. */
+  readonly inDoubt: boolean;
 }
 
 /** Colour decision for one stream: NO_COLOR wins, then FORCE_COLOR, then the TTY. */

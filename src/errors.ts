@@ -116,7 +116,7 @@ export class OutcomeUnknownError extends MsgrError {
   }
 }
 
-/** A bulk run finished but some rows were not accepted (exit 7). */
+/** A bulk run ended with rows not accepted, or was stopped with batches in doubt (exit 7). */
 export class PartialError extends MsgrError {
   constructor(message: string, options?: MsgrErrorOptions) {
     super(ExitCode.PARTIAL, message, options);

@@ -4,7 +4,7 @@
 // about as much as bare Node (README: "Performance").
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
-import type { Context } from './context.js';
+import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { EXIT_CODES_HELP } from './commands/help/topics.js';
@@ -144,7 +144,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
-  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false };
+  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined };
   let wroteStdout = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (state.finished) return;
@@ -158,17 +158,31 @@ export async function run(): Promise<number> {
     }
     // A second Ctrl-C, or a command with nothing to wind down: leave now. Bulk journals are
     // written append-only and flushed per record, so an abrupt exit leaves them consistent.
-    process.stderr.write('\nmsgr: interrupted\n');
+    // Requests left without their answers are in doubt: exit 7, as for a run that drained with
+    // batches in doubt (README: "Exit codes"). A command that does not say (no onQuit) exits 130;
+    // one whose onQuit fails counts as in doubt, the side that gets the rows checked.
+    let inDoubt = false;
+    if (state.graceful && state.onQuit !== undefined) {
+      try {
+        inDoubt = state.onQuit().inDoubt;
+      } catch {
+        inDoubt = true;
+      }
+    }
+    const code = inDoubt ? ExitCode.PARTIAL : ExitCode.INTERRUPTED;
+    process.stderr.write(`\nmsgr: interrupted${inDoubt ? ': requests sent are left without their answers (in doubt)' : ''}\n`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {
       // Before a command can wind down, nothing of it is in flight (see signalAction).
-      const doc = state.graceful
-        ? errorDocument('interrupted: quit at once, without waiting for the answers in flight', inFlightHint, ExitCode.INTERRUPTED)
-        : errorDocument('interrupted', 'Nothing was in flight: run the command again.', ExitCode.INTERRUPTED);
+      const doc = !state.graceful
+        ? errorDocument('interrupted', 'Nothing was in flight: run the command again.', code)
+        : state.onQuit !== undefined && !inDoubt
+          ? errorDocument('interrupted: quit at once; no request was waiting for its answer, nothing is in doubt', inFlightHint, code)
+          : errorDocument('interrupted: quit at once, without waiting for the answers in flight', inFlightHint, code);
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
-    process.exit(ExitCode.INTERRUPTED);
+    process.exit(code);
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
   // A reader that went away (`msgr ... | head -1`, a closed ssh session: EPIPE, EIO) must not
@@ -205,8 +219,9 @@ export async function run(): Promise<number> {
     platform: process.platform,
     isProcessAlive,
     onExit: (fn) => cleanups.push(fn),
-    enableGracefulInterrupt: () => {
+    enableGracefulInterrupt: (onQuit) => {
       state.graceful = true;
+      state.onQuit = onQuit;
     },
   };
   const code = await main(ctx);

@@ -85,6 +85,11 @@ export class BatchAccounting {
     return this.#stopped;
   }
 
+  /** Recipients counted in doubt so far. */
+  get inDoubt(): number {
+    return this.#result.inDoubt;
+  }
+
   /** Aborted once the run stops: the client drops the retries it has not started. */
   get stopRetries(): AbortSignal {
     return this.#stopRetries.signal;

@@ -127,6 +127,7 @@ export class Journal {
     try {
       this.#writeLine(`{"type":"wait","batch":${batch}}\n`);
       this.#dirty = true;
+      this.#out.delete(batch);
     } catch (err) {
       if (!isNoSpace(err)) throw err;
     }
@@ -156,6 +157,7 @@ export class Journal {
     this.#answers = [];
     try {
       this.#writeLine(answers.length > 0 ? answers.join('') + outs : outs);
+      for (const batch of batches) this.#out.add(batch);
     } catch (err) {
       // A write goes in whole or is cut back: the answers wait for a write of their own.
       this.#answers = answers.concat(this.#answers);
@@ -175,6 +177,23 @@ export class Journal {
   /** Space ran out during this run: no new batch may be sent. */
   get full(): boolean {
     return this.#full;
+  }
+
+  /** Batches whose "out" line is written and whose answer (or wait) is not yet handed in. */
+  readonly #out = new Set<number>();
+
+  /**
+   * The process is about to exit at once (a second Ctrl-C): the answers of this turn are written
+   * now, not at its end. True when a batch would then be in doubt in the journal: its request
+   * left and no answer of it is written (journal-load.ts reads it so).
+   */
+  quitNow(): boolean {
+    try {
+      this.#writeAnswers();
+    } catch {
+      // Not written: those batches are in doubt, as said below.
+    }
+    return this.#out.size > 0 || this.#answers.length > 0 || this.#held.length > 0;
   }
 
   /** Answers written nowhere yet, for want of space (see settle). */
@@ -299,6 +318,7 @@ export class Journal {
 
   /** Records an answer. On a full disk it takes the reserve's room, or is held (see settle). */
   done(rec: Omit<DoneRecord, 'type' | 'at'>): void {
+    this.#out.delete(rec.batch);
     this.#writeAnswers();
     const line = this.#doneLine(rec);
     if (this.#held.length === 0 && this.#tryWrite(line)) return;
@@ -311,6 +331,7 @@ export class Journal {
    * them: their batches are then in doubt, as when it comes a moment before the answer.
    */
   answered(rec: Omit<DoneRecord, 'type' | 'at'>): void {
+    this.#out.delete(rec.batch);
     this.#answers.push(this.#doneLine(rec));
     this.#endOfTurn();
   }

@@ -172,9 +172,11 @@ function parallelMinBytes(env: Context['env']): number | undefined {
 export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined }, report: ReportWriter): Promise<void> {
   try {
     await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, csvUtf8Hint(format), pass.message), report);
-  } finally {
-    report.close();
+  } catch (err) {
+    report.discard();
+    throw err;
   }
+  report.close();
 }
 
 async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, report: ReportWriter): Promise<void> {

@@ -2,7 +2,8 @@
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
-import { dirname, extname } from 'node:path';
+import { accessSync, constants, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join } from 'node:path';
 import { fileProblem, UsageError } from '../errors.js';
 import { sameFile } from '../files/same-file.js';
 import { TextFile } from './text-file.js';
@@ -55,18 +56,38 @@ function cell(value: string): string {
 
 export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
 
+/**
+ * Where a report is written until it is complete: beside it (a rename within one folder is
+ * atomic), named so that one left by a killed msgr says whose it is (README: "Output").
+ */
+export function reportTempPath(path: string, pid: number): string {
+  return join(dirname(path), `${basename(path)}.msgr-${pid}.partial`);
+}
+
+/**
+ * Writes a report into a temporary file beside it and renames that over the report only once
+ * complete (close): a run stopped at once, killed, or out of space leaves the earlier report as
+ * it was, never an empty or half one.
+ */
 export class ReportWriter {
   readonly path: string;
   readonly format: ReportFormat;
   readonly #file: TextFile;
+  /** The file renamed over: the report, or what a symbolic link there points to. */
+  readonly #target: string;
+  readonly #temp: string;
+  #done = false;
   rows = 0;
 
-  constructor(path: string) {
+  constructor(path: string, pid: number) {
     this.format = reportFormat(path);
     this.path = path;
     try {
-      this.#file = new TextFile(path);
+      this.#target = existingTarget(path);
+      this.#temp = reportTempPath(this.#target, pid);
+      this.#file = new TextFile(this.#temp);
     } catch (err) {
+      if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? `there is no folder ${dirname(path)}` : fileProblem(err);
       throw new UsageError(`--report: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
@@ -96,9 +117,48 @@ export class ReportWriter {
     this.#file.flush();
   }
 
+  /** The report is complete: it replaces the file at its path. On a failure nothing is replaced. */
   close(): void {
-    this.#file.close();
+    if (this.#done) return;
+    try {
+      this.#file.close();
+      // Rows were lost with a write that failed (and was caught further up): the report is not whole.
+      if (this.#file.failed !== undefined) throw this.#file.failed;
+      renameSync(this.#temp, this.#target);
+      this.#done = true;
+    } catch (err) {
+      this.discard();
+      throw err;
+    }
   }
+
+  /** The report will not be complete (the run failed, or stopped before it): the file at its path is left as it was. */
+  discard(): void {
+    if (this.#done) return;
+    this.#done = true;
+    try {
+      this.#file.abandon();
+    } finally {
+      rmSync(this.#temp, { force: true });
+    }
+  }
+}
+
+/**
+ * The file a report replaces: through a symbolic link, what it points to. A folder, or a file
+ * this user may not write, is refused now, as opening it would have been, not after the run.
+ */
+function existingTarget(path: string): string {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return path;
+    throw err;
+  }
+  if (statSync(real).isDirectory()) throw new UsageError(`--report: ${path} is a folder`, { hint: 'Give the report a file name, for example --report report.csv.' });
+  accessSync(real, constants.W_OK);
+  return real;
 }
 
 /**
@@ -122,7 +182,7 @@ export function refuseReportOver(path: string, reads: readonly (readonly [what: 
  */
 export function openRunReport(
   path: string,
-  o: { dryRun: boolean; trial: string | undefined; reads: readonly (readonly [what: string, path: string | undefined])[] },
+  o: { dryRun: boolean; trial: string | undefined; reads: readonly (readonly [what: string, path: string | undefined])[]; pid: number },
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
   if (o.trial !== undefined) {
@@ -135,7 +195,8 @@ export function openRunReport(
     reportFormat(path);
     return undefined;
   }
-  const report = new ReportWriter(path);
-  defer(() => report.close());
+  const report = new ReportWriter(path, o.pid);
+  // Closed (renamed into place) where the run completes it; anything else leaves the old report.
+  defer(() => report.discard());
   return report;
 }

@@ -8,6 +8,7 @@ import type { Ui } from '../output/ui.js';
 import type { Settings } from '../settings/resolve.js';
 import type { Target } from '../settings/target.js';
 import type { JournaledTarget, RunHeader } from './journal-records.js';
+import type { PersonalSpec } from './personalise.js';
 
 /** The sandbox listens on a new port every run: its journals record this instead. */
 const SANDBOX_URL = 'sandbox';
@@ -96,18 +97,37 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
 }
 
 /** Checks a resume's target against its journal's (refusing another one) and says what it sends where. */
-export function announceResume(ui: Pick<Ui, 'info' | 'warn'>, runId: string, header: RunHeader, now: JournaledTarget, message: Record<string, unknown>, accountGiven: boolean): void {
+export function announceResume(ui: Pick<Ui, 'info' | 'warn'>, runId: string, header: RunHeader, now: JournaledTarget, message: Record<string, unknown>, accountGiven: boolean, personal?: PersonalSpec): void {
   const { known, note } = checkResumeTarget(header, now, accountGiven);
   if (note !== undefined) ui.warn(note.replace('the one run', `the one run ${runId}`));
   if (!known) ui.warn(`run ${runId}'s journal does not say where it sent (an earlier msgr wrote it): resuming against ${describeTarget(now)}; make sure that is where it started`);
-  ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(message)}) to ${describeTarget(now)}`);
+  ui.info(`resuming run ${runId} with its journal's message exactly (${describeMessage(message, personal)}) to ${describeTarget(now)}`);
 }
 
-/** `text "Hello there", from Acme, account ACME01`: what a resumed run sends, for people. */
-function describeMessage(message: Record<string, unknown>): string {
+/**
+ * `text "Hello there", from Acme, account ACME01`, or `a text per row (column msg), a sender per
+ * row (column sender), account ACME01`: what a resumed run sends, for people; only what it has.
+ */
+function describeMessage(message: Record<string, unknown>, personal: PersonalSpec | undefined): string {
+  const text = describeText(message, personal, 40);
+  const sender = describeSender(message, personal);
+  const from = sender === undefined || personal?.fromColumn != null ? sender : `from ${sender}`;
+  const account = typeof message.accountReference === 'string' ? `account ${message.accountReference}` : undefined;
+  return [text, from, account].filter((s) => s !== undefined).join(', ');
+}
+
+/** A run's text or template, for people (`msgr runs show`, a resume); undefined when the message has neither. */
+export function describeText(message: Record<string, unknown>, personal: PersonalSpec | undefined, maxChars = Number.POSITIVE_INFINITY): string | undefined {
+  if (personal?.textColumn != null) return `a text per row (column ${personal.textColumn})`;
   const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
-  const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
-  return `${what}, from ${String(message.from)}, account ${String(message.accountReference)}`;
+  if (typeof body.text === 'string') return `text ${JSON.stringify(body.text.length > maxChars ? `${body.text.slice(0, maxChars)}…` : body.text)}`;
+  return typeof body.templateId === 'string' || typeof body.templateId === 'number' ? `template ${String(body.templateId)}` : undefined;
+}
+
+/** A run's sender, for people; undefined when the message has none. */
+export function describeSender(message: Record<string, unknown>, personal: PersonalSpec | undefined): string | undefined {
+  if (personal?.fromColumn != null) return `a sender per row (column ${personal.fromColumn})`;
+  return typeof message.from === 'string' ? message.from : undefined;
 }
 
 /**

@@ -127,8 +127,14 @@ export class Sender {
   /** Batches leaving at the end of this turn of the event loop (#leave), each with its promise's ends. */
   #departing: Departure[] = [];
 
+  /** Batches an earlier run of this journal left in doubt, until this run has their answer. */
+  readonly #earlierInDoubt = new Set<number>();
+
   constructor(parts: SenderParts) {
     this.#cfg = parts;
+    parts.states?.forEach((st, b) => {
+      if (st === BatchState.started || st === BatchState.inDoubt) this.#earlierInDoubt.add(b);
+    });
     this.#window = parts.window;
     this.#report = parts.report;
     this.#rows = parts.report !== undefined ? new ReportOrder(parts.report) : undefined;
@@ -155,6 +161,15 @@ export class Sender {
 
   result(): SendResult {
     return this.#books.result();
+  }
+
+  /**
+   * Whether quitting now leaves batches in doubt beyond those whose requests are out (the
+   * journal tells those): one counted in doubt, or one an earlier run left in doubt that has no
+   * answer in this run yet.
+   */
+  leavesInDoubt(): boolean {
+    return this.#books.inDoubt > 0 || this.#earlierInDoubt.size > 0;
   }
 
   /** Sends every batch of the spool (those an earlier run finished are counted, not sent). */
@@ -406,6 +421,7 @@ export class Sender {
       outcome = { kind: 'unknown', message: err instanceof Error ? err.message : String(err), attempts: 1 };
     }
     const journaled = this.#books.answered(b, outcome);
+    if (journaled === 'accepted' || journaled === 'rejected') this.#earlierInDoubt.delete(b.index);
     this.#cfg.journal.answered({
       batch: b.index,
       outcome: journaled,

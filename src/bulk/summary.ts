@@ -143,8 +143,14 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
       jsonFor,
     });
   }
+  // A stop leaves in doubt only what the network did (a batch that timed out while the run
+  // drained, or one an earlier run left): those recipients need checking, which a resume alone
+  // does not do, so the run ends as a partial one (exit 7), not as a clean stop (exit 130), and
+  // keeps `stopped` to say why (README: "Exit codes" and "Running unattended").
+  const StopClass = r.inDoubt > 0 ? PartialError : InterruptedError;
+  const inDoubt = r.inDoubt > 0 ? `, ${fmt(r.inDoubt)} in doubt` : '';
   if (stopReason(r, toSend) === 'interrupted') {
-    return new InterruptedError(`interrupted: ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
+    return new StopClass(`interrupted: ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${inDoubt}`, {
       ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
       jsonFor,
     });
@@ -152,9 +158,9 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
   // A local cause stops the run as Ctrl-C does: the answers in flight were written down.
   if (r.stopped === 'disk-full' || r.stopped === 'journal') {
     const where = r.stopped === 'disk-full' ? `no space left in ${r.fullFolder ?? '?'}` : `the journal could not be written (${o.clean(r.journalError ?? '?')})`;
-    const doubt = r.inDoubt === 0 ? ', none in doubt' : '';
+    const doubt = r.inDoubt === 0 ? ', none in doubt' : inDoubt;
     const next = r.stopped === 'disk-full' ? `free ${o.spaceNeeded !== undefined ? `at least ${formatBytes(o.spaceNeeded)}` : 'some space'} there, then resume` : 'fix that, then resume';
-    return new InterruptedError(`${where}: sending stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${doubt}; ${next}`, {
+    return new StopClass(`${where}: sending stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${doubt}; ${next}`, {
       ...(resumeHint !== undefined ? { hint: resumeHint } : {}),
       jsonFor,
     });

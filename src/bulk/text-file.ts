@@ -23,7 +23,19 @@ export class TextFile {
     if (this.#text.length > FLUSH_CHARS) this.flush();
   }
 
+  /** The error a write met (a full disk): what was buffered then is lost, so the file is not whole. */
+  failed: Error | undefined;
+
   flush(): void {
+    try {
+      this.#flush();
+    } catch (err) {
+      this.failed ??= err instanceof Error ? err : new Error(String(err));
+      throw err;
+    }
+  }
+
+  #flush(): void {
     let text = this.#text;
     this.#text = '';
     // A row can be longer than the buffer (a huge variable): encode it in pieces.
@@ -36,6 +48,18 @@ export class TextFile {
       let off = 0;
       while (off < len) off += writeSync(this.#fd, this.#bytes, off, len - off);
     }
+  }
+
+  /** Closes without writing what is buffered (the file is to be removed); never throws. */
+  abandon(): void {
+    if (this.#fd < 0) return;
+    this.#text = '';
+    try {
+      closeSync(this.#fd);
+    } catch {
+      // The file is removed next: nothing of it matters.
+    }
+    this.#fd = -1;
   }
 
   close(): void {

@@ -278,7 +278,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     assert.equal(show.code, 0, show.stderr);
     assert.match(show.stdout, /state\s+unfinished/);
     assert.match(show.stdout, /target\s+http:\/\/127\.0\.0\.1:\d+, account ACME01, key [0-9a-f]{12}/);
-    assert.match(show.stderr, /continue it with: msgr send-bulk \S+open\.csv --resume$/m);
+    assert.match(show.stderr, /continue it with: msgr send-bulk \S+open\.csv --resume --base-url http:\/\/127\.0\.0\.1:\d+ \(with the API key/m);
 
     // Both journals a month old: only the finished one goes.
     const old = new Date(Date.now() - 40 * 86_400_000);
@@ -318,8 +318,8 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
 
     const show = await runs(['show', kept], env(server.url, config));
     assert.equal(show.code, 0, show.stderr);
-    const command = /continue it with: msgr (.+)$/m.exec(show.stderr)?.[1];
-    assert.equal(command, `send-bulk ${file} --resume --journal '${kept}'`);
+    const command = /continue it with: msgr (.+?) \(with the API key/m.exec(show.stderr)?.[1];
+    assert.equal(command, `send-bulk ${file} --resume --journal '${kept}' --base-url ${server.url}`);
 
     resetServer(server);
     server.answer = acceptWithIds(server);
@@ -328,7 +328,31 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     assert.deepEqual(server.requests.map((r) => (r.json as { recipients: unknown[] }).recipients.length), [3], 'the --journal run\'s one batch of 3 left, not the other run\'s batches of 2');
     assert.deepEqual(sentNumbers(server), list.slice(3));
     const own = await runs(['show', file], env(server.url, config));
-    assert.match(own.stderr, /continue it with: msgr send-bulk \S+camp\.csv --resume$/m);
+    assert.match(own.stderr, /continue it with: msgr send-bulk \S+camp\.csv --resume --base-url http:\/\/127\.0\.0\.1:\d+ \(with the API key as the run had it/m);
+  });
+
+  test('runs show of a run started with --base-url and no profile: its command resumes the run (the base URL is in it, the key is not)', async () => {
+    resetServer(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    // No MSGR_BASE_URL: the base URL is known only from the command line, then from the journal.
+    const e = cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    const list = numbers(6, 400);
+    const file = writeCsv(join(dir, 'i5.csv'), list);
+    acceptThenRefuse(server, 1);
+    assert.equal((await bulk([file, ...MSG, '--base-url', server.url, '--batch-size', '2', '--concurrency', '1'], e)).code, 3);
+
+    const show = await runs(['show', file], e);
+    assert.equal(show.code, 0, show.stderr);
+    const command = /continue it with: msgr (\S.*?)(?: \(with the API key|$)/m.exec(show.stderr)?.[1] ?? '';
+    assert.equal(command, `send-bulk ${file} --resume --base-url ${server.url}`);
+    assert.doesNotMatch(show.stdout + show.stderr, new RegExp(KEY));
+
+    server.answer = acceptWithIds(server);
+    const resumed = await bulk([...command.split(' ').slice(1), '--json'], e);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual([(JSON.parse(resumed.stdout) as { accepted: number }).accepted], [6]);
+    assertExactlyOnce(sentNumbers(server), list);
   });
 });
 

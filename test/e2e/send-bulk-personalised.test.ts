@@ -248,6 +248,29 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('a resumed --text-column/--from-column run, and msgr runs show, say "a text per row (column …)" and "a sender per row (column …)", never "undefined"', async () => {
+    const server = await startTestServer();
+    try {
+      let n = 0;
+      server.answer = () => (++n === 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+      const path = csv('msisdn,message,sender\n+447911100001,Hello Ann,Acme\n+447911100002,Hi Bob,Shop\n+447911100003,Hey,Acme\n');
+      const config = tempDir();
+      const first = await bulk([path, '--text-column', 'message', '--from-column', 'sender', '--batch-size', '1', '--concurrency', '1'], env(server.url, config));
+      assert.equal(first.code, 3, first.stderr);
+      const show = await runCli(['runs', 'show', path], { env: env(server.url, config) });
+      assert.equal(show.code, 0, show.stderr);
+      assert.match(show.stdout, /^message\s+a text per row \(column message\)$/m);
+      assert.match(show.stdout, /^from\s+a sender per row \(column sender\)$/m);
+      server.answer = () => ({ status: 202, body: { ok: true } });
+      const resumed = await bulk([path, '--resume'], env(server.url, config));
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.match(resumed.stderr, /resuming run \S+ with its journal's message exactly \(a text per row \(column message\), a sender per row \(column sender\), account ACME01\) to http/);
+      assert.doesNotMatch(show.stdout + resumed.stderr, /undefined/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('--max-parts makes longer rendered messages invalid rows', async () => {
     const { server } = await sandbox();
     try {

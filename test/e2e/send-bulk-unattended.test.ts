@@ -4,8 +4,8 @@
 // server received: every recipient accepted exactly once, and nothing left in doubt.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readdirSync, rmSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type TestServer } from '../support/test-server.js';
@@ -168,6 +168,31 @@ describe('stopping an unattended run, then --resume', () => {
     assertExactlyOnce(received(), numbers);
   });
 
+  test('SIGTERM while requests hang: the drain times them out, and a stop with batches in doubt exits 7 (not 130), stopped "interrupted"', async () => {
+    const { path } = numbersCsv(2000);
+    const config = tempDir();
+    let n = 0;
+    // From the 5th request on, the server takes the request and never answers in time.
+    server.answer = () => (++n <= 4 ? { status: 202, body: { ok: true } } : { status: 202, body: { ok: true }, delayMs: 4_000 });
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--timeout', '1', '--json'], env(config));
+    await requestsArrived(8);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    server.answer = undefined;
+    assert.equal(r.code, 7, r.stderr);
+    const doc = JSON.parse(r.stdout) as Summary & { stopped: string; inDoubtBatches: unknown[]; resume: string };
+    assert.equal(doc.exitCode, 7);
+    assert.equal(doc.stopped, 'interrupted');
+    assert.equal(doc.accepted, 200);
+    assert.equal(doc.inDoubt, 200);
+    assert.equal(doc.notSent, 1600);
+    assert.equal(doc.inDoubtBatches.length, 4);
+    assert.match(doc.resume, /--resume/);
+    assert.match(r.stderr, /error: interrupted: 200 of 2,000 recipients accepted, 200 in doubt/);
+    assert.match(r.stderr, /check first, then add --resend-in-doubt/);
+    assertNoStack(r);
+  });
+
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();
@@ -206,7 +231,7 @@ describe('stopping an unattended run, then --resume', () => {
     assertExactlyOnce(received(), numbers);
   });
 
-  test('a second Ctrl-C still quits at once (exit 130 within a second); the batches it cut off are in doubt and are completed by --resend-in-doubt', async () => {
+  test('a second Ctrl-C still quits at once (within a second); the batches it cut off are in doubt, so it exits 7, and --resend-in-doubt completes them', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
     const { path, numbers } = numbersCsv(400);
     const config = tempDir();
@@ -217,13 +242,13 @@ describe('stopping an unattended run, then --resume', () => {
     const second = Date.now();
     run.child.kill('SIGINT');
     const r = await run.done;
-    assert.equal(r.code, 130, r.stderr);
+    assert.equal(r.code, 7, r.stderr);
     assert.ok(r.at - second < 1_000, `exited ${r.at - second} ms after the second Ctrl-C`);
     assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
-    assert.match(r.stderr, /msgr: interrupted/);
+    assert.match(r.stderr, /msgr: interrupted: requests sent are left without their answers \(in doubt\)/);
     // --json still gets its one document, with the exit code.
     const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } };
-    assert.equal(doc.error.exitCode, 130);
+    assert.equal(doc.error.exitCode, 7);
     assert.match(doc.error.message, /^interrupted: quit at once/);
     assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
     // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
@@ -298,6 +323,96 @@ describe('a full disk mid-run', () => {
       rmSync(join(mount, 'filler2'));
       await resumeCleanly(path, config, numbers.length);
       assertExactlyOnce(received(), numbers);
+    } finally {
+      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+    }
+  });
+});
+
+describe('the --report file when the run does not end normally', () => {
+  /** A report folder holding an earlier report. */
+  function oldReport(dir = tempDir('msgr-report-')): string {
+    const report = join(dir, 'r.csv');
+    writeFileSync(report, 'old,report\n');
+    return report;
+  }
+
+  /** What is left beside the report: msgr's own temporary file at most, named with its pid. */
+  function leftBeside(report: string, pid: number | undefined): string[] {
+    return readdirSync(dirname(report)).filter((f) => f !== basename(report)).map((f) => f.replace(String(pid), 'PID'));
+  }
+
+  test('two Ctrl-Cs: the old report stays as it was (it was emptied), and the one being written is removed', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
+    const { path } = numbersCsv(400);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '20', '--report', report], env(tempDir()));
+    await requestsArrived(4);
+    run.child.kill('SIGINT');
+    await sleep(250);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.match(r.stderr, /msgr: interrupted/);
+    assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+    assert.deepEqual(leftBeside(report, run.child.pid), []);
+  });
+
+  test('kill -9: the old report stays as it was; the one being written is left aside as r.csv.msgr-<pid>.partial', async () => {
+    const { path } = numbersCsv(2000);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
+    await requestsArrived(6);
+    run.child.kill('SIGKILL');
+    assert.equal((await run.done).signal, 'SIGKILL');
+    assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+    assert.deepEqual(leftBeside(report, run.child.pid), ['r.csv.msgr-PID.partial']);
+  });
+
+  test('a run stopped once (drained) writes its whole report, every row, over the old one, and leaves nothing beside it', async () => {
+    const { path, numbers } = numbersCsv(2000);
+    const report = oldReport();
+    const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
+    await requestsArrived(6);
+    run.child.kill('SIGTERM');
+    const r = await run.done;
+    assert.equal(r.code, 130, r.stderr);
+    const lines = readFileSync(report, 'utf8').trim().split('\n');
+    assert.equal(lines[0], 'line,number,outcome,status,message_id,error');
+    assert.equal(lines.length, numbers.length + 1);
+    assert.deepEqual(leftBeside(report, run.child.pid), []);
+  });
+
+  test('the report\'s folder fills up: the run stops, the old report stays as it was and no temporary file is left', async (t) => {
+    const mount = tempDir('msgr-tmpfs-report-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN)');
+      return;
+    }
+    try {
+      const { path } = numbersCsv(20000);
+      const report = oldReport(mount);
+      // Filled before the run: the report's first 64 KiB write finds no room.
+      const fd = openSync(join(mount, 'filler'), 'w');
+      try {
+        for (;;) writeSync(fd, Buffer.alloc(4096, 1));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'ENOSPC') throw err;
+      } finally {
+        closeSync(fd);
+      }
+      server.fallback = { status: 202, body: { ok: true } };
+      const run = startBulk([path, ...MSG, '--batch-size', '100', '--report', report, '--json'], env(tempDir()));
+      const r = await run.done;
+      assert.equal(r.code, 130, r.stderr);
+      const doc = JSON.parse(r.stdout) as { stopped: string; report: string | null };
+      assert.equal(doc.stopped, 'disk-full');
+      assert.equal(doc.report, null);
+      assert.match(r.stderr, new RegExp(`no space left in ${mount.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+      assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+      assert.deepEqual(leftBeside(report, run.child.pid), ['filler']);
+      assertNoStack(r);
     } finally {
       execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
     }

@@ -400,6 +400,28 @@ describe('journal', () => {
     assert.deepEqual([...(await loadJournal(path)).states], [BatchState.accepted, BatchState.rejected, BatchState.accepted, BatchState.none]);
   });
 
+  test('quitNow (a second Ctrl-C) writes the answers of the turn at once and says whether a request that left is still without its answer', async () => {
+    const path = join(tmp(), 'journal.jsonl');
+    const j = Journal.create(path, header(4), () => new Date());
+    assert.equal(j.quitNow(), false, 'nothing has left');
+    j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+    // Written ahead, never left: not in doubt.
+    assert.equal(j.quitNow(), false, 'a "send" line alone is not a request that left');
+    j.leavingAll([0, 1]);
+    assert.equal(j.quitNow(), true, 'both requests are out');
+    j.answered({ batch: 0, outcome: 'accepted', status: 202 });
+    j.waiting(1);
+    // The answer is handed in but not yet written (the turn has not ended): quitNow writes it.
+    assert.equal(j.quitNow(), false, 'batch 0 answered, batch 1 waits to retry');
+    assert.deepEqual([...(await loadJournal(path)).states].slice(0, 2), [BatchState.accepted, BatchState.notSent]);
+    j.leaving(1);
+    assert.equal(j.quitNow(), true, 'batch 1 left again');
+    j.close();
+    // Its "out" line stands without an answer: a resume counts it in doubt.
+    assert.equal((await loadJournal(path)).states[1], BatchState.started);
+  });
+
   test('a torn last line is ignored and closed before appending', async () => {
     const path = join(tmp(), 'journal.jsonl');
     Journal.create(path, header(2), () => new Date()).close();
@@ -425,16 +447,16 @@ describe('report and responses', () => {
 
   test('writes CSV and JSONL reports', () => {
     const dir = tmp();
-    const csv = new ReportWriter(join(dir, 'r.csv'));
+    const csv = new ReportWriter(join(dir, 'r.csv'), 4242);
     csv.write({ line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' });
     csv.write({ line: 3, number: 'abc', outcome: 'invalid', error: '=cmd, "x"' });
     csv.close();
     assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447700900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
-    const jl = new ReportWriter(join(dir, 'r.jsonl'));
+    const jl = new ReportWriter(join(dir, 'r.jsonl'), 4242);
     jl.write({ line: 2, number: '+447700900001', outcome: 'in-doubt', error: 'timeout' });
     jl.close();
     assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447700900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
-    assert.throws(() => new ReportWriter(join(dir, 'r.txt')), /must end in .csv or .jsonl/);
+    assert.throws(() => new ReportWriter(join(dir, 'r.txt'), 4242), /must end in .csv or .jsonl/);
   });
 
   test('message ids from several response shapes', () => {

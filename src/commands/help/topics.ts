@@ -9,8 +9,8 @@ export const EXIT_CODES: ReadonlyArray<readonly [code: number, meaning: string, 
   [4, 'the API rejected the request (any other 4xx, or a redirect)', 'after fixing'],
   [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted)', 'yes'],
   [6, 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504)', 'check first'],
-  [7, 'a bulk run finished but some rows were not accepted (see the report)', 'with --resume'],
-  [130, 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed', 'with --resume'],
+  [7, 'a bulk run ended with rows not accepted: rejected, not sent or in doubt (see the report)', 'with --resume'],
+  [130, 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', 'with --resume'],
 ];
 
 /** The short list under `msgr --help`. */

@@ -6,7 +6,7 @@ import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
-import { describeTarget } from '../../bulk/run-target.js';
+import { describeSender, describeTarget, describeText } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { runDirFor, stateDir } from '../../bulk/state.js';
@@ -78,7 +78,6 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
-  const body = (h.message.body ?? {}) as { text?: unknown; templateId?: unknown };
   const lines: Array<[string, string]> = [
     ['run', info.runId],
     ['state', `${status(info)}${detail.loaded.lastStop !== undefined ? ` (last stop: ${detail.loaded.lastStop})` : ''}`],
@@ -86,8 +85,8 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['file', info.file],
     ['target', describeTarget(h.target)],
     ['started', `${info.startedAt} by msgr ${info.msgr}`],
-    ['message', typeof body.text === 'string' ? `text ${JSON.stringify(body.text)}` : `template ${String(body.templateId)}`],
-    ['from', typeof h.message.from === 'string' ? h.message.from : ''],
+    ['message', describeText(h.message, h.shape.personal) ?? ''],
+    ['from', describeSender(h.message, h.shape.personal) ?? ''],
     ['rows', `${fmt(info.rows)}, ${fmt(info.toSend)} to send${info.alreadySent > 0 ? `, ${fmt(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
     ['accepted', fmt(info.accepted)],
     ['rejected', fmt(info.rejected)],
@@ -102,19 +101,28 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
   const ui = createUi(ctx, opts);
-  if (!info.finished && !info.abandoned) ui.info(`continue it with: ${continueCommand(ctx, journal, h)}`);
+  if (!info.finished && !info.abandoned) {
+    const t = h.target;
+    // Without a profile the key came from the environment or a file the journal does not name.
+    const key = t !== undefined && !t.sandbox && t.profile === null ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
+    ui.info(`continue it with: ${continueCommand(ctx, journal, h)}${key}`);
+  }
 }
 
 /**
  * The command that resumes a run from its journal: a journal kept anywhere but its file's own
  * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
- * find another run or none (README: "Nothing lost, nothing sent twice").
+ * find another run or none (README: "Nothing lost, nothing sent twice"). A resume sends where the
+ * run sent but does not read that from the journal: a run without a profile is given its base
+ * URL, which came from --base-url or MSGR_BASE_URL (README: "`msgr runs`").
  */
 function continueCommand(ctx: Context, journal: string, h: RunHeader): string {
-  const sandbox = h.target?.sandbox === true;
+  const t = h.target;
+  const sandbox = t?.sandbox === true;
   const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), h.input.path, sandbox), 'journal.jsonl');
+  const baseUrl = t !== undefined && !t.sandbox && t.profile === null ? t.baseUrl : undefined;
   return buildResumeCommand(
-    { file: h.input.path, profile: h.target?.profile ?? undefined, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
+    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
     h.input.path,
     h.input.stdin,
     journal,
@@ -132,7 +140,7 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
     ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
     ["the run's --exclude list", header?.shape.exclude?.path],
   ]);
-  const writer = new ReportWriter(path);
+  const writer = new ReportWriter(path, ctx.pid);
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
@@ -143,7 +151,8 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
       ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
   } finally {
-    writer.close();
+    // Closed above once complete; a failure or a stop leaves the file at the path as it was.
+    writer.discard();
   }
 }
 

@@ -36,7 +36,7 @@ import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { buildResumeCommand, shellQuote, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -44,12 +44,18 @@ const BULK_MAX_ATTEMPTS = 8;
 
 export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
-  // First Ctrl-C: finish what is in flight and write everything down.
-  ctx.enableGracefulInterrupt();
+  // First Ctrl-C: finish what is in flight and write everything down. A second quits at once:
+  // the report being written is removed (the one at its path stays as it was), and the exit code
+  // says whether requests were left without their answers.
+  const quit: Quit = { inDoubt: () => false, report: undefined };
+  ctx.enableGracefulInterrupt(() => {
+    quit.report?.discard();
+    return { inDoubt: quit.inDoubt() };
+  });
   const cleanups: Array<() => void> = [];
   const where: Where = {};
   try {
-    await run(ctx, opts, ui, (fn) => cleanups.push(fn), where);
+    await run(ctx, opts, ui, (fn) => cleanups.push(fn), where, quit);
   } catch (err) {
     // A full disk wherever it was met (the spool, the journal's header, the reserve, the
     // report): an environment error that stops the run, never a stack trace.
@@ -71,10 +77,16 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   }
 }
 
+/** What quitting at once (a second Ctrl-C) must know of the run, filled in as it gets there. */
+interface Quit {
+  inDoubt: () => boolean;
+  report: ReportWriter | undefined;
+}
+
 const interrupted = (): InterruptedError =>
   new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
 
-async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where): Promise<void> {
+async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where, quit: Quit): Promise<void> {
   const checkpoint = (): void => {
     if (ctx.interrupt.aborted) throw interrupted();
   };
@@ -105,7 +117,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     ['the --text-file', opts.textFile !== undefined && opts.textFile !== '-' ? resolve(ctx.cwd, opts.textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
-  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads }, defer) : undefined;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads, pid: ctx.pid }, defer) : undefined;
+  quit.report = report;
   const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
@@ -119,7 +132,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
   const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, previous !== undefined) : undefined;
   // Before the preflight: a resume against another target stops before anything is read or sent.
-  if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined);
+  if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined, previous.header.shape.personal);
   const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, { message: plan.message, personal: plan.shape.personal }, runTarget, reportPath !== undefined);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
@@ -167,7 +180,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   const refusal = opts.preview !== undefined && opts.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
   if (pre.invalid > 0 && !shape.skipInvalid) {
-    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath));
+    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath, ctx.pid));
     throw invalidRowsError(refusal, pre, input.label, reportPath);
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
@@ -237,22 +250,41 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     debug: (line) => ui.debug(line),
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
   });
+  // The journal first: it writes the answers already in, then tells of requests still out.
+  quit.inDoubt = () => journal.quitNow() || sender.leavesInDoubt();
   const t0 = performance.now();
   where.sending = true;
   await sender.sendAll(spool);
   // Answers that found no room even in the reserve: written as soon as there is some.
   await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));
   progress.stop();
-  report?.close();
+  const reportWritten = closeReport(ui, report, runId);
   const seconds = (performance.now() - t0) / 1000;
 
   const r = sender.result();
-  const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...base, journal: journalPath, report: reportWritten ? base.report : null }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
-  const err = summaryError(summary, r, { reportPath: report?.path, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
+  const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
+}
+
+/**
+ * Puts the completed report in place. With no room for it, the run's outcome stands (the journal
+ * has every answer): the report at that path is left as it was, and the run says how to write it
+ * later. False when no report was written.
+ */
+function closeReport(ui: Ui, report: ReportWriter | undefined, runId: string): boolean {
+  if (report === undefined) return false;
+  try {
+    report.close();
+    return true;
+  } catch (err) {
+    if (!isNoSpace(err)) throw err;
+    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} --report ${shellQuote(report.path)}`);
+    return false;
+  }
 }

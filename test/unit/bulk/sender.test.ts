@@ -89,7 +89,7 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
   const journalPath = join(dir, 'journal.jsonl');
   const journal = Journal.create(journalPath, header, () => new Date());
   const reportPath = s.report === true ? join(dir, 'report.jsonl') : undefined;
-  const report = reportPath !== undefined ? new ReportWriter(reportPath) : undefined;
+  const report = reportPath !== undefined ? new ReportWriter(reportPath, 4242) : undefined;
   const calls: Call[] = [];
   const logs: string[] = [];
   const t0 = performance.now();

@@ -38,6 +38,10 @@ describe('summaryError', () => {
   const cases = [
     { name: 'auth', r: result({ stopped: 'auth', authStatus: 401, authMessage: 'bad key', notSent: 10 }), type: AuthError, code: ExitCode.AUTH },
     { name: 'interrupted', r: result({ stopped: 'interrupted', accepted: 4, notSent: 6 }), type: InterruptedError, code: ExitCode.INTERRUPTED },
+    // Batches in doubt need checking, which a resume alone does not do: a stop with any is a partial run.
+    { name: 'interrupted with batches in doubt', r: result({ stopped: 'interrupted', accepted: 4, inDoubt: 2, notSent: 4 }), type: PartialError, code: ExitCode.PARTIAL },
+    { name: 'disk full', r: result({ stopped: 'disk-full', fullFolder: '/state', accepted: 4, notSent: 6 }), type: InterruptedError, code: ExitCode.INTERRUPTED },
+    { name: 'disk full with batches in doubt', r: result({ stopped: 'disk-full', fullFolder: '/state', accepted: 4, inDoubt: 2, notSent: 4 }), type: PartialError, code: ExitCode.PARTIAL },
     { name: 'failing', r: result({ stopped: 'failing', lastFailure: 'ECONNREFUSED', notSent: 10 }), type: PartialError, code: ExitCode.PARTIAL },
     { name: 'some rejected', r: result({ accepted: 8, rejected: 2 }), type: PartialError, code: ExitCode.PARTIAL },
   ] as const;
@@ -48,6 +52,7 @@ describe('summaryError', () => {
       assert.ok(err instanceof c.type);
       assert.equal(err.exitCode, c.code);
       assert.deepEqual(err.json, { ...summary, exitCode: c.code });
+      if (c.r.stopped !== undefined) assert.equal(summary.stopped, c.r.stopped);
     });
   }
 

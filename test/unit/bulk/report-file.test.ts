@@ -1,0 +1,58 @@
+// How a report reaches its path: written beside it under a name of msgr's and renamed over it
+// once complete, so a run that fails or is stopped never leaves an empty or half report.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ReportWriter, reportTempPath } from '../../../src/bulk/report.js';
+
+const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-report-file-'));
+const ROW = { line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' } as const;
+
+describe('ReportWriter: the file', () => {
+  test('until close, the rows go to <report>.msgr-<pid>.partial (0600) and the old report is untouched; close renames it over', () => {
+    const dir = tmp();
+    const path = join(dir, 'r.csv');
+    writeFileSync(path, 'old,report\n');
+    const w = new ReportWriter(path, 4242);
+    w.write(ROW);
+    w.flush();
+    const temp = join(dir, 'r.csv.msgr-4242.partial');
+    assert.equal(reportTempPath(path, 4242), temp);
+    assert.equal(readFileSync(path, 'utf8'), 'old,report\n');
+    assert.equal(statSync(temp).mode & 0o777, 0o600);
+    w.close();
+    assert.deepEqual(readdirSync(dir), ['r.csv']);
+    assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error\n2,\+447700900001,accepted,202,m1,\n$/);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    w.discard();
+    assert.match(readFileSync(path, 'utf8'), /m1/, 'a discard after close removes nothing');
+  });
+
+  test('discard (the run failed or stopped) removes the temporary file and leaves the old report as it was', () => {
+    const dir = tmp();
+    const path = join(dir, 'r.jsonl');
+    writeFileSync(path, 'old\n');
+    const w = new ReportWriter(path, 7);
+    for (let i = 0; i < 5000; i++) w.write({ ...ROW, line: i + 2 });
+    w.discard();
+    w.close();
+    assert.deepEqual(readdirSync(dir), ['r.jsonl']);
+    assert.equal(readFileSync(path, 'utf8'), 'old\n');
+  });
+
+  test('a report through a symbolic link replaces the file it points to; a folder or a missing folder is refused at once', () => {
+    const dir = tmp();
+    mkdirSync(join(dir, 'real'));
+    writeFileSync(join(dir, 'real', 'r.csv'), 'old\n');
+    symlinkSync(join(dir, 'real', 'r.csv'), join(dir, 'link.csv'));
+    const w = new ReportWriter(join(dir, 'link.csv'), 1);
+    w.close();
+    assert.match(readFileSync(join(dir, 'real', 'r.csv'), 'utf8'), /^line,number/);
+    assert.deepEqual(readdirSync(join(dir, 'real')), ['r.csv']);
+    mkdirSync(join(dir, 'folder.csv'));
+    assert.throws(() => new ReportWriter(join(dir, 'folder.csv'), 1), /--report: \S+folder\.csv is a folder/);
+    assert.throws(() => new ReportWriter(join(dir, 'nope', 'r.csv'), 1), /--report: cannot write \S+ \(there is no folder \S+nope\)/);
+  });
+});
