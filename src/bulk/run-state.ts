@@ -23,7 +23,7 @@ import { checkResumeTarget } from './run-target.js';
 import { readHeader } from './runs.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
-import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
+import { ensureDir, ensureParent, newRunId, realFile, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {
@@ -44,8 +44,13 @@ export interface RunFlags {
 export interface RunState {
   readonly runId: string;
   readonly journalPath: string;
-  /** The input file's absolute path; undefined for stdin. */
+  /** The input file's real path (realFile); undefined for stdin. */
   readonly fileAbs: string | undefined;
+  /**
+   * The file as the resume command names it: as given, unless that goes through a symlink, which
+   * may later point at another file (cron's `today.csv`); then its real path.
+   */
+  readonly fileArg: string | undefined;
   /** The journal being resumed. */
   readonly previous: LoadedJournal | undefined;
   /** The unfinished run --restart abandoned, and where its journal now is. */
@@ -63,7 +68,9 @@ export interface RunState {
 export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
   const state = stateDir(ctx.env, ctx.cwd);
   const sandbox = flags.sandbox === true;
-  const fileAbs = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const given = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const fileAbs = given !== undefined ? realFile(given) : undefined;
+  const fileArg = given !== undefined && given !== fileAbs ? fileAbs : flags.file;
   let journalPath: string;
   let runId: string;
   if (flags.resume) {
@@ -125,7 +132,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       throw err;
     }
     runId = previous.header.runId;
-    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && !previous.header.input.stdin) {
+    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
@@ -166,7 +173,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       sendsAgain(ui, flags, old.header.runId);
     }
   }
-  return { runId, journalPath, fileAbs, previous, abandoned, moved, unfinished };
+  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished };
 }
 
 /**

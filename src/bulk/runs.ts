@@ -7,7 +7,7 @@ import { UsageError } from '../errors.js';
 import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
-import { runDirFor, runsRoot } from './state.js';
+import { realFile, runDirFor, runsRoot } from './state.js';
 
 /** One run as `runs list` shows it. */
 export interface RunInfo {
@@ -89,7 +89,7 @@ export function findRun(state: string, cwd: string, ref: string, flag: string): 
   if (existsSync(abs) && statSync(abs).isFile()) {
     if (readHeader(abs) !== undefined) return abs;
     for (const sandbox of [false, true]) {
-      const j = join(runDirFor(state, abs, sandbox), 'journal.jsonl');
+      const j = join(runDirFor(state, realFile(abs), sandbox), 'journal.jsonl');
       if (existsSync(j)) return j;
     }
     throw new UsageError(`${flag}: ${ref} is neither a msgr journal nor a file msgr has a run of`, { hint: '`msgr runs list` shows the runs msgr has, with their ids.' });

@@ -93,7 +93,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const { runId, journalPath, previous } = state;
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
-  if (previous !== undefined) where.resume = buildResumeCommand(opts, state.fileAbs, previous.header.input.stdin, journalPath);
+  // The resume command names the file by its real path when it was given through a symlink.
+  const resumeFlags = { ...opts, file: state.fileArg };
+  if (previous !== undefined) where.resume = buildResumeCommand(resumeFlags, state.fileAbs, previous.header.input.stdin, journalPath);
   // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
   // Taken before the preflight: a disk too full for it stops the run before any work.
   const reserve = noJournal ? undefined : DiskReserve.take(`${journalPath}.reserve`);
@@ -208,7 +210,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const journal = openJournal(ctx, state, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent });
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
-  where.resume = buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath);
+  where.resume = buildResumeCommand(resumeFlags, state.fileAbs, input.stdin, journalPath);
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   // Message ids go to the journal (msgr runs report), not only to --report.
@@ -247,7 +249,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const seconds = (performance.now() - t0) / 1000;
 
   const r = sender.result();
-  const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...base, journal: journalPath }, r, seconds, buildResumeCommand(resumeFlags, state.fileAbs, input.stdin, journalPath));
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });

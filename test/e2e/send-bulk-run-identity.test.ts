@@ -1,0 +1,109 @@
+// Which run a start of send-bulk belongs to: one file by any name (a symlink, ./x.csv, an absolute
+// path), a run whose journal is kept elsewhere (--journal), and the same data piped in again are
+// each the one unfinished run, refused or resumed, never a fresh run that sends everyone accepted
+// before the stop a second time (README: "Nothing lost, nothing sent twice").
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+
+const KEY = 'test-key-1234';
+const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1'];
+
+function env(baseUrl: string, configDir: string): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+}
+
+function numbers(n: number, start = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+}
+
+function csv(list: string[]): string {
+  return `msisdn,name\n${list.map((m, i) => `${m},N${i}`).join('\n')}\n`;
+}
+
+function bulk(args: string[], e: Record<string, string>, o: { cwd?: string; input?: string } = {}): Promise<RunResult> {
+  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000, ...o });
+}
+
+const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+describe('one run per file, per journal, per piped data', () => {
+  let server: TestServer;
+  let accepted: string[] = [];
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  const accept = (r: ReceivedRequest): ScriptedResponse => {
+    const recipients = (r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? [];
+    accepted.push(...recipients.map((x) => x.msisdn));
+    return { status: 202, body: { messages: recipients.map((x) => ({ msisdn: x.msisdn, id: `id-${x.msisdn}` })) } };
+  };
+  /** The first request accepted, then the key refused: the run stops (exit 3), unfinished. */
+  const acceptOneThenRefuse = (): void => {
+    accepted = [];
+    server.requests.length = 0;
+    let count = 0;
+    server.answer = (r) => (++count <= 1 ? accept(r) : { status: 401, body: { title: 'Unauthorized' } });
+  };
+  const acceptAll = (): void => {
+    server.answer = accept;
+  };
+  const assertEachOnce = (expected: string[]): void => {
+    const dupes = accepted.filter((m, i) => accepted.indexOf(m) !== i);
+    assert.deepEqual(dupes, [], 'a recipient got the message twice');
+    assert.deepEqual([...accepted].sort(), [...expected].sort());
+  };
+
+  test('the same CSV through a symlink, ./, ../ or its absolute path is the same run: refused while unfinished, resumed by any name; a link pointed at another file is another run', async () => {
+    const root = tempDir();
+    const dir = join(root, 'campaign');
+    mkdirSync(dir);
+    const config = join(root, 'state');
+    const list = numbers(20);
+    writeFileSync(join(dir, 'sy.csv'), csv(list));
+    symlinkSync('sy.csv', join(dir, 'today.csv'));
+    const e = env(server.url, config);
+
+    acceptOneThenRefuse();
+    const first = await bulk(['today.csv', ...MSG], e, { cwd: dir });
+    assert.equal(first.code, 3, first.stderr);
+    assert.deepEqual(accepted, list.slice(0, 5));
+    // The printed command names the file itself: the link may point elsewhere tomorrow.
+    assert.match(first.stderr, new RegExp(`Resume with: msgr send-bulk ${escape(join(dir, 'sy.csv'))} --resume`));
+
+    acceptAll();
+    for (const spelling of ['./sy.csv', 'sy.csv', `../campaign/sy.csv`, join(dir, 'sy.csv'), join(dir, 'today.csv')]) {
+      const again = await bulk([spelling, ...MSG], e, { cwd: dir });
+      assert.equal(again.code, 2, `${spelling}: ${again.stderr}`);
+      assert.match(again.stderr, /^error: an unfinished run of this file exists \(run \S+, started [^)]+\)/m);
+    }
+    assert.equal(server.requests.length, 2, 'nothing sent by the refused starts');
+    const listed = await runCli(['runs', 'show', './today.csv'], { env: e, cwd: dir });
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.match(listed.stdout, new RegExp(`^file\\s+${escape(join(dir, 'sy.csv'))}$`, 'm'));
+    assert.match(listed.stdout, /^state\s+unfinished/m);
+
+    const resumed = await bulk(['./sy.csv', ...MSG, '--resume'], e, { cwd: dir });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertEachOnce(list);
+    assert.equal(readdirSync(join(config, 'runs')).length, 1, 'one run folder for every name of the file');
+
+    // cron's today.csv pointed at the next day's file: that file's own run.
+    const tomorrow = numbers(4, 100);
+    writeFileSync(join(dir, 'next.csv'), csv(tomorrow));
+    rmSync(join(dir, 'today.csv'));
+    symlinkSync('next.csv', join(dir, 'today.csv'));
+    accepted = [];
+    const next = await bulk(['today.csv', ...MSG], e, { cwd: dir });
+    assert.equal(next.code, 0, next.stderr);
+    assert.doesNotMatch(next.stderr, /unfinished|last run of this file/);
+    assertEachOnce(tomorrow);
+  });
+});
