@@ -20,7 +20,9 @@ import { metaMap } from './message.js';
 import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
 import { checkResumeTarget } from './run-target.js';
-import { readHeader } from './runs.js';
+import { journalsElsewhere, pointerPath, readHeader, writePointer } from './runs.js';
+import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
+import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
 import { ensureDir, ensureParent, newRunId, realFile, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
@@ -39,6 +41,8 @@ export interface RunFlags {
   readonly skipSent?: readonly string[] | undefined;
   /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
   readonly trial?: string | undefined;
+  /** The flags a resume command printed in a refusal repeats (the profile, the target). */
+  readonly resumeWith?: ResumeFlags | undefined;
 }
 
 export interface RunState {
@@ -78,6 +82,13 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
     if (!existsSync(journalPath)) {
+      // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
+      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox) : undefined;
+      if (away !== undefined && fileAbs !== undefined) {
+        throw new UsageError(`nothing to resume in ${journalPath}: the unfinished run ${away.header.runId} of this file (started ${away.header.createdAt}) keeps its journal at ${away.journal}`, {
+          hint: `Continue it with: ${continueElsewhere(flags, fileArg, fileAbs, away.journal)}`,
+        });
+      }
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
       const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
@@ -118,6 +129,24 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     const held = lock;
     defer(() => held.release());
     ctx.onExit(() => held.release());
+    if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+  }
+
+  // A run of this file whose journal is kept elsewhere (--journal) counts as this file's run: a
+  // new run without --journal beside it, unfinished or sending, would send its rows again.
+  if (!flags.resume && flags.journal === undefined && fileAbs !== undefined) {
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox);
+    if (away !== undefined) {
+      const command = continueElsewhere(flags, fileArg, fileAbs, away.journal);
+      if (!flags.dryRun) {
+        const holder = lockHolder(`${away.journal}.lock`, ctx);
+        if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
+        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is kept at ${away.journal}`, {
+          hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (it leaves out the rows that run accepted).`,
+        });
+      }
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal kept at ${away.journal}: the campaign goes on with ${command}`);
+    }
   }
 
   let previous: LoadedJournal | undefined;
@@ -174,6 +203,42 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     }
   }
   return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished };
+}
+
+/** The newest unfinished run of the file among the journals its run folder points to. */
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+  for (const away of journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)) {
+    // A run still writing its header is sending (its lock says so): unfinished all the same.
+    if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
+    const loaded = await loadJournal(away.journal).catch(() => undefined);
+    if (loaded !== undefined && !isFinished(loaded)) return away;
+  }
+  return undefined;
+}
+
+function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string): string {
+  const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
+  return buildResumeCommand({ ...base, file: fileArg, journal }, fileAbs, false, journal);
+}
+
+/**
+ * Leaves the journal's path in the file's own run folder, where a run without --journal looks;
+ * removed again when the run stops before writing its journal. Without it the run still runs
+ * (--journal is also the way round a state folder that cannot be written), said in a warning.
+ */
+function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () => void) => void): void {
+  const made = !existsSync(runDir);
+  try {
+    writePointer(runDir, journal);
+  } catch (err) {
+    ui.warn(`cannot leave the journal's path in ${runDir} (${fileProblem(err)}): a run of this file without --journal will not know of this one`);
+    return;
+  }
+  defer(() => {
+    if (existsSync(journal)) return;
+    rmSync(pointerPath(runDir, journal), { force: true });
+    if (made) removeIfEmpty(runDir);
+  });
 }
 
 /**

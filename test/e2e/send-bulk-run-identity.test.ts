@@ -3,7 +3,7 @@
 // each the one unfinished run, refused or resumed, never a fresh run that sends everyone accepted
 // before the stop a second time (README: "Nothing lost, nothing sent twice").
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
@@ -105,5 +105,63 @@ describe('one run per file, per journal, per piped data', () => {
     assert.equal(next.code, 0, next.stderr);
     assert.doesNotMatch(next.stderr, /unfinished|last run of this file/);
     assertEachOnce(tomorrow);
+  });
+
+  test('a run kept by --journal elsewhere is the file\'s run: a start without --journal is refused naming it and the command that continues it, --resume names it, msgr runs shows it', async () => {
+    const root = tempDir();
+    const config = join(root, 'state');
+    const list = numbers(20, 200);
+    writeFileSync(join(root, 'jj.csv'), csv(list));
+    const journal = join(root, 'kept', 'jj-journal.jsonl');
+    const e = env(server.url, config);
+
+    acceptOneThenRefuse();
+    const first = await bulk(['jj.csv', '--journal', journal, ...MSG], e, { cwd: root });
+    assert.equal(first.code, 3, first.stderr);
+    assert.deepEqual(accepted, list.slice(0, 5));
+
+    acceptAll();
+    const command = `msgr send-bulk jj.csv --resume --journal ${journal} --concurrency 1`;
+    for (const spelling of ['jj.csv', './jj.csv']) {
+      const fresh = await bulk([spelling, ...MSG], e, { cwd: root });
+      assert.equal(fresh.code, 2, fresh.stderr);
+      assert.match(fresh.stderr, new RegExp(`^error: an unfinished run of this file exists \\(run \\S+, started [^)]+\\); its journal is kept at ${escape(journal)}$`, 'm'));
+      assert.match(fresh.stderr, new RegExp(`^hint: Continue it with: msgr send-bulk ${escape(spelling)} --resume --journal ${escape(journal)} --concurrency 1 \\(rows already accepted`, 'm'));
+    }
+    const restart = await bulk(['jj.csv', ...MSG, '--restart'], e, { cwd: root });
+    assert.equal(restart.code, 2, restart.stderr);
+    assert.match(restart.stderr, /its journal is kept at/);
+    const resume = await bulk(['jj.csv', ...MSG, '--resume'], e, { cwd: root });
+    assert.equal(resume.code, 2, resume.stderr);
+    assert.match(resume.stderr, new RegExp(`^error: nothing to resume in \\S+: the unfinished run \\S+ of this file \\(started [^)]+\\) keeps its journal at ${escape(journal)}$`, 'm'));
+    assert.match(resume.stderr, new RegExp(`^hint: Continue it with: ${escape(command)}$`, 'm'));
+    assert.equal(server.requests.length, 2, 'nothing sent by the refused starts');
+
+    const listed = await runCli(['runs', 'list', '--json'], { env: e });
+    const runs = (JSON.parse(listed.stdout) as { runs: Array<{ journal: string; finished: boolean }> }).runs;
+    assert.deepEqual(runs.map((r) => [r.journal, r.finished]), [[journal, false]]);
+    const shown = await runCli(['runs', 'show', 'jj.csv'], { env: e, cwd: root });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, new RegExp(`^journal\\s+${escape(journal)}$`, 'm'));
+
+    const resumed = await bulk(['jj.csv', '--resume', '--journal', journal, ...MSG], e, { cwd: root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertEachOnce(list);
+    // Finished, it is the user's file still: prune leaves it where a script looks for it.
+    const pruned = await runCli(['runs', 'prune', '--older-than', '0m'], { env: e });
+    assert.equal(pruned.code, 0, pruned.stderr);
+    assert.ok(existsSync(journal), 'runs prune deleted a journal kept by --journal');
+
+    // A pointer is followed only to a run of the file itself: another file's unfinished run is
+    // not this file's.
+    writeFileSync(join(root, 'other.csv'), csv(numbers(10, 400)));
+    const otherJournal = join(root, 'kept', 'other.jsonl');
+    acceptOneThenRefuse();
+    assert.equal((await bulk(['other.csv', '--journal', otherJournal, ...MSG], e, { cwd: root })).code, 3);
+    const [folder] = readdirSync(join(config, 'runs')).filter((d) => d.startsWith('jj.csv-'));
+    writeFileSync(join(config, 'runs', folder ?? '', 'elsewhere.0123456789ab.json'), `${JSON.stringify({ journal: otherJournal })}\n`);
+    const dry = await bulk(['jj.csv', ...MSG, '--dry-run'], e, { cwd: root });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.doesNotMatch(dry.stderr, /unfinished/);
   });
 });

@@ -89,7 +89,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
   const trial = opts.preview !== undefined ? '--preview' : opts.sampleTo !== undefined ? '--sample-to' : undefined;
   const noJournal = opts.dryRun || trial !== undefined;
-  const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal, trial }, defer);
+  const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal, trial, resumeWith: opts }, defer);
   const { runId, journalPath, previous } = state;
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
