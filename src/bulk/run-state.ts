@@ -25,7 +25,7 @@ import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
-import { ensureDir, ensureParent, newRunId, realFile, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
+import { ensureDir, ensureParent, newRunId, realFile, runDirFor, runsRoot, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {
@@ -280,6 +280,77 @@ function moveJournal(from: string, to: string): void {
 
 export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
   return j.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+}
+
+/**
+ * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
+ * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
+ * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
+ */
+export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput): Promise<RunState> {
+  if (!input.stdin || state.previous !== undefined) return state;
+  const root = runsRoot(stateDir(ctx.env, ctx.cwd), flags.sandbox === true);
+  let dirs: string[];
+  try {
+    dirs = readdirSync(root).filter((d) => d.startsWith('stdin-'));
+  } catch {
+    return state;
+  }
+  // Newest first: run ids start with their time.
+  for (const d of dirs.sort().reverse()) {
+    const journal = join(root, d, 'journal.jsonl');
+    if (journal === state.journalPath) continue;
+    const header = readHeader(journal);
+    if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;
+    // The quick hash reads the first and last MiB: the rest is compared with that run's copy. A
+    // run whose copy is gone cannot be resumed, but what it accepted must not go out again.
+    if (existsSync(header.input.path) && !sameBytes(header.input.path, input.path)) continue;
+    const holder = lockHolder(`${journal}.lock`, ctx);
+    const old = holder !== undefined ? undefined : await loadJournal(journal).catch(() => undefined);
+    if (holder === undefined && (old === undefined || isFinished(old))) continue;
+    const command = buildResumeCommand({ ...(flags.resumeWith ?? { sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false }), file: undefined, journal }, undefined, true, journal);
+    const which = `run ${header.runId}, started ${header.createdAt}, read the same data from stdin`;
+    if (flags.dryRun) {
+      ui.info(`an unfinished run of this data exists (${which}): the campaign goes on with ${command}`);
+      return state;
+    }
+    if (holder !== undefined) throw runningError(`${journal}.lock`, holder);
+    if (old === undefined) continue;
+    if (!flags.restart) {
+      throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${journal}`, {
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart (it leaves out the rows that run accepted).`,
+      });
+    }
+    const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
+    moveJournal(journal, archived);
+    ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
+    return { ...state, abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
+  }
+  return state;
+}
+
+/** Whether two files hold the same bytes. */
+function sameBytes(a: string, b: string): boolean {
+  let fa: number | undefined;
+  let fb: number | undefined;
+  try {
+    fa = openSync(a, 'r');
+    fb = openSync(b, 'r');
+    const ba = Buffer.alloc(1024 * 1024);
+    const bb = Buffer.alloc(1024 * 1024);
+    for (let pos = 0; ; ) {
+      const na = readSync(fa, ba, 0, ba.length, pos);
+      const nb = readSync(fb, bb, 0, bb.length, pos);
+      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+      if (na === 0) return true;
+      pos += na;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa !== undefined) closeSync(fa);
+    if (fb !== undefined) closeSync(fb);
+  }
 }
 
 /** The file the run reads: the CSV, or the copy of stdin. */

@@ -164,4 +164,48 @@ describe('one run per file, per journal, per piped data', () => {
     assert.equal(dry.code, 0, dry.stderr);
     assert.doesNotMatch(dry.stderr, /unfinished/);
   });
+
+  test('the same data piped in again while its stdin run is unfinished is refused, naming the command that continues it; other data is a new run; --restart abandons it', async () => {
+    const config = join(tempDir(), 'state');
+    const e = env(server.url, config);
+    const list = numbers(20, 600);
+    const data = csv(list);
+
+    acceptOneThenRefuse();
+    const first = await bulk(['-', ...MSG], e, { input: data });
+    assert.equal(first.code, 3, first.stderr);
+    assert.deepEqual(accepted, list.slice(0, 5));
+    const printed = /^\s*hint: .*Resume with: (msgr send-bulk --resume --journal (\S+) --concurrency 1)$/m.exec(first.stderr);
+    assert.ok(printed !== null, first.stderr);
+    const [, command = '', journal = ''] = printed;
+
+    acceptAll();
+    const again = await bulk(['-', ...MSG], e, { input: data });
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, new RegExp(`^error: an unfinished run of this data exists \\(run \\S+, started [^,]+, read the same data from stdin\\); its journal is ${escape(journal)}$`, 'm'));
+    assert.match(again.stderr, new RegExp(`^hint: Continue it with: ${escape(command)} \\(rows already accepted are not sent again\\), or abandon it with --restart`, 'm'));
+    assert.equal(server.requests.length, 2, 'nothing sent by the refused start');
+
+    // Other data (one row more) is another campaign.
+    const more = [...list, ...numbers(1, 700)];
+    accepted = [];
+    const other = await bulk(['-', ...MSG], e, { input: csv(more) });
+    assert.equal(other.code, 0, other.stderr);
+    assertEachOnce(more);
+
+    accepted = list.slice(0, 5);
+    const resumed = await bulk(command.split(' ').slice(2), e);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertEachOnce(list);
+
+    // --restart abandons the unfinished run of the same data and leaves out what it accepted.
+    const second = numbers(10, 800);
+    acceptOneThenRefuse();
+    assert.equal((await bulk(['-', ...MSG], e, { input: csv(second) })).code, 3);
+    acceptAll();
+    const restarted = await bulk(['-', ...MSG, '--restart'], e, { input: csv(second) });
+    assert.equal(restarted.code, 0, restarted.stderr);
+    assert.match(restarted.stderr, /abandoned run \S+; its journal is kept as \S+\.abandoned\.jsonl/);
+    assertEachOnce(second);
+  });
 });

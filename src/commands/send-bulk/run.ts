@@ -29,7 +29,7 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
+import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
@@ -89,7 +89,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
   const trial = opts.preview !== undefined ? '--preview' : opts.sampleTo !== undefined ? '--sample-to' : undefined;
   const noJournal = opts.dryRun || trial !== undefined;
-  const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal, trial, resumeWith: opts }, defer);
+  const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts };
+  let state = await openRunState(ctx, ui, flags, defer);
   const { runId, journalPath, previous } = state;
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
@@ -108,7 +109,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     ["the run's journal", journalPath],
   ] as const;
   const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads }, defer) : undefined;
-  const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
+  const input = await openInput(ctx, flags, state, defer);
+  // Piped data an unfinished run read too is that run (known once stdin is read).
+  state = await checkStdinAgain(ctx, ui, flags, state, input);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
