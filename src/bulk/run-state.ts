@@ -164,6 +164,10 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
+    // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
+    if (!flags.dryRun && fileAbs === undefined && flags.journal !== undefined && !previous.header.input.stdin) {
+      pointHere(ui, runDirFor(state, realFile(previous.header.input.path), previous.header.target?.sandbox === true), journalPath, defer);
+    }
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
   } else if (!flags.dryRun && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);

@@ -119,8 +119,19 @@ describe('one run per file, per journal, per piped data', () => {
     const first = await bulk(['jj.csv', '--journal', journal, ...MSG], e, { cwd: root });
     assert.equal(first.code, 3, first.stderr);
     assert.deepEqual(accepted, list.slice(0, 5));
+    // A resume naming only the journal (a journal from before pointers) leaves the pointer too.
+    const [folder] = readdirSync(join(config, 'runs'));
+    const pointers = readdirSync(join(config, 'runs', folder ?? ''));
+    assert.equal(pointers.length, 1, String(pointers));
+    rmSync(join(config, 'runs', folder ?? ''), { recursive: true });
+    acceptOneThenRefuse();
+    const more = await bulk(['--resume', '--journal', journal, '--concurrency', '1'], e, { cwd: root });
+    assert.equal(more.code, 3, more.stderr);
+    assert.deepEqual(accepted, list.slice(5, 10));
+    assert.deepEqual(readdirSync(join(config, 'runs', folder ?? '')), pointers);
 
     acceptAll();
+    const before = server.requests.length;
     const command = `msgr send-bulk jj.csv --resume --journal ${journal} --concurrency 1`;
     for (const spelling of ['jj.csv', './jj.csv']) {
       const fresh = await bulk([spelling, ...MSG], e, { cwd: root });
@@ -135,7 +146,9 @@ describe('one run per file, per journal, per piped data', () => {
     assert.equal(resume.code, 2, resume.stderr);
     assert.match(resume.stderr, new RegExp(`^error: nothing to resume in \\S+: the unfinished run \\S+ of this file \\(started [^)]+\\) keeps its journal at ${escape(journal)}$`, 'm'));
     assert.match(resume.stderr, new RegExp(`^hint: Continue it with: ${escape(command)}$`, 'm'));
-    assert.equal(server.requests.length, 2, 'nothing sent by the refused starts');
+    assert.equal(server.requests.length, before, 'nothing sent by the refused starts');
+    assert.deepEqual(accepted, list.slice(5, 10));
+    accepted = list.slice(0, 10);
 
     const listed = await runCli(['runs', 'list', '--json'], { env: e });
     const runs = (JSON.parse(listed.stdout) as { runs: Array<{ journal: string; finished: boolean }> }).runs;
@@ -158,7 +171,6 @@ describe('one run per file, per journal, per piped data', () => {
     const otherJournal = join(root, 'kept', 'other.jsonl');
     acceptOneThenRefuse();
     assert.equal((await bulk(['other.csv', '--journal', otherJournal, ...MSG], e, { cwd: root })).code, 3);
-    const [folder] = readdirSync(join(config, 'runs')).filter((d) => d.startsWith('jj.csv-'));
     writeFileSync(join(config, 'runs', folder ?? '', 'elsewhere.0123456789ab.json'), `${JSON.stringify({ journal: otherJournal })}\n`);
     const dry = await bulk(['jj.csv', ...MSG, '--dry-run'], e, { cwd: root });
     assert.equal(dry.code, 0, dry.stderr);
