@@ -21,10 +21,12 @@ import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
 import { checkResumeTarget } from './run-target.js';
 import { pipeError } from './reader.js';
-import { readHeader } from './runs.js';
+import { journalsElsewhere, pointerPath, readHeader, writePointer } from './runs.js';
+import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
+import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt, formatBytes } from './progress.js';
-import { ensureDir, ensureParent, newRunId, runDirFor, stateDir, stateWriteError, stdinRunDir } from './state.js';
+import { ensureDir, ensureParent, newRunId, realFile, runDirFor, runsRoot, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {
@@ -40,13 +42,20 @@ export interface RunFlags {
   readonly skipSent?: readonly string[] | undefined;
   /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
   readonly trial?: string | undefined;
+  /** The flags a resume command printed in a refusal repeats (the profile, the target). */
+  readonly resumeWith?: ResumeFlags | undefined;
 }
 
 export interface RunState {
   readonly runId: string;
   readonly journalPath: string;
-  /** The input file's absolute path; undefined for stdin. */
+  /** The input file's real path (realFile); undefined for stdin. */
   readonly fileAbs: string | undefined;
+  /**
+   * The file as the resume command names it: as given, unless that goes through a symlink, which
+   * may later point at another file (cron's `today.csv`); then its real path.
+   */
+  readonly fileArg: string | undefined;
   /** The journal being resumed. */
   readonly previous: LoadedJournal | undefined;
   /** The unfinished run --restart abandoned, and where its journal now is. */
@@ -64,7 +73,9 @@ export interface RunState {
 export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
   const state = stateDir(ctx.env, ctx.cwd);
   const sandbox = flags.sandbox === true;
-  const fileAbs = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const given = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const fileAbs = given !== undefined ? realFile(given) : undefined;
+  const fileArg = given !== undefined && given !== fileAbs ? fileAbs : flags.file;
   let journalPath: string;
   let runId: string;
   if (flags.resume) {
@@ -72,6 +83,13 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
     if (!existsSync(journalPath)) {
+      // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
+      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox) : undefined;
+      if (away !== undefined && fileAbs !== undefined) {
+        throw new UsageError(`nothing to resume in ${journalPath}: the unfinished run ${away.header.runId} of this file (started ${away.header.createdAt}) keeps its journal at ${away.journal}`, {
+          hint: `Continue it with: ${continueElsewhere(flags, fileArg, fileAbs, away.journal)}`,
+        });
+      }
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
       const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
@@ -112,6 +130,24 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     const held = lock;
     defer(() => held.release());
     ctx.onExit(() => held.release());
+    if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+  }
+
+  // A run of this file whose journal is kept elsewhere (--journal) counts as this file's run: a
+  // new run without --journal beside it, unfinished or sending, would send its rows again.
+  if (!flags.resume && flags.journal === undefined && fileAbs !== undefined) {
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox);
+    if (away !== undefined) {
+      const command = continueElsewhere(flags, fileArg, fileAbs, away.journal);
+      if (!flags.dryRun) {
+        const holder = lockHolder(`${away.journal}.lock`, ctx);
+        if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
+        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is kept at ${away.journal}`, {
+          hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (it leaves out the rows that run accepted).`,
+        });
+      }
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal kept at ${away.journal}: the campaign goes on with ${command}`);
+    }
   }
 
   let previous: LoadedJournal | undefined;
@@ -126,8 +162,12 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       throw err;
     }
     runId = previous.header.runId;
-    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && !previous.header.input.stdin) {
+    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
+    }
+    // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
+    if (!flags.dryRun && fileAbs === undefined && flags.journal !== undefined && !previous.header.input.stdin) {
+      pointHere(ui, runDirFor(state, realFile(previous.header.input.path), previous.header.target?.sandbox === true), journalPath, defer);
     }
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
   } else if (!flags.dryRun && existsSync(journalPath)) {
@@ -167,7 +207,43 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       sendsAgain(ui, flags, old.header.runId);
     }
   }
-  return { runId, journalPath, fileAbs, previous, abandoned, moved, unfinished };
+  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished };
+}
+
+/** The newest unfinished run of the file among the journals its run folder points to. */
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+  for (const away of journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)) {
+    // A run still writing its header is sending (its lock says so): unfinished all the same.
+    if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
+    const loaded = await loadJournal(away.journal).catch(() => undefined);
+    if (loaded !== undefined && !isFinished(loaded)) return away;
+  }
+  return undefined;
+}
+
+function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string): string {
+  const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
+  return buildResumeCommand({ ...base, file: fileArg, journal }, fileAbs, false, journal);
+}
+
+/**
+ * Leaves the journal's path in the file's own run folder, where a run without --journal looks;
+ * removed again when the run stops before writing its journal. Without it the run still runs
+ * (--journal is also the way round a state folder that cannot be written), said in a warning.
+ */
+function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () => void) => void): void {
+  const made = !existsSync(runDir);
+  try {
+    writePointer(runDir, journal);
+  } catch (err) {
+    ui.warn(`cannot leave the journal's path in ${runDir} (${fileProblem(err)}): a run of this file without --journal will not know of this one`);
+    return;
+  }
+  defer(() => {
+    if (existsSync(journal)) return;
+    rmSync(pointerPath(runDir, journal), { force: true });
+    if (made) removeIfEmpty(runDir);
+  });
 }
 
 /**
@@ -209,6 +285,77 @@ function moveJournal(from: string, to: string): void {
 
 export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
   return j.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+}
+
+/**
+ * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
+ * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
+ * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
+ */
+export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput): Promise<RunState> {
+  if (!input.stdin || state.previous !== undefined) return state;
+  const root = runsRoot(stateDir(ctx.env, ctx.cwd), flags.sandbox === true);
+  let dirs: string[];
+  try {
+    dirs = readdirSync(root).filter((d) => d.startsWith('stdin-'));
+  } catch {
+    return state;
+  }
+  // Newest first: run ids start with their time.
+  for (const d of dirs.sort().reverse()) {
+    const journal = join(root, d, 'journal.jsonl');
+    if (journal === state.journalPath) continue;
+    const header = readHeader(journal);
+    if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;
+    // The quick hash reads the first and last MiB: the rest is compared with that run's copy. A
+    // run whose copy is gone cannot be resumed, but what it accepted must not go out again.
+    if (existsSync(header.input.path) && !sameBytes(header.input.path, input.path)) continue;
+    const holder = lockHolder(`${journal}.lock`, ctx);
+    const old = holder !== undefined ? undefined : await loadJournal(journal).catch(() => undefined);
+    if (holder === undefined && (old === undefined || isFinished(old))) continue;
+    const command = buildResumeCommand({ ...(flags.resumeWith ?? { sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false }), file: undefined, journal }, undefined, true, journal);
+    const which = `run ${header.runId}, started ${header.createdAt}, read the same data from stdin`;
+    if (flags.dryRun) {
+      ui.info(`an unfinished run of this data exists (${which}): the campaign goes on with ${command}`);
+      return state;
+    }
+    if (holder !== undefined) throw runningError(`${journal}.lock`, holder);
+    if (old === undefined) continue;
+    if (!flags.restart) {
+      throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${journal}`, {
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart (it leaves out the rows that run accepted).`,
+      });
+    }
+    const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
+    moveJournal(journal, archived);
+    ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
+    return { ...state, abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
+  }
+  return state;
+}
+
+/** Whether two files hold the same bytes. */
+function sameBytes(a: string, b: string): boolean {
+  let fa: number | undefined;
+  let fb: number | undefined;
+  try {
+    fa = openSync(a, 'r');
+    fb = openSync(b, 'r');
+    const ba = Buffer.alloc(1024 * 1024);
+    const bb = Buffer.alloc(1024 * 1024);
+    for (let pos = 0; ; ) {
+      const na = readSync(fa, ba, 0, ba.length, pos);
+      const nb = readSync(fb, bb, 0, bb.length, pos);
+      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+      if (na === 0) return true;
+      pos += na;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa !== undefined) closeSync(fa);
+    if (fb !== undefined) closeSync(fb);
+  }
 }
 
 /** The file the run reads: the CSV, or the copy of stdin. */

@@ -1,13 +1,14 @@
 // The runs msgr keeps (`msgr runs`): every journal in the state folder, real and sandbox, what
 // each sent where, and a full report of any of them at any time, from its journal (the numbers
 // and message ids it keeps) and, while it is unchanged, its input file (docs/bulk.md: "Runs").
-import { closeSync, existsSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
-import { runDirFor, runsRoot } from './state.js';
+import { ensureDir, realFile, runDirFor, runsRoot } from './state.js';
 
 /** One run as `runs list` shows it. */
 export interface RunInfo {
@@ -32,7 +33,59 @@ export interface RunInfo {
   readonly msgr: string;
 }
 
-/** Every journal under the state folder's run folders (real runs, then sandbox runs). */
+/**
+ * A run whose journal is kept elsewhere (--journal) leaves its path in its file's own run folder,
+ * so that a run of the file without --journal finds it (README: "Nothing lost, nothing sent
+ * twice"): one small file per journal, `elsewhere.<hash of the journal's path>.json`.
+ */
+const POINTER = /^elsewhere\.[0-9a-f]{12}\.json$/;
+
+export function pointerPath(runDir: string, journal: string): string {
+  return join(runDir, `elsewhere.${createHash('sha256').update(journal).digest('hex').slice(0, 12)}.json`);
+}
+
+/** Leaves the pointer to `journal` in `runDir` (written aside and renamed: never half a one). */
+export function writePointer(runDir: string, journal: string): void {
+  const path = pointerPath(runDir, journal);
+  ensureDir(runDir);
+  const tmp = `${path}.${randomBytes(4).toString('hex')}.new`;
+  writeFileSync(tmp, `${JSON.stringify({ journal })}\n`, { mode: 0o600 });
+  renameSync(tmp, path);
+}
+
+/**
+ * The journals kept elsewhere that the run folder `runDir` points to and that are still runs of
+ * its file: a pointer whose journal is gone, was replaced by another file's run, or is no journal
+ * is passed over (never followed to another file's run). Newest run first.
+ */
+export function journalsElsewhere(state: string, runDir: string, sandbox: boolean): Array<{ readonly journal: string; readonly header: RunHeader }> {
+  let names: string[];
+  try {
+    names = readdirSync(runDir).filter((n) => POINTER.test(n));
+  } catch {
+    return [];
+  }
+  const out: Array<{ journal: string; header: RunHeader }> = [];
+  for (const name of names) {
+    let journal: unknown;
+    try {
+      journal = (JSON.parse(readFileSync(join(runDir, name), 'utf8')) as { journal?: unknown }).journal;
+    } catch {
+      continue;
+    }
+    if (typeof journal !== 'string' || out.some((o) => o.journal === journal)) continue;
+    const header = readHeader(journal);
+    if (header === undefined || header.input.stdin) continue;
+    if (runDirFor(state, realFile(header.input.path), sandbox) !== runDir) continue;
+    out.push({ journal, header });
+  }
+  return out.sort((a, b) => b.header.createdAt.localeCompare(a.header.createdAt));
+}
+
+/**
+ * Every journal under the state folder's run folders (real runs, then sandbox runs), and the
+ * journals kept elsewhere that they point to.
+ */
 export function journalPaths(state: string): string[] {
   const out: string[] = [];
   for (const root of [runsRoot(state, false), runsRoot(state, true)]) {
@@ -51,6 +104,7 @@ export function journalPaths(state: string): string[] {
         continue;
       }
       for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new')) out.push(join(dir, f));
+      if (files.some((f) => POINTER.test(f))) for (const e of journalsElsewhere(state, dir, root === runsRoot(state, true))) if (!out.includes(e.journal)) out.push(e.journal);
     }
   }
   return out;
@@ -89,8 +143,11 @@ export function findRun(state: string, cwd: string, ref: string, flag: string): 
   if (existsSync(abs) && statSync(abs).isFile()) {
     if (readHeader(abs) !== undefined) return abs;
     for (const sandbox of [false, true]) {
-      const j = join(runDirFor(state, abs, sandbox), 'journal.jsonl');
+      const dir = runDirFor(state, realFile(abs), sandbox);
+      const j = join(dir, 'journal.jsonl');
       if (existsSync(j)) return j;
+      const elsewhere = journalsElsewhere(state, dir, sandbox)[0];
+      if (elsewhere !== undefined) return elsewhere.journal;
     }
     throw new UsageError(`${flag}: ${ref} is neither a msgr journal nor a file msgr has a run of`, { hint: '`msgr runs list` shows the runs msgr has, with their ids.' });
   }
@@ -229,6 +286,8 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
       continue;
     }
     if (basename(run.journal) === 'journal.jsonl' && readOwner(`${run.journal}.lock`) !== undefined) continue;
+    // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
+    if (![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(run.journal))))) continue;
     removed.push(run);
     if (dryRun) continue;
     rmSync(run.journal, { force: true });

@@ -1,11 +1,11 @@
 // Where a bulk run keeps its state (journal, lock, spooled stdin, the preflight's plan):
-// `<state dir>/runs/<file name>-<hash of its absolute path>/`, so `--resume` finds the run of a
-// file from the file alone; `--sandbox` runs under `<state dir>/sandbox/runs/`, so a trial never
+// `<state dir>/runs/<file name>-<hash of its real path>/`, so `--resume` finds the run of a
+// file from the file alone, by whichever name (a symlink, `./x.csv`, an absolute path) it is given; `--sandbox` runs under `<state dir>/sandbox/runs/`, so a trial never
 // blocks or shadows the real campaign of the same file. The state dir is MSGR_CONFIG_DIR when set
 // (tests, containers), else the OS's per-user state folder. Folders are 0700: journals name files
 // and hold numbers and message text.
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { homedir, platform as osPlatform } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
@@ -27,7 +27,20 @@ export function runsRoot(state: string, sandbox = false): string {
   return sandbox ? join(state, 'sandbox', 'runs') : join(state, 'runs');
 }
 
-/** The run folder of an input file (absolute path). */
+/**
+ * The path a run of a file is known by: its real path, symlinks and `..` resolved, so every
+ * spelling of one file finds the same run folder, journal and lock. A file that is not there
+ * keeps its spelling: reading it fails later, naming it as given.
+ */
+export function realFile(abs: string): string {
+  try {
+    return realpathSync(abs);
+  } catch {
+    return abs;
+  }
+}
+
+/** The run folder of an input file (its real path: realFile). */
 export function runDirFor(state: string, absInput: string, sandbox = false): string {
   const slug = basename(absInput).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 40);
   const hash = createHash('sha256').update(absInput).digest('hex').slice(0, 12);

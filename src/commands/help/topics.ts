@@ -86,9 +86,10 @@ export function configTopic(p: ConfigPaths): string {
                   one JSON file (0600, in a 0700 folder): profiles, their keys, the default
                   profile. Changed only through msgr profile add|set|unset|use|remove, under a
                   lock (config.json.lock beside it).
-  bulk run state  ${p.stateDir}/runs/<file name>-<hash of its path>/
+  bulk run state  ${p.stateDir}/runs/<file name>-<hash of its real path>/
                   per input file: journal.jsonl (what was sent, for --resume), its lock, the
-                  spooled stdin; --journal PATH puts a journal elsewhere.
+                  spooled stdin; --journal PATH puts a journal elsewhere (its path is left
+                  here, so a run without --journal knows of it).
 ${p.override !== undefined ? `\nBoth are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
 Defaults when MSGR_CONFIG_DIR is unset:
   Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr); state $XDG_STATE_HOME/msgr (~/.local/state/msgr)
@@ -100,7 +101,7 @@ Moving them:
       export MSGR_CONFIG_DIR=/srv/msgr; msgr profile list
   - To move profiles to another machine, copy config.json into the new folder (keep it 0600; msgr
     tightens a copy that is open to others, and warns) or add them again with msgr profile add.
-  - A bulk run's state belongs to its input file's absolute path: finish or --restart a run
+  - A bulk run's state belongs to its input file's real path (symlinks resolved): finish or --restart a run
     before moving the CSV file, or resume it with --journal PATH.
   - msgr never resets a damaged profile file: fix it, or move it aside and add the profiles again.
 `;

@@ -29,7 +29,7 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkSamePreflight, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
+import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
@@ -101,11 +101,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
   const trial = opts.preview !== undefined ? '--preview' : opts.sampleTo !== undefined ? '--sample-to' : undefined;
   const noJournal = opts.dryRun || trial !== undefined;
-  const state = await openRunState(ctx, ui, { ...opts, dryRun: noJournal, trial }, defer);
+  const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts };
+  let state = await openRunState(ctx, ui, flags, defer);
   const { runId, journalPath, previous } = state;
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
-  if (previous !== undefined) where.resume = buildResumeCommand(opts, state.fileAbs, previous.header.input.stdin, journalPath);
+  // The resume command names the file by its real path when it was given through a symlink.
+  const resumeFlags = { ...opts, file: state.fileArg };
+  if (previous !== undefined) where.resume = buildResumeCommand(resumeFlags, state.fileAbs, previous.header.input.stdin, journalPath);
   // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
   // Taken before the preflight: a disk too full for it stops the run before any work.
   const reserve = noJournal ? undefined : DiskReserve.take(`${journalPath}.reserve`);
@@ -119,7 +122,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   ] as const;
   const report = reportPath !== undefined ? openRunReport(reportPath, { dryRun: opts.dryRun, trial, reads, pid: ctx.pid }, defer) : undefined;
   quit.report = report;
-  const input = await openInput(ctx, { ...opts, dryRun: noJournal }, state, defer);
+  const input = await openInput(ctx, flags, state, defer);
+  // Piped data an unfinished run read too is that run (known once stdin is read).
+  state = await checkStdinAgain(ctx, ui, flags, state, input);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
@@ -221,7 +226,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const journal = openJournal(ctx, state, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent });
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
-  where.resume = buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath);
+  where.resume = buildResumeCommand(resumeFlags, state.fileAbs, input.stdin, journalPath);
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   // Message ids go to the journal (msgr runs report), not only to --report.
@@ -262,7 +267,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const seconds = (performance.now() - t0) / 1000;
 
   const r = sender.result();
-  const summary = sentSummary({ ...base, journal: journalPath, report: reportWritten ? base.report : null }, r, seconds, buildResumeCommand(opts, state.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...base, journal: journalPath, report: reportWritten ? base.report : null }, r, seconds, buildResumeCommand(resumeFlags, state.fileAbs, input.stdin, journalPath));
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
