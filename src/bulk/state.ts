@@ -30,11 +30,13 @@ export function runsRoot(state: string, sandbox = false): string {
 /**
  * The path a run of a file is known by: its real path, symlinks and `..` resolved, so every
  * spelling of one file finds the same run folder, journal and lock. A file that is not there
- * keeps its spelling: reading it fails later, naming it as given.
+ * keeps its spelling: reading it fails later, naming it as given. So does a pipe
+ * (`<(command)` is /dev/fd/63, whose link names no file: Node's JS realpath returns
+ * "/proc/PID/fd/pipe:[…]" for it, realpath(3) refuses it), which the reader then refuses as one.
  */
 export function realFile(abs: string): string {
   try {
-    return realpathSync(abs);
+    return realpathSync.native(abs);
   } catch {
     return abs;
   }

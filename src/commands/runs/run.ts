@@ -145,7 +145,7 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
     if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${fmt(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
-    ui.success(`wrote ${fmt(r.rows)} rows to ${path} (${fmt(r.withIds)} with a message id)`);
+    ui.success(`wrote ${fmt(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${fmt(r.withIds)} with a message id)`);
     if (opts.json) {
       const doc = { runId: header?.runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null };
       ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
