@@ -133,20 +133,22 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
   }
 
-  // A run of this file whose journal is kept elsewhere (--journal) counts as this file's run: a
-  // new run without --journal beside it, unfinished or sending, would send its rows again.
-  if (!flags.resume && flags.journal === undefined && fileAbs !== undefined) {
-    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox);
+  // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
+  // run folder or one kept elsewhere (--journal). A new run beside it, with or without --journal
+  // of its own, would send its rows again.
+  if (!flags.resume && fileAbs !== undefined) {
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath);
     if (away !== undefined) {
-      const command = continueElsewhere(flags, fileArg, fileAbs, away.journal);
+      const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
+      const command = continueElsewhere(flags, fileArg, fileAbs, own ? undefined : away.journal);
       if (!flags.dryRun) {
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
-        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is kept at ${away.journal}`, {
+        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
           hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (it leaves out the rows that run accepted).`,
         });
       }
-      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal kept at ${away.journal}: the campaign goes on with ${command}`);
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: the campaign goes on with ${command}`);
     }
   }
 
@@ -210,9 +212,16 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished };
 }
 
-/** The newest unfinished run of the file among the journals its run folder points to. */
-async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
-  for (const away of journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)) {
+/**
+ * The newest unfinished (or sending) run of the file other than the one whose journal is
+ * `except`: the journal in its own run folder, then those the folder points to (--journal).
+ */
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+  const runDir = runDirFor(state, fileAbs, sandbox);
+  const own = join(runDir, 'journal.jsonl');
+  const ownHeader = own !== except ? readHeader(own) : undefined;
+  const candidates = [...(ownHeader !== undefined ? [{ journal: own, header: ownHeader }] : []), ...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except)];
+  for (const away of candidates) {
     // A run still writing its header is sending (its lock says so): unfinished all the same.
     if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
     const loaded = await loadJournal(away.journal).catch(() => undefined);
@@ -221,9 +230,10 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
   return undefined;
 }
 
-function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string): string {
+/** The command that resumes the file's run: `journal` undefined for the one in its own run folder. */
+function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string | undefined): string {
   const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
-  return buildResumeCommand({ ...base, file: fileArg, journal }, fileAbs, false, journal);
+  return buildResumeCommand({ ...base, file: fileArg, journal }, fileAbs, false, journal ?? '');
 }
 
 /**

@@ -4,9 +4,10 @@
 // state folder that cannot be written.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { realFile, runDirFor } from '../../src/bulk/state.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, killRepeatedly, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
@@ -310,11 +311,16 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     const list = numbers(6, 300);
     const file = writeCsv(join(dir, 'camp.csv'), list);
     // The file's own run folder holds an unfinished run too: the one a bare --resume would find.
+    // msgr refuses to start a second run beside it; an older msgr did not, so the journal is
+    // moved aside while the second run starts.
     acceptThenRefuse(server, 1);
     assert.equal((await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url, config))).code, 3);
+    const ownJournal = join(runDirFor(config, realFile(file)), 'journal.jsonl');
+    renameSync(ownJournal, `${ownJournal}.aside`);
     const kept = join(dir, 'kept here', 'journal.jsonl');
     acceptThenRefuse(server, 1);
     assert.equal((await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1', '--journal', kept], env(server.url, config))).code, 3);
+    renameSync(`${ownJournal}.aside`, ownJournal);
 
     const show = await runs(['show', kept], env(server.url, config));
     assert.equal(show.code, 0, show.stderr);

@@ -177,6 +177,41 @@ describe('one run per file, per journal, per piped data', () => {
     assert.doesNotMatch(dry.stderr, /unfinished/);
   });
 
+  test('a new run with a --journal of its own is refused while another run of the file is unfinished, in its run folder or kept by another --journal', async () => {
+    const root = tempDir();
+    const config = join(root, 'state');
+    const list = numbers(20, 600);
+    writeFileSync(join(root, 'jo.csv'), csv(list));
+    const e = env(server.url, config);
+
+    acceptOneThenRefuse();
+    const first = await bulk(['jo.csv', ...MSG], e, { cwd: root });
+    assert.equal(first.code, 3, first.stderr);
+    assert.deepEqual(accepted, list.slice(0, 5));
+    acceptAll();
+    const before = server.requests.length;
+    const j2 = join(root, 'kept', 'j2.jsonl');
+    const other = await bulk(['jo.csv', '--journal', j2, ...MSG], e, { cwd: root });
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, /^error: an unfinished run of this file exists \(run \S+, started [^)]+\); its journal is \S+runs\S+journal\.jsonl$/m);
+    assert.match(other.stderr, /^hint: Continue it with: msgr send-bulk jo\.csv --resume --concurrency 1 \(rows/m);
+    assert.equal(server.requests.length, before, 'the new run sent');
+    assert.ok(!existsSync(j2), 'a journal was left by the refused run');
+
+    // A run kept by --journal, then a run with another --journal.
+    writeFileSync(join(root, 'jp.csv'), csv(numbers(20, 700)));
+    const j1 = join(root, 'kept', 'j1.jsonl');
+    acceptOneThenRefuse();
+    assert.equal((await bulk(['jp.csv', '--journal', j1, ...MSG], e, { cwd: root })).code, 3);
+    acceptAll();
+    const before2 = server.requests.length;
+    const again = await bulk(['jp.csv', '--journal', j2, ...MSG], e, { cwd: root });
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, new RegExp(`its journal is kept at ${escape(j1)}$`, 'm'));
+    assert.match(again.stderr, new RegExp(`Continue it with: msgr send-bulk jp\\.csv --resume --journal ${escape(j1)} --concurrency 1 `));
+    assert.equal(server.requests.length, before2, 'the new run sent');
+  });
+
   test('the same data piped in again while its stdin run is unfinished is refused, naming the command that continues it; other data is a new run; --restart abandons it', async () => {
     const config = join(tempDir(), 'state');
     const e = env(server.url, config);
