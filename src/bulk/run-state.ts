@@ -84,7 +84,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
     if (!existsSync(journalPath)) {
       // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
-      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox) : undefined;
+      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;
       if (away !== undefined && fileAbs !== undefined) {
         throw new UsageError(`nothing to resume in ${journalPath}: the unfinished run ${away.header.runId} of this file (started ${away.header.createdAt}) keeps its journal at ${away.journal}`, {
           hint: `Continue it with: ${continueElsewhere(flags, fileArg, fileAbs, away.journal)}`,
@@ -137,7 +137,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   // run folder or one kept elsewhere (--journal). A new run beside it, with or without --journal
   // of its own, would send its rows again.
   if (!flags.resume && fileAbs !== undefined) {
-    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath);
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath, given);
     if (away !== undefined) {
       const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
       const command = continueElsewhere(flags, fileArg, fileAbs, own ? undefined : away.journal);
@@ -215,12 +215,19 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
 /**
  * The newest unfinished (or sending) run of the file other than the one whose journal is
  * `except`: the journal in its own run folder, then those the folder points to (--journal).
+ * `given`: the file as given, made absolute; when it goes through a symlink, the run folder an
+ * earlier msgr (which named run folders by that path, not the real one) left is looked in too.
  */
-async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string, given?: string): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
   const runDir = runDirFor(state, fileAbs, sandbox);
-  const own = join(runDir, 'journal.jsonl');
-  const ownHeader = own !== except ? readHeader(own) : undefined;
-  const candidates = [...(ownHeader !== undefined ? [{ journal: own, header: ownHeader }] : []), ...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except)];
+  const folders = [runDir, ...(given !== undefined && given !== fileAbs ? [runDirFor(state, given, sandbox)] : [])];
+  const candidates: Array<{ readonly journal: string; readonly header: RunHeader }> = [];
+  for (const folder of folders) {
+    const journal = join(folder, 'journal.jsonl');
+    const header = journal !== except ? readHeader(journal) : undefined;
+    if (header !== undefined) candidates.push({ journal, header });
+  }
+  candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
   for (const away of candidates) {
     // A run still writing its header is sending (its lock says so): unfinished all the same.
     if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;

@@ -3,9 +3,10 @@
 // each the one unfinished run, refused or resumed, never a fresh run that sends everyone accepted
 // before the stop a second time (README: "Nothing lost, nothing sent twice").
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { runDirFor } from '../../src/bulk/state.js';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
 
@@ -210,6 +211,43 @@ describe('one run per file, per journal, per piped data', () => {
     assert.match(again.stderr, new RegExp(`its journal is kept at ${escape(j1)}$`, 'm'));
     assert.match(again.stderr, new RegExp(`Continue it with: msgr send-bulk jp\\.csv --resume --journal ${escape(j1)} --concurrency 1 `));
     assert.equal(server.requests.length, before2, 'the new run sent');
+  });
+
+  test('an unfinished run an earlier msgr kept under the symlink\'s own path (not the real one) still refuses a new start, and is continued by the command named', async () => {
+    const root = tempDir();
+    const config = join(root, 'state');
+    const list = numbers(20, 800);
+    writeFileSync(join(root, 'lg.csv'), csv(list));
+    symlinkSync('lg.csv', join(root, 'link.csv'));
+    const e = env(server.url, config);
+
+    acceptOneThenRefuse();
+    assert.equal((await bulk(['lg.csv', ...MSG], e, { cwd: root })).code, 3);
+    // What msgr before run folders by real path left: the folder named after the link's path,
+    // its journal naming the link.
+    const real = runDirFor(config, join(root, 'lg.csv'));
+    const legacy = runDirFor(config, join(root, 'link.csv'));
+    renameSync(real, legacy);
+    const journal = join(legacy, 'journal.jsonl');
+    const [head, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const header = JSON.parse(head ?? '') as { input: { path: string } };
+    header.input.path = join(root, 'link.csv');
+    writeFileSync(journal, [JSON.stringify(header), ...rest].join('\n'));
+
+    acceptAll();
+    const before = server.requests.length;
+    const fresh = await bulk(['link.csv', ...MSG], e, { cwd: root });
+    assert.equal(fresh.code, 2, fresh.stderr);
+    assert.match(fresh.stderr, new RegExp(`its journal is kept at ${escape(journal)}$`, 'm'));
+    const resume = await bulk(['link.csv', ...MSG, '--resume'], e, { cwd: root });
+    assert.equal(resume.code, 2, resume.stderr);
+    const command = /^hint: Continue it with: (.+)$/m.exec(resume.stderr)?.[1] ?? '';
+    assert.match(command, new RegExp(`--resume --journal ${escape(journal)} `));
+    assert.equal(server.requests.length, before, 'a refused start sent');
+    accepted = list.slice(0, 5);
+    const resumed = await bulk(command.split(' ').slice(2), e, { cwd: root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertEachOnce(list);
   });
 
   test('the same data piped in again while its stdin run is unfinished is refused, naming the command that continues it; other data is a new run; --restart abandons it', async () => {
