@@ -15,9 +15,8 @@ export function isBlank(text: string): boolean {
 
 const EDGES = new RegExp(`^[\\s${ZERO_WIDTH_CHARS}]+|[\\s${ZERO_WIDTH_CHARS}]+$`, 'g');
 
-function zeroWidth(code: number): boolean {
-  return (code >= 0x200b && code <= 0x200d) || code === 0x2060 || code === 0xfeff;
-}
+/** One zero-width character (not global, so `test` keeps no state). */
+const ONE_ZERO_WIDTH = new RegExp(`^[${ZERO_WIDTH_CHARS}]$`);
 
 /**
  * A cell's value without what shows nothing at either end: `Ann\u200b` pasted from a web page
@@ -26,6 +25,6 @@ function zeroWidth(code: number): boolean {
  */
 export function trimInvisible(text: string): string {
   const t = text.trim();
-  if (t === '' || (!zeroWidth(t.charCodeAt(0)) && !zeroWidth(t.charCodeAt(t.length - 1)))) return t;
+  if (t === '' || (!ONE_ZERO_WIDTH.test(t.charAt(0)) && !ONE_ZERO_WIDTH.test(t.charAt(t.length - 1)))) return t;
   return t.replace(EDGES, '');
 }

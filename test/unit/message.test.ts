@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkSender, parseChannel } from '../../src/message/channel.js';
+import { trimInvisible } from '../../src/message/invisible.js';
 import { normaliseNumber, parseCountry } from '../../src/message/numbers.js';
 import { buildRequest, parseKeyValue } from '../../src/message/request.js';
 import { formatUtc, parseValidity } from '../../src/message/validity.js';
@@ -152,5 +153,15 @@ describe('buildRequest', () => {
     assert.deepEqual(parseKeyValue('a='), { key: 'a', value: '' });
     assert.equal(parseKeyValue('=b'), undefined);
     assert.equal(parseKeyValue('ab'), undefined);
+  });
+});
+
+describe('trimInvisible', () => {
+  test('drops spaces and zero-width characters at either end, keeps those inside', () => {
+    assert.equal(trimInvisible('  Ann\u200b '), 'Ann');
+    assert.equal(trimInvisible('\ufeff\u2060 Bob\u200c\u200d'), 'Bob');
+    assert.equal(trimInvisible('👩\u200d💻'), '👩\u200d💻');
+    assert.equal(trimInvisible('\u200b'), '');
+    assert.equal(trimInvisible(' plain '), 'plain');
   });
 });
