@@ -21,7 +21,7 @@ import { headerKey } from './columns.js';
 import { columnKey } from '../message/placeholders.js';
 import { checkResumeTarget } from './run-target.js';
 import { pipeError } from './reader.js';
-import { journalsElsewhere, pointerPath, readHeader, writePointer } from './runs.js';
+import { journalsElsewhere, pointedJournals, pointerPath, readHeader, writePointer } from './runs.js';
 import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { PreflightResult } from './preflight.js';
@@ -131,6 +131,8 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     defer(() => held.release());
     ctx.onExit(() => held.release());
     if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    // Stdin kept by --journal: where a later run of the same data piped in looks (checkStdinAgain).
+    else if (flags.journal !== undefined && !flags.resume) pointHere(ui, stdinRunDir(state, runId, sandbox), journalPath, defer);
   }
 
   // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
@@ -318,9 +320,10 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
   } catch {
     return state;
   }
-  // Newest first: run ids start with their time.
-  for (const d of dirs.sort().reverse()) {
-    const journal = join(root, d, 'journal.jsonl');
+  // Newest first: run ids start with their time. A stdin run kept by --journal leaves a pointer
+  // in a folder of its own there (openRunState).
+  const journals = dirs.sort().reverse().flatMap((d) => [join(root, d, 'journal.jsonl'), ...pointedJournals(join(root, d))]);
+  for (const journal of journals) {
     if (journal === state.journalPath) continue;
     const header = readHeader(journal);
     if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;

@@ -36,7 +36,8 @@ export interface RunInfo {
 /**
  * A run whose journal is kept elsewhere (--journal) leaves its path in its file's own run folder,
  * so that a run of the file without --journal finds it (README: "Nothing lost, nothing sent
- * twice"): one small file per journal, `elsewhere.<hash of the journal's path>.json`.
+ * twice"): one small file per journal, `elsewhere.<hash of the journal's path>.json`. A run that
+ * reads stdin leaves it in a `stdin-<run id>` folder, where a run of the same data looks.
  */
 const POINTER = /^elsewhere\.[0-9a-f]{12}\.json$/;
 
@@ -53,19 +54,15 @@ export function writePointer(runDir: string, journal: string): void {
   renameSync(tmp, path);
 }
 
-/**
- * The journals kept elsewhere that the run folder `runDir` points to and that are still runs of
- * its file: a pointer whose journal is gone, was replaced by another file's run, or is no journal
- * is passed over (never followed to another file's run). Newest run first.
- */
-export function journalsElsewhere(state: string, runDir: string, sandbox: boolean): Array<{ readonly journal: string; readonly header: RunHeader }> {
+/** The journal paths the pointers in `runDir` name, each once (none when it has none). */
+export function pointedJournals(runDir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(runDir).filter((n) => POINTER.test(n));
   } catch {
     return [];
   }
-  const out: Array<{ journal: string; header: RunHeader }> = [];
+  const out: string[] = [];
   for (const name of names) {
     let journal: unknown;
     try {
@@ -73,7 +70,19 @@ export function journalsElsewhere(state: string, runDir: string, sandbox: boolea
     } catch {
       continue;
     }
-    if (typeof journal !== 'string' || out.some((o) => o.journal === journal)) continue;
+    if (typeof journal === 'string' && !out.includes(journal)) out.push(journal);
+  }
+  return out;
+}
+
+/**
+ * The journals kept elsewhere that the run folder `runDir` points to and that are still runs of
+ * its file: a pointer whose journal is gone, was replaced by another file's run, or is no journal
+ * is passed over (never followed to another file's run). Newest run first.
+ */
+export function journalsElsewhere(state: string, runDir: string, sandbox: boolean): Array<{ readonly journal: string; readonly header: RunHeader }> {
+  const out: Array<{ journal: string; header: RunHeader }> = [];
+  for (const journal of pointedJournals(runDir)) {
     const header = readHeader(journal);
     if (header === undefined || header.input.stdin) continue;
     if (runDirFor(state, realFile(header.input.path), sandbox) !== runDir) continue;

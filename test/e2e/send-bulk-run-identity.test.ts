@@ -293,4 +293,28 @@ describe('one run per file, per journal, per piped data', () => {
     assert.match(restarted.stderr, /abandoned run \S+; its journal is kept as \S+\.abandoned\.jsonl/);
     assertEachOnce(second);
   });
+
+  test('the same data piped in again while a stdin run kept by --journal is unfinished is refused, naming that journal', async () => {
+    const root = tempDir();
+    const config = join(root, 'state');
+    const list = numbers(20, 900);
+    const data = csv(list);
+    const journal = join(root, 'kept', 'piped.jsonl');
+    const e = env(server.url, config);
+
+    acceptOneThenRefuse();
+    const first = await bulk(['-', '--journal', journal, ...MSG], e, { input: data });
+    assert.equal(first.code, 3, first.stderr);
+    assert.deepEqual(accepted, list.slice(0, 5));
+    acceptAll();
+    const before = server.requests.length;
+    const again = await bulk(['-', ...MSG], e, { input: data });
+    assert.equal(again.code, 2, again.stderr);
+    assert.match(again.stderr, new RegExp(`read the same data from stdin\\); its journal is ${escape(journal)}$`, 'm'));
+    assert.equal(server.requests.length, before, 'the refused start sent');
+    const command = /^hint: Continue it with: (.+?) \(rows/m.exec(again.stderr)?.[1] ?? '';
+    const resumed = await bulk(command.split(' ').slice(2), e);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assertEachOnce(list);
+  });
 });
