@@ -189,8 +189,9 @@ export class Sender {
 
     const { states, resendInDoubt } = this.#cfg;
     // After a stop, the batches an earlier run left in doubt are still read, to be counted as in
-    // doubt rather than not sent (their resend never left).
-    const readAfterStop = withReport || (resendInDoubt && states?.some((st) => st === BatchState.started || st === BatchState.inDoubt) === true);
+    // doubt rather than not sent (a resend of theirs never left): a stop that leaves them is a
+    // partial run, exit 7 (summary.ts summaryError; README "Exit codes"), wherever they are.
+    const readAfterStop = withReport || this.#earlierInDoubt.size > 0;
     const queue: Batch[] = [];
     await readBatches({
       spool,

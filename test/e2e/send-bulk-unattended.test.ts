@@ -193,6 +193,33 @@ describe('stopping an unattended run, then --resume', () => {
     assertNoStack(r);
   });
 
+  test('a resume stopped before it reaches a batch an earlier run left in doubt still counts it: exit 7, not 130', async () => {
+    const { path, numbers } = numbersCsv(3000);
+    const config = tempDir();
+    const journal = join(config, 'j.jsonl');
+    // The first run: one batch accepted, then the key refused (exit 3), the rest never sent.
+    let n = 0;
+    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runCli(['send-bulk', path, ...MSG, '--batch-size', '50', '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 30_000 });
+    server.answer = undefined;
+    assert.equal(first.code, 3, first.stderr);
+    // Batch 55 (rows 2,752-2,801) left with no answer, as a request the network lost would.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
+    const late = { ...send, batch: 55, first: 55 * 50, key: send.key.replace(/-0$/, '-55'), lines: send.lines.map((l) => l + 55 * 50), numbers: numbers.slice(55 * 50, 56 * 50) };
+    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":55}\n`);
+
+    const run = startBulk([path, '--resume', '--journal', journal, '--concurrency', '1', '--json'], env(config));
+    await requestsArrived(4);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.equal(r.code, 7, r.stderr);
+    const doc = JSON.parse(r.stdout) as Summary & { stopped: string };
+    assert.equal(doc.stopped, 'interrupted');
+    assert.equal(doc.inDoubt, 50);
+    assert.match(r.stderr, /error: interrupted: [\d,]+ of 3,000 recipients accepted, 50 in doubt/);
+  });
+
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();
