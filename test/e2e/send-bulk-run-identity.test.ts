@@ -244,6 +244,10 @@ describe('one run per file, per journal, per piped data', () => {
     const command = /^hint: Continue it with: (.+)$/m.exec(resume.stderr)?.[1] ?? '';
     assert.match(command, new RegExp(`--resume --journal ${escape(journal)} `));
     assert.equal(server.requests.length, before, 'a refused start sent');
+    // `msgr runs show` names that journal in the command that continues the run.
+    const shown = await runCli(['runs', 'show', journal], { env: e });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stderr, new RegExp(`continue it with: msgr send-bulk \\S+ --resume --journal ${escape(journal)}`));
     accepted = list.slice(0, 5);
     const resumed = await bulk(command.split(' ').slice(2), e, { cwd: root });
     assert.equal(resumed.code, 0, resumed.stderr);

@@ -9,7 +9,7 @@ import { writeRunReport } from '../../bulk/run-report.js';
 import { describeSender, describeTarget, describeText } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
-import { runDirFor, stateDir } from '../../bulk/state.js';
+import { realFile, runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
 import { createUi } from '../../output/ui.js';
 import type { RunsOptions } from './options.js';
@@ -119,7 +119,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
 function continueCommand(ctx: Context, journal: string, h: RunHeader): string {
   const t = h.target;
   const sandbox = t?.sandbox === true;
-  const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), h.input.path, sandbox), 'journal.jsonl');
+  const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), realFile(h.input.path), sandbox), 'journal.jsonl');
   const baseUrl = t !== undefined && !t.sandbox && t.profile === null ? t.baseUrl : undefined;
   return buildResumeCommand(
     { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
