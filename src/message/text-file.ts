@@ -116,7 +116,9 @@ const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
  * A message's text as it is sent: phone line ends, and letters composed (Unicode NFC). macOS and
  * some web forms write "é" as "e" and a combining accent, which shows the same but has no GSM-7
  * form, so one such letter made a message UCS-2: up to three times the parts. NFC is the same
- * text by Unicode's definition, never longer (README: "msgr segments").
+ * text by Unicode's definition (README: "msgr segments"); it is seldom longer, but can be: the
+ * few letters Unicode keeps decomposed (Devanagari "\u0958", Hebrew "\ufb1d") become two
+ * characters, so parts are counted on what this returns, never on the text as given.
  */
 export function phoneText(text: string): string {
   const t = phoneLineEnds(text);
