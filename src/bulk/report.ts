@@ -73,6 +73,8 @@ export class ReportWriter {
   readonly path: string;
   readonly format: ReportFormat;
   readonly #file: TextFile;
+  /** The permissions of the file at the report's path, if there is one. */
+  readonly #mode: number | undefined;
   /** The file renamed over: the report, or what a symbolic link there points to. */
   readonly #target: string;
   readonly #temp: string;
@@ -83,9 +85,19 @@ export class ReportWriter {
     this.format = reportFormat(path);
     this.path = path;
     try {
-      this.#target = existingTarget(path);
+      const target = existingTarget(path);
+      this.#target = target.path;
       this.#temp = reportTempPath(this.#target, pid);
-      this.#file = new TextFile(this.#temp);
+      // Created, never opened through whatever is at its path: a link planted in a shared folder
+      // is not followed. One left by a killed run of the same process id is msgr's: replaced.
+      try {
+        this.#file = new TextFile(this.#temp, true);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+        rmSync(this.#temp, { force: true });
+        this.#file = new TextFile(this.#temp, true);
+      }
+      this.#mode = target.mode;
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
@@ -121,6 +133,9 @@ export class ReportWriter {
   close(): void {
     if (this.#done) return;
     try {
+      // Written as the owner's alone (it lists phone numbers); once whole, it takes the
+      // permissions of the report it replaces, as writing over that file kept them.
+      if (this.#mode !== undefined) this.#file.chmod(this.#mode);
       this.#file.close();
       // Rows were lost with a write that failed (and was caught further up): the report is not whole.
       if (this.#file.failed !== undefined) throw this.#file.failed;
@@ -148,17 +163,18 @@ export class ReportWriter {
  * The file a report replaces: through a symbolic link, what it points to. A folder, or a file
  * this user may not write, is refused now, as opening it would have been, not after the run.
  */
-function existingTarget(path: string): string {
+function existingTarget(path: string): { path: string; mode?: number } {
   let real: string;
   try {
     real = realpathSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return path;
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path };
     throw err;
   }
-  if (statSync(real).isDirectory()) throw new UsageError(`--report: ${path} is a folder`, { hint: 'Give the report a file name, for example --report report.csv.' });
+  const st = statSync(real);
+  if (st.isDirectory()) throw new UsageError(`--report: ${path} is a folder`, { hint: 'Give the report a file name, for example --report report.csv.' });
   accessSync(real, constants.W_OK);
-  return real;
+  return { path: real, mode: st.mode & 0o777 };
 }
 
 /**

@@ -1,7 +1,7 @@
 // A buffered, synchronous text file writer for the spool and the report. Text is collected as a
 // string and encoded into one reused buffer: a new Buffer per flush is external memory that V8
 // returns only at a full GC, and with millions of rows that showed up as peak RSS.
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, openSync, writeSync } from 'node:fs';
 
 const FLUSH_CHARS = 64 * 1024;
 
@@ -12,10 +12,18 @@ export class TextFile {
   // A UTF-16 unit is at most 3 UTF-8 bytes.
   readonly #bytes = Buffer.allocUnsafeSlow(FLUSH_CHARS * 3);
 
-  /** Opens (truncating) with mode 0600; throws the fs error. */
-  constructor(path: string) {
+  /**
+   * Opens (truncating) with mode 0600; throws the fs error. `fresh`: the file must not exist (a
+   * link planted at its path is not followed: EEXIST).
+   */
+  constructor(path: string, fresh = false) {
     this.path = path;
-    this.#fd = openSync(path, 'w', 0o600);
+    this.#fd = openSync(path, fresh ? 'wx' : 'w', 0o600);
+  }
+
+  /** Gives the file `mode` (the permissions of the file it will replace). */
+  chmod(mode: number): void {
+    fchmodSync(this.#fd, mode);
   }
 
   write(text: string): void {

@@ -1,7 +1,7 @@
 // How a report reaches its path: written beside it under a name of msgr's and renamed over it
 // once complete, so a run that fails or is stopped never leaves an empty or half report.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -25,9 +25,34 @@ describe('ReportWriter: the file', () => {
     w.close();
     assert.deepEqual(readdirSync(dir), ['r.csv']);
     assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error\n2,\+447700900001,accepted,202,m1,\n$/);
-    assert.equal(statSync(path).mode & 0o777, 0o600);
     w.discard();
     assert.match(readFileSync(path, 'utf8'), /m1/, 'a discard after close removes nothing');
+  });
+
+  test('the report keeps the permissions of the file it replaces; a new one is the owner\'s alone (0600)', () => {
+    const dir = tmp();
+    const shared = join(dir, 'shared.csv');
+    writeFileSync(shared, 'old\n');
+    chmodSync(shared, 0o640);
+    new ReportWriter(shared, 5).close();
+    assert.equal(statSync(shared).mode & 0o777, 0o640);
+    const fresh = join(dir, 'fresh.csv');
+    new ReportWriter(fresh, 5).close();
+    assert.equal(statSync(fresh).mode & 0o777, 0o600);
+  });
+
+  test('a link planted at the temporary path is not followed (what it points to is untouched); a file left there by a killed run is replaced', () => {
+    const dir = tmp();
+    const path = join(dir, 'r.csv');
+    const victim = join(dir, 'victim.txt');
+    writeFileSync(victim, 'keep me\n');
+    symlinkSync(victim, reportTempPath(path, 9));
+    const w = new ReportWriter(path, 9);
+    w.write(ROW);
+    w.close();
+    assert.equal(readFileSync(victim, 'utf8'), 'keep me\n');
+    assert.match(readFileSync(path, 'utf8'), /m1/);
+    assert.deepEqual(readdirSync(dir).sort(), ['r.csv', 'victim.txt']);
   });
 
   test('discard (the run failed or stopped) removes the temporary file and leaves the old report as it was', () => {
