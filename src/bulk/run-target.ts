@@ -4,11 +4,13 @@
 // account is never finished against the real one as if its rows had been sent there.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../errors.js';
+import { messagesEndpoint } from '../http/endpoint.js';
 import type { Ui } from '../output/ui.js';
 import type { Settings } from '../settings/resolve.js';
 import type { Target } from '../settings/target.js';
 import type { JournaledTarget, RunHeader } from './journal-records.js';
 import type { PersonalSpec } from './personalise.js';
+import { shellQuote } from './summary.js';
 
 /** The sandbox listens on a new port every run: its journals record this instead. */
 const SANDBOX_URL = 'sandbox';
@@ -43,6 +45,15 @@ export function journaledTarget(t: TargetParts): JournaledTarget {
 /** The base URL as msgr calls it, without the messages path it appends. */
 function baseUrlOf(endpoint: URL): string {
   return endpoint.toString().replace(/\/v2\/messages\/?$/, '');
+}
+
+/** Whether a base URL as given (a profile's) is the one a journal records; false when it is not a valid one. */
+export function sameBaseUrl(given: string, journaled: string): boolean {
+  try {
+    return baseUrlOf(messagesEndpoint(given)) === journaled;
+  } catch {
+    return false;
+  }
 }
 
 /** One line for people: `https://eu.api.example.com, account ACME01, profile prod, key 3fa9c2d1e0b7`. */
@@ -87,13 +98,27 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
       `--resume: run ${header.runId} sent to ${describeTarget(was)}; this run would send to ${describeTarget(current)} (${diffs.join('; ')}); nothing was sent`,
       {
         hint:
-          `Resume with the settings the run started with${was.sandbox ? ' (add --sandbox)' : ''}${was.profile !== null ? ` (e.g. -p ${was.profile})` : ''}. ` +
+          `Resume with the settings the run started with${resumeFlagsFor(was, current)}. ` +
           'To send the rest of the file to this target on purpose, start a new run with --restart: it leaves out the rows the abandoned run had accepted (add --include-sent if that run only went to a test system, so they are sent here too).',
       },
     );
   }
   const note = keyChange(was, current);
   return note !== undefined ? { known: true, note } : { known: true };
+}
+
+/**
+ * The flags that bring a resume back to the run's target, for the refusal's hint: the profile,
+ * and the base URL or account the run had where they differ now (a flag or the environment gave
+ * them then, so the profile alone does not).
+ */
+function resumeFlagsFor(was: JournaledTarget, now: JournaledTarget): string {
+  if (was.sandbox) return ' (add --sandbox)';
+  const flags: string[] = [];
+  if (was.profile !== null) flags.push(`-p ${shellQuote(was.profile)}`);
+  if (now.sandbox || was.baseUrl !== now.baseUrl) flags.push(`--base-url ${shellQuote(was.baseUrl)}`);
+  if (was.account !== null && was.account !== now.account) flags.push(`--account ${shellQuote(was.account)}`);
+  return flags.length > 0 ? ` (e.g. ${flags.join(' ')})` : '';
 }
 
 /** Checks a resume's target against its journal's (refusing another one) and says what it sends where. */

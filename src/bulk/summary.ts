@@ -296,6 +296,8 @@ export interface ResumeFlags {
   readonly file: string | undefined;
   readonly profile?: string | undefined;
   readonly baseUrl?: string | undefined;
+  /** --account: a resume must send for the run's account, which a profile may not give. */
+  readonly account?: string | undefined;
   readonly apiKeyFile?: string | undefined;
   readonly caFile?: string | undefined;
   readonly sandbox: boolean;
@@ -315,6 +317,7 @@ export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefin
   if (stdin || flags.journal !== undefined) args.push('--journal', shellQuote(journalPath));
   if (flags.profile !== undefined) args.push('-p', shellQuote(flags.profile));
   if (flags.baseUrl !== undefined) args.push('--base-url', shellQuote(flags.baseUrl));
+  if (flags.account !== undefined) args.push('--account', shellQuote(flags.account));
   if (flags.apiKeyFile !== undefined) args.push('--api-key-file', shellQuote(flags.apiKeyFile));
   if (flags.caFile !== undefined) args.push('--ca-file', shellQuote(flags.caFile));
   if (flags.sandbox) args.push('--sandbox');

@@ -6,12 +6,13 @@ import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
-import { describeSender, describeTarget, describeText } from '../../bulk/run-target.js';
+import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from '../../bulk/run-target.js';
 import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { realFile, runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
-import { createUi } from '../../output/ui.js';
+import { createUi, type Ui } from '../../output/ui.js';
+import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import type { RunsOptions } from './options.js';
 
 function state(ctx: Context): string {
@@ -103,9 +104,12 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   const ui = createUi(ctx, opts);
   if (!info.finished && !info.abandoned) {
     const t = h.target;
-    // Without a profile the key came from the environment or a file the journal does not name.
-    const key = t !== undefined && !t.sandbox && t.profile === null ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
-    ui.info(`continue it with: ${continueCommand(ctx, journal, h)}${key}`);
+    const profile = t !== undefined && !t.sandbox && t.profile !== null ? savedProfile(ctx, t.profile, ui) : undefined;
+    // Without a profile (or with another key than the profile's) the key came from the
+    // environment or a file the journal does not name.
+    const otherKey = t !== undefined && !t.sandbox && (t.profile === null || profile?.apiKey === undefined || keyFingerprint(profile.apiKey) !== t.keyFingerprint);
+    const key = otherKey ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
+    ui.info(`continue it with: ${continueCommand(ctx, journal, h, profile)}${key}`);
   }
 }
 
@@ -114,19 +118,35 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
  * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
  * find another run or none (README: "Nothing lost, nothing sent twice"). A resume sends where the
  * run sent but does not read that from the journal: a run without a profile is given its base
- * URL, which came from --base-url or MSGR_BASE_URL (README: "`msgr runs`").
+ * URL, which came from --base-url or MSGR_BASE_URL; a run with one, the base URL and account it
+ * had when the profile does not give them (a flag or the environment did), or a resume with
+ * -p alone would be refused as another target (README: "`msgr runs`").
  */
-function continueCommand(ctx: Context, journal: string, h: RunHeader): string {
+function continueCommand(ctx: Context, journal: string, h: RunHeader, profile: Profile | undefined): string {
   const t = h.target;
   const sandbox = t?.sandbox === true;
   const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), realFile(h.input.path), sandbox), 'journal.jsonl');
-  const baseUrl = t !== undefined && !t.sandbox && t.profile === null ? t.baseUrl : undefined;
+  let baseUrl: string | undefined;
+  let account: string | undefined;
+  if (t !== undefined && !t.sandbox) {
+    if (t.profile === null || profile?.baseUrl === undefined || !sameBaseUrl(profile.baseUrl, t.baseUrl)) baseUrl = t.baseUrl;
+    if (t.profile !== null && t.account !== null && profile?.account !== t.account) account = t.account;
+  }
   return buildResumeCommand(
-    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
+    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, account, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
     h.input.path,
     h.input.stdin,
     journal,
   );
+}
+
+/** The profile as saved now; undefined when it is gone or the store cannot be read (the command then names everything). */
+function savedProfile(ctx: Context, name: string, ui: Ui): Profile | undefined {
+  try {
+    return getProfile(loadStore(ctx, (line) => ui.warn(line)).data, name);
+  } catch {
+    return undefined;
+  }
 }
 
 export async function runReport(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {

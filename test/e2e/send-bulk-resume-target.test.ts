@@ -1,0 +1,116 @@
+// The command a stopped run prints, and the one `msgr runs show` prints, continue the run as
+// printed when the run had a profile but a flag or the environment gave its account or base URL:
+// a resume with -p alone would be refused as another target (README: "Nothing lost, nothing sent
+// twice" and "`msgr runs`").
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+
+const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1', '--yes'];
+
+function numbers(n: number, start = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+}
+
+function csv(list: string[]): string {
+  return `msisdn\n${list.join('\n')}\n`;
+}
+
+/** The arguments of a printed `msgr send-bulk …` command (no quoting in these). */
+function argsOf(command: string): string[] {
+  const parts = command.trim().split(/\s+/);
+  assert.deepEqual(parts.slice(0, 2), ['msgr', 'send-bulk'], command);
+  return parts.slice(1);
+}
+
+describe('resume commands of a run with a profile whose account or base URL came from elsewhere', () => {
+  let profileServer: TestServer;
+  let otherServer: TestServer;
+  let accepted: Array<{ msisdn: string; account: string }> = [];
+  before(async () => {
+    profileServer = await startTestServer();
+    otherServer = await startTestServer();
+  });
+  after(async () => {
+    await profileServer.close();
+    await otherServer.close();
+  });
+
+  const accept = (r: ReceivedRequest): ScriptedResponse => {
+    const body = r.json as { accountReference: string; recipients?: Array<{ msisdn: string }> };
+    const recipients = body.recipients ?? [];
+    accepted.push(...recipients.map((x) => ({ msisdn: x.msisdn, account: body.accountReference })));
+    return { status: 202, body: { messages: recipients.map((x) => ({ msisdn: x.msisdn, id: `id-${x.msisdn}` })) } };
+  };
+  const acceptOneThenRefuse = (server: TestServer): void => {
+    accepted = [];
+    let count = 0;
+    server.answer = (r) => (++count <= 1 ? accept(r) : { status: 401, body: { title: 'Unauthorized' } });
+  };
+
+  async function setUp(): Promise<{ root: string; env: Record<string, string> }> {
+    const root = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state') });
+    const added = await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', profileServer.url, '-q'], { env, input: 'prod-key-1234\n' });
+    assert.equal(added.code, 0, added.stderr);
+    return { root, env };
+  }
+
+  const resumeLine = (r: RunResult): string => /^ {6}Resume with: (msgr .*)$/m.exec(r.stderr)?.[1] ?? '';
+  const showLine = (r: RunResult): string => /^continue it with: (msgr \S.*?)(?: \(with the API key.*)?$/m.exec(r.stderr)?.[1] ?? '';
+
+  test('--account given beside -p: the stop hint and msgr runs show name it, and either command finishes the run for that account', async () => {
+    const { root, env } = await setUp();
+    const list = numbers(15);
+    writeFileSync(join(root, 'acc.csv'), csv(list));
+
+    acceptOneThenRefuse(profileServer);
+    const first = await runCli(['send-bulk', 'acc.csv', '-p', 'prod', '--account', 'OTHER01', ...MSG], { env, cwd: root });
+    assert.equal(first.code, 3, first.stderr);
+    assert.equal(resumeLine(first), 'msgr send-bulk acc.csv --resume -p prod --account OTHER01 --concurrency 1 --yes');
+
+    const shown = await runCli(['runs', 'show', 'acc.csv'], { env, cwd: root });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(showLine(shown), `msgr send-bulk ${join(root, 'acc.csv')} --resume -p prod --account OTHER01`);
+    // The profile's own key: nothing to say about where the key comes from.
+    assert.doesNotMatch(shown.stderr, /with the API key as the run had it/);
+
+    // -p alone is refused, and the hint names the account that brings it back.
+    profileServer.answer = accept;
+    const plain = await runCli(['send-bulk', 'acc.csv', '--resume', '-p', 'prod', '--yes'], { env, cwd: root });
+    assert.equal(plain.code, 2, plain.stderr);
+    assert.match(plain.stderr, /^hint: Resume with the settings the run started with \(e\.g\. -p prod --account OTHER01\)\./m);
+
+    const resumed = await runCli([...argsOf(showLine(shown)), '--yes'], { env, cwd: root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(accepted.map((a) => a.msisdn), list);
+    assert.deepEqual([...new Set(accepted.map((a) => a.account))], ['OTHER01']);
+  });
+
+  test('--base-url and the key from the environment beside the default profile: msgr runs show names the base URL and the key, and its command finishes the run there', async () => {
+    const { root, env } = await setUp();
+    const list = numbers(15, 100);
+    writeFileSync(join(root, 'url.csv'), csv(list));
+    const withKey = { ...env, MSGR_API_KEY: 'env-key-5678' };
+
+    acceptOneThenRefuse(otherServer);
+    const first = await runCli(['send-bulk', 'url.csv', '--base-url', otherServer.url, ...MSG], { env: withKey, cwd: root });
+    assert.equal(first.code, 3, first.stderr);
+    assert.equal(resumeLine(first), `msgr send-bulk url.csv --resume --base-url ${otherServer.url} --concurrency 1 --yes`);
+
+    const shown = await runCli(['runs', 'show', 'url.csv'], { env: withKey, cwd: root });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.equal(showLine(shown), `msgr send-bulk ${join(root, 'url.csv')} --resume -p prod --base-url ${otherServer.url}`);
+    assert.match(shown.stderr, /with the API key as the run had it/);
+
+    otherServer.answer = accept;
+    const before = profileServer.requests.length;
+    const resumed = await runCli([...argsOf(showLine(shown)), '--yes'], { env: withKey, cwd: root });
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(accepted.map((a) => a.msisdn), list);
+    assert.equal(profileServer.requests.length, before, 'nothing went to the profile\'s base URL');
+  });
+});
