@@ -96,7 +96,8 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
     }
   }
-  if (header === undefined) throw new JournalError(`${path} is empty`);
+  // Lines that are not JSON are skipped above (a line torn by a crash): a file of only those is no journal, not an empty one.
+  if (header === undefined) throw new JournalError(badLines > 0 ? `${path} is not a msgr journal (none of its lines is a run header)` : `${path} is empty`);
   for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
   return { header, states, lastStop, badLines, bytes };
 }

@@ -102,6 +102,12 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
   }
+  // A folder is no journal: said as such, not as a file that is not one (nor read as one).
+  if (flags.journal !== undefined && isFolder(journalPath)) {
+    throw new UsageError(`--journal: ${flags.journal} is a folder; --journal takes the journal's file path`, {
+      hint: flags.resume ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(flags.journal, 'journal.jsonl'))}, or leave --journal out: msgr keeps it in its state folder.`,
+    });
+  }
   // The journal is written over: never the CSV it records.
   if (flags.journal !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
     throw new UsageError(`--journal: ${flags.journal} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
@@ -277,6 +283,14 @@ function sendsAgain(ui: Ui, flags: RunFlags, runId: string): void {
 }
 
 /** Whether `path` is free for a journal: no file, an empty one, or a msgr journal. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 function journalOrNothing(path: string): boolean {
   try {
     if (statSync(path).size === 0) return true;

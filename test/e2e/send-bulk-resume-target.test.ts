@@ -114,3 +114,20 @@ describe('resume commands of a run with a profile whose account or base URL came
     assert.equal(profileServer.requests.length, before, 'nothing went to the profile\'s base URL');
   });
 });
+
+describe('--journal that is not a journal file', () => {
+  test('a folder is refused as one (exit 2, not an internal error), with --resume and without; a CSV given to --resume --journal is not a journal, not "empty"', async () => {
+    const root = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state'), MSGR_API_KEY: 'test-key-1234', MSGR_BASE_URL: 'http://127.0.0.1:9', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    writeFileSync(join(root, 'f.csv'), csv(numbers(3)));
+    const resumeFolder = await runCli(['send-bulk', 'f.csv', '--resume', '--journal', root, '--yes'], { env, cwd: root });
+    assert.equal(resumeFolder.code, 2, resumeFolder.stderr);
+    assert.equal(resumeFolder.stderr, `error: --journal: ${root} is a folder; --journal takes the journal's file path\nhint: Give the journal path printed by the run you want to resume.\n`);
+    const startFolder = await runCli(['send-bulk', 'f.csv', '--journal', root, ...MSG], { env, cwd: root });
+    assert.equal(startFolder.code, 2, startFolder.stderr);
+    assert.match(startFolder.stderr, new RegExp(`^error: --journal: ${root} is a folder; --journal takes the journal's file path\\nhint: Give a file path, e\\.g\\. ${root}/journal\\.jsonl, or leave --journal out`));
+    const csvJournal = await runCli(['send-bulk', '-', '--resume', '--journal', 'f.csv', '--yes'], { env, cwd: root, input: '' });
+    assert.equal(csvJournal.code, 2, csvJournal.stderr);
+    assert.match(csvJournal.stderr, /^error: --resume: \S+f\.csv is not a msgr journal \(none of its lines is a run header\)$/m);
+  });
+});
