@@ -81,7 +81,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   if (flags.resume) {
     if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
-    else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary.' });
+    else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
     if (!existsSync(journalPath)) {
       // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
       const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;

@@ -129,5 +129,9 @@ describe('--journal that is not a journal file', () => {
     const csvJournal = await runCli(['send-bulk', '-', '--resume', '--journal', 'f.csv', '--yes'], { env, cwd: root, input: '' });
     assert.equal(csvJournal.code, 2, csvJournal.stderr);
     assert.match(csvJournal.stderr, /^error: --resume: \S+f\.csv is not a msgr journal \(none of its lines is a run header\)$/m);
+    // Piped data resumed without its journal: where to find the path once the summary is gone.
+    const noJournal = await runCli(['send-bulk', '-', '--resume', '--yes'], { env, cwd: root, input: csv(numbers(3)) });
+    assert.equal(noJournal.code, 2, noJournal.stderr);
+    assert.match(noJournal.stderr, /^error: --resume of a run that read stdin needs its --journal PATH\nhint: .*`msgr runs list` lists the runs .*`msgr runs show RUN` prints the command that continues one\.$/m);
   });
 });
