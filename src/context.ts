@@ -48,6 +48,8 @@ export interface Context {
 export interface QuitState {
   /** A request that may have reached the API has no answer written down. */
   readonly inDoubt: boolean;
+  /** The command that continues the work, once there is something to continue. */
+  readonly resume?: string | undefined;
 }
 
 /** Colour decision for one stream: NO_COLOR wins, then FORCE_COLOR, then the TTY. */

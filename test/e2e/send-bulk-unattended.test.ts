@@ -273,11 +273,15 @@ describe('stopping an unattended run, then --resume', () => {
     assert.ok(r.at - second < 1_000, `exited ${r.at - second} ms after the second Ctrl-C`);
     assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
     assert.match(r.stderr, /msgr: interrupted: requests sent are left without their answers \(in doubt\)/);
+    // No summary is written: the command that continues the run is said all the same.
+    const resumeLine = `Resume with: msgr send-bulk ${path} --resume`;
+    assert.ok(r.stderr.includes(`\nhint: ${resumeLine}\n`), r.stderr);
     // --json still gets its one document, with the exit code.
     const doc = JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } };
     assert.equal(doc.error.exitCode, 7);
     assert.match(doc.error.message, /^interrupted: quit at once/);
     assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
+    assert.ok(doc.error.hint.endsWith(`\n      ${resumeLine}`), doc.error.hint);
     // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
     const listed = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
     assert.equal(listed.code, 7, listed.stderr);

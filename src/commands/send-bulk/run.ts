@@ -50,7 +50,7 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   const quit: Quit = { inDoubt: () => false, report: undefined };
   ctx.enableGracefulInterrupt(() => {
     quit.report?.discard();
-    return { inDoubt: quit.inDoubt() };
+    return { inDoubt: quit.inDoubt(), resume: where.resume };
   });
   const cleanups: Array<() => void> = [];
   const where: Where = {};
