@@ -541,6 +541,20 @@ export function spaceToResume(journalPath: string, inputBytes: number, batchesLe
   return RESERVE_BYTES + Math.max(spool, inputBytes) + batchesLeft * 2 * JOURNAL_LINE_BYTES;
 }
 
+/** A report line, generously: line, number, outcome, status, message id and a short error. */
+const REPORT_LINE_BYTES = 128;
+
+/**
+ * The room a stopped run needs in the folder that filled before it can resume: the journal's
+ * (spaceToResume) when that is the journal's folder, and the whole report when the report is
+ * written there (a resume writes every row of it again).
+ */
+export function spaceToResumeIn(folder: string, journalPath: string, reportPath: string | undefined, inputBytes: number, batchesLeft: number, rows: number): number {
+  const journal = resolve(folder) === resolve(dirname(journalPath)) ? spaceToResume(journalPath, inputBytes, batchesLeft) : 0;
+  const report = reportPath !== undefined && resolve(folder) === resolve(dirname(reportPath)) ? rows * REPORT_LINE_BYTES : 0;
+  return journal + report;
+}
+
 /** The flags a resumed run may repeat, but not change: they decide what it sends. */
 export interface SendingFlags {
   readonly batchSize?: number | undefined;

@@ -360,6 +360,35 @@ describe('a full disk mid-run', () => {
   });
 });
 
+describe('a full disk under the report only', () => {
+  test('the report\'s folder fills mid-run (the journal\'s has room): exit 130 naming that folder and the room the whole report needs, not the journal\'s reserve; the earlier report is as it was', async (t) => {
+    const mount = tempDir('msgr-tmpfs-');
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
+    } catch {
+      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN); the disk-full path is not tested');
+      return;
+    }
+    try {
+      const { path, numbers } = numbersCsv(3000);
+      const config = tempDir();
+      const report = join(mount, 'r.csv');
+      writeFileSync(report, 'old,report\n');
+      server.fallback = { status: 202, body: { ok: true }, delayMs: 20 };
+      const r = await runCli(['send-bulk', path, ...MSG, '--batch-size', '10', '--report', report], { env: env(config), timeoutMs: 60_000 });
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stderr, new RegExp(`^warning: no space left in ${mount} for the report: ${report} was not written`, 'm'));
+      // 3,000 rows of report; the journal's reserve and input belong to another folder.
+      assert.match(r.stderr, new RegExp(`^error: no space left in ${mount}: sending stopped with [\\d,]+ of 3,000 recipients accepted, none in doubt; free at least 384 KB there, then resume$`, 'm'));
+      assertNoStack(r);
+      assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+      assert.ok(server.requests.length < numbers.length / 10, 'the run did not stop');
+    } finally {
+      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+    }
+  });
+});
+
 describe('the --report file when the run does not end normally', () => {
   /** A report folder holding an earlier report. */
   function oldReport(dir = tempDir('msgr-report-')): string {

@@ -29,7 +29,7 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResume, type Where } from '../../bulk/run-state.js';
+import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
@@ -272,7 +272,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
-  const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResume(journalPath, input.identity.size, Math.ceil(r.notSent / shape.batchSize)) });
+  const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(journalPath), journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / shape.batchSize), pre.rows) });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
 }
