@@ -117,6 +117,8 @@ export class BatchAccounting {
     const r = this.#result;
     r.stopped = this.#stopped;
     r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt;
+    // Settled in the order their answers (or timeouts) came: listed in the order of the file.
+    r.inDoubtBatches.sort((a, b) => a.batch - b.batch);
     return r;
   }
 

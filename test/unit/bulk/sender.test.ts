@@ -250,6 +250,20 @@ describe('Sender', () => {
     assert.deepEqual(journalDone(journal).map((d) => [d.batch, d.outcome, d.status]), [[0, 'in-doubt', 409], [1, 'rejected', 422], [2, 'accepted', 202]]);
   });
 
+  test('batches in doubt are listed in the order of the file, whatever order their outcomes came in', async () => {
+    const { sender } = await runSender({
+      rows: sends(6),
+      batchSize: 2,
+      concurrency: 3,
+      // The first batch's outcome comes last.
+      respond: async (_call, i) => {
+        await wait((3 - i) * 30);
+        return { kind: 'rejected', status: 409, body: undefined, message: 'request in progress', attempts: 1 };
+      },
+    });
+    assert.deepEqual(sender.result().inDoubtBatches.map((b) => b.batch), [0, 1, 2]);
+  });
+
   test('progress counts what an earlier run settled as earlier, so a resume\'s rate and ETA are this run\'s', async () => {
     // Batches 0 and 1 accepted, 2 rejected and 3 in doubt by an earlier run; 4 and 5 are sent now.
     const states = Uint8Array.from([BatchState.accepted, BatchState.accepted, BatchState.rejected, BatchState.inDoubt, BatchState.none, BatchState.none]);
