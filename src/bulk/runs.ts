@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
-import { ensureDir, realFile, runDirFor, runsRoot } from './state.js';
+import { ensureDir, realFile, runDirFor, runsRoot, stdinRunDir } from './state.js';
 
 /** One run as `runs list` shows it. */
 export interface RunInfo {
@@ -77,15 +77,18 @@ export function pointedJournals(runDir: string): string[] {
 
 /**
  * The journals kept elsewhere that the run folder `runDir` points to and that are still runs of
- * its file: a pointer whose journal is gone, was replaced by another file's run, or is no journal
- * is passed over (never followed to another file's run). Newest run first.
+ * its file (for a `stdin-<run id>` folder, that run): a pointer whose journal is gone, was
+ * replaced by another file's run, or is no journal is passed over (never followed to another
+ * file's run). Newest run first.
  */
 export function journalsElsewhere(state: string, runDir: string, sandbox: boolean): Array<{ readonly journal: string; readonly header: RunHeader }> {
   const out: Array<{ journal: string; header: RunHeader }> = [];
   for (const journal of pointedJournals(runDir)) {
     const header = readHeader(journal);
-    if (header === undefined || header.input.stdin) continue;
-    if (runDirFor(state, realFile(header.input.path), sandbox) !== runDir) continue;
+    if (header === undefined) continue;
+    // A run that read stdin points from a folder of its own, named after it.
+    const own = header.input.stdin ? stdinRunDir(state, header.runId, sandbox) : runDirFor(state, realFile(header.input.path), sandbox);
+    if (own !== runDir) continue;
     out.push({ journal, header });
   }
   return out.sort((a, b) => b.header.createdAt.localeCompare(a.header.createdAt));

@@ -135,3 +135,32 @@ describe('--journal that is not a journal file', () => {
     assert.match(noJournal.stderr, /^error: --resume of a run that read stdin needs its --journal PATH\nhint: .*`msgr runs list` lists the runs .*`msgr runs show RUN` prints the command that continues one\.$/m);
   });
 });
+
+describe('a run of piped data kept by --journal in msgr runs', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(async () => {
+    await server.close();
+  });
+
+  test('msgr runs list shows it and msgr runs show names its journal and the command that continues it', async () => {
+    const root = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state'), MSGR_API_KEY: 'test-key-1234', MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    const journal = join(root, 'kept', 'piped.jsonl');
+    let count = 0;
+    server.answer = () => (++count <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runCli(['send-bulk', '-', '--journal', journal, ...MSG], { env, cwd: root, input: csv(numbers(20, 300)) });
+    assert.equal(first.code, 3, first.stderr);
+
+    const listed = await runCli(['runs', 'list', '--json'], { env });
+    assert.equal(listed.code, 0, listed.stderr);
+    const runs = (JSON.parse(listed.stdout) as { runs: Array<{ runId: string; journal: string; finished: boolean }> }).runs;
+    assert.deepEqual(runs.map((r) => [r.journal, r.finished]), [[journal, false]]);
+    const shown = await runCli(['runs', 'show', runs[0]?.runId ?? '?'], { env });
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.ok(shown.stdout.includes(`journal   ${journal}\n`), shown.stdout);
+    assert.ok(shown.stderr.includes(`continue it with: msgr send-bulk --resume --journal ${journal} `), shown.stderr);
+  });
+});
