@@ -1,5 +1,6 @@
 // What a command may use. Commands never touch process.*: main.ts builds a Context from the
 // real process, and tests build one with in-memory streams.
+import type { ExitCode } from './errors.js';
 
 export interface OutStream {
   write(chunk: string): boolean;
@@ -48,6 +49,11 @@ export interface Context {
 export interface QuitState {
   /** A request that may have reached the API has no answer written down. */
   readonly inDoubt: boolean;
+  /**
+   * The exit code when in doubt: a bulk run's 7 (rows not accepted, some in doubt) unless the
+   * command says otherwise (send and api: 6, their one request's outcome unknown).
+   */
+  readonly inDoubtCode?: ExitCode;
   /** The command that continues the work, once there is something to continue. */
   readonly resume?: string | undefined;
 }

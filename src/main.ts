@@ -162,18 +162,20 @@ export async function run(): Promise<number> {
     // batches in doubt (README: "Exit codes"). A command that does not say (no onQuit) exits 130;
     // one whose onQuit fails counts as in doubt, the side that gets the rows checked.
     let inDoubt = false;
+    let inDoubtCode: ExitCode | undefined;
     let resume: string | undefined;
     if (state.graceful && state.onQuit !== undefined) {
       try {
-        ({ inDoubt, resume } = state.onQuit());
+        ({ inDoubt, inDoubtCode, resume } = state.onQuit());
       } catch {
         inDoubt = true;
       }
     }
-    const code = inDoubt ? ExitCode.PARTIAL : ExitCode.INTERRUPTED;
+    const code = inDoubt ? (inDoubtCode ?? ExitCode.PARTIAL) : ExitCode.INTERRUPTED;
     // The summary that would say how to continue is not written: the command is said here.
     const resumeHint = resume !== undefined ? `Resume with: ${resume}` : undefined;
-    process.stderr.write(`\nmsgr: interrupted${inDoubt ? ': requests sent are left without their answers (in doubt)' : ''}\n${resumeHint !== undefined ? `hint: ${resumeHint}\n` : ''}`);
+    const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': requests sent are left without their answers (in doubt)';
+    process.stderr.write(`\nmsgr: interrupted${inDoubt ? left : ''}\n${resumeHint !== undefined ? `hint: ${resumeHint}\n` : ''}`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {
@@ -181,7 +183,7 @@ export async function run(): Promise<number> {
       const doc = !state.graceful
         ? errorDocument('interrupted', 'Nothing was in flight: run the command again.', code)
         : state.onQuit !== undefined && !inDoubt
-          ? errorDocument('interrupted: quit at once; no request was waiting for its answer, nothing is in doubt', resumeHint ?? inFlightHint, code)
+          ? errorDocument('interrupted: quit at once; no request was waiting for its answer, nothing is in doubt', resumeHint ?? 'Nothing was in flight: run the command again.', code)
           : errorDocument('interrupted: quit at once, without waiting for the answers in flight', resumeHint !== undefined ? `${inFlightHint}\n      ${resumeHint}` : inFlightHint, code);
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }

@@ -172,4 +172,23 @@ describe('msgr api and signals, as send', () => {
     assert.match(stderr, /SIGTERM received: waiting for the answer to the request in flight/);
     assert.equal(server.requests.length, 1);
   });
+
+  test('a second Ctrl-C abandons the request in flight: its outcome is unknown (exit 6)', async () => {
+    const { spawn } = await import('node:child_process');
+    const { BIN } = await import('../support/cli.js');
+    server.script({ status: 202, body: { id: 'late' }, delayMs: 10_000 });
+    const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url });
+    const child = spawn(process.execPath, [BIN, 'api', '/v2/messages', '-f', 'a=b'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const exit = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+    const started = Date.now();
+    while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
+    child.kill('SIGINT');
+    await new Promise((r) => setTimeout(r, 300));
+    child.kill('SIGINT');
+    assert.equal(await exit, 6, stderr);
+    assert.match(stderr, /msgr: interrupted: the request sent is left without its answer \(its outcome is unknown\)/);
+    assert.equal(server.requests.length, 1);
+  });
 });

@@ -441,7 +441,7 @@ describe('signals while the request is in flight', () => {
     assert.equal(server.requests.length, 1);
   });
 
-  test('Ctrl-C waits for the answer; a second Ctrl-C quits at once (exit 130) and says so', async () => {
+  test('Ctrl-C waits for the answer; a second Ctrl-C quits at once and says so: the outcome is unknown (exit 6), not "interrupted, nothing sent"', async () => {
     server.script({ status: 202, delayMs: 10_000 });
     const run = await startInFlight();
     run.child.kill('SIGINT');
@@ -450,12 +450,12 @@ describe('signals while the request is in flight', () => {
     const second = Date.now();
     run.child.kill('SIGINT');
     const r = await run.exit;
-    assert.equal(r.code, 130);
+    assert.equal(r.code, 6, run.err());
     assert.ok(r.at - second < 1_000, `took ${r.at - second} ms after the second Ctrl-C`);
-    assert.match(run.err(), /msgr: interrupted/);
+    assert.match(run.err(), /msgr: interrupted: the request sent is left without its answer \(its outcome is unknown\)/);
     // Under --json, one document on stdout still says what happened.
     const doc = JSON.parse(run.out()) as { error: { exitCode: number; hint: string } };
-    assert.equal(doc.error.exitCode, 130);
+    assert.equal(doc.error.exitCode, 6);
     // A single send has no run to show or resume: the hint says what is true of it.
     assert.match(doc.error.hint, /check whether it arrived before sending it again/);
     assert.doesNotMatch(doc.error.hint, /runs show|--resume/);

@@ -1,7 +1,7 @@
 // `msgr api`: options → request under the base URL → HTTP (the send client, any method and path)
 // → outcome → output and exit code, exactly as `msgr send` renders them.
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { apiUrl, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
@@ -64,10 +64,14 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   const idempotencyKey = method === 'POST' || method === 'PATCH' ? `msgr-${randomUUID()}` : undefined;
   // As in send: a signal waits for the answer in flight (bounded by --timeout) and drops a retry
   // not yet started; only a second Ctrl-C abandons the request.
-  ctx.enableGracefulInterrupt();
+  // A second Ctrl-C before the answer leaves the request's outcome unknown: exit 6, not 130,
+  // so a script does not take it for "not sent" and send it again.
+  let answered = false;
+  ctx.enableGracefulInterrupt(() => ({ inDoubt: !answered, inDoubtCode: ExitCode.OUTCOME_UNKNOWN }));
   const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
   ctx.interrupt.addEventListener('abort', onStop, { once: true });
   const outcome = await client.request(request, { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), stopRetries: ctx.interrupt });
+  answered = true;
   ctx.interrupt.removeEventListener('abort', onStop);
   if (outcome.kind !== 'accepted') {
     throw outcomeError(outcome, {

@@ -1,6 +1,6 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
 import type { Context } from '../../context.js';
-import { UsageError } from '../../errors.js';
+import { ExitCode, UsageError } from '../../errors.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
@@ -89,10 +89,14 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // the run ends with that answer's exit code: a message whose fate is known is reported as
   // such, so a supervisor never sends an accepted one again (README "Running unattended"). A
   // retry not yet started is dropped: not sent. Only a second Ctrl-C abandons the request.
-  ctx.enableGracefulInterrupt();
+  // A second Ctrl-C before the answer leaves the request's outcome unknown: exit 6, not 130,
+  // so a script does not take it for "not sent" and send it again.
+  let answered = false;
+  ctx.enableGracefulInterrupt(() => ({ inDoubt: !answered, inDoubtCode: ExitCode.OUTCOME_UNKNOWN }));
   const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
   ctx.interrupt.addEventListener('abort', onStop, { once: true });
   const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries: ctx.interrupt });
+  answered = true;
   ctx.interrupt.removeEventListener('abort', onStop);
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey });
 }
