@@ -10,7 +10,7 @@ import { setMaxListeners } from 'node:events';
 import type { Outcome } from '../http/outcome.js';
 import type { Batch } from './batches.js';
 import { DiskFullError } from './journal.js';
-import { BatchState, type BatchOutcome, type DoneRecord } from './journal-records.js';
+import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from './journal-records.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress, type ProgressStats } from './progress.js';
@@ -148,7 +148,7 @@ export class BatchAccounting {
       this.#earlier += count;
       return true;
     }
-    if ((state === BatchState.started || state === BatchState.inDoubt) && !this.#cfg.resendInDoubt) {
+    if (isInDoubt(state) && !this.#cfg.resendInDoubt) {
       const error = earlier?.get(b.index)?.error;
       this.markInDoubt(b, reportOnly ? `in doubt: sent, no answer${error !== undefined ? ` (${error})` : ''}` : 'in doubt since an earlier run: not sent again without --resend-in-doubt');
       this.#earlier += count;
@@ -176,7 +176,7 @@ export class BatchAccounting {
    */
   #stillInDoubt(b: Batch, why: string): boolean {
     const state = this.#cfg.states?.[b.index];
-    if (state !== BatchState.started && state !== BatchState.inDoubt) return false;
+    if (!isInDoubt(state)) return false;
     this.markInDoubt(b, `in doubt since an earlier run (its resend: ${why})`);
     return true;
   }

@@ -142,6 +142,15 @@ export const BatchState = {
 } as const;
 export type BatchStateCode = (typeof BatchState)[keyof typeof BatchState];
 
+/**
+ * A batch whose request may have reached the API with no answer written down: "started" as
+ * loaded means its "out" line stands without an answer (journal-load.ts), "inDoubt" that the
+ * answer said so (a timeout, a reset).
+ */
+export function isInDoubt(state: number | undefined): boolean {
+  return state === BatchState.started || state === BatchState.inDoubt;
+}
+
 // The two records written per batch. An answer's is built as text, the same JSON as
 // JSON.stringify of the record at a third of the cost (one per request with a message per row).
 

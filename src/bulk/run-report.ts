@@ -10,7 +10,7 @@ import { UsageError } from '../errors.js';
 import type { MessagesClient } from '../http/client.js';
 import { parseCountry } from '../message/numbers.js';
 import { loadExcludes } from './exclude.js';
-import { BatchState } from './journal-records.js';
+import { BatchState, isInDoubt } from './journal-records.js';
 import { Gate, Window } from './limiter.js';
 import { createNumberChecker } from './number-check.js';
 import { preflightPass } from './preflight-pass.js';
@@ -146,7 +146,7 @@ function sentRowsReport(d: RunDetail, report: ReportWriter, why: string): RunRep
       });
     }
     const state = d.loaded.states[b];
-    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : state === BatchState.started || state === BatchState.inDoubt ? 'in-doubt' : 'not-sent';
+    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : isInDoubt(state) ? 'in-doubt' : 'not-sent';
     send.numbers.forEach((number, i) => {
       const id = outcome === 'accepted' ? (done?.ids?.[i] ?? undefined) : undefined;
       if (id !== undefined) withIds++;

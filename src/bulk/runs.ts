@@ -5,7 +5,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { BatchState, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
+import { BatchState, isInDoubt, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
 import { ensureDir, realFile, runDirFor, runsRoot, stdinRunDir } from './state.js';
@@ -216,7 +216,7 @@ export async function runInfo(journal: string): Promise<RunInfo> {
     const n = counts.get(b) ?? 0;
     if (s === BatchState.accepted) accepted += n;
     else if (s === BatchState.rejected) rejected += n;
-    else if (s === BatchState.started || s === BatchState.inDoubt) inDoubt += n;
+    else if (isInDoubt(s)) inDoubt += n;
   });
   const finished = loaded.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
   return {

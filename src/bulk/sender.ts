@@ -19,7 +19,7 @@ import { quitAtOnce, stopName } from '../output/ui.js';
 import { BatchAccounting, type SendResult } from './accounting.js';
 import { readBatches, type Batch } from './batches.js';
 import { DiskFullError, isNoSpace, type Journal } from './journal.js';
-import { BatchState, type DoneRecord } from './journal-records.js';
+import { BatchState, isInDoubt, type DoneRecord } from './journal-records.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from './report-order.js';
@@ -133,7 +133,7 @@ export class Sender {
   constructor(parts: SenderParts) {
     this.#cfg = parts;
     parts.states?.forEach((st, b) => {
-      if (st === BatchState.started || st === BatchState.inDoubt) this.#earlierInDoubt.add(b);
+      if (isInDoubt(st)) this.#earlierInDoubt.add(b);
     });
     this.#window = parts.window;
     this.#report = parts.report;
@@ -202,7 +202,7 @@ export class Sender {
       sendable: (batch) => {
         const st = states?.[batch] ?? BatchState.none;
         if (st === BatchState.accepted || st === BatchState.rejected) return false;
-        return resendInDoubt || (st !== BatchState.started && st !== BatchState.inDoubt);
+        return resendInDoubt || !isInDoubt(st);
       },
       onBatch: (b) => void queue.push(b),
       onRows: (b) => this.#complete(b),

@@ -220,6 +220,37 @@ describe('stopping an unattended run, then --resume', () => {
     assert.match(r.stderr, /error: interrupted: [\d,]+ of 3,000 recipients accepted, 50 in doubt/);
   });
 
+  test('a resume stopped in its preflight, before sending anything, still has the batch an earlier run left in doubt: exit 7, not 130', async () => {
+    // Large enough for the preflight to take a while: the stop lands in it.
+    const numbers = Array.from({ length: 300_000 }, (_, i) => `+447911${String(i).padStart(6, '0')}`);
+    const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
+    writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
+    const config = tempDir();
+    const journal = join(config, 'j.jsonl');
+    let n = 0;
+    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runCli(['send-bulk', path, ...MSG, '--batch-size', '1000', '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 60_000 });
+    server.answer = undefined;
+    assert.equal(first.code, 3, first.stderr);
+    // Batch 55 left with no answer, as a request the network lost would.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
+    const late = { ...send, batch: 55, first: 55_000, key: send.key.replace(/-0$/, '-55'), lines: send.lines.map((l) => l + 55_000), numbers: numbers.slice(55_000, 56_000) };
+    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":55}\n`);
+    const before = server.requests.length;
+
+    const run = startBulk([path, '--resume', '--journal', journal, '--concurrency', '1'], env(config));
+    let stderr = '';
+    run.child.stderr?.on('data', (d: Buffer | string) => (stderr += String(d)));
+    for (let waited = 0; !/resuming run/.test(stderr) && waited < 30_000; waited += 5) await sleep(5);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.equal(r.code, 7, r.stderr);
+    assert.match(r.stderr, /error: interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
+    assert.match(r.stderr, /hint: `msgr runs show FILE` lists them: check whether they arrived/);
+    assert.equal(server.requests.length, before, 'nothing was sent');
+  });
+
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();

@@ -2,7 +2,7 @@
 // stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
 import { join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { BatchState, type RunHeader } from '../../bulk/journal-records.js';
+import { isInDoubt, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
 import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
 import { writeRunReport } from '../../bulk/run-report.js';
@@ -70,7 +70,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   const h = detail.loaded.header;
   const inDoubt: Array<{ batch: number; idempotencyKey: string; firstLine: number | null; recipients: number; numbers: readonly string[] }> = [];
   detail.loaded.states.forEach((s, b) => {
-    if (s !== BatchState.started && s !== BatchState.inDoubt) return;
+    if (!isInDoubt(s)) return;
     const send = detail.sends.get(b);
     inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [] });
   });

@@ -14,12 +14,14 @@
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { InterruptedError } from '../../errors.js';
+import { InterruptedError, PartialError, type MsgrError } from '../../errors.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { resolveSettings, type Resolved } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { isNoSpace } from '../../bulk/journal.js';
+import { isInDoubt } from '../../bulk/journal-records.js';
+import type { LoadedJournal } from '../../bulk/journal-load.js';
 import { DiskReserve } from '../../bulk/disk-reserve.js';
 import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
 import { planRun, settledShape } from '../../bulk/plan.js';
@@ -83,13 +85,19 @@ interface Quit {
   report: ReportWriter | undefined;
 }
 
-const interrupted = (): InterruptedError =>
-  new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
+/**
+ * Stopped before anything was sent. Exit 130 says "nothing in doubt": a resume whose earlier run
+ * left batches in doubt still has them, so it is 7 as when it stops later (README: "Exit codes").
+ */
+function interrupted(previous: LoadedJournal | undefined): MsgrError {
+  const doubt = previous?.states.filter(isInDoubt).length ?? 0;
+  if (doubt === 0) return new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
+  return new PartialError(`interrupted before anything was sent; ${doubt} batch${doubt === 1 ? '' : 'es'} an earlier run left in doubt ${doubt === 1 ? 'is' : 'are'} still in doubt`, {
+    hint: '`msgr runs show FILE` lists them: check whether they arrived; run the same command again to send the rest.',
+  });
+}
 
 async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () => void) => void, where: Where, quit: Quit): Promise<void> {
-  const checkpoint = (): void => {
-    if (ctx.interrupt.aborted) throw interrupted();
-  };
   const settings = await resolveSettings(
     ctx,
     { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel, caFile: opts.caFile, defaultCountry: opts.defaultCountry },
@@ -104,6 +112,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts };
   let state = await openRunState(ctx, ui, flags, defer);
   const { runId, journalPath, previous } = state;
+  const checkpoint = (): void => {
+    if (ctx.interrupt.aborted) throw interrupted(previous);
+  };
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
   // The resume command names the file by its real path when it was given through a symlink.
