@@ -338,6 +338,7 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
   // in a folder of its own there (openRunState).
   const journals = dirs.sort().reverse().flatMap((d) => [join(root, d, 'journal.jsonl'), ...pointedJournals(join(root, d))]);
   for (const journal of journals) {
+    const own = journal.startsWith(`${root}/`);
     if (journal === state.journalPath) continue;
     const header = readHeader(journal);
     if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;
@@ -355,9 +356,12 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
     }
     if (holder !== undefined) throw runningError(`${journal}.lock`, holder);
     if (old === undefined) continue;
-    if (!flags.restart) {
-      throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${journal}`, {
-        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart (it leaves out the rows that run accepted).`,
+    // A journal kept by --journal is the user's file: --restart renames it only when named, as
+    // for a CSV file's run kept elsewhere (openRunState).
+    if (!flags.restart || !own) {
+      const restart = own ? '--restart' : `--restart --journal ${shellQuote(journal)}`;
+      throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (it leaves out the rows that run accepted).`,
       });
     }
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;

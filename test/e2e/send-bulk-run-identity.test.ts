@@ -314,8 +314,14 @@ describe('one run per file, per journal, per piped data', () => {
     const before = server.requests.length;
     const again = await bulk(['-', ...MSG], e, { input: data });
     assert.equal(again.code, 2, again.stderr);
-    assert.match(again.stderr, new RegExp(`read the same data from stdin\\); its journal is ${escape(journal)}$`, 'm'));
+    assert.match(again.stderr, new RegExp(`read the same data from stdin\\); its journal is kept at ${escape(journal)}$`, 'm'));
+    assert.match(again.stderr, new RegExp(`or abandon it with --restart --journal ${escape(journal)} \\(it leaves out`));
     assert.equal(server.requests.length, before, 'the refused start sent');
+    // --restart alone does not rename a journal the user keeps: it must be named.
+    const bare = await bulk(['-', '--restart', ...MSG], e, { input: data });
+    assert.equal(bare.code, 2, bare.stderr);
+    assert.ok(existsSync(journal), 'the kept journal was moved by a bare --restart');
+    assert.equal(server.requests.length, before, 'the refused restart sent');
     const command = /^hint: Continue it with: (.+?) \(rows/m.exec(again.stderr)?.[1] ?? '';
     const resumed = await bulk(command.split(' ').slice(2), e);
     assert.equal(resumed.code, 0, resumed.stderr);
