@@ -1,14 +1,15 @@
 // `msgr api`: options → request under the base URL → HTTP (the send client, any method and path)
 // → outcome → output and exit code, exactly as `msgr send` renders them.
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { awaitAnswer } from '../shared/one-request.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { apiUrl, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import type { ApiRequest } from '../../http/client.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, quitAtOnce, stopName } from '../../output/ui.js';
+import { createUi } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { readFlagFile } from '../send/options.js';
@@ -62,17 +63,8 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   const { randomUUID } = await import('node:crypto');
   // Every attempt of one POST carries the same key, as `send` does, unless -H gives one.
   const idempotencyKey = method === 'POST' || method === 'PATCH' ? `msgr-${randomUUID()}` : undefined;
-  // As in send: a signal waits for the answer in flight (bounded by --timeout) and drops a retry
-  // not yet started; only a second Ctrl-C abandons the request.
-  // A second Ctrl-C before the answer leaves the request's outcome unknown: exit 6, not 130,
-  // so a script does not take it for "not sent" and send it again.
-  let answered = false;
-  ctx.enableGracefulInterrupt(() => ({ inDoubt: !answered, inDoubtCode: ExitCode.OUTCOME_UNKNOWN }));
-  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
-  ctx.interrupt.addEventListener('abort', onStop, { once: true });
-  const outcome = await client.request(request, { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), stopRetries: ctx.interrupt });
-  answered = true;
-  ctx.interrupt.removeEventListener('abort', onStop);
+  // As in send, a signal now waits for the answer (commands/shared/one-request.ts).
+  const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.request(request, { ...(idempotencyKey !== undefined ? { idempotencyKey } : {}), stopRetries }));
   if (outcome.kind !== 'accepted') {
     throw outcomeError(outcome, {
       apiKey,

@@ -1,13 +1,14 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
 import type { Context } from '../../context.js';
-import { ExitCode, UsageError } from '../../errors.js';
+import { UsageError } from '../../errors.js';
+import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
+import { createUi, type Ui } from '../../output/ui.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { messagesEndpoint, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
@@ -85,19 +86,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const { randomUUID } = await import('node:crypto');
-  // From here a signal (Ctrl-C, SIGTERM, SIGHUP) waits for the answer, bounded by --timeout, and
-  // the run ends with that answer's exit code: a message whose fate is known is reported as
-  // such, so a supervisor never sends an accepted one again (README "Running unattended"). A
-  // retry not yet started is dropped: not sent. Only a second Ctrl-C abandons the request.
-  // A second Ctrl-C before the answer leaves the request's outcome unknown: exit 6, not 130,
-  // so a script does not take it for "not sent" and send it again.
-  let answered = false;
-  ctx.enableGracefulInterrupt(() => ({ inDoubt: !answered, inDoubtCode: ExitCode.OUTCOME_UNKNOWN }));
-  const onStop = (): void => ui.info(`${stopName(ctx.interrupt.reason)}: waiting for the answer to the request in flight (at most ${opts.timeout / 1000} s); ${quitAtOnce(ctx.interrupt.reason)} (its outcome would then be unknown)`);
-  ctx.interrupt.addEventListener('abort', onStop, { once: true });
-  const outcome = await client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries: ctx.interrupt });
-  answered = true;
-  ctx.interrupt.removeEventListener('abort', onStop);
+  // A signal now waits for the answer (commands/shared/one-request.ts).
+  const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries }));
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey });
 }
 
