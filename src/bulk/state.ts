@@ -126,7 +126,8 @@ function cannotCreate(dir: string, err: unknown): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC') return err;
   const vanished = code === 'EEXIST' && isDanglingLink(dir);
-  const described = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
+  // ENOENT once its parent is there: the parent lets no folder be made in it (/proc) or just went.
+  const described = code === 'ENOENT' ? `${dirname(dir)} does not let a folder be made in it, or was just removed` : code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   const why = vanished ? 'a link to a folder that is gone: removed or unmounted' : code === 'EEXIST' ? 'a file of that name is in the way' : described !== undefined ? `${described}, ${code ?? ''}` : (code ?? 'unknown error');
   return new UsageError(`cannot create the folder ${dir} (${why}); nothing was sent`, {
     cause: err,

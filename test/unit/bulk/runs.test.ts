@@ -13,7 +13,7 @@ import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, tar
 import { findRun, listRuns, parseAge, pruneRuns } from '../../../src/bulk/runs.js';
 import { checkSentRun, definitionDifferences, loadSentNumbers, messageDifferences, withSentIds } from '../../../src/bulk/sent.js';
 import type { SpoolKind } from '../../../src/bulk/spool.js';
-import { stateWriteError } from '../../../src/bulk/state.js';
+import { ensureDir, stateWriteError } from '../../../src/bulk/state.js';
 
 const real: JournaledTarget = { baseUrl: 'https://eu.api.example.com', account: 'ACME01', profile: 'prod', sandbox: false, keyFingerprint: keyFingerprint('key-one') };
 
@@ -237,5 +237,14 @@ describe('state folder errors', () => {
     assert.equal(stateWriteError(full, '/state'), full);
     const bug = new TypeError('x');
     assert.equal(stateWriteError(bug, '/state'), bug);
+  });
+
+  test('a folder that cannot be made where its parent stands (under /proc) names that parent, not a folder that vanished', (t) => {
+    if (!existsSync('/proc/self')) return t.skip('no /proc here');
+    assert.throws(() => ensureDir('/proc/msgr-no-such/sub'), (err: unknown) => {
+      assert.ok(err instanceof UsageError);
+      assert.match(err.message, /^cannot create the folder \/proc\/msgr-no-such \(\/proc does not let a folder be made in it, or was just removed, ENOENT\); nothing was sent$/);
+      return true;
+    });
   });
 });
