@@ -266,6 +266,8 @@ export interface PruneResult {
   readonly keptUnfinished: RunInfo[];
   /** Finished, but an unfinished run leaves out their numbers and needs them to resume. */
   readonly keptNeeded: RunInfo[];
+  /** Finished and old, but kept by --journal outside msgr's folder: the user's file. */
+  readonly keptElsewhere: RunInfo[];
 }
 
 /**
@@ -277,6 +279,7 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
   const removed: RunInfo[] = [];
   const keptUnfinished: RunInfo[] = [];
   const keptNeeded: RunInfo[] = [];
+  const keptElsewhere: RunInfo[] = [];
   const runs = await listRuns(state);
   const needed = new Set<string>();
   const mark = (journal: string): void => {
@@ -299,7 +302,10 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
     }
     if (basename(run.journal) === 'journal.jsonl' && readOwner(`${run.journal}.lock`) !== undefined) continue;
     // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
-    if (![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(run.journal))))) continue;
+    if (![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(run.journal))))) {
+      keptElsewhere.push(run);
+      continue;
+    }
     removed.push(run);
     if (dryRun) continue;
     rmSync(run.journal, { force: true });
@@ -312,7 +318,7 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
       // Gone already.
     }
   }
-  return { removed, keptUnfinished, keptNeeded };
+  return { removed, keptUnfinished, keptNeeded, keptElsewhere };
 }
 
 /** The outcome records of a journal's batches, by batch: a resumed run's report keeps their ids. */

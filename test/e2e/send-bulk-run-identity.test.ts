@@ -165,6 +165,7 @@ describe('one run per file, per journal, per piped data', () => {
     const pruned = await runCli(['runs', 'prune', '--older-than', '0m'], { env: e });
     assert.equal(pruned.code, 0, pruned.stderr);
     assert.ok(existsSync(journal), 'runs prune deleted a journal kept by --journal');
+    assert.match(pruned.stderr, new RegExp(`kept 1 finished run whose journal is kept by --journal outside msgr's folder \\(yours to delete\\): ${escape(journal)}`));
 
     // A pointer is followed only to a run of the file itself: another file's unfinished run is
     // not this file's.
