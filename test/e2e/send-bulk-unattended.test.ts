@@ -109,6 +109,24 @@ async function resumeCleanly(path: string, config: string, total: number): Promi
   return doc;
 }
 
+/**
+ * A run of `path` in batches of `batchSize` that stops with batch 55 in doubt: the first batch
+ * accepted, then the key refused (exit 3, the rest never sent), and batch 55's request written as
+ * gone out with no answer, as one the network lost would be.
+ */
+async function runLeavingBatch55InDoubt(path: string, numbers: readonly string[], batchSize: number, config: string, journal: string): Promise<void> {
+  let n = 0;
+  server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+  const first = await runCli(['send-bulk', path, ...MSG, '--batch-size', String(batchSize), '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 60_000 });
+  server.answer = undefined;
+  assert.equal(first.code, 3, first.stderr);
+  const lines = readFileSync(journal, 'utf8').split('\n');
+  const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
+  const from = 55 * batchSize;
+  const late = { ...send, batch: 55, first: from, key: send.key.replace(/-0$/, '-55'), lines: send.lines.map((l) => l + from), numbers: numbers.slice(from, from + batchSize) };
+  writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":55}\n`);
+}
+
 describe('stopping an unattended run, then --resume', () => {
   test('kill -9 while a batch waits to retry after a 429: it is not in doubt, and the resume sends it once', async () => {
     const { path, numbers } = numbersCsv(5);
@@ -197,17 +215,8 @@ describe('stopping an unattended run, then --resume', () => {
     const { path, numbers } = numbersCsv(3000);
     const config = tempDir();
     const journal = join(config, 'j.jsonl');
-    // The first run: one batch accepted, then the key refused (exit 3), the rest never sent.
-    let n = 0;
-    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
-    const first = await runCli(['send-bulk', path, ...MSG, '--batch-size', '50', '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 30_000 });
-    server.answer = undefined;
-    assert.equal(first.code, 3, first.stderr);
-    // Batch 55 (rows 2,752-2,801) left with no answer, as a request the network lost would.
-    const lines = readFileSync(journal, 'utf8').split('\n');
-    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
-    const late = { ...send, batch: 55, first: 55 * 50, key: send.key.replace(/-0$/, '-55'), lines: send.lines.map((l) => l + 55 * 50), numbers: numbers.slice(55 * 50, 56 * 50) };
-    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":55}\n`);
+    // Batch 55 (rows 2,752-2,801) in doubt.
+    await runLeavingBatch55InDoubt(path, numbers, 50, config, journal);
 
     const run = startBulk([path, '--resume', '--journal', journal, '--concurrency', '1', '--json'], env(config));
     await requestsArrived(4);
@@ -227,16 +236,7 @@ describe('stopping an unattended run, then --resume', () => {
     writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
     const config = tempDir();
     const journal = join(config, 'j.jsonl');
-    let n = 0;
-    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
-    const first = await runCli(['send-bulk', path, ...MSG, '--batch-size', '1000', '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 60_000 });
-    server.answer = undefined;
-    assert.equal(first.code, 3, first.stderr);
-    // Batch 55 left with no answer, as a request the network lost would.
-    const lines = readFileSync(journal, 'utf8').split('\n');
-    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
-    const late = { ...send, batch: 55, first: 55_000, key: send.key.replace(/-0$/, '-55'), lines: send.lines.map((l) => l + 55_000), numbers: numbers.slice(55_000, 56_000) };
-    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":55}\n`);
+    await runLeavingBatch55InDoubt(path, numbers, 1000, config, journal);
     const before = server.requests.length;
 
     const run = startBulk([path, '--resume', '--journal', journal, '--concurrency', '1'], env(config));
