@@ -2,7 +2,7 @@
 // Answers are typed only once the question is on the screen, as a person would.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
@@ -97,5 +97,33 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     const yes = await runTty(args, env, [[/Send\? \[y\/N\] /, 'y\r']]);
     assert.equal(yes.code, 0, yes.output);
     assert.equal(server.requests.length, 1);
+  });
+
+  test('Ctrl-C at the question of a resume whose earlier run left a batch in doubt: exit 7 naming the run, not 130', async () => {
+    const dir = tempDir('msgr-e2e-tty-');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
+    const add = await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', server.url, '--confirm'], { env, input: `${KEY}\n` });
+    assert.equal(add.code, 0, add.stderr);
+    const csv = join(tempDir('msgr-e2e-tty-csv-'), 'list.csv');
+    writeFileSync(csv, 'msisdn\n+447911123456\n+447911123457\n+447911123458\n');
+    const journal = join(dir, 'j.jsonl');
+    let n = 0;
+    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--batch-size', '1', '--concurrency', '1', '--journal', journal, '--yes'], { env });
+    server.answer = undefined;
+    assert.equal(first.code, 3, first.stderr);
+    // Batch 2 left with no answer, as a request the network lost would.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const runId = (JSON.parse(lines[0] ?? '') as { runId: string }).runId;
+    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
+    const late = { ...send, batch: 2, first: 2, key: send.key.replace(/-0$/, '-2'), lines: [4], numbers: ['+447911123458'] };
+    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":2}\n`);
+    const before = server.requests.length;
+
+    const r = await runTty(['send-bulk', csv, '--resume', '--journal', journal], env, [[/Send\? \[y\/N\] /, '\u0003']]);
+    assert.equal(r.code, 7, r.output);
+    assert.match(r.output, /interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
+    assert.match(r.output, new RegExp(`msgr runs show ${runId}\` lists them`));
+    assert.equal(server.requests.length, before, 'nothing was sent');
   });
 });

@@ -247,7 +247,8 @@ describe('stopping an unattended run, then --resume', () => {
     const r = await run.done;
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /error: interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
-    assert.match(r.stderr, /hint: `msgr runs show FILE` lists them: check whether they arrived/);
+    const runId = (JSON.parse(lines[0] ?? '') as { runId: string }).runId;
+    assert.match(r.stderr, new RegExp(`hint: \`msgr runs show ${runId}\` lists them: check whether they arrived`));
     assert.equal(server.requests.length, before, 'nothing was sent');
   });
 

@@ -86,14 +86,15 @@ interface Quit {
 }
 
 /**
- * Stopped before anything was sent. Exit 130 says "nothing in doubt": a resume whose earlier run
- * left batches in doubt still has them, so it is 7 as when it stops later (README: "Exit codes").
+ * Stopped before anything was sent (`plain`: how it says so, by default at a checkpoint). Exit 130
+ * says "nothing in doubt": a resume whose earlier run left batches in doubt still has them, so it
+ * is 7 as when it stops later (README: "Exit codes").
  */
-function interrupted(previous: LoadedJournal | undefined): MsgrError {
+function interrupted(previous: LoadedJournal | undefined, plain?: InterruptedError): MsgrError {
   const doubt = previous?.states.filter(isInDoubt).length ?? 0;
-  if (doubt === 0) return new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
+  if (previous === undefined || doubt === 0) return plain ?? new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
   return new PartialError(`interrupted before anything was sent; ${doubt} batch${doubt === 1 ? '' : 'es'} an earlier run left in doubt ${doubt === 1 ? 'is' : 'are'} still in doubt`, {
-    hint: '`msgr runs show FILE` lists them: check whether they arrived; run the same command again to send the rest.',
+    hint: `\`msgr runs show ${previous.header.runId}\` lists them: check whether they arrived; run the same command again to send the rest.`,
   });
 }
 
@@ -216,7 +217,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (!opts.sandbox && recipients > 0) {
     const { confirmSend } = await import('../../settings/confirm.js');
     const journaled: Resolved<string | undefined> = { value: String(plan.message.accountReference), source: 'flag', origin: `journal of run ${runId}` };
-    await confirmSend(ctx, settings, { recipients, yes: opts.yes, account: journaled.value === settings.account.value ? settings.account : journaled });
+    // A stop at the question (Ctrl-C, SIGTERM) is one before anything was sent, as at a checkpoint.
+    await confirmSend(ctx, settings, { recipients, yes: opts.yes, account: journaled.value === settings.account.value ? settings.account : journaled }).catch((err: unknown) => {
+      throw err instanceof InterruptedError ? interrupted(previous, err) : err;
+    });
   }
   checkpoint();
 
