@@ -2,8 +2,8 @@
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
-import { accessSync, constants, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
-import { basename, dirname, extname, join } from 'node:path';
+import { accessSync, constants, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../errors.js';
 import { sameFile } from '../files/same-file.js';
 import { TextFile } from './text-file.js';
@@ -84,9 +84,12 @@ export class ReportWriter {
   constructor(path: string, pid: number) {
     this.format = reportFormat(path);
     this.path = path;
+    // The folder the report goes in: a link's, once followed.
+    let folder = dirname(path);
     try {
       const target = existingTarget(path);
       this.#target = target.path;
+      folder = dirname(target.path);
       this.#temp = reportTempPath(this.#target, pid);
       // Created, never opened through whatever is at its path: a link planted in a shared folder
       // is not followed. One left by a killed run of the same process id is msgr's: replaced.
@@ -101,7 +104,7 @@ export class ReportWriter {
     } catch (err) {
       if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
-      const why = code === 'ENOENT' ? `there is no folder ${dirname(path)}` : fileProblem(err);
+      const why = code === 'ENOENT' ? `there is no folder ${folder}` : fileProblem(err);
       throw new UsageError(`--report: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
     }
     if (this.format === 'csv') this.#file.write(`${CSV_HEADER}\n`);
@@ -168,13 +171,31 @@ function existingTarget(path: string): { path: string; mode?: number } {
   try {
     real = realpathSync(path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path };
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path: danglingTarget(path) };
     throw err;
   }
   const st = statSync(real);
   if (st.isDirectory()) throw new UsageError(`--report: ${path} is a folder`, { hint: 'Give the report a file name, for example --report report.csv.' });
   accessSync(real, constants.W_OK);
   return { path: real, mode: st.mode & 0o777 };
+}
+
+/**
+ * Where a new report goes: `path`, or the file a link there names that does not exist yet (it is
+ * created there, as opening the path would have; the link stays). Links are followed a few deep.
+ */
+function danglingTarget(path: string): string {
+  let at = path;
+  for (let hops = 0; hops < 40; hops++) {
+    let to: string;
+    try {
+      to = readlinkSync(at);
+    } catch {
+      return at;
+    }
+    at = resolve(dirname(at), to);
+  }
+  return at;
 }
 
 /**

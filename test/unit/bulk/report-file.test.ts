@@ -1,7 +1,7 @@
 // How a report reaches its path: written beside it under a name of msgr's and renamed over it
 // once complete, so a run that fails or is stopped never leaves an empty or half report.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -79,5 +79,19 @@ describe('ReportWriter: the file', () => {
     mkdirSync(join(dir, 'folder.csv'));
     assert.throws(() => new ReportWriter(join(dir, 'folder.csv'), 1), /--report: \S+folder\.csv is a folder/);
     assert.throws(() => new ReportWriter(join(dir, 'nope', 'r.csv'), 1), /--report: cannot write \S+ \(there is no folder \S+nope\)/);
+  });
+
+  test('a link to a report not written yet is followed: the report is created where it points, the link stays', () => {
+    const dir = tmp();
+    mkdirSync(join(dir, 'real'));
+    symlinkSync(join('real', 'new.csv'), join(dir, 'link.csv'));
+    const w = new ReportWriter(join(dir, 'link.csv'), 1);
+    w.write(ROW);
+    w.close();
+    assert.ok(lstatSync(join(dir, 'link.csv')).isSymbolicLink(), 'the link was replaced by a file');
+    assert.match(readFileSync(join(dir, 'real', 'new.csv'), 'utf8'), /^line,number.*\n2,\+447700900001,accepted/s);
+    assert.deepEqual(readdirSync(join(dir, 'real')), ['new.csv']);
+    symlinkSync(join('gone', 'r.csv'), join(dir, 'astray.csv'));
+    assert.throws(() => new ReportWriter(join(dir, 'astray.csv'), 1), /--report: cannot write \S+astray\.csv \(there is no folder \S+gone\)/);
   });
 });
