@@ -144,8 +144,9 @@ export type BatchStateCode = (typeof BatchState)[keyof typeof BatchState];
 
 /**
  * A batch whose request may have reached the API with no answer written down: "started" as
- * loaded means its "out" line stands without an answer (journal-load.ts), "inDoubt" that the
- * answer said so (a timeout, a reset).
+ * loaded means a "sending" line without an outcome whose request may have left (its "out" line
+ * stands, or it was written before the machine restarted, which may have lost that line:
+ * docs/bulk.md, journal-load.ts), "inDoubt" that its outcome said so (a timeout, a reset).
  */
 export function isInDoubt(state: number | undefined): boolean {
   return state === BatchState.started || state === BatchState.inDoubt;
