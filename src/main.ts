@@ -184,7 +184,7 @@ export async function run(): Promise<number> {
         ? errorDocument('interrupted', 'Nothing was in flight: run the command again.', code)
         : state.onQuit !== undefined && !inDoubt
           ? errorDocument('interrupted: quit at once; no request was waiting for its answer, nothing is in doubt', resumeHint ?? 'Nothing was in flight: run the command again.', code)
-          : errorDocument('interrupted: quit at once, without waiting for the answers in flight', resumeHint !== undefined ? `${inFlightHint}\n      ${resumeHint}` : inFlightHint, code);
+          : errorDocument(`interrupted: quit at once, without waiting for ${code === ExitCode.OUTCOME_UNKNOWN ? 'the answer to the request' : 'the answers'} in flight`, resumeHint !== undefined ? `${inFlightHint}\n      ${resumeHint}` : inFlightHint, code);
       process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
     process.exit(code);

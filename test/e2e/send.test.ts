@@ -454,8 +454,9 @@ describe('signals while the request is in flight', () => {
     assert.ok(r.at - second < 1_000, `took ${r.at - second} ms after the second Ctrl-C`);
     assert.match(run.err(), /msgr: interrupted: the request sent is left without its answer \(its outcome is unknown\)/);
     // Under --json, one document on stdout still says what happened.
-    const doc = JSON.parse(run.out()) as { error: { exitCode: number; hint: string } };
+    const doc = JSON.parse(run.out()) as { error: { message: string; exitCode: number; hint: string } };
     assert.equal(doc.error.exitCode, 6);
+    assert.equal(doc.error.message, 'interrupted: quit at once, without waiting for the answer to the request in flight');
     // A single send has no run to show or resume: the hint says what is true of it.
     assert.match(doc.error.hint, /check whether it arrived before sending it again/);
     assert.doesNotMatch(doc.error.hint, /runs show|--resume/);
