@@ -159,7 +159,8 @@ export async function run(): Promise<number> {
     // A second Ctrl-C, or a command with nothing to wind down: leave now. Bulk journals are
     // written append-only and flushed per record, so an abrupt exit leaves them consistent.
     // Requests left without their answers are in doubt: exit 7, as for a run that drained with
-    // batches in doubt (README: "Exit codes"). A command that does not say (no onQuit) exits 130;
+    // batches in doubt, or the code the command gives (send and api: 6, their one request's
+    // outcome unknown; README: "Exit codes"). A command that does not say (no onQuit) exits 130;
     // one whose onQuit fails counts as in doubt, the side that gets the rows checked.
     let inDoubt = false;
     let inDoubtCode: ExitCode | undefined;
