@@ -252,6 +252,40 @@ describe('stopping an unattended run, then --resume', () => {
     assert.equal(server.requests.length, before, 'nothing was sent');
   });
 
+  test('a second Ctrl-C while a resume loads its --exclude list, before sending anything, still has the batch an earlier run left in doubt: exit 7, not 130', async () => {
+    const numbers = ['+447911000001', '+447911000002', '+447911000003'];
+    const dir = tempDir('msgr-unattended-csv-');
+    const path = join(dir, 'list.csv');
+    writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
+    // Large enough that loading it takes longer than the gap between the two Ctrl-Cs.
+    const exclude = join(dir, 'opt-out.txt');
+    writeFileSync(exclude, `${Array.from({ length: 1_000_000 }, (_, i) => `+447922${String(i).padStart(6, '0')}`).join('\n')}\n`);
+    const config = tempDir();
+    const journal = join(config, 'j.jsonl');
+    let n = 0;
+    server.answer = () => (++n <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runCli(['send-bulk', path, ...MSG, '--exclude', exclude, '--batch-size', '1', '--concurrency', '1', '--journal', journal], { env: env(config), timeoutMs: 60_000 });
+    server.answer = undefined;
+    assert.equal(first.code, 3, first.stderr);
+    // Batch 2 left with no answer, as a request the network lost would.
+    const lines = readFileSync(journal, 'utf8').split('\n');
+    const send = JSON.parse(lines.find((l) => l.includes('"type":"send"')) ?? '') as { batch: number; first: number; key: string; lines: number[]; numbers: string[] };
+    const late = { ...send, batch: 2, first: 2, key: send.key.replace(/-0$/, '-2'), lines: [4], numbers: [numbers[2]] };
+    writeFileSync(journal, `${lines.join('\n').trimEnd()}\n${JSON.stringify(late)}\n{"type":"out","batch":2}\n`);
+    const before = server.requests.length;
+
+    const run = startBulk([path, '--resume', '--journal', journal, '--json'], env(config));
+    // The reserve is taken once the run can wind down, before the list is loaded.
+    for (let waited = 0; !existsSync(`${journal}.reserve`) && waited < 20_000; waited += 5) await sleep(5);
+    run.child.kill('SIGINT');
+    await sleep(300);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    assert.equal(r.code, 7, r.stderr);
+    assert.equal((JSON.parse(r.stdout) as { error: { exitCode: number } }).error.exitCode, 7);
+    assert.equal(server.requests.length, before, 'nothing was sent');
+  });
+
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();

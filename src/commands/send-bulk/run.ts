@@ -116,6 +116,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const checkpoint = (): void => {
     if (ctx.interrupt.aborted) throw interrupted(previous);
   };
+  // A second Ctrl-C before the sender is made (loading an --exclude list, at the question) leaves
+  // the batches an earlier run left in doubt as they were: 7, as at a checkpoint.
+  quit.inDoubt = () => previous?.states.some(isInDoubt) ?? false;
   if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
   where.folder = dirname(journalPath);
   // The resume command names the file by its real path when it was given through a symlink.
