@@ -175,7 +175,7 @@ export async function run(): Promise<number> {
     const code = inDoubt ? (inDoubtCode ?? ExitCode.PARTIAL) : ExitCode.INTERRUPTED;
     // The summary that would say how to continue is not written: the command is said here.
     const resumeHint = resume !== undefined ? `Resume with: ${resume}` : undefined;
-    const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': requests sent are left without their answers (in doubt)';
+    const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': batches are left in doubt (a request sent has no answer written down)';
     process.stderr.write(`\nmsgr: interrupted${inDoubt ? left : ''}\n${resumeHint !== undefined ? `hint: ${resumeHint}\n` : ''}`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.

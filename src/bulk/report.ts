@@ -6,6 +6,7 @@ import { accessSync, constants, readlinkSync, realpathSync, renameSync, rmSync, 
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../errors.js';
 import { sameFile } from '../files/same-file.js';
+import { readHeader } from './runs.js';
 import { TextFile } from './text-file.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
@@ -207,6 +208,11 @@ export function refuseReportOver(path: string, reads: readonly (readonly [what: 
     if (read !== undefined && sameFile(path, read)) {
       throw new UsageError(`--report: ${path} is ${what}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
     }
+  }
+  // Any run's journal, not only this one's: it is what --resume, --skip-sent and msgr runs read.
+  const journal = readHeader(path);
+  if (journal !== undefined) {
+    throw new UsageError(`--report: ${path} is the journal of run ${journal.runId}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
   }
 }
 

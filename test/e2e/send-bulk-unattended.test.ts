@@ -329,7 +329,7 @@ describe('stopping an unattended run, then --resume', () => {
     assert.equal(r.code, 7, r.stderr);
     assert.ok(r.at - second < 1_000, `exited ${r.at - second} ms after the second Ctrl-C`);
     assert.match(r.stderr, /interrupted: sending no new batches, waiting for \d+ in flight; Ctrl-C again to quit at once/);
-    assert.match(r.stderr, /msgr: interrupted: requests sent are left without their answers \(in doubt\)/);
+    assert.match(r.stderr, /msgr: interrupted: batches are left in doubt \(a request sent has no answer written down\)/);
     // No summary is written: the command that continues the run is said all the same.
     const resumeLine = `Resume with: msgr send-bulk ${path} --resume`;
     assert.ok(r.stderr.includes(`\nhint: ${resumeLine}\n`), r.stderr);

@@ -5,10 +5,23 @@ import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { ReportWriter, reportTempPath } from '../../../src/bulk/report.js';
+import { refuseReportOver, ReportWriter, reportTempPath } from '../../../src/bulk/report.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-report-file-'));
 const ROW = { line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' } as const;
+
+describe('refuseReportOver', () => {
+  test('a report over any msgr journal is refused, naming its run (not only over the run\'s own journal); another .jsonl is not', () => {
+    const dir = tmp();
+    const journal = join(dir, 'journal.r-old.jsonl');
+    writeFileSync(journal, `${JSON.stringify({ type: 'run', version: 1, runId: 'r-old' })}\n{"type":"done","batch":0,"outcome":"accepted"}\n`);
+    assert.throws(() => refuseReportOver(journal, []), /--report: \S+journal\.r-old\.jsonl is the journal of run r-old; writing the report there would overwrite it/);
+    const other = join(dir, 'report.jsonl');
+    writeFileSync(other, '{"line":2}\n');
+    refuseReportOver(other, []);
+    refuseReportOver(join(dir, 'new.jsonl'), []);
+  });
+});
 
 describe('ReportWriter: the file', () => {
   test('until close, the rows go to <report>.msgr-<pid>.partial (0600) and the old report is untouched; close renames it over', () => {
