@@ -122,6 +122,8 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
 
     const r = await runTty(['send-bulk', csv, '--resume', '--journal', journal], env, [[/Send\? \[y\/N\] /, '\u0003']]);
     assert.equal(r.code, 7, r.output);
+    // The question counts what this resume would send: not the accepted row, nor the one in doubt.
+    assert.match(r.output, /sending\s+1 recipient\s*$/m);
     assert.match(r.output, /interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
     assert.match(r.output, new RegExp(`msgr runs show ${runId}\` lists them`));
     assert.equal(server.requests.length, before, 'nothing was sent');

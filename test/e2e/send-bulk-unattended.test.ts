@@ -227,6 +227,8 @@ describe('stopping an unattended run, then --resume', () => {
     assert.equal(doc.stopped, 'interrupted');
     assert.equal(doc.inDoubt, 50);
     assert.match(r.stderr, /error: interrupted: [\d,]+ of 3,000 recipients accepted, 50 in doubt/);
+    // Before it sends, the resume says what it has left of the file: not the whole file again.
+    assert.match(r.stderr, /^ {2}left to send by this resume: 2,900 recipients \(earlier: 50 accepted, 50 in doubt, not sent again without --resend-in-doubt\)$/m);
   });
 
   test('a resume stopped in its preflight, before sending anything, still has the batch an earlier run left in doubt: exit 7, not 130', async () => {

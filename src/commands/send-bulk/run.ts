@@ -33,12 +33,12 @@ import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
 import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
-import { findRun, outcomeRecords } from '../../bulk/runs.js';
+import { findRun, outcomeRecords, runInfo } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, shellQuote, invalidRowsError, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { buildResumeCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -192,6 +192,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
+  // A resume sends what the earlier runs got no final answer for, not the whole file again.
+  let left: number | undefined;
+  if (previous !== undefined) {
+    const earlier = await runInfo(journalPath);
+    left = leftToSend(pre.toSend, earlier, opts.resendInDoubt);
+    printLeftToSend(ui, left, earlier, opts.resendInDoubt);
+  }
   for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
 
   const out = { stdout: ctx.stdout, ui, json: opts.json, summary: base };
@@ -216,7 +223,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   }
 
   if (target === undefined) throw new Error('send-bulk: no target outside a dry run');
-  const recipients = sampleTo !== undefined ? pre.firstRows.length * sampleTo.length : pre.toSend;
+  const recipients = sampleTo !== undefined ? pre.firstRows.length * sampleTo.length : (left ?? pre.toSend);
   if (!opts.sandbox && recipients > 0) {
     const { confirmSend } = await import('../../settings/confirm.js');
     const journaled: Resolved<string | undefined> = { value: String(plan.message.accountReference), source: 'flag', origin: `journal of run ${runId}` };
