@@ -3,7 +3,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { bootId } from './journal.js';
-import { BatchState, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
+import { BatchState, isAnswered, isInDoubt, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 
 const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
   accepted: BatchState.accepted,
@@ -17,6 +17,8 @@ export interface LoadedJournal {
   readonly header: RunHeader;
   /** Per batch, the latest state. */
   readonly states: Uint8Array;
+  /** Per batch, the recipients of its latest "send" record (0: never sent). */
+  readonly recipients: Uint32Array;
   /** Batch → last error text, for the in-doubt list. */
   readonly lastStop: string | undefined;
   /** Lines that could not be read (a torn last write). */
@@ -44,6 +46,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   const rl = createInterface({ input: createReadStream(path, { encoding: 'utf8', end: Math.max(0, bytes - 1) }), crlfDelay: Infinity });
   let header: RunHeader | undefined;
   let states = new Uint8Array(0);
+  let recipients = new Uint32Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
   // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot;
@@ -66,6 +69,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       header = rec as unknown as RunHeader;
       if (header.version !== JOURNAL_VERSION) throw new JournalError(`${path} is a version ${String(header.version)} journal; this msgr reads version ${JOURNAL_VERSION}`);
       states = new Uint8Array(header.totals.requests);
+      recipients = new Uint32Array(header.totals.requests);
       marks = new Uint8Array(header.totals.requests);
       continue;
     }
@@ -76,6 +80,8 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       const doubt = (m & 4) !== 0 || states[batch] === BatchState.inDoubt || (states[batch] === BatchState.started && (m & 3) !== 2);
       states[batch] = BatchState.started;
       marks[batch] = (doubt ? 4 : 0) | (sameBoot ? 2 : 0);
+      const count = (rec as { count?: unknown }).count;
+      if (typeof count === 'number') recipients[batch] = count;
       options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
       marks[batch] = (marks[batch] as number) | 1;
@@ -90,7 +96,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       if (s === BatchState.notSent && ((marks[batch] as number) & 4) !== 0) s = BatchState.inDoubt;
       if (s !== undefined) states[batch] = s;
       // The API answered for the key: what came before is settled by it.
-      if (s === BatchState.accepted || s === BatchState.rejected) marks[batch] = (marks[batch] as number) & ~4;
+      if (isAnswered(s)) marks[batch] = (marks[batch] as number) & ~4;
       options.onDone?.(rec as unknown as DoneRecord);
     } else if (rec.type === 'stop') {
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
@@ -99,5 +105,25 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   // Lines that are not JSON are skipped above (a line torn by a crash): a file of only those is no journal, not an empty one.
   if (header === undefined) throw new JournalError(badLines > 0 ? `${path} is not a msgr journal (none of its lines is a run header)` : `${path} is empty`);
   for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
-  return { header, states, lastStop, badLines, bytes };
+  return { header, states, recipients, lastStop, badLines, bytes };
+}
+
+/** Recipients by what the API said of their batches: accepted, rejected, or in doubt (isInDoubt). */
+export interface OutcomeTotals {
+  readonly accepted: number;
+  readonly rejected: number;
+  readonly inDoubt: number;
+}
+
+export function outcomeTotals(j: Pick<LoadedJournal, 'states' | 'recipients'>): OutcomeTotals {
+  let accepted = 0;
+  let rejected = 0;
+  let inDoubt = 0;
+  j.states.forEach((s, b) => {
+    const n = j.recipients[b] ?? 0;
+    if (s === BatchState.accepted) accepted += n;
+    else if (s === BatchState.rejected) rejected += n;
+    else if (isInDoubt(s)) inDoubt += n;
+  });
+  return { accepted, rejected, inDoubt };
 }

@@ -142,6 +142,11 @@ export const BatchState = {
 } as const;
 export type BatchStateCode = (typeof BatchState)[keyof typeof BatchState];
 
+/** A batch the API gave its final answer for: accepted or rejected, never sent again. */
+export function isAnswered(state: number | undefined): boolean {
+  return state === BatchState.accepted || state === BatchState.rejected;
+}
+
 /**
  * A batch whose request may have reached the API with no answer written down: "started" as
  * loaded means a "sending" line without an outcome whose request may have left (its "out" line

@@ -15,7 +15,7 @@ import { buildMessage, type MessageFlags } from './message.js';
 import { createNumberChecker, type NumberChecker } from './number-check.js';
 import type { PreflightResult } from './preflight.js';
 import type { CsvFormat } from './reader.js';
-import { checkResume, type SendingFlags } from './run-state.js';
+import { checkResume, type SendingFlags } from './resume-checks.js';
 
 /** Recipients per request unless --batch-size says otherwise. */
 export const DEFAULT_BATCH_SIZE = 100;

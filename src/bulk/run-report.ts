@@ -15,7 +15,7 @@ import { Gate, Window } from './limiter.js';
 import { createNumberChecker } from './number-check.js';
 import { preflightPass } from './preflight-pass.js';
 import type { ReportRow, ReportWriter, RowOutcome } from './report.js';
-import { sameInput } from './run-state.js';
+import { sameInput } from './run-input.js';
 import { readRunDetail, type RunDetail } from './runs.js';
 import { Sender } from './sender.js';
 import { loadSentNumbers, withSentIds } from './sent.js';

@@ -1,32 +1,28 @@
-// Where a bulk run lives and what it must agree with: the journal's path and lock, a new run
-// against an unfinished one (--resume, --restart), the input file's identity (stdin is copied to
-// a file first, so it can be read twice and resumed), and the checks that a resumed run sends
-// exactly what it started with (docs/bulk.md: Nothing lost, nothing sent twice). The journal's
-// format is bulk/journal-records.ts.
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync, writeSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { hostname, tmpdir } from 'node:os';
+// Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
+// unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
+// the journal opened, and the room a stopped run needs (docs/bulk.md: Nothing lost, nothing sent
+// twice). The input read and known again: bulk/run-input.ts; the checks that a resumed run sends
+// exactly what it started with: bulk/resume-checks.ts; the journal's format:
+// bulk/journal-records.ts.
+import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Context } from '../context.js';
-import { fileHint, fileProblem, InterruptedError, UsageError, type MsgrError } from '../errors.js';
+import { fileProblem, InterruptedError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import { Journal } from './journal.js';
-import { BatchState, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
+import { isAnswered, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { RESERVE_BYTES } from './disk-reserve.js';
 import { lockHolder, tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
-import { metaMap } from './message.js';
-import { headerKey } from './columns.js';
-import { columnKey } from '../message/placeholders.js';
-import { checkResumeTarget } from './run-target.js';
-import { pipeError } from './reader.js';
 import { journalsElsewhere, pointedJournals, pointerPath, readHeader, writePointer } from './runs.js';
 import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
+import type { RunInput } from './run-input.js';
 import type { PreflightResult } from './preflight.js';
-import { fmt, formatBytes } from './progress.js';
-import { ensureDir, ensureParent, newRunId, realFile, runDirFor, runsRoot, stateDir, stateWriteError, stdinRunDir } from './state.js';
+import { formatBytes } from './progress.js';
+import { ensureParent, newRunId, realFile, runDirFor, runsRoot, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {
@@ -317,7 +313,7 @@ function moveJournal(from: string, to: string): void {
 }
 
 export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
-  return j.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+  return j.states.every(isAnswered);
 }
 
 /**
@@ -396,137 +392,6 @@ function sameBytes(a: string, b: string): boolean {
   }
 }
 
-/** The file the run reads: the CSV, or the copy of stdin. */
-export interface RunInput {
-  readonly path: string;
-  readonly stdin: boolean;
-  /** For messages: the file as given, or "stdin". */
-  readonly label: string;
-  readonly identity: InputStat;
-  /** A journal now refers to the copy of stdin: it stays after the run. */
-  keep(): void;
-}
-
-/**
- * The input of the run (stdin copied to a file beside the journal, or to a temporary folder for
- * a dry run), with its identity; a resumed run must read the same bytes.
- */
-export async function openInput(ctx: Context, flags: RunFlags, state: RunState, defer: (cleanup: () => void) => void): Promise<RunInput> {
-  const { previous, journalPath } = state;
-  let path: string;
-  let stdin: boolean;
-  let kept = false;
-  if (previous !== undefined) {
-    path = previous.header.input.path;
-    stdin = previous.header.input.stdin;
-  } else if (flags.file === '-') {
-    const dir = flags.dryRun ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
-    ensureDir(dir);
-    path = join(dir, flags.dryRun ? 'stdin.csv' : `${state.runId}.stdin.csv`);
-    // Kept only once a journal refers to it.
-    const spool = path;
-    defer(() => {
-      if (flags.dryRun) rmSync(dir, { recursive: true, force: true });
-      else if (!kept) rmSync(spool, { force: true });
-    });
-    await spoolStdin(ctx, path);
-    stdin = true;
-  } else {
-    path = state.fileAbs as string;
-    stdin = false;
-  }
-  const label = stdin ? 'stdin' : (flags.file ?? path);
-  const identity = statInput(path, label);
-  if (previous !== undefined) {
-    const was = previous.header.input;
-    if (identity.size !== was.size || identity.quickHash !== was.quickHash) {
-      throw new UsageError(`--resume: ${label} changed since run ${state.runId} started (${fmt(was.size)} bytes then, ${fmt(identity.size)} now)`, {
-        hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
-      });
-    }
-  }
-  return {
-    path,
-    stdin,
-    label,
-    identity,
-    keep: () => {
-      kept = true;
-    },
-  };
-}
-
-export interface InputStat {
-  size: number;
-  mtimeMs: number;
-  quickHash: string;
-}
-
-/** The file is still there with the size and quick hash a journal recorded. */
-export function sameInput(path: string, was: Pick<InputStat, 'size' | 'quickHash'>): boolean {
-  try {
-    const now = statInput(path, path);
-    return now.size === was.size && now.quickHash === was.quickHash;
-  } catch {
-    return false;
-  }
-}
-
-/** Size, mtime and a hash of size + first and last MiB: a cheap check that the file is the same. */
-function statInput(path: string, label: string): InputStat {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (err) {
-    throw new UsageError(`cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
-  }
-  if (st.isDirectory()) throw new UsageError(`${label} is a folder, not a CSV file`);
-  const pipe = pipeError(st, true);
-  if (pipe !== undefined) throw new UsageError(`${label} ${pipe.message}; nothing was sent`, { hint: pipe.hint });
-  const hash = createHash('sha256').update(String(st.size));
-  const fd = openSync(path, 'r');
-  try {
-    const mib = 1024 * 1024;
-    const head = Buffer.alloc(Math.min(mib, st.size));
-    readSync(fd, head, 0, head.length, 0);
-    hash.update(head);
-    if (st.size > mib) {
-      const tail = Buffer.alloc(Math.min(mib, st.size - mib));
-      readSync(fd, tail, 0, tail.length, st.size - tail.length);
-      hash.update(tail);
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return { size: st.size, mtimeMs: st.mtimeMs, quickHash: hash.digest('hex') };
-}
-
-async function spoolStdin(ctx: Context, path: string): Promise<void> {
-  if (ctx.stdin.isTTY === true) {
-    throw new UsageError('send-bulk -: stdin is a terminal', { hint: 'Pipe the CSV in: `cat recipients.csv | msgr send-bulk - ...`, or give the file name.' });
-  }
-  const fd = openSync(path, 'w', 0o600);
-  // A stop while a writer is slow to finish must not wait for it: nothing has been sent.
-  const stopped = new Promise<'stopped'>((resolve) => {
-    if (ctx.interrupt.aborted) resolve('stopped');
-    else ctx.interrupt.addEventListener('abort', () => resolve('stopped'), { once: true });
-  });
-  const chunks = ctx.stdin[Symbol.asyncIterator]();
-  try {
-    for (;;) {
-      const next = await Promise.race([chunks.next(), stopped]);
-      if (next === 'stopped') throw new InterruptedError('interrupted while reading stdin; nothing was sent', { hint: 'Run the same command again.' });
-      if (next.done === true) break;
-      const chunk: Buffer | string = next.value;
-      const buf = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-      let off = 0;
-      while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A journal line, generously: what each batch still to send adds to the journal, twice. */
 const JOURNAL_LINE_BYTES = 400;
 
@@ -557,137 +422,6 @@ export function spaceToResumeIn(folder: string, journalPath: string, reportPath:
   const journal = resolve(folder) === resolve(dirname(journalPath)) ? spaceToResume(journalPath, inputBytes, batchesLeft) : 0;
   const report = reportPath !== undefined && resolve(folder) === resolve(dirname(reportPath)) ? rows * REPORT_LINE_BYTES : 0;
   return journal + report;
-}
-
-/** The flags a resumed run may repeat, but not change: they decide what it sends. */
-export interface SendingFlags {
-  readonly batchSize?: number | undefined;
-  readonly msisdnColumn?: string | undefined;
-  readonly varColumns?: readonly string[] | undefined;
-  readonly metaColumns?: readonly string[] | undefined;
-  readonly defaultCountry?: string | undefined;
-  readonly allowDuplicates: boolean;
-  readonly skipInvalid: boolean;
-  readonly text?: string | undefined;
-  readonly template?: string | undefined;
-  readonly from?: string | undefined;
-  readonly channel?: string | undefined;
-  readonly account?: string | undefined;
-  readonly name?: string | undefined;
-  readonly characterSet?: string | undefined;
-  readonly messageType?: string | undefined;
-  readonly meta?: readonly string[] | undefined;
-  readonly exclude?: string | undefined;
-  readonly excludeColumn?: string | undefined;
-  readonly noHeader?: boolean;
-  readonly encoding?: string | undefined;
-  readonly delimiter?: string | undefined;
-  readonly validity?: string | undefined;
-  readonly noRender?: boolean | undefined;
-  readonly textColumn?: string | undefined;
-  readonly fromColumn?: string | undefined;
-  readonly maxParts?: number | undefined;
-}
-
-/**
- * A resumed run sends exactly what it started with: the same flags, the same msgr (another may
- * normalise numbers differently, and so build other batches under the same Idempotency-Keys),
- * and a validity that has not passed.
- */
-export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: Pick<Ui, 'warn'>, flags: SendingFlags, header: RunHeader): void {
-  checkResumeFlags(flags, header, ui, ctx.cwd);
-  const runId = header.runId;
-  if (header.msgr !== ctx.version) {
-    throw new UsageError(`--resume: run ${runId} was started by msgr ${header.msgr}; this is msgr ${ctx.version}`, {
-      hint: 'Finish it with the msgr that started it, or start a new run with --restart.',
-    });
-  }
-  const message = header.message;
-  const validity = typeof message.validity === 'string' ? Date.parse(message.validity) : undefined;
-  if (validity !== undefined && validity <= ctx.now().getTime()) {
-    throw new UsageError(`--resume: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
-      hint: 'Start a new run with --restart and a new --validity.',
-    });
-  }
-}
-
-function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, 'warn'>, cwd: string): void {
-  const shape = header.shape;
-  const msg = header.message;
-  const body = (msg.body ?? {}) as { text?: string; templateId?: string };
-  const differs = (flag: string, was: unknown): never => {
-    const started = was === null || was === false ? 'which was started without it' : `which sends ${JSON.stringify(was)}`;
-    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, ${started}`, {
-      hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
-    });
-  };
-  // Column names are compared as their header is searched: the CSV's by columnKey (the run records
-  // the header's spelling), the --exclude list's by headerKey (as bulk/exclude.ts finds it).
-  const sameColumn = (flag: string, was: string | null | undefined): boolean => was !== null && was !== undefined && columnKey(flag) === columnKey(was);
-  const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => sameColumn(x, b[i]));
-  if (flags.batchSize !== undefined && flags.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
-  if (flags.msisdnColumn !== undefined && !sameColumn(flags.msisdnColumn, shape.msisdnColumn)) differs('--msisdn-column', shape.msisdnColumn);
-  if (flags.varColumns !== undefined && !same(flags.varColumns, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
-  if (flags.metaColumns !== undefined && !same(flags.metaColumns, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
-  if (flags.defaultCountry !== undefined && flags.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
-  if (flags.allowDuplicates && !shape.allowDuplicates) differs('--allow-duplicates', false);
-  if (flags.skipInvalid && !shape.skipInvalid) differs('--skip-invalid', false);
-  if (flags.text !== undefined && flags.text !== body.text) differs('--text', body.text ?? null);
-  if (flags.template !== undefined && flags.template !== body.templateId) differs('--template', body.templateId ?? null);
-  if (flags.from !== undefined && flags.from !== msg.from) differs('--from', msg.from);
-  if (flags.channel !== undefined && flags.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
-  if (flags.account !== undefined && flags.account !== msg.accountReference) differs('--account', msg.accountReference);
-  if (flags.name !== undefined && flags.name !== msg.name) differs('--name', msg.name ?? null);
-  if (flags.characterSet !== undefined && flags.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
-  if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
-  if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
-  if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
-  if (flags.excludeColumn !== undefined && (shape.exclude?.column === undefined || headerKey(flags.excludeColumn) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
-  if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
-  if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
-  if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
-  const personal = shape.personal;
-  if (flags.noRender === true && personal?.render === true) differs('--no-render', 'rendered texts');
-  if (flags.textColumn !== undefined && !sameColumn(flags.textColumn, personal?.textColumn)) differs('--text-column', personal?.textColumn ?? null);
-  if (flags.fromColumn !== undefined && !sameColumn(flags.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
-  if (flags.maxParts !== undefined && flags.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
-  if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
-}
-
-/**
- * Why `--resume` of an unfinished run would be refused with these flags, this target and a file
- * of this content hash (the checks a resume makes, without their output); undefined when it would
- * go on. For a sample, which names the command that continues the campaign.
- */
-export function resumeRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, flags: SendingFlags, header: RunHeader, now: JournaledTarget, accountGiven: boolean, hash: string): string | undefined {
-  try {
-    checkResume(ctx, { warn: () => undefined }, flags, header);
-    checkResumeTarget(header, now, accountGiven);
-  } catch (err) {
-    if (err instanceof UsageError) return err.message.replace(/^--resume: /, '').replace(/; nothing was sent$/, '');
-    throw err;
-  }
-  if (hash !== header.input.hash) return `the file changed since run ${header.runId} started`;
-  return undefined;
-}
-
-/**
- * The same bytes, read with the same flags and msgr, must give the same preflight as the run
- * being resumed; if not, the batches would not line up with the journal's, so nothing is sent.
- */
-export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult, fileLabel: string): void {
-  const runId = previous.header.runId;
-  if (pre.hash !== previous.header.input.hash) {
-    throw new UsageError(`--resume: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
-      hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
-    });
-  }
-  if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend || pre.requests !== previous.header.totals.requests) {
-    const was = previous.header.totals;
-    throw new UsageError(`--resume: ${fileLabel} is unchanged, but its preflight now gives ${fmt(pre.rows)} rows and ${fmt(pre.toSend)} to send where run ${runId} had ${fmt(was.rows)} and ${fmt(was.toSend)}; nothing was sent`, {
-      hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',
-    });
-  }
 }
 
 /**

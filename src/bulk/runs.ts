@@ -5,8 +5,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, existsSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
-import { BatchState, isInDoubt, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
-import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
+import { isAnswered, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
+import { JournalError, loadJournal, outcomeTotals, type LoadedJournal } from './journal-load.js';
 import { readOwner } from '../files/lock.js';
 import { ensureDir, realFile, runDirFor, runsRoot, stdinRunDir } from './state.js';
 
@@ -200,25 +200,16 @@ export async function readRunDetail(journal: string, flag: string): Promise<RunD
 
 /** The figures of one run, from its journal. */
 export async function runInfo(journal: string): Promise<RunInfo> {
-  const counts = new Map<number, number>();
   let loaded: LoadedJournal;
   try {
-    loaded = await loadJournal(journal, { onSend: (r) => counts.set(r.batch, r.count) });
+    loaded = await loadJournal(journal);
   } catch (err) {
     if (err instanceof JournalError) throw new UsageError(err.message);
     throw err;
   }
   const h = loaded.header;
-  let accepted = 0;
-  let rejected = 0;
-  let inDoubt = 0;
-  loaded.states.forEach((s, b) => {
-    const n = counts.get(b) ?? 0;
-    if (s === BatchState.accepted) accepted += n;
-    else if (s === BatchState.rejected) rejected += n;
-    else if (isInDoubt(s)) inDoubt += n;
-  });
-  const finished = loaded.states.every((s) => s === BatchState.accepted || s === BatchState.rejected);
+  const { accepted, rejected, inDoubt } = outcomeTotals(loaded);
+  const finished = loaded.states.every(isAnswered);
   return {
     runId: h.runId,
     journal,

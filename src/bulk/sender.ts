@@ -19,7 +19,7 @@ import { quitAtOnce, stopName } from '../output/ui.js';
 import { BatchAccounting, type SendResult } from './accounting.js';
 import { readBatches, type Batch } from './batches.js';
 import { DiskFullError, isNoSpace, type Journal } from './journal.js';
-import { BatchState, isInDoubt, type DoneRecord } from './journal-records.js';
+import { BatchState, isAnswered, isInDoubt, type DoneRecord } from './journal-records.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from './report-order.js';
@@ -201,7 +201,7 @@ export class Sender {
       duplicateKeys: this.#cfg.duplicateKeys,
       sendable: (batch) => {
         const st = states?.[batch] ?? BatchState.none;
-        if (st === BatchState.accepted || st === BatchState.rejected) return false;
+        if (isAnswered(st)) return false;
         return resendInDoubt || !isInDoubt(st);
       },
       onBatch: (b) => void queue.push(b),

@@ -13,7 +13,7 @@ import type { TextTotals, TextTotalsJson } from '../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './accounting.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import { describeSkipped, type SentNumbers } from './sent.js';
-import type { RunInfo } from './runs.js';
+import type { OutcomeTotals } from './journal-load.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
 export interface Summary {
@@ -266,11 +266,11 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
  * for (a batch in doubt only with --resend-in-doubt). The preflight's "to send" is the whole file's,
  * as the run started; the confirmation and this line are what this command sends.
  */
-export function leftToSend(toSend: number, earlier: Pick<RunInfo, 'accepted' | 'rejected' | 'inDoubt'>, resendInDoubt: boolean): number {
+export function leftToSend(toSend: number, earlier: OutcomeTotals, resendInDoubt: boolean): number {
   return Math.max(0, toSend - earlier.accepted - earlier.rejected - (resendInDoubt ? 0 : earlier.inDoubt));
 }
 
-export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: Pick<RunInfo, 'accepted' | 'rejected' | 'inDoubt'>, resendInDoubt: boolean): void {
+export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: OutcomeTotals, resendInDoubt: boolean): void {
   const answered = [`${fmt(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${fmt(earlier.rejected)} rejected`] : []), ...(earlier.inDoubt > 0 ? [`${fmt(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
   ui.info(`  left to send by this resume: ${fmt(left)} recipient${left === 1 ? '' : 's'} (earlier: ${answered.join(', ')})`);
 }

@@ -21,7 +21,7 @@ import { resolveSettings, type Resolved } from '../../settings/resolve.js';
 import { resolveTarget } from '../../settings/target.js';
 import { isNoSpace } from '../../bulk/journal.js';
 import { isInDoubt } from '../../bulk/journal-records.js';
-import type { LoadedJournal } from '../../bulk/journal-load.js';
+import { outcomeTotals, type LoadedJournal } from '../../bulk/journal-load.js';
 import { DiskReserve } from '../../bulk/disk-reserve.js';
 import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
 import { planRun, settledShape } from '../../bulk/plan.js';
@@ -31,9 +31,11 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkSamePreflight, checkStdinAgain, noSpaceError, openInput, openJournal, openRunState, resumeRefusal, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
+import { checkStdinAgain, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
+import { openInput } from '../../bulk/run-input.js';
+import { checkSamePreflight, resumeRefusal } from '../../bulk/resume-checks.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
-import { findRun, outcomeRecords, runInfo } from '../../bulk/runs.js';
+import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
@@ -195,7 +197,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   if (previous !== undefined) {
-    const earlier = await runInfo(journalPath);
+    const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, opts.resendInDoubt);
     printLeftToSend(ui, left, earlier, opts.resendInDoubt);
   }
