@@ -19,7 +19,10 @@ interface TtyResult {
 /** Runs msgr on a pseudo-terminal; each [prompt, answer] pair is typed when prompt appears. */
 function runTty(args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>): Promise<TtyResult> {
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-  const command = [process.execPath, BIN, ...args].map(quote).join(' ');
+  // exec: msgr must be the terminal's foreground process, not a child of the shell `script` starts.
+  // A shell that does not exec a lone command (dash, /bin/sh where SHELL is unset) dies of the
+  // Ctrl-C itself, and `script` reports 130 whatever msgr exits with.
+  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
