@@ -2,7 +2,7 @@
 // hyperfine rounds. A build trick (scripts/build/tricks.mjs) is measured with a second install
 // (bin/, package.json, dist/) built with the trick flipped into bench/.data/tricks/<name>-<on|off>/;
 // Node's own compile cache by turning it off at run time (NODE_DISABLE_COMPILE_CACHE). A trick stays where it buys at least
-// 10 % of a start-up figure on the Node version it serves (README, "Performance").
+// 10 % of a start-up figure on the Node version it serves (docs/performance.md).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -2,8 +2,8 @@
 // a Node whose own compile cache does not pay as much (bin/msgr.js uses this only when
 // dist/cache/v8-<this V8>/ exists). Node's compile cache keeps only what V8 compiled before a
 // module ran; these caches are taken after sample commands ran, so they also hold every function
-// those commands called. Measured with `npm run bench -- --only startup --tricks` (README,
-// "Performance"), 2026-11-24: against no cache on Node 20, `send --dry-run` 24 % and the HTTPS
+// those commands called. Measured with `npm run bench -- --only startup --tricks` (docs/
+// performance.md), 2026-11-24: against no cache on Node 20, `send --dry-run` 24 % and the HTTPS
 // send 17 % faster; against Node's own compile cache, 20 % and 9 % on Node 24, 15 % and 13 % on 26.
 // Each bundle is compiled with its cache (vm.Script cachedData); V8 checks that it fits (version,
 // flags, source length) and otherwise compiles as usual. Bundles reach each other only through

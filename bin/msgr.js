@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `msgr` command. CommonJS (bin/package.json), which Node starts faster than an ES module.
 // `--version` and `--help` are answered here without loading the program; anything else runs
-// dist/msgr.cjs (built by scripts/build.mjs; README, "Performance" and "Design notes").
+// dist/msgr.cjs (built by scripts/build.mjs; docs/performance.md; README, "Design notes").
 'use strict';
 const { existsSync, readFileSync } = require('node:fs');
 const { join } = require('node:path');

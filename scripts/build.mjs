@@ -1,7 +1,7 @@
 // Builds the CLI (dist/) and, with --tests, a plain transpile of src/ and test/ into build/ for the
 // test runner. `--out DIR` builds into another dist folder (the bench's variants).
 //
-// dist/ is CommonJS, laid out for start-up time (README, "Performance"):
+// dist/ is CommonJS, laid out for start-up time (docs/performance.md):
 //   msgr.cjs            our code and commander. Each command's modules are initialised only when
 //                       that command runs (esbuild turns `await import()` into lazy inits).
 //   vendor/<name>.cjs   each third-party package in a bundle of its own (build/vendors.mjs).

@@ -1,7 +1,7 @@
 // Builds the program, runs it, maps errors to exit codes. The only module that touches
 // process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
 // command's real work is imported when that command runs, so `--version` and `--help` cost
-// about as much as bare Node (README: "Performance").
+// about as much as bare Node (docs/performance.md).
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import type { Context, QuitState } from './context.js';

@@ -19,7 +19,7 @@ export function ensureBuilt() {
   const main = join(ROOT, 'dist', 'msgr.cjs');
   const built = existsSync(main) ? statSync(main).mtimeMs : 0;
   const sources = Math.max(newestMtime(join(ROOT, 'src')), newestMtime(join(ROOT, 'scripts')), newestMtime(join(ROOT, 'bin')), statSync(join(ROOT, 'package.json')).mtimeMs);
-  // The build makes V8 code caches for the Node that runs it only (README, "Performance"): a
+  // The build makes V8 code caches for the Node that runs it only (docs/performance.md): a
   // dist/ built by another Node is measured without them, so it counts as stale here.
   const caches = existsSync(join(ROOT, 'dist', 'cache')) ? readdirSync(join(ROOT, 'dist', 'cache')) : [];
   const stale = built < sources || !caches.includes(`v8-${process.versions.v8}`);

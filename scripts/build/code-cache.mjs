@@ -1,6 +1,6 @@
 // V8 code caches for bin/code-cache.cjs: the build runs msgr on sample commands and keeps the
 // code V8 compiled, in dist/cache/v8-<V8 version>/, for the Node that runs the build. Measured
-// with `npm run bench -- --only startup --tricks` (README, "Performance"), 2026-11-24, against
+// with `npm run bench -- --only startup --tricks` (docs/performance.md), 2026-11-24, against
 // no cache on Node 20 and Node's own compile cache on 24 and 26: `send --dry-run` 24 %, 20 %
 // and 15 % faster, the HTTPS send 17 %, 9 % and 13 %.
 import { createHash } from 'node:crypto';

@@ -1,6 +1,6 @@
 // The start-up tricks the build can switch (MSGR_BUILD_TRICKS=name=on|off,...), each on by
 // default only on the Node versions where `npm run bench -- --only startup --tricks` measures it
-// buying at least 10 % of a start-up figure (README, "Performance", has the figures).
+// buying at least 10 % of a start-up figure (docs/performance.md has the figures).
 const node = Number(process.versions.node.split('.')[0]);
 
 export const TRICKS = {

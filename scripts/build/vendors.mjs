@@ -1,7 +1,7 @@
 // Every third-party package in a bundle of its own (dist/vendor/<name>.cjs), required the first
 // time our code reads one of its exports, so `send --dry-run` never compiles undici, zod or
 // libphonenumber-js's code, and a run without colour never loads chalk. Measured against one
-// bundle with everything (`npm run bench -- --only startup --tricks`; README, "Performance"):
+// bundle with everything (`npm run bench -- --only startup --tricks`; docs/performance.md):
 // `send --dry-run` 18 % faster on Node 20, 21 % on 24, 28 % on 26 (2026-11-24).
 import { execFileSync } from 'node:child_process';
 import { resolve } from 'node:path';

@@ -1,4 +1,4 @@
-// The preflight on two cores (README: "Performance", bulk throughput). The file is split at a line end near its
+// The preflight on two cores (docs/performance.md, bulk throughput). The file is split at a line end near its
 // middle and each part is checked by a worker thread running the very pass of the single-threaded
 // preflight (preflightRange); the two results are merged in row order so that the run sees what a
 // single pass would have given: the same verdicts, totals, problems (line numbers included), the
@@ -44,7 +44,7 @@ const WORKER_YOUNG_MB = 8;
  * heap), but without a limit V8 lets the old generation grow to 50–60 MB of garbage before it
  * compacts, and on Node 24 and 26 keeps ~25 MB of the freed pages. With the limit, 1,000,000 rows
  * with a message each (`--dry-run`) peak at 110 / 131 / 132 MB of RSS on Node 20 / 24 / 26,
- * against 134 / 159 / 164 MB without, for 0–8 % more time (README: "Performance").
+ * against 134 / 159 / 164 MB without, for 0–8 % more time (docs/performance.md).
  */
 const WORKER_OLD_MB = 64;
 

@@ -38,7 +38,7 @@ export const AHEAD_RECIPIENTS = 64;
 /**
  * The "send" lines journaled ahead are committed (written and flushed) in groups of this many
  * recipients, or sooner when a batch needs its line (Journal.need): a flush per group, not per
- * turn of the event loop (README "Performance": personalised messages).
+ * turn of the event loop (docs/performance.md: personalised messages).
  */
 const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
 /** Requests in flight unless --concurrency says otherwise. */
@@ -427,7 +427,7 @@ export class Sender {
       batch: b.index,
       outcome: journaled,
       // Plain properties, undefined when absent (the record leaves them out): a spread of a
-      // conditional object cost the client's exchange() ~4 µs a request (README "Performance").
+      // conditional object cost the client's exchange() ~4 µs a request (docs/performance.md).
       status: b.status,
       error: b.error?.slice(0, 500),
       ids: b.ids !== undefined && b.ids.some((id) => id !== undefined) ? b.ids.map((id) => id ?? null) : undefined,

@@ -106,8 +106,8 @@ export function readOwner(path: string): LockOwner | undefined {
 
 /**
  * Random hex from Web Crypto, which Node loads on first use: importing node:crypto here would cost
- * every command that reads a profile its load (~6 ms of `send --dry-run` on Node 26; README,
- * "Performance").
+ * every command that reads a profile its load (~6 ms of `send --dry-run` on Node 26;
+ * docs/performance.md).
  */
 function randomHex(bytes: number): string {
   return Buffer.from(globalThis.crypto.getRandomValues(new Uint8Array(bytes))).toString('hex');

@@ -1,7 +1,7 @@
 // undici, in part. The package's index loads fetch, WebSocket, caches, mocks and more (~100 ms
 // at start-up on Node 20); msgr needs the connection pool and its connector, and reads answers
 // through the pool's dispatch interface (roundTrip below), not undici's request() API modules
-// (README: "Performance"). The deep paths are undici 7's own modules; the
+// (docs/performance.md). The deep paths are undici 7's own modules; the
 // lock file pins the version, and every end-to-end test goes through them.
 import type { Agent as AgentType, Dispatcher, buildConnector as BuildConnector } from 'undici';
 // @ts-expect-error -- undici ships no types for its internal modules; the shapes are the index's.
@@ -46,7 +46,7 @@ export interface RoundTrip {
  * One request and its whole answer, through undici's dispatch API (its handler interface,
  * docs/dependencies.md: undici 7): the answer's body is collected as it comes, where request()
  * would wrap it in a stream read back through an async iterator, ~15 % of the CPU of a bulk run
- * with a request per row (README "Performance": personalised messages). Rejects with undici's
+ * with a request per row (docs/performance.md: personalised messages). Rejects with undici's
  * error (or the signal's reason), or BodyCutShort when the error came after the status line.
  */
 export function roundTrip(dispatcher: Dispatcher, url: URL, req: RoundTrip): Promise<Answer> {

@@ -25,7 +25,7 @@ export interface Ui {
 /**
  * chalk at the given level. Without colour (a pipe, a cron job, NO_COLOR) every style is the
  * identity and chalk is never loaded: it reads the terminal's capabilities (tty, os) when it loads,
- * which a run that cannot show colour does not need to pay for (README: "Performance").
+ * which a run that cannot show colour does not need to pay for (docs/performance.md).
  */
 export function paint(level: 0 | 1 | 2 | 3): ChalkInstance {
   if (level > 0) return new Chalk({ level });

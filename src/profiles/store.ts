@@ -44,7 +44,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 
 /**
  * Checks the store's shape by hand rather than with zod: this runs on every send, and zod's
- * import alone costs more than the rest of a dry run (README: "Performance"). Returns the problems found,
+ * import alone costs more than the rest of a dry run (docs/performance.md). Returns the problems found,
  * each as "where: what".
  */
 export function checkStoreShape(raw: unknown): string[] {
