@@ -2,22 +2,15 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_apikey_abcd9876';
-let server: TestServer;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-  server.fallback = { status: 200, body: { ok: true } };
+const server = useTestServer({
+  reset: (s) => {
+    s.fallback = { status: 200, body: { ok: true } };
+  },
 });
 
 function api(args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {

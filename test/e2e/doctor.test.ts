@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 import { startTinyproxy, tinyproxySkip, type Tinyproxy } from '../support/tinyproxy.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
 
@@ -19,14 +19,11 @@ interface Doc {
 }
 
 let certs: TestCerts;
-let server: TestServer;
-before(async () => {
-  certs = makeCerts();
-  server = await startTestServer({ tls: { key: certs.key, cert: certs.cert } });
-  server.fallback = { status: 404, body: 'not here', headers: { date: new Date().toUTCString() } };
-});
-after(async () => {
-  await server.close();
+const server = useTestServer({
+  tls: () => (certs = makeCerts()),
+  reset: (s) => {
+    s.fallback = { status: 404, body: 'not here', headers: { date: new Date().toUTCString() } };
+  },
 });
 
 function env(extra: Record<string, string | undefined> = {}): Record<string, string> {

@@ -4,9 +4,9 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 const KEY = 'sk_tty_TYPEDsecret_4321';
@@ -45,13 +45,7 @@ function runTty(args: string[], env: Record<string, string>, answers: Array<[Reg
   });
 }
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not installed' }, () => {
   test('profile add asks for the key without echoing it', async () => {

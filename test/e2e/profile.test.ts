@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 
 const PROD_KEY = 'sk_live_PRODsecretVALUE_7777';
 const TEST_KEY = 'sk_test_TESTsecretVALUE_2222';
@@ -12,16 +12,7 @@ const ENV_KEY = 'sk_env_ENVsecretVALUE_5555';
 const FILE_KEY = 'sk_file_FILEsecretVALUE_8888';
 const KEYS = [PROD_KEY, TEST_KEY, ENV_KEY, FILE_KEY];
 
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-});
+const server = useTestServer();
 
 interface Home {
   dir: string;

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startProxy, type TestProxy } from '../support/proxy.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { type TestServer, useTestServer } from '../support/test-server.js';
 import { startTinyproxy, tinyproxySkip, type Tinyproxy } from '../support/tinyproxy.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
 
@@ -17,17 +17,8 @@ const PASSWORD = 's3cretPw';
 const SEND = ['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi', '--account', 'ACME01'];
 
 let certs: TestCerts;
-let tls: TestServer;
-let plain: TestServer;
-before(async () => {
-  certs = makeCerts();
-  tls = await startTestServer({ tls: { key: certs.key, cert: certs.cert } });
-  plain = await startTestServer();
-});
-after(async () => {
-  await tls.close();
-  await plain.close();
-});
+const tls = useTestServer({ tls: () => (certs = makeCerts()) });
+const plain = useTestServer();
 
 function env(baseUrl: string, extra: Record<string, string | undefined> = {}, configDir = tempDir()): Record<string, string> {
   return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, ...extra });

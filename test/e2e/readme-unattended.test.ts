@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, tempDir } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'readme-unattended-key-4321';
 const section = ((): string => {
@@ -49,16 +49,10 @@ function seconds(text: string): number {
 }
 
 const REQUEST_TIMEOUT_S = 30;
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-  server.fallback = { status: 202, body: { ok: true } };
+const server = useTestServer({
+  reset: (s) => {
+    s.fallback = { status: 202, body: { ok: true } };
+  },
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));

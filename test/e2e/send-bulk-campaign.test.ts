@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { realFile, runDirFor } from '../../src/bulk/state.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, killRepeatedly, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+import { type ReceivedRequest, type ScriptedResponse, startTestServer, type TestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
@@ -84,16 +84,8 @@ function csvRows(path: string): Array<Record<string, string>> {
 }
 
 describe('run identity: a resume sends where the run started, or not at all', () => {
-  let a: TestServer;
-  let b: TestServer;
-  before(async () => {
-    a = await startTestServer();
-    b = await startTestServer();
-  });
-  after(async () => {
-    await a.close();
-    await b.close();
-  });
+  const a = useTestServer();
+  const b = useTestServer();
 
   test('--resume against another base URL or account is refused before anything is sent (both servers counted); the right target finishes it once, with a new key if need be', async () => {
     resetServer(a);
@@ -208,13 +200,7 @@ describe('run identity: a resume sends where the run started, or not at all', ()
 });
 
 describe('outcomes that last: message ids in the journal, msgr runs', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   test('following the resume hint with the same --report keeps the first run\'s ids; runs report has every accepted row\'s id', async () => {
     resetServer(server);
@@ -363,13 +349,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
 });
 
 describe('changed files and follow-up campaigns', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   test('an extended file with --skip-sent goes only to the new numbers; the report counts "already sent" with the earlier id', async () => {
     resetServer(server);

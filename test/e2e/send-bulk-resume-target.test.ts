@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+import { type ReceivedRequest, type ScriptedResponse, type TestServer, useTestServer } from '../support/test-server.js';
 
 const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1', '--yes'];
 
@@ -27,17 +27,9 @@ function argsOf(command: string): string[] {
 }
 
 describe('resume commands of a run with a profile whose account or base URL came from elsewhere', () => {
-  let profileServer: TestServer;
-  let otherServer: TestServer;
+  const profileServer = useTestServer();
+  const otherServer = useTestServer();
   let accepted: Array<{ msisdn: string; account: string }> = [];
-  before(async () => {
-    profileServer = await startTestServer();
-    otherServer = await startTestServer();
-  });
-  after(async () => {
-    await profileServer.close();
-    await otherServer.close();
-  });
 
   const accept = (r: ReceivedRequest): ScriptedResponse => {
     const body = r.json as { accountReference: string; recipients?: Array<{ msisdn: string }> };
@@ -137,13 +129,7 @@ describe('--journal that is not a journal file', () => {
 });
 
 describe('a run of piped data kept by --journal in msgr runs', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   test('msgr runs list shows it and msgr runs show names its journal and the command that continues it', async () => {
     const root = tempDir();

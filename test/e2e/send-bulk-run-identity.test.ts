@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { runDirFor } from '../../src/bulk/state.js';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1'];
@@ -32,14 +32,8 @@ function bulk(args: string[], e: Record<string, string>, o: { cwd?: string; inpu
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 describe('one run per file, per journal, per piped data', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let accepted: string[] = [];
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
 
   const accept = (r: ReceivedRequest): ScriptedResponse => {
     const recipients = (r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? [];

@@ -3,18 +3,12 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_live_bulkSECRET_4321';
-let server: TestServer;
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
+const server = useTestServer();
 
 function filesUnder(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type ReceivedRequest, type ScriptedResponse, type TestServer } from '../support/test-server.js';
+import { type ReceivedRequest, type ScriptedResponse, type TestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const HI = ['--from', 'Acme', '--text', 'Hi {{name}}'];
@@ -59,13 +59,7 @@ function csvRows(path: string): Array<Record<string, string>> {
 const NAMES = ['Ann', 'Bob', 'Ann', 'Cy', 'Bob', 'Ann', 'Ann', 'Bob', 'Cy', 'Ann', 'Dee', 'Bob'];
 
 describe('--skip-sent with a message per row', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   test('a follow-up sends exactly to the numbers left, each its own text, grouped over the rows that remain; the dry run counts the same; the report lists the rows already sent', async () => {
     server.requests.length = 0;

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const FIXTURES = join(ROOT, 'fixtures', 'bulk');
@@ -419,13 +419,7 @@ describe('send-bulk against the sandbox', () => {
 });
 
 describe('send-bulk against a scripted server', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer();
 
   test('a rejected batch is reported per row and the run ends with exit 7', async () => {
     server.requests.length = 0;

@@ -2,22 +2,15 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, beforeEach, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { startTestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_abcdefgh12345678';
-let server: TestServer;
-
-before(async () => {
-  server = await startTestServer();
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => {
-  server.requests.length = 0;
-  server.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
+const server = useTestServer({
+  reset: (s) => {
+    s.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
+  },
 });
 
 function env(extra: Record<string, string | undefined> = {}): Record<string, string> {

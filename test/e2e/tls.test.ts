@@ -1,22 +1,15 @@
 // HTTPS with a private CA made at test time: refused without --ca-file, trusted with it.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasSystemCaSwitch } from '../../src/http/trust.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
-import { startTestServer, type TestServer } from '../support/test-server.js';
+import { useTestServer } from '../support/test-server.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
 
 let certs: TestCerts;
-let server: TestServer;
-before(async () => {
-  certs = makeCerts();
-  server = await startTestServer({ tls: { key: certs.key, cert: certs.cert } });
-});
-after(async () => {
-  await server.close();
-});
+const server = useTestServer({ tls: () => (certs = makeCerts()) });
 
 const args = ['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi', '--account', 'ACME01'];
 const env = (): Record<string, string> => cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'tls-key-4321', MSGR_BASE_URL: server.url });

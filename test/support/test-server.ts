@@ -3,6 +3,7 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach } from 'node:test';
 
 export interface ScriptedResponse {
   status?: number;
@@ -99,5 +100,51 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * The server of a test file or of a describe block (node:test hooks): listening before its tests,
+ * closed after them. Before each test its record of requests is emptied and `reset` runs, for
+ * the answers every test starts from. Read it only inside tests and hooks: before the first
+ * hook has run there is no server yet.
+ */
+export function useTestServer(options: { tls?: () => { key: string; cert: string }; reset?: (server: TestServer) => void } = {}): TestServer {
+  let started: TestServer | undefined;
+  const live = (): TestServer => {
+    if (started === undefined) throw new Error('useTestServer: the server is read before its before() hook ran');
+    return started;
+  };
+  before(async () => {
+    started = await startTestServer(options.tls !== undefined ? { tls: options.tls() } : {});
+  });
+  after(async () => {
+    await started?.close();
+  });
+  beforeEach(() => {
+    live().requests.length = 0;
+    options.reset?.(live());
+  });
+  return {
+    get url() {
+      return live().url;
+    },
+    get requests() {
+      return live().requests;
+    },
+    script: (...responses) => live().script(...responses),
+    get fallback() {
+      return live().fallback;
+    },
+    set fallback(r: ScriptedResponse) {
+      live().fallback = r;
+    },
+    get answer() {
+      return live().answer;
+    },
+    set answer(f: ((req: ReceivedRequest) => ScriptedResponse) | undefined) {
+      live().answer = f;
+    },
+    close: () => live().close(),
   };
 }
