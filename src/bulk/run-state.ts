@@ -17,6 +17,7 @@ import { RESERVE_BYTES } from './disk-reserve.js';
 import { lockHolder, tryLock, type LockOwner } from '../files/lock.js';
 import { sameFile } from '../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, readHeader, writePointer } from './runs.js';
+import { definitionDifferences, journaledDefinition, type MessageDefinition } from './sent.js';
 import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { RunInput } from './run-input.js';
@@ -60,6 +61,8 @@ export interface RunState {
   readonly moved: { readonly from: string; readonly to: string } | undefined;
   /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
   readonly unfinished?: { readonly header: RunHeader; readonly sending: boolean } | undefined;
+  /** The file's last run, finished: a new run sends to its rows again (sendsAgain says so). */
+  readonly finished?: RunHeader | undefined;
 }
 
 /**
@@ -160,6 +163,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   let abandoned: RunState['abandoned'];
   let moved: RunState['moved'];
   let unfinished: RunState['unfinished'];
+  let finished: RunHeader | undefined;
   if (flags.resume) {
     try {
       previous = await loadJournal(journalPath);
@@ -195,7 +199,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       moveJournal(journalPath, kept);
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
-      sendsAgain(ui, flags, old.header.runId);
+      finished = old.header;
     }
   } else if (flags.dryRun && !flags.resume && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
@@ -210,10 +214,10 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
       else ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): the campaign goes on with --resume, or starts over with --restart`);
     } else if (old !== undefined) {
-      sendsAgain(ui, flags, old.header.runId);
+      finished = old.header;
     }
   }
-  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished };
+  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished, finished };
 }
 
 /**
@@ -270,11 +274,18 @@ function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () 
 /**
  * Starting a file again after its last run finished sends to every row again: deliberate for a
  * repeated campaign, a double send for a follow-up that forgot --skip-sent (README: "Campaign
- * workflow"), so it is said before the preflight.
+ * workflow"), so it is said before the preflight, once the message is known: --skip-sent leaves
+ * out only what that run accepted of the same message, so it is offered only then.
  */
-function sendsAgain(ui: Ui, flags: RunFlags, runId: string): void {
-  if (flags.skipSent !== undefined && flags.skipSent.length > 0) return;
+export function sendsAgain(ui: Ui, flags: RunFlags, finished: RunHeader | undefined, definition: MessageDefinition): void {
+  if (finished === undefined || (flags.skipSent !== undefined && flags.skipSent.length > 0)) return;
+  const runId = finished.runId;
   const sends = flags.trial !== undefined ? `a run of the campaign now (not this ${flags.trial}) sends` : 'this run sends';
+  const diffs = definitionDifferences(journaledDefinition(finished), definition);
+  if (diffs.length > 0) {
+    ui.info(`the last run of this file, ${runId}, finished with another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); ${sends} to every row, those it accepted included`);
+    return;
+  }
   ui.info(`the last run of this file, ${runId}, finished; ${sends} to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
 }
 

@@ -456,6 +456,31 @@ describe('changed files and follow-up campaigns', () => {
     assert.equal(sentNumbers(server).length, 6);
   });
 
+  test('starting a file again with another message after its run finished does not offer the --skip-sent that would be refused', async () => {
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const file = writeCsv(join(dir, 'c.csv'), numbers(3));
+    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const other = [file, '--from', 'Acme', '--text', 'Hello again'];
+    const dry = await bulk([...other, '--dry-run'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, new RegExp(`the last run of this file, ${runId}, finished with another message \\(body differs\\); this run sends to every row, those it accepted included`));
+    assert.doesNotMatch(dry.stderr, /--skip-sent/);
+    // What the notice used to offer is refused: that run did not send this message.
+    const offered = await bulk([...other, '--dry-run', '--skip-sent', runId], env(server.url, config));
+    assert.equal(offered.code, 2);
+    assert.match(offered.stderr, /sent another message \(body differs\)/);
+    const again = await bulk(other, env(server.url, config));
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /finished with another message \(body differs\); this run sends to every row, those it accepted included/);
+    assertNoBug(again);
+    assert.equal(sentNumbers(server).length, 6);
+  });
+
   test('a changed file: --resume is refused, --restart leaves out what the abandoned run accepted and says how many; --include-sent sends to everyone', async () => {
     resetServer(server);
     acceptThenRefuse(server, 2);

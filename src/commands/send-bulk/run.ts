@@ -31,7 +31,7 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkStdinAgain, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
+import { checkStdinAgain, noSpaceError, openJournal, openRunState, sendsAgain, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
 import { openInput } from '../../bulk/run-input.js';
 import { checkSamePreflight, resumeRefusal } from '../../bulk/resume-checks.js';
 import { announceResume, runTargetOf } from '../../bulk/run-target.js';
@@ -144,6 +144,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   state = await checkStdinAgain(ctx, ui, flags, state, input);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
+  sendsAgain(ui, flags, state.finished, { message: plan.message, personal: plan.shape.personal });
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, opts.textFile !== undefined ? '--text-file' : '--text');
   const sampleTo = sampleNumbers(opts.sampleTo, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: opts.exclude ?? '' } : undefined);
