@@ -146,6 +146,18 @@ export function readHeader(path: string): RunHeader | undefined {
   }
 }
 
+/** The journal of a CSV file's run (its real path), real or sandbox, kept in its run folder or elsewhere. */
+function fileRunJournal(state: string, file: string): string | undefined {
+  for (const sandbox of [false, true]) {
+    const dir = runDirFor(state, file, sandbox);
+    const j = join(dir, 'journal.jsonl');
+    if (existsSync(j)) return j;
+    const elsewhere = journalsElsewhere(state, dir, sandbox)[0];
+    if (elsewhere !== undefined) return elsewhere.journal;
+  }
+  return undefined;
+}
+
 /**
  * The journal a user means by `ref`: a journal's path, an input file's path (its current run,
  * real or else sandbox), or a run id (or the start of one) of a run in the state folder.
@@ -154,15 +166,13 @@ export function findRun(state: string, cwd: string, ref: string, flag: string): 
   const abs = resolve(cwd, ref);
   if (existsSync(abs) && statSync(abs).isFile()) {
     if (readHeader(abs) !== undefined) return abs;
-    for (const sandbox of [false, true]) {
-      const dir = runDirFor(state, realFile(abs), sandbox);
-      const j = join(dir, 'journal.jsonl');
-      if (existsSync(j)) return j;
-      const elsewhere = journalsElsewhere(state, dir, sandbox)[0];
-      if (elsewhere !== undefined) return elsewhere.journal;
-    }
+    const own = fileRunJournal(state, realFile(abs));
+    if (own !== undefined) return own;
     throw new UsageError(`${flag}: ${ref} is neither a msgr journal nor a file msgr has a run of`, { hint: '`msgr runs list` shows the runs msgr has, with their ids.' });
   }
+  // A CSV file moved or deleted since its run: its run folder is still known by its path.
+  const gone = existsSync(abs) ? undefined : fileRunJournal(state, join(realFile(dirname(abs)), basename(abs)));
+  if (gone !== undefined) return gone;
   // A run id (20261124T030218Z-dd8ae77b), its first 8 or more characters, or its random part.
   const suffix = /^[0-9a-f]{8}$/.test(ref) ? `-${ref}` : undefined;
   const matches = journalPaths(state).filter((p) => {

@@ -244,6 +244,31 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     assert.deepEqual(csvRows(fromJournal).map((r) => r.message_id), list.map((m) => `id-${m}`));
   });
 
+  test('runs show and runs report name a run by its CSV file after the file was moved away', async () => {
+    resetServer(server);
+    server.answer = acceptWithIds(server);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(4);
+    const file = writeCsv(join(dir, 'gone.csv'), list);
+    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
+    assert.equal(first.code, 0, first.stderr);
+    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    renameSync(file, join(dir, 'archived.csv'));
+    const show = await runs(['show', file], env(server.url, config));
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`run\\s+${runId}`));
+    const report = join(dir, 'r.csv');
+    const rep = await runs(['report', file, '--report', report], env(server.url, config));
+    assert.equal(rep.code, 0, rep.stderr);
+    assert.match(rep.stderr, /gone or changed since the run/);
+    assert.deepEqual(csvRows(report).map((r) => r.message_id), list.map((m) => `id-${m}`));
+    // A path that never had a run is still no run.
+    const never = await runs(['show', join(dir, 'never.csv')], env(server.url, config));
+    assert.equal(never.code, 2);
+    assert.match(never.stderr, /no run ".*never\.csv"/);
+  });
+
   test('runs list and show: target, rows, accepted, in doubt, not sent, finished or not; prune removes only old finished runs', async () => {
     resetServer(server);
     const dir = tempDir();
