@@ -19,7 +19,7 @@ export interface LoadedJournal {
   readonly states: Uint8Array;
   /** Per batch, the recipients of its latest "send" record (0: never sent). */
   readonly recipients: Uint32Array;
-  /** Batch → last error text, for the in-doubt list. */
+  /** How the last process that wrote the journal ended (its "stop"); undefined when it wrote none. */
   readonly lastStop: string | undefined;
   /** Lines that could not be read (a torn last write). */
   readonly badLines: number;
@@ -75,6 +75,8 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
     }
     const batch = typeof rec.batch === 'number' ? rec.batch : -1;
     if (rec.type === 'send' && batch >= 0 && batch < states.length) {
+      // Sent after a "stop" (where no boot id is known): by a later process, which has not said how it ended.
+      lastStop = undefined;
       // A "send" after a final outcome (resend of an in-doubt batch) makes it in flight again.
       const m = marks[batch] as number;
       const doubt = (m & 4) !== 0 || states[batch] === BatchState.inDoubt || (states[batch] === BatchState.started && (m & 3) !== 2);
@@ -89,6 +91,8 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       // Its last attempt did not take: until the next "out", nothing of it is out there.
       marks[batch] = (marks[batch] as number) & ~1;
     } else if (rec.type === 'boot') {
+      // A process opened the journal again: how it ended is not known until its own "stop".
+      lastStop = undefined;
       sameBoot = now !== undefined && (rec as { id?: unknown }).id === now;
     } else if (rec.type === 'done' && batch >= 0 && batch < states.length) {
       let s = OUTCOME_STATE[rec.outcome as BatchOutcome];

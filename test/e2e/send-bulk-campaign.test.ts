@@ -244,6 +244,36 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     assert.deepEqual(csvRows(fromJournal).map((r) => r.message_id), list.map((m) => `id-${m}`));
   });
 
+  test('runs show of a run whose resume is sending, then was killed: neither is told as the earlier process\'s stop', async () => {
+    resetServer(server);
+    acceptThenRefuse(server, 1);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const file = writeCsv(join(dir, 'k.csv'), numbers(6));
+    const first = await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    const stopped = await runs(['show', file], env(server.url, config));
+    assert.match(stopped.stdout, /state\s+unfinished \(last stop: auth\)/);
+
+    // The resume's request gets no answer while it runs; then it is killed.
+    const answered = server.requests.length;
+    server.answer = () => ({ status: 202, body: {}, delayMs: 5_000 });
+    const child = spawn(process.execPath, [BIN, 'send-bulk', file, '--resume', '--concurrency', '1'], { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
+    const closed = new Promise((r) => child.on('close', r));
+    for (let i = 0; i < 200 && server.requests.length === answered; i++) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(server.requests.length > answered, 'the resume sent its request');
+    const sending = await runs(['show', file], env(server.url, config));
+    assert.match(sending.stdout, new RegExp(`state\\s+unfinished \\(sending now: msgr pid ${child.pid ?? 0} on `));
+    child.kill('SIGKILL');
+    await closed;
+    const killed = await runs(['show', file], env(server.url, config));
+    assert.equal(killed.code, 0, killed.stderr);
+    assert.match(killed.stdout, /state\s+unfinished \(its last process wrote no stop: it was killed, or the machine went down\)/);
+    assert.doesNotMatch(killed.stdout, /last stop: auth/);
+    assert.match(killed.stdout, /in doubt\s+2\b/);
+    server.answer = acceptWithIds(server);
+  });
+
   test('runs show and runs report name a run by its CSV file after the file was moved away', async () => {
     resetServer(server);
     server.answer = acceptWithIds(server);

@@ -11,6 +11,7 @@ import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type 
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { realFile, runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
+import { lockHolder } from '../../files/lock.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import type { RunsOptions } from './options.js';
@@ -63,6 +64,18 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   ctx.stdout.write(`${table(rows)}\n`);
 }
 
+/**
+ * How the run's last process ended. One that wrote no "stop" is sending now (it holds the lock)
+ * or was killed (kill -9, a power cut): an earlier process's stop would say the wrong thing.
+ */
+function stopNote(ctx: Context, journal: string, info: RunInfo, lastStop: string | undefined): string {
+  if (lastStop !== undefined) return ` (last stop: ${lastStop})`;
+  if (info.finished) return '';
+  const holder = lockHolder(`${journal}.lock`, ctx);
+  if (holder !== undefined) return ` (sending now: msgr pid ${holder.pid} on ${holder.host})`;
+  return ' (its last process wrote no stop: it was killed, or the machine went down)';
+}
+
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs show');
   const info = await runInfo(journal);
@@ -81,7 +94,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   }
   const lines: Array<[string, string]> = [
     ['run', info.runId],
-    ['state', `${status(info)}${detail.loaded.lastStop !== undefined ? ` (last stop: ${detail.loaded.lastStop})` : ''}`],
+    ['state', `${status(info)}${stopNote(ctx, journal, info, detail.loaded.lastStop)}`],
     ['journal', journal],
     ['file', info.file],
     ['target', describeTarget(h.target)],
