@@ -1,6 +1,7 @@
 // What a bulk run sends and how it cuts the file into batches (the journal header's message and
 // shape): from the flags for a new run, exactly as journaled for a resumed one. Also the number
 // checker and the exclude list those imply.
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../context.js';
@@ -63,6 +64,13 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
   const checker = createNumberChecker(country);
   let exclude: ExcludeList | undefined;
   if (shape.exclude !== null) {
+    // A resume reads the list its run started with, by the path the journal keeps: one moved or
+    // deleted since is said as such, not as a path the user mistyped.
+    if (previous !== undefined && !existsSync(shape.exclude.path)) {
+      throw new UsageError(`--resume: the exclude file ${shape.exclude.path} that run ${previous.header.runId} started with is gone`, {
+        hint: 'Put it back at that path, unchanged, and resume again; or start a new run with --restart.',
+      });
+    }
     exclude = await loadExcludes(shape.exclude.path, checker, { label: flags.exclude ?? shape.exclude.path, column: shape.exclude.column });
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
       throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {

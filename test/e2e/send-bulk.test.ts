@@ -2,7 +2,7 @@
 // every accepted request) or the scriptable test server. Asserts on what the server received.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -281,6 +281,26 @@ describe('send-bulk against the sandbox', () => {
     const r = await bulk([path, '--resume'], env(sbx.server.url, {}, config));
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /changed since run \S+ started/);
+  });
+
+  test('--resume after the run\'s --exclude list was moved away says so, and sends nothing until it is back', async () => {
+    const { path } = numbersCsv(3, 600);
+    const config = tempDir();
+    const list = join(tempDir(), 'optouts.txt');
+    writeFileSync(list, '+447911100601\n');
+    const before = readRecord(sbx.record).length;
+    const bad = await bulk([path, ...MSG, '--exclude', list], env(sbx.server.url, { MSGR_API_KEY: 'wrong-key-999' }, config));
+    assert.equal(bad.code, 3, bad.stderr);
+    renameSync(list, `${list}.moved`);
+    const r = await bulk([path, '--resume'], env(sbx.server.url, {}, config));
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, new RegExp(`--resume: the exclude file ${list.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} that run \\S+ started with is gone\\nhint: Put it back at that path, unchanged`));
+    assert.doesNotMatch(r.stderr, /Check the file name|a relative path/);
+    assert.equal(readRecord(sbx.record).length, before);
+    renameSync(`${list}.moved`, list);
+    const ok = await bulk([path, '--resume'], env(sbx.server.url, {}, config));
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.deepEqual(readRecord(sbx.record).slice(before).flatMap((x) => x.request.recipients.map((m) => m.msisdn)), ['+447911100600', '+447911100602']);
   });
 
   test('a lock stops a second run on the same journal and names the other process', async () => {
