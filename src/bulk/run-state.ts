@@ -152,7 +152,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
         throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
-          hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (it leaves out the rows that run accepted).`,
+          hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (for the same message, it leaves out the rows that run accepted).`,
         });
       }
       ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: the campaign goes on with ${command}`);
@@ -185,7 +185,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (old !== undefined && !isFinished(old)) {
       if (!flags.restart) {
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
-          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (it leaves out the rows that run accepted). Journal: ${journalPath}`,
+          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
         });
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
@@ -368,7 +368,7 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
     if (!flags.restart || !own) {
       const restart = own ? '--restart' : `--restart --journal ${shellQuote(journal)}`;
       throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
-        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (it leaves out the rows that run accepted).`,
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
       });
     }
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;

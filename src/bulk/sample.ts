@@ -99,6 +99,8 @@ export interface UnfinishedRun {
   readonly sending: boolean;
   /** Why --resume would be refused with this command (a changed text, another target); undefined: it would go on. */
   readonly resumeRefusal: string | undefined;
+  /** Why --restart would not leave out the rows it accepted (another message); undefined: it would. */
+  readonly restartSendsToAll?: string | undefined;
 }
 
 /** What a sample prints for the real run: the command that works, beside an unfinished run too. */
@@ -116,7 +118,7 @@ function nextStep(argv: readonly string[], unfinished: UnfinishedRun | undefined
   if (unfinished.resumeRefusal !== undefined) {
     return {
       command: restart,
-      lines: [`  run ${runId} of this file is unfinished, and this command cannot continue it (${unfinished.resumeRefusal});`, `  start over with: ${restart} (it leaves out the rows run ${runId} accepted)`],
+      lines: [`  run ${runId} of this file is unfinished, and this command cannot continue it (${unfinished.resumeRefusal});`, `  start over with: ${restart} (${unfinished.restartSendsToAll !== undefined ? `run ${runId} ${unfinished.restartSendsToAll}: the rows it accepted are not left out` : `it leaves out the rows run ${runId} accepted`})`],
       facts: { unfinishedRun: runId, resumeRefused: unfinished.resumeRefusal },
     };
   }

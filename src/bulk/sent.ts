@@ -251,6 +251,17 @@ export function checkSameSkipSent(named: readonly string[], refs: readonly strin
 }
 
 /**
+ * Why --restart does not leave out the numbers the abandoned run accepted (it sent another
+ * message, or only to the sandbox), or undefined when it does.
+ */
+export function restartSendsToAll(abandoned: RunHeader, definition: MessageDefinition, target: JournaledTarget | undefined): string | undefined {
+  const diffs = definitionDifferences(journaledDefinition(abandoned), definition);
+  if (diffs.length > 0) return `sent another message (${diffs.join(', ')})`;
+  if (abandoned.target?.sandbox === true && target?.sandbox !== true) return 'went to the sandbox';
+  return undefined;
+}
+
+/**
  * The numbers this run leaves out: those of the runs its journal names (a resume), else those
  * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
  * --include-sent, or when that run sent another message or only to the sandbox).
@@ -271,9 +282,8 @@ export async function sentNumbersFor(
   const journals = named.map((j) => (state.moved !== undefined && j === state.moved.from ? state.moved.to : j));
   if (state.abandoned !== undefined && !flags.includeSent && !journals.includes(state.abandoned.journal)) {
     const a = state.abandoned.header;
-    const diffs = definitionDifferences(journaledDefinition(a), definition);
-    if (diffs.length > 0) ui.info(`the abandoned run ${a.runId} sent another message (${diffs.join(', ')}): the numbers it accepted are not left out`);
-    else if (a.target?.sandbox === true && target?.sandbox !== true) ui.info(`the abandoned run ${a.runId} went to the sandbox: the numbers it accepted are not left out`);
+    const why = restartSendsToAll(a, definition, target);
+    if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);
     else journals.push(state.abandoned.journal);
   }
   if (journals.length === 0) return undefined;

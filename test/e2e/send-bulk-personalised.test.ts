@@ -460,7 +460,16 @@ describe('send-bulk: personalised messages', () => {
       const c = JSON.parse(changed.stdout) as { command: string; resumeRefused: string };
       assert.match(c.command, / --restart$/);
       assert.match(c.resumeRefused, /^--text differs from run \S+, which sends "Hi \{\{first_name\|there\}\}"$/);
-      assert.match(changed.stderr, /this command cannot continue it \(--text differs from run .*\);\n {2}start over with: msgr send-bulk .* --restart \(it leaves out the rows run \S+ accepted\)/);
+      // ... and, the message being another, that --restart does not leave out what that run accepted.
+      assert.match(changed.stderr, /this command cannot continue it \(--text differs from run .*\);\n {2}start over with: msgr send-bulk .* --restart \(run \S+ sent another message \(body\): the rows it accepted are not left out\)/);
+      assert.doesNotMatch(changed.stderr, /it leaves out the rows run/);
+      // The same text beside a changed file: --restart does leave them out, and says so.
+      const original = readFileSync(path);
+      writeFileSync(path, `${original.toString('utf8')}+447911100099,Extra,Friday,Hull\n`);
+      const edited = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], env(slow.server.url, config));
+      writeFileSync(path, original);
+      assert.equal(edited.code, 0, edited.stderr);
+      assert.match(edited.stderr, /this command cannot continue it \(the file changed since run \S+ started\);\n {2}start over with: msgr send-bulk .* --restart \(it leaves out the rows run \S+ accepted\)/);
       // Pasted into a shell as printed (msgr is this checkout's bin/msgr.js).
       const resumed = await new Promise<{ code: number | null; stderr: string }>((done) => {
         execFile('bash', ['-c', `node ${JSON.stringify(BIN)} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));

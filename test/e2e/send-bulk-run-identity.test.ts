@@ -310,7 +310,7 @@ describe('one run per file, per journal, per piped data', () => {
     const again = await bulk(['-', ...MSG], e, { input: data });
     assert.equal(again.code, 2, again.stderr);
     assert.match(again.stderr, new RegExp(`read the same data from stdin\\); its journal is kept at ${escape(journal)}$`, 'm'));
-    assert.match(again.stderr, new RegExp(`or abandon it with --restart --journal ${escape(journal)} \\(it leaves out`));
+    assert.match(again.stderr, new RegExp(`or abandon it with --restart --journal ${escape(journal)} \\(for the same message, it leaves out`));
     assert.equal(server.requests.length, before, 'the refused start sent');
     // --restart alone does not rename a journal the user keeps: it must be named.
     const bare = await bulk(['-', '--restart', ...MSG], e, { input: data });

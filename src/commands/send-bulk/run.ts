@@ -38,7 +38,7 @@ import { announceResume, runTargetOf } from '../../bulk/run-target.js';
 import { findRun, outcomeRecords } from '../../bulk/runs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
-import { checkSameSkipSent, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
+import { checkSameSkipSent, restartSendsToAll, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
@@ -245,7 +245,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
   // Beside an unfinished run, the sample names the command that goes on with the campaign.
   const unfinishedRun = (u: typeof state.unfinished): UnfinishedRun | undefined =>
-    u === undefined ? undefined : { runId: u.header.runId, sending: u.sending, resumeRefusal: resumeRefusal(ctx, opts, u.header, runTargetOf(target, settings, u.header.message, true), settings.account.value !== undefined, pre.hash) };
+    u === undefined
+      ? undefined
+      : {
+          runId: u.header.runId,
+          sending: u.sending,
+          resumeRefusal: resumeRefusal(ctx, opts, u.header, runTargetOf(target, settings, u.header.message, true), settings.account.value !== undefined, pre.hash),
+          restartSendsToAll: restartSendsToAll(u.header, { message: plan.message, personal: plan.shape.personal }, runTarget),
+        };
   if (sampleTo !== undefined) {
     const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun(state.unfinished) };
     return runSamples(ctx, ui, { ...sample, client: newClient({ connections: 1 }) });
