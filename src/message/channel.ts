@@ -33,6 +33,12 @@ export function checkSender(from: string, channel: Channel): string | undefined 
   if (channel === 'RCS') return undefined;
   if (/^\+?\d{1,15}$/.test(from)) return undefined;
   if (/^[A-Za-z0-9 ]{1,11}$/.test(from) && /[A-Za-z]/.test(from)) return undefined;
+  // A number as people write one (spaces, dashes, dots) is said as such, with the form to give:
+  // measured as a name, "0800 123" would be "8 characters, at most 11".
+  if (/^\+?[\d\s.-]+$/.test(from) && /\d/.test(from)) {
+    const compact = from.replace(/[\s.-]/g, '');
+    return /^\+?\d{1,15}$/.test(compact) ? `"${from}" is a number with spaces or punctuation: write it as ${compact}` : `"${from}" is not an SMS sender id: a number has at most 15 digits`;
+  }
   if (/^[A-Za-z0-9 ]+$/.test(from)) return `"${from}" is ${from.length} characters: an SMS sender name has at most 11 letters, digits or spaces`;
   return `"${from}" is not an SMS sender id: use ${SMS_SENDER_RULE}`;
 }

@@ -248,6 +248,24 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('--from-column: a sender number written with spaces is an invalid row saying how to write it, not "8 characters, at most 11"', async () => {
+    const { server, record } = await sandbox();
+    try {
+      const path = csv('msisdn,sender\n+447911100001,0800 123\n+447911100002,+44 7911 999999\n+447911100003,Acme\n');
+      const stop = await bulk([path, '--text', 'Hi', '--from-column', 'sender'], env(server.url));
+      assert.equal(stop.code, 2);
+      assert.match(stop.stderr, /line 2: sender "0800 123" is a number with spaces or punctuation: write it as 0800123\n/);
+      assert.match(stop.stderr, /line 3: sender "\+44 7911 999999" is a number with spaces or punctuation: write it as \+447911999999\n/);
+      assert.doesNotMatch(stop.stderr, /characters: an SMS sender name has at most 11|is not an SMS sender id: use a number/);
+      assert.equal(received(record).length, 0);
+      const one = await runCli(['send', '--to', '+447911100001', '--from', '0800 123', '--text', 'Hi', '--dry-run'], { env: env(server.url) });
+      assert.equal(one.code, 2);
+      assert.match(one.stderr, /--from: sender "0800 123" is a number with spaces or punctuation: write it as 0800123/);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('a resumed --text-column/--from-column run, and msgr runs show, say "a text per row (column …)" and "a sender per row (column …)", never "undefined"', async () => {
     const server = await startTestServer();
     try {

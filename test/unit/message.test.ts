@@ -115,6 +115,9 @@ describe('channels and senders', () => {
     assert.equal(checkSender('+447911123456', 'SMS'), undefined);
     assert.equal(checkSender('12345', 'SMS'), undefined);
     assert.match(checkSender('Acme Shop 12', 'SMS') ?? '', /at most 11/);
+    assert.equal(checkSender('0800 123', 'SMS'), '"0800 123" is a number with spaces or punctuation: write it as 0800123');
+    assert.equal(checkSender('+44 7911-999.999', 'SMS'), '"+44 7911-999.999" is a number with spaces or punctuation: write it as +447911999999');
+    assert.equal(checkSender('1234 5678 9012 3456', 'SMS'), '"1234 5678 9012 3456" is not an SMS sender id: a number has at most 15 digits');
     assert.match(checkSender('Acme-Shop', 'SMS') ?? '', /not an SMS sender id: use a number, or 1 to 11 letters \(A-Z without accents\)/);
     assert.match(checkSender('José', 'SMS') ?? '', /A-Z without accents/);
     // A placeholder is not filled in in a sender, on either channel; zero-width characters are nothing.
