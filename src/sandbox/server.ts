@@ -358,6 +358,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
     });
   }
 
+  let closing: Promise<void> | undefined;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
     counters.requests += 1;
@@ -382,6 +383,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         'content-length': Buffer.byteLength(reply.body),
         'cache-control': 'no-store',
         ...reply.headers,
+        // Stopping: the answer closes its connection, so a client sends no new request on it
+        // that the drain's deadline would cut off unanswered (in doubt for the client).
+        ...(closing !== undefined ? { connection: 'close' } : {}),
       });
       res.end(reply.body);
     }
@@ -422,7 +426,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
 
   const port = (server.address() as AddressInfo).port;
   const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
-  let closing: Promise<void> | undefined;
   return {
     url,
     port,

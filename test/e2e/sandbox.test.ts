@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
 
@@ -134,6 +134,43 @@ for (const [how, stop] of [
     assert.equal(readFileSync(record, 'utf8').split('\n').filter(Boolean).length, 1);
   });
 }
+
+test('msgr sandbox stopped under a send-bulk: every request it took in is answered, so nothing is left in doubt', async () => {
+  const dir = tempDir();
+  const record = join(dir, 'sent.jsonl');
+  const sbx = await startCli(['--latency', '150', '--record', record]);
+  const csv = join(dir, 'c.csv');
+  writeFileSync(csv, `msisdn\n${Array.from({ length: 400 }, (_, i) => `+4479111${String(i).padStart(5, '0')}`).join('\n')}\n`);
+  const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: KEY, MSGR_BASE_URL: sbx.url, MSGR_ACCOUNT_REFERENCE: 'EX0000000' });
+  const bulk = spawn(process.execPath, [BIN, 'send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  bulk.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+  bulk.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const code = new Promise<number | null>((r) => bulk.on('close', (c) => r(c)));
+  const killer = setTimeout(() => bulk.kill('SIGKILL'), 30_000);
+  try {
+    // Stopped while the run keeps its connections busy: those in flight are answered, and their
+    // answers close the connections, so no new request is taken in only to be cut off.
+    for (let i = 0; i < 100 && !sbx.stderr().includes('202 accepted'); i++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 300));
+    sbx.child.kill('SIGTERM');
+    assert.equal(await sbx.exit, 0);
+    // The rest would wait out its retries against a closed port: stopped, it drains.
+    bulk.kill('SIGTERM');
+    assert.equal(await code, 130, stderr);
+  } finally {
+    clearTimeout(killer);
+  }
+  const summary = JSON.parse(stdout) as { accepted: number; inDoubt: number; notSent: number };
+  assert.equal(summary.inDoubt, 0, stderr);
+  const recorded = readFileSync(record, 'utf8').split('\n').filter(Boolean).length;
+  assert.equal(summary.accepted, recorded * 2);
+  assert.equal(summary.accepted + summary.notSent, 400);
+  const stats = /msgr sandbox stopped: (\d+) requests?, (\d+) accepted/.exec(sbx.stderr());
+  assert.ok(stats !== null, sbx.stderr());
+  assert.equal(stats[1], stats[2], 'a request the sandbox took in went unanswered');
+});
 
 test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async () => {
   const cases: Array<[string[], RegExp]> = [
