@@ -26,6 +26,7 @@ export const SAMPLES_PER_CAUSE = 3;
 const CAUSES: Record<string, string> = {
   scientific: 'numbers in scientific notation',
   decimal: 'numbers written as decimals',
+  formula: 'spreadsheet error values (#NULL!, #NAME?) where numbers should be',
   'no-plus': 'international numbers without their +',
   national: 'national numbers, and no --default-country',
   characters: 'numbers with characters that are not digits',

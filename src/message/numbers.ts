@@ -14,7 +14,7 @@ export type NumberResult =
  * Why a number was refused, without the number itself: problems of many rows are grouped by it.
  * `no-plus`: digits that are a valid international number once a `+` is put in front.
  */
-export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
+export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
 
 /** What a spreadsheet writes for a long number in a General cell: 4.47911E+11, 4,47911E+11. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
@@ -23,6 +23,14 @@ const DECIMAL = /^\+?\d{6,}[.,]0+$/;
 /** A number with spaces and a `.0` (`+44 7911 123461.0`): the part before its one dot or comma. */
 const DECIMAL_TAIL = /^([^.,]+)[.,]0+$/;
 
+/**
+ * A spreadsheet's error value: a number typed with a leading + (or =) is a formula to it, and
+ * `+44 7911 123456` (a space is its intersection operator) exports as #NULL!.
+ */
+const SPREADSHEET_ERROR = /^#(?:NULL!|NAME\?|VALUE!|REF!|DIV\/0!|NUM!|N\/A|ERROR!?|SPILL!|CALC!)$/i;
+
+export const FORMULA_HINT =
+  'A spreadsheet read numbers typed with a leading + as formulas and exported their error values: format the number column as Text (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), type the numbers again, and export again.';
 export const DECIMAL_HINT =
   'A spreadsheet or script stored the numbers as decimals and exported them with ".0": format the number column as Text before exporting (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), with each number written as +<country code><number>.';
 export const SCIENTIFIC_HINT =
@@ -84,6 +92,9 @@ export function checkCountry(input: string, origin: string): CountryCode {
  */
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode): NumberResult {
   const shown = raw.trim();
+  if (SPREADSHEET_ERROR.test(shown)) {
+    return { ok: false, cause: 'formula', reason: `"${shown}" is a spreadsheet's error value, not a number: the cell held a formula`, hint: FORMULA_HINT };
+  }
   if (SCIENTIFIC.test(shown)) {
     return { ok: false, cause: 'scientific', reason: `"${shown}" is in scientific notation: a spreadsheet rounded the number`, hint: SCIENTIFIC_HINT };
   }

@@ -295,6 +295,18 @@ describe('spreadsheet exports', () => {
     assertClean(r);
   });
 
+  test('spreadsheet error values where numbers should be (+44 7911 123456 typed into Excel: #NULL!) are named as such, with how to type numbers as text', async () => {
+    const r = await bulk([file('\ufeffPhone;Name\r\n#NULL!;Ann\r\n#NAME?;Bob\r\n+447911123401;Cy\r\n'), ...MSG, '--yes', '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /2 rows: spreadsheet error values \(#NULL!, #NAME\?\) where numbers should be \(column Phone\)\n\s+line 2: "#NULL!" is a spreadsheet's error value, not a number: the cell held a formula\n\s+line 3: "#NAME\?"/);
+    assert.match(r.stderr, /read numbers typed with a leading \+ as formulas .*format the number column as Text/);
+    assert.doesNotMatch(r.stderr, /characters that are not digits/);
+    const doc = JSON.parse(r.stdout) as { causes: Array<{ cause: string; count: number; lines: number[] }> };
+    assert.deepEqual(doc.causes.map((c) => [c.cause, c.count, c.lines]), [['formula', 2, [2, 3]]]);
+    assert.equal(server.requests.length, 0);
+    assertClean(r);
+  });
+
   test('when every row is invalid the hint does not offer --skip-invalid', async () => {
     const r = await bulk([file('phone\n4.47911E+11\n07911123456\n'), ...MSG, '--yes']);
     assert.equal(r.code, 2, r.stderr);
