@@ -5,7 +5,7 @@
 // A plain list has no header unless its first line is a name (not a number, and no digits in it).
 import { createHash } from 'node:crypto';
 import { fileHint, fileProblem, UsageError } from '../errors.js';
-import { looksLikeNumber } from '../message/numbers.js';
+import { isSpreadsheetError, looksLikeNumber } from '../message/numbers.js';
 import { findNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
@@ -74,7 +74,8 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
       columnName = (fields[found] ?? '').trim();
       return true;
     }
-    if (looksLikeNumber(fields[0] ?? '')) return false;
+    // A spreadsheet's error value (#NULL!) is a number it lost: an entry, refused, not a header.
+    if (looksLikeNumber(fields[0] ?? '') || isSpreadsheetError(fields[0] ?? '')) return false;
     if (fields.length === 1) {
       // A header is a name: a first line with digits in it is an entry mistyped or annotated
       // (`+4479... # since May`), checked as an entry, not dropped as a header.

@@ -29,6 +29,11 @@ const DECIMAL_TAIL = /^([^.,]+)[.,]0+$/;
  */
 const SPREADSHEET_ERROR = /^#(?:NULL!|NAME\?|VALUE!|REF!|DIV\/0!|NUM!|N\/A|ERROR!?|SPILL!|CALC!)$/i;
 
+/** Whether a value is a spreadsheet's error value (#NULL!, #NAME?): a number lost, not a word. */
+export function isSpreadsheetError(raw: string): boolean {
+  return SPREADSHEET_ERROR.test(raw.trim());
+}
+
 export const FORMULA_HINT =
   'A spreadsheet read numbers typed with a leading + as formulas and exported their error values: format the number column as Text (Excel: Format Cells > Text; LibreOffice: Format > Cells > Text), type the numbers again, and export again.';
 export const DECIMAL_HINT =
@@ -92,7 +97,7 @@ export function checkCountry(input: string, origin: string): CountryCode {
  */
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode): NumberResult {
   const shown = raw.trim();
-  if (SPREADSHEET_ERROR.test(shown)) {
+  if (isSpreadsheetError(shown)) {
     return { ok: false, cause: 'formula', reason: `"${shown}" is a spreadsheet's error value, not a number: the cell held a formula`, hint: FORMULA_HINT };
   }
   if (SCIENTIFIC.test(shown)) {

@@ -116,6 +116,17 @@ describe('opt-out lists are strict', () => {
     assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
   });
 
+  test('a first line that is a spreadsheet\'s error value (#NULL!: an opt-out Excel garbled) is a refused entry, not a header that drops it', async () => {
+    for (const content of ['#NULL!\n', '#NULL!\r\n+447911123403\r\n']) {
+      const opt = file(content, 'opt.txt');
+      const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent:\n {2}line 1: "#NULL!" is a spreadsheet's error value/);
+      assert.match(r.stderr, /format the number column as Text/);
+      assert.equal(server.requests.length, 0);
+    }
+  });
+
   test('an unreadable entry further down names its line; a CSV list takes --exclude-column', async () => {
     const bad = file('+447911123401\n+447911123403\nn/a\n', 'opt.txt');
     const r = await bulk([LIST, ...MSG, '--exclude', bad, '--yes']);
