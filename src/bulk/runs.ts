@@ -263,7 +263,7 @@ export function parseAge(text: string): number | undefined {
 
 export interface PruneResult {
   readonly removed: RunInfo[];
-  /** Old enough but not finished (abandoned ones included): kept, they can still be resumed. */
+  /** Old enough but not finished, and not abandoned: kept, they can still be resumed. */
   readonly keptUnfinished: RunInfo[];
   /** Finished, but an unfinished run leaves out their numbers and needs them to resume. */
   readonly keptNeeded: RunInfo[];
@@ -272,9 +272,11 @@ export interface PruneResult {
 }
 
 /**
- * Removes finished runs whose journal was last written more than `olderThanMs` ago: the journal,
- * and the run folder once nothing else is in it. Unfinished runs, and runs an unfinished run
- * leaves out the numbers of (its --resume reads them), are kept.
+ * Removes finished and abandoned runs whose journal was last written more than `olderThanMs` ago:
+ * the journal, a stdin run's copy of its data, and the run folder once nothing else is in it.
+ * Unfinished runs, and runs an unfinished run leaves out the numbers of (its --resume reads them:
+ * a run --restart replaced is one), are kept. An abandoned run is never resumed: it only marks
+ * what it accepted, for the run that replaced it and for `msgr runs report`.
  */
 export async function pruneRuns(state: string, olderThanMs: number, now: Date, dryRun: boolean): Promise<PruneResult> {
   const removed: RunInfo[] = [];
@@ -290,10 +292,10 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
     const h = readHeader(p);
     for (const s of h?.skipSent ?? []) mark(s.journal);
   };
-  for (const r of runs) if (!r.finished) mark(r.journal);
+  for (const r of runs) if (!r.finished && !r.abandoned) mark(r.journal);
   for (const run of runs) {
     if (now.getTime() - Date.parse(run.lastActivity) < olderThanMs) continue;
-    if (!run.finished) {
+    if (!run.finished && !run.abandoned) {
       keptUnfinished.push(run);
       continue;
     }

@@ -177,7 +177,7 @@ function readLines(path: string): string[] {
 }
 
 describe('runs in the state folder', () => {
-  test('list, find by id, file or journal, and prune only old finished runs not needed by unfinished ones', async () => {
+  test('list, find by id, file or journal, and prune only old finished or abandoned runs not needed by unfinished ones', async () => {
     const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
     const folder = join(state, 'runs', 'c.csv-abc');
     mkdirSync(folder, { recursive: true });
@@ -193,17 +193,28 @@ describe('runs in the state folder', () => {
       { type: 'send', batch: 1, first: 2, count: 2, key: 'k', numbers: ['+447911100003', '+447911100004'] },
       { type: 'done', batch: 1, outcome: 'rejected' },
     ]);
-    journal(folder, 'journal.jsonl', header('20261121T100000Z-cccccccc', { skipSent: [{ runId: '20261120T110000Z-bbbbbbbb', journal: needed, bytes: 10_000 }] }), [
+    // Abandoned by --restart: one that the unfinished run leaves out the numbers of, one no run needs
+    // (it names a finished run of its own, which its abandonment no longer keeps either).
+    const replaced = journal(folder, 'journal.20261120T120000Z-dddddddd.abandoned.jsonl', header('20261120T120000Z-dddddddd'), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100001', '+447911100002'] },
+    ]);
+    const forgotten = journal(folder, 'journal.20261119T120000Z-eeeeeeee.abandoned.jsonl', header('20261119T120000Z-eeeeeeee', { skipSent: [{ runId: '20261120T100000Z-aaaaaaaa', journal: done, bytes: 10_000 }] }), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100007', '+447911100008'] },
+    ]);
+    writeFileSync(join(folder, '20261119T120000Z-eeeeeeee.stdin.csv'), 'msisdn\n+447911100007\n');
+    journal(folder, 'journal.jsonl', header('20261121T100000Z-cccccccc', { skipSent: [{ runId: '20261120T110000Z-bbbbbbbb', journal: needed, bytes: 10_000 }, { runId: '20261120T120000Z-dddddddd', journal: replaced, bytes: 10_000 }] }), [
       { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100005', '+447911100006'] },
     ]);
     const runs = await listRuns(state);
-    assert.deepEqual(runs.map((r) => [r.runId.slice(-8), r.accepted, r.rejected, r.inDoubt, r.notSent, r.finished]), [
-      ['aaaaaaaa', 4, 0, 0, 0, true],
-      ['bbbbbbbb', 2, 2, 0, 0, true],
-      ['cccccccc', 0, 0, 2, 2, false],
+    assert.deepEqual(runs.map((r) => [r.runId.slice(-8), r.accepted, r.rejected, r.inDoubt, r.notSent, r.finished, r.abandoned]), [
+      ['eeeeeeee', 0, 0, 2, 2, false, true],
+      ['aaaaaaaa', 4, 0, 0, 0, true, false],
+      ['bbbbbbbb', 2, 2, 0, 0, true, false],
+      ['dddddddd', 0, 0, 2, 2, false, true],
+      ['cccccccc', 0, 0, 2, 2, false, false],
     ]);
     assert.equal(findRun(state, '/', '20261120T100000Z-aaaaaaaa', 'x'), done);
-    assert.throws(() => findRun(state, '/', '20261120', 'x'), /names 2 runs/);
+    assert.throws(() => findRun(state, '/', '20261120', 'x'), /names 3 runs/);
     assert.equal(findRun(state, '/', done, 'x'), done);
     assert.throws(() => findRun(state, '/', 'nope-nope', 'x'), /no run "nope-nope"/);
     // The random part people copy from a summary names its run too; a short prefix says what to give.
@@ -213,12 +224,13 @@ describe('runs in the state folder', () => {
     const old = new Date('2026-01-01T00:00:00Z');
     for (const f of readdirSync(folder)) utimesSync(join(folder, f), old, old);
     const dry = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), true);
-    assert.deepEqual([dry.removed.length, dry.keptNeeded.length, dry.keptUnfinished.length], [1, 1, 1]);
-    assert.ok(existsSync(done), 'a dry run removes nothing');
+    assert.deepEqual([dry.removed, dry.keptNeeded, dry.keptUnfinished].map((l) => l.map((x) => x.runId.slice(-8))), [['eeeeeeee', 'aaaaaaaa'], ['bbbbbbbb', 'dddddddd'], ['cccccccc']]);
+    assert.ok(existsSync(done) && existsSync(forgotten), 'a dry run removes nothing');
     const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
-    assert.deepEqual(r.removed.map((x) => x.journal), [done]);
-    assert.ok(!existsSync(done));
-    assert.ok(existsSync(needed));
+    assert.deepEqual(r.removed.map((x) => x.journal), [forgotten, done]);
+    assert.ok(!existsSync(done) && !existsSync(forgotten));
+    assert.ok(!existsSync(join(folder, '20261119T120000Z-eeeeeeee.stdin.csv')), "an abandoned stdin run's copy of its data goes with it");
+    assert.ok(existsSync(needed) && existsSync(replaced));
   });
 
   test('ages', () => {
