@@ -214,7 +214,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   ui.info(`  to send: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'}`);
   if (text !== undefined) {
     const forcing = text.forcing.length > 0 ? ` (forced by ${text.forcing.slice(0, 8).map(describeChar).join(', ')}${text.forcing.length > 8 ? ', …' : ''})` : '';
-    ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septets' : 'characters'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${fmt(text.parts * pre.toSend)} in total`);
+    ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septet' : 'character'}${text.units === 1 ? '' : 's'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${fmt(text.parts * pre.toSend)} in total`);
   }
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
   if (pre.outsidePlan > 0) {

@@ -15,6 +15,8 @@ describe('msgr segments', () => {
     assert.match(r.stdout, /part 1 {2}characters {3}1-153 {2}153 septets/);
     assert.match(r.stdout, /part 2 {2}characters 154-162 {4}9 septets, ends "aaaaaaabc"/);
     assert.equal(r.stderr, '');
+    const one = await runCli(['segments', 'A']);
+    assert.match(one.stdout, /^length {6}1 septet \(1 character\)$/m);
   });
 
   test('--json from stdin: forcing characters with code points and look-alikes; a final newline is not counted', async () => {

@@ -51,9 +51,10 @@ function tail(text: string, visible: boolean): string {
 
 export function formatSegments(s: Segments, tty: boolean): string {
   const unit = s.encoding === 'GSM-7' ? 'septets' : 'UTF-16 units';
+  const length = s.units === 1 ? unit.replace(/s$/, '') : unit;
   const lines = [
     `encoding    ${s.encoding}${s.forcing.length > 0 ? ` (forced by ${s.forcing.length} character${s.forcing.length === 1 ? '' : 's'}, below)` : ''}`,
-    `length      ${s.units} ${unit} (${s.characters} character${s.characters === 1 ? '' : 's'})`,
+    `length      ${s.units} ${length} (${s.characters} character${s.characters === 1 ? '' : 's'})`,
     `parts       ${s.parts.length} (${s.perPart} ${unit} per ${s.parts.length > 1 ? 'part of a long message' : 'single message'})`,
   ];
   if (s.parts.length > 1) {
