@@ -15,7 +15,7 @@ import { caFileSource } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from '../http/proxy.js';
-import { hasSystemCaSwitch, trustHint } from '../http/trust.js';
+import { hasSystemCaSwitch, tlsFailureOf, tlsHint } from '../http/trust.js';
 import { maskSecret } from '../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../settings/resolve.js';
 import { UsageError } from '../errors.js';
@@ -281,7 +281,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
     }, timeoutMs);
     secure.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `TLS with ${host} failed: ${err.code ?? err.message}`, hint: 'Something between this machine and the API breaks TLS; check the base URL and port (`https://` to a plain-http port fails this way).', exitCode: 5 });
+      resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `TLS with ${host} failed: ${err.code ?? err.message}`, hint: withoutNothingSent(tlsHint('handshake', ctx.nodeVersion, profile)) ?? '', exitCode: 5 });
     });
     secure.once('secureConnect', () => {
       clearTimeout(timer);
@@ -304,14 +304,14 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           title: 'TLS',
           status: 'fail',
           detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}${rootText}`,
-          hint: withoutNothingSent(trustHint(ctx.nodeVersion, profile)) ?? '',
+          hint: withoutNothingSent(tlsHint(tlsFailureOf(code), ctx.nodeVersion, profile)) ?? '',
           exitCode: 5,
           data,
         });
         return;
       }
       if (nameError !== undefined) {
-        resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `the certificate does not name ${host}: ${nameError.message}`, hint: 'Check the base URL\'s host; a TLS-inspecting proxy that presents the wrong name needs fixing by its administrators.', exitCode: 5, data });
+        resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `the certificate does not name ${host}: ${nameError.message}`, hint: withoutNothingSent(tlsHint('name', ctx.nodeVersion, profile)) ?? '', exitCode: 5, data });
         return;
       }
       if (!data.bundledRoot) {
@@ -378,7 +378,7 @@ async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, in
   } catch (err) {
     const cls = classifyNetworkError(err);
     const msg = err instanceof TunnelError ? describeTunnelFailure(err.failure).message : `${(err as Error).message} (${cls.code})`;
-    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? trustHint(ctx.nodeVersion, input.settings.profile.value) : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
+    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? (withoutNothingSent(tlsHint(tlsFailureOf(cls.code), ctx.nodeVersion, input.settings.profile.value)) ?? '') : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
   } finally {
     await dispatcher.close().catch(() => undefined);
   }

@@ -11,7 +11,7 @@ import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
-import { trustHint } from './trust.js';
+import { tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
 import { tunnelConnector } from './tunnel.js';
 
 export interface ClientOptions {
@@ -245,7 +245,7 @@ export function createClient(options: ClientOptions): ApiClient {
             options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
-          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? trustHint(options.nodeVersion ?? '0', options.profile) : undefined;
+          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile) : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
         return { kind: 'unknown', message: route.kind === 'proxy' ? `${message} (through the proxy ${route.proxy.origin})` : message, attempts: attempt, code: failure.code };
@@ -323,12 +323,18 @@ function describeNetworkError(err: unknown, code: string): string {
     case 'EPIPE':
       return 'the connection was closed before an answer came';
     default:
-      if (isTlsCode(code)) return `TLS certificate not trusted (${code}): ${msg}`;
+      if (isTlsCode(code)) return `${TLS_FAILURE_TEXT[tlsFailureOf(code)]} (${code}): ${tlsReason(err, msg)}`;
       return `${msg} (${code})`;
   }
 }
 
-/** A certificate or TLS failure (its hint is how to trust a root). */
+/** OpenSSL's own words (`wrong version number`), not its whole error line with source paths. */
+function tlsReason(err: unknown, msg: string): string {
+  const reason = err !== null && typeof err === 'object' ? (err as { reason?: unknown }).reason : undefined;
+  return (typeof reason === 'string' && reason !== '' ? reason : msg).trim().replace(/:$/, '');
+}
+
+/** A certificate or TLS failure (its hint comes from http/trust.ts: tlsHint). */
 export function isTlsCode(code: string): boolean {
   return /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code);
 }
