@@ -15,7 +15,7 @@ import { caFileSource } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from '../http/proxy.js';
-import { hasSystemCaSwitch, tlsFailureOf, tlsHint } from '../http/trust.js';
+import { hasSystemCaSwitch, isTlsCode, tlsFailureOf, tlsHint } from '../http/trust.js';
 import { maskSecret } from '../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../settings/resolve.js';
 import { UsageError } from '../errors.js';
@@ -333,7 +333,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
 }
 
 async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, input: DoctorInput): Promise<Step> {
-  const { createDispatcher, isTlsCode } = await import('../http/client.js');
+  const { createDispatcher } = await import('../http/client.js');
   const { BodyCutShort, roundTrip } = await import('../http/undici.js');
   const { classifyNetworkError } = await import('../http/outcome.js');
   const dispatcher = createDispatcher(

@@ -11,7 +11,7 @@ import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
-import { tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
+import { isTlsCode, tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
 import { tunnelConnector } from './tunnel.js';
 
 export interface ClientOptions {
@@ -334,7 +334,3 @@ function tlsReason(err: unknown, msg: string): string {
   return (typeof reason === 'string' && reason !== '' ? reason : msg).trim().replace(/:$/, '');
 }
 
-/** A certificate or TLS failure (its hint comes from http/trust.ts: tlsHint). */
-export function isTlsCode(code: string): boolean {
-  return /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code);
-}

@@ -1,5 +1,6 @@
 // What happened to one request, in the terms of docs/contract.md (Exit codes, Retries).
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
+import { isTlsCode, tlsFailureOf } from './trust.js';
 
 export type Outcome =
   /** Any 2xx: accepted, never "delivered". The body may be empty or not JSON. */
@@ -73,6 +74,9 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
     return { retryable: temporary, config: !temporary };
   }
   if (failure.cause === 'BAD_ANSWER') return { retryable: false, config: true };
+  // TLS with an https:// proxy: retrying cannot fix it; a handshake that fails outright is a
+  // proxy that does not speak TLS there, a setting to fix (README: "When the proxy says no").
+  if (failure.cause !== undefined && isTlsCode(failure.cause)) return { retryable: false, config: tlsFailureOf(failure.cause) === 'handshake' };
   return { retryable: true, config: false };
 }
 

@@ -4,6 +4,7 @@
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { TUNNEL_CODE } from './outcome.js';
+import { isTlsCode, tlsFailureOf, tlsHint } from './trust.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -229,6 +230,14 @@ export function describeTunnelFailure(f: TunnelFailure): { message: string; hint
       hint: `Check that ${p.variable} names an HTTP proxy that allows CONNECT (\`msgr doctor\` checks each step). ${nothing}`,
     };
   }
+  const plainHttp = `Most proxies take plain HTTP, for https:// sites too: if this one does, write ${p.variable}=http://${bracket(p.hostname)}:${p.port} (with its user and password, if any).`;
+  if (f.cause !== undefined && isTlsCode(f.cause)) {
+    const kind = tlsFailureOf(f.cause);
+    return {
+      message: `cannot reach ${proxy}: TLS with the proxy failed (${f.cause})`,
+      hint: kind === 'handshake' ? `${plainHttp} ${nothing}` : tlsHint(kind, '0'),
+    };
+  }
   const why =
     f.cause === 'ECONNREFUSED' ? 'connection refused'
     : f.cause === 'ENOTFOUND' || f.cause === 'EAI_AGAIN' || f.cause === 'EAI_NONAME' ? `its host name "${p.hostname}" was not found (DNS)`
@@ -238,6 +247,6 @@ export function describeTunnelFailure(f: TunnelFailure): { message: string; hint
     : (f.cause ?? 'error');
   return {
     message: `cannot reach ${proxy}: ${why}`,
-    hint: `Check that the proxy is running and that ${p.variable} names it, or, if the API can be reached without the proxy, add its host to NO_PROXY. ${again}`,
+    hint: `Check that the proxy is running and that ${p.variable} names it, or, if the API can be reached without the proxy, add its host to NO_PROXY.${p.protocol === 'https:' && (f.cause === 'TIMEOUT' || f.cause === 'CLOSED') ? ` ${plainHttp}` : ''} ${again}`,
   };
 }

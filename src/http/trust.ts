@@ -23,6 +23,11 @@ export function trustHint(nodeVersion: string, profile?: string): string {
  */
 export type TlsFailure = 'untrusted' | 'name' | 'dates' | 'handshake';
 
+/** A certificate or TLS failure, by its Node/OpenSSL code. */
+export function isTlsCode(code: string): boolean {
+  return /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code);
+}
+
 export function tlsFailureOf(code: string): TlsFailure {
   if (code === 'ERR_TLS_CERT_ALTNAME_INVALID' || code === 'HOSTNAME_MISMATCH') return 'name';
   if (code === 'CERT_HAS_EXPIRED' || code === 'CERT_NOT_YET_VALID') return 'dates';

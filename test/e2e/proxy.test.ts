@@ -264,6 +264,29 @@ describe('through the scriptable proxy', () => {
     }
   });
 
+  test('https:// in HTTPS_PROXY for a proxy that takes plain HTTP: exit 2 at once (not retried), the hint says to write http://, nothing in doubt in send-bulk', async () => {
+    proxy.script = {};
+    proxy.connects.length = 0;
+    tls.requests.length = 0;
+    const url = `https://ops:${PASSWORD}@127.0.0.1:${proxy.port}`;
+    const r = await runCli([...SEND, '--ca-file', certs.caFile, '--json'], { env: env(tls.url, { HTTPS_PROXY: url }) });
+    assert.equal(r.code, 2, r.stderr);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } }).error;
+    assert.equal(e.message, `not sent: cannot reach the proxy https://127.0.0.1:${proxy.port} (from HTTPS_PROXY): TLS with the proxy failed (ERR_SSL_WRONG_VERSION_NUMBER)`);
+    assert.match(e.hint, new RegExp(`write HTTPS_PROXY=http://127\\.0\\.0\\.1:${proxy.port} \\(with its user and password, if any\\)`));
+    assert.doesNotMatch(r.stderr, /retrying/);
+    assertNoSecrets(r);
+    const csv = numbersCsv(30);
+    const bulk = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--account', 'ACME01', '--ca-file', certs.caFile, '--batch-size', '10', '--json'], { env: env(tls.url, { HTTPS_PROXY: url }) });
+    assert.equal(bulk.code, 2, bulk.stderr);
+    const summary = JSON.parse(bulk.stdout) as { inDoubt: number; notSent: number; exitCode: number };
+    assert.deepEqual([summary.inDoubt, summary.notSent, summary.exitCode], [0, 30, 2]);
+    assert.match(bulk.stderr, /write HTTPS_PROXY=http:\/\//);
+    assertNoSecrets(bulk);
+    assert.equal(proxy.connects.length, 0);
+    assert.equal(tls.requests.length, 0);
+  });
+
   test('dropped after the tunnel is up and the request forwarded: still "outcome unknown" (exit 6)', async () => {
     proxy.script = { dropAfterForward: true };
     plain.requests.length = 0;
