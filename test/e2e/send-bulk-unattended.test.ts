@@ -469,6 +469,29 @@ describe('the --report file when the run does not end normally', () => {
     assert.deepEqual(leftBeside(report, run.child.pid), []);
   });
 
+  test('msgr runs report stopped by SIGTERM, SIGHUP or Ctrl-C: exit 130, the old report stays as it was, and neither its .partial nor the scratch spool in TMPDIR is left', async () => {
+    server.fallback = { status: 202, body: { ok: true } };
+    const config = tempDir();
+    const { path } = numbersCsv(100_000);
+    const sent = await runCli(['send-bulk', path, ...MSG, '--batch-size', '5000'], { env: env(config), timeoutMs: 60_000 });
+    assert.equal(sent.code, 0, sent.stderr);
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+      const report = oldReport();
+      const tmp = tempDir('msgr-tmpdir-');
+      const run = start(process.execPath, [BIN, 'runs', 'report', path, '--report', report, '--json'], env(config, { TMPDIR: tmp }));
+      // Stopped while the report is being written (its temporary file is there).
+      for (let waited = 0; leftBeside(report, run.child.pid).length === 0 && waited < 10_000; waited += 2) await sleep(2);
+      run.child.kill(sig);
+      const r = await run.done;
+      assert.equal(r.code, 130, `${sig}: ${r.stderr}`);
+      assert.equal((JSON.parse(r.stdout) as { error: { exitCode: number } }).error.exitCode, 130);
+      assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+      assert.deepEqual(leftBeside(report, run.child.pid), [], `${sig}: the report's temporary file was left`);
+      assert.deepEqual(readdirSync(tmp), [], `${sig}: scratch files were left in TMPDIR`);
+      assertNoStack(r);
+    }
+  });
+
   test('kill -9: the old report stays as it was; the one being written is left aside as r.csv.msgr-<pid>.partial', async () => {
     const { path } = numbersCsv(2000);
     const report = oldReport();

@@ -161,6 +161,8 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
     ["the run's --exclude list", header?.shape.exclude?.path],
   ]);
   const writer = new ReportWriter(path, ctx.pid);
+  // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
+  ctx.atQuit(() => writer.discard());
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
