@@ -272,6 +272,11 @@ export function createClient(options: ClientOptions): ApiClient {
           debug?.(`  retrying in ${delayMs} ms`);
           if (await retryWait(delayMs, sendOptions)) continue;
         }
+        if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) {
+          // Running it again at once would only be refused again: say when the API will take it.
+          const wait = retryAfter >= 120_000 ? `${Math.ceil(retryAfter / 60_000)} min` : `${Math.ceil(retryAfter / 1000)} s`;
+          return { kind: 'not-sent', status, body, message: `${message} (the API asks to wait ${wait} before trying again; msgr waits at most ${Math.round(maxRetryAfterMs / 1000)} s)`, attempts: attempt, hint: `Try again in ${wait} or later, as the API asks (Retry-After). Nothing was sent.` };
+        }
         return { kind: 'not-sent', status, body, message, attempts: attempt };
       }
       return { kind: 'unknown', status, body, message, attempts: attempt };

@@ -298,6 +298,22 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.match(r.stderr, /not sent: HTTP 429: slow down \(after 5 attempts\)/);
   });
 
+  test('a Retry-After longer than msgr waits (429 asking for 5 min, 503 for 3 min): not retried, exit 5, and the error says when to try again', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '300' }, body: { title: 'slow down' } });
+    const r = await send(['--json']);
+    assert.equal(r.code, 5, r.stderr);
+    assert.equal(server.requests.length, 1);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string } }).error;
+    assert.equal(e.message, 'not sent: HTTP 429: slow down (the API asks to wait 5 min before trying again; msgr waits at most 120 s)');
+    assert.equal(e.hint, 'Try again in 5 min or later, as the API asks (Retry-After). Nothing was sent.');
+    server.requests.length = 0;
+    server.script({ status: 503, headers: { 'retry-after': new Date(Date.now() + 180_000).toUTCString() }, body: 'maintenance' });
+    const later = await send();
+    assert.equal(later.code, 5, later.stderr);
+    assert.equal(server.requests.length, 1);
+    assert.match(later.stderr, /^hint: Try again in 3 min or later, as the API asks/m);
+  });
+
   test('503 with Retry-After is retried; 503 without is not (exit 5)', async () => {
     server.script({ status: 503, headers: { 'retry-after': '0' } });
     const ok = await send();
