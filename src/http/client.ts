@@ -261,7 +261,8 @@ export function createClient(options: ClientOptions): ApiClient {
       // A server may echo the key back; no message built from its answer carries it further.
       const message = redact(serverMessage(body, text), options.apiKey);
       if (cls === 'auth') return { kind: 'auth', status, body, message, attempts: attempt };
-      if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
+      // The address a redirect names is the server's text too (it may carry the key back).
+      if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? redact(`unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}`, options.apiKey) : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {
         const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
         // 503 is retried only when the server says when (docs/contract.md: Retries).

@@ -129,6 +129,12 @@ export function classifyStatus(status: number): StatusClass {
   return 'unknown';
 }
 
+/**
+ * What to do about a 3xx: msgr never follows one (the key would go to the address it names), and
+ * the API did not process the request, so the base URL is what needs fixing.
+ */
+export const REDIRECT_HINT = 'msgr does not follow redirects (the API key would go to the address given): if that address is the API, make it the base URL (--base-url, MSGR_BASE_URL or the profile\'s base-url).';
+
 /** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {
   const v = Array.isArray(value) ? value[0] : value;

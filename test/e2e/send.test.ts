@@ -314,6 +314,17 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.match(later.stderr, /^hint: Try again in 3 min or later, as the API asks/m);
   });
 
+  test('a 3xx is not followed: exit 4, the address it names shown with the key masked, and the hint says to fix the base URL', async () => {
+    server.script({ status: 308, headers: { location: `https://moved.example.com/v2/messages?key=${KEY}` } });
+    const r = await send(['--json']);
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(server.requests.length, 1);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string } }).error;
+    assert.equal(e.message, 'the API rejected the request (HTTP 308): unexpected redirect (https://moved.example.com/v2/messages?key=****5678): (no message)');
+    assert.match(e.hint, /^msgr does not follow redirects .* make it the base URL \(--base-url, MSGR_BASE_URL or the profile's base-url\)\. Nothing was sent\.$/);
+    assertNoKey(r);
+  });
+
   test('503 with Retry-After is retried; 503 without is not (exit 5)', async () => {
     server.script({ status: 503, headers: { 'retry-after': '0' } });
     const ok = await send();
