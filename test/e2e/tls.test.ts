@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasSystemCaSwitch } from '../../src/http/trust.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { startTestServer, useTestServer } from '../support/test-server.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
 
 let certs: TestCerts;
