@@ -237,7 +237,10 @@ export function createClient(options: ClientOptions): ApiClient {
         // A programming error is a bug (exit 1), not a network outcome.
         if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
         const failure = classifyNetworkError(err);
-        const message = describeNetworkError(err, failure.code);
+        // A connection never made names the host, as the proxy's failures name the proxy: a cron
+        // log then says where msgr could not get to.
+        const unreachable = failure.kind === 'not-sent' && failure.retryable && failure.code !== TUNNEL_CODE;
+        const message = unreachable ? `cannot reach ${url.host}: ${describeNetworkError(err, failure.code)}` : describeNetworkError(err, failure.code);
         debug?.(`< network error ${failure.code}: ${message}`);
         if (failure.kind === 'not-sent') {
           if (failure.retryable && attempt < maxAttempts) {
@@ -245,7 +248,11 @@ export function createClient(options: ClientOptions): ApiClient {
             options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
-          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile) : undefined;
+          const hint =
+            failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint
+            : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile)
+            : unreachable ? `Check the base URL's host and that it can be reached from here (\`msgr doctor\` checks each step). Nothing was sent; it is safe to run the same command again.`
+            : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
         return { kind: 'unknown', message: route.kind === 'proxy' ? `${message} (through the proxy ${route.proxy.origin})` : message, attempts: attempt, code: failure.code };
