@@ -51,14 +51,19 @@ const bracket = (hostname: string): string => (hostname.includes(':') ? `[${host
 export function parseProxyUrl(value: string, variable: string): ProxyConfig {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   const form = 'http://[USER:PASSWORD@]HOST:PORT';
+  const notAProxyUrl = (): UsageError =>
+    new UsageError(`${variable}: not a proxy URL (its value is not shown: it may hold a password)`, {
+      hint: `Write it as ${form}, with any @ : % / # ? in the user or password percent-encoded (@ is %40, : is %3A, % is %25).`,
+    });
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${variable}: not a proxy URL (its value is not shown: it may hold a password)`, {
-      hint: `Write it as ${form}, with any @ : % / # ? in the user or password percent-encoded (@ is %40, : is %3A, % is %25).`,
-    });
+    throw notAProxyUrl();
   }
+  // An `@` after the host: the user or password held a `/`, `?` or `#` not percent-encoded, so
+  // what was read as the host and port is part of them; it must be neither shown nor dialled.
+  if (`${url.pathname}${url.search}${url.hash}`.includes('@')) throw notAProxyUrl();
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${variable}: msgr goes through http:// and https:// proxies, not ${url.protocol}//`, { hint: `Give an HTTP proxy as ${form}.` });
   }

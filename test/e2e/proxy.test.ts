@@ -228,6 +228,17 @@ describe('through the scriptable proxy', () => {
     assertNoSecrets(r);
   });
 
+  test('a password with a / or ? not percent-encoded (4711/pw) is a usage error, without dialling or showing the part read as host and port', async () => {
+    for (const password of ['4711/pw', '4711?pw']) {
+      proxy.connects.length = 0;
+      const r = await runCli([...SEND, '--ca-file', certs.caFile, '--verbose'], { env: env(tls.url, { HTTPS_PROXY: `http://ops:${password}@127.0.0.1:${proxy.port}` }) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^error: HTTPS_PROXY: not a proxy URL \(its value is not shown: it may hold a password\)$/m);
+      assert.doesNotMatch(r.stdout + r.stderr, /4711|retrying/);
+      assert.equal(proxy.connects.length, 0);
+    }
+  });
+
   test('403 (policy) exits 2; 502 (upstream) exits 5 after retries; a drop before the tunnel exits 5', async () => {
     const e = env(tls.url, { HTTPS_PROXY: proxy.url });
     tls.requests.length = 0;
