@@ -296,6 +296,18 @@ describe('through the scriptable proxy', () => {
     assertNoSecrets(bulk);
     assert.equal(proxy.connects.length, 0);
     assert.equal(tls.requests.length, 0);
+    // An https:// proxy whose certificate is not trusted: not retried either, and the hint is how to trust its root.
+    const secure = await startProxy({}, { tls: { key: certs.key, cert: certs.cert } });
+    try {
+      const untrusted = await runCli(SEND, { env: env(tls.url, { HTTPS_PROXY: `https://localhost:${secure.port}` }) });
+      assert.equal(untrusted.code, 5, untrusted.stderr);
+      assert.match(untrusted.stderr, /cannot reach the proxy https:\/\/localhost:\d+ \(from HTTPS_PROXY\): TLS with the proxy failed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
+      assert.match(untrusted.stderr, /^hint: .*--ca-file ROOT\.pem/m);
+      assert.doesNotMatch(untrusted.stderr, /retrying/);
+      assert.equal(secure.connects.length, 0);
+    } finally {
+      await secure.close();
+    }
   });
 
   test('dropped after the tunnel is up and the request forwarded: still "outcome unknown" (exit 6)', async () => {
