@@ -11,7 +11,7 @@ import { checkServerIdentity, connect as tlsConnect, rootCertificates, type Deta
 import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ensureDir, stateDir } from '../bulk/state.js';
-import { caFileSource } from '../http/ca-file.js';
+import { caFileSource, readCaFile } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from '../http/proxy.js';
@@ -164,7 +164,17 @@ function checkNode(ctx: Context): Step {
     hasSystemCaSwitch(version) ? (systemCa ? "NODE_USE_SYSTEM_CA=1: the operating system's store is trusted" : 'NODE_USE_SYSTEM_CA=1 available') : 'NODE_USE_SYSTEM_CA needs Node 22.19+, 24.6+ or 25+',
     ...(extra !== undefined && extra !== '' ? [`NODE_EXTRA_CA_CERTS=${extra}`] : []),
   ];
-  return { id: 'node', title: 'Node', status: 'pass', detail: `Node ${version} (${notes.join('; ')})`, data: { version, systemCa, extraCaCerts: extra ?? null } };
+  const data = { version, systemCa, extraCaCerts: extra ?? null };
+  if (extra !== undefined && extra !== '') {
+    // Node only warns at start-up about a file it cannot load, then trusts nothing from it.
+    try {
+      readCaFile(extra, 'NODE_EXTRA_CA_CERTS');
+    } catch (err) {
+      const why = err instanceof UsageError ? err.message : String(err);
+      return { id: 'node', title: 'Node', status: 'warn', detail: `Node ${version} (${notes.join('; ')})\n${why}: Node ignores it, so no certificate of it is trusted`, hint: 'Point NODE_EXTRA_CA_CERTS at a readable PEM file, or give the root with --ca-file (MSGR_CA_FILE, or the profile\'s ca-file) instead.', data };
+    }
+  }
+  return { id: 'node', title: 'Node', status: 'pass', detail: `Node ${version} (${notes.join('; ')})`, data };
 }
 
 function checkStateFolder(ctx: Context): Step {
