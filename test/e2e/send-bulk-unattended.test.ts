@@ -351,6 +351,34 @@ describe('stopping an unattended run, then --resume', () => {
   });
 });
 
+describe('msgr runs while a run is sending', () => {
+  test('runs list and runs show name the process sending it (not "unfinished" with its batches in flight in doubt) and give no --resume, which its lock would refuse; once stopped, it is unfinished with nothing in doubt', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
+    const config = tempDir();
+    const { path } = numbersCsv(200);
+    const run = startBulk([path, ...MSG, '--batch-size', '10', '--concurrency', '2'], env(config));
+    await requestsArrived(2);
+    interface Listed { runs: Array<{ sending: { pid: number; host: string; since: string } | null; inDoubt: number; finished: boolean }> }
+    const list = await runCli(['runs', 'list', '--json'], { env: env(config) });
+    assert.equal(list.code, 0, list.stderr);
+    assert.equal((JSON.parse(list.stdout) as Listed).runs[0]?.sending?.pid, run.child.pid);
+    const table = await runCli(['runs', 'list'], { env: env(config) });
+    assert.match(table.stdout, /\ssending$/m);
+    const show = await runCli(['runs', 'show', path], { env: env(config) });
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`^state\\s+sending now \\(msgr pid ${run.child.pid} on .+\\): a batch without its answer yet is in flight`, 'm'));
+    assert.doesNotMatch(show.stderr, /continue it with/);
+    assert.match(show.stderr, /it is sending now; once it ends, `msgr runs show \S+` says what it left/);
+    run.child.kill('SIGTERM');
+    assert.equal((await run.done).code, 130);
+    const after = JSON.parse((await runCli(['runs', 'list', '--json'], { env: env(config) })).stdout) as Listed;
+    assert.deepEqual([after.runs[0]?.sending, after.runs[0]?.inDoubt, after.runs[0]?.finished], [null, 0, false]);
+    const again = await runCli(['runs', 'show', path], { env: env(config) });
+    assert.match(again.stdout, /^state\s+unfinished/m);
+    assert.match(again.stderr, /continue it with: msgr send-bulk .* --resume/);
+  });
+});
+
 describe('a full disk mid-run', () => {
   test('a 16 MB tmpfs filled while batches are in flight: exit 130 naming the folder and the space needed; --resume after freeing space exits 0 with nothing in doubt', async (t) => {
     const mount = tempDir('msgr-tmpfs-');
