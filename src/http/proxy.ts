@@ -51,6 +51,12 @@ const bracket = (hostname: string): string => (hostname.includes(':') ? `[${host
 export function parseProxyUrl(value: string, variable: string): ProxyConfig {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   const form = 'http://[USER:PASSWORD@]HOST:PORT';
+  if (/^["']|["']$/.test(value)) {
+    // A .env file or `docker run --env-file` keeps the quotes of HTTPS_PROXY="…" in the value.
+    throw new UsageError(`${variable}: the proxy URL is in quotes (its value is not shown: it may hold a password)`, {
+      hint: `Remove the quotes (a .env file or docker --env-file keeps VAR="…" quotes as part of the value); write it as ${form}.`,
+    });
+  }
   const notAProxyUrl = (): UsageError =>
     new UsageError(`${variable}: not a proxy URL (its value is not shown: it may hold a password)`, {
       hint: `Write it as ${form}, with any @ : % / # ? in the user or password percent-encoded (@ is %40, : is %3A, % is %25).`,

@@ -239,6 +239,17 @@ describe('through the scriptable proxy', () => {
     }
   });
 
+  test('HTTPS_PROXY in quotes (a docker --env-file line keeps them): a usage error saying so, nothing dialled or shown', async () => {
+    proxy.connects.length = 0;
+    const r = await runCli([...SEND, '--ca-file', certs.caFile], { env: env(tls.url, { HTTPS_PROXY: `"http://ops:${PASSWORD}@127.0.0.1:${proxy.port}"` }) });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: HTTPS_PROXY: the proxy URL is in quotes \(its value is not shown: it may hold a password\)$/m);
+    assert.match(r.stderr, /^hint: Remove the quotes/m);
+    assert.doesNotMatch(r.stderr, /retrying/);
+    assert.equal(proxy.connects.length, 0);
+    assertNoSecrets(r);
+  });
+
   test('403 (policy) exits 2; 502 (upstream) exits 5 after retries; a drop before the tunnel exits 5', async () => {
     const e = env(tls.url, { HTTPS_PROXY: proxy.url });
     tls.requests.length = 0;

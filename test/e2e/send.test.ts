@@ -314,6 +314,14 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.match(later.stderr, /^hint: Try again in 3 min or later, as the API asks/m);
   });
 
+  test('MSGR_API_KEY in quotes (a docker --env-file line keeps them): exit 2 saying so, instead of a key refused by the API (exit 3)', async () => {
+    const r = await send([], { MSGR_API_KEY: `"${KEY}"` });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: env MSGR_API_KEY: the API key is in quotes, which are not part of it$/m);
+    assert.equal(server.requests.length, 0);
+    assertNoKey(r);
+  });
+
   test('a 3xx is not followed: exit 4, the address it names shown with the key masked, and the hint says to fix the base URL', async () => {
     server.script({ status: 308, headers: { location: `https://moved.example.com/v2/messages?key=${KEY}` } });
     const r = await send(['--json']);
