@@ -515,7 +515,8 @@ describe('the --report file when the run does not end normally', () => {
       assert.equal((JSON.parse(r.stdout) as { error: { exitCode: number } }).error.exitCode, 130);
       assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
       assert.deepEqual(leftBeside(report, run.child.pid), [], `${sig}: the report's temporary file was left`);
-      assert.deepEqual(readdirSync(tmp), [], `${sig}: scratch files were left in TMPDIR`);
+      // msgr's own scratch folders only (Node 22+ keeps its compile cache in TMPDIR too).
+      assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('msgr-')), [], `${sig}: scratch files were left in TMPDIR`);
       assertNoStack(r);
     }
   });
