@@ -36,6 +36,12 @@ export interface Context {
   /** Registers cleanup run before exit (close HTTP agents, servers). */
   readonly onExit: (fn: () => Promise<void> | void) => void;
   /**
+   * Registers a synchronous tidy-up for a signal that quits at once (in a command that cannot
+   * wind down, or at a second Ctrl-C): the temporary files the command would remove itself had it
+   * ended (a report being written, a scratch folder). Run before the exit, last registered first.
+   */
+  readonly atQuit: (fn: () => void) => void;
+  /**
    * A command that can wind down cleanly (bulk: finish in-flight batches, write the journal;
    * send: wait for the answer) calls this once it gets there; a signal then aborts `interrupt`
    * instead of exiting at once. Whatever it waits on from then must also end on `interrupt`.

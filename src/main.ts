@@ -144,6 +144,7 @@ const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
+  const quitTidies: Array<() => void> = [];
   const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined };
   let wroteStdout = false;
   const onSignal = (sig: NodeJS.Signals): void => {
@@ -170,6 +171,13 @@ export async function run(): Promise<number> {
         ({ inDoubt, inDoubtCode, resume } = state.onQuit());
       } catch {
         inDoubt = true;
+      }
+    }
+    for (const fn of quitTidies.reverse()) {
+      try {
+        fn();
+      } catch {
+        // Temporary files only: quitting goes on.
       }
     }
     const code = inDoubt ? (inDoubtCode ?? ExitCode.PARTIAL) : ExitCode.INTERRUPTED;
@@ -225,6 +233,7 @@ export async function run(): Promise<number> {
     platform: process.platform,
     isProcessAlive,
     onExit: (fn) => cleanups.push(fn),
+    atQuit: (fn) => quitTidies.push(fn),
     enableGracefulInterrupt: (onQuit) => {
       state.graceful = true;
       state.onQuit = onQuit;

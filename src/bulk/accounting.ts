@@ -7,7 +7,7 @@
 // - a local cause (a stop, a journal that cannot be written) never puts a batch in doubt.
 // Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
 import { setMaxListeners } from 'node:events';
-import type { Outcome } from '../http/outcome.js';
+import { REDIRECT_HINT, type Outcome } from '../http/outcome.js';
 import type { Batch } from './batches.js';
 import { DiskFullError } from './journal.js';
 import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from './journal-records.js';
@@ -226,6 +226,15 @@ export class BatchAccounting {
       case 'rejected':
         b.status = outcome.status;
         b.error = outcome.message;
+        if (outcome.status < 400) {
+          // A redirect is no verdict on the rows (the API did not process them), and every batch
+          // would get the same: the run stops with them unsent, as on a setting to fix.
+          b.outcome = 'not-sent';
+          b.error = `HTTP ${outcome.status}: ${outcome.message}`;
+          this.#failure(b.error, REDIRECT_HINT);
+          this.stop('config');
+          return 'not-sent';
+        }
         this.#consecutiveFailures = 0;
         if (outcome.status === 409) {
           // Idempotency-Key still being processed from an earlier attempt: not a verdict.

@@ -29,7 +29,7 @@ export interface RunReport {
   readonly withIds: number;
 }
 
-export async function writeRunReport(ctx: Pick<Context, 'env' | 'interrupt'>, journal: string, report: ReportWriter, debug: (line: string) => void): Promise<RunReport> {
+export async function writeRunReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, journal: string, report: ReportWriter, debug: (line: string) => void): Promise<RunReport> {
   const detail = await readRunDetail(journal, 'runs report');
   const why = await fullReportBlocker(detail);
   if (why === undefined) {
@@ -60,12 +60,13 @@ async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
 }
 
 /** Every row, as the run's own --report would have it now; undefined if the rows do not line up. */
-async function fullReport(ctx: Pick<Context, 'env' | 'interrupt'>, d: RunDetail, report: ReportWriter, debug: (line: string) => void): Promise<RunReport | undefined> {
+async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d: RunDetail, report: ReportWriter, debug: (line: string) => void): Promise<RunReport | undefined> {
   const h = d.loaded.header;
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
   const checker = createNumberChecker(country);
   const exclude = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
+  ctx.atQuit(() => rmSync(dir, { recursive: true, force: true }));
   const cleanups: Array<() => void> = [];
   try {
     // The rows the run left out as already sent, read as far as its journal says (bulk/sent.ts).

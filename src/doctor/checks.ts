@@ -11,11 +11,11 @@ import { checkServerIdentity, connect as tlsConnect, rootCertificates, type Deta
 import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Context } from '../context.js';
 import { ensureDir, stateDir } from '../bulk/state.js';
-import { caFileSource } from '../http/ca-file.js';
+import { caFileSource, readCaFile } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from '../http/proxy.js';
-import { hasSystemCaSwitch, trustHint } from '../http/trust.js';
+import { hasSystemCaSwitch, isTlsCode, tlsFailureOf, tlsHint } from '../http/trust.js';
 import { maskSecret } from '../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../settings/resolve.js';
 import { UsageError } from '../errors.js';
@@ -164,7 +164,17 @@ function checkNode(ctx: Context): Step {
     hasSystemCaSwitch(version) ? (systemCa ? "NODE_USE_SYSTEM_CA=1: the operating system's store is trusted" : 'NODE_USE_SYSTEM_CA=1 available') : 'NODE_USE_SYSTEM_CA needs Node 22.19+, 24.6+ or 25+',
     ...(extra !== undefined && extra !== '' ? [`NODE_EXTRA_CA_CERTS=${extra}`] : []),
   ];
-  return { id: 'node', title: 'Node', status: 'pass', detail: `Node ${version} (${notes.join('; ')})`, data: { version, systemCa, extraCaCerts: extra ?? null } };
+  const data = { version, systemCa, extraCaCerts: extra ?? null };
+  if (extra !== undefined && extra !== '') {
+    // Node only warns at start-up about a file it cannot load, then trusts nothing from it.
+    try {
+      readCaFile(extra, 'NODE_EXTRA_CA_CERTS');
+    } catch (err) {
+      const why = err instanceof UsageError ? err.message : String(err);
+      return { id: 'node', title: 'Node', status: 'warn', detail: `Node ${version} (${notes.join('; ')})\n${why}: Node ignores it, so no certificate of it is trusted`, hint: 'Point NODE_EXTRA_CA_CERTS at a readable PEM file, or give the root with --ca-file (MSGR_CA_FILE, or the profile\'s ca-file) instead.', data };
+    }
+  }
+  return { id: 'node', title: 'Node', status: 'pass', detail: `Node ${version} (${notes.join('; ')})`, data };
 }
 
 function checkStateFolder(ctx: Context): Step {
@@ -281,7 +291,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
     }, timeoutMs);
     secure.once('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `TLS with ${host} failed: ${err.code ?? err.message}`, hint: 'Something between this machine and the API breaks TLS; check the base URL and port (`https://` to a plain-http port fails this way).', exitCode: 5 });
+      resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `TLS with ${host} failed: ${err.code ?? err.message}`, hint: withoutNothingSent(tlsHint('handshake', ctx.nodeVersion, profile)) ?? '', exitCode: 5 });
     });
     secure.once('secureConnect', () => {
       clearTimeout(timer);
@@ -304,14 +314,14 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
           title: 'TLS',
           status: 'fail',
           detail: `the certificate ${host} presents${via} is not trusted (${code}): ${detail}${rootText}`,
-          hint: withoutNothingSent(trustHint(ctx.nodeVersion, profile)) ?? '',
+          hint: withoutNothingSent(tlsHint(tlsFailureOf(code), ctx.nodeVersion, profile)) ?? '',
           exitCode: 5,
           data,
         });
         return;
       }
       if (nameError !== undefined) {
-        resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `the certificate does not name ${host}: ${nameError.message}`, hint: 'Check the base URL\'s host; a TLS-inspecting proxy that presents the wrong name needs fixing by its administrators.', exitCode: 5, data });
+        resolve({ id: 'tls', title: 'TLS', status: 'fail', detail: `the certificate does not name ${host}: ${nameError.message}`, hint: withoutNothingSent(tlsHint('name', ctx.nodeVersion, profile)) ?? '', exitCode: 5, data });
         return;
       }
       if (!data.bundledRoot) {
@@ -333,7 +343,7 @@ async function checkTls(ctx: Context, socket: Socket, host: string, timeoutMs: n
 }
 
 async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, input: DoctorInput): Promise<Step> {
-  const { createDispatcher, isTlsCode } = await import('../http/client.js');
+  const { createDispatcher } = await import('../http/client.js');
   const { BodyCutShort, roundTrip } = await import('../http/undici.js');
   const { classifyNetworkError } = await import('../http/outcome.js');
   const dispatcher = createDispatcher(
@@ -378,7 +388,7 @@ async function checkHttp(ctx: Context, url: URL, endpoint: URL, route: Route, in
   } catch (err) {
     const cls = classifyNetworkError(err);
     const msg = err instanceof TunnelError ? describeTunnelFailure(err.failure).message : `${(err as Error).message} (${cls.code})`;
-    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? trustHint(ctx.nodeVersion, input.settings.profile.value) : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
+    return { id: 'http', title: 'HTTP', status: 'fail', detail: `GET ${target.toString()} failed: ${msg}`, hint: isTlsCode(cls.code) ? (withoutNothingSent(tlsHint(tlsFailureOf(cls.code), ctx.nodeVersion, input.settings.profile.value)) ?? '') : 'The connection worked but HTTP did not: run again with --verbose, or check the base URL.', exitCode: cls.kind === 'not-sent' && cls.config === true ? 2 : 5 };
   } finally {
     await dispatcher.close().catch(() => undefined);
   }

@@ -11,7 +11,7 @@ import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
-import { trustHint } from './trust.js';
+import { isTlsCode, tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
 import { tunnelConnector } from './tunnel.js';
 
 export interface ClientOptions {
@@ -237,7 +237,10 @@ export function createClient(options: ClientOptions): ApiClient {
         // A programming error is a bug (exit 1), not a network outcome.
         if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
         const failure = classifyNetworkError(err);
-        const message = describeNetworkError(err, failure.code);
+        // A connection never made names the host, as the proxy's failures name the proxy: a cron
+        // log then says where msgr could not get to.
+        const unreachable = failure.kind === 'not-sent' && failure.retryable && failure.code !== TUNNEL_CODE;
+        const message = unreachable ? `cannot reach ${url.host}: ${describeNetworkError(err, failure.code)}` : describeNetworkError(err, failure.code);
         debug?.(`< network error ${failure.code}: ${message}`);
         if (failure.kind === 'not-sent') {
           if (failure.retryable && attempt < maxAttempts) {
@@ -245,7 +248,11 @@ export function createClient(options: ClientOptions): ApiClient {
             options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
-          const hint = failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint : isTlsCode(failure.code) ? trustHint(options.nodeVersion ?? '0', options.profile) : undefined;
+          const hint =
+            failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint
+            : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile)
+            : unreachable ? `Check the base URL's host and that it can be reached from here (\`msgr doctor\` checks each step). Nothing was sent; it is safe to run the same command again.`
+            : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
         return { kind: 'unknown', message: route.kind === 'proxy' ? `${message} (through the proxy ${route.proxy.origin})` : message, attempts: attempt, code: failure.code };
@@ -261,7 +268,8 @@ export function createClient(options: ClientOptions): ApiClient {
       // A server may echo the key back; no message built from its answer carries it further.
       const message = redact(serverMessage(body, text), options.apiKey);
       if (cls === 'auth') return { kind: 'auth', status, body, message, attempts: attempt };
-      if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? `unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}` : message, attempts: attempt };
+      // The address a redirect names is the server's text too (it may carry the key back).
+      if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? redact(`unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}`, options.apiKey) : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {
         const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
         // 503 is retried only when the server says when (docs/contract.md: Retries).
@@ -271,6 +279,11 @@ export function createClient(options: ClientOptions): ApiClient {
           options.onRetry?.({ attempt, delayMs, reason: String(status), status });
           debug?.(`  retrying in ${delayMs} ms`);
           if (await retryWait(delayMs, sendOptions)) continue;
+        }
+        if (retryAfter !== undefined && retryAfter > maxRetryAfterMs) {
+          // Running it again at once would only be refused again: say when the API will take it.
+          const wait = retryAfter >= 120_000 ? `${Math.ceil(retryAfter / 60_000)} min` : `${Math.ceil(retryAfter / 1000)} s`;
+          return { kind: 'not-sent', status, body, message: `${message} (the API asks to wait ${wait} before trying again; msgr waits at most ${Math.round(maxRetryAfterMs / 1000)} s)`, attempts: attempt, hint: `Try again in ${wait} or later, as the API asks (Retry-After). Nothing was sent.` };
         }
         return { kind: 'not-sent', status, body, message, attempts: attempt };
       }
@@ -323,12 +336,14 @@ function describeNetworkError(err: unknown, code: string): string {
     case 'EPIPE':
       return 'the connection was closed before an answer came';
     default:
-      if (isTlsCode(code)) return `TLS certificate not trusted (${code}): ${msg}`;
+      if (isTlsCode(code)) return `${TLS_FAILURE_TEXT[tlsFailureOf(code)]} (${code}): ${tlsReason(err, msg)}`;
       return `${msg} (${code})`;
   }
 }
 
-/** A certificate or TLS failure (its hint is how to trust a root). */
-export function isTlsCode(code: string): boolean {
-  return /CERT|TLS|SSL|SELF_SIGNED|UNABLE_TO/.test(code);
+/** OpenSSL's own words (`wrong version number`), not its whole error line with source paths. */
+function tlsReason(err: unknown, msg: string): string {
+  const reason = err !== null && typeof err === 'object' ? (err as { reason?: unknown }).reason : undefined;
+  return (typeof reason === 'string' && reason !== '' ? reason : msg).trim().replace(/:$/, '');
 }
+

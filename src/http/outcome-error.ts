@@ -3,7 +3,7 @@
 // and exit the same way.
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, errorDocument, type ExitCode, type MsgrError, type MsgrErrorOptions } from '../errors.js';
 import { redact, redactJson, stripControl } from '../output/sanitize.js';
-import type { Outcome } from './outcome.js';
+import { REDIRECT_HINT, type Outcome } from './outcome.js';
 
 export interface OutcomeErrorOptions {
   readonly apiKey: string;
@@ -39,7 +39,7 @@ export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o:
     case 'auth':
       return error(AuthError, `the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, 'Check the API key and --account (msgr profile show tells where each came from).');
     case 'rejected':
-      return error(RejectedError, `the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, o.rejectedHint ?? 'Fix the request and send it again.');
+      return error(RejectedError, `the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, outcome.status < 400 ? `${REDIRECT_HINT} Nothing was sent.` : (o.rejectedHint ?? 'Fix the request and send it again.'));
     case 'not-sent': {
       const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
       const hint = outcome.hint ?? o.notSentHint ?? 'Nothing was sent; it is safe to run the same command again.';

@@ -1,5 +1,6 @@
 // What happened to one request, in the terms of docs/contract.md (Exit codes, Retries).
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
+import { isTlsCode, tlsFailureOf } from './trust.js';
 
 export type Outcome =
   /** Any 2xx: accepted, never "delivered". The body may be empty or not JSON. */
@@ -73,6 +74,9 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
     return { retryable: temporary, config: !temporary };
   }
   if (failure.cause === 'BAD_ANSWER') return { retryable: false, config: true };
+  // TLS with an https:// proxy: retrying cannot fix it; a handshake that fails outright is a
+  // proxy that does not speak TLS there, a setting to fix (README: "When the proxy says no").
+  if (failure.cause !== undefined && isTlsCode(failure.cause)) return { retryable: false, config: tlsFailureOf(failure.cause) === 'handshake' };
   return { retryable: true, config: false };
 }
 
@@ -124,6 +128,12 @@ export function classifyStatus(status: number): StatusClass {
   if (status >= 300 && status < 500) return 'rejected';
   return 'unknown';
 }
+
+/**
+ * What to do about a 3xx: msgr never follows one (the key would go to the address it names), and
+ * the API did not process the request, so the base URL is what needs fixing.
+ */
+export const REDIRECT_HINT = 'msgr does not follow redirects (the API key would go to the address given): if that address is the API, make it the base URL (--base-url, MSGR_BASE_URL or the profile\'s base-url).';
 
 /** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {

@@ -4,6 +4,7 @@
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
 import { TUNNEL_CODE } from './outcome.js';
+import { isTlsCode, tlsFailureOf, tlsHint } from './trust.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -50,14 +51,25 @@ const bracket = (hostname: string): string => (hostname.includes(':') ? `[${host
 export function parseProxyUrl(value: string, variable: string): ProxyConfig {
   const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(value) ? value : `http://${value}`;
   const form = 'http://[USER:PASSWORD@]HOST:PORT';
+  if (/^["']|["']$/.test(value)) {
+    // A .env file or `docker run --env-file` keeps the quotes of HTTPS_PROXY="…" in the value.
+    throw new UsageError(`${variable}: the proxy URL is in quotes (its value is not shown: it may hold a password)`, {
+      hint: `Remove the quotes (a .env file or docker --env-file keeps VAR="…" quotes as part of the value); write it as ${form}.`,
+    });
+  }
+  const notAProxyUrl = (): UsageError =>
+    new UsageError(`${variable}: not a proxy URL (its value is not shown: it may hold a password)`, {
+      hint: `Write it as ${form}, with any @ : % / # ? in the user or password percent-encoded (@ is %40, : is %3A, % is %25).`,
+    });
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    throw new UsageError(`${variable}: not a proxy URL (its value is not shown: it may hold a password)`, {
-      hint: `Write it as ${form}, with any @ : % / # ? in the user or password percent-encoded (@ is %40, : is %3A, % is %25).`,
-    });
+    throw notAProxyUrl();
   }
+  // An `@` after the host: the user or password held a `/`, `?` or `#` not percent-encoded, so
+  // what was read as the host and port is part of them; it must be neither shown nor dialled.
+  if (`${url.pathname}${url.search}${url.hash}`.includes('@')) throw notAProxyUrl();
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new UsageError(`${variable}: msgr goes through http:// and https:// proxies, not ${url.protocol}//`, { hint: `Give an HTTP proxy as ${form}.` });
   }
@@ -229,6 +241,14 @@ export function describeTunnelFailure(f: TunnelFailure): { message: string; hint
       hint: `Check that ${p.variable} names an HTTP proxy that allows CONNECT (\`msgr doctor\` checks each step). ${nothing}`,
     };
   }
+  const plainHttp = `Most proxies take plain HTTP, for https:// sites too: if this one does, write ${p.variable}=http://${bracket(p.hostname)}:${p.port} (with its user and password, if any).`;
+  if (f.cause !== undefined && isTlsCode(f.cause)) {
+    const kind = tlsFailureOf(f.cause);
+    return {
+      message: `cannot reach ${proxy}: TLS with the proxy failed (${f.cause})`,
+      hint: kind === 'handshake' ? `${plainHttp} ${nothing}` : tlsHint(kind, '0'),
+    };
+  }
   const why =
     f.cause === 'ECONNREFUSED' ? 'connection refused'
     : f.cause === 'ENOTFOUND' || f.cause === 'EAI_AGAIN' || f.cause === 'EAI_NONAME' ? `its host name "${p.hostname}" was not found (DNS)`
@@ -238,6 +258,6 @@ export function describeTunnelFailure(f: TunnelFailure): { message: string; hint
     : (f.cause ?? 'error');
   return {
     message: `cannot reach ${proxy}: ${why}`,
-    hint: `Check that the proxy is running and that ${p.variable} names it, or, if the API can be reached without the proxy, add its host to NO_PROXY. ${again}`,
+    hint: `Check that the proxy is running and that ${p.variable} names it, or, if the API can be reached without the proxy, add its host to NO_PROXY.${p.protocol === 'https:' && (f.cause === 'TIMEOUT' || f.cause === 'CLOSED') ? ` ${plainHttp}` : ''} ${again}`,
   };
 }

@@ -12,6 +12,7 @@ import { createUi } from '../output/ui.js';
 import { waitForLock, type Lock } from '../files/lock.js';
 import { CONFIG_NAME, storePaths, type StorePaths } from './paths.js';
 import { platform as osPlatform } from 'node:os';
+import { join } from 'node:path';
 
 export type Channel = 'SMS' | 'RCS';
 
@@ -281,15 +282,22 @@ export function tightenModes(paths: StorePaths, warn: Warn): void {
   if (osPlatform() === 'win32') return; // POSIX modes mean nothing there.
   const changed: string[] = [];
   const failed: string[] = [];
+  let shared = false;
   for (const [path, want] of [
     [paths.dir, 0o700],
     [paths.file, 0o600],
   ] as const) {
     let mode: number;
     try {
-      mode = statSync(path).mode & 0o777;
+      mode = statSync(path).mode & 0o1777;
     } catch {
       continue; // Not created yet.
+    }
+    // A sticky folder (/tmp, a CI runner's temp folder) is every user's: made 0700 it would break
+    // the machine for them. It is left alone; the file in it is still made private.
+    if (path === paths.dir && (mode & 0o1000) !== 0) {
+      shared = true;
+      continue;
     }
     if ((mode & 0o077) === 0) continue;
     try {
@@ -299,8 +307,11 @@ export function tightenModes(paths: StorePaths, warn: Warn): void {
       failed.push(`${path} (mode ${mode.toString(8).padStart(4, '0')}: ${(err as NodeJS.ErrnoException).code ?? String(err)})`);
     }
   }
-  if (warnedModes || (changed.length === 0 && failed.length === 0)) return;
+  if (warnedModes || (changed.length === 0 && failed.length === 0 && !shared)) return;
   warnedModes = true;
+  if (shared) {
+    warn(`the profile folder ${paths.dir} is shared by all users (a sticky folder, such as /tmp): msgr leaves its permissions alone and keeps its files private in it; give msgr a folder of its own (MSGR_CONFIG_DIR=${join(paths.dir, 'msgr')}).`);
+  }
   if (changed.length > 0) {
     warn(`the profile store was accessible to other users; msgr made it private: ${changed.join(', ')}. If others could read it, rotate the API keys saved in it.`);
   }

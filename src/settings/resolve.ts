@@ -96,6 +96,13 @@ export function checkApiKey(key: string, source: string): string {
       hint: 'Copy the key again without surrounding text; it is sent as the X-Api-Key header.',
     });
   }
+  // A .env file or `docker run --env-file` keeps the quotes of KEY="…" as part of the value: sent
+  // so, the key would be refused (exit 3) with nothing to say why.
+  if (/^(["']).*\1$/.test(key)) {
+    throw new UsageError(`${source}: the API key is in quotes, which are not part of it`, {
+      hint: 'Remove the quotes (a .env file or docker --env-file keeps KEY="…" quotes as part of the value).',
+    });
+  }
   return key;
 }
 

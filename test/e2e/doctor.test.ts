@@ -89,6 +89,21 @@ test('with the CA (--ca-file): trusted through a root outside Node\'s bundle (a 
   assertNeverPosted();
 });
 
+test('NODE_EXTRA_CA_CERTS naming a file Node cannot load is a warning at the Node step (Node only notes it at start-up, then trusts nothing from it); a readable one passes and trusts the CA', async () => {
+  for (const bad of [join(tempDir(), 'missing.pem'), '/etc/hostname']) {
+    const r = await runCli(['doctor', '--json'], { env: env({ NODE_EXTRA_CA_CERTS: bad }) });
+    assert.equal(r.code, 5, r.stderr);
+    const node = step(doc(r), 'node');
+    assert.equal(node.status, 'warn', node.detail);
+    assert.match(node.detail, new RegExp(`NODE_EXTRA_CA_CERTS: (cannot read ${bad} \\(no such file\\)|${bad} holds no PEM certificate): Node ignores it`));
+    assert.match(node.hint ?? '', /Point NODE_EXTRA_CA_CERTS at a readable PEM file, or give the root with --ca-file/);
+  }
+  const good = await runCli(['doctor', '--json'], { env: env({ NODE_EXTRA_CA_CERTS: certs.caFile }) });
+  assert.equal(good.code, 0, good.stderr);
+  assert.equal(step(doc(good), 'node').status, 'pass');
+  assertNeverPosted();
+});
+
 test('a server clock far off is a warning naming the clock', async () => {
   server.requests.length = 0;
   server.script({ status: 200, body: 'ok', headers: { date: new Date(Date.now() - 3_600_000).toUTCString() } });

@@ -314,6 +314,21 @@ describe('the store file', () => {
     assert.doesNotMatch(second.stderr, /warning/);
   });
 
+  test('MSGR_CONFIG_DIR naming a folder shared by all users (sticky, as /tmp): its mode is left alone, the file in it is made 0600, and a warning says to give msgr a folder of its own', async () => {
+    const h = home();
+    mkdirSync(h.dir, { recursive: true });
+    chmodSync(h.dir, 0o1777);
+    const add = ok(await h.run(['profile', 'add', 'a', '--api-key-stdin', '--account', 'A1', '--base-url', server.url], { input: 'key_1234\n' }));
+    assert.match(add.stderr, new RegExp(`^warning: the profile folder ${h.dir} is shared by all users \\(a sticky folder, such as /tmp\\): msgr leaves its permissions alone .*MSGR_CONFIG_DIR=${h.dir}/msgr\\)\\.$`, 'm'));
+    assert.equal(statSync(h.dir).mode & 0o7777, 0o1777);
+    assert.equal(mode(h.file), 0o600);
+    chmodSync(h.file, 0o644);
+    const send = ok(await h.run(['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi']));
+    assert.match(send.stderr, /made it private: .*config\.json \(was 0644, now 0600\)/);
+    assert.equal(statSync(h.dir).mode & 0o7777, 0o1777);
+    assert.equal(mode(h.file), 0o600);
+  });
+
   test('the folder a new store goes into is made 0700 even if it exists', async () => {
     const h = home();
     mkdirSync(h.dir, { recursive: true, mode: 0o755 });

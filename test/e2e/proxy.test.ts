@@ -228,6 +228,28 @@ describe('through the scriptable proxy', () => {
     assertNoSecrets(r);
   });
 
+  test('a password with a / or ? not percent-encoded (4711/pw) is a usage error, without dialling or showing the part read as host and port', async () => {
+    for (const password of ['4711/pw', '4711?pw']) {
+      proxy.connects.length = 0;
+      const r = await runCli([...SEND, '--ca-file', certs.caFile, '--verbose'], { env: env(tls.url, { HTTPS_PROXY: `http://ops:${password}@127.0.0.1:${proxy.port}` }) });
+      assert.equal(r.code, 2, r.stderr);
+      assert.match(r.stderr, /^error: HTTPS_PROXY: not a proxy URL \(its value is not shown: it may hold a password\)$/m);
+      assert.doesNotMatch(r.stdout + r.stderr, /4711|retrying/);
+      assert.equal(proxy.connects.length, 0);
+    }
+  });
+
+  test('HTTPS_PROXY in quotes (a docker --env-file line keeps them): a usage error saying so, nothing dialled or shown', async () => {
+    proxy.connects.length = 0;
+    const r = await runCli([...SEND, '--ca-file', certs.caFile], { env: env(tls.url, { HTTPS_PROXY: `"http://ops:${PASSWORD}@127.0.0.1:${proxy.port}"` }) });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: HTTPS_PROXY: the proxy URL is in quotes \(its value is not shown: it may hold a password\)$/m);
+    assert.match(r.stderr, /^hint: Remove the quotes/m);
+    assert.doesNotMatch(r.stderr, /retrying/);
+    assert.equal(proxy.connects.length, 0);
+    assertNoSecrets(r);
+  });
+
   test('403 (policy) exits 2; 502 (upstream) exits 5 after retries; a drop before the tunnel exits 5', async () => {
     const e = env(tls.url, { HTTPS_PROXY: proxy.url });
     tls.requests.length = 0;
@@ -259,6 +281,41 @@ describe('through the scriptable proxy', () => {
       assert.equal(tls.requests.length, 1);
       assert.match(r.stderr, new RegExp(`route: proxy https://ops:\\*\\*\\*@localhost:${secure.port} \\(from HTTPS_PROXY\\)`));
       assertNoSecrets(r);
+    } finally {
+      await secure.close();
+    }
+  });
+
+  test('https:// in HTTPS_PROXY for a proxy that takes plain HTTP: exit 2 at once (not retried), the hint says to write http://, nothing in doubt in send-bulk', async () => {
+    proxy.script = {};
+    proxy.connects.length = 0;
+    tls.requests.length = 0;
+    const url = `https://ops:${PASSWORD}@127.0.0.1:${proxy.port}`;
+    const r = await runCli([...SEND, '--ca-file', certs.caFile, '--json'], { env: env(tls.url, { HTTPS_PROXY: url }) });
+    assert.equal(r.code, 2, r.stderr);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string; exitCode: number } }).error;
+    assert.equal(e.message, `not sent: cannot reach the proxy https://127.0.0.1:${proxy.port} (from HTTPS_PROXY): TLS with the proxy failed (ERR_SSL_WRONG_VERSION_NUMBER)`);
+    assert.match(e.hint, new RegExp(`write HTTPS_PROXY=http://127\\.0\\.0\\.1:${proxy.port} \\(with its user and password, if any\\)`));
+    assert.doesNotMatch(r.stderr, /retrying/);
+    assertNoSecrets(r);
+    const csv = numbersCsv(30);
+    const bulk = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--account', 'ACME01', '--ca-file', certs.caFile, '--batch-size', '10', '--json'], { env: env(tls.url, { HTTPS_PROXY: url }) });
+    assert.equal(bulk.code, 2, bulk.stderr);
+    const summary = JSON.parse(bulk.stdout) as { inDoubt: number; notSent: number; exitCode: number };
+    assert.deepEqual([summary.inDoubt, summary.notSent, summary.exitCode], [0, 30, 2]);
+    assert.match(bulk.stderr, /write HTTPS_PROXY=http:\/\//);
+    assertNoSecrets(bulk);
+    assert.equal(proxy.connects.length, 0);
+    assert.equal(tls.requests.length, 0);
+    // An https:// proxy whose certificate is not trusted: not retried either, and the hint is how to trust its root.
+    const secure = await startProxy({}, { tls: { key: certs.key, cert: certs.cert } });
+    try {
+      const untrusted = await runCli(SEND, { env: env(tls.url, { HTTPS_PROXY: `https://localhost:${secure.port}` }) });
+      assert.equal(untrusted.code, 5, untrusted.stderr);
+      assert.match(untrusted.stderr, /cannot reach the proxy https:\/\/localhost:\d+ \(from HTTPS_PROXY\): TLS with the proxy failed \(UNABLE_TO_VERIFY_LEAF_SIGNATURE\)/);
+      assert.match(untrusted.stderr, /^hint: .*--ca-file ROOT\.pem/m);
+      assert.doesNotMatch(untrusted.stderr, /retrying/);
+      assert.equal(secure.connects.length, 0);
     } finally {
       await secure.close();
     }

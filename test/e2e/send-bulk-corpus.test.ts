@@ -50,6 +50,7 @@ async function runInProcess(argv: string[]): Promise<{ code: number; stdout: str
     version: '0.0.0-test',
     ...testProcess,
     onExit: () => undefined,
+    atQuit: () => undefined,
     enableGracefulInterrupt: () => undefined,
   };
   const code = await main(ctx);

@@ -35,3 +35,27 @@ test('a server echoing the key: report, journal, stdout and stderr show it maske
     assert.ok(!text.includes(KEY), 'the API key leaked');
   }
 });
+
+test('a redirect whose address echoes the key: the key is masked in the report, journal and output; the run stops at its first batch, unsent (exit 2), saying the base URL is to fix', async () => {
+  server.requests.length = 0;
+  server.fallback = { status: 301, headers: { location: `https://moved.example.com/v2/messages?apikey=${KEY}` } };
+  const dir = tempDir();
+  const csv = join(dir, 'in.csv');
+  writeFileSync(csv, `msisdn\n${Array.from({ length: 30 }, (_, i) => `+4479111234${String(i).padStart(2, '0')}`).join('\n')}\n`);
+  const config = tempDir();
+  const report = join(dir, 'report.csv');
+  const r = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--batch-size', '10', '--concurrency', '1', '--json'], {
+    env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(server.requests.length, 1, 'every batch was sent into the same redirect');
+  const summary = JSON.parse(r.stdout) as { notSent: number; rejected: number; stopped: string };
+  assert.deepEqual([summary.notSent, summary.rejected, summary.stopped], [30, 0, 'config']);
+  assert.match(r.stderr, /unexpected redirect \(https:\/\/moved\.example\.com\/v2\/messages\?apikey=\*\*\*\*4321\)/);
+  assert.match(r.stderr, /hint: msgr does not follow redirects .*make it the base URL/);
+  const reportText = readFileSync(report, 'utf8');
+  assert.match(reportText, /^2,\+447911123400,not-sent,301,,/m);
+  for (const text of [reportText, r.stdout, r.stderr, ...filesUnder(config).map((f) => readFileSync(f, 'utf8'))]) {
+    assert.ok(!text.includes(KEY), 'the API key leaked');
+  }
+});

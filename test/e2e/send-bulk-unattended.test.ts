@@ -351,6 +351,34 @@ describe('stopping an unattended run, then --resume', () => {
   });
 });
 
+describe('msgr runs while a run is sending', () => {
+  test('runs list and runs show name the process sending it (not "unfinished" with its batches in flight in doubt) and give no --resume, which its lock would refuse; once stopped, it is unfinished with nothing in doubt', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
+    const config = tempDir();
+    const { path } = numbersCsv(200);
+    const run = startBulk([path, ...MSG, '--batch-size', '10', '--concurrency', '2'], env(config));
+    await requestsArrived(2);
+    interface Listed { runs: Array<{ sending: { pid: number; host: string; since: string } | null; inDoubt: number; finished: boolean }> }
+    const list = await runCli(['runs', 'list', '--json'], { env: env(config) });
+    assert.equal(list.code, 0, list.stderr);
+    assert.equal((JSON.parse(list.stdout) as Listed).runs[0]?.sending?.pid, run.child.pid);
+    const table = await runCli(['runs', 'list'], { env: env(config) });
+    assert.match(table.stdout, /\ssending$/m);
+    const show = await runCli(['runs', 'show', path], { env: env(config) });
+    assert.equal(show.code, 0, show.stderr);
+    assert.match(show.stdout, new RegExp(`^state\\s+sending now \\(msgr pid ${run.child.pid} on .+\\): a batch without its answer yet is in flight`, 'm'));
+    assert.doesNotMatch(show.stderr, /continue it with/);
+    assert.match(show.stderr, /it is sending now; once it ends, `msgr runs show \S+` says what it left/);
+    run.child.kill('SIGTERM');
+    assert.equal((await run.done).code, 130);
+    const after = JSON.parse((await runCli(['runs', 'list', '--json'], { env: env(config) })).stdout) as Listed;
+    assert.deepEqual([after.runs[0]?.sending, after.runs[0]?.inDoubt, after.runs[0]?.finished], [null, 0, false]);
+    const again = await runCli(['runs', 'show', path], { env: env(config) });
+    assert.match(again.stdout, /^state\s+unfinished/m);
+    assert.match(again.stderr, /continue it with: msgr send-bulk .* --resume/);
+  });
+});
+
 describe('a full disk mid-run', () => {
   test('a 16 MB tmpfs filled while batches are in flight: exit 130 naming the folder and the space needed; --resume after freeing space exits 0 with nothing in doubt', async (t) => {
     const mount = tempDir('msgr-tmpfs-');
@@ -467,6 +495,30 @@ describe('the --report file when the run does not end normally', () => {
     assert.match(r.stderr, /msgr: interrupted/);
     assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
     assert.deepEqual(leftBeside(report, run.child.pid), []);
+  });
+
+  test('msgr runs report stopped by SIGTERM, SIGHUP or Ctrl-C: exit 130, the old report stays as it was, and neither its .partial nor the scratch spool in TMPDIR is left', async () => {
+    server.fallback = { status: 202, body: { ok: true } };
+    const config = tempDir();
+    const { path } = numbersCsv(100_000);
+    const sent = await runCli(['send-bulk', path, ...MSG, '--batch-size', '5000'], { env: env(config), timeoutMs: 60_000 });
+    assert.equal(sent.code, 0, sent.stderr);
+    for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
+      const report = oldReport();
+      const tmp = tempDir('msgr-tmpdir-');
+      const run = start(process.execPath, [BIN, 'runs', 'report', path, '--report', report, '--json'], env(config, { TMPDIR: tmp }));
+      // Stopped while the report is being written (its temporary file is there).
+      for (let waited = 0; leftBeside(report, run.child.pid).length === 0 && waited < 10_000; waited += 2) await sleep(2);
+      run.child.kill(sig);
+      const r = await run.done;
+      assert.equal(r.code, 130, `${sig}: ${r.stderr}`);
+      assert.equal((JSON.parse(r.stdout) as { error: { exitCode: number } }).error.exitCode, 130);
+      assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
+      assert.deepEqual(leftBeside(report, run.child.pid), [], `${sig}: the report's temporary file was left`);
+      // msgr's own scratch folders only (Node 22+ keeps its compile cache in TMPDIR too).
+      assert.deepEqual(readdirSync(tmp).filter((f) => f.startsWith('msgr-')), [], `${sig}: scratch files were left in TMPDIR`);
+      assertNoStack(r);
+    }
   });
 
   test('kill -9: the old report stays as it was; the one being written is left aside as r.csv.msgr-<pid>.partial', async () => {

@@ -298,6 +298,41 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.match(r.stderr, /not sent: HTTP 429: slow down \(after 5 attempts\)/);
   });
 
+  test('a Retry-After longer than msgr waits (429 asking for 5 min, 503 for 3 min): not retried, exit 5, and the error says when to try again', async () => {
+    server.script({ status: 429, headers: { 'retry-after': '300' }, body: { title: 'slow down' } });
+    const r = await send(['--json']);
+    assert.equal(r.code, 5, r.stderr);
+    assert.equal(server.requests.length, 1);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string } }).error;
+    assert.equal(e.message, 'not sent: HTTP 429: slow down (the API asks to wait 5 min before trying again; msgr waits at most 120 s)');
+    assert.equal(e.hint, 'Try again in 5 min or later, as the API asks (Retry-After). Nothing was sent.');
+    server.requests.length = 0;
+    server.script({ status: 503, headers: { 'retry-after': new Date(Date.now() + 180_000).toUTCString() }, body: 'maintenance' });
+    const later = await send();
+    assert.equal(later.code, 5, later.stderr);
+    assert.equal(server.requests.length, 1);
+    assert.match(later.stderr, /^hint: Try again in 3 min or later, as the API asks/m);
+  });
+
+  test('MSGR_API_KEY in quotes (a docker --env-file line keeps them): exit 2 saying so, instead of a key refused by the API (exit 3)', async () => {
+    const r = await send([], { MSGR_API_KEY: `"${KEY}"` });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^error: env MSGR_API_KEY: the API key is in quotes, which are not part of it$/m);
+    assert.equal(server.requests.length, 0);
+    assertNoKey(r);
+  });
+
+  test('a 3xx is not followed: exit 4, the address it names shown with the key masked, and the hint says to fix the base URL', async () => {
+    server.script({ status: 308, headers: { location: `https://moved.example.com/v2/messages?key=${KEY}` } });
+    const r = await send(['--json']);
+    assert.equal(r.code, 4, r.stderr);
+    assert.equal(server.requests.length, 1);
+    const e = (JSON.parse(r.stdout) as { error: { message: string; hint: string } }).error;
+    assert.equal(e.message, 'the API rejected the request (HTTP 308): unexpected redirect (https://moved.example.com/v2/messages?key=****5678): (no message)');
+    assert.match(e.hint, /^msgr does not follow redirects .* make it the base URL \(--base-url, MSGR_BASE_URL or the profile's base-url\)\. Nothing was sent\.$/);
+    assertNoKey(r);
+  });
+
   test('503 with Retry-After is retried; 503 without is not (exit 5)', async () => {
     server.script({ status: 503, headers: { 'retry-after': '0' } });
     const ok = await send();
@@ -345,6 +380,9 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.equal(r.code, 5, r.stderr);
     assert.match(r.stderr, /connection refused/);
     assert.match(r.stderr, /safe to run the same command again/);
+    // Which host could not be reached, and what to check: a cron log has nothing else to go by.
+    assert.match(r.stderr, new RegExp(`^error: not sent: cannot reach 127\\.0\\.0\\.1:${new URL(url).port}: connection refused \\(after 5 attempts\\)$`, 'm'));
+    assert.match(r.stderr, /^hint: Check the base URL's host and that it can be reached from here \(`msgr doctor` checks each step\)\. Nothing was sent/m);
   });
 
   test('--verbose shows request and response with the key masked', async () => {

@@ -5,7 +5,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hasSystemCaSwitch } from '../../src/http/trust.js';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { startTestServer, useTestServer } from '../support/test-server.js';
 import { makeCerts, type TestCerts } from '../support/tls.js';
 
 let certs: TestCerts;
@@ -89,5 +89,31 @@ test('HTTPS_PROXY tunnels the request through the proxy; NO_PROXY bypasses it', 
     assert.equal(server.requests.length, 2);
   } finally {
     await proxy.close();
+  }
+});
+
+test('TLS failures a root cannot fix say so: https:// to a plain-http port, and a certificate for another name (with its CA trusted); exit 5, nothing sent, no --ca-file hint', async () => {
+  const plain = await startTestServer();
+  const onlyLocalhost = makeCerts('DNS:localhost');
+  const named = await startTestServer({ tls: { key: onlyLocalhost.key, cert: onlyLocalhost.cert } });
+  try {
+    const port = (url: string): string => new URL(url).port;
+    const handshake = await runCli([...args, '--json'], { env: { ...env(), MSGR_BASE_URL: `https://localhost:${port(plain.url)}` } });
+    assert.equal(handshake.code, 5, handshake.stderr);
+    const h = (JSON.parse(handshake.stdout) as { error: { message: string; hint: string } }).error;
+    assert.equal(h.message, 'not sent: the TLS handshake failed (ERR_SSL_WRONG_VERSION_NUMBER): wrong version number');
+    assert.match(h.hint, /check the base URL and port \(`https:\/\/` to a plain-http port fails this way\)/);
+    assert.doesNotMatch(handshake.stdout + handshake.stderr, /not trusted|--ca-file|ssl3_get_record/);
+    assert.equal(plain.requests.length, 0);
+
+    const name = await runCli([...args, '--ca-file', onlyLocalhost.caFile], { env: { ...env(), MSGR_BASE_URL: `https://127.0.0.1:${port(named.url)}` } });
+    assert.equal(name.code, 5, name.stderr);
+    assert.match(name.stderr, /^error: not sent: the TLS certificate does not name the host \(ERR_TLS_CERT_ALTNAME_INVALID\): IP: 127\.0\.0\.1 is not in the cert's list$/m);
+    assert.match(name.stderr, /^hint: Check the base URL's host/m);
+    assert.doesNotMatch(name.stderr, /not trusted|--ca-file/);
+    assert.equal(named.requests.length, 0);
+  } finally {
+    await plain.close();
+    await named.close();
   }
 });

@@ -53,6 +53,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     version: 'test',
     ...testProcess,
     onExit: () => {},
+    atQuit: () => {},
     enableGracefulInterrupt: () => {},
     out: () => out,
     err: () => err,

@@ -61,6 +61,7 @@ function fakeContext(cwd: string): { ctx: Context; out: string[]; err: string[];
     version: 'test',
     ...testProcess,
     onExit: () => undefined,
+    atQuit: () => undefined,
     enableGracefulInterrupt: () => {
       graceful = true;
     },

@@ -11,7 +11,7 @@ import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type 
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
 import { realFile, runDirFor, stateDir } from '../../bulk/state.js';
 import { buildResumeCommand } from '../../bulk/summary.js';
-import { lockHolder } from '../../files/lock.js';
+import { lockHolder, type LockOwner } from '../../files/lock.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import type { RunsOptions } from './options.js';
@@ -20,10 +20,21 @@ function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
 }
 
-function status(r: RunInfo): string {
-  if (r.finished) return 'finished';
-  return r.abandoned ? 'abandoned' : 'unfinished';
+/**
+ * The msgr process sending the run now, if any (a live process holds its journal's lock): its
+ * batches without an answer yet are in flight, not left in doubt, and a --resume would be refused.
+ */
+function sendingNow(ctx: Context, r: RunInfo): LockOwner | undefined {
+  return r.finished || r.abandoned ? undefined : lockHolder(`${r.journal}.lock`, ctx);
 }
+
+function status(r: RunInfo, sending: LockOwner | undefined): string {
+  if (r.finished) return 'finished';
+  if (r.abandoned) return 'abandoned';
+  return sending !== undefined ? 'sending' : 'unfinished';
+}
+
+const sendingJson = (o: LockOwner | undefined): { pid: number; host: string; since: string } | null => (o === undefined ? null : { pid: o.pid, host: o.host, since: o.startedAt });
 
 function shortTarget(r: RunInfo): string {
   const t = r.target;
@@ -38,9 +49,9 @@ function table(rows: string[][]): string {
 
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const runs = await listRuns(state(ctx));
+  const runs = (await listRuns(state(ctx))).map((r) => ({ ...r, sending: sendingNow(ctx, r) }));
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map((r) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
     return;
   }
   if (runs.length === 0) {
@@ -58,21 +69,19 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       `${fmt(r.accepted)}${r.alreadySent > 0 ? ` (+${fmt(r.alreadySent)} earlier)` : ''}`,
       fmt(r.inDoubt),
       fmt(r.notSent),
-      status(r),
+      status(r, r.sending),
     ]);
   }
   ctx.stdout.write(`${table(rows)}\n`);
 }
 
 /**
- * How the run's last process ended. One that wrote no "stop" is sending now (it holds the lock)
- * or was killed (kill -9, a power cut): an earlier process's stop would say the wrong thing.
+ * How the run's last process ended, when none is sending it now (sendingNow): its "stop" line,
+ * or, when it wrote none and the run is unfinished, that it was killed or the machine went down.
  */
-function stopNote(ctx: Context, journal: string, info: RunInfo, lastStop: string | undefined): string {
+function stopNote(info: RunInfo, lastStop: string | undefined): string {
   if (lastStop !== undefined) return ` (last stop: ${lastStop})`;
-  if (info.finished) return '';
-  const holder = lockHolder(`${journal}.lock`, ctx);
-  if (holder !== undefined) return ` (sending now: msgr pid ${holder.pid} on ${holder.host})`;
+  if (info.finished || info.abandoned) return '';
   return ' (its last process wrote no stop: it was killed, or the machine went down)';
 }
 
@@ -87,14 +96,20 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     const send = detail.sends.get(b);
     inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [] });
   });
-  const doc = { ...info, status: status(info), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: detail.loaded.lastStop ?? null };
+  const sending = sendingNow(ctx, info);
+  const doc = { ...info, status: status(info, sending), sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: detail.loaded.lastStop ?? null };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
   }
   const lines: Array<[string, string]> = [
     ['run', info.runId],
-    ['state', `${status(info)}${stopNote(ctx, journal, info, detail.loaded.lastStop)}`],
+    [
+      'state',
+      sending !== undefined
+        ? `sending now (msgr pid ${sending.pid} on ${sending.host}, since ${sending.startedAt}): a batch without its answer yet is in flight, counted in doubt until it comes`
+        : `${status(info, sending)}${stopNote(info, detail.loaded.lastStop)}`,
+    ],
     ['journal', journal],
     ['file', info.file],
     ['target', describeTarget(h.target)],
@@ -115,7 +130,9 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
   const ui = createUi(ctx, opts);
-  if (!info.finished && !info.abandoned) {
+  if (sending !== undefined) {
+    ui.info(`it is sending now; once it ends, \`msgr runs show ${info.runId}\` says what it left, and how to continue`);
+  } else if (!info.finished && !info.abandoned) {
     const t = h.target;
     const profile = t !== undefined && !t.sandbox && t.profile !== null ? savedProfile(ctx, t.profile, ui) : undefined;
     // Without a profile (or with another key than the profile's) the key came from the
@@ -174,6 +191,8 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
     ["the run's --exclude list", header?.shape.exclude?.path],
   ]);
   const writer = new ReportWriter(path, ctx.pid);
+  // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
+  ctx.atQuit(() => writer.discard());
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
