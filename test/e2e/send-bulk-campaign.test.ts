@@ -263,7 +263,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     for (let i = 0; i < 200 && server.requests.length === answered; i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(server.requests.length > answered, 'the resume sent its request');
     const sending = await runs(['show', file], env(server.url, config));
-    assert.match(sending.stdout, new RegExp(`state\\s+unfinished \\(sending now: msgr pid ${child.pid ?? 0} on `));
+    assert.match(sending.stdout, new RegExp(`state\\s+sending now \\(msgr pid ${child.pid ?? 0} on `));
     child.kill('SIGKILL');
     await closed;
     const killed = await runs(['show', file], env(server.url, config));
