@@ -135,7 +135,7 @@ for (const [how, stop] of [
   });
 }
 
-test('msgr sandbox stopped under a send-bulk: every request it took in is answered, so nothing is left in doubt', async () => {
+test('msgr sandbox stopped under a send-bulk: every request it took in is answered; only a request it never took in can be in doubt', async () => {
   const dir = tempDir();
   const record = join(dir, 'sent.jsonl');
   const sbx = await startCli(['--latency', '150', '--record', record]);
@@ -149,6 +149,7 @@ test('msgr sandbox stopped under a send-bulk: every request it took in is answer
   bulk.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const code = new Promise<number | null>((r) => bulk.on('close', (c) => r(c)));
   const killer = setTimeout(() => bulk.kill('SIGKILL'), 30_000);
+  let exit: number | null = null;
   try {
     // Stopped while the run keeps its connections busy: those in flight are answered, and their
     // answers close the connections, so no new request is taken in only to be cut off.
@@ -158,18 +159,22 @@ test('msgr sandbox stopped under a send-bulk: every request it took in is answer
     assert.equal(await sbx.exit, 0);
     // The rest would wait out its retries against a closed port: stopped, it drains.
     bulk.kill('SIGTERM');
-    assert.equal(await code, 130, stderr);
+    exit = await code;
   } finally {
     clearTimeout(killer);
   }
   const summary = JSON.parse(stdout) as { accepted: number; inDoubt: number; notSent: number };
-  assert.equal(summary.inDoubt, 0, stderr);
   const recorded = readFileSync(record, 'utf8').split('\n').filter(Boolean).length;
   assert.equal(summary.accepted, recorded * 2);
-  assert.equal(summary.accepted + summary.notSent, 400);
+  assert.equal(summary.accepted + summary.notSent + summary.inDoubt, 400);
   const stats = /msgr sandbox stopped: (\d+) requests?, (\d+) accepted/.exec(sbx.stderr());
   assert.ok(stats !== null, sbx.stderr());
   assert.equal(stats[1], stats[2], 'a request the sandbox took in went unanswered');
+  assert.equal(Number(stats[2]) * 2, summary.accepted, 'the sandbox accepted a request whose answer the run did not get');
+  // A request written onto a kept-alive connection just as the stopping sandbox closed it never
+  // reached it (counted above), but the client cannot tell: in doubt, exit 7. Any server has that
+  // race; the answers that close their connections make it rare, not impossible.
+  assert.equal(exit, summary.inDoubt > 0 ? 7 : 130, stderr);
 });
 
 test('msgr sandbox refuses bad flag values with exit 2, naming the flag', async () => {
