@@ -190,6 +190,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
       moveJournal(journalPath, archived);
+      putBackUnlessStarted(ctx, defer, journalPath, archived);
       moved = { from: journalPath, to: archived };
       abandoned = { journal: archived, header: old.header };
       ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
@@ -197,6 +198,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       // A finished run's journal holds its outcomes and message ids (msgr runs): kept, not replaced.
       const kept = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.jsonl`;
       moveJournal(journalPath, kept);
+      putBackUnlessStarted(ctx, defer, journalPath, kept);
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
       finished = old.header;
@@ -315,6 +317,21 @@ function removeIfEmpty(folder: string): void {
   }
 }
 
+/**
+ * A new run that ends before writing its journal (a usage error, the preflight, the confirmation,
+ * a signal) sent nothing: the journal it moved aside is put back where it was, so an unfinished
+ * run stays the file's unfinished run (a --restart after the fix still leaves out what it
+ * accepted) and a finished one stays the file's last run. Registered after the lock, so it runs
+ * while the lock is still held.
+ */
+function putBackUnlessStarted(ctx: Pick<Context, 'atQuit'>, defer: (cleanup: () => void) => void, journal: string, aside: string, newJournal = journal): void {
+  const putBack = (): void => {
+    if (!existsSync(newJournal) && !existsSync(journal) && existsSync(aside)) renameSync(aside, journal);
+  };
+  defer(putBack);
+  ctx.atQuit(putBack);
+}
+
 function moveJournal(from: string, to: string): void {
   try {
     renameSync(from, to);
@@ -332,7 +349,7 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
  * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
  * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
  */
-export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput): Promise<RunState> {
+export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput, defer: (cleanup: () => void) => void): Promise<RunState> {
   if (!input.stdin || state.previous !== undefined) return state;
   const root = runsRoot(stateDir(ctx.env, ctx.cwd), flags.sandbox === true);
   let dirs: string[];
@@ -373,6 +390,8 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
     }
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
     moveJournal(journal, archived);
+    // This run's journal is in a folder of its own: until it is written, nothing was abandoned.
+    putBackUnlessStarted(ctx, defer, journal, archived, state.journalPath);
     ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
     return { ...state, abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
   }

@@ -569,6 +569,28 @@ describe('changed files and follow-up campaigns', () => {
     assert.equal(sentNumbers(server).length, 4);
   });
 
+  test('a --restart that stops before sending (no message given) leaves the unfinished run unfinished: the --restart run after it still leaves out what that run accepted', async () => {
+    resetServer(server);
+    acceptThenRefuse(server, 2);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const list = numbers(12);
+    const file = writeCsv(join(dir, 'c.csv'), list);
+    const first = await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1'], env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    server.answer = acceptWithIds(server);
+    // The message forgotten: refused before anything is sent, so nothing was abandoned.
+    const typo = await bulk([file, '--from', 'Acme', '--restart'], env(server.url, config));
+    assert.equal(typo.code, 2, typo.stderr);
+    assert.match(typo.stderr, /no message/);
+    const listed = await runs(['list', '--json'], env(server.url, config));
+    assert.deepEqual((JSON.parse(listed.stdout) as { runs: Array<{ status?: string; abandoned: boolean; finished: boolean }> }).runs.map((r) => [r.abandoned, r.finished]), [[false, false]]);
+    const restart = await bulk([file, ...MSG, '--restart'], env(server.url, config));
+    assert.equal(restart.code, 0, restart.stderr);
+    assert.match(restart.stderr, /6 rows already sent \(accepted by run \S+\): left out/);
+    assertExactlyOnce(sentNumbers(server), list);
+  });
+
   test('numbers in doubt in the skipped run are listed, not silently left out', async () => {
     resetServer(server);
     let count = 0;

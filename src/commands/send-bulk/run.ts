@@ -141,7 +141,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   quit.report = report;
   const input = await openInput(ctx, flags, state, defer);
   // Piped data an unfinished run read too is that run (known once stdin is read).
-  state = await checkStdinAgain(ctx, ui, flags, state, input);
+  state = await checkStdinAgain(ctx, ui, flags, state, input, defer);
   where.inputBytes = input.identity.size;
   const plan = await planRun(ctx, ui, opts, settings, previous);
   sendsAgain(ui, flags, state.finished, { message: plan.message, personal: plan.shape.personal });
