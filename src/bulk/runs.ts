@@ -303,7 +303,9 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
       keptNeeded.push(run);
       continue;
     }
-    if (basename(run.journal) === 'journal.jsonl' && readOwner(`${run.journal}.lock`) !== undefined) continue;
+    // A msgr holds the run folder's lock: sending this run, or starting a new one that reads what
+    // it leaves out (a --restart has moved the abandoned journal aside before its own is written).
+    if (readOwner(join(dirname(run.journal), 'journal.jsonl.lock')) !== undefined) continue;
     // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
     if (![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(run.journal))))) {
       keptElsewhere.push(run);

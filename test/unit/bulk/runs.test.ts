@@ -233,6 +233,30 @@ describe('runs in the state folder', () => {
     assert.ok(existsSync(needed) && existsSync(replaced));
   });
 
+  test('prune leaves alone the runs of a file a msgr holds the lock of: a --restart or --skip-sent run reads them before its own journal names them', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
+    const folder = join(state, 'runs', 'c.csv-abc');
+    mkdirSync(folder, { recursive: true });
+    // Moved aside by a --restart (and a finished run kept) whose preflight is still going on: no
+    // journal.jsonl yet, only its lock.
+    const aside = journal(folder, 'journal.20261001T120000Z-dddddddd.abandoned.jsonl', header('20261001T120000Z-dddddddd'), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100001', '+447911100002'] },
+      { type: 'done', batch: 0, outcome: 'accepted' },
+    ]);
+    const kept = journal(folder, 'journal.20260901T120000Z-aaaaaaaa.jsonl', header('20260901T120000Z-aaaaaaaa'), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100001', '+447911100002'] },
+      { type: 'done', batch: 0, outcome: 'accepted' },
+      { type: 'send', batch: 1, first: 2, count: 2, key: 'k', numbers: ['+447911100003', '+447911100004'] },
+      { type: 'done', batch: 1, outcome: 'accepted' },
+    ]);
+    const old = new Date('2026-01-01T00:00:00Z');
+    for (const f of readdirSync(folder)) utimesSync(join(folder, f), old, old);
+    writeFileSync(join(folder, 'journal.jsonl.lock'), `${JSON.stringify({ pid: process.pid, host: 'here', startedAt: '2026-11-24T00:00:00.000Z', command: 'msgr send-bulk c.csv --restart', token: 't' })}\n`);
+    const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
+    assert.deepEqual(r.removed, []);
+    assert.ok(existsSync(aside) && existsSync(kept));
+  });
+
   test('ages', () => {
     assert.deepEqual(['30d', '12h', '2w', '90m', '1 d', 'soon', '5y'].map(parseAge), [30 * 86_400_000, 12 * 3_600_000, 14 * 86_400_000, 90 * 60_000, 86_400_000, undefined, undefined]);
   });
