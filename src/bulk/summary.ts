@@ -2,7 +2,7 @@
 // the --json document), the command that resumes the run, and the error that gives the exit code.
 // See docs/bulk.md: Output, and docs/contract.md: Exit codes.
 import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
-import { withoutNothingSent } from '../http/outcome.js';
+import { REDIRECT_HINT, withoutNothingSent } from '../http/outcome.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
 import { invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
@@ -167,7 +167,10 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'config') {
-    const hint = [lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
+    // A resume goes where the run started, which only redirects again, and one to another base
+    // URL is refused (README: "Nothing lost, nothing sent twice"): the way on is a new run.
+    const next = r.lastHint === REDIRECT_HINT ? 'Once you know the right base URL, run the command again with the fixed base URL and --restart (it leaves out the rows this run accepted).' : resumeHint;
+    const hint = [lastHint, next].filter((s) => s !== undefined).join('\n      ');
     // Exit 2 says nothing was sent; once something was, the run is a partial one (exit 7).
     const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 ? UsageError : PartialError;
     return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {

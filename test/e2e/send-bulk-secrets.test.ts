@@ -53,9 +53,22 @@ test('a redirect whose address echoes the key: the key is masked in the report, 
   assert.deepEqual([summary.notSent, summary.rejected, summary.stopped], [30, 0, 'config']);
   assert.match(r.stderr, /unexpected redirect \(https:\/\/moved\.example\.com\/v2\/messages\?apikey=\*\*\*\*4321\)/);
   assert.match(r.stderr, /hint: msgr does not follow redirects .*make it the base URL/);
+  // A resume goes to the base URL the run started with, which redirects again (and another one
+  // is refused): the way on is --restart with the fixed base URL.
+  assert.doesNotMatch(r.stderr, /Resume with:/);
+  assert.match(r.stderr, /run the command again with the fixed base URL and --restart/);
   const reportText = readFileSync(report, 'utf8');
   assert.match(reportText, /^2,\+447911123400,not-sent,301,,/m);
   for (const text of [reportText, r.stdout, r.stderr, ...filesUnder(config).map((f) => readFileSync(f, 'utf8'))]) {
     assert.ok(!text.includes(KEY), 'the API key leaked');
   }
+  server.requests.length = 0;
+  server.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
+  const fixed = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', `${server.url}/eu`, '--batch-size', '10', '--concurrency', '1', '--restart'], {
+    env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
+  });
+  assert.equal(fixed.code, 0, fixed.stderr);
+  const sent = server.requests.flatMap((q) => ((q.json as { recipients?: Array<{ msisdn: string }> }).recipients ?? []).map((x) => x.msisdn));
+  assert.equal(sent.length, 30);
+  assert.equal(new Set(sent).size, 30);
 });
