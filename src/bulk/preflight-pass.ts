@@ -38,6 +38,8 @@ export interface PreflightPassConfig {
   readonly checkpoint: () => void;
   readonly debug: (line: string) => void;
   readonly defer: (cleanup: () => void) => void;
+  /** Registers a tidy-up for a signal that quits at once (Context.atQuit). */
+  readonly atQuit?: ((tidy: () => void) => void) | undefined;
   /** Rows have messages of their own (bulk/personalise.ts). */
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep (--preview, --sample-to). */
@@ -79,10 +81,13 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   };
   const spoolPath = c.spoolPath;
   if (spoolPath !== undefined) {
-    c.defer(() => {
+    const remove = (): void => {
       removeSpool(spoolPath);
       removeSplitSpools(spoolPath);
-    });
+    };
+    c.defer(remove);
+    // Quitting at once (a second Ctrl-C) leaves no spool either: a resume writes it again.
+    c.atQuit?.(remove);
   }
   const started = performance.now();
   // Rows with messages of their own are read in one pass: the split would count the parts of

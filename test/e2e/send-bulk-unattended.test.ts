@@ -334,6 +334,10 @@ describe('stopping an unattended run, then --resume', () => {
     assert.match(doc.error.message, /^interrupted: quit at once/);
     assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
     assert.ok(doc.error.hint.endsWith(`\n      ${resumeLine}`), doc.error.hint);
+    // The spool (about 70 bytes a row) and the reserve go, as when the run drains: the journal stays.
+    const left = (readdirSync(config, { recursive: true }) as string[]).map((f) => basename(f));
+    assert.ok(left.includes('journal.jsonl'), left.join(' '));
+    assert.deepEqual(left.filter((f) => /\.spool|\.reserve$/.test(f)), []);
     // Quitting at once is the person's choice to abandon the answers: those batches are in doubt.
     const listed = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
     assert.equal(listed.code, 7, listed.stderr);

@@ -129,7 +129,10 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
   // Taken before the preflight: a disk too full for it stops the run before any work.
   const reserve = noJournal ? undefined : DiskReserve.take(`${journalPath}.reserve`);
-  if (reserve !== undefined) defer(() => reserve.release());
+  if (reserve !== undefined) {
+    defer(() => reserve.release());
+    ctx.atQuit(() => reserve.release());
+  }
   const reportPath = opts.report !== undefined ? resolve(ctx.cwd, opts.report) : undefined;
   const reads = [
     ['the CSV file being sent', state.fileAbs ?? previous?.header.input.path],
@@ -179,6 +182,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     checkpoint,
     debug: (line) => ui.debug(line),
     defer,
+    atQuit: ctx.atQuit,
     message: message.personal,
     keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
   });
