@@ -603,6 +603,10 @@ describe('changed files and follow-up campaigns', () => {
     const first = await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1', '--json'], env(server.url, config));
     assert.equal(first.code, 7, first.stderr);
     const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    // Its process ended on its own, not the run: an unfinished run is not said to have finished.
+    const shown = await runs(['show', runId], env(server.url, config));
+    assert.match(shown.stdout, /state\s+unfinished \(its last process ended on its own, leaving rows not sent or in doubt\)\n/);
+    assert.equal((JSON.parse((await runs(['show', runId, '--json'], env(server.url, config))).stdout) as { lastStop: string }).lastStop, 'finished');
     const follow = writeCsv(join(dir, 'follow.csv'), list);
     server.answer = acceptWithIds(server);
     const r = await bulk([follow, ...MSG, '--skip-sent', runId], env(server.url, config));

@@ -80,6 +80,8 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
  * or, when it wrote none and the run is unfinished, that it was killed or the machine went down.
  */
 function stopNote(info: RunInfo, lastStop: string | undefined): string {
+  // "finished" is the process's end, not the run's: said so, beside a state that may be "unfinished".
+  if (lastStop === 'finished' && !info.finished) return ' (its last process ended on its own, leaving rows not sent or in doubt)';
   if (lastStop !== undefined) return ` (last stop: ${lastStop})`;
   if (info.finished || info.abandoned) return '';
   return ' (its last process wrote no stop: it was killed, or the machine went down)';
