@@ -265,7 +265,7 @@ export interface PruneResult {
   readonly removed: RunInfo[];
   /** Old enough but not finished, and not abandoned: kept, they can still be resumed. */
   readonly keptUnfinished: RunInfo[];
-  /** Finished, but an unfinished run leaves out their numbers and needs them to resume. */
+  /** Finished or abandoned, but a run kept (unfinished, or recent) leaves out their numbers: its --resume and report read them. */
   readonly keptNeeded: RunInfo[];
   /** Finished and old, but kept by --journal outside msgr's folder: the user's file. */
   readonly keptElsewhere: RunInfo[];
@@ -274,8 +274,8 @@ export interface PruneResult {
 /**
  * Removes finished and abandoned runs whose journal was last written more than `olderThanMs` ago:
  * the journal, a stdin run's copy of its data, and the run folder once nothing else is in it.
- * Unfinished runs, and runs an unfinished run leaves out the numbers of (its --resume reads them:
- * a run --restart replaced is one), are kept. An abandoned run is never resumed: it only marks
+ * Unfinished runs, and runs that a run kept (unfinished, or too recent) leaves out the numbers of
+ * (its --resume and its report read them: a run --restart replaced is one), are kept. An abandoned run is never resumed: it only marks
  * what it accepted, for the run that replaced it and for `msgr runs report`.
  */
 export async function pruneRuns(state: string, olderThanMs: number, now: Date, dryRun: boolean): Promise<PruneResult> {
@@ -292,9 +292,19 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
     const h = readHeader(p);
     for (const s of h?.skipSent ?? []) mark(s.journal);
   };
-  for (const r of runs) if (!r.finished && !r.abandoned) mark(r.journal);
+  const isOld = (r: RunInfo): boolean => now.getTime() - Date.parse(r.lastActivity) >= olderThanMs;
+  // A msgr holds the run folder's lock: sending this run, or starting a new one that reads what
+  // it leaves out (a --restart has moved the abandoned journal aside before its own is written).
+  const locked = (r: RunInfo): boolean => readOwner(join(dirname(r.journal), 'journal.jsonl.lock')) !== undefined;
+  // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
+  const elsewhere = (r: RunInfo): boolean => ![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(r.journal))));
+  // What a run that stays leaves out stays too: an unfinished run's --resume reads it, and so
+  // does `msgr runs report` of any run kept (the rows a --restart left out as already sent).
+  for (const r of runs) {
+    if ((!r.finished && !r.abandoned) || !isOld(r) || locked(r) || elsewhere(r)) for (const named of readHeader(r.journal)?.skipSent ?? []) mark(named.journal);
+  }
   for (const run of runs) {
-    if (now.getTime() - Date.parse(run.lastActivity) < olderThanMs) continue;
+    if (!isOld(run)) continue;
     if (!run.finished && !run.abandoned) {
       keptUnfinished.push(run);
       continue;
@@ -303,11 +313,8 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
       keptNeeded.push(run);
       continue;
     }
-    // A msgr holds the run folder's lock: sending this run, or starting a new one that reads what
-    // it leaves out (a --restart has moved the abandoned journal aside before its own is written).
-    if (readOwner(join(dirname(run.journal), 'journal.jsonl.lock')) !== undefined) continue;
-    // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
-    if (![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(run.journal))))) {
+    if (locked(run)) continue;
+    if (elsewhere(run)) {
       keptElsewhere.push(run);
       continue;
     }

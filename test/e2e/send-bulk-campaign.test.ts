@@ -332,7 +332,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     const pruned = await runs(['prune', '--older-than', '30d'], env(server.url, config));
     assert.equal(pruned.code, 0, pruned.stderr);
     assert.match(pruned.stdout, /removed \S+\s+\S+done\.csv/);
-    assert.match(pruned.stderr, /removed 1 finished run\b.*\n.*kept 1 unfinished/);
+    assert.match(pruned.stderr, /removed 1 finished or abandoned run\b.*\n.*kept 1 unfinished/);
     const after = JSON.parse((await runs(['list', '--json'], env(server.url, config))).stdout) as { runs: Array<{ file: string }> };
     assert.deepEqual(after.runs.map((r) => r.file), [open]);
 

@@ -219,11 +219,11 @@ export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
   }
   const verb = opts.dryRun ? 'would remove' : 'removed';
   for (const run of r.removed) ctx.stdout.write(`${verb} ${run.runId}  ${run.file}  ${run.journal}\n`);
-  ui.info(`${verb} ${fmt(r.removed.length)} finished run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
+  ui.info(`${verb} ${fmt(r.removed.length)} finished or abandoned run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
   if (r.keptUnfinished.length > 0) ui.info(`kept ${fmt(r.keptUnfinished.length)} unfinished run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
   if (r.keptElsewhere.length > 0) {
     const n = r.keptElsewhere.length;
     ui.info(`kept ${fmt(n)} finished run${n === 1 ? '' : 's'} whose journal${n === 1 ? ' is' : 's are'} kept by --journal outside msgr's folder (yours to delete): ${r.keptElsewhere.slice(0, 3).map((x) => x.journal).join(', ')}${n > 3 ? ', …' : ''}`);
   }
-  if (r.keptNeeded.length > 0) ui.info(`kept ${fmt(r.keptNeeded.length)} finished run${r.keptNeeded.length === 1 ? '' : 's'} an unfinished run leaves out the numbers of (its --resume reads them)`);
+  if (r.keptNeeded.length > 0) ui.info(`kept ${fmt(r.keptNeeded.length)} finished or abandoned run${r.keptNeeded.length === 1 ? '' : 's'} that a run kept leaves out the numbers of (its --resume and \`msgr runs report\` read them)`);
 }

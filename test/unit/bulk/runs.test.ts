@@ -257,6 +257,27 @@ describe('runs in the state folder', () => {
     assert.ok(existsSync(aside) && existsSync(kept));
   });
 
+  test('prune keeps an old abandoned (or finished) run that a recent run leaves out the numbers of: msgr runs report of that run reads it', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
+    const folder = join(state, 'runs', 'c.csv-abc');
+    mkdirSync(folder, { recursive: true });
+    const replaced = journal(folder, 'journal.20261001T120000Z-dddddddd.abandoned.jsonl', header('20261001T120000Z-dddddddd'), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100001', '+447911100002'] },
+      { type: 'done', batch: 0, outcome: 'accepted' },
+    ]);
+    const old = new Date('2026-01-01T00:00:00Z');
+    utimesSync(replaced, old, old);
+    // The run --restart started, finished last week: recent, so kept, and it names the abandoned run.
+    journal(folder, 'journal.jsonl', header('20261117T100000Z-cccccccc', { totals: { rows: 4, toSend: 2, requests: 1, alreadySent: 2 }, skipSent: [{ runId: '20261001T120000Z-dddddddd', journal: replaced, bytes: 10_000 }] }), [
+      { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100003', '+447911100004'] },
+      { type: 'done', batch: 0, outcome: 'accepted' },
+    ]);
+    const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
+    assert.deepEqual(r.removed, []);
+    assert.deepEqual(r.keptNeeded.map((x) => x.journal), [replaced]);
+    assert.ok(existsSync(replaced));
+  });
+
   test('ages', () => {
     assert.deepEqual(['30d', '12h', '2w', '90m', '1 d', 'soon', '5y'].map(parseAge), [30 * 86_400_000, 12 * 3_600_000, 14 * 86_400_000, 90 * 60_000, 86_400_000, undefined, undefined]);
   });
