@@ -60,10 +60,40 @@ function acceptWithIds(server: TestServer): (r: ReceivedRequest) => ScriptedResp
 }
 
 /** Accepts the first `n` requests, then refuses the key: the run stops (exit 3) with the rest not sent. */
+/** A new file of `n` numbers in a folder of its own, sent once by a run that finished with every row accepted (with ids). */
+async function finishedRun(server: TestServer, n: number, name = 'c.csv'): Promise<{ dir: string; config: string; list: string[]; file: string; first: RunResult; runId: string }> {
+  resetServer(server);
+  server.answer = acceptWithIds(server);
+  const dir = tempDir();
+  const config = join(dir, 'state');
+  const list = numbers(n);
+  const file = writeCsv(join(dir, name), list);
+  const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
+  assert.equal(first.code, 0, first.stderr);
+  return { dir, config, list, file, first, runId: (JSON.parse(first.stdout) as { runId: string }).runId };
+}
+
 function acceptThenRefuse(server: TestServer, n: number): void {
   let count = 0;
   const accept = acceptWithIds(server);
   server.answer = (r) => (++count <= n ? accept(r) : { status: 401, body: { title: 'Unauthorized' } });
+}
+
+/**
+ * A new file of `n` numbers in a folder of its own, whose run stopped on a 401 after two batches of
+ * 3 were accepted: unfinished, 6 numbers accepted. The server accepts everything from then on.
+ */
+async function stoppedRun(server: TestServer, n: number): Promise<{ dir: string; config: string; list: string[]; file: string }> {
+  resetServer(server);
+  acceptThenRefuse(server, 2);
+  const dir = tempDir();
+  const config = join(dir, 'state');
+  const list = numbers(n);
+  const file = writeCsv(join(dir, 'c.csv'), list);
+  const first = await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1'], env(server.url, config));
+  assert.equal(first.code, 3, first.stderr);
+  server.answer = acceptWithIds(server);
+  return { dir, config, list, file };
 }
 
 function assertExactlyOnce(got: string[], expected: string[]): void {
@@ -275,15 +305,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
   });
 
   test('runs show and runs report name a run by its CSV file after the file was moved away', async () => {
-    resetServer(server);
-    server.answer = acceptWithIds(server);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const list = numbers(4);
-    const file = writeCsv(join(dir, 'gone.csv'), list);
-    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
-    assert.equal(first.code, 0, first.stderr);
-    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const { dir, config, list, file, runId } = await finishedRun(server, 4, 'gone.csv');
     renameSync(file, join(dir, 'archived.csv'));
     const show = await runs(['show', file], env(server.url, config));
     assert.equal(show.code, 0, show.stderr);
@@ -407,15 +429,7 @@ describe('changed files and follow-up campaigns', () => {
   const server = useTestServer();
 
   test('an extended file with --skip-sent goes only to the new numbers; the report counts "already sent" with the earlier id', async () => {
-    resetServer(server);
-    server.answer = acceptWithIds(server);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const list = numbers(20);
-    const file = writeCsv(join(dir, 'c.csv'), list);
-    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
-    assert.equal(first.code, 0, first.stderr);
-    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const { dir, config, list, file, runId } = await finishedRun(server, 20);
     const extended = [...list, ...numbers(5, 500)];
     writeCsv(file, extended);
     const report = join(dir, 'r.csv');
@@ -484,15 +498,8 @@ describe('changed files and follow-up campaigns', () => {
   });
 
   test('starting a file again after its run finished says that every row is sent again, and how --skip-sent leaves them out', async () => {
-    resetServer(server);
-    server.answer = acceptWithIds(server);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const file = writeCsv(join(dir, 'c.csv'), numbers(3));
-    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
-    assert.equal(first.code, 0, first.stderr);
+    const { config, file, first, runId } = await finishedRun(server, 3);
     assert.doesNotMatch(first.stderr, /sends to every row again/);
-    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
     const said = new RegExp(`the last run of this file, ${runId}, finished; this run sends to every row again \\(--skip-sent ${runId} leaves out the numbers that run accepted\\)`);
     const dry = await bulk([file, ...MSG, '--dry-run'], env(server.url, config));
     assert.equal(dry.code, 0, dry.stderr);
@@ -512,14 +519,7 @@ describe('changed files and follow-up campaigns', () => {
   });
 
   test('starting a file again with another message after its run finished does not offer the --skip-sent that would be refused', async () => {
-    resetServer(server);
-    server.answer = acceptWithIds(server);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const file = writeCsv(join(dir, 'c.csv'), numbers(3));
-    const first = await bulk([file, ...MSG, '--json'], env(server.url, config));
-    assert.equal(first.code, 0, first.stderr);
-    const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
+    const { config, file, runId } = await finishedRun(server, 3);
     const other = [file, '--from', 'Acme', '--text', 'Hello again'];
     const dry = await bulk([...other, '--dry-run'], env(server.url, config));
     assert.equal(dry.code, 0, dry.stderr);
@@ -537,17 +537,9 @@ describe('changed files and follow-up campaigns', () => {
   });
 
   test('a changed file: --resume is refused, --restart leaves out what the abandoned run accepted and says how many; --include-sent sends to everyone', async () => {
-    resetServer(server);
-    acceptThenRefuse(server, 2);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const list = numbers(12);
-    const file = writeCsv(join(dir, 'c.csv'), list);
-    const first = await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1'], env(server.url, config));
-    assert.equal(first.code, 3, first.stderr);
+    const { config, list, file } = await stoppedRun(server, 12);
     const extended = [...list, ...numbers(3, 700)];
     writeCsv(file, extended);
-    server.answer = acceptWithIds(server);
     const resume = await bulk([file, '--resume'], env(server.url, config));
     assert.equal(resume.code, 2, resume.stderr);
     assert.match(resume.stderr, /changed since run .*--restart: it leaves out every number this run accepted/s);
@@ -570,15 +562,7 @@ describe('changed files and follow-up campaigns', () => {
   });
 
   test('a --restart that stops before sending (no message given) leaves the unfinished run unfinished: the --restart run after it still leaves out what that run accepted', async () => {
-    resetServer(server);
-    acceptThenRefuse(server, 2);
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const list = numbers(12);
-    const file = writeCsv(join(dir, 'c.csv'), list);
-    const first = await bulk([file, ...MSG, '--batch-size', '3', '--concurrency', '1'], env(server.url, config));
-    assert.equal(first.code, 3, first.stderr);
-    server.answer = acceptWithIds(server);
+    const { config, list, file } = await stoppedRun(server, 12);
     // The message forgotten: refused before anything is sent, so nothing was abandoned.
     const typo = await bulk([file, '--from', 'Acme', '--restart'], env(server.url, config));
     assert.equal(typo.code, 2, typo.stderr);
