@@ -47,8 +47,11 @@ describe('send-bulk stopped by the preflight', () => {
     const bad = await runCli(['send-bulk', path, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--yes', '--json'], { env });
     assert.equal(bad.code, 2, bad.stderr);
     assert.equal((JSON.parse(bad.stdout) as { journal: string | null }).journal, null);
-    // The earlier run's journal, kept under its run id as a new run of the file starts.
-    assert.deepEqual(readdirSync(folder).map((n) => n.replace(/\d{8}T\d{6}Z-[0-9a-f]{8}/, 'ID')), ['journal.ID.jsonl']);
+    // The earlier run's journal, put back where it was: a new run that never started leaves the
+    // finished run the file's last one.
+    assert.deepEqual(readdirSync(folder), ['journal.jsonl']);
+    const listed = await runCli(['runs', 'list', '--json'], { env });
+    assert.deepEqual((JSON.parse(listed.stdout) as { runs: Array<{ finished: boolean }> }).runs.map((r) => r.finished), [true]);
   });
 });
 
