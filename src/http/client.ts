@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
-import { Agent, BodyCutShort, roundTrip } from './undici.js';
+import { AfterRequestStart, Agent, BodyCutShort, roundTrip } from './undici.js';
 import { readCaFile } from './ca-file.js';
 import { maskSecret, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
@@ -232,11 +232,12 @@ export function createClient(options: ClientOptions): ApiClient {
           debug?.(`< ${cut.status} (the body could not be read: ${errorCode(cut.cause)})`);
           return { kind: 'accepted', status: cut.status, body: undefined, text: '', attempts: attempt };
         }
-        const err = cut instanceof BodyCutShort ? cut.cause : cut;
+        const started = cut instanceof BodyCutShort || cut instanceof AfterRequestStart;
+        const err = started ? cut.cause : cut;
         if (sendOptions.signal?.aborted === true) throw err;
         // A programming error is a bug (exit 1), not a network outcome.
         if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
-        const failure = classifyNetworkError(err);
+        const failure = classifyNetworkError(err, started);
         // A connection never made names the host, as the proxy's failures name the proxy: a cron
         // log then says where msgr could not get to.
         const unreachable = failure.kind === 'not-sent' && failure.retryable && failure.code !== TUNNEL_CODE;

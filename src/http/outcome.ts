@@ -81,8 +81,11 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
 }
 
 /** Classifies a thrown network error by its code (and its cause's code). */
-export function classifyNetworkError(err: unknown): FailureClass & { code: string } {
+export function classifyNetworkError(err: unknown, requestStarted = false): FailureClass & { code: string } {
   const code = errorCode(err);
+  // Once the request was on its way, no error proves it never left: a TLS alert or a bad record
+  // while the answer is read is as unknown as a reset (docs/dependencies.md: undici 7).
+  if (requestStarted) return { kind: 'unknown', code };
   if (code === TUNNEL_CODE) {
     const failure = findTunnelFailure(err) ?? {};
     return { kind: 'not-sent', tls: false, ...classifyTunnelFailure(failure), code };

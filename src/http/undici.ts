@@ -31,6 +31,16 @@ export class BodyCutShort extends Error {
   }
 }
 
+/**
+ * The error of a request undici had started on a connected socket (its TLS handshake done, its
+ * bytes on their way): whatever the error's code says, the request may have reached the server.
+ */
+export class AfterRequestStart extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
 export interface RoundTrip {
   readonly method: Dispatcher.HttpMethod;
   readonly headers: Record<string, string>;
@@ -47,7 +57,8 @@ export interface RoundTrip {
  * docs/dependencies.md: undici 7): the answer's body is collected as it comes, where request()
  * would wrap it in a stream read back through an async iterator, ~15 % of the CPU of a bulk run
  * with a request per row (docs/performance.md: personalised messages). Rejects with undici's
- * error (or the signal's reason), or BodyCutShort when the error came after the status line.
+ * error (or the signal's reason) when the request was never started on a connected socket,
+ * AfterRequestStart when it was, and BodyCutShort when the error came after the status line.
  */
 export function roundTrip(dispatcher: Dispatcher, url: URL, req: RoundTrip): Promise<Answer> {
   return new Promise((resolve, reject) => {
@@ -67,6 +78,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #size = 0;
   #controller: Controller | undefined;
+  #started = false;
   readonly #onAbort: (() => void) | undefined;
 
   constructor(
@@ -82,6 +94,8 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
   }
 
   onRequestStart(controller: Controller): void {
+    // undici calls this as it writes the request onto a connected socket (client-h1's writeH1).
+    this.#started = true;
     this.#controller = controller;
     if (this.req.signal?.aborted === true) controller.abort(this.req.signal.reason as Error);
   }
@@ -109,7 +123,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
 
   onResponseError(_controller: Controller, err: Error): void {
     this.#done();
-    this.reject(this.#status !== 0 ? new BodyCutShort(this.#status, this.#headers, err) : err);
+    this.reject(this.#status !== 0 ? new BodyCutShort(this.#status, this.#headers, err) : this.#started ? new AfterRequestStart(err) : err);
   }
 
   #done(): void {
