@@ -7,7 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
 import { isAnswered, type DoneRecord, type RunHeader, type SendRecord } from './journal-records.js';
 import { JournalError, loadJournal, outcomeTotals, type LoadedJournal } from './journal-load.js';
-import { readOwner } from '../files/lock.js';
+import { lockHolder, type LockProcess } from '../files/lock.js';
 import { ensureDir, realFile, runDirFor, runsRoot, stdinRunDir } from './state.js';
 
 /** One run as `runs list` shows it. */
@@ -278,7 +278,8 @@ export interface PruneResult {
  * (its --resume and its report read them: a run --restart replaced is one), are kept. An abandoned run is never resumed: it only marks
  * what it accepted, for the run that replaced it and for `msgr runs report`.
  */
-export async function pruneRuns(state: string, olderThanMs: number, now: Date, dryRun: boolean): Promise<PruneResult> {
+export async function pruneRuns(state: string, olderThanMs: number, proc: LockProcess, dryRun: boolean): Promise<PruneResult> {
+  const now = proc.now();
   const removed: RunInfo[] = [];
   const keptUnfinished: RunInfo[] = [];
   const keptNeeded: RunInfo[] = [];
@@ -295,7 +296,8 @@ export async function pruneRuns(state: string, olderThanMs: number, now: Date, d
   const isOld = (r: RunInfo): boolean => now.getTime() - Date.parse(r.lastActivity) >= olderThanMs;
   // A msgr holds the run folder's lock: sending this run, or starting a new one that reads what
   // it leaves out (a --restart has moved the abandoned journal aside before its own is written).
-  const locked = (r: RunInfo): boolean => readOwner(join(dirname(r.journal), 'journal.jsonl.lock')) !== undefined;
+  // A lock its process left behind (kill -9) holds nothing: lockHolder says so, as for a new run.
+  const locked = (r: RunInfo): boolean => lockHolder(join(dirname(r.journal), 'journal.jsonl.lock'), proc) !== undefined;
   // A journal kept elsewhere (--journal) is the user's file, where a script may look for it.
   const elsewhere = (r: RunInfo): boolean => ![runsRoot(state, false), runsRoot(state, true)].includes(dirname(dirname(resolve(r.journal))));
   // What a run that stays leaves out stays too: an unfinished run's --resume reads it, and so

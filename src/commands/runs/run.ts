@@ -212,7 +212,7 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
 
 export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const r = await pruneRuns(state(ctx), opts.olderThanMs ?? Number.POSITIVE_INFINITY, ctx.now(), opts.dryRun);
+  const r = await pruneRuns(state(ctx), opts.olderThanMs ?? Number.POSITIVE_INFINITY, ctx, opts.dryRun);
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ dryRun: opts.dryRun, removed: r.removed, keptUnfinished: r.keptUnfinished, keptNeeded: r.keptNeeded, keptElsewhere: r.keptElsewhere }, null, 2)}\n`);
     return;

@@ -3,12 +3,13 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode, UsageError } from '../../../src/errors.js';
 import type { JournaledTarget, RunHeader } from '../../../src/bulk/journal-records.js';
 import { numberKey } from '../../../src/bulk/number-set.js';
+import type { LockProcess } from '../../../src/files/lock.js';
 import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, targetDifferences } from '../../../src/bulk/run-target.js';
 import { findRun, listRuns, parseAge, pruneRuns } from '../../../src/bulk/runs.js';
 import { checkSentRun, definitionDifferences, loadSentNumbers, messageDifferences, withSentIds } from '../../../src/bulk/sent.js';
@@ -32,6 +33,9 @@ function header(runId: string, over: Partial<RunHeader> = {}): RunHeader {
     ...over,
   };
 }
+
+/** This process at `iso`, for prune's age and locks (every other process on this host is gone). */
+const at = (iso: string): LockProcess => ({ pid: process.pid, now: () => new Date(iso), isProcessAlive: () => false });
 
 function journal(dir: string, name: string, h: RunHeader, lines: object[]): string {
   const path = join(dir, name);
@@ -223,10 +227,10 @@ describe('runs in the state folder', () => {
 
     const old = new Date('2026-01-01T00:00:00Z');
     for (const f of readdirSync(folder)) utimesSync(join(folder, f), old, old);
-    const dry = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), true);
+    const dry = await pruneRuns(state, 30 * 86_400_000, at('2026-11-24T00:00:00Z'), true);
     assert.deepEqual([dry.removed, dry.keptNeeded, dry.keptUnfinished].map((l) => l.map((x) => x.runId.slice(-8))), [['eeeeeeee', 'aaaaaaaa'], ['bbbbbbbb', 'dddddddd'], ['cccccccc']]);
     assert.ok(existsSync(done) && existsSync(forgotten), 'a dry run removes nothing');
-    const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
+    const r = await pruneRuns(state, 30 * 86_400_000, at('2026-11-24T00:00:00Z'), false);
     assert.deepEqual(r.removed.map((x) => x.journal), [forgotten, done]);
     assert.ok(!existsSync(done) && !existsSync(forgotten));
     assert.ok(!existsSync(join(folder, '20261119T120000Z-eeeeeeee.stdin.csv')), "an abandoned stdin run's copy of its data goes with it");
@@ -252,9 +256,13 @@ describe('runs in the state folder', () => {
     const old = new Date('2026-01-01T00:00:00Z');
     for (const f of readdirSync(folder)) utimesSync(join(folder, f), old, old);
     writeFileSync(join(folder, 'journal.jsonl.lock'), `${JSON.stringify({ pid: process.pid, host: 'here', startedAt: '2026-11-24T00:00:00.000Z', command: 'msgr send-bulk c.csv --restart', token: 't' })}\n`);
-    const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
+    const r = await pruneRuns(state, 30 * 86_400_000, at('2026-11-24T00:00:00Z'), false);
     assert.deepEqual(r.removed, []);
     assert.ok(existsSync(aside) && existsSync(kept));
+    // A lock whose process is gone (kill -9 in a preflight) holds nothing: those runs are old ones.
+    writeFileSync(join(folder, 'journal.jsonl.lock'), `${JSON.stringify({ pid: 999_999, host: hostname(), startedAt: '2026-11-24T00:00:00.000Z', command: 'msgr send-bulk c.csv --restart', token: 't' })}\n`);
+    const after = await pruneRuns(state, 30 * 86_400_000, at('2026-11-24T00:00:00Z'), false);
+    assert.deepEqual(after.removed.map((x) => x.journal).sort(), [aside, kept].sort());
   });
 
   test('prune keeps an old abandoned (or finished) run that a recent run leaves out the numbers of: msgr runs report of that run reads it', async () => {
@@ -272,7 +280,7 @@ describe('runs in the state folder', () => {
       { type: 'send', batch: 0, first: 0, count: 2, key: 'k', numbers: ['+447911100003', '+447911100004'] },
       { type: 'done', batch: 0, outcome: 'accepted' },
     ]);
-    const r = await pruneRuns(state, 30 * 86_400_000, new Date('2026-11-24T00:00:00Z'), false);
+    const r = await pruneRuns(state, 30 * 86_400_000, at('2026-11-24T00:00:00Z'), false);
     assert.deepEqual(r.removed, []);
     assert.deepEqual(r.keptNeeded.map((x) => x.journal), [replaced]);
     assert.ok(existsSync(replaced));
