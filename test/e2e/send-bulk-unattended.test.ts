@@ -9,6 +9,7 @@ import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
+import { tmpfs, unmount } from '../support/tmpfs.js';
 
 const KEY = 'unattended-key-5678';
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
@@ -385,13 +386,8 @@ describe('msgr runs while a run is sending', () => {
 
 describe('a full disk mid-run', () => {
   test('a 16 MB tmpfs filled while batches are in flight: exit 130 naming the folder and the space needed; --resume after freeing space exits 0 with nothing in doubt', async (t) => {
-    const mount = tempDir('msgr-tmpfs-');
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs', mount], { stdio: 'ignore' });
-    } catch {
-      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN); the disk-full path is not tested');
-      return;
-    }
+    const mount = tmpfs(t, '16m');
+    if (mount === undefined) return;
     try {
       const { path, numbers } = numbersCsv(3000);
       const config = join(mount, 'state');
@@ -439,20 +435,15 @@ describe('a full disk mid-run', () => {
       await resumeCleanly(path, config, numbers.length);
       assertExactlyOnce(received(), numbers);
     } finally {
-      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+      unmount(mount);
     }
   });
 });
 
 describe('a full disk under the report only', () => {
   test('the report\'s folder fills mid-run (the journal\'s has room): exit 130 naming that folder and the room the whole report needs, not the journal\'s reserve; the earlier report is as it was', async (t) => {
-    const mount = tempDir('msgr-tmpfs-');
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64k', 'tmpfs', mount], { stdio: 'ignore' });
-    } catch {
-      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN); the disk-full path is not tested');
-      return;
-    }
+    const mount = tmpfs(t, '64k');
+    if (mount === undefined) return;
     try {
       const { path, numbers } = numbersCsv(3000);
       const config = tempDir();
@@ -468,7 +459,7 @@ describe('a full disk under the report only', () => {
       assert.equal(readFileSync(report, 'utf8'), 'old,report\n');
       assert.ok(server.requests.length < numbers.length / 10, 'the run did not stop');
     } finally {
-      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+      unmount(mount);
     }
   });
 });
@@ -551,13 +542,8 @@ describe('the --report file when the run does not end normally', () => {
   });
 
   test('the report\'s folder fills up: the run stops, the old report stays as it was and no temporary file is left', async (t) => {
-    const mount = tempDir('msgr-tmpfs-report-');
-    try {
-      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=256k', 'tmpfs', mount], { stdio: 'ignore' });
-    } catch {
-      t.skip('cannot mount a tmpfs here (it needs root, or CAP_SYS_ADMIN)');
-      return;
-    }
+    const mount = tmpfs(t, '256k');
+    if (mount === undefined) return;
     try {
       const { path } = numbersCsv(20000);
       const report = oldReport(mount);
@@ -582,7 +568,7 @@ describe('the --report file when the run does not end normally', () => {
       assert.deepEqual(leftBeside(report, run.child.pid), ['filler']);
       assertNoStack(r);
     } finally {
-      execFileSync('umount', ['-l', mount], { stdio: 'ignore' });
+      unmount(mount);
     }
   });
 });

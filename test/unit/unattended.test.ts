@@ -2,11 +2,9 @@
 // --progress-every value and line, and the journal on a full disk (a real tmpfs, where one can
 // be mounted).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test, type TestContext } from 'node:test';
+import { describe, test } from 'node:test';
 import { DiskFullError, Journal } from '../../src/bulk/journal.js';
 import { BatchState, type RunHeader } from '../../src/bulk/journal-records.js';
 import { loadJournal } from '../../src/bulk/journal-load.js';
@@ -15,6 +13,7 @@ import { logLine } from '../../src/bulk/progress.js';
 import { parseEvery } from '../../src/commands/send-bulk/options.js';
 import { UsageError } from '../../src/errors.js';
 import { SAME_SIGNAL_MS, signalAction } from '../../src/main.js';
+import { tmpfs, unmount } from '../support/tmpfs.js';
 
 describe('signalAction', () => {
   const idle = { graceful: false, stoppingSince: undefined };
@@ -60,22 +59,6 @@ describe('--progress-every', () => {
   });
 });
 
-/** A 1 MiB tmpfs to fill up; undefined (the test skipped) where it cannot be mounted. */
-function smallDisk(t: TestContext): string | undefined {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-full-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', dir], { stdio: 'ignore' });
-    return dir;
-  } catch {
-    t.skip('cannot mount a tmpfs here (it needs root)');
-    return undefined;
-  }
-}
-
-function unmount(dir: string): void {
-  execFileSync('umount', ['-l', dir], { stdio: 'ignore' });
-}
-
 describe('the journal on a full disk', () => {
   const header: RunHeader = {
     type: 'run',
@@ -104,7 +87,7 @@ describe('the journal on a full disk', () => {
   }
 
   test('no batch leaves once a "send" line fails, the answers in flight take the reserve, and an answer with no room at all is held until there is', async (t) => {
-    const dir = smallDisk(t);
+    const dir = tmpfs(t, '1m');
     if (dir === undefined) return;
     try {
       const path = join(dir, 'journal.jsonl');
@@ -159,7 +142,7 @@ describe('the journal on a full disk', () => {
   });
 
   test('batches ready together share one write and one flush; a group the full disk refuses leaves nothing behind and none of its batches leaves', async (t) => {
-    const dir = smallDisk(t);
+    const dir = tmpfs(t, '1m');
     if (dir === undefined) return;
     try {
       const path = join(dir, 'journal.jsonl');
