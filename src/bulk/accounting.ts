@@ -1,13 +1,16 @@
 // The send pass's books: what each batch's answer (or its absence) counts as, and when the run
 // stops or slows down. Its rules, each covered by test/unit/bulk/sender.test.ts:
 // - a 429 or 503 slows the whole run (a pause for every batch, a smaller window, a lower rate);
+// - a setting to fix stops the run at its first answer: a 3xx, 404 or 405 (the base URL), or a
+//   proxy refusing the tunnel; so does a connection that was never made (after the client's brief
+//   retries), since every later batch would meet the same; none of them puts a batch in doubt;
 // - five batches in a row without an answer (in doubt or not sent) stop the run;
 // - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - a local cause (a stop, a journal that cannot be written) never puts a batch in doubt.
 // Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
 import { setMaxListeners } from 'node:events';
-import { REDIRECT_HINT, type Outcome } from '../http/outcome.js';
+import { isWrongAddress, REDIRECT_HINT, type Outcome } from '../http/outcome.js';
 import type { Batch } from './batches.js';
 import { DiskFullError } from './journal.js';
 import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from './journal-records.js';
@@ -19,8 +22,11 @@ import { idempotencyKey } from './state.js';
 /** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
 export const MAX_CONSECUTIVE_FAILURES = 5;
 
-/** disk-full: a journal line (or the report) found no room; journal: it could not be written. */
-export type StopReason = 'interrupted' | 'auth' | 'config' | 'failing' | 'disk-full' | 'journal';
+/**
+ * disk-full: a journal line (or the report) found no room; journal: it could not be written;
+ * unreachable: a request could not get to the API (no connection, the proxy's tunnel, TLS).
+ */
+export type StopReason = 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal';
 
 export interface SendResult {
   accepted: number;
@@ -39,6 +45,8 @@ export interface SendResult {
   journalError?: string;
   /** What to do about the last failure, when it knows (a proxy refusing the credentials, say). */
   lastHint?: string | undefined;
+  /** The 3xx, 404 or 405 that stopped the run (stopped: config): the base URL is to fix. */
+  wrongAddress?: number;
   throttled: number;
 }
 
@@ -69,7 +77,9 @@ export class BatchAccounting {
   /** Of #done, settled by an earlier run of this journal: not part of this run's rate. */
   #earlier = 0;
   #failed = 0;
-  #lastThrottleNote = 0;
+  // performance.now() counts from the start of the process: the first note is always said.
+  #lastThrottleNote = Number.NEGATIVE_INFINITY;
+  #lastRetryNote = Number.NEGATIVE_INFINITY;
   /** Aborted when the run stops for any reason: retries not yet started are dropped. */
   readonly #stopRetries = new AbortController();
   readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
@@ -109,7 +119,15 @@ export class BatchAccounting {
         progress.log(`the server asked to slow down (HTTP ${info.status}): pausing ${(info.delayMs / 1000).toFixed(1)} s, ${window.limit} request${window.limit === 1 ? '' : 's'} in flight from now on`);
       }
     } else {
-      this.#cfg.debug(`retrying a batch in ${(info.delayMs / 1000).toFixed(1)} s (${info.reason})`);
+      // Said, not only under --verbose: a wait without a word looks like a hang (a few seconds
+      // at most: the client's connection retries are brief).
+      const now = performance.now();
+      if (now - this.#lastRetryNote > 5_000) {
+        this.#lastRetryNote = now;
+        progress.log(`${info.reason}; trying again in ${(info.delayMs / 1000).toFixed(1)} s`);
+      } else {
+        this.#cfg.debug(`retrying a batch in ${(info.delayMs / 1000).toFixed(1)} s (${info.reason})`);
+      }
     }
   }
 
@@ -189,6 +207,8 @@ export class BatchAccounting {
         return 'not sent: the API refused the key or the account';
       case 'config':
         return 'not sent: the run stopped on a setting to fix';
+      case 'unreachable':
+        return 'not sent: the run stopped, the API could not be reached';
       case 'failing':
         return 'not sent: the run stopped after repeated failures';
       case 'disk-full':
@@ -226,12 +246,14 @@ export class BatchAccounting {
       case 'rejected':
         b.status = outcome.status;
         b.error = outcome.message;
-        if (outcome.status < 400) {
-          // A redirect is no verdict on the rows (the API did not process them), and every batch
-          // would get the same: the run stops with them unsent, as on a setting to fix.
+        if (outcome.status < 400 || isWrongAddress(outcome.status)) {
+          // A redirect, or no endpoint at the URL msgr built, is no verdict on the rows (the API
+          // did not process them), and every batch would get the same: the run stops with them
+          // unsent, as on a setting to fix (the base URL).
           b.outcome = 'not-sent';
           b.error = `HTTP ${outcome.status}: ${outcome.message}`;
-          this.#failure(b.error, REDIRECT_HINT);
+          this.#failure(b.error, outcome.status < 400 ? REDIRECT_HINT : undefined);
+          this.#result.wrongAddress ??= outcome.status;
           this.stop('config');
           return 'not-sent';
         }
@@ -258,10 +280,15 @@ export class BatchAccounting {
         b.outcome = 'not-sent';
         b.status = outcome.status;
         b.error = outcome.message;
-        this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message, outcome.hint);
         // A refusal that only a fix can change (a proxy's credentials or policy): no later batch
-        // would fare better, so the run stops now rather than after five of them.
+        // would fare better, so the run stops now rather than after five of them. Nor would one
+        // after a connection that was never made (or a TLS handshake that failed): the client
+        // has tried again already, and all batches go the same way. Nothing left, so nothing of
+        // it is in doubt (docs/contract.md: Exit codes). Said before the count of failures in a
+        // row, which batches in flight as the API went away may have filled.
         if (outcome.config === true) this.stop('config');
+        else if (outcome.code !== undefined && outcome.status === undefined) this.stop('unreachable');
+        this.#failure(outcome.status !== undefined ? `HTTP ${outcome.status}: ${outcome.message}` : outcome.message, outcome.hint);
         return 'not-sent';
       case 'unknown':
         b.status = outcome.status;

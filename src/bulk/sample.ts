@@ -8,7 +8,7 @@ import type { MessagesClient } from '../http/client.js';
 import type { Ui } from '../output/ui.js';
 import { fmt } from './progress.js';
 import type { Outcome } from '../http/outcome.js';
-import { outcomeError } from '../http/outcome-error.js';
+import { outcomeError, type OutcomeErrorOptions } from '../http/outcome-error.js';
 import { asciiJson } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { numberKey, type NumberSet } from './number-set.js';
@@ -132,7 +132,7 @@ function nextStep(argv: readonly string[], unfinished: UnfinishedRun | undefined
 export async function runSamples(
   ctx: Pick<Context, 'argv' | 'stdout'>,
   ui: Pick<Ui, 'info' | 'success'>,
-  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined },
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined; address?: OutcomeErrorOptions['address'] },
 ): Promise<void> {
   if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
   const { results, failure } = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
@@ -146,6 +146,7 @@ export async function runSamples(
       tty: s.tty,
       prefix: `the sample of line ${last.line}: `,
       rejectedHint: 'Nothing of the campaign was sent. Fix the message or the flags, and sample again.',
+      ...(s.address !== undefined ? { address: s.address } : {}),
       notSentHint: 'Nothing of the campaign was sent; it is safe to sample again.',
       unknownHint: `Check the sample numbers before sampling again (Idempotency-Key ${last.idempotencyKey}).`,
       facts: { sampleRunId: s.runId, to: s.to, samples: results },

@@ -1,8 +1,8 @@
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
 // See docs/bulk.md: Output, and docs/contract.md: Exit codes.
-import { AuthError, ExitCode, InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
-import { REDIRECT_HINT, withoutNothingSent } from '../http/outcome.js';
+import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../errors.js';
+import { withoutNothingSent, wrongAddressHint } from '../http/outcome.js';
 import type { Ui } from '../output/ui.js';
 import type { Rate } from './limiter.js';
 import { invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
@@ -14,6 +14,9 @@ import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from './ac
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import { describeSkipped, type SentNumbers } from './sent.js';
 import type { OutcomeTotals } from './journal-load.js';
+import { msgrCommand, shellQuote } from '../output/shell.js';
+
+export { shellQuote };
 
 /** The --json document of a run, and the figures the summary lines are made of. */
 export interface Summary {
@@ -129,7 +132,17 @@ export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabe
  * The error a finished send pass ends with, its --json document the summary with the error's
  * exit code; undefined when every recipient was accepted.
  */
-export function summaryError(summary: SentSummary, r: SendResult, o: { reportPath: string | undefined; clean: (text: string) => string; spaceNeeded?: number | undefined }): MsgrError | undefined {
+export interface SummaryErrorOptions {
+  readonly reportPath: string | undefined;
+  readonly clean: (text: string) => string;
+  readonly spaceNeeded?: number | undefined;
+  /** Where the requests went, for a stop on a 404 or 405: the URL msgr built, from which base URL. */
+  readonly address?: { readonly endpoint: URL; readonly baseUrl?: string | undefined; readonly source?: string | undefined } | undefined;
+  /** The command that sends the rows once the base URL is fixed (restartCommand); undefined: none can be given. */
+  readonly restart?: string | undefined;
+}
+
+export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
   const toSend = summary.toSend;
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
@@ -167,13 +180,30 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   if (r.stopped === 'config') {
-    // A resume goes where the run started, which only redirects again, and one to another base
-    // URL is refused (README: "Nothing lost, nothing sent twice"): the way on is a new run.
-    const next = r.lastHint === REDIRECT_HINT ? 'Once you know the right base URL, run the command again with the fixed base URL and --restart (it leaves out the rows this run accepted).' : resumeHint;
-    const hint = [lastHint, next].filter((s) => s !== undefined).join('\n      ');
-    // Exit 2 says nothing was sent; once something was, the run is a partial one (exit 7).
-    const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 ? UsageError : PartialError;
-    return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted`, {
+    const wrong = r.wrongAddress;
+    // A redirect's hint is the client's (REDIRECT_HINT); a 404's names the URL this run built.
+    const why =
+      wrong === undefined || wrong < 400 || o.address === undefined ? lastHint
+      : wrongAddressHint({ status: wrong, method: 'POST', url: o.address.endpoint, built: '{base_url}/v2/messages', baseUrl: o.address.baseUrl, source: o.address.source });
+    const next = wrong === undefined ? resumeHint : withFixedBaseUrl(r, o.restart, 'Once the base URL is right, send the rows with');
+    const hint = [why, next, wrong !== undefined && r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      ');
+    // Exit 2 says nothing was sent; once something was (or may have been), the run is a partial
+    // one (exit 7).
+    const ErrorClass = r.accepted === 0 && r.acceptedEarlier === 0 && r.inDoubt === 0 ? UsageError : PartialError;
+    return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${inDoubt}`, {
+      ...(hint !== '' ? { hint } : {}),
+      jsonFor,
+    });
+  }
+  // A connection never made (or a proxy's tunnel, a TLS handshake): the rows left were not sent,
+  // and a resume sends them once the API can be reached. Nothing in doubt: exit 5, "not sent,
+  // safe to run again", whatever this run had accepted before (README: "Exit codes").
+  if (r.stopped === 'unreachable') {
+    // The API may be down (then the resume), or the base URL wrong (then a new run).
+    const resume = summary.resume !== null ? `Once the API can be reached, resume with: ${summary.resume}${inDoubtHint}` : undefined;
+    const hint = [lastHint, resume, summary.resume !== null ? withFixedBaseUrl(r, o.restart, 'If the base URL is wrong, send the rows with the right one') : undefined].filter((s) => s !== undefined).join('\n      ');
+    const ErrorClass = r.inDoubt > 0 ? PartialError : NotSentError;
+    return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${fmt(r.accepted)} of ${fmt(toSend)} recipients accepted${r.inDoubt > 0 ? inDoubt : ', none in doubt'}`, {
       ...(hint !== '' ? { hint } : {}),
       jsonFor,
     });
@@ -196,6 +226,16 @@ export function summaryError(summary: SentSummary, r: SendResult, o: { reportPat
     });
   }
   return undefined;
+}
+
+/**
+ * How the rows of a run go to a fixed base URL: a new run with --restart, since a resume goes
+ * where the run started and one to another base URL is refused (README: "Nothing lost, nothing
+ * sent twice"). `restart`: the command (restartCommand), when it can be given.
+ */
+function withFixedBaseUrl(r: SendResult, restart: string | undefined, lead: string): string {
+  const leftOut = r.accepted + r.acceptedEarlier > 0 ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
+  return restart !== undefined ? `${lead}: ${restart} (${leftOut})` : `${lead}: the command that started the run, with the base URL fixed and --restart (${leftOut}).`;
 }
 
 /** The --json document of a run that ended well. */
@@ -346,6 +386,19 @@ export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefin
   return args.join(' ');
 }
 
-export function shellQuote(s: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(s) ? s : `'${s.replace(/'/g, "'\\''")}'`;
+
+/**
+ * The command that sends a run's rows once its base URL is fixed, for a run that stopped on a
+ * redirect, 404 or 405: a new run of this command with --restart (a resume goes to the run's own
+ * base URL, and one to another is refused), the base URL set where it was given. `URL` stands
+ * for the right base URL, which msgr cannot know. Undefined for a resume, whose command lacks
+ * the message's flags.
+ */
+export function restartCommand(argv: readonly string[], baseUrl: { readonly source: string; readonly origin?: string | undefined }): string | undefined {
+  if (argv.includes('--resume')) return undefined;
+  if (baseUrl.source === 'flag') return msgrCommand(argv, { set: ['--base-url', 'URL'], add: '--restart' });
+  const command = msgrCommand(argv, { add: '--restart' });
+  if (baseUrl.source === 'env') return `MSGR_BASE_URL=URL ${command}`;
+  if (baseUrl.source === 'profile' && baseUrl.origin !== undefined) return `msgr profile set ${shellQuote(baseUrl.origin)} base-url URL && ${command}`;
+  return undefined;
 }

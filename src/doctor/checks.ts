@@ -18,6 +18,7 @@ import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route
 import { hasSystemCaSwitch, isTlsCode, tlsFailureOf, tlsHint } from '../http/trust.js';
 import { maskSecret } from '../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../settings/resolve.js';
+import { settingsEndpoint } from '../settings/target.js';
 import { UsageError } from '../errors.js';
 
 export type StepStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'info';
@@ -67,7 +68,7 @@ export async function runDoctor(ctx: Context, input: DoctorInput): Promise<Docto
   let endpoint: URL | undefined;
   if (baseUrl !== undefined) {
     try {
-      endpoint = messagesEndpoint(baseUrl, sandbox ? '--sandbox' : describeSource(input.settings.baseUrl));
+      endpoint = input.sandboxUrl !== undefined ? messagesEndpoint(input.sandboxUrl, '--sandbox') : settingsEndpoint(ctx, input.settings.baseUrl);
     } catch (err) {
       if (!(err instanceof UsageError)) throw err;
       if (settingsStep.status !== 'fail') steps[0] = { ...settingsStep, status: 'fail', exitCode: 2, hint: `${err.message}${err.hint !== undefined ? `. ${err.hint}` : ''}` };

@@ -160,6 +160,16 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
     signal?.addEventListener('abort', onAbort, { once: true });
   });
 
+/**
+ * A connection that was never made (refused, no route, a connect timeout, a late DNS answer; the
+ * proxy's too) is tried this many times in all, the first included, and not again once this long
+ * has passed since its first failure: enough for a server that is restarting or a resolver that
+ * was slow, short enough that a wrong host or port is said within seconds, not after minutes of
+ * backoff (docs/contract.md: Retries). A connect timeout (10 s) is therefore not tried again.
+ */
+const CONNECT_ATTEMPTS = 3;
+const CONNECT_RETRY_MS = 10_000;
+
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ACCEPT = 'application/json, application/problem+json;q=0.9, */*;q=0.1';
 
@@ -197,7 +207,11 @@ export function createClient(options: ClientOptions): ApiClient {
     if (req.headers !== undefined) for (const [k, v] of Object.entries(req.headers)) headers[k.toLowerCase()] = v;
     // The key comes only from msgr's own sources (never argv), whatever the extra headers say.
     headers['x-api-key'] = options.apiKey;
+    /** Failed connections of this request, and when the first of them began. */
+    let connectFailures = 0;
+    let firstConnectAt: number | undefined;
     for (let attempt = 1; ; attempt++) {
+      const attemptAt = performance.now();
       if (attempt > 1 && sendOptions.beforeRetry !== undefined) {
         try {
           sendOptions.beforeRetry();
@@ -238,21 +252,24 @@ export function createClient(options: ClientOptions): ApiClient {
         // A programming error is a bug (exit 1), not a network outcome.
         if ((err instanceof TypeError || err instanceof ReferenceError) && (err as { code?: unknown }).code === undefined) throw err;
         const failure = classifyNetworkError(err, started);
-        // A connection never made names the host, as the proxy's failures name the proxy: a cron
-        // log then says where msgr could not get to.
-        const unreachable = failure.kind === 'not-sent' && failure.retryable && failure.code !== TUNNEL_CODE;
-        const message = unreachable ? `cannot reach ${url.host}: ${describeNetworkError(err, failure.code)}` : describeNetworkError(err, failure.code);
+        // A connection never made names the host and port, as the proxy's failures name the
+        // proxy: a cron log then says where msgr could not get to.
+        const unreachable = failure.kind === 'not-sent' && failure.unreachable;
+        const message = unreachable ? `cannot reach ${hostAndPort(url)}: ${describeNetworkError(err, failure.code)}` : describeNetworkError(err, failure.code);
         debug?.(`< network error ${failure.code}: ${message}`);
         if (failure.kind === 'not-sent') {
-          if (failure.retryable && attempt < maxAttempts) {
-            const delayMs = backoffMs(attempt);
-            options.onRetry?.({ attempt, delayMs, reason: failure.code === TUNNEL_CODE ? message : failure.code });
+          connectFailures++;
+          firstConnectAt ??= attemptAt;
+          const again = connectFailures < CONNECT_ATTEMPTS && performance.now() - firstConnectAt < CONNECT_RETRY_MS;
+          if (failure.retryable && again && attempt < maxAttempts) {
+            const delayMs = backoffMs(connectFailures);
+            options.onRetry?.({ attempt, delayMs, reason: message });
             if (await retryWait(delayMs, sendOptions)) continue;
           }
           const hint =
             failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint
             : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile)
-            : unreachable ? `Check the base URL's host and that it can be reached from here (\`msgr doctor\` checks each step). Nothing was sent; it is safe to run the same command again.`
+            : unreachable ? `${unreachableHint(failure.code, url)} Nothing was sent; it is safe to run the same command again.`
             : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
@@ -316,6 +333,26 @@ export function parseBody(text: string): unknown {
   return undefined;
 }
 
+/** `api.example.com:443`: the port too, whether the URL names it or not. */
+export function hostAndPort(url: URL): string {
+  return `${url.hostname}:${url.port !== '' ? url.port : url.protocol === 'https:' ? '443' : '80'}`;
+}
+
+/** What to check when the connection to the API's host was never made. */
+function unreachableHint(code: string, url: URL): string {
+  switch (code) {
+    case 'ENOTFOUND':
+    case 'EAI_NONAME':
+      return `The host name ${url.hostname} does not exist: check the base URL for a typo (\`msgr profile show\` says where it came from); if this network reaches the internet only through a proxy, set HTTPS_PROXY.`;
+    case 'EAI_AGAIN':
+      return `DNS did not answer for ${url.hostname}: check this machine's network and DNS (\`msgr doctor\` checks each step).`;
+    case 'ECONNREFUSED':
+      return `Nothing accepts connections at ${hostAndPort(url)}: check the base URL's host and port, and that the API is up there (\`msgr doctor\` checks each step).`;
+    default:
+      return `Check the base URL's host and port, and that it can be reached from here: a firewall, a VPN or a proxy (HTTPS_PROXY) may be in the way (\`msgr doctor\` checks each step).`;
+  }
+}
+
 function describeNetworkError(err: unknown, code: string): string {
   const msg = err instanceof Error ? err.message : String(err);
   switch (code) {
@@ -324,9 +361,15 @@ function describeNetworkError(err: unknown, code: string): string {
     case 'ECONNREFUSED':
       return 'connection refused';
     case 'ENOTFOUND':
-    case 'EAI_AGAIN':
     case 'EAI_NONAME':
       return 'host name not found (DNS)';
+    case 'EAI_AGAIN':
+      return 'DNS did not answer (a temporary failure)';
+    case 'EHOSTUNREACH':
+    case 'ENETUNREACH':
+      return `no route to the host (${code})`;
+    case 'EADDRNOTAVAIL':
+      return `no local address to connect from (${code})`;
     case 'UND_ERR_CONNECT_TIMEOUT':
       return 'timed out connecting';
     case 'UND_ERR_HEADERS_TIMEOUT':

@@ -36,7 +36,7 @@ export function apiUrl(baseUrl: string, path: string, flagName = '--base-url'): 
   return url;
 }
 
-/** The base URL checked, and its path without a trailing slash or a pasted `/v2/messages`. */
+/** The base URL checked, and its path without a trailing slash. */
 function checkedBase(baseUrl: string, flagName: string): { url: URL; prefix: string } {
   let url: URL;
   try {
@@ -55,11 +55,57 @@ function checkedBase(baseUrl: string, flagName: string): { url: URL; prefix: str
   if (url.username !== '' || url.password !== '') {
     throw new UsageError(`${flagName}: credentials in the URL are not supported`, { hint: 'Remove user:password@ from the URL; the API key is sent in X-Api-Key.' });
   }
-  // Be kind to a pasted full endpoint URL rather than posting to /v2/messages/v2/messages.
-  const prefix = url.pathname.replace(/\/+$/, '').replace(/\/v2\/messages$/, '');
+  const versioned = versionInBase(baseUrl);
+  if (versioned !== undefined) throw versionInBaseError(flagName, baseUrl, versioned);
+  const prefix = url.pathname.replace(/\/+$/, '');
   url.search = '';
   url.hash = '';
   return { url, prefix };
+}
+
+/** `/v2`, `/v2/messages` (and a trailing slash) at the end of a base URL's path. */
+const VERSION_AT_END = /\/v2(?:\/messages)?\/*$/i;
+
+/** A base URL that already ends in what msgr appends to it (see versionInBase). */
+export interface VersionedBase {
+  /** What it ends in: `/v2`, `/v2/messages`. */
+  readonly suffix: string;
+  /** The base URL without it, as it should be given. */
+  readonly fixed: string;
+  /** The URL msgr would have posted to: `…/v2/v2/messages`. */
+  readonly built: string;
+}
+
+/**
+ * A base URL ending in `/v2` or `/v2/messages`: msgr appends `/v2/messages` itself
+ * (docs/api.md: Endpoint), so it would post to `/v2/v2/messages`, where no API answers but with
+ * a 404. Refused rather than corrected with a notice: the value sits in a profile, a variable or
+ * a cron line, and is best fixed once where it is written (README: "Exit codes"). Undefined for
+ * any other base URL (or one that is no URL).
+ */
+export function versionInBase(baseUrl: string): VersionedBase | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl.trim());
+  } catch {
+    return undefined;
+  }
+  const found = VERSION_AT_END.exec(url.pathname);
+  if (found === null) return undefined;
+  url.search = '';
+  url.hash = '';
+  const path = url.pathname;
+  url.pathname = `${path.replace(/\/+$/, '')}/v2/messages`;
+  const built = url.toString();
+  url.pathname = path.slice(0, found.index);
+  return { suffix: found[0].replace(/\/+$/, ''), fixed: url.toString().replace(/\/+$/, ''), built };
+}
+
+/** The refusal of such a base URL; `fix`: the command that sets it right where it was given. */
+export function versionInBaseError(flagName: string, given: string, v: VersionedBase, fix?: string): UsageError {
+  return new UsageError(`${flagName}: the base URL ${given.trim()} ends in ${v.suffix}, which msgr appends itself: it would post to ${v.built}`, {
+    hint: fix ?? `Give the base URL without ${v.suffix}: ${v.fixed}`,
+  });
 }
 
 /** The User-Agent of every request msgr makes: its version and Node's. */

@@ -3,7 +3,7 @@
 // and exit the same way.
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, errorDocument, type ExitCode, type MsgrError, type MsgrErrorOptions } from '../errors.js';
 import { redact, redactJson, stripControl } from '../output/sanitize.js';
-import { REDIRECT_HINT, type Outcome } from './outcome.js';
+import { isWrongAddress, REDIRECT_HINT, wrongAddressHint, type Outcome, type WrongAddress } from './outcome.js';
 
 export interface OutcomeErrorOptions {
   readonly apiKey: string;
@@ -11,6 +11,8 @@ export interface OutcomeErrorOptions {
   readonly tty: boolean;
   /** What to do about a rejected request (any other 4xx). */
   readonly rejectedHint?: string;
+  /** The request's address, for the hint of a 404 or 405 (the URL msgr built, and how). */
+  readonly address?: Omit<WrongAddress, 'status'>;
   /** What to check after an outcome-unknown failure. */
   readonly unknownHint?: string;
   /** What to do after a not-sent failure, unless the failure knows better. */
@@ -39,7 +41,13 @@ export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o:
     case 'auth':
       return error(AuthError, `the API refused the key or the account (HTTP ${outcome.status}): ${clean(outcome.message)}`, 'Check the API key and --account (msgr profile show tells where each came from).');
     case 'rejected':
-      return error(RejectedError, `the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`, outcome.status < 400 ? `${REDIRECT_HINT} Nothing was sent.` : (o.rejectedHint ?? 'Fix the request and send it again.'));
+      return error(
+        RejectedError,
+        `the API rejected the request (HTTP ${outcome.status}): ${clean(outcome.message)}`,
+        outcome.status < 400 ? `${REDIRECT_HINT} Nothing was sent.`
+        : isWrongAddress(outcome.status) && o.address !== undefined ? `${wrongAddressHint({ ...o.address, status: outcome.status })} Nothing was sent.`
+        : (o.rejectedHint ?? 'Fix the request and send it again.'),
+      );
     case 'not-sent': {
       const message = `not sent: ${outcome.status !== undefined ? `HTTP ${outcome.status}: ` : ''}${clean(outcome.message)}${outcome.attempts > 1 ? ` (after ${outcome.attempts} attempts)` : ''}`;
       const hint = outcome.hint ?? o.notSentHint ?? 'Nothing was sent; it is safe to run the same command again.';

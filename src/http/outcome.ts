@@ -51,11 +51,21 @@ const NEVER_SENT_CODES = new Set([
   'UND_ERR_INVALID_ARG',
 ]);
 
-// Failures worth retrying automatically: the connection was never made and might be next time.
-// Certificate problems are never-sent too, but retrying cannot fix them.
-const RETRYABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+// A connection that was never made: the host's name did not resolve, or nothing answered at its
+// address and port (refused, no route, no answer within the connect timeout).
+const UNREACHABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'EADDRNOTAVAIL', 'UND_ERR_CONNECT_TIMEOUT']);
 
-export type FailureClass = { kind: 'not-sent'; retryable: boolean; tls: boolean; config?: boolean } | { kind: 'unknown' };
+// Of those, the ones worth retrying: they might go through next time. A name that does not exist
+// (ENOTFOUND, EAI_NONAME) will not exist a second later; a temporary DNS failure (EAI_AGAIN) may
+// clear. Certificate problems are never-sent too, but retrying cannot fix them
+// (docs/contract.md: Retries).
+const RETRYABLE_CODES = new Set(['EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * `unreachable`: the connection to the API's host was never made (the proxy's failures are the
+ * tunnel's, `config` when only a fix helps).
+ */
+export type FailureClass = { kind: 'not-sent'; retryable: boolean; unreachable: boolean; config?: boolean } | { kind: 'unknown' };
 
 /** What the tunnel connector (http/tunnel.ts) fails with, before the tunnel is up. */
 export const TUNNEL_CODE = 'MSGR_PROXY_TUNNEL';
@@ -65,7 +75,7 @@ export const TUNNEL_CODE = 'MSGR_PROXY_TUNNEL';
  * answer. Missing or refused credentials, a policy refusal and other 4xx answers need a fix
  * first (config); the proxy failing to reach the API (5xx, 408, 429), or the proxy itself
  * unreachable, refusing, dropping or timing out the connection, are retried like any
- * connection failure.
+ * connection failure, except a proxy host name that does not exist.
  */
 export function classifyTunnelFailure(failure: { status?: number | undefined; cause?: string | undefined }): { retryable: boolean; config: boolean } {
   const s = failure.status;
@@ -77,6 +87,8 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
   // TLS with an https:// proxy: retrying cannot fix it; a handshake that fails outright is a
   // proxy that does not speak TLS there, a setting to fix (README: "When the proxy says no").
   if (failure.cause !== undefined && isTlsCode(failure.cause)) return { retryable: false, config: tlsFailureOf(failure.cause) === 'handshake' };
+  // A proxy host name that does not exist will not exist on the next attempt either.
+  if (failure.cause === 'ENOTFOUND' || failure.cause === 'EAI_NONAME') return { retryable: false, config: false };
   return { retryable: true, config: false };
 }
 
@@ -88,10 +100,10 @@ export function classifyNetworkError(err: unknown, requestStarted = false): Fail
   if (requestStarted) return { kind: 'unknown', code };
   if (code === TUNNEL_CODE) {
     const failure = findTunnelFailure(err) ?? {};
-    return { kind: 'not-sent', tls: false, ...classifyTunnelFailure(failure), code };
+    return { kind: 'not-sent', unreachable: false, ...classifyTunnelFailure(failure), code };
   }
   if (NEVER_SENT_CODES.has(code) || /^ERR_TLS_|^ERR_SSL_|CERT/.test(code)) {
-    return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), tls: !RETRYABLE_CODES.has(code), code };
+    return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), unreachable: UNREACHABLE_CODES.has(code), code };
   }
   // Headers/body timeouts, "other side closed", ECONNRESET, EPIPE, aborts after the write:
   // the server may have processed the request (docs/dependencies.md: undici 7).
@@ -137,6 +149,35 @@ export function classifyStatus(status: number): StatusClass {
  * the API did not process the request, so the base URL is what needs fixing.
  */
 export const REDIRECT_HINT = 'msgr does not follow redirects (the API key would go to the address given): if that address is the API, make it the base URL (--base-url, MSGR_BASE_URL or the profile\'s base-url).';
+
+/**
+ * A 404 or 405 from the URL msgr built: the address is wrong, not the message. The API has one
+ * endpoint (docs/api.md: Endpoint), so every request sent there would get the same answer; like
+ * a 3xx, it says the base URL needs fixing.
+ */
+export function isWrongAddress(status: number | undefined): boolean {
+  return status === 404 || status === 405;
+}
+
+export interface WrongAddress {
+  readonly status: number;
+  readonly method: string;
+  /** The URL the request went to. */
+  readonly url: URL;
+  /** How msgr built it: `{base_url}/v2/messages`, or `{base_url}{path}` for `msgr api`. */
+  readonly built: string;
+  /** The base URL as given, and where it came from (`flag --base-url`, `profile prod`). */
+  readonly baseUrl?: string | undefined;
+  readonly source?: string | undefined;
+}
+
+/** What to do about a 404 or 405: the URL msgr built, how, and from which base URL. */
+export function wrongAddressHint(w: WrongAddress): string {
+  const answer = w.status === 405 ? `does not take ${w.method} there (HTTP 405)` : 'has no such endpoint (HTTP 404)';
+  const from = w.baseUrl !== undefined ? ` from the base URL ${w.baseUrl}${w.source !== undefined ? ` (${w.source})` : ''}` : '';
+  const what = w.built.includes('{path}') ? 'the path and the base URL' : 'the base URL';
+  return `msgr sent ${w.method} ${w.url.toString()}, built as ${w.built}${from}, and the server there ${answer}: check ${what} (--base-url, MSGR_BASE_URL or the profile's base-url; \`msgr profile show\` says which is in use).`;
+}
 
 /** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */
 export function parseRetryAfter(value: string | string[] | undefined, now: Date): number | undefined {

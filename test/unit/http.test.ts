@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseBody } from '../../src/http/client.js';
-import { isLoopbackHost, messagesEndpoint } from '../../src/http/endpoint.js';
-import { backoffMs, classifyNetworkError, classifyStatus, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
+import { apiUrl, isLoopbackHost, messagesEndpoint, versionInBase } from '../../src/http/endpoint.js';
+import { backoffMs, classifyNetworkError, classifyStatus, isWrongAddress, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../src/output/sanitize.js';
 
 describe('failure classification', () => {
@@ -13,20 +13,26 @@ describe('failure classification', () => {
       [429, 'throttled'], [503, 'unavailable'], [500, 'unknown'], [502, 'unknown'], [504, 'unknown'],
     ];
     for (const [status, cls] of expected) assert.equal(classifyStatus(status), cls, String(status));
+    // Of the rejected, 404 and 405 say the address is wrong, not the message.
+    assert.deepEqual([301, 400, 404, 405, 409, 422].filter(isWrongAddress), [404, 405]);
   });
   test('network errors: never sent vs outcome unknown', () => {
     const e = (code: string, cause?: unknown): Error => Object.assign(new Error(code), { code, ...(cause !== undefined ? { cause } : {}) });
-    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'UND_ERR_CONNECT_TIMEOUT']) {
-      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: true, tls: false, code });
+    // A connection never made: retried, except a host name that does not exist.
+    for (const code of ['ECONNREFUSED', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']) {
+      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: true, unreachable: true, code });
+    }
+    for (const code of ['ENOTFOUND', 'EAI_NONAME', 'EADDRNOTAVAIL']) {
+      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: false, unreachable: true, code });
     }
     for (const code of ['DEPTH_ZERO_SELF_SIGNED_CERT', 'UNABLE_TO_VERIFY_LEAF_SIGNATURE', 'ERR_TLS_CERT_ALTNAME_INVALID']) {
-      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: false, tls: true, code });
+      assert.deepEqual(classifyNetworkError(e(code)), { kind: 'not-sent', retryable: false, unreachable: false, code });
     }
     for (const code of ['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE', 'SOMETHING_NEW']) {
       assert.equal(classifyNetworkError(e(code)).kind, 'unknown', code);
     }
     // undici refuses an invalid request (a bad header) before anything is sent.
-    assert.deepEqual(classifyNetworkError(e('UND_ERR_INVALID_ARG')), { kind: 'not-sent', retryable: false, tls: true, code: 'UND_ERR_INVALID_ARG' });
+    assert.deepEqual(classifyNetworkError(e('UND_ERR_INVALID_ARG')), { kind: 'not-sent', retryable: false, unreachable: false, code: 'UND_ERR_INVALID_ARG' });
     // A wrapper must not hide a cause that proves the request never left.
     assert.equal(classifyNetworkError(e('UND_ERR', e('ECONNREFUSED'))).kind, 'not-sent');
     assert.equal(classifyNetworkError(new Error('no code')).kind, 'unknown');
@@ -66,7 +72,24 @@ describe('endpoint and security rules', () => {
   test('/v2/messages is appended once', () => {
     assert.equal(messagesEndpoint('https://api.example.com').toString(), 'https://api.example.com/v2/messages');
     assert.equal(messagesEndpoint('https://api.example.com/eu/').toString(), 'https://api.example.com/eu/v2/messages');
-    assert.equal(messagesEndpoint('https://api.example.com/v2/messages').toString(), 'https://api.example.com/v2/messages');
+    assert.equal(messagesEndpoint('https://api.example.com/v2eu').toString(), 'https://api.example.com/v2eu/v2/messages');
+  });
+  test('a base URL that ends in what msgr appends is refused, naming the URL without it', () => {
+    const cases: Array<[string, string, string]> = [
+      ['https://api.example.com/v2', '/v2', 'https://api.example.com'],
+      ['https://api.example.com/v2/', '/v2', 'https://api.example.com'],
+      ['https://api.example.com/eu/v2/messages', '/v2/messages', 'https://api.example.com/eu'],
+      ['https://api.example.com/eu/V2/Messages/?x=1', '/V2/Messages', 'https://api.example.com/eu'],
+      ['http://127.0.0.1:4010/v2', '/v2', 'http://127.0.0.1:4010'],
+    ];
+    for (const [given, suffix, fixed] of cases) {
+      assert.deepEqual(versionInBase(given), { suffix, fixed, built: `${given.replace(/\?.*$/, '').replace(/\/+$/, '')}/v2/messages` }, given);
+      assert.throws(() => messagesEndpoint(given, '--base-url'), (err: Error & { hint?: string }) => err.message.startsWith(`--base-url: the base URL ${given} ends in ${suffix}, which msgr appends itself`) && err.hint === `Give the base URL without ${suffix}: ${fixed}`, given);
+      assert.throws(() => apiUrl(given, '/v2/messages'), /which msgr appends itself/);
+      // The URL offered is one msgr then takes.
+      assert.equal(messagesEndpoint(fixed).toString(), `${fixed}/v2/messages`);
+    }
+    for (const fine of ['https://api.example.com', 'https://api.example.com/v2x', 'https://api.example.com/v22', 'https://v2.example.com', 'https://api.example.com/v2/eu']) assert.equal(versionInBase(fine), undefined, fine);
   });
   test('plain http only to loopback', () => {
     assert.equal(messagesEndpoint('http://127.0.0.1:4010').toString(), 'http://127.0.0.1:4010/v2/messages');

@@ -78,16 +78,17 @@ test('routeFor: HTTPS_PROXY for https (HTTP_PROXY as a fallback), HTTP_PROXY onl
   assert.ok(r4.kind === 'direct' && /HTTPS_PROXY, https_proxy, HTTP_PROXY, http_proxy not set/.test(r4.reason));
 });
 
-test('a refused tunnel is never sent: 4xx need a fix (exit 2), 5xx and no answer are retried (exit 5)', () => {
+test('a refused tunnel is never sent: 4xx need a fix (exit 2), 5xx and no answer are retried (exit 5), a proxy host that does not exist is not', () => {
   assert.deepEqual(classifyTunnelFailure({ status: 407 }), { retryable: false, config: true });
   assert.deepEqual(classifyTunnelFailure({ status: 401 }), { retryable: false, config: true });
   assert.deepEqual(classifyTunnelFailure({ status: 403 }), { retryable: false, config: true });
   for (const status of [500, 502, 503, 504]) assert.deepEqual(classifyTunnelFailure({ status }), { retryable: true, config: false });
-  for (const cause of ['ECONNREFUSED', 'ENOTFOUND', 'TIMEOUT', 'CLOSED']) assert.deepEqual(classifyTunnelFailure({ cause }), { retryable: true, config: false });
+  for (const cause of ['ECONNREFUSED', 'EAI_AGAIN', 'TIMEOUT', 'CLOSED']) assert.deepEqual(classifyTunnelFailure({ cause }), { retryable: true, config: false });
+  for (const cause of ['ENOTFOUND', 'EAI_NONAME']) assert.deepEqual(classifyTunnelFailure({ cause }), { retryable: false, config: false });
   const proxy = parseProxyUrl('http://ops:pw@proxy:3128', 'HTTPS_PROXY');
   const err = new TunnelError({ proxy, target: 'api:443', status: 407, statusText: 'Proxy Authentication Required' });
   const cls = classifyNetworkError(err);
-  assert.deepEqual(cls, { kind: 'not-sent', tls: false, retryable: false, config: true, code: 'MSGR_PROXY_TUNNEL' });
+  assert.deepEqual(cls, { kind: 'not-sent', unreachable: false, retryable: false, config: true, code: 'MSGR_PROXY_TUNNEL' });
   // A wrapper (undici may wrap connect errors) does not hide it.
   assert.equal(classifyNetworkError({ code: 'UND_ERR_ABORTED', cause: err }).kind, 'not-sent');
   const text = describeTunnelFailure(err.failure);

@@ -11,7 +11,7 @@ import { outcomeError } from '../../http/outcome-error.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
-import { resolveTarget } from '../../settings/target.js';
+import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile } from '../send/options.js';
 import { setField, type ApiOptions } from './options.js';
 
@@ -32,6 +32,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   const method = opts.method ?? (input !== undefined || opts.fields.length > 0 ? 'POST' : 'GET');
   const { body, query } = buildBody(opts, method, input, substitute);
   // Checked before anything starts, so a wrong path costs no sandbox and no prompt.
+  if (opts.sandbox !== true) settingsEndpoint(ctx, settings.baseUrl);
   apiUrl(settings.baseUrl.value ?? 'https://placeholder.invalid', path + query);
 
   const target = await resolveTarget(ctx, ui, settings, opts.sandbox === true);
@@ -70,6 +71,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
       apiKey,
       tty: ctx.stderr.isTTY === true,
       rejectedHint: 'Fix the request and send it again; --verbose shows what was sent (key masked).',
+      address: { method, url, built: '{base_url}{path}', baseUrl: target.sandbox ? undefined : settings.baseUrl.value, source: target.sandbox ? '--sandbox' : describeSource(settings.baseUrl) },
       unknownHint: 'The request may have been processed. Check whether it took effect before sending it again.',
     });
   }

@@ -8,6 +8,7 @@ import { maskSecret, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkBaseUrl } from '../../profiles/base-url.js';
+import { msgrCommand, shellQuote } from '../../output/shell.js';
 import { canPrompt, promptHidden, promptYesNo } from '../../profiles/prompt.js';
 import { checkProfileName, getProfile, loadStore, profileNames, unknownProfileError, updateStore, type Profile, type StoreData, type Warn } from '../../profiles/store.js';
 import { parseChannel, type Channel } from '../../message/channel.js';
@@ -146,7 +147,7 @@ export async function runAdd(ctx: Context, name: string, raw: unknown): Promise<
   checkProfileName(name);
   const profile: Profile = {};
   if (opts.account !== undefined) profile.account = checkText(opts.account, '--account');
-  if (opts.baseUrl !== undefined) profile.baseUrl = checkBaseUrl(opts.baseUrl);
+  if (opts.baseUrl !== undefined) profile.baseUrl = checkBaseUrl(opts.baseUrl, '--base-url', (fixed) => msgrCommand(ctx.argv, { set: ['--base-url', fixed] }));
   if (opts.from !== undefined) profile.from = checkText(opts.from, '--from');
   if (opts.channel !== undefined) profile.channel = checkChannel(opts.channel, '--channel');
   if (opts.caFile !== undefined) profile.caFile = await checkCaFile(ctx, opts.caFile, '--ca-file');
@@ -240,7 +241,7 @@ async function settingChange(
       };
     }
     case 'base-url': {
-      const v = checkBaseUrl(value, 'base-url');
+      const v = checkBaseUrl(value, 'base-url', (fixed) => `msgr profile set ${shellQuote(name)} base-url ${shellQuote(fixed)}`);
       return (p) => {
         p.baseUrl = v;
       };

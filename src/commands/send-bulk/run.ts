@@ -17,8 +17,8 @@ import type { Context } from '../../context.js';
 import { InterruptedError, PartialError, type MsgrError } from '../../errors.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
-import { resolveSettings, type Resolved } from '../../settings/resolve.js';
-import { resolveTarget } from '../../settings/target.js';
+import { describeSource, resolveSettings, type Resolved } from '../../settings/resolve.js';
+import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { isNoSpace } from '../../bulk/journal.js';
 import { isInDoubt } from '../../bulk/journal-records.js';
 import { outcomeTotals, type LoadedJournal } from '../../bulk/journal-load.js';
@@ -40,7 +40,7 @@ import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample
 import { Sender } from '../../bulk/sender.js';
 import { checkSameSkipSent, restartSendsToAll, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { buildResumeCommand, restartCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -106,6 +106,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     { profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, apiKeyStdin: opts.apiKeyStdin, from: opts.from, channel: opts.channel, caFile: opts.caFile, defaultCountry: opts.defaultCountry },
     { profileOptional: opts.sandbox },
   );
+  // A base URL msgr would refuse to send to stops the run before anything is read (a dry run too,
+  // as `send --dry-run` checks it).
+  if (!opts.sandbox) settingsEndpoint(ctx, settings.baseUrl);
 
   // Runs named by --skip-sent, found before this run moves its file's last journal aside.
   const named = (opts.skipSent ?? []).map((ref) => findRun(stateDir(ctx.env, ctx.cwd), ctx.cwd, ref, '--skip-sent'));
@@ -258,7 +261,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
           restartSendsToAll: restartSendsToAll(u.header, { message: plan.message, personal: plan.shape.personal }, runTarget),
         };
   if (sampleTo !== undefined) {
-    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun(state.unfinished) };
+    const address = target.sandbox ? undefined : { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
+    const sample = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: sampleTo, fileLabel: input.label, json: opts.json, apiKey: key, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun(state.unfinished), address };
     return runSamples(ctx, ui, { ...sample, client: newClient({ connections: 1 }) });
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
@@ -311,7 +315,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   printSummary(ui, summary, r, seconds);
-  const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(journalPath), journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / shape.batchSize), pre.rows) });
+  const err = summaryError(summary, r, {
+    reportPath: reportWritten ? report?.path : undefined,
+    clean,
+    spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(journalPath), journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / shape.batchSize), pre.rows),
+    address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
+    restart: restartCommand(ctx.argv, settings.baseUrl),
+  });
   if (err !== undefined) throw err;
   if (opts.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
 }

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { awaitAnswer } from '../shared/one-request.js';
-import { outcomeError } from '../../http/outcome-error.js';
+import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
@@ -10,10 +10,10 @@ import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { caFileSource } from '../../http/ca-file.js';
-import { messagesEndpoint, userAgent } from '../../http/endpoint.js';
+import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
-import { resolveTarget } from '../../settings/target.js';
+import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile, splitList, type SendOptions } from './options.js';
 
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
@@ -42,7 +42,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 
   if (opts.dryRun === true) {
     // A dry run checks what it can without sending: a base URL the send would refuse fails here.
-    if (!sandbox && settings.baseUrl.value !== undefined) messagesEndpoint(settings.baseUrl.value, describeSource(settings.baseUrl));
+    if (!sandbox) settingsEndpoint(ctx, settings.baseUrl);
     // A dry run shows exactly what would be sent; it has no key in it by construction.
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     if (request.body.text !== undefined) {
@@ -88,10 +88,11 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const { randomUUID } = await import('node:crypto');
   // A signal now waits for the answer (commands/shared/one-request.ts).
   const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries }));
-  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey });
+  const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, address: sandbox ? undefined : address });
 }
 
-function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string }): void {
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; address: OutcomeErrorOptions['address'] }): void {
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
@@ -112,7 +113,7 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
       return;
     }
     default:
-      throw outcomeError(outcome, { apiKey: o.apiKey, tty: ctx.stderr.isTTY === true, rejectedHint: 'Fix the request and send again; --dry-run shows what would be sent.' });
+      throw outcomeError(outcome, { apiKey: o.apiKey, tty: ctx.stderr.isTTY === true, rejectedHint: 'Fix the request and send again; --dry-run shows what would be sent.', ...(o.address !== undefined ? { address: o.address } : {}) });
   }
 }
 

@@ -187,19 +187,22 @@ describe('Sender', () => {
     assert.ok(Math.abs(limiter.perMs - before * 0.8) < 1e-9, `rate ${limiter.perMs} per ms, was ${before}`);
   });
 
-  test('a retry for another reason does not slow the run down', async () => {
+  test('a retry for another reason does not slow the run down, and is said (once in a while, not for each batch)', async () => {
     const { sender, window, logs } = await runSender({
       rows: sends(4),
       batchSize: 1,
       concurrency: 4,
       respond: (call, i) => {
-        if (i === 0) current?.onRetry({ attempt: 1, delayMs: 1, reason: 'connection refused' });
+        if (i <= 1) current?.onRetry({ attempt: 1, delayMs: 1, reason: 'cannot reach api.example.com:443: connection refused' });
         return accepted(call);
       },
     });
     assert.equal(sender.result().throttled, 0);
     assert.equal(window.limit, 4);
-    assert.match(logs.join('\n'), /retrying a batch in 0\.0 s \(connection refused\)/);
+    assert.deepEqual(
+      logs.filter((l) => l.includes('connection refused')),
+      ['cannot reach api.example.com:443: connection refused; trying again in 0.0 s', 'retrying a batch in 0.0 s (cannot reach api.example.com:443: connection refused)'],
+    );
   });
 
   test(`${MAX_CONSECUTIVE_FAILURES} batches in a row without an answer stop the run`, async () => {
@@ -207,15 +210,63 @@ describe('Sender', () => {
       rows: sends(10),
       batchSize: 1,
       concurrency: 1,
-      respond: () => ({ kind: 'not-sent', message: 'connect ECONNREFUSED', attempts: 3 }),
+      respond: () => ({ kind: 'not-sent', status: 429, message: 'slow down', attempts: 8 }),
     });
     const r = sender.result();
     assert.equal(MAX_CONSECUTIVE_FAILURES, 5);
     assert.equal(calls.length, 5);
     assert.equal(r.stopped, 'failing');
     assert.equal(r.notSent, 10);
-    assert.equal(r.lastFailure, 'connect ECONNREFUSED');
+    assert.equal(r.lastFailure, 'HTTP 429: slow down');
   });
+
+  test('a connection never made stops the run at its first batch: the rest not sent, nothing in doubt', async () => {
+    const { sender, calls } = await runSender({
+      rows: sends(10),
+      batchSize: 1,
+      concurrency: 1,
+      respond: () => ({ kind: 'not-sent', message: 'cannot reach api.example.com:443: connection refused', attempts: 3, code: 'ECONNREFUSED', hint: 'Nothing accepts connections there.' }),
+    });
+    const r = sender.result();
+    assert.equal(calls.length, 1);
+    assert.equal(r.stopped, 'unreachable');
+    assert.deepEqual([r.notSent, r.inDoubt, r.accepted], [10, 0, 0]);
+    assert.equal(r.lastFailure, 'cannot reach api.example.com:443: connection refused');
+    assert.equal(r.lastHint, 'Nothing accepts connections there.');
+  });
+
+  test('batches in doubt as the API went away, then a refused connection: the stop says why (unreachable), the batches in doubt stay in doubt', async () => {
+    const { sender, calls } = await runSender({
+      rows: sends(10),
+      batchSize: 1,
+      concurrency: 1,
+      respond: (call, i) =>
+        i < 2 ? accepted(call)
+        : i < 6 ? { kind: 'unknown', message: 'the connection was closed before an answer came', attempts: 1, code: 'ECONNRESET' }
+        : { kind: 'not-sent', message: 'cannot reach api.example.com:443: connection refused', attempts: 3, code: 'ECONNREFUSED' },
+    });
+    const r = sender.result();
+    assert.equal(calls.length, 7, 'four in doubt in a row, then the refusal: not stopped as "failing" by the count');
+    assert.equal(r.stopped, 'unreachable');
+    assert.deepEqual([r.accepted, r.inDoubt, r.notSent], [2, 4, 4]);
+  });
+
+  for (const status of [404, 405, 308]) {
+    test(`HTTP ${status} stops the run at its first answer: its rows and the rest not sent (not rejected), nothing in doubt`, async () => {
+      const { sender, calls, journal } = await runSender({
+        rows: sends(10),
+        batchSize: 2,
+        concurrency: 1,
+        respond: () => ({ kind: 'rejected', status, body: undefined, message: 'Not Found', attempts: 1 }),
+      });
+      const r = sender.result();
+      assert.equal(calls.length, 1);
+      assert.equal(r.stopped, 'config');
+      assert.equal(r.wrongAddress, status);
+      assert.deepEqual([r.rejected, r.notSent, r.inDoubt], [0, 10, 0]);
+      assert.deepEqual(journalDone(journal).map((d) => [d.batch, d.outcome]).slice(0, 1), [[0, 'not-sent']]);
+    });
+  }
 
   test('failures with an answer in between do not stop the run', async () => {
     const { sender, calls } = await runSender({

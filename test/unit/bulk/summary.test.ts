@@ -1,9 +1,9 @@
 // The error a bulk run ends with: its --json document is the summary with the error's own exit code.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AuthError, ExitCode, InterruptedError, PartialError } from '../../../src/errors.js';
+import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError } from '../../../src/errors.js';
 import type { SendResult } from '../../../src/bulk/accounting.js';
-import { buildResumeCommand, printSummary, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
+import { buildResumeCommand, printSummary, restartCommand, sentSummary, summaryError, type Summary } from '../../../src/bulk/summary.js';
 import { createUi } from '../../../src/output/ui.js';
 import { fakeContext } from '../../support/fake-context.js';
 
@@ -43,6 +43,12 @@ describe('summaryError', () => {
     { name: 'disk full', r: result({ stopped: 'disk-full', fullFolder: '/state', accepted: 4, notSent: 6 }), type: InterruptedError, code: ExitCode.INTERRUPTED },
     { name: 'disk full with batches in doubt', r: result({ stopped: 'disk-full', fullFolder: '/state', accepted: 4, inDoubt: 2, notSent: 4 }), type: PartialError, code: ExitCode.PARTIAL },
     { name: 'failing', r: result({ stopped: 'failing', lastFailure: 'ECONNREFUSED', notSent: 10 }), type: PartialError, code: ExitCode.PARTIAL },
+    // The API could not be reached: not sent, safe to run again (5), rows accepted before or not.
+    { name: 'unreachable', r: result({ stopped: 'unreachable', lastFailure: 'cannot reach api:443: connection refused', notSent: 10 }), type: NotSentError, code: ExitCode.NOT_SENT },
+    { name: 'unreachable after rows were accepted', r: result({ stopped: 'unreachable', lastFailure: 'cannot reach api:443: connection refused', accepted: 6, notSent: 4 }), type: NotSentError, code: ExitCode.NOT_SENT },
+    { name: 'unreachable with batches in doubt', r: result({ stopped: 'unreachable', lastFailure: 'cannot reach api:443: connection refused', accepted: 4, inDoubt: 2, notSent: 4 }), type: PartialError, code: ExitCode.PARTIAL },
+    { name: 'a 404 before anything was accepted', r: result({ stopped: 'config', wrongAddress: 404, lastFailure: 'HTTP 404: Not Found', notSent: 10 }), type: UsageError, code: ExitCode.USAGE },
+    { name: 'a 405 after rows were accepted', r: result({ stopped: 'config', wrongAddress: 405, lastFailure: 'HTTP 405: Method Not Allowed', accepted: 4, notSent: 6 }), type: PartialError, code: ExitCode.PARTIAL },
     { name: 'some rejected', r: result({ accepted: 8, rejected: 2 }), type: PartialError, code: ExitCode.PARTIAL },
   ] as const;
   for (const c of cases) {
@@ -98,6 +104,41 @@ test('buildResumeCommand repeats what the journal does not keep, quoted for a sh
   const flags = { file: 'my list.csv', sandbox: false, concurrency: 8, yes: true, profile: 'prod', report: 'out.csv', rate: { perMs: 0.1, text: '100/s' } };
   assert.equal(buildResumeCommand(flags, '/data/my list.csv', false, '/state/j.jsonl'), "msgr send-bulk 'my list.csv' --resume -p prod --concurrency 8 --rate 100/s --report out.csv --yes");
   assert.equal(buildResumeCommand({ file: '-', sandbox: true, concurrency: 4, yes: false }, undefined, true, '/state/j.jsonl'), 'msgr send-bulk --resume --journal /state/j.jsonl --sandbox');
+});
+
+test('restartCommand: this command with --restart, the base URL set to URL where it was given; none for a resume', () => {
+  const argv = ['send-bulk', 'my list.csv', '--text', 'Hi there', '--base-url', 'https://api.example.com/eu', '--yes'];
+  assert.equal(restartCommand(argv, { source: 'flag', origin: '--base-url' }), "msgr send-bulk 'my list.csv' --text 'Hi there' --base-url URL --yes --restart");
+  assert.equal(restartCommand(['send-bulk', 'a.csv', '--base-url=https://x', '--restart'], { source: 'flag' }), 'msgr send-bulk a.csv --base-url=URL --restart');
+  assert.equal(restartCommand(['send-bulk', 'a.csv', '--text', 'x', '--', '-'], { source: 'env', origin: 'MSGR_BASE_URL' }), 'MSGR_BASE_URL=URL msgr send-bulk a.csv --text x --restart -- -');
+  assert.equal(restartCommand(['send-bulk', 'a.csv'], { source: 'profile', origin: 'prod eu' }), "msgr profile set 'prod eu' base-url URL && msgr send-bulk a.csv --restart");
+  assert.equal(restartCommand(['send-bulk', 'a.csv', '--resume'], { source: 'flag' }), undefined);
+});
+
+test('a stop on a 404: the hint names the URL msgr built and the command that sends the rows once the base URL is fixed', () => {
+  const r = result({ stopped: 'config', wrongAddress: 404, lastFailure: 'HTTP 404: Not Found', notSent: 10 });
+  const err = summaryError(sentSummary(base, r, 1, 'msgr send-bulk list.csv --resume'), r, {
+    reportPath: undefined,
+    clean,
+    address: { endpoint: new URL('https://api.example.com/eu/v2/messages'), baseUrl: 'https://api.example.com/eu', source: 'flag --base-url' },
+    restart: 'msgr send-bulk list.csv --base-url URL --restart',
+  });
+  assert.equal(err?.message, 'not sent: HTTP 404: Not Found; the run stopped with 0 of 10 recipients accepted');
+  assert.equal(
+    err?.hint,
+    "msgr sent POST https://api.example.com/eu/v2/messages, built as {base_url}/v2/messages from the base URL https://api.example.com/eu (flag --base-url), and the server there has no such endpoint (HTTP 404): check the base URL (--base-url, MSGR_BASE_URL or the profile's base-url; `msgr profile show` says which is in use).\n" +
+      '      Once the base URL is right, send the rows with: msgr send-bulk list.csv --base-url URL --restart (this run had none accepted, so each row is sent once)',
+  );
+});
+
+test('a stop on a refused connection: the resume, and the new run should the base URL be wrong', () => {
+  const r = result({ stopped: 'unreachable', lastFailure: 'cannot reach api:443: connection refused', lastHint: 'Nothing accepts connections at api:443. Nothing was sent; it is safe to run the same command again.', accepted: 6, notSent: 4 });
+  const err = summaryError(sentSummary(base, r, 1, 'msgr send-bulk list.csv --resume'), r, { reportPath: undefined, clean, restart: 'msgr send-bulk list.csv --base-url URL --restart' });
+  assert.equal(err?.message, 'not sent: cannot reach api:443: connection refused; the run stopped with 6 of 10 recipients accepted, none in doubt');
+  assert.equal(
+    err?.hint,
+    'Nothing accepts connections at api:443.\n      Once the API can be reached, resume with: msgr send-bulk list.csv --resume\n      If the base URL is wrong, send the rows with the right one: msgr send-bulk list.csv --base-url URL --restart (it leaves out the rows this run accepted)',
+  );
 });
 
 describe('printSummary', () => {
