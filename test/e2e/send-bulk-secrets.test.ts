@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, offeredCommand, runCli, tempDir } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_live_bulkSECRET_4321';
@@ -54,9 +54,10 @@ test('a redirect whose address echoes the key: the key is masked in the report, 
   assert.match(r.stderr, /unexpected redirect \(https:\/\/moved\.example\.com\/v2\/messages\?apikey=\*\*\*\*4321\)/);
   assert.match(r.stderr, /hint: msgr does not follow redirects .*make it the base URL/);
   // A resume goes to the base URL the run started with, which redirects again (and another one
-  // is refused): the way on is --restart with the fixed base URL.
+  // is refused): the way on is --restart with the fixed base URL, the command said in full.
   assert.doesNotMatch(r.stderr, /Resume with:/);
-  assert.match(r.stderr, /run the command again with the fixed base URL and --restart/);
+  assert.match(r.stderr, /Once the base URL is right, send the rows with: msgr send-bulk \S+ .*--base-url URL .*--restart \(this run had none accepted, so each row is sent once\)/);
+  const offered = offeredCommand(r.stderr, 'send the rows with: ');
   const reportText = readFileSync(report, 'utf8');
   assert.match(reportText, /^2,\+447911123400,not-sent,301,,/m);
   for (const text of [reportText, r.stdout, r.stderr, ...filesUnder(config).map((f) => readFileSync(f, 'utf8'))]) {
@@ -64,10 +65,12 @@ test('a redirect whose address echoes the key: the key is masked in the report, 
   }
   server.requests.length = 0;
   server.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
-  const fixed = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', `${server.url}/eu`, '--batch-size', '10', '--concurrency', '1', '--restart'], {
-    env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
-  });
+  const fixed = await runCli(
+    offered.map((a) => (a === 'URL' ? `${server.url}/eu` : a)),
+    { env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }) },
+  );
   assert.equal(fixed.code, 0, fixed.stderr);
+  assert.ok(server.requests.every((q) => q.url === '/eu/v2/messages'));
   const sent = server.requests.flatMap((q) => ((q.json as { recipients?: Array<{ msisdn: string }> }).recipients ?? []).map((x) => x.msisdn));
   assert.equal(sent.length, 30);
   assert.equal(new Set(sent).size, 30);

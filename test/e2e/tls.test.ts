@@ -24,6 +24,24 @@ test('an untrusted certificate is refused: exit 5, nothing sent, hint names --ca
   assert.equal(server.requests.length, 0);
 });
 
+test('send-bulk with an untrusted certificate stops at its first batch: exit 5, nothing in doubt (not 7 after five batches); the resume with --ca-file sends each row once', async () => {
+  server.requests.length = 0;
+  const csv = join(tempDir(), 'list.csv');
+  writeFileSync(csv, `msisdn\n${Array.from({ length: 100 }, (_, i) => `+447911${100000 + i}`).join('\n')}\n`);
+  const e = env();
+  const r = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--account', 'ACME01', '--batch-size', '10', '--json'], { env: e });
+  assert.equal(r.code, 5, r.stderr);
+  const doc = JSON.parse(r.stdout) as { stopped: string; notSent: number; inDoubt: number; resume: string };
+  assert.deepEqual([doc.stopped, doc.notSent, doc.inDoubt], ['unreachable', 100, 0]);
+  assert.doesNotMatch(r.stderr, /in a row/);
+  assert.match(r.stderr, /hint: .*--ca-file ROOT\.pem/);
+  assert.equal(server.requests.length, 0);
+  const resumed = await runCli([...doc.resume.split(' ').slice(1), '--ca-file', certs.caFile], { env: e });
+  assert.equal(resumed.code, 0, resumed.stderr);
+  const sent = server.requests.flatMap((q) => (q.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn));
+  assert.deepEqual([sent.length, new Set(sent).size], [100, 100]);
+});
+
 test('ca-file as a profile setting and MSGR_CA_FILE; flag > env > profile; a missing file names where it came from', async () => {
   const config = tempDir();
   const base = cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: 'tls-key-4321', MSGR_BASE_URL: server.url });

@@ -81,3 +81,21 @@ export async function killRepeatedly(o: { args: string[]; resume: string[]; jour
   }
   return kills;
 }
+
+/**
+ * The msgr command a hint offers after `lead` (to the end of its line, or a `(` that explains it),
+ * as arguments for runCli: `msgr` dropped, single quotes undone. Running it proves the hint is a
+ * command msgr accepts.
+ */
+export function offeredCommand(stderr: string, lead: string): string[] {
+  const at = stderr.indexOf(lead);
+  if (at < 0) throw new Error(`no "${lead}" in: ${stderr}`);
+  const line = stderr.slice(at + lead.length).split('\n', 1)[0] ?? '';
+  const words: string[] = [];
+  for (const m of line.matchAll(/'([^']*)'|(\S+)/g)) {
+    if (m[2]?.startsWith('(') === true) break;
+    words.push(m[1] ?? m[2] ?? '');
+  }
+  if (words[0] !== 'msgr') throw new Error(`not a msgr command: ${line}`);
+  return words.slice(1);
+}

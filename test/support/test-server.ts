@@ -33,10 +33,13 @@ export interface TestServer {
   fallback: ScriptedResponse;
   /** Answers made from the request (e.g. a message id per recipient). */
   answer: ((req: ReceivedRequest) => ScriptedResponse) | undefined;
+  /** Takes no new connection from now on (they are refused); those open are still answered. */
+  stopListening(): void;
   close(): Promise<void>;
 }
 
-export async function startTestServer(options: { tls?: { key: string; cert: string } } = {}): Promise<TestServer> {
+/** `port`: listen there (an API started again where it was), else on a free port. */
+export async function startTestServer(options: { tls?: { key: string; cert: string }; port?: number } = {}): Promise<TestServer> {
   const queue: ScriptedResponse[] = [];
   const requests: ReceivedRequest[] = [];
   const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse, answer: undefined as ((req: ReceivedRequest) => ScriptedResponse) | undefined };
@@ -75,7 +78,7 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
     });
   };
   const server = options.tls !== undefined ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createHttpServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   const scheme = options.tls !== undefined ? 'https' : 'http';
   const host = options.tls !== undefined ? 'localhost' : '127.0.0.1';
@@ -95,6 +98,7 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
     set answer(f: ((req: ReceivedRequest) => ScriptedResponse) | undefined) {
       state.answer = f;
     },
+    stopListening: () => void server.close(),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -145,6 +149,7 @@ export function useTestServer(options: { tls?: () => { key: string; cert: string
     set answer(f: ((req: ReceivedRequest) => ScriptedResponse) | undefined) {
       live().answer = f;
     },
+    stopListening: () => live().stopListening(),
     close: () => live().close(),
   };
 }
