@@ -15,7 +15,7 @@ import { numberKey, type NumberSet } from './number-set.js';
 import { requestFrame } from './message.js';
 import type { FirstRow } from './preflight.js';
 import { rowRequest } from './preview.js';
-import { shellQuote } from './summary.js';
+import { msgrCommand } from '../output/shell.js';
 import { idempotencyKey } from './state.js';
 
 export interface SampleOutcome {
@@ -76,20 +76,15 @@ export function realRunCommand(argv: readonly string[], add?: string): string {
   let end = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
-    if (!end && a === '--') {
-      if (add !== undefined) args.push(add);
-      add = undefined;
-      end = true;
-    }
+    if (a === '--') end = true;
     if (!end && (a === '--sample-to' || a === '--sample')) {
       i++;
       continue;
     }
     if (!end && (a.startsWith('--sample-to=') || a.startsWith('--sample='))) continue;
-    args.push(shellQuote(a));
+    args.push(a);
   }
-  if (add !== undefined) args.push(add);
-  return ['msgr', ...args].join(' ');
+  return msgrCommand(args, add !== undefined ? { add } : {});
 }
 
 /** An unfinished run of the same file, as a sample finds it. */
