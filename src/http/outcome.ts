@@ -173,10 +173,10 @@ export interface WrongAddress {
 
 /** What to do about a 404 or 405: the URL msgr built, how, and from which base URL. */
 export function wrongAddressHint(w: WrongAddress): string {
-  const answer = w.status === 405 ? `does not take ${w.method} there (HTTP 405)` : 'has no such endpoint (HTTP 404)';
+  const answer = w.status === 405 ? `HTTP 405 (it takes no ${w.method} there)` : 'HTTP 404 (nothing there)';
   const from = w.baseUrl !== undefined ? ` from the base URL ${w.baseUrl}${w.source !== undefined ? ` (${w.source})` : ''}` : '';
-  const what = w.built.includes('{path}') ? 'the path and the base URL' : 'the base URL';
-  return `msgr sent ${w.method} ${w.url.toString()}, built as ${w.built}${from}, and the server there ${answer}: check ${what} (--base-url, MSGR_BASE_URL or the profile's base-url; \`msgr profile show\` says which is in use).`;
+  const what = w.built.includes('{path}') ? 'check the path and the base URL' : 'the API has this one endpoint, so check the base URL';
+  return `msgr sent ${w.method} ${w.url.toString()}, built as ${w.built}${from}, and got ${answer}: ${what} (--base-url, MSGR_BASE_URL or the profile's base-url; \`msgr profile show\` says which is in use).`;
 }
 
 /** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */

@@ -69,7 +69,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
     const port = new URL(server.url).port;
     assert.ok(
       r.stderr.includes(
-        `hint: msgr sent POST http://127.0.0.1:${port}/eu/v2/messages, built as {base_url}/v2/messages from the base URL http://127.0.0.1:${port}/eu (flag --base-url), and the server there has no such endpoint (HTTP 404): check the base URL`,
+        `hint: msgr sent POST http://127.0.0.1:${port}/eu/v2/messages, built as {base_url}/v2/messages from the base URL http://127.0.0.1:${port}/eu (flag --base-url), and got HTTP 404 (nothing there): the API has this one endpoint, so check the base URL`,
       ),
       r.stderr,
     );
@@ -92,7 +92,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
     // The batches already in flight (4 by default) when the first answer came, and no more.
     assert.ok(server.requests.length >= 1 && server.requests.length <= 4, String(server.requests.length));
     assert.match(r.stderr, /^error: not sent: HTTP 405: Method Not Allowed; the run stopped with 0 of 200 recipients accepted$/m);
-    assert.match(r.stderr, /msgr sent POST http:\/\/127\.0\.0\.1:\d+\/static\/v2\/messages, built as \{base_url\}\/v2\/messages from the base URL http:\/\/127\.0\.0\.1:\d+\/static\/ \(env MSGR_BASE_URL\), and the server there does not take POST there \(HTTP 405\)/);
+    assert.match(r.stderr, /msgr sent POST http:\/\/127\.0\.0\.1:\d+\/static\/v2\/messages, built as \{base_url\}\/v2\/messages from the base URL http:\/\/127\.0\.0\.1:\d+\/static\/ \(env MSGR_BASE_URL\), and got HTTP 405 \(it takes no POST there\): the API has this one endpoint, so check the base URL/);
     assert.match(r.stderr, / {2}not accepted: 200 not sent\n/);
 
     server.requests.length = 0;
@@ -109,7 +109,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
     const doc = JSON.parse(r.stdout) as { error: { exitCode: number; status: number; hint: string } };
     assert.equal(doc.error.exitCode, 4);
     assert.equal(doc.error.status, 404);
-    assert.match(doc.error.hint, /^msgr sent POST http:\/\/127\.0\.0\.1:\d+\/eu\/v2\/messages, built as \{base_url\}\/v2\/messages from the base URL http:\/\/127\.0\.0\.1:\d+\/eu \(env MSGR_BASE_URL\), and the server there has no such endpoint \(HTTP 404\): check the base URL .*Nothing was sent\.$/);
+    assert.match(doc.error.hint, /^msgr sent POST http:\/\/127\.0\.0\.1:\d+\/eu\/v2\/messages, built as \{base_url\}\/v2\/messages from the base URL http:\/\/127\.0\.0\.1:\d+\/eu \(env MSGR_BASE_URL\), and got HTTP 404 \(nothing there\): the API has this one endpoint, so check the base URL .*Nothing was sent\.$/);
     assert.equal(server.requests.length, 1);
   });
 
@@ -118,7 +118,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
     const r = await runCli(['api', 'DELETE', '/v2/messages/m-1', '--base-url', server.url, '--yes'], { env });
     assert.equal(r.code, 4, r.stderr);
-    assert.match(r.stderr, /^hint: msgr sent DELETE http:\/\/127\.0\.0\.1:\d+\/v2\/messages\/m-1, built as \{base_url\}\{path\} from the base URL http:\/\/127\.0\.0\.1:\d+ \(flag --base-url\), and the server there does not take DELETE there \(HTTP 405\): check the path and the base URL/m);
+    assert.match(r.stderr, /^hint: msgr sent DELETE http:\/\/127\.0\.0\.1:\d+\/v2\/messages\/m-1, built as \{base_url\}\{path\} from the base URL http:\/\/127\.0\.0\.1:\d+ \(flag --base-url\), and got HTTP 405 \(it takes no DELETE there\): check the path and the base URL/m);
   });
 });
 

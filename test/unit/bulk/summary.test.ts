@@ -126,7 +126,7 @@ test('a stop on a 404: the hint names the URL msgr built and the command that se
   assert.equal(err?.message, 'not sent: HTTP 404: Not Found; the run stopped with 0 of 10 recipients accepted');
   assert.equal(
     err?.hint,
-    "msgr sent POST https://api.example.com/eu/v2/messages, built as {base_url}/v2/messages from the base URL https://api.example.com/eu (flag --base-url), and the server there has no such endpoint (HTTP 404): check the base URL (--base-url, MSGR_BASE_URL or the profile's base-url; `msgr profile show` says which is in use).\n" +
+    "msgr sent POST https://api.example.com/eu/v2/messages, built as {base_url}/v2/messages from the base URL https://api.example.com/eu (flag --base-url), and got HTTP 404 (nothing there): the API has this one endpoint, so check the base URL (--base-url, MSGR_BASE_URL or the profile's base-url; `msgr profile show` says which is in use).\n" +
       '      Once the base URL is right, send the rows with: msgr send-bulk list.csv --base-url URL --restart (this run had none accepted, so each row is sent once)',
   );
 });
