@@ -4,10 +4,10 @@
 export const EXIT_CODES: ReadonlyArray<readonly [code: number, meaning: string, rerun: string]> = [
   [0, 'everything was accepted', '-'],
   [1, 'unexpected internal error (a bug: please report it)', '-'],
-  [2, 'usage, input or configuration error; nothing was sent (also a bulk run stopped by a 3xx, 404 or 405: the base URL)', 'after fixing'],
+  [2, 'usage, input or configuration error; nothing was sent (in a bulk run also a 3xx, 404 or 405)', 'after fixing'],
   [3, 'the API refused the key or the account (401, 403)', 'after fixing'],
   [4, 'the API rejected the request (any other 4xx, or a redirect)', 'after fixing'],
-  [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted); a bulk run it stopped resumes with --resume, nothing in doubt', 'yes'],
+  [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted); a bulk run: --resume', 'yes'],
   [6, 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504, a second Ctrl-C)', 'check first'],
   [7, 'a bulk run ended with rows not accepted: rejected, not sent or in doubt (see the report)', 'with --resume'],
   [130, 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', 'with --resume'],
