@@ -1,0 +1,6 @@
+// The help topics written as docs pages (docs/help/<topic>.md): the build renders each for the
+// terminal and defines them here (scripts/build/help-topics.mjs), so the page and `msgr help
+// <topic>` are one text. Imported only when `msgr help` runs.
+declare const __MSGR_HELP_TOPICS__: Readonly<Record<string, { readonly summary: string; readonly text: string }>> | undefined;
+
+export const DOC_TOPICS: Readonly<Record<string, { readonly summary: string; readonly text: string }>> = typeof __MSGR_HELP_TOPICS__ === 'object' ? __MSGR_HELP_TOPICS__ : {};
