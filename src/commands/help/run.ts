@@ -4,13 +4,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../bulk/state.js';
 import { storePaths } from '../../profiles/paths.js';
-import { DOC_TOPICS } from './doc-topics.js';
-import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic, TOPICS } from './topics.js';
-
-/** Every topic with its summary: the docs pages' first (docs/help/), then those made here. */
-export function allTopics(): ReadonlyArray<readonly [name: string, summary: string]> {
-  return [...Object.entries(DOC_TOPICS).map(([name, t]) => [name, t.summary] as const), ...TOPICS];
-}
+import { allTopics, DOC_TOPICS } from './doc-topics.js';
+import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic } from './topics.js';
 
 export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
   const [first] = words;
