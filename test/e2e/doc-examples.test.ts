@@ -62,8 +62,10 @@ function folder(): string {
   return dir;
 }
 
-function sh(command: string, cwd: string, lang: string): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(lang === 'bash' ? 'bash' : 'sh', ['-e', '-c', command], { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
+function sh(command: string, cwd: string, lang: string, fresh: boolean): { status: number | null; stdout: string; stderr: string } {
+  // Nothing set up: msgr's folders empty (the sandbox and its profile are elsewhere).
+  const e = fresh ? { ...env, MSGR_CONFIG_DIR: tempDir('msgr-doc-example-fresh-') } : env;
+  const r = spawnSync(lang === 'bash' ? 'bash' : 'sh', ['-e', '-c', command], { cwd, env: e, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 30_000 });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -79,17 +81,19 @@ describe('the documentation\'s shell examples', () => {
   for (const e of examples.filter((x) => x.mark?.run === true)) {
     test(`${where(e)} runs`, () => {
       const exit = e.mark?.run === true ? e.mark.exit : 0;
+      const fresh = e.mark?.run === true && e.mark.fresh;
       const cwd = folder();
       if (e.lang === 'console') {
         for (const step of transcript(e.body)) {
-          const r = sh(step.command, cwd, 'sh');
-          assert.equal(r.status, exit, `${where(e)}: $ ${step.command}\n${r.stderr}`);
+          // Both streams, in the order a terminal shows them.
+          const r = sh(`exec 2>&1; ${step.command}`, cwd, 'sh', fresh);
+          assert.equal(r.status, exit, `${where(e)}: $ ${step.command}\n${r.stdout}`);
           const expected = step.output.join('\n').trimEnd();
           if (expected !== '') assert.equal(r.stdout.trimEnd(), expected, `${where(e)}: $ ${step.command}`);
         }
         return;
       }
-      const r = sh(e.body, cwd, e.lang);
+      const r = sh(e.body, cwd, e.lang, fresh);
       assert.equal(r.status, exit, `${where(e)} exited ${r.status}:\n${r.stdout}\n${r.stderr}`);
       assert.doesNotMatch(r.stderr, /internal error/);
     });

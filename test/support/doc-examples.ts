@@ -3,11 +3,13 @@
 //
 //   <!-- example: run -->              run it; it must exit 0
 //   <!-- example: run, exit 2 -->      run it; it must exit 2
+//   <!-- example: run, nothing set up -->  run it on a machine with no profile (also with exit N)
 //   <!-- example: skip, <why> -->      never run, and the reason is required (a crontab line, a
 //                                      server that runs until Ctrl-C, a test of its own)
 //
 // A `sh` block runs as one script (`sh -e`). A `console` block is a transcript: each `$ ` line
-// is run, and the lines under it, when there are any, are its output, compared exactly.
+// is run, and the lines under it, when there are any, are what it prints (stdout and stderr, as
+// a terminal shows them), compared exactly.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
@@ -17,7 +19,7 @@ export interface Example {
   readonly line: number;
   readonly lang: string;
   readonly body: string;
-  readonly mark: { readonly run: true; readonly exit: number } | { readonly run: false; readonly why: string } | undefined;
+  readonly mark: { readonly run: true; readonly exit: number; readonly fresh: boolean } | { readonly run: false; readonly why: string } | undefined;
 }
 
 /** Languages of blocks a reader would paste into a shell. */
@@ -46,11 +48,11 @@ export function examplesIn(file: string, text: string): Example[] {
 }
 
 function parseMark(file: string, index: number, text: string): Example['mark'] {
-  const run = /^run(?:, exit (\d+))?$/.exec(text);
-  if (run !== null) return { run: true, exit: Number(run[1] ?? 0) };
+  const run = /^run(?:, exit (\d+))?(, nothing set up)?$/.exec(text);
+  if (run !== null) return { run: true, exit: Number(run[1] ?? 0), fresh: run[2] !== undefined };
   const skip = /^skip, (\S.*)$/.exec(text);
   if (skip !== null) return { run: false, why: skip[1] ?? '' };
-  throw new Error(`${file}:${index}: "<!-- example: ${text} -->" is neither "run", "run, exit N" nor "skip, <why>"`);
+  throw new Error(`${file}:${index}: "<!-- example: ${text} -->" is neither "run[, exit N][, nothing set up]" nor "skip, <why>"`);
 }
 
 /** README.md and every page under docs/ but the generated ones (their examples are --help's). */
