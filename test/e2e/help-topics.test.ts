@@ -32,7 +32,9 @@ describe('help topics from the docs pages', () => {
     const r = await runCli(['help']);
     assert.equal(r.code, 0, r.stderr);
     for (const name of [...pages, 'exit-codes', 'environment', 'config']) assert.match(r.stdout, new RegExp(`^ {2}msgr help ${name} +\\S`, 'm'), name);
-    assert.match(r.stdout, /msgr help csv +CSV files: the number column, encodings, spreadsheet exports/);
+    assert.match(r.stdout, /^ {2}msgr help csv +CSV files: the number column/m);
+    assert.match(r.stdout, /^ {2}msgr help placeholders +placeholders: a message of its own for every row$/m);
+    for (const line of r.stdout.split('\n')) assert.ok(line.length <= 80, `${line.length} columns: ${line}`);
     const bad = await runCli(['help', 'spreadsheets']);
     assert.equal(bad.code, 2);
     for (const name of pages) assert.match(bad.stderr, new RegExp(`hint: Try one of: .*\\b${name}\\b`));

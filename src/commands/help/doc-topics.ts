@@ -9,5 +9,7 @@ export const DOC_TOPICS: Readonly<Record<string, { readonly summary: string; rea
 
 /** Every topic with its summary: the docs pages' first (docs/help/), then those of topics.ts. */
 export function allTopics(): ReadonlyArray<readonly [name: string, summary: string]> {
-  return [...Object.entries(DOC_TOPICS).map(([name, t]) => [name, t.summary] as const), ...TOPICS];
+  // A page's title is a heading ("Placeholders: …"); in a list, it reads as the others do.
+  const lower = (t: string): string => (/^[A-Z][a-z]/.test(t) ? `${t.charAt(0).toLowerCase()}${t.slice(1)}` : t);
+  return [...Object.entries(DOC_TOPICS).map(([name, t]) => [name, lower(t.summary)] as const), ...TOPICS];
 }

@@ -5,13 +5,19 @@ import { UsageError } from '../../errors.js';
 import { stateDir } from '../../bulk/state.js';
 import { storePaths } from '../../profiles/paths.js';
 import { allTopics, DOC_TOPICS } from './doc-topics.js';
-import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic } from './topics.js';
+import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic, wrap } from './topics.js';
 
 export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
   const [first] = words;
   if (first === undefined) {
     program.outputHelp();
-    ctx.stdout.write(`\nHelp topics:\n${allTopics().map(([name, summary]) => `  msgr help ${name.padEnd(12)} ${summary}`).join('\n')}\n`);
+    const topics = allTopics();
+    const width = Math.max(...topics.map(([name]) => name.length)) + 2;
+    const lines = topics.flatMap(([name, summary]) => {
+      const [first = '', ...rest] = wrap(summary, 80, ' '.repeat(12 + width));
+      return [`  msgr help ${name.padEnd(width)}${first.trimStart()}`, ...rest];
+    });
+    ctx.stdout.write(`\nHelp topics:\n${lines.join('\n')}\n`);
     return;
   }
   if (words.length === 1) {
