@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // The `msgr` command. CommonJS (bin/package.json), which Node starts faster than an ES module.
-// `--version` and `--help` are answered here without loading the program; anything else runs
+// `--version`, `--help` and `msgr` alone are answered here without loading the program; anything else runs
 // dist/msgr.cjs (built by scripts/build.mjs; docs/performance.md; README, "Design notes").
 'use strict';
 const { existsSync, readFileSync } = require('node:fs');
@@ -12,7 +12,7 @@ const only = args.length === 1 ? args[0] : '';
 let answer;
 try {
   if (only === '--version' || only === '-V') answer = `${JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')).version}\n`;
-  else if (only === '--help' || only === '-h') answer = readFileSync(join(DIST, 'help.txt'), 'utf8');
+  else if (only === '--help' || only === '-h' || args.length === 0) answer = readFileSync(join(DIST, 'help.txt'), 'utf8');
 } catch {
   // Not built yet, or an odd install: the program answers instead.
 }

@@ -15,6 +15,7 @@ import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { makeCodeCaches, stampBuildId } from './build/code-cache.mjs';
+import { readHelpTopics } from './build/help-topics.mjs';
 import { chosenTricks } from './build/tricks.mjs';
 import { probeVendors, vendorExternals, vendorTable } from './build/vendors.mjs';
 
@@ -23,7 +24,8 @@ const withTests = process.argv.includes('--tests');
 const outIndex = process.argv.indexOf('--out');
 const dist = outIndex > 0 ? resolve(process.argv[outIndex + 1]) : resolve('dist');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
-const define = { __MSGR_VERSION__: JSON.stringify(version) };
+// The help topics written as docs pages (docs/help/*.md), for `msgr help <topic>`.
+const define = { __MSGR_VERSION__: JSON.stringify(version), __MSGR_HELP_TOPICS__: JSON.stringify(readHelpTopics()) };
 // liftoff-only is decided at run time by the Node that runs msgr (a package built on one Node
 // runs on another), unless MSGR_BUILD_TRICKS names it, as the bench does to time it off and on.
 const liftoffForced = /(^|,)liftoff-only=/.test(process.env.MSGR_BUILD_TRICKS ?? '');
@@ -113,7 +115,7 @@ await swapIn(dist, async (next) => {
 
   // The top-level help, rendered once by the real program (80 columns, no colour) so that
   // bin/msgr.js can print it without loading the bundle.
-  const help = execFileSync(process.execPath, ['-e', `const { buildProgram } = require(${JSON.stringify(resolve(next, 'msgr.cjs'))}); const out = []; const p = buildProgram({ stdout: { write: (s) => out.push(s) }, stderr: { write: () => true }, env: {}, argv: [] }); p.outputHelp(); process.stdout.write(out.join(''));`], { encoding: 'utf8' });
+  const help = execFileSync(process.execPath, ['-e', `const { buildProgram } = require(${JSON.stringify(resolve(next, 'msgr.cjs'))}); const out = []; const p = buildProgram({ stdout: { write: (s) => out.push(s) }, stderr: { write: () => true }, env: {}, argv: [] }, 'all'); p.outputHelp(); process.stdout.write(out.join(''));`], { encoding: 'utf8' });
   if (!help.includes('Exit codes:')) throw new Error('build: the rendered help lacks the exit codes');
   writeFileSync(`${next}/help.txt`, help);
 });

@@ -1,8 +1,12 @@
 // Runs node:test over the transpiled tests in build/test. Node 20 takes no globs after --test,
 // so the file list is gathered here. Usage: run-tests.mjs unit|e2e|all [extra node args]
+// Node's spec reporter prints each test and, at the end, the failing ones again with their
+// errors; the last line is ours: the totals and the time (scripts/test-totals.mjs collects them).
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
 
 const which = process.argv[2] ?? 'all';
 const dirs = which === 'all' ? ['build/test/unit', 'build/test/e2e'] : [`build/test/${which}`];
@@ -19,5 +23,31 @@ if (files.length === 0) {
   console.error('no test files found under', dirs.join(', '));
   process.exit(1);
 }
-const res = spawnSync(process.execPath, ['--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
+const extra = process.argv.slice(3);
+const scratch = mkdtempSync(join(tmpdir(), 'msgr-test-totals-'));
+const totalsFile = join(scratch, 'totals.json');
+const reporters = extra.some((a) => a.startsWith('--test-reporter')) ? [] : ['--test-reporter=spec', '--test-reporter-destination=stdout'];
+const started = performance.now();
+const res = spawnSync(
+  process.execPath,
+  ['--test', '--test-concurrency=2', ...reporters, `--test-reporter=${join(import.meta.dirname, 'test-totals.mjs')}`, `--test-reporter-destination=${totalsFile}`, ...extra, ...files],
+  { stdio: 'inherit' },
+);
+const seconds = Math.round((performance.now() - started) / 1000);
+let t;
+try {
+  t = JSON.parse(readFileSync(totalsFile, 'utf8'));
+} catch {
+  t = undefined;
+}
+rmSync(scratch, { recursive: true, force: true });
+const n = (x) => (x ?? 0).toLocaleString('en-US');
+const time = seconds >= 60 ? `${Math.floor(seconds / 60)} min ${seconds % 60} s` : `${seconds} s`;
+if (t === undefined || t.tests === undefined) {
+  console.log(`\ntests: no totals (the test runner ended with ${res.status ?? res.signal}) after ${time}`);
+} else {
+  const more = [t.cancelled > 0 ? `${n(t.cancelled)} cancelled` : '', t.todo > 0 ? `${n(t.todo)} todo` : ''].filter(Boolean);
+  const verdict = t.fail > 0 || t.cancelled > 0 ? 'FAILED (the failing tests are listed above, under "failing tests")' : 'ok';
+  console.log(`\ntests: ${n(t.pass)} passed, ${n(t.fail)} failed, ${n(t.skipped)} skipped${more.length > 0 ? `, ${more.join(', ')}` : ''}, in ${files.length} file${files.length === 1 ? '' : 's'}, ${time}: ${verdict}`);
+}
 process.exit(res.status ?? 1);

@@ -7,11 +7,16 @@ import { Command, CommanderError } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
-import { EXIT_CODES_HELP } from './commands/help/topics.js';
+import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
 
 
-export function buildProgram(ctx: Context): Command {
+/**
+ * The program. `scope` 'all' registers every command whatever argv says: the build renders the
+ * top-level help from it, and `npm run docs` the manual (scripts/docs.mjs walks the tree, so a
+ * command added to commands/index.ts gets its pages with no other change).
+ */
+export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked'): Command {
   const program = new Command('msgr');
   program
     .description('Send SMS and RCS messages through the messaging API, one at a time or in bulk from CSV.')
@@ -27,7 +32,7 @@ export function buildProgram(ctx: Context): Command {
       // "error: …" as every other error; the hint line follows (see the catch below).
       outputError: (s, write) => write(s),
     })
-    .addHelpText('after', EXIT_CODES_HELP + '\nRun `msgr <command> --help` for a command\'s options.\n');
+    .addHelpText('after', () => `${exitCodesHelp()}\nRun \`msgr <command> --help\` for a command's options and examples, and\n\`msgr help\` for the help topics: exit codes, CSV files, placeholders, cron, ...\n`);
   // Only the command being run needs its options built (commander parses every flag string as it
   // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
   // suggestions), `help`, any --help (`msgr --help send` is the top-level help), or no command at
@@ -35,7 +40,7 @@ export function buildProgram(ctx: Context): Command {
   const commands = COMMANDS;
   const first = ctx.argv.find((arg) => !arg.startsWith('-'));
   const help = ctx.argv.includes('-h') || ctx.argv.includes('--help');
-  const only = help || (first !== undefined && WHOLE_TREE.has(first)) ? undefined : commands.find(([name]) => name === first);
+  const only = scope === 'all' || help || (first !== undefined && WHOLE_TREE.has(first)) ? undefined : commands.find(([name]) => name === first);
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   return program;
 }
@@ -55,6 +60,12 @@ let inFlightHint = 'A request in flight may have reached the API: check whether 
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
   const program = buildProgram(ctx);
+  // `msgr` alone is a question, not a mistake: its help on stdout, exit 0, as `gh` does.
+  // (bin/msgr.js answers it from dist/help.txt without loading this bundle.)
+  if (ctx.argv.length === 0) {
+    program.outputHelp();
+    return ExitCode.OK;
+  }
   // --json and --verbose as the command parsed them, never from argv: in `--text --json`,
   // "--json" is the text. Recorded before the action runs, for the errors it throws.
   let parsed: Readonly<Record<string, unknown>> | undefined;
@@ -79,7 +90,7 @@ export async function main(ctx: Context): Promise<number> {
   } catch (err) {
     if (err instanceof CommanderError) {
       // --help and --version end here with exit code 0. Parse errors, and help shown because a
-      // command was missing (bare `msgr`, `msgr profile`), are usage errors.
+      // subcommand was missing (`msgr profile`), are usage errors.
       if (err.exitCode === 0) return ExitCode.OK;
       // --json promises one document on stdout, even when the command line itself is wrong: the
       // options Commander had parsed when it stopped say whether --json was given as a flag.

@@ -18,6 +18,43 @@ export interface Target {
   readonly sandbox: boolean;
 }
 
+/** What a send has besides the settings: the account and sender it will send with, if any. */
+export interface SendHas {
+  readonly sandbox: boolean;
+  /** A dry run or a preview: no base URL or key needed. */
+  readonly offline: boolean;
+  readonly account: boolean;
+  readonly from: boolean;
+}
+
+/**
+ * A first send on a machine with nothing set up would otherwise learn of the account, the
+ * sender, the base URL and the key one run at a time: two or more missing are named at once,
+ * with the two ways on (a profile, or --sandbox). One missing keeps its own error, where it is
+ * checked (buildRequest, resolveTarget).
+ */
+export function checkSetUp(settings: Settings, has: SendHas): void {
+  const online = !has.sandbox && !has.offline;
+  const profile = settings.profile.value;
+  // For each: the ways to give it, and how a profile gets it (`profile add` flag, `profile set` words).
+  const missing: Array<{ name: string; ways: string; add?: string; set: string }> = [];
+  if (online && settings.baseUrl.value === undefined) missing.push({ name: 'base URL', ways: '--base-url https://..., MSGR_BASE_URL, or a profile', add: '--base-url https://...', set: 'base-url https://...' });
+  if (online && settings.apiKey.value === undefined) missing.push({ name: 'API key', ways: '--api-key-file PATH, --api-key-stdin or MSGR_API_KEY, or a profile', set: 'api-key' });
+  if (!has.account) missing.push({ name: 'account', ways: '--account REF, MSGR_ACCOUNT_REFERENCE, or a profile', add: '--account REF', set: 'account REF' });
+  if (!has.from) missing.push({ name: 'sender', ways: "--from SENDER, or a profile's default sender", add: '--from SENDER', set: 'from SENDER' });
+  if (missing.length < 2) return;
+  const names = missing.map((m) => m.name);
+  const list = `${names.slice(0, -1).join(', ')} or ${names[names.length - 1] ?? ''}`;
+  const width = Math.max(...names.map((n) => n.length));
+  const lines = missing.map((m) => `  ${m.name.padEnd(width)}  ${m.ways}`);
+  const ways =
+    profile !== undefined
+      ? [`Complete profile "${profile}": ${missing.map((m) => `msgr profile set ${profile} ${m.set}`).join('; ')}.`]
+      : [`Save them once: msgr profile add NAME ${missing.flatMap((m) => (m.add !== undefined ? [m.add] : [])).join(' ')}${settings.apiKey.value === undefined ? ' (it asks for the key on a terminal; or pipe it in with --api-key-stdin)' : ''}.`];
+  if (!has.sandbox) ways.push(`Or try msgr first with the built-in emulator (nothing is delivered): add --sandbox${!has.from ? ' and --from SENDER' : ''}.`);
+  throw new UsageError(`msgr is not set up to send here: no ${list}\n${lines.join('\n')}`, { hint: ways.join('\n      ') });
+}
+
 export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean): Promise<Target> {
   let baseUrl = settings.baseUrl.value;
   let apiKey = settings.apiKey.value;

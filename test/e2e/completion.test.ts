@@ -77,6 +77,8 @@ describe('bash completion', () => {
 
   test('help topics and subcommands; completion shells', () => {
     assert.deepEqual(bashComplete(['msgr', 'help', 'e']), ['exit-codes', 'environment']);
+    // The topics written as docs pages (docs/help/) too.
+    assert.deepEqual(bashComplete(['msgr', 'help', 'pl']), ['placeholders']);
     assert.deepEqual(bashComplete(['msgr', 'help', 'profile', 'u']), ['unset', 'use']);
     assert.deepEqual(bashComplete(['msgr', 'completion', '']), ['bash', 'zsh', 'fish', 'powershell']);
   });

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { fakeContext } from '../support/fake-context.js';
 
 function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((n) => {
@@ -62,6 +63,25 @@ describe('msgr help', () => {
     assert.match(bad.stderr, /"nope" is not a subcommand of profile\nhint: Try one of: add, set, unset, list, show, use, remove\./);
     const none = await runCli(['help']);
     assert.match(none.stdout, /msgr help exit-codes/);
+  });
+
+  test('msgr alone prints its help on stdout and exits 0, as gh does; an unknown command is still an error', async () => {
+    const bare = await runCli([]);
+    assert.equal(bare.code, 0, bare.stderr);
+    assert.equal(bare.stderr, '');
+    assert.match(bare.stdout, /^Usage: msgr \[options\] \[command\]\n/);
+    assert.match(bare.stdout, /^Exit codes:$/m);
+    assert.equal(bare.stdout, (await runCli(['--help'])).stdout);
+    // The program itself (not bin/msgr.js's shortcut from dist/help.txt) answers the same.
+    const { main } = await import('../../src/main.js');
+    const ctx = fakeContext();
+    assert.equal(await main(ctx), 0);
+    assert.equal(ctx.out(), bare.stdout);
+    assert.equal(ctx.err(), '');
+    const bad = await runCli(['bogus']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /unknown command 'bogus'/);
+    assert.equal(bad.stdout, '');
   });
 
   test('send and send-bulk group their options, with examples', async () => {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, cleanEnv, tempDir } from '../support/cli.js';
 
@@ -66,4 +66,29 @@ test('npm pack, npm i -g into a fresh prefix, run from elsewhere', { timeout: 18
   const profile = run(bin, ['profile', 'add', 'p', '--api-key-stdin', '--account', 'A', '--base-url', 'https://api.example.com'], elsewhere, userEnv);
   assert.equal(profile.status, 2, 'stdin is empty: no key');
   assert.match(profile.stderr, /no key on stdin/);
+
+  // `man msgr` after a global install: npm links every page of "man" into <prefix>/share/man/man1.
+  const manDir = join(prefix, 'share', 'man');
+  const pages = (manifest as { man?: string[] }).man ?? [];
+  for (const page of ['msgr.1', 'msgr-send.1', 'msgr-send-bulk.1', 'msgr-profile-add.1']) assert.ok(pages.some((p) => p.endsWith(`/${page}`)), `package.json "man" lacks ${page}`);
+  for (const page of pages) assert.ok(existsSync(join(manDir, 'man1', basename(page))), `${page} is not installed in ${manDir}/man1`);
+  const manEnv = { ...userEnv, MANPAGER: 'cat', PAGER: 'cat', MANWIDTH: '80', LANG: 'C.UTF-8' };
+  const hasMan = spawnSync('man', ['--version'], { encoding: 'utf8' }).status === 0;
+  const hasGroff = spawnSync('groff', ['--version'], { encoding: 'utf8' }).status === 0;
+  const render = (name: string): { status: number | null; stdout: string; stderr: string } =>
+    hasMan ? run('man', ['-M', manDir, name], elsewhere, manEnv) : run('groff', ['-man', '-Tutf8', '-P', '-cbou', join(manDir, 'man1', `${name}.1`)], elsewhere, manEnv);
+  if (hasMan || hasGroff) {
+    const top = render('msgr');
+    assert.equal(top.status, 0, top.stderr);
+    assert.match(top.stdout, /^NAME\n {7}msgr - Send SMS and RCS messages/m);
+    assert.match(top.stdout, /msgr-send-bulk\(1\)/);
+    assert.match(top.stdout, /^EXIT STATUS$/m);
+    const bulk = render('msgr-send-bulk');
+    assert.equal(bulk.status, 0, bulk.stderr);
+    // Options as typed: ASCII minus signs, never a hyphenated --resume.
+    assert.match(bulk.stdout, /^ {7}--resume$/m);
+    assert.match(bulk.stdout, /^ {3}Runs and reports$/m);
+  } else {
+    console.log('# man and groff are not installed: the man pages were checked as installed files only');
+  }
 });

@@ -1,49 +1,14 @@
 // Prompts on a real terminal: msgr runs under util-linux `script`, which gives it a pseudo-TTY.
 // Answers are typed only once the question is on the screen, as a person would.
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { hasScript, runTty } from '../support/tty.js';
 import { useTestServer } from '../support/test-server.js';
 
-const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 const KEY = 'sk_tty_TYPEDsecret_4321';
-
-interface TtyResult {
-  code: number | null;
-  output: string;
-}
-
-/** Runs msgr on a pseudo-terminal; each [prompt, answer] pair is typed when prompt appears. */
-function runTty(args: string[], env: Record<string, string>, answers: Array<[RegExp, string]>): Promise<TtyResult> {
-  const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
-  // exec: msgr must be the terminal's foreground process, not a child of the shell `script` starts.
-  // A shell that does not exec a lone command (dash, /bin/sh where SHELL is unset) dies of the
-  // Ctrl-C itself, and `script` reports 130 whatever msgr exits with.
-  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
-  return new Promise((resolve, reject) => {
-    const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    const pending = [...answers];
-    child.stdout.setEncoding('utf8').on('data', (d: string) => {
-      output += d;
-      const next = pending[0];
-      if (next !== undefined && next[0].test(output)) {
-        pending.shift();
-        child.stdin.write(next[1]);
-      }
-    });
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (output += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
 
 const server = useTestServer();
 

@@ -4,8 +4,8 @@
 // under /srv, /var and /usr/local are moved into a temporary folder; `msgr` on PATH is this
 // build; the profile `prod` points at the scripted test server.
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, tempDir } from '../support/cli.js';
@@ -56,6 +56,7 @@ const server = useTestServer({
 });
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const hasJq = spawnSync('jq', ['--version']).status === 0;
 
 interface Host {
   root: string;
@@ -185,7 +186,7 @@ describe('README: Running unattended', () => {
     assertEachOnce(h);
   });
 
-  test('an overlapping run is refused by the lock (exit 2, naming the pid) and the first finishes undisturbed; the monitoring check reads the status', async () => {
+  test('an overlapping run is refused by the lock (exit 2, naming the pid) and the first finishes undisturbed', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
     const h = host(1500);
     const first = sh(h, h.at(scriptPath));
@@ -197,19 +198,36 @@ describe('README: Running unattended', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.equal(status(h).exitCode, 0);
     assertEachOnce(h);
-    const check = /`(jq -e [^`]+)`/.exec(section)?.[1];
+  });
+
+  test('the monitoring check, with the real jq: passes 0 and 130, fails anything else, and a status file a run that never started leaves (empty) or none', { skip: hasJq ? false : 'jq is not installed (Debian: apt-get install jq)' }, async () => {
+    const check = /`(jq -e\S* [^`]+)`/.exec(section)?.[1];
     assert.ok(check !== undefined, 'no jq check in the section');
-    let hasJq = true;
-    try {
-      execFileSync('jq', ['--version'], { stdio: 'ignore' });
-    } catch {
-      hasJq = false;
+    // The same check in `msgr help cron`, on its own status file.
+    const topic = /^(jq -e\S* .+) status\.json$/m.exec(readFileSync(join(ROOT, 'docs', 'help', 'cron.md'), 'utf8'))?.[1];
+    assert.ok(topic !== undefined, 'no jq check in docs/help/cron.md');
+    const h = host(20);
+    const file = h.at(`/var/log/msgr/${h.day}.json`);
+    for (const command of [h.moved(check), `${topic} '${file}'`]) {
+      const verdict = async (status: string | undefined): Promise<number | null> => {
+        if (status === undefined) rmSync(file, { force: true });
+        else writeFileSync(file, status);
+        return (await sh(h, command).done).code;
+      };
+      assert.equal(await verdict(JSON.stringify({ exitCode: 0, accepted: 19 })), 0, command);
+      assert.equal(await verdict(JSON.stringify({ exitCode: 130, stopped: 'interrupted' })), 0);
+      assert.notEqual(await verdict(JSON.stringify({ exitCode: 7 })), 0);
+      assert.notEqual(await verdict(JSON.stringify({ error: { message: 'x', hint: null, exitCode: 2 } })), 0);
+      assert.notEqual(await verdict(''), 0, `${command}: passes an empty status file`);
+      assert.notEqual(await verdict(undefined), 0, `${command}: passes a missing status file`);
+      assert.notEqual(await verdict('{"exitCode": 0'), 0, 'half a document');
     }
-    if (hasJq) {
-      assert.equal((await sh(h, h.moved(check)).done).code, 0);
-      writeFileSync(h.at(`/var/log/msgr/${h.day}.json`), JSON.stringify({ exitCode: 7 }));
-      assert.notEqual((await sh(h, h.moved(check)).done).code, 0);
-    }
+    // The empty file as a failed start leaves it: cron's PATH, where msgr is not.
+    const start = await sh(h, `PATH=/usr/bin:/bin; ${h.at(scriptPath)}`).done;
+    assert.equal(start.code, 127, start.stderr);
+    assert.match(start.stderr, /msgr: not found/);
+    assert.equal(readFileSync(file, 'utf8'), '');
+    assert.notEqual((await sh(h, h.moved(check)).done).code, 0);
   });
 
   test('the systemd service: TimeoutStopSec outlasts a request, SIGTERM drains, 130 is no failure, runs never overlap; its ExecStart runs', async () => {

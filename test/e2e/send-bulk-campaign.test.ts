@@ -332,7 +332,10 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     const open = writeCsv(join(dir, 'open.csv'), numbers(6, 100));
     assert.equal((await bulk([open, ...MSG, '--batch-size', '2', '--concurrency', '1'], env(server.url, config))).code, 3);
 
-    const list = await runs(['list'], env(server.url, config));
+    const narrow = await runs(['list'], env(server.url, config));
+    assert.match(narrow.stdout, /^\w{8} +\d\d-\d\d \d\d:\d\dZ +done\.csv +ACME01 +6 of 6 +finished$/m);
+    assert.match(narrow.stdout, /^\w{8} +\d\d-\d\d \d\d:\d\dZ +open\.csv +ACME01 +2 of 6 +unfinished$/m);
+    const list = await runs(['list', '--wide'], env(server.url, config));
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^RUN\s+STARTED\s+FILE\s+TARGET\s+ROWS\s+ACCEPTED\s+IN DOUBT\s+NOT SENT\s+STATE/);
     assert.match(list.stdout, /done\.csv\s+http:\/\/127\.0\.0\.1:\d+ ACME01\s+6\s+6\s+0\s+0\s+finished/);

@@ -3,6 +3,7 @@
 // msgr knows for some options and arguments. Pure: the shell glue is in scripts.ts, and the
 // profile names and country codes are passed in.
 import type { Command, Option } from 'commander';
+import { allTopics } from '../help/doc-topics.js';
 import { collect } from '../shared/flags.js';
 
 export interface Candidate {
@@ -162,7 +163,7 @@ function positionalValues(program: Command, cmd: Command, cmdPath: string, posit
         if (next === undefined) return { kind: 'values', candidates: [] };
         target = next;
       }
-      const topics = n === 0 ? plain(['exit-codes', 'environment', 'config'], 'help topic') : [];
+      const topics = n === 0 ? allTopics().map(([value, description]) => ({ value, description })) : [];
       return { kind: 'values', candidates: [...subcommands(target).filter((c) => c.value !== 'help'), ...topics] };
     }
     default:

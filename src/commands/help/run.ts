@@ -4,13 +4,20 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../bulk/state.js';
 import { storePaths } from '../../profiles/paths.js';
-import { configTopic, ENVIRONMENT_TOPIC, EXIT_CODES_TOPIC, TOPICS } from './topics.js';
+import { allTopics, DOC_TOPICS } from './doc-topics.js';
+import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic, wrap } from './topics.js';
 
 export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
   const [first] = words;
   if (first === undefined) {
     program.outputHelp();
-    ctx.stdout.write(`\nHelp topics:\n${TOPICS.map(([name, summary]) => `  msgr help ${name.padEnd(12)} ${summary}`).join('\n')}\n`);
+    const topics = allTopics();
+    const width = Math.max(...topics.map(([name]) => name.length)) + 2;
+    const lines = topics.flatMap(([name, summary]) => {
+      const [first = '', ...rest] = wrap(summary, 80, ' '.repeat(12 + width));
+      return [`  msgr help ${name.padEnd(width)}${first.trimStart()}`, ...rest];
+    });
+    ctx.stdout.write(`\nHelp topics:\n${lines.join('\n')}\n`);
     return;
   }
   if (words.length === 1) {
@@ -25,7 +32,7 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
     const sub = cmd.commands.find((c) => (c.name() === word || c.aliases().includes(word)) && !(c as unknown as { _hidden?: boolean })._hidden);
     if (sub === undefined) {
       const shown = cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
-      const known = [...shown.map((c) => c.name()), ...(cmd === program ? TOPICS.map(([name]) => name) : [])];
+      const known = [...shown.map((c) => c.name()), ...(cmd === program ? allTopics().map(([name]) => name) : [])];
       const where = cmd === program ? 'a command or a help topic' : `a subcommand of ${cmd.name()}`;
       throw new UsageError(`"${word}" is not ${where}`, { hint: `Try one of: ${known.join(', ')}.` });
     }
@@ -37,7 +44,7 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
 function topicText(ctx: Context, name: string): string | undefined {
   switch (name) {
     case 'exit-codes':
-      return EXIT_CODES_TOPIC;
+      return exitCodesTopic();
     case 'environment':
     case 'env':
       return ENVIRONMENT_TOPIC;
@@ -50,6 +57,6 @@ function topicText(ctx: Context, name: string): string | undefined {
       });
     }
     default:
-      return undefined;
+      return Object.hasOwn(DOC_TOPICS, name) ? DOC_TOPICS[name]?.text : undefined;
   }
 }

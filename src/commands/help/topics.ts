@@ -1,40 +1,95 @@
-// The text of `msgr help <topic>`. Plain strings: main.ts prints the exit codes under the
-// top-level help from the same table.
+// The text of `msgr help <topic>`, and the tables the manual is generated from (docs/commands/,
+// the exit-code tables in README.md and docs/contract.md: `npm run docs`). Plain strings and
+// functions: main.ts prints the exit codes under the top-level help from the same table, so
+// nothing here is formatted before it is shown.
 
-export const EXIT_CODES: ReadonlyArray<readonly [code: number, meaning: string, rerun: string]> = [
-  [0, 'everything was accepted', '-'],
-  [1, 'unexpected internal error (a bug: please report it)', '-'],
-  [2, 'usage, input or configuration error; nothing was sent (in a bulk run also a 3xx, 404 or 405)', 'after fixing'],
-  [3, 'the API refused the key or the account (401, 403)', 'after fixing'],
-  [4, 'the API rejected the request (any other 4xx, or a redirect)', 'after fixing'],
-  [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted); a bulk run: --resume', 'yes'],
-  [6, 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504, a second Ctrl-C)', 'check first'],
-  [7, 'a bulk run ended with rows not accepted: rejected, not sent or in doubt (see the report)', 'with --resume'],
-  [130, 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', 'with --resume'],
+export interface ExitCodeRow {
+  readonly code: number;
+  /** One line, for `msgr --help`. */
+  readonly meaning: string;
+  /** Whether running the same command again is safe. */
+  readonly rerun: string;
+  /** What else ends with this code: `msgr help exit-codes` and the manual's tables. */
+  readonly more?: string;
+}
+
+export const EXIT_CODES: readonly ExitCodeRow[] = [
+  { code: 0, meaning: 'everything was accepted', rerun: '-' },
+  { code: 1, meaning: 'unexpected internal error (a bug: please report it)', rerun: '-', more: 'Run the command again with --verbose for the stack trace to report.' },
+  {
+    code: 2,
+    meaning: 'usage, input or configuration error; nothing was sent (in a bulk run also a 3xx, 404 or 405)',
+    rerun: 'after fixing',
+    more: 'Also: a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP), a base URL that ends in /v2, a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent), and a bulk run refused because another msgr is running the same file.',
+  },
+  { code: 3, meaning: 'the API refused the key or the account (401, 403)', rerun: 'after fixing' },
+  { code: 4, meaning: 'the API rejected the request (any other 4xx, or a redirect)', rerun: 'after fixing', more: 'msgr does not follow a redirect (the key would go to the address it names).' },
+  {
+    code: 5,
+    meaning: 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted)',
+    rerun: 'yes',
+    more: 'A bulk run continues with --resume. Also: the proxy down, unresolvable or dropping the connection before the tunnel is up, or unable to reach the API (5xx to CONNECT); a bulk run stopped because the API could not be reached, with nothing in doubt, whatever it had accepted before.',
+  },
+  {
+    code: 6,
+    meaning: 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504, a second Ctrl-C)',
+    rerun: 'check first',
+    more: 'For send and api, a second Ctrl-C before the answer; through a proxy, only once the tunnel was up.',
+  },
+  {
+    code: 7,
+    meaning: 'a bulk run ended with rows not accepted: rejected, not sent or in doubt (see the report)',
+    rerun: 'with --resume',
+    more: 'Also a stopped bulk run that left batches in doubt: check those rows first (msgr runs show).',
+  },
+  { code: 130, meaning: 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', rerun: 'with --resume', more: 'A bulk run also stops so on a full disk.' },
 ];
 
-/** The short list under `msgr --help`. */
-export const EXIT_CODES_HELP = `
-Exit codes:
-${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
-`;
+/** Words of `text` in lines of at most `width` characters, each after `indent`. */
+export function wrap(text: string, width: number, indent = ''): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
+      lines.push(indent + line);
+      line = word;
+    } else line = line === '' ? word : `${line} ${word}`;
+  }
+  if (line !== '') lines.push(indent + line);
+  return lines;
+}
 
-export const EXIT_CODES_TOPIC = `msgr exit codes: what happened, and whether running the same command again is safe.
+/** The short list under `msgr --help`, 80 columns wide. */
+export function exitCodesHelp(): string {
+  const rows = EXIT_CODES.map(({ code, meaning }) => {
+    const [first = '', ...rest] = wrap(meaning, 80, '       ');
+    return [`  ${String(code).padEnd(5)}${first.trimStart()}`, ...rest].join('\n');
+  });
+  return `\nExit codes:\n${rows.join('\n')}\n`;
+}
+
+export function exitCodesTopic(): string {
+  const rows = EXIT_CODES.map(({ code, meaning, rerun, more }) => {
+    const [first = '', ...rest] = wrap(more !== undefined ? `${meaning}. ${more}` : meaning, 80, ' '.repeat(21));
+    return [`  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${first.trimStart()}`, ...rest].join('\n');
+  });
+  return `msgr exit codes: what happened, and whether running the same command again is safe.
 
   code  run again?     meaning
-${EXIT_CODES.map(([code, meaning, rerun]) => `  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${meaning}`).join('\n')}
+${rows.join('\n')}
 
 A 2xx answer is "accepted", never "delivered". Only failures that provably did not reach the
 API (no connection, 429, 503 with Retry-After) are retried by msgr itself, a connection briefly
 (3 attempts within 10 s; a host name that does not exist not at all); anything that may have been
 processed is exit 6, for you to check. With --json every failure also prints one
-document on stdout: {"error": {"message", "hint", "exitCode", and for HTTP errors "status" and
-"body"}}; a bulk run prints its summary instead, with "exitCode" at the top level.
+document on stdout: {"error": {"message", "hint", "exitCode"}}, with "status" and "body" for
+an HTTP error; a bulk run prints its summary instead, with "exitCode" at the top level.
 
 In a script:
   msgr send ... --json > out.json
   case $? in 0) ;; 5) echo 'not sent: run again later' ;; 6) echo 'check before sending again' ;; *) exit 1 ;; esac
 `;
+}
 
 /** Every variable msgr reads (test/e2e/help.test.ts checks this list against the source). */
 export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string]> = [

@@ -27,6 +27,7 @@ Examples:
   runs
     .command('list')
     .description('every run in the state folder: file, target, started, rows, accepted, in doubt, not sent, finished or not')
+    .option('--wide', 'full run ids, file paths and targets, a column per count (the table fits 80 columns without it)')
     .option(...JSON_FLAG)
     .option(...QUIET)
     .option(...VERBOSE)

@@ -11,6 +11,8 @@ export interface RunsOptions {
   /** prune: milliseconds. */
   readonly olderThanMs?: number | undefined;
   readonly dryRun: boolean;
+  /** list: full run ids, paths and targets, every count. */
+  readonly wide: boolean;
 }
 
 export function parseRunsOptions(raw: unknown): RunsOptions {
@@ -27,5 +29,6 @@ export function parseRunsOptions(raw: unknown): RunsOptions {
     report: str(r, 'report'),
     olderThanMs,
     dryRun: bool(r, 'dryRun') ?? false,
+    wide: bool(r, 'wide') ?? false,
   };
 }

@@ -1,6 +1,6 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
 // stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { isInDoubt, type RunHeader } from '../../bulk/journal-records.js';
 import { fmt } from '../../bulk/progress.js';
@@ -58,6 +58,27 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
     ui.info(`no runs in ${state(ctx)}`);
     return;
   }
+  if (!opts.wide) {
+    // 80 columns (or the terminal's width): the run by the last 8 characters of its id (which
+    // every `msgr runs` command takes), its file by name; --wide and --json give them in full.
+    const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ACCEPTED', 'STATE']];
+    for (const r of runs) {
+      // What needs a look; the rows not sent yet are the rest of ACCEPTED's total. While a run
+      // sends, its batches without an answer are in flight, not in doubt.
+      const look = [[r.sending !== undefined ? 0 : r.inDoubt, 'in doubt'], [r.rejected, 'rejected']].filter(([n]) => Number(n) > 0).map(([n, what]) => `${fmt(Number(n))} ${String(what)}`);
+      rows.push([
+        r.runId.slice(r.runId.lastIndexOf('-') + 1),
+        r.startedAt.slice(5, 16).replace('T', ' ') + 'Z',
+        basename(r.file),
+        narrowTarget(r),
+        `${fmt(r.accepted)}${r.alreadySent > 0 ? `+${fmt(r.alreadySent)}` : ''} of ${fmt(r.toSend + r.alreadySent)}`,
+        `${status(r, r.sending)}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
+      ]);
+    }
+    const width = ctx.stdout.isTTY === true ? Math.max(80, ctx.stdout.columns ?? 80) : 80;
+    ctx.stdout.write(`${table(fitWidth(rows, width, [[3, 8, 'end'], [2, 12, 'middle'], [5, 10, 'end']]))}\n`);
+    return;
+  }
   const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
   for (const r of runs) {
     rows.push([
@@ -73,6 +94,45 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
     ]);
   }
   ctx.stdout.write(`${table(rows)}\n`);
+}
+
+/** Sandbox, else the account (or the API's host when the run had none). */
+function narrowTarget(r: RunInfo): string {
+  const t = r.target;
+  if (t === null || t === undefined) return 'unknown';
+  if (t.sandbox) return 'sandbox';
+  if (t.account !== undefined && t.account !== null) return t.account;
+  try {
+    return new URL(t.baseUrl).host;
+  } catch {
+    return t.baseUrl;
+  }
+}
+
+/**
+ * The table cut to `width` columns: the columns named shrink in turn, each down to its
+ * minimum, their cells cut with "…" (in the middle for a file name, whose end tells files apart).
+ */
+export function fitWidth(rows: string[][], width: number, shrink: ReadonlyArray<readonly [column: number, min: number, cut: 'middle' | 'end']>): string[][] {
+  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
+  let over = widths.reduce((a, b) => a + b, 0) + 2 * (widths.length - 1) - width;
+  for (const [column, min] of shrink) {
+    if (over <= 0) break;
+    const w = widths[column] ?? 0;
+    const cut = Math.min(over, Math.max(0, w - min));
+    widths[column] = w - cut;
+    over -= cut;
+  }
+  return rows.map((r) => r.map((c, i) => {
+    const w = widths[i] ?? c.length;
+    if (c.length <= w) return c;
+    const how = shrink.find(([column]) => column === i)?.[2];
+    if (how === 'middle') {
+      const head = Math.ceil((w - 1) / 2);
+      return `${c.slice(0, head)}…${c.slice(c.length - (w - 1 - head))}`;
+    }
+    return `${c.slice(0, w - 1)}…`;
+  }));
 }
 
 /**

@@ -18,7 +18,7 @@ import { InterruptedError, PartialError, type MsgrError } from '../../errors.js'
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { describeSource, resolveSettings, type Resolved } from '../../settings/resolve.js';
-import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
+import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { isNoSpace } from '../../bulk/journal.js';
 import { isInDoubt } from '../../bulk/journal-records.js';
 import { outcomeTotals, type LoadedJournal } from '../../bulk/journal-load.js';
@@ -118,6 +118,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts };
   let state = await openRunState(ctx, ui, flags, defer);
   const { runId, journalPath, previous } = state;
+  // A resumed run sends the account and sender its journal has.
+  const sends = previous?.header.message;
+  checkSetUp(settings, {
+    sandbox: opts.sandbox,
+    offline: opts.dryRun || opts.preview !== undefined,
+    account: (sends?.accountReference ?? settings.account.value) !== undefined || opts.sandbox,
+    from: (sends?.from ?? settings.from.value ?? opts.fromColumn) !== undefined,
+  });
   const checkpoint = (): void => {
     if (ctx.interrupt.aborted) throw interrupted(previous);
   };

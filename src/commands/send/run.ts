@@ -1,5 +1,4 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
-import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
@@ -8,13 +7,15 @@ import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
-import { createUi, type Ui } from '../../output/ui.js';
+import { createUi, paint, type Ui } from '../../output/ui.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
-import { describeSource, resolveSettings, type Settings } from '../../settings/resolve.js';
-import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
+import { colorLevel, type Context } from '../../context.js';
+import { describeSource, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
+import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile, splitList, type SendOptions } from './options.js';
+import { acceptedLines, type AcceptedSend } from './result.js';
 
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
@@ -33,6 +34,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   }, { profileOptional: opts.sandbox === true });
   const sandbox = opts.sandbox === true;
   const draft = buildDraft(opts, input, text, settings, sandbox);
+  checkSetUp(settings, { sandbox, offline: opts.dryRun === true, account: draft.accountReference !== undefined, from: draft.from !== undefined && draft.from !== '' });
   // A text read from a file is that file's fault when it is empty: name the flag and the file.
   const built = buildRequest(draft, ctx.now(), opts.textFile !== undefined ? { text: `--text-file ${opts.textFile}` } : {});
   if (!built.ok) throw problemsError(built.problems);
@@ -58,10 +60,13 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   }
 
   const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox);
+  // The account actually sent may come from --input rather than the settings, or be the sandbox's.
+  const account: Resolved<string | undefined> =
+    request.accountReference === settings.account.value
+      ? settings.account
+      : { value: request.accountReference, source: sandbox && settings.account.value === undefined ? 'default' : 'flag', origin: sandbox ? '--sandbox' : '--input' };
   if (!sandbox) {
     const { confirmSend } = await import('../../settings/confirm.js');
-    // The account actually sent may come from --input rather than the settings.
-    const account = request.accountReference === settings.account.value ? settings.account : { value: request.accountReference, source: 'flag' as const, origin: '--input' };
     await confirmSend(ctx, settings, { recipients: recipientCount, yes: opts.yes === true, account });
   }
 
@@ -89,24 +94,34 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // A signal now waits for the answer (commands/shared/one-request.ts).
   const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries }));
   const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
-  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, address: sandbox ? undefined : address });
+  const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, settings, account, host: sandbox ? undefined : endpoint.host };
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, result, address: sandbox ? undefined : address });
 }
 
-function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; address: OutcomeErrorOptions['address'] }): void {
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address: OutcomeErrorOptions['address'] }): void {
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
       // Whatever the server sends back, the key never reaches stdout.
       const body = redactJson(outcome.body, o.apiKey);
       const text = redact(outcome.text, o.apiKey);
+      // A person at a terminal gets what happened in a few lines (result.ts), and the answer
+      // itself only with --json or --verbose; a script's stdout (not a terminal) gets the answer.
+      const person = ctx.stdout.isTTY === true && !o.json;
       if (o.json) {
         const doc = body !== undefined ? body : { accepted: true, status: outcome.status, text };
         ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-      } else if (body !== undefined) {
-        const out = JSON.stringify(body, null, 2);
-        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
-      } else if (text.trim() !== '') {
-        ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(text) : text}\n`);
+      } else if (!person || ui.verbose) {
+        if (body !== undefined) {
+          const out = JSON.stringify(body, null, 2);
+          ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
+        } else if (text.trim() !== '') {
+          ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(text) : text}\n`);
+        }
+      }
+      if (person) {
+        ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout))));
+        return;
       }
       ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
       if (o.sandbox) ui.info('sandbox: nothing was delivered');

@@ -1,0 +1,36 @@
+// `npm test` ends with one line a person reads: the totals and the time (scripts/run-tests.mjs),
+// run here on a few test files of its own.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ROOT, cleanEnv, tempDir } from '../support/cli.js';
+
+function runTests(files: Record<string, string>): { status: number | null; lines: string[] } {
+  const dir = tempDir('msgr-run-tests-');
+  mkdirSync(join(dir, 'build', 'test', 'unit'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, 'build', 'test', 'unit', name), `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n${body}\n`);
+  // Not a child of this test run: the runner inside would report to this one instead.
+  const env = cleanEnv({ NODE_TEST_CONTEXT: undefined });
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'run-tests.mjs'), 'unit'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, lines: r.stdout.trimEnd().split('\n') };
+}
+
+test('the last line of a test run: passed, failed, skipped, the files and the time', () => {
+  const ok = runTests({
+    'a.test.js': "test('one', () => {});\ntest('two', () => {});\ntest('later', { skip: 'not here' }, () => {});",
+    'b.test.js': "test('three', () => assert.equal(1, 1));",
+  });
+  assert.equal(ok.status, 0, ok.lines.join('\n'));
+  assert.match(ok.lines.at(-1) ?? '', /^tests: 3 passed, 0 failed, 1 skipped, in 2 files, \d+ s: ok$/);
+  // The spec reporter, not TAP: one line per test.
+  assert.ok(ok.lines.some((l) => /^✔ one \(/.test(l)), ok.lines.join('\n'));
+  assert.ok(!ok.lines.some((l) => /^(TAP version|ok \d+ - )/.test(l)));
+
+  const bad = runTests({ 'c.test.js': "test('fine', () => {});\ntest('broken', () => assert.equal(1, 2));" });
+  assert.equal(bad.status, 1);
+  assert.match(bad.lines.at(-1) ?? '', /^tests: 1 passed, 1 failed, 0 skipped, in 1 file, \d+ s: FAILED \(the failing tests are listed above, under "failing tests"\)$/);
+  assert.ok(bad.lines.some((l) => /failing tests:/.test(l)), 'Node lists the failing tests again at the end');
+});
