@@ -43,8 +43,8 @@ export interface SendResult {
 }
 
 export interface AccountingParts {
-  /** Names the Idempotency-Keys of batches in doubt. */
-  readonly runId: string;
+  /** Names the Idempotency-Keys of batches in doubt (SenderParts.idempotency). */
+  readonly idempotency: string;
   /** Recipients the preflight found to send: what the counts add up to. */
   readonly toSend: number;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
@@ -205,7 +205,7 @@ export class BatchAccounting {
     b.error = error;
     const count = b.count;
     this.#result.inDoubt += count;
-    this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.runId, b.index), firstLine: b.firstLine, recipients: count });
+    this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.idempotency, b.index), firstLine: b.firstLine, recipients: count });
     this.#failed += count;
     this.#done += count;
   }

@@ -25,6 +25,8 @@ export interface LoadedJournal {
   readonly badLines: number;
   /** Bytes read: the whole file, or `maxBytes`. */
   readonly bytes: number;
+  /** When the API's last final answer (accepted or rejected) was recorded; undefined: none yet. */
+  readonly lastAnswerAt: string | undefined;
 }
 
 export interface LoadOptions {
@@ -49,6 +51,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   let recipients = new Uint32Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
+  let lastAnswerAt: string | undefined;
   // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot;
   // 4, an earlier attempt may have reached the API and got no answer (in doubt), so a resend
   // (--resend-in-doubt) that never left does not make the batch "never sent".
@@ -100,7 +103,11 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       if (s === BatchState.notSent && ((marks[batch] as number) & 4) !== 0) s = BatchState.inDoubt;
       if (s !== undefined) states[batch] = s;
       // The API answered for the key: what came before is settled by it.
-      if (isAnswered(s)) marks[batch] = (marks[batch] as number) & ~4;
+      if (isAnswered(s)) {
+        marks[batch] = (marks[batch] as number) & ~4;
+        const at = (rec as { at?: unknown }).at;
+        if (typeof at === 'string') lastAnswerAt = at;
+      }
       options.onDone?.(rec as unknown as DoneRecord);
     } else if (rec.type === 'stop') {
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
@@ -109,7 +116,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   // Lines that are not JSON are skipped above (a line torn by a crash): a file of only those is no journal, not an empty one.
   if (header === undefined) throw new JournalError(badLines > 0 ? `${path} is not a msgr journal (none of its lines is a run header)` : `${path} is empty`);
   for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
-  return { header, states, recipients, lastStop, badLines, bytes };
+  return { header, states, recipients, lastStop, badLines, bytes, lastAnswerAt };
 }
 
 /** Recipients by what the API said of their batches: accepted, rejected, or in doubt (isInDoubt). */

@@ -78,6 +78,20 @@ export interface RunHeader {
   readonly target?: JournaledTarget;
   /** Runs whose accepted numbers this run leaves out (--skip-sent, --restart); absent: none. */
   readonly skipSent?: readonly SkipSentSource[];
+  /**
+   * --again: the run was started to message again numbers earlier runs of its file had accepted
+   * (docs/bulk.md: "Running a file again"); absent: it was not.
+   */
+  readonly again?: true;
+  /** --once: the campaign key the run is known by (bulk/once.ts); absent: a run without one. */
+  readonly once?: OnceRecord;
+}
+
+/** A run's campaign key (--once), and the name its Idempotency-Keys are made from. */
+export interface OnceRecord {
+  readonly key: string;
+  /** `msgr-<idempotency>-<batch>` is batch k's Idempotency-Key (state.ts idempotencyKey). */
+  readonly idempotency: string;
 }
 
 /** Where a run sends. Never the key: a fingerprint of it. */

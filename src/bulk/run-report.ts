@@ -96,7 +96,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
       report.write(row);
     } };
     const sender = new Sender({
-      runId: h.runId,
+      idempotency: h.once?.idempotency ?? h.runId,
       journal: { startedDurably: () => Promise.reject(new Error('runs report sends nothing')), need: () => undefined, leaving: () => undefined, leavingAll: () => undefined, atEndOfTurn: (fn) => void setImmediate(fn), waiting: () => undefined, answered: () => undefined },
       states: d.loaded.states,
       frame: { prefix: '', suffix: '' },

@@ -49,8 +49,11 @@ export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' 
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
-  /** Names the Idempotency-Keys (with the batch number). */
-  readonly runId: string;
+  /**
+   * What the Idempotency-Keys are made from, with the batch number (state.ts idempotencyKey):
+   * the run id, or a keyed run's name (--once: bulk/journal-records.ts OnceRecord).
+   */
+  readonly idempotency: string;
   readonly journal: SenderJournal;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
   readonly states: Uint8Array | undefined;
@@ -140,7 +143,7 @@ export class Sender {
     this.#rows = parts.report !== undefined ? new ReportOrder(parts.report) : undefined;
     this.#progress = parts.progress;
     this.#books = new BatchAccounting({
-      runId: parts.runId,
+      idempotency: parts.idempotency,
       toSend: parts.toSend,
       states: parts.states,
       resendInDoubt: parts.resendInDoubt,
@@ -244,7 +247,7 @@ export class Sender {
    * flight: by the time a slot frees, the line is on disk and the batch leaves at once.
    */
   #journalAhead(b: Batch): void {
-    const key = idempotencyKey(this.#cfg.runId, b.index);
+    const key = idempotencyKey(this.#cfg.idempotency, b.index);
     const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers };
     const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
     ahead.written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(

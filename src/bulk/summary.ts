@@ -309,6 +309,21 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
   if (s.report !== null) ui.info(`  report: ${s.report}`);
 }
 
+/**
+ * A run with nothing left to send, every batch answered: `--resume` of a finished run, or a
+ * campaign key (--once) whose run finished. Said in one line on stderr and nothing under -q, so a
+ * cron job that comes round again after the work is done mails nobody; `--json` gets a document
+ * with exit code 0 (docs/bulk.md: "Campaign keys").
+ */
+export function finishedDocument(o: { runId: string; file: string; journal: string; finishedAt: string | undefined; totals: OutcomeTotals; once: string | undefined }): { line: string; doc: Record<string, unknown> } {
+  const { accepted, rejected } = o.totals;
+  const figures = `${fmt(accepted)} accepted${rejected > 0 ? `, ${fmt(rejected)} rejected` : ''}`;
+  const when = o.finishedAt !== undefined ? ` at ${o.finishedAt}` : '';
+  const line = o.once !== undefined ? `already done: run ${o.runId} (--once ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
+  const doc = { runId: o.runId, file: o.file, journal: o.journal, once: o.once ?? null, nothingToDo: true, finishedAt: o.finishedAt ?? null, accepted, rejected, exitCode: ExitCode.OK };
+  return { line, doc };
+}
+
 /** The flags a resumed run must be given again (they are not in the journal). */
 export interface ResumeFlags {
   readonly file: string | undefined;
@@ -325,14 +340,18 @@ export interface ResumeFlags {
   readonly yes: boolean;
   /** --journal as given; a resume must name it too. */
   readonly journal?: string | undefined;
+  /** A keyed run (--once) goes on with its key, not --resume. */
+  readonly once?: string | undefined;
 }
 
 /** The exact command that continues this run. */
 export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
   const args = ['msgr', 'send-bulk'];
   if (!stdin && fileAbs !== undefined) args.push(shellQuote(flags.file ?? fileAbs));
-  args.push('--resume');
-  if (stdin || flags.journal !== undefined) args.push('--journal', shellQuote(journalPath));
+  // A keyed run's journal is the key's: the key finds it, from a file or from stdin piped again.
+  if (flags.once !== undefined) args.push(...(stdin ? ['-'] : []), '--once', shellQuote(flags.once));
+  else args.push('--resume');
+  if (flags.once === undefined && (stdin || flags.journal !== undefined)) args.push('--journal', shellQuote(journalPath));
   if (flags.profile !== undefined) args.push('-p', shellQuote(flags.profile));
   if (flags.baseUrl !== undefined) args.push('--base-url', shellQuote(flags.baseUrl));
   if (flags.account !== undefined) args.push('--account', shellQuote(flags.account));

@@ -1,6 +1,6 @@
 // `msgr send-bulk <file>`: Commander wiring only; the work is imported when the command runs
 // (start-up time: docs/dependencies.md, "Start-up cost"). No option here is variadic, so nothing swallows <file>.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, addMessageOptions, collect } from '../shared/flags.js';
 import type { BulkOptions } from './options.js';
@@ -37,7 +37,9 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
     .option('--restart', 'abandon the unfinished run of this file and start a new one (leaving out the rows it accepted)')
     .option('--include-sent', 'with --restart: send to the rows the abandoned run accepted as well')
-    .option('--skip-sent <run>', 'leave out every number this run (id or journal) accepted for the same message; repeatable', collect);
+    .addOption(new Option('--skip-sent [run]', 'leave out every number earlier runs of this file accepted for the same message (or those of this run: id or journal; repeatable)').preset('').argParser(collect))
+    .option('--again', 'send to numbers earlier runs of this file accepted, again, on purpose')
+    .option('--once <key>', 'a campaign key: a later command with it continues this run, or says it is done (per account)');
   // After the message flags they refine, before the connection's.
   addMessageOptions(cmd)
     .optionsGroup('Messages per row:')
