@@ -147,7 +147,7 @@ function sentRowsReport(d: RunDetail, report: ReportWriter, why: string): RunRep
       });
     }
     const state = d.loaded.states[b];
-    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : isInDoubt(state) ? 'in-doubt' : 'not-sent';
+    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : state === BatchState.excluded ? 'excluded' : isInDoubt(state) ? 'in-doubt' : 'not-sent';
     send.numbers.forEach((number, i) => {
       const id = outcome === 'accepted' ? (done?.ids?.[i] ?? undefined) : undefined;
       if (id !== undefined) withIds++;

@@ -154,7 +154,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
     if (next.named) named.push(run);
     for (let b = 0; b < loaded.states.length; b++) {
       const state = loaded.states[b];
-      if (state === BatchState.none || state === BatchState.notSent || state === BatchState.rejected || state === BatchState.auth) continue;
+      if (state === BatchState.none || state === BatchState.notSent || state === BatchState.rejected || state === BatchState.auth || state === BatchState.excluded) continue;
       const keys = numbers.get(b);
       if (keys === undefined) {
         throw new UsageError(`${o.flag}: run ${h.runId} was journaled by msgr ${h.msgr}, which did not record the numbers of each batch; msgr cannot tell whom it sent to`, {

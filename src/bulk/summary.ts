@@ -45,6 +45,8 @@ export interface Summary {
 
 /** The summary once the send pass is over. */
 export interface SentSummary extends Summary {
+  /** Left out because they went on the --exclude list after the run started (not in accepted, not sent). */
+  excludedAfterStart: number;
   accepted: number;
   acceptedEarlier: number;
   rejected: number;
@@ -97,13 +99,14 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
   const resumable = r.notSent + r.inDoubt > 0;
   return {
     ...base,
+    excludedAfterStart: r.excludedAfterStart,
     accepted: r.accepted,
     acceptedEarlier: r.acceptedEarlier,
     rejected: r.rejected,
     inDoubt: r.inDoubt,
     notSent: r.notSent,
     inDoubtBatches: r.inDoubtBatches,
-    stopped: stopReason(r, base.toSend) ?? null,
+    stopped: stopReason(r, base.toSend - r.excludedAfterStart) ?? null,
     seconds: Math.round(seconds * 10) / 10,
     resume: resumable ? resumeCommand : null,
   };
@@ -130,7 +133,8 @@ export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabe
  * exit code; undefined when every recipient was accepted.
  */
 export function summaryError(summary: SentSummary, r: SendResult, o: { reportPath: string | undefined; clean: (text: string) => string; spaceNeeded?: number | undefined }): MsgrError | undefined {
-  const toSend = summary.toSend;
+  // Recipients left out since the run started are no longer to be sent.
+  const toSend = summary.toSend - summary.excludedAfterStart;
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
@@ -270,22 +274,23 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
  * as the run started; the confirmation and this line are what this command sends.
  */
 export function leftToSend(toSend: number, earlier: OutcomeTotals, resendInDoubt: boolean): number {
-  return Math.max(0, toSend - earlier.accepted - earlier.rejected - (resendInDoubt ? 0 : earlier.inDoubt));
+  return Math.max(0, toSend - earlier.accepted - earlier.rejected - earlier.excluded - (resendInDoubt ? 0 : earlier.inDoubt));
 }
 
 export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: OutcomeTotals, resendInDoubt: boolean): void {
-  const answered = [`${fmt(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${fmt(earlier.rejected)} rejected`] : []), ...(earlier.inDoubt > 0 ? [`${fmt(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
+  const answered = [`${fmt(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${fmt(earlier.rejected)} rejected`] : []), ...(earlier.excluded > 0 ? [`${fmt(earlier.excluded)} excluded since the start`] : []), ...(earlier.inDoubt > 0 ? [`${fmt(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
   ui.info(`  left to send by this resume: ${fmt(left)} recipient${left === 1 ? '' : 's'} (earlier: ${answered.join(', ')})`);
 }
 
 export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
   const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} before this resume)` : '';
+  const target = s.toSend - r.excludedAfterStart;
   const line =
     s.toSend === 0 && s.alreadySent > 0
       ? `nothing left to send: every row to send had already been accepted by an earlier run (${fmt(s.alreadySent)})`
-      : `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
-  if (r.accepted === s.toSend && stopReason(r, s.toSend) === undefined) ui.success(line);
+      : `${fmt(r.accepted)} of ${fmt(target)} recipient${target === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
+  if (r.accepted === target && stopReason(r, target) === undefined) ui.success(line);
   else ui.info(line);
   const notAccepted = [
     r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '',
@@ -298,6 +303,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.duplicates > 0 ? `${fmt(s.duplicates)} duplicate${s.duplicates === 1 ? '' : 's'}` : '',
     s.excluded > 0 ? `${fmt(s.excluded)} excluded` : '',
     s.alreadySent > 0 ? `${fmt(s.alreadySent)} already sent` : '',
+    r.excludedAfterStart > 0 ? `${fmt(r.excludedAfterStart)} on the --exclude list since the run started` : '',
   ].filter((x) => x !== '');
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${fmt(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);

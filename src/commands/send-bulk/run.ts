@@ -11,7 +11,7 @@
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
 // (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, PartialError, UsageError, type MsgrError } from '../../errors.js';
@@ -38,7 +38,8 @@ import { checkKeyUse, runningNowDocument } from '../../bulk/once.js';
 import { keyUsedBy } from '../../once/keys.js';
 import { checkSamePreflight, resumeRefusal } from '../../bulk/resume-checks.js';
 import { announceResume, placeOf, runTargetOf } from '../../bulk/run-target.js';
-import { findRun, outcomeRecords } from '../../bulk/runs.js';
+import { findRun, leftOutBatches, outcomeRecords } from '../../bulk/runs.js';
+import { dropSnapshots, keepAtStart } from '../../bulk/opt-outs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
 import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/sent.js';
@@ -183,7 +184,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // Piped data an unfinished run read too is that run (known once stdin is read).
   state = await checkStdinAgain(ctx, ui, flags, state, input, defer);
   where.inputBytes = input.identity.size;
-  const plan = await planRun(ctx, ui, opts, settings, previous);
+  const plan = await planRun(ctx, ui, opts, settings, previous, journalPath);
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, opts.textFile !== undefined ? '--text-file' : '--text');
   const sampleTo = sampleNumbers(opts.sampleTo, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: opts.exclude ?? '' } : undefined);
@@ -316,6 +317,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
   const keyedRun = previous?.header.once ?? state.once;
+  // The lists of numbers not to message as the run starts, for its resumes (bulk/opt-outs.ts).
+  if (previous === undefined) {
+    for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    defer(() => {
+      if (!existsSync(journalPath)) dropSnapshots(journalPath, plan.optOuts);
+    });
+  }
   const journal = openJournal(ctx, state, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: opts.again, once: state.once });
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
@@ -347,6 +355,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
+    excludedAfterStart: plan.excludedAfterStart,
+    journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   quit.inDoubt = () => journal.quitNow() || sender.leavesInDoubt();
@@ -364,6 +374,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
+  if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
   printSummary(ui, summary, r, seconds);
   const err = summaryError(summary, r, { reportPath: reportWritten ? report?.path : undefined, clean, spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(journalPath), journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / shape.batchSize), pre.rows) });
   if (err !== undefined) throw err;

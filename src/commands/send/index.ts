@@ -16,7 +16,9 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--contact <id...>', 'address-book contact id(s); repeatable', collect)
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
     .optionsGroup('Message:')
-    .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
+    .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields")
+    .optionsGroup('Once:')
+    .option('--once <key>', 'send this message once under a key: run again with the same key, it sends nothing more (per account)');
   addMessageOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addHelpText(
@@ -26,7 +28,8 @@ Examples:
   msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
   msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
   echo 'Your code is 1234' | msgr send --to +14155550100 --from 14155550199 --json
-  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
+  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann
+  msgr send --once order-1234-shipped --to +447911123456 --from Acme --text 'Order 1234 has shipped'`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {
     const { parseSendOptions } = await import('./options.js');
