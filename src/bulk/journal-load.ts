@@ -147,7 +147,7 @@ export function outcomeTotals(j: Pick<LoadedJournal, 'states' | 'recipients' | '
   j.states.forEach((s, b) => {
     const n = j.recipients[b] ?? 0;
     // Those of a batch still to send are left out again by the resume that sends it.
-    if (s !== BatchState.none && s !== BatchState.notSent) excluded += j.excluded[b] ?? 0;
+    if (s !== BatchState.none && s !== BatchState.notSent && s !== BatchState.auth) excluded += j.excluded[b] ?? 0;
     if (s === BatchState.accepted) accepted += n;
     else if (s === BatchState.rejected) rejected += n;
     else if (isInDoubt(s)) inDoubt += n;

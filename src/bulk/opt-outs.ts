@@ -98,14 +98,15 @@ export const EXCLUDED_SINCE_START = 'on the --exclude list since the run started
 
 /**
  * Leaves out of batch `b` the recipients that went on a list since the run started; returns how
- * many. A batch never sent (or provably not sent: nothing of it reached the API) loses those in
- * `added`. A batch whose request may have left keeps its exact body and Idempotency-Key: if an
+ * many. A batch never sent, or not processed (not sent, or the key refused: a resume sends it),
+ * loses those in `added`. A batch whose request may have left keeps its exact body and Idempotency-Key: if an
  * earlier resume left recipients out of it, `journaled` (the numbers of its latest "send" record)
  * rebuilds it as it was, and the same rows are counted out again; otherwise it is left as it is.
  */
 export function leaveOutOfBatch(b: Batch, state: number, added: NumberSet | undefined, journaled: readonly string[] | undefined): number {
   let out: ((number: string) => boolean) | undefined;
-  if (state === BatchState.none || state === BatchState.notSent) {
+  // Never sent, or its request was not processed (not sent; the key refused): a body still free to change.
+  if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) {
     if (added !== undefined && added.size > 0) out = (n) => added.has(numberKey(n));
   } else if (journaled !== undefined) {
     const kept = new Set(journaled);
