@@ -101,7 +101,7 @@ export async function openOnceSend(ctx: Context, ui: Ui, o: { readonly key: stri
     const last = record.attempts[record.attempts.length - 1];
     if (diffs.length > 0) {
       lock?.release();
-      throw new UsageError(`--once ${o.key} was used at ${record.createdAt} for ${describeRequest(record.request)} (${describeAttempt(last)}); this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); nothing was sent`, {
+      throw new UsageError(`--once ${o.key} was used at ${record.createdAt} for ${describeRequest(record.request)} (${describeAttempt(last)}); this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 && diffs[0] !== 'recipients' ? 's' : ''}); nothing was sent`, {
         hint: `A key names one message: give this one a key of its own (e.g. --once ${shellQuote(`${o.key}-2`)}).`,
       });
     }
