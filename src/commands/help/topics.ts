@@ -2,9 +2,9 @@
 // top-level help from the same table.
 
 export const EXIT_CODES: ReadonlyArray<readonly [code: number, meaning: string, rerun: string]> = [
-  [0, 'everything was accepted', '-'],
+  [0, 'everything was accepted, or nothing was left to do (a --once key already done)', '-'],
   [1, 'unexpected internal error (a bug: please report it)', '-'],
-  [2, 'usage, input or configuration error; nothing was sent', 'after fixing'],
+  [2, 'usage, input or configuration error, or a file run again without --skip-sent or --again; nothing was sent', 'after fixing'],
   [3, 'the API refused the key or the account (401, 403)', 'after fixing'],
   [4, 'the API rejected the request (any other 4xx, or a redirect)', 'after fixing'],
   [5, 'not sent, temporary (no connection, TLS refused, or 429/503 retries exhausted)', 'yes'],

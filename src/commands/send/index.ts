@@ -17,13 +17,16 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
     .optionsGroup('Message:')
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields")
-    .optionsGroup('Once:')
-    .option('--once <key>', 'send this message once under a key: run again with the same key, it sends nothing more (per account)');
+    .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)');
   addMessageOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addHelpText(
     'after',
     `
+--once KEY (an order id, an event id) makes a retried command send its message once: a repeat
+prints the first answer and sends nothing (exit 0); after an attempt that got no answer, was not
+sent or was rejected, it sends the same request with the same Idempotency-Key.
+
 Examples:
   msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
   msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
