@@ -165,7 +165,7 @@ describe('an --exclude list that grows while a run is paused', () => {
     writeFileSync(optouts, `${n[5] ?? ''}\n`);
     let at = server.requests.length;
     server.script({ status: 500, body: { title: 'boom' } }, REFUSE);
-    const one = await bulk([file, '--resume'], env(server.url, config));
+    const one = await bulk([file, '--resume', '--concurrency', '1'], env(server.url, config));
     assert.equal(one.code, 3, one.stderr);
     const doubtful = server.requests[at];
     assert.deepEqual(recipients(doubtful as ReceivedRequest), [n[4]]);
@@ -173,12 +173,12 @@ describe('an --exclude list that grows while a run is paused', () => {
     // Resume 2: the other number of that batch, and one of a batch never sent, opt out too.
     writeFileSync(optouts, `${[n[5], n[4], n[7]].join('\n')}\n`);
     at = server.requests.length;
-    const two = await bulk([file, '--resume', '--resend-in-doubt', '--json'], env(server.url, config));
+    const two = await bulk([file, '--resume', '--resend-in-doubt', '--concurrency', '1', '--json'], env(server.url, config));
     assert.equal(two.code, 0, two.stderr);
     const sent = server.requests.slice(at);
     assert.equal(sent[0]?.body, doubtful?.body, 'the batch in doubt went again byte for byte');
     assert.equal(sent[0]?.headers['idempotency-key'], doubtful?.headers['idempotency-key']);
-    assert.deepEqual(sent.slice(1).map(recipients), [[n[6]], [n[8]]]);
+    assert.deepEqual(sent.slice(1).map(recipients), [[n[6]], [n[8]]], `${one.stderr}\n${two.stderr}`);
     const doc = JSON.parse(two.stdout) as { excludedAfterStart: number; accepted: number; notSent: number };
     assert.deepEqual([doc.excludedAfterStart, doc.accepted, doc.notSent], [2, 7, 0]);
   });
