@@ -280,9 +280,10 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
   }
   candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
   for (const away of candidates) {
-    // A keyed run's identity is its key: it does not block a run under another key
-    // (bulk/earlier-runs.ts counts what it accepted).
-    if (keyed && away.header.once !== undefined) continue;
+    // A keyed run's identity is its key: it does not block a run under another key, nor a run
+    // without one once it cannot be continued (its file changed): bulk/earlier-runs.ts counts
+    // what it accepted. One that can still be continued is the file's run.
+    if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
     // A run still writing its header is sending (its lock says so): unfinished all the same.
     if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
     const loaded = await loadJournal(away.journal).catch(() => undefined);

@@ -345,5 +345,13 @@ export async function leaveOutFor(
     earlier.map((r) => ({ journal: r.journal })),
     { flag: '--skip-sent', wantIds: false },
   );
-  return { sent, guard: numbers.accepted.size > 0 ? { numbers, runs: earlier } : undefined };
+  // What this run leaves out anyway (a --restart's abandoned run) is no second message.
+  const guarded = sent === undefined ? numbers.accepted : without(numbers.accepted, sent.accepted);
+  return { sent, guard: guarded.size > 0 ? { numbers: { ...numbers, accepted: guarded }, runs: earlier } : undefined };
+}
+
+function without(a: NumberSet, b: NumberSet): NumberSet {
+  const out = new NumberSet(a.size);
+  for (const key of a.export().slots) if (key !== 0 && !b.has(key)) out.add(key);
+  return out;
 }

@@ -116,6 +116,10 @@ describe('send-bulk --once: the cron line', () => {
     writeCsv(file, day2);
     server.script(ACCEPT, REFUSE);
     assert.equal((await msgr(line('d2'), env(server.url, config))).code, 3);
+    // While it can be continued, it is the file's run: a run without the key is refused, naming the key.
+    const plain = await msgr(['send-bulk', file, ...MSG, '--again'], env(server.url, config));
+    assert.equal(plain.code, 2, plain.stderr);
+    assert.match(plain.stderr, /^hint: Continue it with: msgr send-bulk \S+today\.csv --once reminders-d2 \S* ?.*\(rows already accepted are not sent again\), or abandon it with --once reminders-d2 --restart/m);
     const day3 = [...day2.slice(0, 3), ...numbers(2, 300)];
     writeCsv(file, day3);
     let before = server.requests.length;

@@ -218,8 +218,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     checker: plan.checker,
     exclude: plan.exclude?.set,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
-    // journaled or confirmed (bulk/sent.ts); the guard's are counted the same way.
-    sent: sent?.accepted ?? leave.guard?.numbers.accepted,
+    // journaled or confirmed (bulk/sent.ts).
+    sent: sent?.accepted,
     spoolPath: noJournal ? undefined : `${journalPath}.spool`,
     env: ctx.env,
     signal: ctx.interrupt,
@@ -230,13 +230,13 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     message: message.personal,
     keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
   };
-  // The guard's rows are counted as rows left out are, in the same pass; in a pass of their own
-  // (nothing written) when rows are left out too (a --restart), or for a dry run or a preview,
-  // whose totals and messages are those of the command as given.
-  const apart = leave.guard !== undefined && (sent !== undefined || opts.preview !== undefined || opts.dryRun);
-  const pass = await preflightPass(apart ? { ...passConfig, sent: sent?.accepted } : passConfig);
+  // The guard's rows are counted as rows left out are, in a pass of their own that writes nothing:
+  // the totals, a preview and a dry run are those of the command as given, and a --restart leaves
+  // out what its abandoned run accepted besides. Only a run of a file again without --skip-sent or
+  // --again reads its file twice.
+  const pass = await preflightPass(passConfig);
   const { pre } = pass;
-  const guard = leave.guard === undefined ? undefined : apart ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, spoolPath: undefined, keepFirst: 0 })).pre : pre;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
   const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
