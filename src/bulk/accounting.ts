@@ -17,6 +17,7 @@ import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from './jou
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from './message-ids.js';
 import { formatDuration, type Progress, type ProgressStats } from './progress.js';
+import { EXCLUDED_SINCE_START } from './opt-outs.js';
 import { idempotencyKey } from './state.js';
 
 /** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
@@ -34,6 +35,8 @@ export interface SendResult {
   rejected: number;
   inDoubt: number;
   notSent: number;
+  /** Recipients left out because they went on the --exclude list after the run started (bulk/opt-outs.ts). */
+  excludedAfterStart: number;
   inDoubtBatches: Array<{ batch: number; idempotencyKey: string; firstLine: number; recipients: number }>;
   stopped: StopReason | undefined;
   authStatus?: number;
@@ -51,8 +54,8 @@ export interface SendResult {
 }
 
 export interface AccountingParts {
-  /** Names the Idempotency-Keys of batches in doubt. */
-  readonly runId: string;
+  /** Names the Idempotency-Keys of batches in doubt (SenderParts.idempotency). */
+  readonly idempotency: string;
   /** Recipients the preflight found to send: what the counts add up to. */
   readonly toSend: number;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
@@ -82,7 +85,7 @@ export class BatchAccounting {
   #lastRetryNote = Number.NEGATIVE_INFINITY;
   /** Aborted when the run stops for any reason: retries not yet started are dropped. */
   readonly #stopRetries = new AbortController();
-  readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
+  readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
 
   constructor(parts: AccountingParts) {
     this.#cfg = parts;
@@ -134,7 +137,7 @@ export class BatchAccounting {
   result(): SendResult {
     const r = this.#result;
     r.stopped = this.#stopped;
-    r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt;
+    r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt - r.excludedAfterStart;
     // Settled in the order their answers (or timeouts) came: listed in the order of the file.
     r.inDoubtBatches.sort((a, b) => a.batch - b.batch);
     return r;
@@ -148,6 +151,14 @@ export class BatchAccounting {
     const { states, earlier, reportOnly } = this.#cfg;
     const state = states?.[b.index] ?? BatchState.none;
     const count = b.count;
+    if (state === BatchState.excluded) {
+      // Every recipient went on the --exclude list before an earlier run of the journal sent it.
+      b.outcome = 'excluded';
+      b.error = EXCLUDED_SINCE_START;
+      this.leftOut(count);
+      this.#earlier += count;
+      return true;
+    }
     if (state === BatchState.accepted || state === BatchState.rejected) {
       // Done by an earlier run of this journal: never sent again.
       b.outcome = state === BatchState.accepted ? 'accepted' : 'rejected';
@@ -178,6 +189,12 @@ export class BatchAccounting {
       return true;
     }
     return false;
+  }
+
+  /** Recipients of a batch left out since the run started (bulk/opt-outs.ts): not sent, and never will be. */
+  leftOut(n: number): void {
+    this.#result.excludedAfterStart += n;
+    this.#done += n;
   }
 
   /** A batch the run did not send because it had stopped. */
@@ -225,7 +242,7 @@ export class BatchAccounting {
     b.error = error;
     const count = b.count;
     this.#result.inDoubt += count;
-    this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.runId, b.index), firstLine: b.firstLine, recipients: count });
+    this.#result.inDoubtBatches.push({ batch: b.index, idempotencyKey: idempotencyKey(this.#cfg.idempotency, b.index), firstLine: b.firstLine, recipients: count });
     this.#failed += count;
     this.#done += count;
   }

@@ -26,6 +26,8 @@ export interface Batch {
   readonly key?: string;
   readonly seqs?: number[];
   outcome?: RowOutcome;
+  /** Recipients left out because they went on the --exclude list after the run started (bulk/opt-outs.ts). */
+  excluded?: number;
   status?: number | undefined;
   error?: string | undefined;
   ids?: Array<string | undefined>;

@@ -11,6 +11,7 @@ const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
   'not-sent': BatchState.notSent,
   'in-doubt': BatchState.inDoubt,
   auth: BatchState.auth,
+  excluded: BatchState.excluded,
 };
 
 export interface LoadedJournal {
@@ -19,12 +20,16 @@ export interface LoadedJournal {
   readonly states: Uint8Array;
   /** Per batch, the recipients of its latest "send" record (0: never sent). */
   readonly recipients: Uint32Array;
+  /** Per batch, its recipients left out since the run started (on the --exclude list now: bulk/opt-outs.ts). */
+  readonly excluded: Uint32Array;
   /** How the last process that wrote the journal ended (its "stop"); undefined when it wrote none. */
   readonly lastStop: string | undefined;
   /** Lines that could not be read (a torn last write). */
   readonly badLines: number;
   /** Bytes read: the whole file, or `maxBytes`. */
   readonly bytes: number;
+  /** When the API's last final answer (accepted or rejected) was recorded; undefined: none yet. */
+  readonly lastAnswerAt: string | undefined;
 }
 
 export interface LoadOptions {
@@ -47,8 +52,10 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   let header: RunHeader | undefined;
   let states = new Uint8Array(0);
   let recipients = new Uint32Array(0);
+  let excluded = new Uint32Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
+  let lastAnswerAt: string | undefined;
   // Per batch: 1, its request left ("out"); 2, its latest "send" was written since this boot;
   // 4, an earlier attempt may have reached the API and got no answer (in doubt), so a resend
   // (--resend-in-doubt) that never left does not make the batch "never sent".
@@ -70,6 +77,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       if (header.version !== JOURNAL_VERSION) throw new JournalError(`${path} is a version ${String(header.version)} journal; this msgr reads version ${JOURNAL_VERSION}`);
       states = new Uint8Array(header.totals.requests);
       recipients = new Uint32Array(header.totals.requests);
+      excluded = new Uint32Array(header.totals.requests);
       marks = new Uint8Array(header.totals.requests);
       continue;
     }
@@ -84,6 +92,8 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       marks[batch] = (doubt ? 4 : 0) | (sameBoot ? 2 : 0);
       const count = (rec as { count?: unknown }).count;
       if (typeof count === 'number') recipients[batch] = count;
+      const left = (rec as { excluded?: unknown }).excluded;
+      excluded[batch] = typeof left === 'number' ? left : 0;
       options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
       marks[batch] = (marks[batch] as number) | 1;
@@ -99,8 +109,16 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       // A resend closed before it left (Ctrl-C, a full disk): the earlier attempt is still in doubt.
       if (s === BatchState.notSent && ((marks[batch] as number) & 4) !== 0) s = BatchState.inDoubt;
       if (s !== undefined) states[batch] = s;
+      if (s === BatchState.excluded) {
+        const left = (rec as { excluded?: unknown }).excluded;
+        excluded[batch] = typeof left === 'number' ? left : 0;
+      }
       // The API answered for the key: what came before is settled by it.
-      if (isAnswered(s)) marks[batch] = (marks[batch] as number) & ~4;
+      if (isAnswered(s)) {
+        marks[batch] = (marks[batch] as number) & ~4;
+        const at = (rec as { at?: unknown }).at;
+        if (typeof at === 'string') lastAnswerAt = at;
+      }
       options.onDone?.(rec as unknown as DoneRecord);
     } else if (rec.type === 'stop') {
       lastStop = typeof rec.reason === 'string' ? rec.reason : undefined;
@@ -109,7 +127,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   // Lines that are not JSON are skipped above (a line torn by a crash): a file of only those is no journal, not an empty one.
   if (header === undefined) throw new JournalError(badLines > 0 ? `${path} is not a msgr journal (none of its lines is a run header)` : `${path} is empty`);
   for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
-  return { header, states, recipients, lastStop, badLines, bytes };
+  return { header, states, recipients, excluded, lastStop, badLines, bytes, lastAnswerAt };
 }
 
 /** Recipients by what the API said of their batches: accepted, rejected, or in doubt (isInDoubt). */
@@ -117,17 +135,22 @@ export interface OutcomeTotals {
   readonly accepted: number;
   readonly rejected: number;
   readonly inDoubt: number;
+  /** Left out since the run started: on the --exclude list before their batch was sent. */
+  readonly excluded: number;
 }
 
-export function outcomeTotals(j: Pick<LoadedJournal, 'states' | 'recipients'>): OutcomeTotals {
+export function outcomeTotals(j: Pick<LoadedJournal, 'states' | 'recipients' | 'excluded'>): OutcomeTotals {
   let accepted = 0;
   let rejected = 0;
   let inDoubt = 0;
+  let excluded = 0;
   j.states.forEach((s, b) => {
     const n = j.recipients[b] ?? 0;
+    // Those of a batch still to send are left out again by the resume that sends it.
+    if (s !== BatchState.none && s !== BatchState.notSent && s !== BatchState.auth) excluded += j.excluded[b] ?? 0;
     if (s === BatchState.accepted) accepted += n;
     else if (s === BatchState.rejected) rejected += n;
     else if (isInDoubt(s)) inDoubt += n;
   });
-  return { accepted, rejected, inDoubt };
+  return { accepted, rejected, inDoubt, excluded };
 }

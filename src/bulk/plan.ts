@@ -10,6 +10,8 @@ import { checkCountry } from '../message/numbers.js';
 import type { Ui } from '../output/ui.js';
 import { describeSource, type Settings } from '../settings/resolve.js';
 import { loadExcludes, type ExcludeList } from './exclude.js';
+import type { NumberSet } from './number-set.js';
+import { sinceStart, type OptOutSource } from './opt-outs.js';
 import type { RunShape } from './journal-records.js';
 import type { LoadedJournal } from './journal-load.js';
 import { buildMessage, type MessageFlags } from './message.js';
@@ -29,10 +31,15 @@ export interface RunPlan {
   readonly shape: RunShape;
   readonly country: CountryCode | undefined;
   readonly checker: NumberChecker;
+  /** The --exclude list; on a resume, its numbers as the run started (bulk/opt-outs.ts). */
   readonly exclude: ExcludeList | undefined;
+  /** The lists of numbers not to message, as read now: kept beside a new run's journal. */
+  readonly optOuts: readonly OptOutSource[];
+  /** On a resume: numbers that went on a list since the run started, left out of the batches not sent yet. */
+  readonly excludedAfterStart: NumberSet | undefined;
 }
 
-export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: Settings, previous: LoadedJournal | undefined): Promise<RunPlan> {
+export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: Settings, previous: LoadedJournal | undefined, journalPath: string): Promise<RunPlan> {
   let message: Record<string, unknown>;
   let shape: RunShape;
   if (previous !== undefined) {
@@ -63,6 +70,8 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
   }
   const checker = createNumberChecker(country);
   let exclude: ExcludeList | undefined;
+  const optOuts: OptOutSource[] = [];
+  let excludedAfterStart: NumberSet | undefined;
   if (shape.exclude !== null) {
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
@@ -72,14 +81,23 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
       });
     }
     exclude = await loadExcludes(shape.exclude.path, checker, { label: flags.exclude ?? shape.exclude.path, column: shape.exclude.column });
+    const source: OptOutSource = { id: 'exclude', name: `the --exclude list ${shape.exclude.path}`, set: exclude.set };
+    optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
-      throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
-        hint: 'Rows it now excludes (or no longer excludes) would shift every batch. Restore it, or start a new run with --restart.',
-      });
+      // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
+      const since = sinceStart(journalPath, source, previous.header.runId);
+      if (since === undefined) {
+        throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
+          hint: 'That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with --restart.',
+        });
+      }
+      exclude = { ...exclude, set: since.start, numbers: since.start.size };
+      excludedAfterStart = since.added;
+      if (since.added.size > 0) ui.info(`${since.added.size} number${since.added.size === 1 ? '' : 's'} went on ${source.name} since run ${previous.header.runId} started: left out of the batches not sent yet`);
     }
     if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
-  return { message, shape, country, checker, exclude };
+  return { message, shape, country, checker, exclude, optOuts, excludedAfterStart };
 }
 
 /**

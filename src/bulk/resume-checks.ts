@@ -13,6 +13,7 @@ import { columnKey } from '../message/placeholders.js';
 import { checkResumeTarget } from './run-target.js';
 import type { PreflightResult } from './preflight.js';
 import { fmt } from './progress.js';
+import { sameInput } from './run-input.js';
 
 /** The flags a resumed run may repeat, but not change: they decide what it sends. */
 export interface SendingFlags {
@@ -123,6 +124,23 @@ export function resumeRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, fla
     throw err;
   }
   if (hash !== header.input.hash) return `the file changed since run ${header.runId} started`;
+  return undefined;
+}
+
+/**
+ * Why `--resume` of an unfinished run, given no flags that decide what it sends, would be refused
+ * now: another msgr started it, its validity passed, or its file changed (size or quick hash);
+ * undefined when it would go on. A refusal beside such a run offers --restart alone (every
+ * refusal offers only commands that would be accepted).
+ */
+export function resumeBlocked(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, header: RunHeader, fileAbs: string | undefined): string | undefined {
+  try {
+    checkResume(ctx, { warn: () => undefined }, { allowDuplicates: false, skipInvalid: false }, header);
+  } catch (err) {
+    if (err instanceof UsageError) return err.message.replace(/^--resume: /, '');
+    throw err;
+  }
+  if (!header.input.stdin && fileAbs !== undefined && !sameInput(fileAbs, header.input)) return `${fileAbs} changed since run ${header.runId} started`;
   return undefined;
 }
 

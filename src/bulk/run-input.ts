@@ -1,7 +1,7 @@
 // The file a bulk run reads and how it is known again: the CSV itself, or stdin copied to a file
 // first (so it can be read twice and resumed), with the size and quick hash a resume compares
 // (docs/bulk.md: Nothing lost, nothing sent twice).
-import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, readSync, rmSync, statSync, writeSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -33,7 +33,8 @@ export async function openInput(ctx: Context, flags: RunFlags, state: RunState, 
   let stdin: boolean;
   let kept = false;
   if (previous !== undefined) {
-    path = previous.header.input.path;
+    // A keyed run goes on from whichever path holds its data (checked: bulk/once.ts).
+    path = flags.once !== undefined && state.fileAbs !== undefined && !previous.header.input.stdin ? state.fileAbs : previous.header.input.path;
     stdin = previous.header.input.stdin;
   } else if (flags.file === '-') {
     const dir = flags.dryRun ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
@@ -88,8 +89,33 @@ export function sameInput(path: string, was: Pick<InputStat, 'size' | 'quickHash
   }
 }
 
+/** The quick hash reads the first and last MiB: a file of at most two is compared whole by it. */
+const QUICK_HASH_COVERS = 2 * 1024 * 1024;
+
+/**
+ * Whether the data at `path` (its identity `now`) is a run's input again: the same size and quick
+ * hash and, for a file longer than the quick hash covers, the SHA-256 of the whole (the preflight's
+ * hash), read at most once per `memo`.
+ */
+export async function sameData(path: string, now: Pick<InputStat, 'size' | 'quickHash'>, was: { readonly size: number; readonly quickHash: string; readonly hash: string }, memo: { hash?: string } = {}): Promise<boolean> {
+  if (now.size !== was.size || now.quickHash !== was.quickHash) return false;
+  if (now.size <= QUICK_HASH_COVERS) return true;
+  memo.hash ??= await contentHash(path);
+  return memo.hash === was.hash;
+}
+
+function contentHash(path: string): Promise<string> {
+  return new Promise((resolvePromise, reject) => {
+    const hash = createHash('sha256');
+    createReadStream(path)
+      .on('data', (chunk) => hash.update(chunk))
+      .on('error', reject)
+      .on('end', () => resolvePromise(hash.digest('hex')));
+  });
+}
+
 /** Size, mtime and a hash of size + first and last MiB: a cheap check that the file is the same. */
-function statInput(path: string, label: string): InputStat {
+export function statInput(path: string, label: string): InputStat {
   let st;
   try {
     st = statSync(path);
@@ -117,7 +143,8 @@ function statInput(path: string, label: string): InputStat {
   return { size: st.size, mtimeMs: st.mtimeMs, quickHash: hash.digest('hex') };
 }
 
-async function spoolStdin(ctx: Context, path: string): Promise<void> {
+/** Copies stdin to `path` (mode 0600): the run reads it more than once, and a resume reads it again. */
+export async function spoolStdin(ctx: Context, path: string): Promise<void> {
   if (ctx.stdin.isTTY === true) {
     throw new UsageError('send-bulk -: stdin is a terminal', { hint: 'Pipe the CSV in: `cat recipients.csv | msgr send-bulk - ...`, or give the file name.' });
   }

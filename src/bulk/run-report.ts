@@ -96,7 +96,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
       report.write(row);
     } };
     const sender = new Sender({
-      runId: h.runId,
+      idempotency: h.once?.idempotency ?? h.runId,
       journal: { startedDurably: () => Promise.reject(new Error('runs report sends nothing')), need: () => undefined, leaving: () => undefined, leavingAll: () => undefined, atEndOfTurn: (fn) => void setImmediate(fn), waiting: () => undefined, answered: () => undefined },
       states: d.loaded.states,
       frame: { prefix: '', suffix: '' },
@@ -147,7 +147,7 @@ function sentRowsReport(d: RunDetail, report: ReportWriter, why: string): RunRep
       });
     }
     const state = d.loaded.states[b];
-    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : isInDoubt(state) ? 'in-doubt' : 'not-sent';
+    const outcome: RowOutcome = state === BatchState.accepted ? 'accepted' : state === BatchState.rejected ? 'rejected' : state === BatchState.excluded ? 'excluded' : isInDoubt(state) ? 'in-doubt' : 'not-sent';
     send.numbers.forEach((number, i) => {
       const id = outcome === 'accepted' ? (done?.ids?.[i] ?? undefined) : undefined;
       if (id !== undefined) withIds++;

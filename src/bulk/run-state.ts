@@ -11,18 +11,20 @@ import type { Context } from '../context.js';
 import { fileProblem, InterruptedError, UsageError, type MsgrError } from '../errors.js';
 import type { Ui } from '../output/ui.js';
 import { Journal } from './journal.js';
-import { isAnswered, type JournaledTarget, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
+import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type RunShape, type SkipSentSource } from './journal-records.js';
 import { JournalError, loadJournal, type LoadedJournal } from './journal-load.js';
 import { RESERVE_BYTES } from './disk-reserve.js';
 import { lockHolder, tryLock, type LockOwner } from '../files/lock.js';
+import { keyedIdempotency, keyedJournal } from '../once/keys.js';
+import type { Place } from './run-target.js';
 import { sameFile } from '../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, readHeader, writePointer } from './runs.js';
-import { definitionDifferences, journaledDefinition, type MessageDefinition } from './sent.js';
 import { buildResumeCommand, shellQuote, type ResumeFlags } from './summary.js';
 import { DEFAULT_CONCURRENCY } from './sender.js';
 import type { RunInput } from './run-input.js';
 import type { PreflightResult } from './preflight.js';
 import { formatBytes } from './progress.js';
+import { resumeBlocked } from './resume-checks.js';
 import { ensureParent, newRunId, realFile, runDirFor, runsRoot, stateDir, stateWriteError, stdinRunDir } from './state.js';
 
 /** The flags that say which run this is. */
@@ -35,12 +37,12 @@ export interface RunFlags {
   readonly dryRun: boolean;
   /** Sandbox runs keep their state apart from real runs. */
   readonly sandbox?: boolean | undefined;
-  /** --skip-sent: the user already leaves out what earlier runs accepted. */
-  readonly skipSent?: readonly string[] | undefined;
   /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
   readonly trial?: string | undefined;
   /** The flags a resume command printed in a refusal repeats (the profile, the target). */
   readonly resumeWith?: ResumeFlags | undefined;
+  /** --once: the campaign key, and the target account it belongs to (bulk/once.ts). */
+  readonly once?: { readonly key: string; readonly place: Place } | undefined;
 }
 
 export interface RunState {
@@ -61,8 +63,10 @@ export interface RunState {
   readonly moved: { readonly from: string; readonly to: string } | undefined;
   /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
   readonly unfinished?: { readonly header: RunHeader; readonly sending: boolean } | undefined;
-  /** The file's last run, finished: a new run sends to its rows again (sendsAgain says so). */
-  readonly finished?: RunHeader | undefined;
+  /** --once: another process holds the key's run now; nothing else was opened. */
+  readonly runningNow?: LockOwner | undefined;
+  /** --once, a new run under the key: what its journal records of the key. */
+  readonly once?: OnceRecord | undefined;
 }
 
 /**
@@ -75,12 +79,20 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   const given = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
   const fileAbs = given !== undefined ? realFile(given) : undefined;
   const fileArg = given !== undefined && given !== fileAbs ? fileAbs : flags.file;
+  // A keyed run is known by its key (docs/bulk.md: "Campaign keys"): a command with the key
+  // continues the key's unfinished run, or finds it done, whatever else it says.
+  const keyed = flags.once !== undefined ? keyedJournal(state, flags.once.place, flags.once.key) : undefined;
+  const resume = flags.resume || (keyed !== undefined && !flags.restart && !flags.dryRun && existsSync(keyed));
   let journalPath: string;
   let runId: string;
-  if (flags.resume) {
-    if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+  if (resume) {
+    if (keyed !== undefined) journalPath = keyed;
+    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
+    if (!existsSync(journalPath) && flags.once !== undefined) {
+      throw new UsageError(`nothing to resume: no run under --once ${flags.once.key} for account ${flags.once.place.account ?? '(none)'}`, { hint: 'Run the command without --resume to start it: a command with the key continues its run while it is unfinished.' });
+    }
     if (!existsSync(journalPath)) {
       // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
       const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;
@@ -97,7 +109,8 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     runId = '';
   } else {
     runId = newRunId(ctx.now());
-    if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    if (keyed !== undefined) journalPath = keyed;
+    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
   }
@@ -127,15 +140,19 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       // A run that stops before its journal is written (the preflight, the confirmation) leaves
       // no empty folder. Deferred before the lock, so it runs after the lock is released.
       if (made) defer(() => removeIfEmpty(folder));
-      lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+      lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.once !== undefined ? ` --once ${shellQuote(flags.once.key)}` : ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
     } catch (err) {
       throw stateWriteError(err, dirname(journalPath));
     }
+    // The key's run is being sent by another process: it is that process's to finish (and report).
+    if (!('release' in lock) && keyed !== undefined) return { runId, journalPath, fileAbs, fileArg, previous: undefined, abandoned: undefined, moved: undefined, runningNow: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' } };
     if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
     const held = lock;
     defer(() => held.release());
     ctx.onExit(() => held.release());
-    if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    // A keyed run is a run of its file too: a run of the file without the key knows of it.
+    if (keyed !== undefined && !resume && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    else if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
     // Stdin kept by --journal: where a later run of the same data piped in looks (checkStdinAgain).
     else if (flags.journal !== undefined && !flags.resume) pointHere(ui, stdinRunDir(state, runId, sandbox), journalPath, defer);
   }
@@ -143,19 +160,29 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
   // run folder or one kept elsewhere (--journal). A new run beside it, with or without --journal
   // of its own, would send its rows again.
-  if (!flags.resume && fileAbs !== undefined) {
-    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath, given);
+  if (!resume && fileAbs !== undefined) {
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath, given, keyed !== undefined);
     if (away !== undefined) {
       const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
-      const command = continueElsewhere(flags, fileArg, fileAbs, own ? undefined : away.journal);
+      const awayKey = away.header.once?.key;
+      const command = continueElsewhere(flags, fileArg, fileAbs, own || awayKey !== undefined ? undefined : away.journal, awayKey);
       if (!flags.dryRun) {
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
+        const blocked = resumeBlocked(ctx, away.header, fileAbs);
+        const restart = `${awayKey !== undefined ? `--once ${shellQuote(awayKey)} --restart` : `--restart --journal ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
+        // Under a key of its own, this command can neither continue nor abandon a run without one.
+        if (keyed !== undefined) {
+          throw new UsageError(`an unfinished run of this file without --once exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+            hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} --restart${own ? '' : ` --journal ${shellQuote(away.journal)}`} (a run without a key), or leave --once out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
+          });
+        }
         throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
-          hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with --restart --journal ${shellQuote(away.journal)} (for the same message, it leaves out the rows that run accepted).`,
+          hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with ${restart}.` : `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}.`,
         });
       }
-      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: the campaign goes on with ${command}`);
+      const blocked = resumeBlocked(ctx, away.header, fileAbs);
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart --journal ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
     }
   }
 
@@ -163,8 +190,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   let abandoned: RunState['abandoned'];
   let moved: RunState['moved'];
   let unfinished: RunState['unfinished'];
-  let finished: RunHeader | undefined;
-  if (flags.resume) {
+  if (resume) {
     try {
       previous = await loadJournal(journalPath);
     } catch (err) {
@@ -172,7 +198,8 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       throw err;
     }
     runId = previous.header.runId;
-    if (fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
+    // A keyed run goes on from any path with the same data (bulk/once.ts checks the data).
+    if (keyed === undefined && fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
     // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
@@ -182,10 +209,19 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
   } else if (!flags.dryRun && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
+    if (old !== undefined && keyed !== undefined && flags.once !== undefined && isFinished(old)) {
+      throw new UsageError(`--restart: run ${old.header.runId} under --once ${flags.once.key} finished; there is nothing to restart`, {
+        hint: 'A key names one campaign: a new campaign needs a key of its own.',
+      });
+    }
     if (old !== undefined && !isFinished(old)) {
       if (!flags.restart) {
+        const blocked = resumeBlocked(ctx, old.header, fileAbs);
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
-          hint: `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
+          hint:
+            blocked !== undefined
+              ? `It cannot be continued (${blocked}): abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
+              : `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
         });
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
@@ -201,11 +237,13 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       putBackUnlessStarted(ctx, defer, journalPath, kept);
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
-      finished = old.header;
     }
   } else if (flags.dryRun && !flags.resume && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
-    if (old !== undefined && !isFinished(old) && flags.restart) {
+    if (old !== undefined && keyed !== undefined && isFinished(old)) {
+      // The key's run is done: a dry run says so, as the command would.
+      previous = old;
+    } else if (old !== undefined && !isFinished(old) && flags.restart) {
       // A dry run of --restart counts what the restart would leave out; it abandons nothing.
       abandoned = { journal: journalPath, header: old.header };
       ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
@@ -214,12 +252,15 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      else ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): the campaign goes on with --resume, or starts over with --restart`);
-    } else if (old !== undefined) {
-      finished = old.header;
+      else if (flags.once !== undefined) ui.info(`run ${old.header.runId} under --once ${flags.once.key} is unfinished (started ${old.header.createdAt}): the same command without ${flags.trial ?? '--dry-run'} continues it`);
+      else {
+        const blocked = resumeBlocked(ctx, old.header, fileAbs);
+        ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart` : 'the campaign goes on with --resume, or starts over with --restart'}`);
+      }
     }
   }
-  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished, finished };
+  const once = flags.once !== undefined && !resume ? { key: flags.once.key, idempotency: keyedIdempotency(flags.once.place, flags.once.key, abandoned !== undefined ? runId : undefined) } : undefined;
+  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished, once };
 }
 
 /**
@@ -228,7 +269,7 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
  * `given`: the file as given, made absolute; when it goes through a symlink, the run folder an
  * earlier msgr (which named run folders by that path, not the real one) left is looked in too.
  */
-async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string, given?: string): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string, given?: string, keyed = false): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
   const runDir = runDirFor(state, fileAbs, sandbox);
   const folders = [runDir, ...(given !== undefined && given !== fileAbs ? [runDirFor(state, given, sandbox)] : [])];
   const candidates: Array<{ readonly journal: string; readonly header: RunHeader }> = [];
@@ -239,6 +280,10 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
   }
   candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
   for (const away of candidates) {
+    // A keyed run's identity is its key: it does not block a run under another key, nor a run
+    // without one once it cannot be continued (its file changed): bulk/earlier-runs.ts counts
+    // what it accepted. One that can still be continued is the file's run.
+    if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
     // A run still writing its header is sending (its lock says so): unfinished all the same.
     if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
     const loaded = await loadJournal(away.journal).catch(() => undefined);
@@ -248,9 +293,9 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
 }
 
 /** The command that resumes the file's run: `journal` undefined for the one in its own run folder. */
-function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string | undefined): string {
+function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string | undefined, once?: string): string {
   const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
-  return buildResumeCommand({ ...base, file: fileArg, journal }, fileAbs, false, journal ?? '');
+  return buildResumeCommand({ ...base, file: fileArg, journal, once }, fileAbs, false, journal ?? '');
 }
 
 /**
@@ -271,24 +316,6 @@ function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () 
     rmSync(pointerPath(runDir, journal), { force: true });
     if (made) removeIfEmpty(runDir);
   });
-}
-
-/**
- * Starting a file again after its last run finished sends to every row again: deliberate for a
- * repeated campaign, a double send for a follow-up that forgot --skip-sent (README: "Campaign
- * workflow"), so it is said before the preflight, once the message is known: --skip-sent leaves
- * out only what that run accepted of the same message, so it is offered only then.
- */
-export function sendsAgain(ui: Ui, flags: RunFlags, finished: RunHeader | undefined, definition: MessageDefinition): void {
-  if (finished === undefined || (flags.skipSent !== undefined && flags.skipSent.length > 0)) return;
-  const runId = finished.runId;
-  const sends = flags.trial !== undefined ? `a run of the campaign now (not this ${flags.trial}) sends` : 'this run sends';
-  const diffs = definitionDifferences(journaledDefinition(finished), definition);
-  if (diffs.length > 0) {
-    ui.info(`the last run of this file, ${runId}, finished with another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); ${sends} to every row, those it accepted included`);
-    return;
-  }
-  ui.info(`the last run of this file, ${runId}, finished; ${sends} to every row again (--skip-sent ${runId} leaves out the numbers that run accepted)`);
 }
 
 /** Whether `path` is free for a journal: no file, an empty one, or a msgr journal. */
@@ -465,7 +492,7 @@ export function openJournal(
   shape: RunShape,
   message: Record<string, unknown>,
   pre: PreflightResult,
-  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number },
+  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number; readonly again: boolean; readonly once: OnceRecord | undefined },
 ): Journal {
   const open = (): Journal => {
     if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
@@ -481,6 +508,8 @@ export function openJournal(
       totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
       target: run.target,
       ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
+      ...(run.again ? { again: true as const } : {}),
+      ...(run.once !== undefined ? { once: run.once } : {}),
     };
     const journal = Journal.create(state.journalPath, header, ctx.now);
     input.keep();

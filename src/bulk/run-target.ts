@@ -56,6 +56,42 @@ export function sameBaseUrl(given: string, journaled: string): boolean {
   }
 }
 
+/**
+ * Where a run sends as far as it is known without the key (a dry run needs none): the API (its
+ * base URL, or the sandbox) and the account. What makes two runs "the same target" for a run of a
+ * file again (docs/bulk.md: "Running a file again") and a campaign key's scope (--once).
+ */
+export interface Place {
+  readonly sandbox: boolean;
+  /** As journaled (bulk/run-target.ts journaledTarget); undefined when no base URL is known yet. */
+  readonly baseUrl: string | undefined;
+  readonly account: string | null;
+}
+
+export function placeOf(baseUrl: string | undefined, sandbox: boolean, account: string | undefined): Place {
+  let base = baseUrl;
+  if (sandbox) base = SANDBOX_URL;
+  else if (baseUrl !== undefined) {
+    try {
+      base = baseUrlOf(messagesEndpoint(baseUrl));
+    } catch {
+      // Refused as the run goes on (resolveTarget); compared as written until then.
+    }
+  }
+  return { sandbox, baseUrl: base, account: account ?? null };
+}
+
+/**
+ * Whether a journal's target is this place: the same API and account (another key is the same
+ * place: keyChange). A journal of an earlier msgr does not say where it sent: taken as the same,
+ * so that a run of its file again is not let through by what cannot be known.
+ */
+export function samePlace(was: JournaledTarget | undefined, now: Place): boolean {
+  if (was === undefined) return true;
+  if (was.sandbox !== now.sandbox || was.account !== now.account) return false;
+  return now.sandbox || now.baseUrl === undefined || was.baseUrl === now.baseUrl;
+}
+
 /** One line for people: `https://eu.api.example.com, account ACME01, profile prod, key 3fa9c2d1e0b7`. */
 export function describeTarget(t: JournaledTarget | undefined): string {
   if (t === undefined) return 'unknown (the journal was written by an earlier msgr)';

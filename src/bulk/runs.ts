@@ -218,7 +218,7 @@ export async function runInfo(journal: string): Promise<RunInfo> {
     throw err;
   }
   const h = loaded.header;
-  const { accepted, rejected, inDoubt } = outcomeTotals(loaded);
+  const { accepted, rejected, inDoubt, excluded } = outcomeTotals(loaded);
   const finished = loaded.states.every(isAnswered);
   return {
     runId: h.runId,
@@ -232,7 +232,7 @@ export async function runInfo(journal: string): Promise<RunInfo> {
     alreadySent: h.totals.alreadySent ?? 0,
     rejected,
     inDoubt,
-    notSent: h.totals.toSend - accepted - rejected - inDoubt,
+    notSent: h.totals.toSend - accepted - rejected - inDoubt - excluded,
     finished,
     abandoned: /\.abandoned\.jsonl$/.test(journal),
     lastActivity: statSync(journal).mtime.toISOString(),
@@ -339,5 +339,19 @@ export async function pruneRuns(state: string, olderThanMs: number, proc: LockPr
 export async function outcomeRecords(journal: string): Promise<Map<number, DoneRecord>> {
   const out = new Map<number, DoneRecord>();
   await loadJournal(journal, { onDone: (r) => out.set(r.batch, r) });
+  return out;
+}
+
+/**
+ * The numbers of each batch whose latest "send" record left recipients out (they went on the
+ * --exclude list after the run started): a resume rebuilds such a batch exactly (bulk/opt-outs.ts).
+ */
+export async function leftOutBatches(journal: string, loaded: Pick<LoadedJournal, 'excluded'>): Promise<Map<number, readonly string[]>> {
+  const out = new Map<number, readonly string[]>();
+  await loadJournal(journal, {
+    onSend: (r) => {
+      if ((loaded.excluded[r.batch] ?? 0) > 0 && r.numbers !== undefined) out.set(r.batch, r.numbers);
+    },
+  });
   return out;
 }

@@ -25,6 +25,8 @@ import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from './report-order.js';
 import type { SpoolSource } from './spool.js';
 import { idempotencyKey } from './state.js';
+import type { NumberSet } from './number-set.js';
+import { leaveOutOfBatch } from './opt-outs.js';
 
 /**
  * Batches are journaled ahead of the window, so a batch that gets a slot finds its "send" line
@@ -49,8 +51,11 @@ export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' 
 
 /** The pieces a sender is built from. */
 export interface SenderParts {
-  /** Names the Idempotency-Keys (with the batch number). */
-  readonly runId: string;
+  /**
+   * What the Idempotency-Keys are made from, with the batch number (state.ts idempotencyKey):
+   * the run id, or a keyed run's name (--once: bulk/journal-records.ts OnceRecord).
+   */
+  readonly idempotency: string;
   readonly journal: SenderJournal;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
   readonly states: Uint8Array | undefined;
@@ -86,6 +91,13 @@ export interface SenderParts {
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
   /** Send nothing: report each row as the journal has it (`msgr runs report`). */
   readonly reportOnly?: boolean | undefined;
+  /**
+   * A resume: numbers that went on the --exclude list since the run started, left out of the
+   * batches never sent (bulk/opt-outs.ts).
+   */
+  readonly excludedAfterStart?: NumberSet | undefined;
+  /** A resume: the numbers of each batch an earlier resume left recipients out of, as journaled. */
+  readonly journaledNumbers?: ReadonlyMap<number, readonly string[]> | undefined;
 }
 
 /** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
@@ -140,7 +152,7 @@ export class Sender {
     this.#rows = parts.report !== undefined ? new ReportOrder(parts.report) : undefined;
     this.#progress = parts.progress;
     this.#books = new BatchAccounting({
-      runId: parts.runId,
+      idempotency: parts.idempotency,
       toSend: parts.toSend,
       states: parts.states,
       resendInDoubt: parts.resendInDoubt,
@@ -225,12 +237,21 @@ export class Sender {
   async #pump(queue: Batch[]): Promise<void> {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
+      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.excludedAfterStart, this.#cfg.journaledNumbers?.get(b.index));
+      if (left > 0) this.#books.leftOut(left);
       if (this.#books.settledBefore(b)) {
         this.#complete(b);
         continue;
       }
       if (this.#books.stopped !== undefined) {
         this.#books.notSent(b);
+        this.#complete(b);
+        continue;
+      }
+      if (b.count === 0) {
+        // Every recipient of it went on the --exclude list since the run started: nothing to send.
+        b.outcome = 'excluded';
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'excluded', excluded: left });
         this.#complete(b);
         continue;
       }
@@ -244,8 +265,8 @@ export class Sender {
    * flight: by the time a slot frees, the line is on disk and the batch leaves at once.
    */
   #journalAhead(b: Batch): void {
-    const key = idempotencyKey(this.#cfg.runId, b.index);
-    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers };
+    const key = idempotencyKey(this.#cfg.idempotency, b.index);
+    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers, excluded: b.excluded !== undefined && b.excluded > 0 ? b.excluded : undefined };
     const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
     ahead.written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
       () => {

@@ -18,6 +18,7 @@ import { describeTarget, targetDifferences } from './run-target.js';
 import type { SpoolSource } from './spool.js';
 import type { Ui } from '../output/ui.js';
 import type { RunState } from './run-state.js';
+import type { EarlierRun } from './earlier-runs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
 export interface SentRun {
@@ -153,7 +154,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
     if (next.named) named.push(run);
     for (let b = 0; b < loaded.states.length; b++) {
       const state = loaded.states[b];
-      if (state === BatchState.none || state === BatchState.notSent || state === BatchState.rejected || state === BatchState.auth) continue;
+      if (state === BatchState.none || state === BatchState.notSent || state === BatchState.rejected || state === BatchState.auth || state === BatchState.excluded) continue;
       const keys = numbers.get(b);
       if (keys === undefined) {
         throw new UsageError(`${o.flag}: run ${h.runId} was journaled by msgr ${h.msgr}, which did not record the numbers of each batch; msgr cannot tell whom it sent to`, {
@@ -231,23 +232,28 @@ export function describeSkipped(skipped: number, sent: SentNumbers): string {
 }
 
 /**
- * --skip-sent given again to --resume (a cron job repeating its whole command line): the runs it
- * names must be among those the run left out when it started, which the journal records; the
- * resume leaves out exactly those, whatever is named now. `named`: the runs' journal paths. A CSV
- * file or its journal's path named the file's run of the time, which this run has since become
- * (it moved that journal aside): naming this run is naming what it left out.
+ * --skip-sent or --again given again to --resume (a cron job repeating its whole command line):
+ * a resumed run leaves out exactly what it left out when it started, which the journal records.
+ * The runs --skip-sent names must be among those; the flag alone must not meet a run started with
+ * --again, nor --again one that left numbers out. `named`: the runs' journal paths. A CSV file or
+ * its journal's path named the file's run of the time, which this run has since become (it moved
+ * that journal aside): naming this run is naming what it left out.
  */
-export function checkSameSkipSent(named: readonly string[], refs: readonly string[], header: RunHeader): void {
+export function checkSameIntent(named: readonly string[], refs: readonly string[], intent: { readonly bare: boolean; readonly again: boolean }, header: RunHeader): void {
   const recorded = (header.skipSent ?? []).map((s) => s.runId);
+  const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : header.again === true ? 'which was started with --again' : 'which left out no earlier run';
+  const refuse = (flag: string): never => {
+    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, ${was}`, {
+      hint: 'A resumed run leaves out exactly what it left out when it started: drop the flag, or name the same runs.',
+    });
+  };
   const other = named.findIndex((journal) => {
     const id = readHeader(journal)?.runId ?? '';
     return id !== header.runId && !recorded.includes(id);
   });
-  if (other === -1) return;
-  const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : 'which left out no earlier run';
-  throw new UsageError(`--resume: --skip-sent ${refs[other] ?? ''} differs from run ${header.runId}, ${was}`, {
-    hint: 'A resumed run leaves out exactly what it left out when it started: drop --skip-sent, or name the same runs.',
-  });
+  if (other !== -1) refuse(`--skip-sent ${refs[other] ?? ''}`);
+  if (intent.bare && header.again === true) refuse('--skip-sent');
+  if (intent.again && recorded.length > 0) refuse('--again');
 }
 
 /**
@@ -262,36 +268,90 @@ export function restartSendsToAll(abandoned: RunHeader, definition: MessageDefin
 }
 
 /**
- * The numbers this run leaves out: those of the runs its journal names (a resume), else those
- * named by --skip-sent and, for --restart, those the abandoned run accepted (unless
- * --include-sent, or when that run sent another message or only to the sandbox).
+ * What a run does about the numbers earlier runs accepted (docs/bulk.md: "Running a file again").
+ * `sent` is left out (spool verdict A) and recorded in the journal; `guard` is counted the same
+ * way by the preflight but stops the run when any row to send has one of its numbers (the caller,
+ * with sentBeforeError): a run of a file again says what it means first.
  */
-export async function sentNumbersFor(
+export interface LeaveOut {
+  readonly sent: SentNumbers | undefined;
+  readonly guard: { readonly numbers: SentNumbers; readonly runs: readonly EarlierRun[] } | undefined;
+}
+
+/** The flags that say what a run means to do about numbers earlier runs accepted. */
+export interface LeaveOutFlags {
+  readonly includeSent: boolean;
+  /** --skip-sent RUN: the runs named (journal paths). */
+  readonly named: readonly string[];
+  /** --skip-sent without a run: the earlier runs of this file that sent the same message. */
+  readonly bare: boolean;
+  /** --again: message them again, on purpose. */
+  readonly again: boolean;
+}
+
+/**
+ * The numbers this run leaves out: those of the runs its journal names (a resume), else those of
+ * the runs --skip-sent names, of the earlier runs of this file with the same message (--skip-sent
+ * alone) and, for --restart, those the abandoned run accepted (unless --include-sent, or when that
+ * run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
+ * the earlier runs of the file accepted are the guard.
+ */
+export async function leaveOutFor(
   ui: Ui,
-  flags: { readonly includeSent: boolean; readonly named: readonly string[] },
+  flags: LeaveOutFlags,
   state: Pick<RunState, 'previous' | 'moved' | 'abandoned'>,
   definition: MessageDefinition,
   target: JournaledTarget | undefined,
   wantIds: boolean,
-): Promise<SentNumbers | undefined> {
+  earlier: readonly EarlierRun[],
+): Promise<LeaveOut> {
   if (state.previous !== undefined) {
     const recorded = state.previous.header.skipSent ?? [];
-    return recorded.length > 0 ? loadSentNumbers(recorded, { flag: '--resume', wantIds }) : undefined;
+    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: '--resume', wantIds }) : undefined, guard: undefined };
   }
   const named = flags.named;
   const journals = named.map((j) => (state.moved !== undefined && j === state.moved.from ? state.moved.to : j));
+  if (flags.bare) {
+    const same = earlier.filter((r) => definitionDifferences(journaledDefinition(r.header), definition).length === 0);
+    for (const r of same) if (!journals.includes(r.journal)) journals.push(r.journal);
+    for (const r of earlier) {
+      const diffs = definitionDifferences(journaledDefinition(r.header), definition);
+      if (diffs.length > 0) ui.info(`run ${r.header.runId} of this file sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}): --skip-sent does not leave out the numbers it accepted`);
+    }
+    if (earlier.length === 0) ui.info('--skip-sent: no earlier run of this file sent to this account: nothing to leave out');
+  }
+  let abandonedAgain = false;
   if (state.abandoned !== undefined && !flags.includeSent && !journals.includes(state.abandoned.journal)) {
     const a = state.abandoned.header;
     const why = restartSendsToAll(a, definition, target);
     if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);
     else journals.push(state.abandoned.journal);
   }
-  if (journals.length === 0) return undefined;
-  const flag = named.length > 0 ? '--skip-sent' : '--restart';
-  const sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
-  for (const run of sent.named) {
-    const note = checkSentRun(run, definition, target, flag);
-    if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
+  if (state.abandoned?.header.again === true) abandonedAgain = true;
+  let sent: SentNumbers | undefined;
+  if (journals.length > 0) {
+    const flag = named.length > 0 || flags.bare ? '--skip-sent' : '--restart';
+    sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
+    for (const run of sent.named) {
+      if (!named.includes(run.journal) && run.journal !== state.abandoned?.journal) continue;
+      const note = checkSentRun(run, definition, target, flag);
+      if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
+    }
   }
-  return sent;
+  // A restart goes on with what the abandoned run meant: one started with --again sends again.
+  const stated = flags.again || flags.bare || named.length > 0 || abandonedAgain;
+  if (stated || earlier.length === 0) return { sent, guard: undefined };
+  const numbers = await loadSentNumbers(
+    earlier.map((r) => ({ journal: r.journal })),
+    { flag: '--skip-sent', wantIds: false },
+  );
+  // What this run leaves out anyway (a --restart's abandoned run) is no second message.
+  const guarded = sent === undefined ? numbers.accepted : without(numbers.accepted, sent.accepted);
+  return { sent, guard: guarded.size > 0 ? { numbers: { ...numbers, accepted: guarded }, runs: earlier } : undefined };
+}
+
+function without(a: NumberSet, b: NumberSet): NumberSet {
+  const out = new NumberSet(a.size);
+  for (const key of a.export().slots) if (key !== 0 && !b.has(key)) out.add(key);
+  return out;
 }

@@ -155,6 +155,7 @@ export function newRunId(now: Date): string {
   return `${stamp}-${randomBytes(4).toString('hex')}`;
 }
 
-export function idempotencyKey(runId: string, batch: number): string {
-  return `msgr-${runId}-${batch}`;
+/** Batch k's Idempotency-Key: `name` is the run id, or a keyed run's name (--once). */
+export function idempotencyKey(name: string, batch: number): string {
+  return `msgr-${name}-${batch}`;
 }

@@ -48,6 +48,8 @@ export interface Summary {
 
 /** The summary once the send pass is over. */
 export interface SentSummary extends Summary {
+  /** Left out because they went on the --exclude list after the run started (not in accepted, not sent). */
+  excludedAfterStart: number;
   accepted: number;
   acceptedEarlier: number;
   rejected: number;
@@ -100,13 +102,14 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
   const resumable = r.notSent + r.inDoubt > 0;
   return {
     ...base,
+    excludedAfterStart: r.excludedAfterStart,
     accepted: r.accepted,
     acceptedEarlier: r.acceptedEarlier,
     rejected: r.rejected,
     inDoubt: r.inDoubt,
     notSent: r.notSent,
     inDoubtBatches: r.inDoubtBatches,
-    stopped: stopReason(r, base.toSend) ?? null,
+    stopped: stopReason(r, base.toSend - r.excludedAfterStart) ?? null,
     seconds: Math.round(seconds * 10) / 10,
     resume: resumable ? resumeCommand : null,
   };
@@ -143,7 +146,8 @@ export interface SummaryErrorOptions {
 }
 
 export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
-  const toSend = summary.toSend;
+  // Recipients left out since the run started are no longer to be sent.
+  const toSend = summary.toSend - summary.excludedAfterStart;
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
@@ -310,22 +314,23 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
  * as the run started; the confirmation and this line are what this command sends.
  */
 export function leftToSend(toSend: number, earlier: OutcomeTotals, resendInDoubt: boolean): number {
-  return Math.max(0, toSend - earlier.accepted - earlier.rejected - (resendInDoubt ? 0 : earlier.inDoubt));
+  return Math.max(0, toSend - earlier.accepted - earlier.rejected - earlier.excluded - (resendInDoubt ? 0 : earlier.inDoubt));
 }
 
 export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: OutcomeTotals, resendInDoubt: boolean): void {
-  const answered = [`${fmt(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${fmt(earlier.rejected)} rejected`] : []), ...(earlier.inDoubt > 0 ? [`${fmt(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
+  const answered = [`${fmt(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${fmt(earlier.rejected)} rejected`] : []), ...(earlier.excluded > 0 ? [`${fmt(earlier.excluded)} excluded since the start`] : []), ...(earlier.inDoubt > 0 ? [`${fmt(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
   ui.info(`  left to send by this resume: ${fmt(left)} recipient${left === 1 ? '' : 's'} (earlier: ${answered.join(', ')})`);
 }
 
 export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
   const earlier = r.acceptedEarlier > 0 ? ` (${fmt(r.acceptedEarlier)} before this resume)` : '';
+  const target = s.toSend - r.excludedAfterStart;
   const line =
     s.toSend === 0 && s.alreadySent > 0
       ? `nothing left to send: every row to send had already been accepted by an earlier run (${fmt(s.alreadySent)})`
-      : `${fmt(r.accepted)} of ${fmt(s.toSend)} recipient${s.toSend === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
-  if (r.accepted === s.toSend && stopReason(r, s.toSend) === undefined) ui.success(line);
+      : `${fmt(r.accepted)} of ${fmt(target)} recipient${target === 1 ? '' : 's'} accepted${earlier} in ${seconds.toFixed(1)} s (${fmt(rate)}/s); accepted is not yet delivered`;
+  if (r.accepted === target && stopReason(r, target) === undefined) ui.success(line);
   else ui.info(line);
   const notAccepted = [
     r.rejected > 0 ? `${fmt(r.rejected)} rejected` : '',
@@ -338,6 +343,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.duplicates > 0 ? `${fmt(s.duplicates)} duplicate${s.duplicates === 1 ? '' : 's'}` : '',
     s.excluded > 0 ? `${fmt(s.excluded)} excluded` : '',
     s.alreadySent > 0 ? `${fmt(s.alreadySent)} already sent` : '',
+    r.excludedAfterStart > 0 ? `${fmt(r.excludedAfterStart)} on the --exclude list since the run started` : '',
   ].filter((x) => x !== '');
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${fmt(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);
@@ -347,6 +353,21 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
   if (r.inDoubtBatches.length > 10) ui.info(`  … and ${r.inDoubtBatches.length - 10} more batches in doubt`);
   if (s.journal !== null) ui.info(`  journal: ${s.journal}`);
   if (s.report !== null) ui.info(`  report: ${s.report}`);
+}
+
+/**
+ * A run with nothing left to send, every batch answered: `--resume` of a finished run, or a
+ * campaign key (--once) whose run finished. Said in one line on stderr and nothing under -q, so a
+ * cron job that comes round again after the work is done mails nobody; `--json` gets a document
+ * with exit code 0 (docs/bulk.md: "Campaign keys").
+ */
+export function finishedDocument(o: { runId: string; file: string; journal: string; finishedAt: string | undefined; totals: OutcomeTotals; once: string | undefined }): { line: string; doc: Record<string, unknown> } {
+  const { accepted, rejected } = o.totals;
+  const figures = `${fmt(accepted)} accepted${rejected > 0 ? `, ${fmt(rejected)} rejected` : ''}`;
+  const when = o.finishedAt !== undefined ? ` at ${o.finishedAt}` : '';
+  const line = o.once !== undefined ? `already done: run ${o.runId} (--once ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
+  const doc = { runId: o.runId, file: o.file, journal: o.journal, once: o.once ?? null, nothingToDo: true, finishedAt: o.finishedAt ?? null, accepted, rejected, exitCode: ExitCode.OK };
+  return { line, doc };
 }
 
 /** The flags a resumed run must be given again (they are not in the journal). */
@@ -365,14 +386,18 @@ export interface ResumeFlags {
   readonly yes: boolean;
   /** --journal as given; a resume must name it too. */
   readonly journal?: string | undefined;
+  /** A keyed run (--once) goes on with its key, not --resume. */
+  readonly once?: string | undefined;
 }
 
 /** The exact command that continues this run. */
 export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
   const args = ['msgr', 'send-bulk'];
   if (!stdin && fileAbs !== undefined) args.push(shellQuote(flags.file ?? fileAbs));
-  args.push('--resume');
-  if (stdin || flags.journal !== undefined) args.push('--journal', shellQuote(journalPath));
+  // A keyed run's journal is the key's: the key finds it, from a file or from stdin piped again.
+  if (flags.once !== undefined) args.push(...(stdin ? ['-'] : []), '--once', shellQuote(flags.once));
+  else args.push('--resume');
+  if (flags.once === undefined && (stdin || flags.journal !== undefined)) args.push('--journal', shellQuote(journalPath));
   if (flags.profile !== undefined) args.push('-p', shellQuote(flags.profile));
   if (flags.baseUrl !== undefined) args.push('--base-url', shellQuote(flags.baseUrl));
   if (flags.account !== undefined) args.push('--account', shellQuote(flags.account));

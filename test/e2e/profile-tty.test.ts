@@ -90,4 +90,22 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     assert.match(r.output, new RegExp(`msgr runs show ${runId}\` lists them`));
     assert.equal(server.requests.length, before, 'nothing was sent');
   });
+
+  test('send-bulk of a finished file again is refused on a terminal too: no question stands in for --skip-sent or --again', async () => {
+    const dir = tempDir('msgr-e2e-tty-');
+    const csv = join(tempDir('msgr-e2e-tty-csv-'), 'list.csv');
+    writeFileSync(csv, 'msisdn\n+447911123456\n+447911123457\n');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    const command = ['send-bulk', csv, '--from', 'Acme', '--text', 'hi'];
+    const first = await runTty(command, env, []);
+    assert.equal(first.code, 0, first.output);
+    const before = server.requests.length;
+    // Up-arrow, Enter; a "y" typed at any question would be taken as the answer.
+    const again = await runTty(command, env, [[/\?/, 'y\r']]);
+    assert.equal(again.code, 2, again.output);
+    assert.match(again.output, /this run would message 2 numbers that run \S+ \(finished [^)]+\) already sent to/);
+    assert.match(again.output, /add --skip-sent .*, or --again /);
+    assert.doesNotMatch(again.output, /\[y\/N\]/);
+    assert.equal(server.requests.length, before, 'nothing was sent');
+  });
 });

@@ -79,7 +79,7 @@ function host(rows: number): Host {
   const moved = (text: string): string => prefixes.reduce((t, p) => t.split(p).join(at(p)), text);
   const day = execFileSync('date', ['+%F'], { encoding: 'utf8' }).trim();
   const numbers = Array.from({ length: rows }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
-  writeFileSync(at(`/srv/sms/${day}.csv`), `msisdn\n${numbers.join('\n')}\n`);
+  writeFileSync(at('/srv/sms/today.csv'), `msisdn\n${numbers.join('\n')}\n`);
   writeFileSync(at('/srv/sms/text.txt'), 'Your order is ready\n');
   const excluded = numbers[3] ?? '';
   writeFileSync(at('/srv/sms/optouts.txt'), `${excluded}\n`);
@@ -87,6 +87,10 @@ function host(rows: number): Host {
   mkdirSync(bin);
   writeFileSync(join(bin, 'msgr'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
   chmodSync(join(bin, 'msgr'), 0o755);
+  // Another day without waiting for it: `date +%F` says FAKE_DAY when it is set.
+  const date = execFileSync('sh', ['-c', 'command -v date'], { encoding: 'utf8' }).trim();
+  writeFileSync(join(bin, 'date'), `#!/bin/sh\nif [ -n "$FAKE_DAY" ] && [ "$1" = "+%F" ]; then echo "$FAKE_DAY"; else exec '${date}' "$@"; fi\n`);
+  chmodSync(join(bin, 'date'), 0o755);
   writeFileSync(at(scriptPath), moved(script));
   chmodSync(at(scriptPath), 0o755);
   const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'config'), PATH: `${bin}:${process.env.PATH ?? ''}` });
@@ -126,8 +130,8 @@ interface Status {
   error?: { message: string };
 }
 
-function status(h: Host): Status {
-  return JSON.parse(readFileSync(h.at(`/var/log/msgr/${h.day}.json`), 'utf8')) as Status;
+function status(h: Host, day = h.day): Status {
+  return JSON.parse(readFileSync(h.at(`/var/log/msgr/${day}.json`), 'utf8')) as Status;
 }
 
 function assertEachOnce(h: Host): void {
@@ -158,6 +162,8 @@ describe('README: Running unattended', () => {
     assertEachOnce(h);
     const again = await sh(h, cronCommand(h)).done;
     assert.equal(again.code, 0, again.stderr);
+    assert.equal(again.stderr, '', 'the day\'s run is done: nothing to say');
+    assert.equal(status(h).accepted, 299, 'the status of the run that sent stays');
     assertEachOnce(h);
   });
 
@@ -176,7 +182,7 @@ describe('README: Running unattended', () => {
     assert.equal(doc.exitCode, 130);
     assert.equal(doc.stopped, 'interrupted');
     assert.equal(doc.inDoubt, 0);
-    assert.match(doc.resume ?? '', /--resume/);
+    assert.match(doc.resume ?? '', new RegExp(`--once reminders-${h.day}`));
     assert.ok(doc.accepted > 0 && doc.accepted < 2999, `accepted ${doc.accepted}`);
     server.fallback = { status: 202, body: { ok: true } };
     const next = await sh(h, cronCommand(h)).done;
@@ -186,14 +192,15 @@ describe('README: Running unattended', () => {
     assertEachOnce(h);
   });
 
-  test('an overlapping run is refused by the lock (exit 2, naming the pid) and the first finishes undisturbed', async () => {
+  test('an overlapping run sends nothing and says nothing (exit 0) while the first finishes undisturbed', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
     const h = host(1500);
     const first = sh(h, h.at(scriptPath));
     for (let i = 0; i < 2000 && server.requests.length === 0; i++) await sleep(10);
     const second = await sh(h, h.at(scriptPath)).done;
-    assert.equal(second.code, 2, second.stderr);
-    assert.match(status(h).error?.message ?? '', /another msgr is already running this bulk job: pid \d+ on /);
+    assert.equal(second.code, 0, second.stderr);
+    assert.equal(second.stderr, '');
+    assert.ok(!existsSync(h.at(`/var/log/msgr/${h.day}.json`)), 'the overlap wrote a status');
     const r = await first.done;
     assert.equal(r.code, 0, r.stderr);
     assert.equal(status(h).exitCode, 0);
@@ -228,6 +235,37 @@ describe('README: Running unattended', () => {
     assert.match(start.stderr, /msgr: not found/);
     assert.equal(readFileSync(file, 'utf8'), '');
     assert.notEqual((await sh(h, h.moved(check)).done).code, 0);
+  });
+
+  test('an interrupted day: the next day, a new export at the same path is sent whole; the day after, the same line twice sends once', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
+    const h = host(600);
+    const day1 = { ...h.env, FAKE_DAY: '2031-03-03' };
+    const killed = spawn('sh', ['-c', h.at(scriptPath)], { cwd: h.root, env: day1, stdio: 'ignore', detached: true });
+    const gone = new Promise((r) => killed.on('close', r));
+    for (let i = 0; i < 2000 && server.requests.length < 2; i++) await sleep(10);
+    // The machine goes down: the script and msgr (its process group) die, nothing drains.
+    process.kill(-(killed.pid ?? 0), 'SIGKILL');
+    await gone;
+    await sleep(300);
+    server.fallback = { status: 202, body: { ok: true } };
+    const day1Sent = server.requests.length;
+    // The next day's export at the same path: some of the same people, and new ones.
+    const day2 = [...h.numbers.slice(0, 5), ...Array.from({ length: 20 }, (_, i) => `+4479111${String(10000 + i)}`)];
+    writeFileSync(h.at('/srv/sms/today.csv'), `msisdn\n${day2.join('\n')}\n`);
+    const day2Env = { ...h.env, FAKE_DAY: '2031-03-04' };
+    const next = spawn('sh', ['-c', h.at(scriptPath)], { cwd: h.root, env: day2Env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let err = '';
+    next.stderr.setEncoding('utf8').on('data', (d: string) => (err += d));
+    const code = await new Promise<number | null>((r) => next.on('close', r));
+    assert.equal(code, 0, err);
+    assert.equal(err, '');
+    assert.equal(status(h, '2031-03-04').exitCode, 0);
+    const got = server.requests.slice(day1Sent).flatMap((r) => (r.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn));
+    assert.deepEqual([...got].sort(), day2.filter((n) => n !== h.excluded).sort());
+    const again = await sh(h, `FAKE_DAY=2031-03-04 ${h.at(scriptPath)}`).done;
+    assert.equal(again.code, 0, again.stderr);
+    assert.equal(server.requests.length - day1Sent, Math.ceil(got.length / 100), 'the same day again sent nothing');
   });
 
   test('the systemd service: TimeoutStopSec outlasts a request, SIGTERM drains, 130 is no failure, runs never overlap; its ExecStart runs', async () => {

@@ -488,7 +488,8 @@ describe('changed files and follow-up campaigns', () => {
     server.answer = acceptWithIds(server);
     const same = join(dir, 'same.csv');
     writeCsv(same, list);
-    assert.equal((await bulk([same, ...MSG, '--json'], env(server.url, config))).code, 0);
+    // The same list as a.csv's, sent again on purpose.
+    assert.equal((await bulk([same, ...MSG, '--json', '--again'], env(server.url, config))).code, 0);
     writeCsv(same, extended);
     const inPlace = [same, ...MSG, '--skip-sent', same, '--batch-size', '10', '--json'];
     resetServer(server);
@@ -500,41 +501,90 @@ describe('changed files and follow-up campaigns', () => {
     assertExactlyOnce(sentNumbers(server), extended.slice(20));
   });
 
-  test('starting a file again after its run finished says that every row is sent again, and how --skip-sent leaves them out', async () => {
-    const { config, file, first, runId } = await finishedRun(server, 3);
-    assert.doesNotMatch(first.stderr, /sends to every row again/);
-    const said = new RegExp(`the last run of this file, ${runId}, finished; this run sends to every row again \\(--skip-sent ${runId} leaves out the numbers that run accepted\\)`);
+  test('up-arrow, Enter on a finished file: refused naming how many and both intents; --skip-sent sends only the new rows, --again every row; a dry run and a preview predict the refusal', async () => {
+    const { dir, config, list, file, first, runId } = await finishedRun(server, 3);
+    assert.doesNotMatch(first.stderr, /already sent to/);
+    // Tomorrow's list: the same file with two rows more.
+    const grown = [...list, ...numbers(2, 50)];
+    writeCsv(file, grown);
+    const refused = await bulk([file, ...MSG], env(server.url, config));
+    assert.equal(refused.code, 2, refused.stderr);
+    assertNoBug(refused);
+    assert.match(refused.stderr, new RegExp(`^error: \\S+c\\.csv: this run would message 3 numbers that run ${runId} \\(finished [^)]+\\) already sent to \\(with --skip-sent it sends to 2, with --again to 5\\); nothing was sent$`, 'm'));
+    assert.match(refused.stderr, /^hint: Say which you mean: add --skip-sent to leave them out .*, or --again to message them again on purpose/m);
+    assert.equal(sentNumbers(server).length, 3, 'the refused run sent nothing');
+    const doc = await bulk([file, ...MSG, '--json'], env(server.url, config));
+    assert.equal(doc.code, 2);
+    const refusal = JSON.parse(doc.stdout) as { exitCode: number; stopped: string; sentBefore: number; earlierRuns: string[] };
+    assert.deepEqual([refusal.exitCode, refusal.stopped, refusal.sentBefore, refusal.earlierRuns], [2, 'sent-before', 3, [runId]]);
+    // A dry run and a preview predict the refusal, with the totals of the command as given.
     const dry = await bulk([file, ...MSG, '--dry-run'], env(server.url, config));
-    assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stderr, said);
-    const skipping = await bulk([file, ...MSG, '--dry-run', '--skip-sent', runId], env(server.url, config));
-    assert.equal(skipping.code, 0, skipping.stderr);
-    assert.doesNotMatch(skipping.stderr, /sends to every row again/);
-    // A preview sends nothing of the campaign: it does not say "this run sends".
-    const preview = await bulk([file, ...MSG, '--preview', '1'], env(server.url, config));
-    assert.equal(preview.code, 0, preview.stderr);
-    assert.match(preview.stderr, new RegExp(`the last run of this file, ${runId}, finished; a run of the campaign now \\(not this --preview\\) sends to every row again \\(--skip-sent ${runId}`));
-    assert.doesNotMatch(preview.stderr, /this run sends/);
-    const again = await bulk([file, ...MSG], env(server.url, config));
+    assert.equal(dry.code, 2, dry.stderr);
+    assert.match(dry.stderr, /to send: 5 recipients in 1 request/);
+    assert.match(dry.stderr, /a run of the campaign now \(not this --dry-run\) would message 3 numbers that run \S+ \(finished [^)]+\) already sent to/);
+    const preview = await bulk([file, ...MSG, '--preview', '5'], env(server.url, config));
+    assert.equal(preview.code, 2, preview.stderr);
+    assert.equal(preview.stdout.match(/^line \d+ → /gm)?.length, 5, preview.stdout);
+    assert.match(preview.stderr, /a run of the campaign now \(not this --preview\) would message 3 numbers/);
+    assert.equal(sentNumbers(server).length, 3);
+
+    // The hint's commands are accepted: --skip-sent leaves out what the finished run accepted.
+    const report = join(dir, 'skip.csv');
+    const skip = await bulk([file, ...MSG, '--skip-sent', '--report', report], env(server.url, config));
+    assert.equal(skip.code, 0, skip.stderr);
+    assert.match(skip.stderr, new RegExp(`3 rows already sent \\(accepted by run ${runId}\\): left out`));
+    assert.deepEqual(sentNumbers(server).slice(3), grown.slice(3));
+    assert.deepEqual(csvRows(report).map((r) => r.outcome), ['already-sent', 'already-sent', 'already-sent', 'accepted', 'accepted']);
+    // Up-arrow, Enter once more: every number had the message; --skip-sent again leaves out all.
+    const none = await bulk([file, ...MSG, '--skip-sent'], env(server.url, config));
+    assert.equal(none.code, 0, none.stderr);
+    assert.match(none.stderr, /nothing left to send: every row to send had already been accepted by an earlier run \(5\)/);
+    // --again: today's reminder to the same list, on purpose.
+    const again = await bulk([file, ...MSG, '--again', '--json'], env(server.url, config));
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stderr, said);
-    assert.equal(sentNumbers(server).length, 6);
+    assert.match(again.stderr, /--again: sending again to the numbers earlier runs of this file accepted \(3 runs; the last: run \S+ \(finished [^)]+\)\)/);
+    assert.deepEqual(sentNumbers(server).slice(5), grown);
+    // The journal says what the run meant.
+    const header = JSON.parse(readFileSync(join(runDirFor(config, realFile(file)), 'journal.jsonl'), 'utf8').split('\n')[0] ?? '') as { again?: boolean; runId: string };
+    assert.deepEqual([header.again, header.runId], [true, (JSON.parse(again.stdout) as { runId: string }).runId]);
+    // Another account is another place: its runs are no reason to stop.
+    const elsewhere = await bulk([file, ...MSG], env(server.url, config, { MSGR_ACCOUNT_REFERENCE: 'ACME02' }));
+    assert.equal(elsewhere.code, 0, elsewhere.stderr);
+    assert.equal(sentNumbers(server).length, 15);
   });
 
-  test('starting a file again with another message after its run finished does not offer the --skip-sent that would be refused', async () => {
+  test('the same list under another name, or piped on stdin, is the same file run again', async () => {
+    const { dir, config, list, file, runId } = await finishedRun(server, 4);
+    const copy = join(dir, 'copy of c.csv');
+    writeFileSync(copy, readFileSync(file));
+    const other = await bulk([copy, ...MSG], env(server.url, config));
+    assert.equal(other.code, 2, other.stderr);
+    assert.match(other.stderr, new RegExp(`this run would message 4 numbers that run ${runId} of the same data \\(\\S+c\\.csv, finished [^)]+\\) already sent to`));
+    const piped = await runCli(['send-bulk', '-', ...MSG], { env: env(server.url, config), input: readFileSync(file, 'utf8'), timeoutMs: 60_000 });
+    assert.equal(piped.code, 2, piped.stderr);
+    assert.match(piped.stderr, /^error: stdin: this run would message 4 numbers that run \S+ of the same data/m);
+    assert.equal(sentNumbers(server).length, 4);
+    // Other data under that name is another list: it goes without a word.
+    writeCsv(copy, numbers(3, 600));
+    const fresh = await bulk([copy, ...MSG], env(server.url, config));
+    assert.equal(fresh.code, 0, fresh.stderr);
+    assert.deepEqual(sentNumbers(server), [...list, ...numbers(3, 600)]);
+  });
+
+  test('a finished run with another message: only --again is offered, and it is accepted; --skip-sent leaves none of its numbers out and says why', async () => {
     const { config, file, runId } = await finishedRun(server, 3);
     const other = [file, '--from', 'Acme', '--text', 'Hello again'];
-    const dry = await bulk([...other, '--dry-run'], env(server.url, config));
-    assert.equal(dry.code, 0, dry.stderr);
-    assert.match(dry.stderr, new RegExp(`the last run of this file, ${runId}, finished with another message \\(body differs\\); this run sends to every row, those it accepted included`));
-    assert.doesNotMatch(dry.stderr, /--skip-sent/);
-    // What the notice used to offer is refused: that run did not send this message.
-    const offered = await bulk([...other, '--dry-run', '--skip-sent', runId], env(server.url, config));
-    assert.equal(offered.code, 2);
-    assert.match(offered.stderr, /sent another message \(body differs\)/);
-    const again = await bulk(other, env(server.url, config));
+    const refused = await bulk(other, env(server.url, config));
+    assert.equal(refused.code, 2, refused.stderr);
+    assert.match(refused.stderr, new RegExp(`this run would message 3 numbers that run ${runId} \\(finished [^)]+\\) already sent to; nothing was sent`));
+    assert.match(refused.stderr, /^hint: Add --again to message them again on purpose .*That run sent another message \(body differs\), so --skip-sent, .* would leave none out/m);
+    assert.doesNotMatch(refused.stderr, /add --skip-sent/);
+    assert.equal(sentNumbers(server).length, 3);
+    const skip = await bulk([...other, '--skip-sent', '--dry-run'], env(server.url, config));
+    assert.equal(skip.code, 0, skip.stderr);
+    assert.match(skip.stderr, new RegExp(`run ${runId} of this file sent another message \\(body differs\\): --skip-sent does not leave out the numbers it accepted`));
+    const again = await bulk([...other, '--again'], env(server.url, config));
     assert.equal(again.code, 0, again.stderr);
-    assert.match(again.stderr, /finished with another message \(body differs\); this run sends to every row, those it accepted included/);
     assertNoBug(again);
     assert.equal(sentNumbers(server).length, 6);
   });

@@ -186,10 +186,10 @@ describe('--skip-sent with a message per row', () => {
     const names = [...NAMES, 'Eve'];
     for (const [m, text] of got) assert.equal(text, `Hi ${names[Number(m?.slice(-5)) - 1] ?? ''}`);
 
-    // --include-sent: every row again, on purpose.
+    // --include-sent: every row again, on purpose (a new message to the list: --again).
     acceptThenRefuse(server, 1);
     const bang = ['--from', 'Acme', '--text', 'Hi {{name}}!', ...sizes];
-    assert.equal((await bulk([file, ...bang], env(server.url, config))).code, 3);
+    assert.equal((await bulk([file, ...bang, '--again'], env(server.url, config))).code, 3);
     server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
     const from = server.requests.length;
     const all = await bulk([file, ...bang, '--restart', '--include-sent'], env(server.url, config));
@@ -234,7 +234,9 @@ describe('kill -9 and --resume of a personalised run with --skip-sent', () => {
     assert.ok(kills >= 1);
     const final = await bulk(existsSync(journal) ? resume : args, env(sbx.url, config));
     assert.equal(final.code, 0, final.stderr);
-    assert.match(final.stderr, /skipped before sending: 120 already sent/);
+    // A resume of a run that finished before its kill says so and sends nothing.
+    assert.match(final.stderr, /skipped before sending: 120 already sent|^nothing to do: run \S+ finished at /m);
+    assert.equal((JSON.parse(readFileSync(journal, 'utf8').split('\n')[0] ?? '') as { totals: { alreadySent: number } }).totals.alreadySent, 120);
     const byNumber = new Map<string, string[]>();
     for (const l of readFileSync(record, 'utf8').trim().split('\n')) {
       const q = (JSON.parse(l) as { request: { body: { text: string }; recipients: Array<{ msisdn: string }> } }).request;

@@ -66,7 +66,7 @@ test('ca-file as a profile setting and MSGR_CA_FILE; flag > env > profile; a mis
   const bulk = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi'], { env: base });
   assert.equal(bulk.code, 0, bulk.stderr);
   assert.equal(server.requests.length, 4);
-  const bulkBad = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--restart'], { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
+  const bulkBad = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'hi', '--restart', '--again'], { env: { ...base, MSGR_CA_FILE: '/etc/hostname' } });
   assert.equal(bulkBad.code, 2, bulkBad.stderr);
   assert.match(bulkBad.stderr, /MSGR_CA_FILE: \/etc\/hostname holds no PEM certificate/);
   const moved = join(tempDir(), 'gone.pem');

@@ -178,6 +178,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['started', `${info.startedAt} by msgr ${info.msgr}`],
     ['message', describeText(h.message, h.shape.personal) ?? ''],
     ['from', describeSender(h.message, h.shape.personal) ?? ''],
+    ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
     ['rows', `${fmt(info.rows)}, ${fmt(info.toSend)} to send${info.alreadySent > 0 ? `, ${fmt(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
     ['accepted', fmt(info.accepted)],
     ['rejected', fmt(info.rejected)],
@@ -225,7 +226,7 @@ function continueCommand(ctx: Context, journal: string, h: RunHeader, profile: P
     if (t.profile !== null && t.account !== null && profile?.account !== t.account) account = t.account;
   }
   return buildResumeCommand(
-    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, account, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal },
+    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, account, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal, once: h.once?.key },
     h.input.path,
     h.input.stdin,
     journal,

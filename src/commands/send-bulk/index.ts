@@ -1,6 +1,6 @@
 // `msgr send-bulk <file>`: Commander wiring only; the work is imported when the command runs
 // (start-up time: docs/dependencies.md, "Start-up cost"). No option here is variadic, so nothing swallows <file>.
-import type { Command } from 'commander';
+import { Help, Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { addConnectionOptions, addMessageOptions, collect } from '../shared/flags.js';
 import type { BulkOptions } from './options.js';
@@ -37,7 +37,9 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--resend-in-doubt', 'with --resume: send batches whose outcome is unknown again, with their original Idempotency-Key')
     .option('--restart', 'abandon the unfinished run of this file and start a new one (leaving out the rows it accepted)')
     .option('--include-sent', 'with --restart: send to the rows the abandoned run accepted as well')
-    .option('--skip-sent <run>', 'leave out every number this run (id or journal) accepted for the same message; repeatable', collect);
+    .addOption(new Option('--skip-sent [run]', 'leave out every number earlier runs of this file accepted for the same message (or those of this run: id or journal; repeatable)').preset('').argParser(collect))
+    .option('--again', 'send to numbers earlier runs of this file accepted, again, on purpose')
+    .option('--once <key>', 'a campaign key: a later command with it continues this run, or says it is done (per account)');
   // After the message flags they refine, before the connection's.
   addMessageOptions(cmd)
     .optionsGroup('Messages per row:')
@@ -50,6 +52,13 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
     .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
   addConnectionOptions(cmd);
+  // `--skip-sent` alone is given as '' (Commander's preset), which is no help to a reader.
+  cmd.configureHelp({
+    ...cmd.configureHelp(),
+    optionDescription(option) {
+      return Help.prototype.optionDescription.call(this, option).replace(' (preset: "")', '');
+    },
+  });
   cmd.addHelpText(
     'after',
     `
@@ -60,6 +69,12 @@ Every row is checked before the first request; one invalid row stops the run (ex
 --skip-invalid. The journal records each batch before and after it is sent, so after Ctrl-C, a
 crash or kill -9, --resume continues without sending any accepted row again.
 
+A file run again (the same path, or the same data under another name) whose earlier runs
+accepted some of its numbers stops before sending (exit 2) until the command says what it means:
+--skip-sent leaves those numbers out (the list grew: only the new rows), --again messages them
+again on purpose (a reminder to the same list). --once KEY names the campaign: a later command
+with the key continues its unfinished run, or says "already done" (exit 0), from any path.
+
 Examples:
   msgr send-bulk customers.csv --from Acme --text 'Your order has shipped' --dry-run
   msgr send-bulk customers.csv --from Acme --text 'Hi {{first_name|there}}, see you {{date}}' --preview
@@ -67,6 +82,9 @@ Examples:
   msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
   msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
   msgr send-bulk customers.csv --resume
+  msgr send-bulk customers.csv --from Acme --text 'Spring sale: 20% off' --skip-sent
+  msgr send-bulk patients.csv --from Clinic --text-file reminder.txt --again
+  msgr send-bulk today.csv --once "reminders-$(date +%F)" --from Clinic --text-file reminder.txt --again --yes -q
   msgr send-bulk customers-v2.csv --from Acme --text 'Your order has shipped' --skip-sent 20261121T161500Z-3fa9c2d1
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );

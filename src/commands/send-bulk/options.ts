@@ -1,12 +1,13 @@
 // argv → options for `send-bulk`. Commander gives strings, booleans and arrays; this checks
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../../errors.js';
-import { bool as maybeBool, int, list, str, type Raw } from '../shared/option-values.js';
+import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
 import { splitColumns } from '../../bulk/columns.js';
 import { parseRate, type Rate } from '../../bulk/limiter.js';
 import { parseDelimiter, parseEncoding, type FileEncoding } from '../../bulk/reader.js';
 import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
+
 
 export const MAX_BATCH_SIZE = 10_000;
 export const MAX_CONCURRENCY = 64;
@@ -79,8 +80,15 @@ export interface BulkOptions {
   readonly report?: string | undefined;
   /** --progress-every, milliseconds. */
   readonly progressEveryMs?: number | undefined;
-  /** Runs (id or journal) whose accepted numbers are left out. */
+  /**
+   * Runs (id or journal) whose accepted numbers are left out; '' (the flag alone): the earlier
+   * runs of this file that sent the same message (bulk/earlier-runs.ts).
+   */
   readonly skipSent?: readonly string[] | undefined;
+  /** Message again the numbers earlier runs of this file accepted, on purpose. */
+  readonly again: boolean;
+  /** --once: the campaign key the run is known by (bulk/once.ts). */
+  readonly once?: string | undefined;
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;
 }
@@ -111,6 +119,12 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (typeof previewRaw === 'string' && !/^\s*\d+\s*$/.test(previewRaw) && file === undefined) {
     file = previewRaw;
     previewRaw = true;
+  }
+  // `--skip-sent [run]` likewise: `--skip-sent today.csv` with no other file means the file.
+  let skipSentRaw = raw.skipSent;
+  if (file === undefined && Array.isArray(skipSentRaw) && typeof skipSentRaw[skipSentRaw.length - 1] === 'string' && skipSentRaw[skipSentRaw.length - 1] !== '') {
+    file = skipSentRaw[skipSentRaw.length - 1] as string;
+    skipSentRaw = [...(skipSentRaw as string[]).slice(0, -1), ''];
   }
   const encodingText = str(raw, 'encoding');
   const encoding = encodingText === undefined ? undefined : parseEncoding(encodingText);
@@ -170,13 +184,20 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     restart: bool(raw, 'restart'),
     report: str(raw, 'report'),
     progressEveryMs: parseEvery(str(raw, 'progressEvery')),
-    skipSent: list(raw, 'skipSent'),
+    skipSent: list({ skipSent: skipSentRaw }, 'skipSent')?.map((ref) => ref.trim()),
+    again: bool(raw, 'again'),
+    once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
   };
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
-  if (opts.skipSent?.some((ref) => ref.trim() === '') === true) throw new UsageError('--skip-sent: give a run id or a journal path', { hint: '`msgr runs list` shows the runs msgr has.' });
+  if (opts.once !== undefined && opts.journal !== undefined) {
+    throw new UsageError('--once and --journal cannot be used together', { hint: "A keyed run keeps its journal in the key's own folder, where every command with the key finds it; MSGR_CONFIG_DIR moves all of msgr's state." });
+  }
+  if (opts.again && opts.skipSent !== undefined) {
+    throw new UsageError('--again and --skip-sent cannot be used together', { hint: '--skip-sent leaves out the numbers earlier runs accepted; --again sends to them again. Give the one you mean.' });
+  }
   if (opts.includeSent && !opts.restart) throw new UsageError('--include-sent only makes sense with --restart', { hint: '--restart leaves out the rows the abandoned run accepted; --include-sent sends to them again.' });
   if (file === undefined && !(opts.resume && opts.journal !== undefined)) {
     throw new UsageError('send-bulk needs a CSV file (or - for stdin)', { hint: 'For example: msgr send-bulk recipients.csv --from Acme --text "Hello {{name}}"' });

@@ -11,10 +11,10 @@
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
 // (docs/bulk.md: Scale, and Nothing lost, nothing sent twice).
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { InterruptedError, PartialError, type MsgrError } from '../../errors.js';
+import { InterruptedError, PartialError, UsageError, type MsgrError } from '../../errors.js';
 import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { describeSource, resolveSettings, type Resolved } from '../../settings/resolve.js';
@@ -31,16 +31,20 @@ import { createProgress } from '../../bulk/progress.js';
 import { openRunReport, ReportWriter } from '../../bulk/report.js';
 import { clientMaker } from '../../bulk/run-client.js';
 import { runMessage } from '../../bulk/run-message.js';
-import { checkStdinAgain, noSpaceError, openJournal, openRunState, sendsAgain, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
-import { openInput } from '../../bulk/run-input.js';
+import { checkStdinAgain, isFinished, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
+import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from '../../bulk/earlier-runs.js';
+import { openInput, spoolStdin } from '../../bulk/run-input.js';
+import { checkKeyUse, runningNowDocument } from '../../bulk/once.js';
+import { keyUsedBy } from '../../once/keys.js';
 import { checkSamePreflight, resumeRefusal } from '../../bulk/resume-checks.js';
-import { announceResume, runTargetOf } from '../../bulk/run-target.js';
-import { findRun, outcomeRecords } from '../../bulk/runs.js';
+import { announceResume, placeOf, runTargetOf } from '../../bulk/run-target.js';
+import { findRun, leftOutBatches, outcomeRecords } from '../../bulk/runs.js';
+import { dropSnapshots, keepAtStart } from '../../bulk/opt-outs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
 import { Sender } from '../../bulk/sender.js';
-import { checkSameSkipSent, restartSendsToAll, sentNumbersFor, skipSentRecord, withSentIds } from '../../bulk/sent.js';
+import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, restartCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { buildResumeCommand, finishedDocument, restartCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -110,14 +114,48 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // as `send --dry-run` checks it).
   if (!opts.sandbox) settingsEndpoint(ctx, settings.baseUrl);
 
-  // Runs named by --skip-sent, found before this run moves its file's last journal aside.
-  const named = (opts.skipSent ?? []).map((ref) => findRun(stateDir(ctx.env, ctx.cwd), ctx.cwd, ref, '--skip-sent'));
+  // Runs named by --skip-sent, found before this run moves its file's last journal aside; the flag
+  // alone names the earlier runs of this file (bulk/earlier-runs.ts), found once the input is known.
+  const refs = (opts.skipSent ?? []).filter((ref) => ref !== '');
+  const named = refs.map((ref) => findRun(stateDir(ctx.env, ctx.cwd), ctx.cwd, ref, '--skip-sent'));
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
   const trial = opts.preview !== undefined ? '--preview' : opts.sampleTo !== undefined ? '--sample-to' : undefined;
   const noJournal = opts.dryRun || trial !== undefined;
-  const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts };
+  // A campaign key belongs to a target account: the API (or the sandbox) and the account.
+  const place = placeOf(settings.baseUrl.value, opts.sandbox, settings.account.value ?? (opts.sandbox ? 'SANDBOX' : undefined));
+  const once = opts.once !== undefined ? { key: opts.once, place } : undefined;
+  const flags = { ...opts, dryRun: noJournal, trial, resumeWith: opts, once };
   let state = await openRunState(ctx, ui, flags, defer);
   const { runId, journalPath, previous } = state;
+  if (state.runningNow !== undefined && once !== undefined) {
+    const now = runningNowDocument(once.key, state.runningNow, journalPath);
+    ui.info(now.line);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
+    return;
+  }
+  if (once !== undefined && previous === undefined) {
+    const used = keyUsedBy(stateDir(ctx.env, ctx.cwd), place, once.key, 'send-bulk');
+    if (used !== undefined) throw new UsageError(`--once ${once.key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. --once ${shellQuote(`${once.key}-2`)}).` });
+  }
+  // The key's run must be this command's: its message, its data (bulk/once.ts).
+  if (once !== undefined && previous !== undefined) {
+    let data = state.fileAbs;
+    if (opts.file === '-') {
+      data = `${journalPath}.${ctx.pid}.stdin`;
+      const copy = data;
+      defer(() => rmSync(copy, { force: true }));
+      await spoolStdin(ctx, copy);
+    }
+    await checkKeyUse(ctx, { key: once.key, header: previous.header, finished: isFinished(previous), flags: opts, settings, input: data });
+  }
+  // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
+  if (previous !== undefined && isFinished(previous)) {
+    const h = previous.header;
+    const done = finishedDocument({ runId: h.runId, file: h.input.stdin ? '-' : h.input.path, journal: journalPath, finishedAt: previous.lastAnswerAt, totals: outcomeTotals(previous), once: h.once?.key });
+    ui.info(done.line);
+    if (opts.json) ctx.stdout.write(`${JSON.stringify(done.doc, null, 2)}\n`);
+    return;
+  }
   // A resumed run sends the account and sender its journal has.
   const sends = previous?.header.message;
   checkSetUp(settings, {
@@ -132,7 +170,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A second Ctrl-C before the sender is made (loading an --exclude list, at the question) leaves
   // the batches an earlier run left in doubt as they were: 7, as at a checkpoint.
   quit.inDoubt = () => previous?.states.some(isInDoubt) ?? false;
-  if (previous !== undefined && opts.skipSent !== undefined) checkSameSkipSent(named, opts.skipSent, previous.header);
+  if (previous !== undefined) checkSameIntent(named, refs, { bare: opts.skipSent?.includes('') === true, again: opts.again }, previous.header);
   where.folder = dirname(journalPath);
   // The resume command names the file by its real path when it was given through a symlink.
   const resumeFlags = { ...opts, file: state.fileArg };
@@ -157,8 +195,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // Piped data an unfinished run read too is that run (known once stdin is read).
   state = await checkStdinAgain(ctx, ui, flags, state, input, defer);
   where.inputBytes = input.identity.size;
-  const plan = await planRun(ctx, ui, opts, settings, previous);
-  sendsAgain(ui, flags, state.finished, { message: plan.message, personal: plan.shape.personal });
+  const plan = await planRun(ctx, ui, opts, settings, previous, journalPath);
   // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, opts.textFile !== undefined ? '--text-file' : '--text');
   const sampleTo = sampleNumbers(opts.sampleTo, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: opts.exclude ?? '' } : undefined);
@@ -170,12 +207,19 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, previous !== undefined) : undefined;
   // Before the preflight: a resume against another target stops before anything is read or sent.
   if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined, previous.header.shape.personal);
-  const sent = await sentNumbersFor(ui, { includeSent: opts.includeSent, named }, state, { message: plan.message, personal: plan.shape.personal }, runTarget, reportPath !== undefined);
+  // A new run of a file its earlier runs sent to must say what it means for the numbers they
+  // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
+  // guard (docs/bulk.md: "Running a file again").
+  const definition = { message: plan.message, personal: plan.shape.personal };
+  const earlier = previous !== undefined ? [] : await earlierRuns({ state: stateDir(ctx.env, ctx.cwd), sandbox: opts.sandbox, fileAbs: input.stdin ? undefined : state.fileAbs, input: { path: input.path, ...input.identity }, place, key: opts.once });
+  if (opts.again && earlier.length > 0) ui.info(`--again: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
+  const leave = await leaveOutFor(ui, { includeSent: opts.includeSent, named, bare: opts.skipSent?.includes('') === true, again: opts.again }, state, definition, runTarget, reportPath !== undefined, earlier);
+  const sent = leave.sent;
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clientModule = offline ? undefined : import('../../http/client.js');
   clientModule?.catch(() => undefined);
 
-  const pass = await preflightPass({
+  const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
     fileLabel: input.label,
     fileBytes: input.identity.size,
@@ -196,8 +240,15 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     atQuit: ctx.atQuit,
     message: message.personal,
     keepFirst: opts.preview ?? (sampleTo !== undefined ? opts.sample : 0),
-  });
+  };
+  // The guard's rows are counted as rows left out are, in a pass of their own that writes nothing:
+  // the totals, a preview and a dry run are those of the command as given, and a --restart leaves
+  // out what its abandoned run accepted besides. Only a run of a file again without --skip-sent or
+  // --again reads its file twice.
+  const pass = await preflightPass(passConfig);
   const { pre } = pass;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
+  const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
   // found what its journal says.
@@ -227,6 +278,9 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (pre.invalid > 0 && !shape.skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath, ctx.pid));
     throw invalidRowsError(refusal, pre, input.label, reportPath);
+  }
+  if (guarded > 0 && leave.guard !== undefined) {
+    throw sentBeforeError(guarded, leave.guard.runs, definition, { fileLabel: input.label, trial: trial ?? (opts.dryRun ? '--dry-run' : undefined), toSend: guard?.toSend ?? 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
@@ -274,7 +328,15 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     return runSamples(ctx, ui, { ...sample, client: newClient({ connections: 1 }) });
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
-  const journal = openJournal(ctx, state, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent });
+  const keyedRun = previous?.header.once ?? state.once;
+  // The lists of numbers not to message as the run starts, for its resumes (bulk/opt-outs.ts).
+  if (previous === undefined) {
+    for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    defer(() => {
+      if (!existsSync(journalPath)) dropSnapshots(journalPath, plan.optOuts);
+    });
+  }
+  const journal = openJournal(ctx, state, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: opts.again, once: state.once });
   defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
   where.resume = buildResumeCommand(resumeFlags, state.fileAbs, input.stdin, journalPath);
@@ -287,7 +349,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const progress = await createProgress(ctx, { quiet: opts.quiet, verbose: opts.verbose, everyMs: opts.progressEveryMs });
   defer(() => progress.stop());
   const sender = new Sender({
-    runId,
+    idempotency: keyedRun?.idempotency ?? runId,
     journal,
     states: previous?.states,
     frame: message.frame,
@@ -305,6 +367,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
+    excludedAfterStart: plan.excludedAfterStart,
+    journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   quit.inDoubt = () => journal.quitNow() || sender.leavesInDoubt();
@@ -322,6 +386,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   journal.stop(stopReason(r, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
+  if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
   printSummary(ui, summary, r, seconds);
   const err = summaryError(summary, r, {
     reportPath: reportWritten ? report?.path : undefined,

@@ -16,17 +16,23 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--contact <id...>', 'address-book contact id(s); repeatable', collect)
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
     .optionsGroup('Message:')
-    .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
+    .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields")
+    .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)');
   addMessageOptions(cmd);
   addConnectionOptions(cmd);
   cmd.addHelpText(
     'after',
     `
+--once KEY (an order id, an event id) makes a retried command send its message once: a repeat
+prints the first answer and sends nothing (exit 0); after an attempt that got no answer, was not
+sent or was rejected, it sends the same request with the same Idempotency-Key.
+
 Examples:
   msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
   msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
   echo 'Your code is 1234' | msgr send --to +14155550100 --from 14155550199 --json
-  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
+  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann
+  msgr send --once order-1234-shipped --to +447911123456 --from Acme --text 'Order 1234 has shipped'`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {
     const { parseSendOptions } = await import('./options.js');

@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { verbosity } from '../../output/ui.js';
-import { bool, list, parseTimeout, str, type Raw } from '../shared/option-values.js';
+import { bool, list, onceKey, parseTimeout, str, type Raw } from '../shared/option-values.js';
 
 export interface ConnectionOptions {
   profile?: string | undefined;
@@ -45,6 +45,8 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   contact?: string[] | undefined;
   var?: string[] | undefined;
   input?: string | undefined;
+  /** --once: the campaign key the message is sent once under (src/once/send.ts). */
+  once?: string | undefined;
 }
 
 export function parseConnectionOptions(raw: Raw): ConnectionOptions {
@@ -100,6 +102,7 @@ export function parseSendOptions(raw: Raw): SendOptions {
     contact: list(raw, 'contact'),
     var: list(raw, 'var'),
     input: str(raw, 'input'),
+    once: onceKey(raw),
   };
 }
 

@@ -16,6 +16,7 @@ import { describeSource, resolveSettings, type Resolved, type Settings } from '.
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile, splitList, type SendOptions } from './options.js';
 import { acceptedLines, type AcceptedSend } from './result.js';
+import type { OnceSend } from '../../once/send.js';
 
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
@@ -39,8 +40,23 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const built = buildRequest(draft, ctx.now(), opts.textFile !== undefined ? { text: `--text-file ${opts.textFile}` } : {});
   if (!built.ok) throw problemsError(built.problems);
   for (const w of built.warnings) ui.warn(w);
-  const request = built.request;
+  let request = built.request;
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
+  // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
+  const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
+  if (once?.kind === 'done') {
+    ui.info(`already done: --once ${opts.once ?? ''} was accepted at ${once.at}; nothing was sent`);
+    renderOutcome(ctx, ui, { kind: 'accepted', status: once.status, body: once.body, text: once.text, attempts: 1 }, {
+      json: opts.json === true,
+      sandbox,
+      recipients: recipientCount,
+      apiKey: settings.apiKey.value ?? '',
+      result: { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, settings, account: settings.account, host: undefined },
+      again: true,
+    });
+    return;
+  }
+  if (once !== undefined) request = once.request as unknown as typeof request;
 
   if (opts.dryRun === true) {
     // A dry run checks what it can without sending: a base URL the send would refuse fails here.
@@ -91,14 +107,25 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   ctx.onExit(() => client.close());
   ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const { randomUUID } = await import('node:crypto');
+  const idempotencyKey = once?.idempotencyKey ?? `msgr-${randomUUID()}`;
+  once?.sending();
   // A signal now waits for the answer (commands/shared/one-request.ts).
-  const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey: `msgr-${randomUUID()}`, stopRetries }));
+  const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey, stopRetries }));
+  once?.answered(outcome);
   const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
   const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, settings, account, host: sandbox ? undefined : endpoint.host };
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, result, address: sandbox ? undefined : address });
 }
 
-function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address: OutcomeErrorOptions['address'] }): void {
+/** The key's record for this request (a dry run only reads it). */
+async function openOnce(ctx: Context, ui: Ui, opts: SendOptions, settings: Settings, request: { accountReference: string } & object, sandbox: boolean): Promise<OnceSend> {
+  const { openOnceSend } = await import('../../once/send.js');
+  const { placeOf } = await import('../../bulk/run-target.js');
+  const place = placeOf(settings.baseUrl.value, sandbox, request.accountReference);
+  return openOnceSend(ctx, ui, { key: opts.once ?? '', place, request: { ...request }, dryRun: opts.dryRun === true, timeoutMs: opts.timeout, apiKey: settings.apiKey.value });
+}
+
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address?: OutcomeErrorOptions['address']; again?: boolean }): void {
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
@@ -123,8 +150,8 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
         ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout))));
         return;
       }
-      ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
-      if (o.sandbox) ui.info('sandbox: nothing was delivered');
+      if (o.again !== true) ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
+      if (o.sandbox && o.again !== true) ui.info('sandbox: nothing was delivered');
       return;
     }
     default:

@@ -50,3 +50,16 @@ export function int(raw: Raw, key: string, min: number, max: number): number | u
   }
   return n;
 }
+
+/** A campaign key is a name, not a document: long enough for `reminders-2026-11-28` or an order id with a suffix. */
+export const MAX_ONCE_KEY = 200;
+
+/** `--once KEY` (send, send-bulk; src/once/keys.ts): not empty, on one line, at most MAX_ONCE_KEY characters. */
+export function onceKey(raw: Raw): string | undefined {
+  const key = str(raw, 'once');
+  if (key === undefined) return undefined;
+  if (key.trim() === '') throw new UsageError('--once: give a key (e.g. --once "reminders-$(date +%F)")', { hint: 'A key names one campaign or message: a later command with the same key sends nothing twice.' });
+  if (key.length > MAX_ONCE_KEY) throw new UsageError(`--once: the key is ${key.length} characters long; at most ${MAX_ONCE_KEY}`);
+  if (/[\u0000-\u001f\u007f]/.test(key)) throw new UsageError('--once: the key has a control character (a line break, a tab); give it on one line');
+  return key;
+}

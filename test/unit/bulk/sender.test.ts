@@ -105,7 +105,7 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
   };
   const window = s.window ?? new Window(s.concurrency);
   const sender: Sender = new Sender({
-    runId: RUN_ID,
+    idempotency: RUN_ID,
     journal,
     states: s.states,
     frame: { prefix: '{"from":"Acme","recipients":[', suffix: ']}' },
@@ -426,7 +426,7 @@ describe('the sender when the journal cannot write', () => {
       }
     };
     const sender = new Sender({
-      runId: 'r',
+      idempotency: 'r',
       journal,
       states: opts.states,
       frame: { prefix: '{"recipients":[', suffix: ']}' },

@@ -29,7 +29,7 @@ const base: Summary = {
 };
 
 function result(r: Partial<SendResult>): SendResult {
-  return { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, inDoubtBatches: [], stopped: undefined, throttled: 0, ...r };
+  return { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0, ...r };
 }
 
 const clean = (s: string): string => s;
