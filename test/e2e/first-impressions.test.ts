@@ -133,7 +133,8 @@ describe('msgr runs list', () => {
     const { mkdirSync } = await import('node:fs');
     mkdirSync(deep, { recursive: true });
     const files = [join(deep, 'spring-campaign-customers-2026-final.csv'), join(deep, 'b.csv')];
-    for (const f of files) writeFileSync(f, 'msisdn\n+447911123456\n+447911123457\n');
+    // Two files of other numbers: the same data twice would be a run again (--again).
+    files.forEach((f, i) => writeFileSync(f, `msisdn\n+44791112345${i}\n+44791112346${i}\n`));
     for (const f of files) {
       const r = await runCli(['send-bulk', f, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME-PRODUCTION-EUROPE-WEST', '--base-url', server.url], { env: { ...env, MSGR_API_KEY: KEY } });
       assert.equal(r.code, 0, r.stderr);
