@@ -23,10 +23,10 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     'after',
     `
 Examples:
-  msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
-  msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
+  msgr send --sandbox --to +447911123456 --from Acme --text 'Hello'
+  msgr send -p prod --to 07911123456 --default-country GB --from Acme --text-file msg.txt
   echo 'Your code is 1234' | msgr send --to +14155550100 --from 14155550199 --json
-  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann`,
+  msgr send --channel rcs --to +447911123456 --from acme_agent --template welcome --var name=Ann`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {
     const { parseSendOptions } = await import('./options.js');
