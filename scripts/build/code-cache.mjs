@@ -27,7 +27,8 @@ export function makeCodeCaches(bin, dist) {
   mkdirSync(join(dist, 'cache', `v8-${process.versions.v8}`), { recursive: true });
   const scratch = mkdtempSync(join(tmpdir(), 'msgr-build-'));
   const env = { PATH: process.env.PATH ?? '', HOME: scratch, MSGR_CONFIG_DIR: join(scratch, 'config'), NO_COLOR: '1', MSGR_WRITE_CODE_CACHE: '1' };
-  const msg = ['--to', '+447911123456,+447700900123', '--from', 'Acme', '--text', 'Hello'];
+  // A national number too, so libphonenumber-js itself runs (the fast path answers the other).
+  const msg = ['--to', '+447911123456,07911 123457', '--default-country', 'GB', '--from', 'Acme', '--text', 'Hello'];
   try {
     for (const args of [['send', '--dry-run', ...msg, '--account', 'BUILD'], ['send', '--sandbox', ...msg]]) {
       try {

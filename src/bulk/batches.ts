@@ -7,6 +7,7 @@ import { Grouper } from './grouping.js';
 import { DUPLICATE_KEYS, numberKey, textHash52 } from './number-set.js';
 import type { ReportRow, RowOutcome } from './report.js';
 import { alreadySentRow, type ReportRows } from './report-order.js';
+import { byNumber, duplicateError } from './repeats.js';
 import type { SpoolKind, SpoolSource } from './spool.js';
 
 export interface Batch {
@@ -73,11 +74,13 @@ async function readSpool(source: BatchSource, onLine: Parameters<SpoolSource>[0]
 
 /**
  * The first row of each number that has duplicate rows, as the spool is read in row order, so a
- * duplicate's report line says which line it repeats. With messages of their own, a duplicate
- * repeats a row with its number and message: the first row of each pair is kept, under a 52-bit
- * hash of the two (8 bytes, however long the message; a clash would only name another line).
- * At most DUPLICATE_KEYS rows are kept. With messages of their own, a duplicate of an already-sent
- * row names no line: the spool's `A` lines do not carry the message.
+ * duplicate's report line says which line it repeats, or (--first-per-number) whose number it has
+ * with another message (bulk/repeats.ts: the duplicate's spool payload says which). With
+ * --allow-duplicates and messages of their own, a duplicate repeats a row with its number and
+ * message: the first row of each pair is kept too, under a 52-bit hash of the two (8 bytes,
+ * however long the message; a clash would only name another line). At most DUPLICATE_KEYS rows
+ * are kept. With messages of their own, a duplicate of an already-sent row names no line there:
+ * the spool's `A` lines do not carry the message.
  */
 class RepeatedRows {
   readonly #keys: ReadonlySet<number>;
@@ -87,26 +90,25 @@ class RepeatedRows {
     this.#keys = new Set(keys);
   }
 
-  #id(number: string, messageKey: string): number | undefined {
-    const key = numberKey(number);
-    if (!this.#keys.has(key)) return undefined;
-    return messageKey === '' ? key : textHash52(`${key}\t${messageKey}`);
-  }
-
   /** A row to send (or already sent) with this number and, with messages of their own, message. */
   seen(number: string, line: number, messageKey = ''): void {
     if (this.#keys.size === 0 || this.#first.size >= DUPLICATE_KEYS) return;
-    const id = this.#id(number, messageKey);
-    if (id !== undefined && !this.#first.has(id)) this.#first.set(id, line);
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return;
+    if (!this.#first.has(key)) this.#first.set(key, line);
+    if (messageKey !== '') {
+      const id = textHash52(`${key}\t${messageKey}`);
+      if (!this.#first.has(id)) this.#first.set(id, line);
+    }
   }
 
-  /** The report's error of a duplicate row: the line it repeats, when known. */
-  error(number: string, messageKey: string): string | undefined {
+  /** The report's error of a duplicate row (its spool payload): the line it repeats, when known. */
+  error(number: string, payload: string): string | undefined {
     if (this.#keys.size === 0) return undefined;
-    const id = this.#id(number, messageKey);
-    const line = id !== undefined ? this.#first.get(id) : undefined;
-    if (line === undefined) return undefined;
-    return messageKey === '' ? `same number as line ${line}` : `same number and message as line ${line}`;
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return undefined;
+    const line = this.#first.get(byNumber(payload) ? key : textHash52(`${key}\t${payload}`));
+    return line !== undefined ? duplicateError(payload, line) : undefined;
   }
 }
 

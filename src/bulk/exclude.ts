@@ -1,12 +1,12 @@
 // `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (README:
 // "Preflight"). An opt-out that cannot be read cannot be honoured, so every entry must be a
-// number, normalised by the recipients' own rules (`07700 900123` with --default-country GB
-// excludes `+447700900123`); one that is not stops the run, with its line, as an invalid row does.
+// number, normalised by the recipients' own rules (`07911 123456` with --default-country GB
+// excludes `+447911123456`); one that is not stops the run, with its line, as an invalid row does.
 // A plain list has no header unless its first line is a name (not a number, and no digits in it).
 import { createHash } from 'node:crypto';
 import { fileHint, fileProblem, UsageError } from '../errors.js';
 import { isSpreadsheetError, looksLikeNumber } from '../message/numbers.js';
-import { findNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
+import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv } from './reader.js';
@@ -51,7 +51,7 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     const value = (raw ?? '').trim();
     // An empty cell in a CSV list (a contact without a number) names nobody.
     if (value === '') return;
-    const r = checker.check(value);
+    const r = checker.checkOptOut(value);
     if (r.verdict === 'invalid') {
       bad++;
       if (shown.length < SHOWN) shown.push(`  line ${line}: ${r.reason ?? 'is not a phone number'}`);
@@ -68,7 +68,8 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
       columnName = (fields[column] ?? '').trim();
       return true;
     }
-    const found = findNumberColumn(fields);
+    // As the recipients' column is found: a mobile name over a generic one, else no guess.
+    const found = chooseNumberColumn(fields, `--exclude: ${label}`, '--exclude-column').index;
     if (found !== -1) {
       column = found;
       columnName = (fields[found] ?? '').trim();

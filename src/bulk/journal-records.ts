@@ -58,6 +58,12 @@ export interface RunShape {
   readonly exclude: { readonly path: string; readonly hash: string; readonly column?: string | undefined } | null;
   /** --no-header: the first line is a recipient. */
   readonly noHeader?: boolean;
+  /** --first-per-number: a number's later rows with another message are left out, not a stop. */
+  readonly firstPerNumber?: boolean;
+  /** --allow-unlisted-numbers: possible numbers outside the known numbering plan are sent. */
+  readonly allowUnlisted?: boolean;
+  /** --fix-mojibake: cells mangled by a spreadsheet round trip are sent repaired. */
+  readonly fixMojibake?: boolean;
   /** A message per row (bulk/personalise.ts); absent: one message for every row. */
   readonly personal?: PersonalSpec | undefined;
 }

@@ -3,6 +3,7 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { senderHasPlaceholder } from '../message/channel.js';
+import { MOJIBAKE_HINT, mojibakeReason, repairMojibake } from '../message/mojibake.js';
 import { readTextFile, type FileEncoding } from '../message/text-file.js';
 import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../message/request.js';
 import type { Settings } from '../settings/resolve.js';
@@ -26,12 +27,22 @@ export interface MessageFlags {
   /** Each row's text, or sender, comes from a column (bulk/personalise.ts). */
   readonly textColumn?: string | undefined;
   readonly fromColumn?: string | undefined;
+  /** --fix-mojibake: a shared text mangled by a spreadsheet round trip is sent repaired. */
+  readonly fixMojibake?: boolean | undefined;
 }
 
 /** The request without recipients, validated as `send` validates it (validity made absolute). */
 export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
   let text = flags.text;
   if (flags.textFile !== undefined) text = await readTextFile(ctx, flags.textFile, { flag: '--text-file', encoding: flags.textEncoding, encodingFlag: '--text-encoding' });
+  // A text copied out of a mangled export (message/mojibake.ts): refused as the rows' cells are.
+  const repaired = text !== undefined ? repairMojibake(text) : undefined;
+  if (text !== undefined && repaired !== undefined) {
+    if (flags.fixMojibake !== true) {
+      throw new UsageError(`${flags.textFile !== undefined ? `--text-file ${flags.textFile}` : '--text'}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
+    }
+    text = repaired;
+  }
   const perRowText = flags.textColumn !== undefined;
   const perRowFrom = flags.fromColumn !== undefined;
   if (text === undefined && flags.template === undefined && !perRowText) {

@@ -1,13 +1,16 @@
-// Number checks for millions of rows, with exactly the verdicts of `send` (docs/contract.md: Requests:
-// impossible numbers are refused; possible ones outside the known plan are sent with a
-// warning). normaliseNumberFast answers international numbers ~70x faster than libphonenumber-js
-// and falls back to it for anything unusual (message/fast-numbers.ts).
+// Number checks for millions of rows, with exactly the verdicts of `send` (docs/contract.md:
+// Requests: impossible numbers are refused, and so are possible ones outside the known plan
+// unless --allow-unlisted-numbers). normaliseNumberFast answers international numbers ~70x faster
+// than libphonenumber-js and falls back to it for anything unusual (message/fast-numbers.ts).
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normaliseNumberFast } from '../message/fast-numbers.js';
-import type { NumberProblem } from '../message/numbers.js';
+import type { NumberOptions, NumberProblem, NumberResult } from '../message/numbers.js';
 
-/** ok; possible but outside the known numbering plan (warned about); invalid (refused). */
-export type NumberVerdict = 'ok' | 'outside' | 'invalid';
+/**
+ * ok; a fixed line by its numbering plan (sent; an SMS run says how many); possible but outside
+ * the known numbering plan, accepted by --allow-unlisted-numbers; invalid (refused).
+ */
+export type NumberVerdict = 'ok' | 'landline' | 'outside' | 'invalid';
 
 export interface NumberCheck {
   readonly verdict: NumberVerdict;
@@ -22,23 +25,32 @@ export interface NumberCheck {
 
 export interface NumberChecker {
   check(raw: string): NumberCheck;
+  /**
+   * As check(), with possible numbers outside the known plan accepted whatever the run allows:
+   * an opt-out list (bulk/exclude.ts) names numbers not to message, and leaving one out costs
+   * nothing (with --allow-unlisted-numbers, the same number must be left out of the rows).
+   */
+  checkOptOut(raw: string): NumberCheck;
 }
 
-export function createNumberChecker(defaultCountry: CountryCode | undefined): NumberChecker {
+export function createNumberChecker(defaultCountry: CountryCode | undefined, options: NumberOptions = {}): NumberChecker {
+  const optOut = { ...options, allowUnlisted: true };
   return {
-    check(raw: string): NumberCheck {
-      const result = normaliseNumberFast(raw, defaultCountry);
-      if (!result.ok) {
-        return {
-          verdict: 'invalid',
-          e164: '',
-          reason: result.reason,
-          cause: result.cause,
-          ...(result.hint !== undefined ? { hint: result.hint } : {}),
-          ...(result.needsCountry === true ? { needsCountry: true } : {}),
-        };
-      }
-      return { verdict: result.warning === undefined ? 'ok' : 'outside', e164: result.e164 };
-    },
+    check: (raw) => verdictOf(normaliseNumberFast(raw, defaultCountry, options)),
+    checkOptOut: (raw) => verdictOf(normaliseNumberFast(raw, defaultCountry, optOut)),
   };
+}
+
+function verdictOf(result: NumberResult): NumberCheck {
+  if (!result.ok) {
+    return {
+      verdict: 'invalid',
+      e164: '',
+      reason: result.reason,
+      cause: result.cause,
+      ...(result.hint !== undefined ? { hint: result.hint } : {}),
+      ...(result.needsCountry === true ? { needsCountry: true } : {}),
+    };
+  }
+  return { verdict: result.unlisted === true ? 'outside' : result.landline === true ? 'landline' : 'ok', e164: result.e164 };
 }

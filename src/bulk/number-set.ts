@@ -7,6 +7,13 @@
 const EMPTY = 0;
 const MAX_LOAD = 0.7;
 
+/** A set as export() hands it to another thread. */
+export interface ExportedSet {
+  readonly slots: Float64Array;
+  readonly size: number;
+  readonly values?: Uint32Array | undefined;
+}
+
 export class NumberSet {
   #slots: Float64Array;
   #mask: number;
@@ -52,6 +59,12 @@ export class NumberSet {
     return this.#slots[this.#find(key)] === key;
   }
 
+  /** The value the number was first added with (addValued); undefined when it is not in the set. */
+  get(key: number): number | undefined {
+    const i = this.#find(key);
+    return this.#slots[i] === key ? (this.#values?.[i] ?? 0) : undefined;
+  }
+
   /** The slot of `key` to add it: where it is, or the empty one where it goes (room made first). */
   #place(key: number): number {
     if (key === EMPTY) throw new RangeError('0 is not a number key');
@@ -70,18 +83,29 @@ export class NumberSet {
     }
   }
 
-  /** The slots, to hand the set to another thread (transfer or copy its buffer). */
-  export(): { slots: Float64Array; size: number } {
-    return { slots: this.#slots, size: this.#size };
+  /** The slots (and values), to hand the set to another thread (transfer or copy their buffers). */
+  export(): ExportedSet {
+    return { slots: this.#slots, size: this.#size, ...(this.#values !== undefined ? { values: this.#values } : {}) };
   }
 
   /** A set over slots made by export() (same hash, same layout). */
-  static from(data: { slots: Float64Array; size: number }): NumberSet {
+  static from(data: ExportedSet): NumberSet {
     const set = new NumberSet(16);
     set.#slots = data.slots;
     set.#mask = data.slots.length - 1;
     set.#size = data.size;
+    set.#values = data.values;
     return set;
+  }
+
+  /** Every number of the set with its value (0 for a set without values), in slot order. */
+  forEach(fn: (key: number, value: number) => void): void {
+    const slots = this.#slots;
+    const values = this.#values;
+    for (let i = 0; i < slots.length; i++) {
+      const v = slots[i] as number;
+      if (v !== EMPTY) fn(v, values?.[i] ?? 0);
+    }
   }
 
   /** How many numbers of this set are in `other` too (and in `alsoIn`, when given). */
@@ -155,7 +179,7 @@ export function textHash52(text: string): number {
   return (a >>> 0) * 0x100000 + ((b >>> 0) >>> 12) + 1;
 }
 
-/** `+447700900123` → 447700900123. The caller passes normalised E.164 only. */
+/** `+447911123456` → 447911123456. The caller passes normalised E.164 only. */
 export function numberKey(e164: string): number {
   // The digits by hand (a million rows: ~5x cheaper than Number()); anything else, Number()
   // (which reads the leading plus as a sign).

@@ -24,9 +24,10 @@ import { Worker } from 'node:worker_threads';
 import { workerPath } from '../runtime/worker-path.js';
 import type { ColumnOptions } from './columns.js';
 import { GROUP_WINDOW } from './grouping.js';
-import { DUPLICATE_KEYS, NumberSet, numberKey } from './number-set.js';
+import { DUPLICATE_KEYS, NumberSet, numberKey, type ExportedSet } from './number-set.js';
+import { mergeSeveral, rejudged, settledPayload, type RepeatMode } from './repeats.js';
 import type { MessageSource } from './personalise.js';
-import { finishPreflight, mergeColumns, type PreflightResult, type RangeResult } from './preflight.js';
+import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, type PreflightResult, type RangeResult } from './preflight.js';
 import { mergeGroups } from './problems.js';
 import { TextTotals } from '../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from './reader.js';
@@ -55,15 +56,20 @@ interface PartFile {
   readonly format: CsvFormat;
   readonly columns: ColumnOptions;
   readonly country: string | undefined;
-  readonly allowDuplicates: boolean;
+  /** --allow-unlisted-numbers: the number checker the worker makes accepts them. */
+  readonly allowUnlisted?: boolean | undefined;
+  /** --fix-mojibake */
+  readonly fixMojibake?: boolean | undefined;
+  /** A number on rows with different messages (bulk/repeats.ts); `each` is never split (preflight-pass.ts). */
+  readonly repeats: RepeatMode;
   readonly batchSize: number;
 }
 
 /** What a worker does: one part of the file (workers/preflight.ts). */
 export interface PartJob extends PartFile {
-  readonly exclude: { slots: Float64Array; size: number } | undefined;
+  readonly exclude: ExportedSet | undefined;
   /** Numbers an earlier run accepted (bulk/sent.ts). */
-  readonly sent?: { slots: Float64Array; size: number } | undefined;
+  readonly sent?: ExportedSet | undefined;
   readonly setCapacity: number;
   readonly spoolPath: string | undefined;
   readonly maxProblems: number;
@@ -72,12 +78,17 @@ export interface PartJob extends PartFile {
   readonly recordDelimiter: string | undefined;
   readonly hash: boolean;
   readonly firstNumbers: boolean;
+  /**
+   * Hand back the part's set of numbers (a split's join needs both): 12 bytes a slot that a
+   * whole-file pass would only add to the send pass's memory until a collection frees it.
+   */
+  readonly keepSeen: boolean;
   /** A message per row (bulk/personalise.ts): the whole file in one worker. */
   readonly message?: MessageSource | undefined;
   readonly keepFirst?: number | undefined;
 }
 
-export type PartResult = Omit<RangeResult, 'seen'> & { seen: { slots: Float64Array; size: number } | undefined };
+export type PartResult = Omit<RangeResult, 'seen' | 'several'> & { seen: ExportedSet | undefined; several: ExportedSet };
 export type PartMessage = { ok: true; result: PartResult } | { ok: false; error: string };
 
 export interface ParallelOptions extends PartFile {
@@ -315,6 +326,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
     recordDelimiter: undefined,
     hash: true,
     firstNumbers: false,
+    keepSeen: true,
   };
   const secondJob: PartJob = {
     ...common,
@@ -325,6 +337,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
     recordDelimiter: split.recordDelimiter,
     hash: false,
     firstNumbers: true,
+    keepSeen: true,
   };
   let first: ReturnType<typeof runPart> | undefined;
   let second: ReturnType<typeof runPart> | undefined;
@@ -348,19 +361,21 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
   }
   await Promise.all([first.stop(), second.stop()]);
   // The first part must end on the line the second was told it starts on.
-  if (a.nextLine !== split.line || a.columns === undefined) return undefined;
-  return merge(a, b, o.batchSize, o.fileLabel, common.maxProblems, o.spoolPath, split.line, o.sent);
+  if (a.nextLine !== split.line || a.columns === undefined || a.seen === undefined || b.seen === undefined) return undefined;
+  return merge({ ...a, seen: a.seen }, { ...b, seen: b.seen }, o.batchSize, o.fileLabel, common.maxProblems, o.spoolPath, split.line, o.sent);
 }
 
 /** What every worker job of this file is given, whichever part of it the worker reads. */
-function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'format' | 'columns' | 'country' | 'allowDuplicates' | 'exclude' | 'sent' | 'batchSize' | 'maxProblems'> {
+function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'format' | 'columns' | 'country' | 'allowUnlisted' | 'fixMojibake' | 'repeats' | 'exclude' | 'sent' | 'batchSize' | 'maxProblems'> {
   return {
     path: o.path,
     fileLabel: o.fileLabel,
     format: o.format,
     columns: o.columns,
     country: o.country,
-    allowDuplicates: o.allowDuplicates,
+    allowUnlisted: o.allowUnlisted === true,
+    fixMojibake: o.fixMojibake === true,
+    repeats: o.repeats,
     exclude: o.exclude?.export(),
     sent: o.sent?.export(),
     batchSize: o.batchSize,
@@ -390,6 +405,7 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
     recordDelimiter: undefined,
     hash: true,
     firstNumbers: false,
+    keepSeen: false,
     message: o.message,
     keepFirst: o.keepFirst,
   };
@@ -413,21 +429,23 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
   await part.stop();
   // The totals arrive as plain data (structured clone): give them their methods back.
   const totals = r.totals !== undefined ? Object.assign(new TextTotals(), r.totals) : undefined;
-  return finishPreflight({ ...r, totals, seen: undefined }, o.batchSize, o.fileLabel);
+  return finishPreflight({ ...r, totals, seen: new NumberSet(16), several: NumberSet.from(r.several) }, o.batchSize, o.fileLabel);
 }
 
 function failureOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
-function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number, sent: NumberSet | undefined): SplitPreflight | undefined {
-  const seenA = a.seen !== undefined ? NumberSet.from(a.seen) : undefined;
-  const seenB = b.seen !== undefined ? NumberSet.from(b.seen) : undefined;
-  const shared = seenA !== undefined && seenB !== undefined ? seenB.countShared(seenA) : 0;
+function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: ExportedSet }, batchSize: number, fileLabel: string, maxProblems: number, spoolPath: string | undefined, splitLine: number, sent: NumberSet | undefined): SplitPreflight | undefined {
+  const seenA = NumberSet.from(a.seen);
+  const seenB = NumberSet.from(b.seen);
+  const shared = seenB.countShared(seenA);
   // Of those, the second part's `A` lines (an earlier run accepted the number), not `S` lines.
-  const sharedSent = shared > 0 && sent !== undefined && seenA !== undefined ? (seenB as NumberSet).countShared(seenA, sent) : 0;
+  const sharedSent = shared > 0 && sent !== undefined ? seenB.countShared(seenA, sent) : 0;
   // The second part's rows whose number the first part has are duplicates too (joinSpools).
-  const across = shared > 0 && seenA !== undefined ? (seenB as NumberSet).sharedKeys(seenA, DUPLICATE_KEYS) : [];
+  const across = shared > 0 ? seenB.sharedKeys(seenA, DUPLICATE_KEYS) : [];
+  // Numbers with different messages: each part's own, and those whose first messages differ between the parts.
+  const { several, across: otherFirst } = mergeSeveral({ seen: seenA, several: NumberSet.from(a.several) }, { seen: seenB, several: NumberSet.from(b.several) });
   let firstBatch = a.firstBatch;
   if (firstBatch.length < batchSize) {
     firstBatch = [...firstBatch];
@@ -454,17 +472,22 @@ function merge(a: PartResult, b: PartResult, batchSize: number, fileLabel: strin
     groups: mergeGroups(a.groups, b.groups),
     outsideSamples: [...a.outsideSamples, ...b.outsideSamples.filter((x) => shared === 0 || seenA?.has(numberKey(x.number)) !== true)].slice(0, 5),
     outsideKeys: [],
+    landlines: a.landlines + b.landlines - (shared > 0 ? b.landlineKeys.filter((k) => seenA?.has(k) === true).length : 0),
+    landlineSamples: [...a.landlineSamples, ...b.landlineSamples.filter((x) => shared === 0 || seenA?.has(numberKey(x.number)) !== true)].slice(0, LANDLINE_SAMPLES),
+    landlineKeys: [],
     firstBatch,
     firstNumbers: [],
     hash: a.hash,
     bytes: b.bytes,
     nextLine: b.nextLine,
-    seen: undefined,
+    seen: seenA,
+    several,
+    fingerprinted: a.fingerprinted,
     duplicateKeys: [...new Set([...a.duplicateKeys, ...b.duplicateKeys, ...across])].slice(0, DUPLICATE_KEYS),
   };
   return {
     ...finishPreflight(range, batchSize, fileLabel),
-    spool: spoolPath !== undefined ? joinSpools(spoolPath, shared > 0 ? seenA : undefined) : undefined,
+    spool: spoolPath !== undefined ? joinSpools(spoolPath, shared > 0 ? { first: seenA, otherFirst, fingerprinted: a.fingerprinted } : undefined) : undefined,
     splitLine,
   };
 }
@@ -480,19 +503,22 @@ export function removeSplitSpools(spoolPath: string): void {
 }
 
 /**
- * Both parts in row order; `S` and `A` lines of the second part with a number in `dropFromSecond`
- * (one the first part has already) are read as duplicates.
+ * Both parts in row order. `S` and `A` lines of the second part with a number the first part has
+ * (`shared.first`) are read as duplicates: of another message when the parts' first messages of
+ * it differ (`otherFirst`). The second part's duplicates of such a number are judged again against
+ * the first part's first message. As one pass writes them (bulk/repeats.ts).
  */
-function joinSpools(spoolPath: string, dropFromSecond: NumberSet | undefined): SpoolSource {
+function joinSpools(spoolPath: string, shared: { first: NumberSet; otherFirst: NumberSet; fingerprinted: boolean } | undefined): SpoolSource {
   return async (onLine, afterChunk) => {
     await readSpool(spoolPath, onLine, afterChunk);
-    const drop = dropFromSecond;
     await readSpool(
       secondSpool(spoolPath),
-      drop === undefined ? onLine : (kind, line, number, payload) => {
-        // As one pass writes a duplicate: no payload.
-        if ((kind === 'S' || kind === 'A') && drop.has(numberKey(number))) onLine('D', line, number, '');
-        else onLine(kind, line, number, payload);
+      shared === undefined ? onLine : (kind, line, number, payload) => {
+        const key = numberKey(number);
+        const first = kind === 'S' || kind === 'A' || kind === 'D' ? shared.first.get(key) : undefined;
+        if (first === undefined) onLine(kind, line, number, payload);
+        else if (kind === 'D') onLine('D', line, number, rejudged(payload, first));
+        else onLine('D', line, number, shared.fingerprinted ? settledPayload(shared.otherFirst.has(key) ? 'other' : 'same') : '');
       },
       afterChunk,
     );

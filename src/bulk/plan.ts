@@ -61,6 +61,9 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
       skipInvalid: flags.skipInvalid,
       exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '', ...(flags.excludeColumn !== undefined ? { column: flags.excludeColumn } : {}) } : null,
       ...(flags.noHeader === true ? { noHeader: true } : {}),
+      ...(flags.firstPerNumber === true ? { firstPerNumber: true } : {}),
+      ...(flags.allowUnlistedNumbers === true ? { allowUnlisted: true } : {}),
+      ...(flags.fixMojibake === true ? { fixMojibake: true } : {}),
       personal: { render: !flags.noRender, textColumn: flags.textColumn ?? null, fromColumn: flags.fromColumn ?? null, maxParts: flags.maxParts ?? null },
     };
   }
@@ -68,7 +71,7 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
   if (shape.defaultCountry !== null) {
     country = checkCountry(shape.defaultCountry, '--default-country');
   }
-  const checker = createNumberChecker(country);
+  const checker = createNumberChecker(country, { allowUnlisted: shape.allowUnlisted === true });
   let exclude: ExcludeList | undefined;
   const optOuts: OptOutSource[] = [];
   let excludedAfterStart: NumberSet | undefined;

@@ -10,6 +10,7 @@ import type { RunShape } from './journal-records.js';
 import type { NumberChecker } from './number-check.js';
 import type { NumberSet } from './number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from './personalise.js';
+import { repeatMode } from './repeats.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
 import { runPreflight, type PreflightResult } from './preflight.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
@@ -92,7 +93,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   const started = performance.now();
   // Rows with messages of their own are read in one pass: the split would count the parts of
   // rows it later finds to be duplicates across its halves, and cannot group rows across them.
-  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0;
+  // So are --allow-duplicates runs: a number's further messages are sent, and which of the
+  // second half's are new to it depends on every message the first half gave it.
+  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
   const threshold = parallelMinBytes(c.env);
   // What a pass in a worker thread needs, split or whole.
   const job = {
@@ -101,7 +104,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     format,
     columns,
     country: c.country,
-    allowDuplicates: c.shape.allowDuplicates,
+    allowUnlisted: c.shape.allowUnlisted === true,
+    fixMojibake: c.shape.fixMojibake === true,
+    repeats: repeatMode(c.shape),
     exclude: c.exclude,
     sent: c.sent,
     batchSize: c.shape.batchSize,
@@ -137,7 +142,8 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         format,
         columns,
         checker: c.checker,
-        allowDuplicates: c.shape.allowDuplicates,
+        repeats: repeatMode(c.shape),
+        fixMojibake: c.shape.fixMojibake === true,
         exclude: c.exclude,
         sent: c.sent,
         batchSize: c.shape.batchSize,
@@ -174,9 +180,9 @@ function parallelMinBytes(env: Context['env']): number | undefined {
  * The report of a run that stopped at the preflight: every invalid row with why (not just the
  * first ones), the rest not sent. Closes the writer.
  */
-export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined }, report: ReportWriter): Promise<void> {
+export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined; fixMojibake?: boolean | undefined }, report: ReportWriter): Promise<void> {
   try {
-    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, csvUtf8Hint(format), pass.message), report);
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, csvUtf8Hint(format), pass.message, pass.fixMojibake === true), report);
   } catch (err) {
     report.discard();
     throw err;

@@ -11,9 +11,10 @@ import { Grouper } from './grouping.js';
 import { planRowMessage, type MessageSource } from './personalise.js';
 import { TextTotals } from '../message/text-totals.js';
 import type { NumberChecker } from './number-check.js';
-import { DUPLICATE_KEYS, NumberSet, numberKey, textHash, textHash52 } from './number-set.js';
+import { DUPLICATE_KEYS, NumberSet, numberKey } from './number-set.js';
+import { duplicatePayload, NumberRepeats, type RepeatMode } from './repeats.js';
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
-import { createRowChecker, csvUtf8Hint, type RowCheck, type RowChecker } from './row-check.js';
+import { createRowChecker, csvUtf8Hint, ENCODING_CAUSES, type RowCheck, type RowChecker } from './row-check.js';
 import { fmt } from './progress.js';
 import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from './reader.js';
@@ -25,7 +26,10 @@ export interface RowPassOptions {
   readonly format: CsvFormat;
   readonly columns: ColumnOptions;
   readonly checker: NumberChecker;
-  readonly allowDuplicates: boolean;
+  /** A number on rows with different messages: a stop, each message, or the first (bulk/repeats.ts). */
+  readonly repeats: RepeatMode;
+  /** --fix-mojibake: text mangled by a spreadsheet round trip is repaired, not an invalid row. */
+  readonly fixMojibake?: boolean | undefined;
   readonly exclude?: NumberSet | undefined;
   /**
    * Numbers an earlier run accepted (--skip-sent, --restart: bulk/sent.ts): rows to send with one
@@ -65,6 +69,13 @@ export interface PreflightResult {
   readonly valid: number;
   readonly invalid: number;
   readonly duplicates: number;
+  /**
+   * Numbers on rows with different messages (bulk/repeats.ts): a stop unless --allow-duplicates
+   * (each message is sent) or --first-per-number (the later rows are among the duplicates).
+   */
+  readonly differentMessages: number;
+  /** Those numbers, for the refusal to find their lines. */
+  readonly several: NumberSet;
   readonly excluded: number;
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
@@ -73,8 +84,11 @@ export interface PreflightResult {
    * file: the earlier run may not have had it (its journal records numbers, not messages).
    */
   readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[] };
-  /** Possible numbers outside the known numbering plan: sent, with a warning. */
+  /** Possible numbers outside the known numbering plan, sent as --allow-unlisted-numbers says. */
   readonly outsidePlan: number;
+  /** Rows to send whose number is a fixed line by its numbering plan (SMS to it usually fails). */
+  readonly landlines: number;
+  readonly landlineSamples: ReadonlyArray<{ line: number; number: string }>;
   /** Valid rows with a value under a header with no name: the value is not sent (a warning). */
   readonly unnamedValues: UnnamedValues;
   readonly toSend: number;
@@ -99,14 +113,27 @@ export interface PreflightResult {
 
 /**
  * What to do about invalid rows: each cause's own hint, and --skip-invalid only when it would
- * send something (never when every row is invalid, a duplicate or excluded).
+ * send something (never when every row is invalid, a duplicate or excluded), and never for rows
+ * that fail on the file's encoding (not valid UTF-8, or mangled by a spreadsheet): leaving them
+ * out would leave out exactly the people with accented names.
  */
 export function invalidRowsHint(pre: PreflightResult): string {
   const hints = [...new Set(pre.groups.flatMap((g) => (g.hint !== undefined ? [g.hint] : [])))];
-  const skip =
-    pre.toSend > 0
-      ? `Fix the rows, or add --skip-invalid to send the ${fmt(pre.toSend)} other recipient${pre.toSend === 1 ? '' : 's'} and list these in the summary and --report.`
-      : 'Fix the rows and run again: no row could be sent as the file is.';
+  const encoding = pre.groups.filter((g) => ENCODING_CAUSES.has(g.cause));
+  const garbled = encoding.reduce((n, g) => n + g.count, 0);
+  const others = `${fmt(pre.toSend)} other recipient${pre.toSend === 1 ? '' : 's'}`;
+  let skip: string;
+  if (garbled === 0) {
+    skip = pre.toSend > 0 ? `Fix the rows, or add --skip-invalid to send the ${others} and list these in the summary and --report.` : 'Fix the rows and run again: no row could be sent as the file is.';
+  } else {
+    const rows = `${fmt(garbled)} row${garbled === 1 ? '' : 's'}`;
+    const mendable = encoding.every((g) => g.cause === 'mojibake');
+    // Mangled text --fix-mojibake repairs: the rest can then be skipped; not valid UTF-8: the file first.
+    skip =
+      garbled < pre.invalid && mendable
+        ? `--skip-invalid alone is not offered: it would leave out the ${rows} whose text the spreadsheet garbled, people with accented names. Fix the rows, or add --fix-mojibake --skip-invalid to send those repaired and leave out the ${fmt(pre.invalid - garbled)} other invalid row${pre.invalid - garbled === 1 ? '' : 's'}.`
+        : `--skip-invalid is not offered: it would leave out the ${rows} whose text the file's encoding garbled, people with accented names; fix the encoding${garbled < pre.invalid ? ', and the other rows,' : ''} first.`;
+  }
   return [...hints, skip].join('\n      ');
 }
 
@@ -145,10 +172,14 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     valid: r.rows - r.invalid,
     invalid: r.invalid,
     duplicates: r.duplicates,
+    differentMessages: r.several.size,
+    several: r.several,
     excluded: r.excluded,
     alreadySent: r.alreadySent,
     alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
+    landlines: r.landlines,
+    landlineSamples: r.landlineSamples,
     unnamedValues: r.unnamedValues,
     toSend: r.toSend,
     requests: r.requests ?? Math.ceil(r.toSend / batchSize),
@@ -180,6 +211,9 @@ export interface RangeOptions extends RowPassOptions {
   readonly firstNumbers?: boolean;
 }
 
+/** Landline rows named by line (the count is of all of them). */
+export const LANDLINE_SAMPLES = 10;
+
 /** One pass over the file or a part of it, as `runPreflight` does it, with the raw figures. */
 export interface RangeResult {
   readonly columns: ColumnPlan | undefined;
@@ -190,13 +224,16 @@ export interface RangeResult {
   readonly alreadySent: number;
   readonly alreadySentOthers: { count: number; lines: number[] };
   readonly outsidePlan: number;
+  readonly landlines: number;
+  readonly landlineSamples: Array<{ line: number; number: string }>;
   readonly unnamedValues: UnnamedValues;
   readonly toSend: number;
   readonly problems: RowProblem[];
   readonly groups: ProblemGroup[];
   readonly outsideSamples: Array<{ line: number; number: string }>;
-  /** With `firstNumbers`: the numbers counted in `outsidePlan` (8 bytes each), for the join of a split. */
+  /** With `firstNumbers`: the numbers counted in `outsidePlan` and `landlines` (8 bytes each), for the join of a split. */
   readonly outsideKeys: number[];
+  readonly landlineKeys: number[];
   readonly firstBatch: string[];
   readonly firstKey?: string | undefined;
   /** Requests, when rows were grouped by their message (else one per batch-size rows). */
@@ -208,8 +245,12 @@ export interface RangeResult {
   readonly hash: string | undefined;
   readonly bytes: number;
   readonly nextLine: number;
-  /** The numbers to send (undefined with --allow-duplicates). */
-  readonly seen: NumberSet | undefined;
+  /** The numbers that passed (to send, or already sent), with their first message's fingerprint. */
+  readonly seen: NumberSet;
+  /** Numbers with rows of different messages (bulk/repeats.ts). */
+  readonly several: NumberSet;
+  /** Rows could differ in their message: `seen` holds each number's first message's fingerprint. */
+  readonly fingerprinted: boolean;
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them), for the report's "same number as line N". */
   readonly duplicateKeys: number[];
 }
@@ -232,11 +273,15 @@ export function mergeColumns(a: readonly number[], b: readonly number[]): number
 export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const maxProblems = o.maxProblems ?? 20;
   let hash = o.hash === true ? createHash('sha256') : undefined;
-  const seen = o.allowDuplicates ? undefined : new NumberSet(Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24));
+  // Rows differ in their message when they have variables or messages of their own.
+  let repeats: NumberRepeats | undefined;
+  const capacity = Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24);
   const problems: RowProblem[] = [];
   const groups: ProblemGroup[] = [];
   const outsideSamples: Array<{ line: number; number: string }> = [];
   const outsideKeys: number[] = [];
+  const landlineSamples: Array<{ line: number; number: string }> = [];
+  const landlineKeys: number[] = [];
   // Only for a send (a spool), whose report may name the line a duplicate repeats.
   const duplicateKeys = new Set<number>();
   const firstBatch: string[] = [];
@@ -273,6 +318,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let excluded = 0;
   let alreadySent = 0;
   let outsidePlan = 0;
+  let landlines = 0;
   let toSend = 0;
   let unnamedValues: UnnamedValues = { count: 0, first: undefined, columns: [] };
 
@@ -291,36 +337,26 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       throw new UsageError(`${o.fileLabel}: the header is not valid UTF-8 text; nothing was sent`, { hint: utf8Hint });
     }
     columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter, !o.format.detected ? 'flag' : o.format.firstLine > 1 ? 'sep' : 'detected');
+    repeats = new NumberRepeats(o.repeats, capacity, personal !== undefined || columns.vars.length > 0);
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
-    checkRow = createRowChecker(columns, o.checker, utf8Hint, message);
+    checkRow = createRowChecker(columns, o.checker, utf8Hint, message, o.fixMojibake === true);
   };
   if (o.start !== undefined) planFor(o.start.header);
 
-  // A message per row: a duplicate repeats an earlier row's number AND message; a number with
-  // two different messages (two children's appointments, one parent's phone) gets both (README:
-  // "Preflight: always, before the first request"). The set keeps each number's first message as
-  // a 32-bit hash (another message with the same hash would be taken for it: a chance of 1 in
-  // 4 billion); the rarer other messages to a number, as 52 bits of number and message together
-  // (8 bytes each, however long the message).
-  const moreMessages = new NumberSet(16);
-  /** The row being checked is a further message to its number (set by repeatsMessage). */
-  let otherMessage = false;
+  // A number on several rows (bulk/repeats.ts): the same message again is a duplicate; another
+  // message stops the run, or with --first-per-number is left out as a duplicate too, or with
+  // --allow-duplicates is sent (`more`: a further message to the number).
   const alreadySentOthers = { count: 0, lines: [] as number[] };
-  const repeatsMessage = (key: number, message: string): boolean => {
-    const hash = textHash(message);
-    const first = (seen as NumberSet).addValued(key, hash);
-    otherMessage = first !== undefined && first !== hash;
-    if (first === undefined || first === hash) return first !== undefined;
-    return !moreMessages.add(textHash52(`${key}\t${message}`));
-  };
-  const onRecord = (fields: string[], _index: number, line: number): void => {
+  const onRecord = (raw: string[], _index: number, line: number): void => {
       rows++;
       const plan = columns as ColumnPlan;
-      const r = (checkRow as RowChecker)(fields);
+      const r = (checkRow as RowChecker)(raw);
       if (r.verdict === 'invalid') {
-        problem(line, (fields[plan.msisdn] ?? '').trim(), r);
+        problem(line, (raw[plan.msisdn] ?? '').trim(), r);
         return;
       }
+      // With mangled text repaired (--fix-mojibake), the row as it is sent.
+      const fields = r.fields ?? raw;
       if (plan.unnamed.length > 0) {
         const filled = plan.unnamed.filter((i) => (fields[i] ?? '').trim() !== '').map((i) => i + 1);
         if (filled.length > 0) {
@@ -338,14 +374,15 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         o.spool?.skip('X', line, r.e164);
         return;
       }
-      otherMessage = false;
-      if (seen !== undefined && (r.message !== undefined ? repeatsMessage(key, r.message.key) : !seen.add(key))) {
+      const seen = repeats as NumberRepeats;
+      const verdict = seen.check(key, plan, fields, r.message?.key);
+      if (verdict === 'same' || verdict === 'other') {
         duplicates++;
         if (o.spool !== undefined && duplicateKeys.size < DUPLICATE_KEYS) duplicateKeys.add(key);
-        // With a message per row, the message's key: the row it repeats has this number and message.
-        o.spool?.skip('D', line, r.e164, r.message?.key);
+        o.spool?.skip('D', line, r.e164, duplicatePayload(verdict, seen.mode, seen.fingerprinted ? seen.lastFingerprint : undefined, r.message?.key));
         return;
       }
+      const otherMessage = verdict === 'more';
       // After the duplicates, as a row to send: the first of a number's rows is "already sent",
       // the others duplicates. Before grouping, so batches are made of the rows that remain.
       if (o.sent?.has(key) === true) {
@@ -365,6 +402,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         // With a message per row a number can be sent more than once: named once.
         if (outsideSamples.length < 5 && !outsideSamples.some((x) => x.number === r.e164)) outsideSamples.push({ line, number: r.e164 });
         if (keepNumbers) outsideKeys.push(key);
+      } else if (r.verdict === 'landline') {
+        landlines++;
+        if (landlineSamples.length < LANDLINE_SAMPLES) landlineSamples.push({ line, number: r.e164 });
+        if (keepNumbers) landlineKeys.push(key);
       }
       if (r.message !== undefined) {
         // A message of its own: its parts counted, its request found by grouping.
@@ -444,12 +485,15 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     alreadySent,
     alreadySentOthers,
     outsidePlan,
+    landlines,
+    landlineSamples,
     unnamedValues,
     toSend,
     problems,
     groups,
     outsideSamples,
     outsideKeys,
+    landlineKeys,
     firstBatch,
     firstKey,
     requests: grouper?.sealed,
@@ -459,7 +503,9 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     hash: hash?.digest('hex'),
     bytes: result.bytes,
     nextLine: result.nextLine,
-    seen,
+    seen: repeats?.seen ?? new NumberSet(16),
+    several: repeats?.several ?? new NumberSet(16),
+    fingerprinted: repeats?.fingerprinted ?? false,
     duplicateKeys: [...duplicateKeys],
   };
 }

@@ -563,7 +563,7 @@ function translate(err: Error, recordLine: number): CsvInputError {
       return new CsvInputError(`line ${at}: a quoted field starts here and is never closed`, at);
     case 'INVALID_OPENING_QUOTE':
     case 'CSV_INVALID_OPENING_QUOTE': {
-      // `+447700900123, "Smith, John"`: the quote opens the field but for the space before it.
+      // `+447911123456, "Smith, John"`: the quote opens the field but for the space before it.
       // csv-parse gives the field read so far as its own buffer type, with a toString().
       const field = (err as { field?: { toString(): string } }).field;
       if (field !== undefined && /^[ \t]+$/.test(field.toString())) {

@@ -36,6 +36,9 @@ export interface SendingFlags {
   readonly exclude?: string | undefined;
   readonly excludeColumn?: string | undefined;
   readonly noHeader?: boolean;
+  readonly firstPerNumber?: boolean;
+  readonly allowUnlistedNumbers?: boolean;
+  readonly fixMojibake?: boolean;
   readonly encoding?: string | undefined;
   readonly delimiter?: string | undefined;
   readonly validity?: string | undefined;
@@ -100,6 +103,9 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, '
   if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
   if (flags.excludeColumn !== undefined && (shape.exclude?.column === undefined || headerKey(flags.excludeColumn) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
   if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
+  if (flags.firstPerNumber === true && shape.firstPerNumber !== true) differs('--first-per-number', false);
+  if (flags.allowUnlistedNumbers === true && shape.allowUnlisted !== true) differs('--allow-unlisted-numbers', false);
+  if (flags.fixMojibake === true && shape.fixMojibake !== true) differs('--fix-mojibake', false);
   if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
   if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
   const personal = shape.personal;

@@ -50,7 +50,7 @@ async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
   if (!sameInput(h.input.path, h.input)) return `${h.input.stdin ? 'its copy of stdin' : h.input.path} is gone or changed since the run`;
   if (h.shape.exclude !== null) {
     try {
-      const ex = await loadExcludes(h.shape.exclude.path, createNumberChecker(h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined), { column: h.shape.exclude.column });
+      const ex = await loadExcludes(h.shape.exclude.path, createNumberChecker(h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined, { allowUnlisted: h.shape.allowUnlisted === true }), { column: h.shape.exclude.column });
       if (ex.hash !== h.shape.exclude.hash) return `the exclude file ${h.shape.exclude.path} changed since the run`;
     } catch {
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
@@ -63,7 +63,7 @@ async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
 async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d: RunDetail, report: ReportWriter, debug: (line: string) => void): Promise<RunReport | undefined> {
   const h = d.loaded.header;
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
-  const checker = createNumberChecker(country);
+  const checker = createNumberChecker(country, { allowUnlisted: h.shape.allowUnlisted === true });
   const exclude = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
   ctx.atQuit(() => rmSync(dir, { recursive: true, force: true }));

@@ -34,7 +34,10 @@ export function sampleNumbers(to: readonly string[] | undefined, checker: Number
   if (to === undefined) return undefined;
   const numbers = to.map((n) => {
     const r = checker.check(n);
-    if (r.verdict === 'invalid') throw new UsageError(`--sample-to: ${r.reason ?? `"${n}" is not a phone number`}`, r.needsCountry === true ? { hint: 'Write it as +<country code><number>, or add --default-country.' } : {});
+    if (r.verdict === 'invalid') {
+      const hint = r.needsCountry === true ? 'Write it as +<country code><number>, or add --default-country.' : r.hint;
+      throw new UsageError(`--sample-to: ${r.reason ?? `"${n}" is not a phone number`}`, hint !== undefined ? { hint } : {});
+    }
     if (exclude?.set.has(numberKey(r.e164)) === true) {
       throw new UsageError(`--sample-to: ${r.e164} is on the --exclude list ${exclude.label}; a sample to it would message a number that opted out`, {
         hint: 'Send the sample to another number, or take this one off the list if it should not be there.',
@@ -42,7 +45,7 @@ export function sampleNumbers(to: readonly string[] | undefined, checker: Number
     }
     return r.e164;
   });
-  // "+447700900999" and "07700900999" are one phone: it gets each sample once.
+  // "+447911123999" and "07911123999" are one phone: it gets each sample once.
   return [...new Set(numbers)];
 }
 

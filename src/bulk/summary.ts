@@ -4,6 +4,7 @@
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../errors.js';
 import { withoutNothingSent, wrongAddressHint } from '../http/outcome.js';
 import type { Ui } from '../output/ui.js';
+import type { NumberColumnChoice } from './columns.js';
 import type { Rate } from './limiter.js';
 import { invalidRowsHint, nothingToSend, type PreflightResult } from './preflight.js';
 import { formatGroups } from './problems.js';
@@ -15,6 +16,7 @@ import { DEFAULT_CONCURRENCY } from './sender.js';
 import { describeSkipped, type SentNumbers } from './sent.js';
 import type { OutcomeTotals } from './journal-load.js';
 import { msgrCommand, shellQuote } from '../output/shell.js';
+import type { RepeatedNumber, RepeatMode } from './repeats.js';
 
 export { shellQuote };
 
@@ -25,14 +27,21 @@ export interface Summary {
   journal: string | null;
   report: string | null;
   dryRun: boolean;
+  /** The column the numbers were read from, and how it was chosen (bulk/columns.ts). */
+  numberColumn: NumberColumnChoice;
   rows: number;
   valid: number;
   invalid: number;
   duplicates: number;
+  /** Numbers on rows with different messages (bulk/repeats.ts). */
+  differentMessages: number;
   excluded: number;
   /** Left out because an earlier run accepted the number (--skip-sent, --restart). */
   alreadySent: number;
+  /** Rows to send with a number outside the known plan (sent only with --allow-unlisted-numbers). */
   outsidePlan: number;
+  /** Rows to send whose number is a fixed line by its numbering plan, and the first lines of them. */
+  landlines: { count: number; lines: number[] };
   toSend: number;
   requests: number;
   batchSize: number;
@@ -70,13 +79,16 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     journal: run.journal,
     report: run.report,
     dryRun: run.dryRun,
+    numberColumn: pre.columns.numberColumn,
     rows: pre.rows,
     valid: pre.valid,
     invalid: pre.invalid,
     duplicates: pre.duplicates,
+    differentMessages: pre.differentMessages,
     excluded: pre.excluded,
     alreadySent: pre.alreadySent,
     outsidePlan: pre.outsidePlan,
+    landlines: { count: pre.landlines, lines: pre.landlineSamples.map((s) => s.line) },
     toSend: pre.toSend,
     requests: pre.requests,
     batchSize: run.batchSize,
@@ -115,13 +127,45 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
   };
 }
 
-/** The run stops at the preflight: invalid rows, and --skip-invalid not given. */
-export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined): UsageError {
+/**
+ * The run stops at the preflight: invalid rows, and --skip-invalid not given. Numbers on rows with
+ * different messages (`several`), when the file has them too, are listed with them: every problem
+ * at once.
+ */
+export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined, several?: readonly RepeatedNumber[]): UsageError {
   const reportHint = reportPath !== undefined ? ` Every invalid row is listed in ${reportPath}.` : '';
-  return new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}`, {
-    hint: `${invalidRowsHint(pre)}${reportHint}`,
-    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight' }),
+  const also = several !== undefined && several.length > 0 ? severalMessages(pre, several) : undefined;
+  return new UsageError(`${fileLabel}: ${fmt(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}${also !== undefined ? `\nand ${also.title}:\n${also.lines.join('\n')}` : ''}`, {
+    hint: `${invalidRowsHint(pre)}${reportHint}${also !== undefined ? `\n      ${also.hint}` : ''}`,
+    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight', ...(several !== undefined && several.length > 0 ? { repeatedNumbers: repeatedJson(several) } : {}) }),
   });
+}
+
+/**
+ * The run stops at the preflight: numbers on rows with different messages, and neither
+ * --allow-duplicates nor --first-per-number (bulk/repeats.ts).
+ */
+export function severalMessagesError(base: Summary, pre: PreflightResult, fileLabel: string, several: readonly RepeatedNumber[]): UsageError {
+  const s = severalMessages(pre, several);
+  return new UsageError(`${fileLabel}: ${s.title}; nothing was sent:\n${s.lines.join('\n')}`, {
+    hint: s.hint,
+    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight', repeatedNumbers: repeatedJson(several) }),
+  });
+}
+
+function severalMessages(pre: PreflightResult, several: readonly RepeatedNumber[]): { title: string; lines: string[]; hint: string } {
+  const n = pre.differentMessages;
+  const lines = several.map((r) => `  ${r.number}: lines ${r.lines.join(', ')}${r.rows > r.lines.length ? `, … (${fmt(r.rows)} rows)` : ''}`);
+  if (n > several.length) lines.push(`  … and ${fmt(n - several.length)} more number${n - several.length === 1 ? '' : 's'}`);
+  return {
+    title: `${fmt(n)} number${n === 1 ? ' is' : 's are'} on rows with different messages (text, sender or variables)`,
+    lines,
+    hint: 'Say in the command which way: --allow-duplicates sends each number each of its messages (two appointments, two messages); --first-per-number sends each only its first row\'s. Rows that repeat a number with the same message are sent once either way.',
+  };
+}
+
+function repeatedJson(several: readonly RepeatedNumber[]): Array<{ number: string; lines: number[]; rows: number }> {
+  return several.map((r) => ({ number: r.number, lines: r.lines, rows: r.rows }));
 }
 
 /** The error of a run that would send nothing (docs/bulk.md: Preflight); undefined when it would send. */
@@ -251,24 +295,36 @@ export function successDocument(summary: SentSummary): unknown {
  * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
  * error that stops the run lists them, and each is printed once.
  */
-export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; totals?: TextTotals | undefined }): void {
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; totals?: TextTotals | undefined; sms: boolean; repeats: RepeatMode; resumed?: boolean }): void {
   const skipped = [
     pre.invalid > 0 ? `${fmt(pre.invalid)} invalid` : '',
     pre.duplicates > 0 ? `${fmt(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
     pre.excluded > 0 ? `${fmt(pre.excluded)} excluded` : '',
   ].filter((s) => s !== '');
   ui.info(`preflight: ${label}: ${fmt(pre.rows)} row${pre.rows === 1 ? '' : 's'}, ${fmt(pre.valid)} valid${skipped.length > 0 ? `, ${skipped.join(', ')}` : ''} (${seconds} s)`);
+  ui.info(`  numbers: ${describeNumberColumn(pre.columns.numberColumn, o.resumed === true)}`);
   ui.info(`  to send: ${fmt(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${fmt(pre.requests)} request${pre.requests === 1 ? '' : 's'}`);
   if (text !== undefined) {
     const forcing = text.forcing.length > 0 ? ` (forced by ${text.forcing.slice(0, 8).map(describeChar).join(', ')}${text.forcing.length > 8 ? ', …' : ''})` : '';
     ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septet' : 'character'}${text.units === 1 ? '' : 's'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${fmt(text.parts * pre.toSend)} in total`);
   }
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
+  const several = pre.differentMessages;
+  const numbers = `${fmt(several)} number${several === 1 ? '' : 's'}`;
+  if (several > 0 && o.repeats === 'each') ui.info(`  ${numbers} on rows with different messages: each gets each of its messages (--allow-duplicates)`);
+  if (several > 0 && o.repeats === 'first') ui.info(`  ${numbers} on rows with different messages: each gets its first row's message only (--first-per-number); the others are among the duplicates`);
   if (pre.outsidePlan > 0) {
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     // Rows, not numbers: with a message per row one number may be sent several messages.
-    const rows = pre.outsidePlan === 1 ? '1 row to send has a number that is' : `${fmt(pre.outsidePlan)} rows to send have numbers that are`;
-    ui.warn(`${rows} possible but outside the known numbering plan; sending anyway: ${samples}${pre.outsideSamples.length === 5 && pre.outsidePlan > 5 ? ', …' : ''}`);
+    const rows = pre.outsidePlan === 1 ? '1 row' : `${fmt(pre.outsidePlan)} rows`;
+    ui.info(`  outside the known numbering plan, sent as --allow-unlisted-numbers says: ${rows}: ${samples}${pre.outsideSamples.length === 5 && pre.outsidePlan > 5 ? ', …' : ''}`);
+  }
+  if (o.sms && pre.landlines > 0) {
+    // Said, not stopped: some fixed lines take SMS (read out by a voice), and the plan is the
+    // only way to tell; the column it came from is named above (docs/bulk.md: Input).
+    const n = pre.landlines;
+    const lines = pre.landlineSamples.map((s) => s.line);
+    ui.warn(`${fmt(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
@@ -283,6 +339,15 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${fmt(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${fmt(numbers)} number${numbers === 1 ? '' : 's'})`);
   }
+}
+
+/** Which column the numbers come from, and why that one (docs/bulk.md: Input); a resume reads the journal's. */
+export function describeNumberColumn(c: NumberColumnChoice, resumed = false): string {
+  const name = `column "${c.name}"`;
+  if (resumed) return `${name}, as the run started`;
+  if (c.how === 'flag') return `${name} (--msisdn-column)`;
+  if (c.how === 'only') return name;
+  return `${name}, whose name says mobile, over ${c.over.map((o) => `"${o}"`).join(', ')} (--msisdn-column chooses another)`;
 }
 
 /** `2 and 4`, `2, 4 and 7`; past ten, the first ten and `…`. */

@@ -5,9 +5,11 @@
 // input with the `max` metadata, but with regexes compiled once per calling code on first use.
 //
 // The contract: fastNormalise() returns exactly what normaliseNumber() would, or undefined when
-// it cannot be sure (then normaliseNumber() answers). It answers only successes ({ok:true} with or
-// without the "possible but not valid" warning); every failure, and every unusual case (national
-// prefix transform rules, non-geographic calling codes, unexpected metadata), falls back.
+// it cannot be sure (then normaliseNumber() answers). It answers only successes (a valid number,
+// with `landline` for a fixed line; a possible one outside the plan only when it is allowed);
+// every failure (a number outside the plan is one by default: normaliseNumber() words why), and
+// every unusual case (national prefix transform rules, non-geographic calling codes, unexpected
+// metadata), falls back.
 // test/unit/fast-numbers.test.ts checks the equivalence differentially against normaliseNumber().
 //
 // Mirrored libphonenumber-js code (node_modules/libphonenumber-js/es6): parse.js,
@@ -18,10 +20,7 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 // The very object libphonenumber-js/max uses (same module), so no second copy is parsed.
 import metadataJson from 'libphonenumber-js/max/metadata';
-import { normaliseNumber, type NumberResult } from './numbers.js';
-
-/** Must stay identical to the warning normaliseNumber() gives (the differential test checks it). */
-const warningFor = (e164: string): string => `${e164} is possible but outside the known numbering plan; sending anyway`;
+import { normaliseNumber, type NumberOptions, type NumberResult } from './numbers.js';
 
 // libphonenumber-js constants (constants.js).
 const MIN_LENGTH_FOR_NSN = 2;
@@ -37,12 +36,16 @@ interface Plan {
   readonly leadingDigits: RegExp | undefined;
   /** Undefined when the plan has no types (then isValid() uses the national number pattern alone). */
   readonly types: readonly PlanType[] | undefined;
+  /** getNumberType() can say FIXED_LINE: the plan has a MOBILE type with a pattern of its own. */
+  readonly mobileApart: boolean;
 }
 
 interface PlanType {
   /** `^(?:pattern)$` */
   readonly pattern: RegExp;
   readonly possibleLengths: readonly number[] | undefined;
+  /** Tuple index: 0 FIXED_LINE, 1 MOBILE, 2-9 the others (getNumberType() order). */
+  readonly index: number;
 }
 
 /** Everything needed for one calling code. */
@@ -141,6 +144,7 @@ function compilePlan(country: string): Plan | undefined {
   const leading = str(raw[10]);
   const rawTypes: unknown = raw[11];
   let types: PlanType[] | undefined;
+  let mobileApart = false;
   // NumberingPlan.hasTypes(): truthy and not empty.
   if (rawTypes && !(Array.isArray(rawTypes) && rawTypes.length === 0)) {
     if (!Array.isArray(rawTypes)) return undefined;
@@ -155,8 +159,9 @@ function compilePlan(country: string): Plan | undefined {
       if (!Array.isArray(t)) return undefined;
       const typePattern = str(t[0]);
       if (typePattern === undefined) continue; // isNumberTypeEqualTo(): no pattern, no match
+      if (i === 1) mobileApart = true;
       // Type.possibleLengths(): its own, else the plan's.
-      types.push({ pattern: new RegExp(`^(?:${typePattern})$`), possibleLengths: lengths(t[1]) ?? possibleLengths });
+      types.push({ pattern: new RegExp(`^(?:${typePattern})$`), possibleLengths: lengths(t[1]) ?? possibleLengths, index: i });
     }
   }
   return {
@@ -165,25 +170,36 @@ function compilePlan(country: string): Plan | undefined {
     possibleLengths,
     leadingDigits: leading === undefined ? undefined : new RegExp(`^(?:${leading})`),
     types,
+    mobileApart,
   };
+}
+
+/** What typeOf() finds: no type (not valid), FIXED_LINE (getNumberType()'s answer), or another. */
+const NO_TYPE = 0;
+const FIXED_LINE = 1;
+const OTHER_TYPE = 2;
+type TypeFound = typeof NO_TYPE | typeof FIXED_LINE | typeof OTHER_TYPE;
+
+/**
+ * getNumberType(), as far as msgr asks: undefined, FIXED_LINE, or another type. FIXED_LINE is a
+ * fixed-line match where the plan has a MOBILE pattern of its own that does not match (MOBILE is
+ * tried first: a match is never FIXED_LINE, whatever else matches).
+ */
+function typeOf(plan: Plan, nationalNumber: string): TypeFound {
+  if (!plan.nationalNumber.test(nationalNumber)) return NO_TYPE;
+  const types = plan.types;
+  if (types === undefined) return NO_TYPE;
+  const n = nationalNumber.length;
+  for (const t of types) {
+    if (t.possibleLengths !== undefined && !t.possibleLengths.includes(n)) continue;
+    if (t.pattern.test(nationalNumber)) return t.index === 0 && plan.mobileApart ? FIXED_LINE : OTHER_TYPE;
+  }
+  return NO_TYPE;
 }
 
 /** getNumberType(...) !== undefined */
 function hasType(plan: Plan, nationalNumber: string): boolean {
-  if (!plan.nationalNumber.test(nationalNumber)) return false;
-  const types = plan.types;
-  if (types === undefined) return false;
-  const n = nationalNumber.length;
-  for (const t of types) {
-    if (t.possibleLengths !== undefined && !t.possibleLengths.includes(n)) continue;
-    if (t.pattern.test(nationalNumber)) return true;
-  }
-  return false;
-}
-
-/** isValid() */
-function isValid(plan: Plan, nationalNumber: string): boolean {
-  return plan.types !== undefined ? hasType(plan, nationalNumber) : plan.nationalNumber.test(nationalNumber);
+  return typeOf(plan, nationalNumber) !== NO_TYPE;
 }
 
 /** getCountryByCallingCode() (with getCountryByNationalNumber()); undefined: none fits. */
@@ -234,8 +250,8 @@ function internationalDigits(raw: string): string | undefined {
 }
 
 /** Exact fast path for numbers already in international form. Returns the same result as
- *  normaliseNumber(raw, defaultCountry) would, or undefined when it cannot be sure (caller falls back). */
-export function fastNormalise(raw: string, _defaultCountry?: CountryCode): NumberResult | undefined {
+ *  normaliseNumber(raw, defaultCountry, options) would, or undefined when it cannot be sure (caller falls back). */
+export function fastNormalise(raw: string, _defaultCountry?: CountryCode, options?: NumberOptions): NumberResult | undefined {
   // normaliseNumber() ignores defaultCountry for international input.
   if (!SUPPORTED) return undefined;
   const digits = internationalDigits(raw);
@@ -276,7 +292,10 @@ export function fastNormalise(raw: string, _defaultCountry?: CountryCode): Numbe
   if (plan.possibleLengths === undefined) return undefined;
   if (checkLength(plan.possibleLengths, nationalNumber.length) !== 'IS_POSSIBLE') return undefined; // a failure
   const e164 = `+${cc.code}${nationalNumber}`;
-  return isValid(plan, nationalNumber) ? { ok: true, e164 } : { ok: true, e164, warning: warningFor(e164) };
+  // isValid(): a plan without types checks the national number pattern alone.
+  const type = plan.types !== undefined ? typeOf(plan, nationalNumber) : plan.nationalNumber.test(nationalNumber) ? OTHER_TYPE : NO_TYPE;
+  if (type === NO_TYPE) return options?.allowUnlisted === true ? { ok: true, e164, unlisted: true } : undefined; // a failure, worded by normaliseNumber()
+  return type === FIXED_LINE ? { ok: true, e164, landline: true } : { ok: true, e164 };
 }
 
 /** extractNationalNumber(): keep the national prefix it found stripped? */
@@ -293,6 +312,6 @@ function shouldStrip(cc: CallingCode, before: string, after: string): boolean {
 }
 
 /** Drop-in: fastNormalise(...) ?? normaliseNumber(...). */
-export function normaliseNumberFast(raw: string, defaultCountry?: CountryCode): NumberResult {
-  return fastNormalise(raw, defaultCountry) ?? normaliseNumber(raw, defaultCountry);
+export function normaliseNumberFast(raw: string, defaultCountry?: CountryCode, options?: NumberOptions): NumberResult {
+  return fastNormalise(raw, defaultCountry, options) ?? normaliseNumber(raw, defaultCountry, options);
 }

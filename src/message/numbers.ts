@@ -7,14 +7,35 @@ import metadataJson from 'libphonenumber-js/max/metadata';
 import { UsageError } from '../errors.js';
 
 export type NumberResult =
-  | { readonly ok: true; readonly e164: string; readonly warning?: string }
+  | {
+      readonly ok: true;
+      readonly e164: string;
+      /** Possible, outside the known numbering plan, and accepted: --allow-unlisted-numbers. */
+      readonly unlisted?: true;
+      /** A fixed line by its numbering plan (libphonenumber-js type FIXED_LINE): SMS to it usually fails. */
+      readonly landline?: true;
+    }
   | { readonly ok: false; readonly reason: string; readonly cause: NumberProblem; readonly needsCountry?: boolean; readonly hint?: string };
 
 /**
  * Why a number was refused, without the number itself: problems of many rows are grouped by it.
  * `no-plus`: digits that are a valid international number once a `+` is put in front.
+ * `unlisted`: possible (a length the country uses) but in no range of its numbering plan.
  */
-export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible';
+export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible' | 'unlisted';
+
+export interface NumberOptions {
+  /**
+   * Accept possible numbers outside the known numbering plan (--allow-unlisted-numbers): for
+   * ranges newer than the phone metadata. Otherwise they are refused with why (docs/contract.md:
+   * Requests).
+   */
+  readonly allowUnlisted?: boolean | undefined;
+}
+
+/** The flag that accepts numbers outside the known numbering plan, for hints. */
+export const ALLOW_UNLISTED_FLAG = '--allow-unlisted-numbers';
+export const UNLISTED_HINT = `Check these numbers: a digit missing or one too many, or a national 0 after the country code. Numbers in ranges newer than msgr's phone data (libphonenumber-js) can be sent with ${ALLOW_UNLISTED_FLAG}.`;
 
 /** What a spreadsheet writes for a long number in a General cell: 4.47911E+11, 4,47911E+11. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
@@ -91,11 +112,12 @@ export function checkCountry(input: string, origin: string): CountryCode {
 
 
 /**
- * Normalises one number. Impossible numbers (wrong length, unknown country code) are refused;
- * possible numbers outside the known numbering plan (the UK's +44 7700 900xxx test range) are
- * accepted with a warning, because numbering metadata lags behind new ranges.
+ * Normalises one number. Impossible numbers (wrong length, unknown country code) are refused, and
+ * so are possible numbers outside the known numbering plan (`07911 12345`, a digit short; the
+ * UK's +44 7700 900xxx drama range), with why, unless `allowUnlisted`: a warning for them was
+ * one people learned to ignore (docs/contract.md: Requests).
  */
-export function normaliseNumber(raw: string, defaultCountry?: CountryCode): NumberResult {
+export function normaliseNumber(raw: string, defaultCountry?: CountryCode, options: NumberOptions = {}): NumberResult {
   const shown = raw.trim();
   if (isSpreadsheetError(shown)) {
     return { ok: false, cause: 'formula', reason: `"${shown}" is a spreadsheet's error value, not a number: the cell held a formula`, hint: FORMULA_HINT };
@@ -107,7 +129,7 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   // zeros at the end is a decimal even with spaces: `+49 151 23456789.0` would otherwise be sent
   // to +49 151 234567890, which is possible too.
   const beforeTail = DECIMAL_TAIL.exec(shown)?.[1];
-  if (DECIMAL.test(shown) || (beforeTail !== undefined && normaliseNumber(beforeTail, defaultCountry).ok)) {
+  if (DECIMAL.test(shown) || (beforeTail !== undefined && normaliseNumber(beforeTail, defaultCountry, options).ok)) {
     return { ok: false, cause: 'decimal', reason: `"${shown}" is written as a decimal number, not as a phone number`, hint: DECIMAL_HINT };
   }
   let s = shown.replace(SEPARATORS, '');
@@ -157,9 +179,38 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode): Numb
   }
   const e164 = parsed.number;
   if (!parsed.isValid()) {
-    return { ok: true, e164, warning: `${e164} is possible but outside the known numbering plan; sending anyway` };
+    if (options.allowUnlisted === true) return { ok: true, e164, unlisted: true };
+    return { ok: false, cause: 'unlisted', reason: `${shown === e164 ? `${e164} is` : `"${shown}" is ${e164},`} ${unlistedWhy(parsed)}`, hint: UNLISTED_HINT };
   }
-  return { ok: true, e164 };
+  return parsed.getType() === 'FIXED_LINE' ? { ok: true, e164, landline: true } : { ok: true, e164 };
+}
+
+/** Made on first use: ICU's region names cost ~90 ms to load, more than a whole dry run's start. */
+let regionNames: Intl.DisplayNames | undefined;
+
+/**
+ * Why a possible number is not a valid one, in words: a digit short or one too many (the same
+ * digits with one more, or one fewer, at the end are a valid number), a national 0 kept after
+ * the country code (`01632 96` with GB: too short once the 0 is dropped, so libphonenumber-js
+ * keeps it), or no range of the plan holds it (+44 7700 900xxx, reserved for drama).
+ */
+function unlistedWhy(parsed: PhoneNumber): string {
+  const cc = parsed.countryCallingCode;
+  const metadata = metadataJson as unknown as { country_calling_codes: Record<string, string[] | undefined>; countries: Record<string, unknown[] | undefined> };
+  // An invalid number of a shared calling code has no country of its own: the code's main one.
+  const country = parsed.country ?? metadata.country_calling_codes[cc]?.[0];
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
+  const where = `+${cc}${country !== undefined && /^[A-Z]{2}$/.test(country) ? ` (${regionNames.of(country) ?? country})` : ''}`;
+  const meta = country !== undefined ? metadata.countries[country] : undefined;
+  const zero = parsed.nationalNumber.startsWith('0') && meta?.[5] === '0';
+  const digits = zero ? parsed.nationalNumber.slice(1) : parsed.nationalNumber;
+  const valid = (national: string): boolean => parsePhoneNumberFromString(`+${cc}${national}`)?.isValid() === true;
+  let length: string | undefined;
+  if ('0123456789'.split('').some((d) => valid(`${digits}${d}`))) length = `too short for a ${where} number: one digit missing?`;
+  else if (digits.length > 1 && valid(digits.slice(0, -1))) length = `too long for a ${where} number: one digit too many?`;
+  else if (validatePhoneNumberLength(`+${cc}${digits}`) === 'TOO_SHORT') length = `too short for a ${where} number`;
+  if (zero) return `with the national 0 kept after the country code (+${cc} 0…); without it, ${length ?? `not in the numbering plan of ${where} either`}`;
+  return length ?? `not in the numbering plan of ${where}: no range of its numbers holds it`;
 }
 
 /**

@@ -47,6 +47,8 @@ export interface MessageDraft {
   contacts?: string[] | undefined;
   metaData?: KeyValues | undefined;
   defaultCountry?: CountryCode | undefined;
+  /** --allow-unlisted-numbers: possible numbers outside the known numbering plan are sent. */
+  allowUnlisted?: boolean | undefined;
 }
 
 /** Which flag to name in a message about each field. */
@@ -71,8 +73,8 @@ export interface Problem {
 }
 
 export type BuildResult =
-  | { ok: true; request: MessageRequest; warnings: string[] }
-  | { ok: false; problems: Problem[]; warnings: string[] };
+  | { ok: true; request: MessageRequest }
+  | { ok: false; problems: Problem[] };
 
 /** Parses `key=value`; the first `=` splits, the value may contain more. */
 export function parseKeyValue(input: string): { key: string; value: string } | undefined {
@@ -97,7 +99,6 @@ export function parseKeyValues(flag: string, values: readonly string[] | undefin
 export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags = {}): BuildResult {
   const f = { ...DEFAULT_FLAGS, ...flags };
   const problems: Problem[] = [];
-  const warnings: string[] = [];
 
   const account = draft.accountReference?.trim();
   if (account === undefined || account === '') {
@@ -142,7 +143,7 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
 
   const recipients: Recipient[] = [];
   for (const [i, r] of (draft.recipients ?? []).entries()) {
-    const result = normaliseNumber(r.msisdn, draft.defaultCountry);
+    const result = normaliseNumber(r.msisdn, draft.defaultCountry, { allowUnlisted: draft.allowUnlisted });
     if (!result.ok) {
       problems.push({
         field: draft.recipients !== undefined && draft.recipients.length > 1 ? `${f.to} (recipient ${i + 1})` : f.to,
@@ -151,7 +152,6 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
       });
       continue;
     }
-    if (result.warning !== undefined) warnings.push(result.warning);
     recipients.push({
       msisdn: result.e164,
       ...(r.variables !== undefined && Object.keys(r.variables).length > 0 ? { variables: r.variables } : {}),
@@ -163,10 +163,10 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
     if (c === '') problems.push({ field: f.contact, message: 'a contact id is empty' });
   }
   if ((draft.recipients ?? []).length === 0 && contacts.length === 0) {
-    problems.push({ field: `${f.to}/${f.contact}`, message: 'no recipients: give --to or --contact', hint: 'For example --to +447700900123' });
+    problems.push({ field: `${f.to}/${f.contact}`, message: 'no recipients: give --to or --contact', hint: 'For example --to +447911123456' });
   }
 
-  if (problems.length > 0 || account === undefined || from === undefined) return { ok: false, problems, warnings };
+  if (problems.length > 0 || account === undefined || from === undefined) return { ok: false, problems };
 
   // The API's field order, so dry runs read like the table in docs/api.md.
   const request: MessageRequest = {
@@ -182,5 +182,5 @@ export function buildRequest(draft: MessageDraft, now: Date, flags: FieldFlags =
     ...(contacts.length > 0 ? { addressBook: { contacts: contacts.map((id) => ({ id })) } } : {}),
     ...(draft.metaData !== undefined && Object.keys(draft.metaData).length > 0 ? { metaData: draft.metaData } : {}),
   };
-  return { ok: true, request, warnings };
+  return { ok: true, request };
 }

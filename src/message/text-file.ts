@@ -46,7 +46,8 @@ export function notUtf8Hint(flag: string, crLineEnds = false): string {
 
 // Windows-1252 at 0x80-0x9F (where Latin-1 has control characters): what Windows editors write
 // for € ‚ „ … ‘ ’ “ ” – — ™. Node 20's TextDecoder decodes these as Latin-1.
-const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
+/** Windows-1252's characters for the bytes 0x80-0x9F (the five it leaves undefined: as Latin-1 reads them). */
+export const CP1252 = '€\u0081‚ƒ„…†‡ˆ‰Š‹Œ\u008dŽ\u008f\u0090‘’“”•–—˜™š›œ\u009džŸ';
 
 const C1 = /[\u0080-\u009f]/g;
 

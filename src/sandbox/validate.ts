@@ -152,7 +152,7 @@ function checkRecipients(c: Collector, list: unknown[]): void {
         hasMsisdn = true;
         if (typeof v === 'string' && MSISDN_PATTERN.test(v)) continue;
         if (typeof v !== 'string') c.add(`recipients[${i}].msisdn`, v === null ? 'must not be null' : `must be a string, not ${typeName(v)}`);
-        else c.add(`recipients[${i}].msisdn`, 'must be an international number: a plus and 7 to 15 digits, no leading zero (+447700900123)');
+        else c.add(`recipients[${i}].msisdn`, 'must be an international number: a plus and 7 to 15 digits, no leading zero (+447911123456)');
       } else if (key === 'variables' || key === 'metaData') {
         checkFlatObject(c, v, `recipients[${i}].${key}`);
       } else {

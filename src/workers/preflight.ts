@@ -18,8 +18,9 @@ async function main(job: PartJob): Promise<void> {
       fileLabel: job.fileLabel,
       format: job.format,
       columns: job.columns,
-      checker: createNumberChecker(job.country as CountryCode | undefined),
-      allowDuplicates: job.allowDuplicates,
+      checker: createNumberChecker(job.country as CountryCode | undefined, { allowUnlisted: job.allowUnlisted === true }),
+      repeats: job.repeats,
+      fixMojibake: job.fixMojibake === true,
       exclude: job.exclude !== undefined ? NumberSet.from(job.exclude) : undefined,
       sent: job.sent !== undefined ? NumberSet.from(job.sent) : undefined,
       batchSize: job.batchSize,
@@ -34,13 +35,15 @@ async function main(job: PartJob): Promise<void> {
       message: job.message,
       keepFirst: job.keepFirst,
     });
-    const { seen, ...rest } = r;
-    result = { ...rest, seen: seen?.export() };
+    const { seen, several, ...rest } = r;
+    result = { ...rest, seen: job.keepSeen ? seen.export() : undefined, several: several.export() };
   } finally {
     spool?.close();
   }
   const message: PartMessage = { ok: true, result };
-  parentPort?.postMessage(message, result.seen !== undefined ? [result.seen.slots.buffer as ArrayBuffer] : []);
+  // The sets' buffers are transferred, not copied.
+  const buffers = [result.seen, result.several].flatMap((s) => (s === undefined ? [] : [s.slots.buffer as ArrayBuffer, ...(s.values !== undefined ? [s.values.buffer as ArrayBuffer] : [])]));
+  parentPort?.postMessage(message, buffers);
 }
 
 main(workerData as PartJob).catch((err: unknown) => {

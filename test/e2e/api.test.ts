@@ -25,7 +25,7 @@ function assertNoKey(r: RunResult): void {
 describe('msgr api', () => {
   test('--input FILE: POST by default, the body as is, under the base URL, with the key and an Idempotency-Key', async () => {
     const file = join(tempDir(), 'req.json');
-    const body = '{"accountReference":"ACME01","body":{"rcs":{"card":{"title":"Hi"}}},"recipients":[{"msisdn":"+447700900123"}]}';
+    const body = '{"accountReference":"ACME01","body":{"rcs":{"card":{"title":"Hi"}}},"recipients":[{"msisdn":"+447400900123"}]}';
     writeFileSync(file, body);
     server.script({ status: 202, body: { batchId: 'b1' } });
     const r = await api(['/v2/messages', '--input', file]);
@@ -42,9 +42,9 @@ describe('msgr api', () => {
   });
 
   test('--field builds a JSON body: text, JSON, nesting, arrays, {account}', async () => {
-    const r = await api(['POST', '/v2/messages', '-f', 'accountReference={account}', '-f', 'body.text=Hi', '-f', 'recipients[].msisdn=+447700900123', '-f', 'meta:={"n": 1, "ok": true}']);
+    const r = await api(['POST', '/v2/messages', '-f', 'accountReference={account}', '-f', 'body.text=Hi', '-f', 'recipients[].msisdn=+447400900123', '-f', 'meta:={"n": 1, "ok": true}']);
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(server.requests[0]!.json, { accountReference: 'ACME01', body: { text: 'Hi' }, recipients: [{ msisdn: '+447700900123' }], meta: { n: 1, ok: true } });
+    assert.deepEqual(server.requests[0]!.json, { accountReference: 'ACME01', body: { text: 'Hi' }, recipients: [{ msisdn: '+447400900123' }], meta: { n: 1, ok: true } });
   });
 
   test('GET without a body: no content-type, fields become query parameters; extra headers are sent', async () => {

@@ -92,6 +92,10 @@ describe('msgr help', () => {
       for (const h of ['Recipients', 'Message', 'Connection', 'Output', 'Examples']) assert.ok(headings.includes(h), `${command}: ${h} in ${headings.join(', ')}`);
       assert.match(r.stdout, /Recipients:\n(?:.*\n)*? {2}--default-country <CC>/);
       assert.match(r.stdout, /Output:\n {2}--json/);
+      // The flags that say the intent where msgr would otherwise stop: with the recipients.
+      const recipients = /\nRecipients:\n([^]*?)\n\n/.exec(r.stdout)?.[1] ?? '';
+      const flags = command === 'send' ? ['--allow-unlisted-numbers'] : ['--allow-unlisted-numbers', '--allow-duplicates', '--first-per-number', '--fix-mojibake', '--msisdn-column'];
+      for (const flag of flags) assert.match(recipients, new RegExp(`^ {2}${flag}\\b`, 'm'), `${command}: ${flag} under Recipients`);
     }
   });
 

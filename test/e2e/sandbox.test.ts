@@ -60,7 +60,7 @@ const request = {
   channel: 'RCS',
   from: 'Acme',
   body: { text: 'Hello' },
-  recipients: [{ msisdn: '+447700900123', variables: { name: 'Ann' } }, { msisdn: '+447700900124' }],
+  recipients: [{ msisdn: '+447400900123', variables: { name: 'Ann' } }, { msisdn: '+447400900124' }],
 };
 
 test('msgr sandbox: URL on stdout, one stderr line per request, record file, clean stop on SIGINT', async () => {

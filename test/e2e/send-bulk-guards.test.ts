@@ -44,7 +44,7 @@ test('--resume refuses a different --meta, --character-set or --message-type', a
     assert.match(r.stderr, new RegExp(`--resume: ${flag} differs from run`));
   }
   // A flag the run was started without is named so, not as "which sends null" or "false".
-  for (const flag of [['--text-column', 'name'], ['--skip-invalid']]) {
+  for (const flag of [['--text-column', 'name'], ['--skip-invalid'], ['--first-per-number'], ['--allow-unlisted-numbers'], ['--fix-mojibake']]) {
     const r = await runCli(['send-bulk', csv, '--resume', ...flag], { env });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--resume: ${flag[0] as string} differs from run \\S+, which was started without it\n`));

@@ -66,7 +66,10 @@ function trickyCsv(): { path: string; exclude: string } {
     if (i >= n / 2 && i % 9 === 0) number = uk(3); // the same duplicate, many times
     if (i === n / 2 + 1) number = uk(n / 2 + 2); // a duplicate within the second half, first there
     if (i === n / 2 + 4) number = '+447700900003'; // a duplicate of a first-half number outside the plan
-    rows.push(`${number},Näme${i},${note}`);
+    // A first-half number twice in the second half: another message, then its first message again.
+    if (i === n / 2 + 6) rows.push(`${uk(8)},Someone else,plain`);
+    else if (i === n / 2 + 8) rows.push(`${uk(8)},Näme8,plain 8`);
+    else rows.push(`${number},Näme${i},${note}`);
   }
   const path = join(dir, 'tricky.csv');
   writeFileSync(path, `\uFEFF${rows.join('\r\n')}\r\n`);
@@ -102,7 +105,9 @@ describe('send-bulk with the preflight split over two threads', () => {
 
   test('same requests, report and totals as one pass: BOM, CRLF, quoted line breaks, duplicates across the split, --exclude, --skip-invalid', async () => {
     const { path, exclude } = trickyCsv();
-    const [par, one] = await both(['--skip-invalid', '--exclude', exclude, '--batch-size', '7'], path);
+    // Numbers repeat with other names: --first-per-number, judged against the number's first row
+    // in the whole file, also for a second half's rows of a first-half number.
+    const [par, one] = await both(['--skip-invalid', '--allow-unlisted-numbers', '--first-per-number', '--exclude', exclude, '--batch-size', '7'], path);
     assert.ok(par !== undefined && one !== undefined);
     assert.match(par.r.stderr, SPLIT, 'the split was used');
     assert.doesNotMatch(one.r.stderr, SPLIT);
@@ -114,12 +119,56 @@ describe('send-bulk with the preflight split over two threads', () => {
     // The file really has what the test is about.
     const s = JSON.parse(par.r.stdout) as { duplicates: number; invalid: number; excluded: number; outsidePlan: number };
     assert.ok(s.duplicates >= 10 && s.invalid > 0 && s.excluded > 0 && s.outsidePlan > 0, JSON.stringify(s));
-    // Outside the plan ("sending anyway") counts rows sent: not the excluded one, not the duplicate.
+    // Outside the plan (sent as --allow-unlisted-numbers says) counts rows sent: not the excluded one, not the duplicate.
     assert.equal(s.outsidePlan, par.requests.flat().filter((x) => x.msisdn.startsWith('+447700900')).length);
     const splitLine = Number(SPLIT.exec(par.r.stderr)?.[1]);
     assert.ok(splitLine > 60, `split at line ${splitLine}`);
-    // Duplicates of first-half numbers after the split are reported as duplicates there.
-    assert.match(par.report, new RegExp(`\\n\\d+,\\${uk(3)},duplicate,`));
+    // Duplicates of first-half numbers after the split are reported as duplicates there, with why.
+    assert.match(par.report, new RegExp(`\\n\\d+,\\${uk(3)},duplicate,,,another message to the number of line \\d+: left out by --first-per-number\\n`));
+    assert.ok((JSON.parse(par.r.stdout) as { differentMessages: number }).differentMessages >= 10);
+    // Judged against the number's first row in the whole file, not the second half's first.
+    const eights = par.report.split('\n').filter((l) => l.includes(`,${uk(8)},`));
+    assert.ok(eights.slice(1).every((l) => Number(l.split(',')[0]) >= splitLine), `after the split (line ${splitLine}): ${eights.join(' | ')}`);
+    assert.deepEqual(eights.map((l) => l.replace(/^\d+,/, '')), [
+      `${uk(8)},accepted,202,sbx_m_*_0,`,
+      `${uk(8)},duplicate,,,another message to the number of line 12: left out by --first-per-number`,
+      `${uk(8)},duplicate,,,same number and message as line 12`,
+    ]);
+  });
+
+  test('numbers with different messages on both sides of the split, and across it, stop the run as one pass does (exit 2, the same numbers and lines)', async () => {
+    const dir = tempDir('msgr-par-');
+    const path = join(dir, 'several.csv');
+    const rows = ['msisdn,name'];
+    for (let i = 0; i < 200; i++) rows.push(`${uk(i)},N${i}`);
+    // Across the split: a first-half number with another name; and one with the same name (a duplicate only).
+    rows.push(`${uk(3)},Other`, `${uk(4)},N4`);
+    // Within the second half: a new number twice, with two names.
+    rows.push(`${uk(900)},X`, `${uk(900)},Y`);
+    // Within the first half: put one near the top.
+    rows.splice(3, 0, `${uk(1)},Again`);
+    writeFileSync(path, `${rows.join('\n')}\n`);
+    const results: Array<{ r: RunResult; req: ReturnType<typeof requests> }> = [];
+    for (const split of [true, false]) {
+      writeFileSync(record, '');
+      const r = await runCli(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--json', '-v'], { env: env(server.url, split) });
+      results.push({ r, req: requests(record) });
+    }
+    const [par, one] = results as [(typeof results)[0], (typeof results)[0]];
+    assert.match(par.r.stderr, SPLIT);
+    assert.equal(par.r.code, 2, par.r.stderr);
+    assert.equal(one.r.code, 2, one.r.stderr);
+    assert.deepEqual([par.req, one.req], [[], []], 'nothing was sent');
+    assert.deepEqual(stable(par.r.stdout), stable(one.r.stdout));
+    const doc = JSON.parse(par.r.stdout) as { differentMessages: number; repeatedNumbers: Array<{ number: string; lines: number[] }> };
+    assert.equal(doc.differentMessages, 3);
+    assert.deepEqual(doc.repeatedNumbers, [
+      { number: uk(1), lines: [3, 4], rows: 2 },
+      { number: uk(3), lines: [6, 203], rows: 2 },
+      { number: uk(900), lines: [205, 206], rows: 2 },
+    ]);
+    const seconds = (t: string): string => t.replace(/\(\d+\.\d s\)/, '(… s)');
+    assert.equal(seconds(par.r.stderr.replace(/.*preflight: two threads.*\n/, '')), seconds(one.r.stderr));
   });
 
   test('stray line ends (a bare CR, an LF alone in a CRLF file, a CR in an LF file) are never split: the single pass decides', async () => {
@@ -128,7 +177,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     const files = {
       // The smallest case a review found: a bare CR joins two lines into one record, and the LF
       // that ends the next line is not a record end in a CRLF file.
-      'joined.csv': 'msisdn;name\r\n+447700900017;Ann;Bob Smith\r+447700900017;x\u2028y\n+447700900003; sp \n',
+      'joined.csv': 'msisdn;name\r\n+447400900017;Ann;Bob Smith\r+447400900017;x\u2028y\n+447400900003; sp \n',
       'crlf-with-lf.csv': `msisdn,name\r\n${rows(30).join('\r\n')}\r\n${rows(1, 30)[0]}\n${rows(30, 31).join('\r\n')}\r\n`,
       'crlf-with-cr.csv': `msisdn,name\r\n${rows(10).join('\r\n')}\r${rows(50, 10).join('\r\n')}\r\n`,
       'lf-with-cr.csv': `msisdn,name\n${rows(10).join('\n')}\r${rows(50, 10).join('\n')}\n`,
@@ -185,7 +234,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     writeFileSync(path, `msisdn,name\n${[...first, ...second].join('\n')}\n`);
     const results: RunResult[] = [];
     for (const split of [true, false]) {
-      results.push(await runCli(['send-bulk', path, ...MSG, '--dry-run', '--batch-size', '35', '-v'], { env: env(server.url, split) }));
+      results.push(await runCli(['send-bulk', path, ...MSG, '--dry-run', '--first-per-number', '--batch-size', '35', '-v'], { env: env(server.url, split) }));
     }
     const [par, one] = results as [RunResult, RunResult];
     assert.equal(par.code, 0, par.stderr);
@@ -202,7 +251,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     const results: Array<{ r: RunResult; req: ReturnType<typeof requests> }> = [];
     for (const split of [true, false]) {
       writeFileSync(record, '');
-      const r = await runCli(['send-bulk', '-', ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--batch-size', '9', '--json', '-v'], { env: env(server.url, split), input: `${rows.join('\n')}\n` });
+      const r = await runCli(['send-bulk', '-', ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--batch-size', '9', '--first-per-number', '--json', '-v'], { env: env(server.url, split), input: `${rows.join('\n')}\n` });
       results.push({ r, req: requests(record) });
     }
     const [par, one] = results as [(typeof results)[0], (typeof results)[0]];

@@ -100,7 +100,7 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
-  test('one number with two different messages gets both; a row repeating a number and its message is a duplicate', async () => {
+  test('one number with two different messages stops the run (exit 2, nothing sent) until the command says: --allow-duplicates gets both, --first-per-number the first; a row repeating a number and its message is a duplicate', async () => {
     const { server, record } = await sandbox();
     try {
       const config = tempDir();
@@ -115,13 +115,23 @@ describe('send-bulk: personalised messages', () => {
           '+447911100002,Eve,Wed',
         ].join('\n') + '\n',
       );
-      const r = await bulk([file, '--from', 'Clinic', '--text', '{{Child}} has an appointment on {{Date}}', '--report', report], env(server.url, config));
+      const text = ['--from', 'Clinic', '--text', '{{Child}} has an appointment on {{Date}}'];
+      const stopped = await bulk([file, ...text, '--json'], env(server.url, config));
+      assert.equal(stopped.code, 2, stopped.stderr);
+      assert.equal(received(record).length, 0, 'nothing was sent');
+      assert.match(stopped.stderr, /people\.csv: 1 number is on rows with different messages \(text, sender or variables\); nothing was sent:\n {2}\+447911100001: lines 2, 3, 4, 5\n/);
+      assert.match(stopped.stderr, /hint: Say in the command which way: --allow-duplicates sends each number each of its messages .*--first-per-number sends each only its first row's/);
+      const doc = JSON.parse(stopped.stdout) as { exitCode: number; stopped: string; differentMessages: number; repeatedNumbers: unknown };
+      assert.deepEqual([doc.exitCode, doc.stopped, doc.differentMessages, doc.repeatedNumbers], [2, 'preflight', 1, [{ number: '+447911100001', lines: [2, 3, 4, 5], rows: 4 }]]);
+
+      const r = await bulk([file, ...text, '--allow-duplicates', '--report', report], env(server.url, config));
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(Object.fromEntries(textsByNumber(record)), {
         '+447911100001': ['Ann has an appointment on Mon', 'Tom has an appointment on Tue'],
         '+447911100002': ['Eve has an appointment on Wed'],
       });
       assert.match(r.stderr, /3 valid, 2 duplicates|2 duplicates/);
+      assert.match(r.stderr, /1 number on rows with different messages: each gets each of its messages \(--allow-duplicates\)/);
       assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(',')), [
         '2,+447911100001,accepted',
         '3,+447911100001,accepted',
@@ -129,16 +139,40 @@ describe('send-bulk: personalised messages', () => {
         '5,+447911100001,duplicate',
         '6,+447911100002,accepted',
       ]);
+
+      // --first-per-number: the first row's message only; the report says why the others were left out.
+      const first = await sandbox();
+      try {
+        const firstReport = join(config, 'first.csv');
+        const f = await bulk([file, ...text, '--first-per-number', '--report', firstReport], env(first.server.url, tempDir()));
+        assert.equal(f.code, 0, f.stderr);
+        assert.deepEqual(Object.fromEntries(textsByNumber(first.record)), {
+          '+447911100001': ['Ann has an appointment on Mon'],
+          '+447911100002': ['Eve has an appointment on Wed'],
+        });
+        assert.match(f.stderr, /1 number on rows with different messages: each gets its first row's message only \(--first-per-number\)/);
+        assert.deepEqual(readFileSync(firstReport, 'utf8').trim().split('\n').slice(1).filter((l) => l.includes(',duplicate,')), [
+          '3,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number',
+          '4,+447911100001,duplicate,,,same number and message as line 2',
+          '5,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number',
+        ]);
+      } finally {
+        await first.server.close();
+      }
+      // Both ways at once is no answer.
+      const both = await bulk([file, ...text, '--allow-duplicates', '--first-per-number'], env(server.url, config));
+      assert.equal(both.code, 2, both.stderr);
+      assert.match(both.stderr, /--allow-duplicates and --first-per-number cannot be used together/);
       // The same text to one number twice in a --text-column file is still sent once.
       const once = csv('msisdn,message\n+447911100003,Your code is 1\n+447911100003,Your code is 1\n');
       const again = await bulk([once, '--from', 'Clinic', '--text-column', 'message'], env(server.url, config));
       assert.equal(again.code, 0, again.stderr);
       assert.deepEqual(textsByNumber(record).get('+447911100003'), ['Your code is 1']);
-      // A number outside the numbering plan with two messages: two rows sent, the number named once.
+      // A number outside the numbering plan with two messages, both allowed: two rows sent, the number named once.
       const test = csv('msisdn,message\n+447700900123,First\n+447700900123,Second\n');
-      const outside = await bulk([test, '--from', 'Clinic', '--text-column', 'message', '--dry-run'], env(server.url, config));
+      const outside = await bulk([test, '--from', 'Clinic', '--text-column', 'message', '--dry-run', '--allow-duplicates', '--allow-unlisted-numbers'], env(server.url, config));
       assert.equal(outside.code, 0, outside.stderr);
-      assert.match(outside.stderr, /warning: 2 rows to send have numbers that are possible but outside the known numbering plan; sending anyway: \+447700900123 \(line 2\)\n/);
+      assert.match(outside.stderr, /\n {2}outside the known numbering plan, sent as --allow-unlisted-numbers says: 2 rows: \+447700900123 \(line 2\)\n/);
     } finally {
       await server.close();
     }
@@ -409,7 +443,7 @@ describe('send-bulk: personalised messages', () => {
     try {
       const path = csv('msisdn,name\n+447911100001,Ann\n+447911100001,Tom\n+447911100001,Ann\n+447911100002,Bob\n+447911100001,Tom\n');
       const report = join(tempDir(), 'r.csv');
-      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--report', report], env(server.url));
+      const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--allow-duplicates', '--report', report], env(server.url));
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,')), [
         '4,+447911100001,duplicate,,,same number and message as line 2',
@@ -592,7 +626,7 @@ describe('send-bulk: personalised messages', () => {
       try {
         const e = { ...env(server.url), MSGR_BULK_PARALLEL_MIN_BYTES: threshold };
         const report = join(tempDir(), 'report.csv');
-        const r = await runCli(['send-bulk', path, '--from', 'Acme', '--text', 'Hi {{name|you}} {{day}}', '--batch-size', '4', '--concurrency', '1', '--report', report, '--verbose'], { env: e, timeoutMs: 30_000 });
+        const r = await runCli(['send-bulk', path, '--from', 'Acme', '--text', 'Hi {{name|you}} {{day}}', '--allow-duplicates', '--batch-size', '4', '--concurrency', '1', '--report', report, '--verbose'], { env: e, timeoutMs: 30_000 });
         assert.equal(r.code, 0, r.stderr);
         assert.equal(/preflight: one worker thread/.test(r.stderr), threshold === '0');
         runs.push([received(record).map((q) => JSON.stringify(q.request)).join('\n'), readFileSync(report, 'utf8').replace(/sbx_m_\w+/g, 'id')]);

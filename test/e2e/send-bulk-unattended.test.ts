@@ -594,7 +594,7 @@ describe('progress for a log', () => {
     const r = await runCli(['send-bulk', path, ...MSG, '--batch-size', '50'], { env: env(tempDir()), timeoutMs: 60_000 });
     assert.equal(r.code, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /progress:/);
-    assert.ok(r.stderr.trim().split('\n').length <= 6, r.stderr);
+    assert.ok(r.stderr.trim().split('\n').length <= 7, r.stderr);
   });
 
   test('--progress-every refuses what is not a duration, naming the flag (exit 2)', async () => {

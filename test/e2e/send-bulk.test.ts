@@ -92,8 +92,9 @@ describe('send-bulk against the sandbox', () => {
   test('every valid row arrives exactly once with its variables and metaData; invalid, duplicate and excluded rows never do', async () => {
     const dir = tempDir();
     const report = join(dir, 'report.csv');
+    // Line 5 repeats line 2's number with another name: --first-per-number keeps line 2's.
     const r = await bulk(
-      [join(FIXTURES, 'mixed.csv'), ...MSG, '--default-country', 'GB', '--skip-invalid', '--exclude', join(FIXTURES, 'optouts.csv'), '--meta-columns', 'campaign', '--batch-size', '2', '--report', report, '--json'],
+      [join(FIXTURES, 'mixed.csv'), ...MSG, '--default-country', 'GB', '--skip-invalid', '--first-per-number', '--exclude', join(FIXTURES, 'optouts.csv'), '--meta-columns', 'campaign', '--batch-size', '2', '--report', report, '--json'],
       env(sbx.server.url),
     );
     assert.equal(r.code, 0, r.stderr);
@@ -131,8 +132,9 @@ describe('send-bulk against the sandbox', () => {
       '9,+447911123406,accepted',
     ]);
     assert.match(lines[1] ?? '', /,202,sbx_m_[0-9a-f]+_0,$/);
-    // A duplicate names the row it repeats.
-    assert.equal(lines[4], '5,+447911123401,duplicate,,,same number as line 2');
+    // A duplicate names the row it repeats, and why it was left out.
+    assert.equal(lines[4], '5,+447911123401,duplicate,,,another message to the number of line 2: left out by --first-per-number');
+    assert.equal(summary.differentMessages, 1);
     assert.match(lines[5] ?? '', /^6,12,invalid,,,"?Phone: .*cannot be a phone number/);
   });
 
@@ -140,7 +142,7 @@ describe('send-bulk against the sandbox', () => {
     // 1,500 rows whose last 500 repeat the first 500 numbers: the split puts the repeats in the
     // second half, their first rows in the first.
     const numbers = Array.from({ length: 1500 }, (_, i) => `+4479111${String(i % 1000).padStart(5, '0')}`);
-    const path = csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]);
+    const path = csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i % 1000}`)]);
     for (const split of ['1000', 'off']) {
       const report = join(tempDir(), 'r.csv');
       const r = await bulk([path, ...MSG, '--report', report, '--verbose'], env(sbx.server.url, { MSGR_BULK_PARALLEL_MIN_BYTES: split }));
@@ -148,7 +150,7 @@ describe('send-bulk against the sandbox', () => {
       if (split !== 'off') assert.match(r.stderr, /preflight: two threads, the second from line \d+/);
       const dups = readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,'));
       assert.equal(dups.length, 500, split);
-      assert.deepEqual(dups.filter((l) => { const [line, , , , , error] = l.split(','); return error !== `same number as line ${Number(line) - 1000}`; }), [], split);
+      assert.deepEqual(dups.filter((l) => { const [line, , , , , error] = l.split(','); return error !== `same number and message as line ${Number(line) - 1000}`; }), [], split);
     }
   });
 

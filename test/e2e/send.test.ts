@@ -140,12 +140,28 @@ describe('a successful send', () => {
     });
   });
 
-  test('numbers are normalised to E.164, and a test-range number is sent with a warning', async () => {
-    const r = await runCli(['send', '--to', '0044 7911 123456', '--to', '(07911) 123-457', '--to', '07700 900123', '--default-country', 'gb', '--from', 'Acme', '--text', 'x'], { env: env() });
+  test('numbers are normalised to E.164', async () => {
+    const r = await runCli(['send', '--to', '0044 7911 123456', '--to', '(07911) 123-457', '--to', '07400 900123', '--default-country', 'gb', '--from', 'Acme', '--text', 'x'], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     const recipients = (server.requests[0]!.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn);
-    assert.deepEqual(recipients, ['+447911123456', '+447911123457', '+447700900123']);
-    assert.match(r.stderr, /warning: \+447700900123 is possible but outside the known numbering plan/);
+    assert.deepEqual(recipients, ['+447911123456', '+447911123457', '+447400900123']);
+    assert.doesNotMatch(r.stderr, /warning/);
+  });
+
+  test('numbers outside the numbering plan are refused with why (a digit short, the drama range), unless --allow-unlisted-numbers', async () => {
+    const args = ['send', '--to', '07911 12345', '--to', '+447700900123', '--to', '+447911123456', '--default-country', 'GB', '--from', 'Acme', '--text', 'x'];
+    const r = await runCli(args, { env: env() });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(server.requests.length, 0, 'nothing was sent');
+    assert.match(r.stderr, /--to \(recipient 1\): "07911 12345" is \+44791112345, too short for a \+44 \(United Kingdom\) number: one digit missing\?/);
+    assert.match(r.stderr, /--to \(recipient 2\): \+447700900123 is not in the numbering plan of \+44 \(United Kingdom\)/);
+    // One hint for both, naming the flag that would send them.
+    assert.equal(r.stderr.match(/--allow-unlisted-numbers/g)?.length, 1, r.stderr);
+    const allowed = await runCli([...args, '--allow-unlisted-numbers'], { env: env() });
+    assert.equal(allowed.code, 0, allowed.stderr);
+    const recipients = (server.requests[0]!.json as { recipients: Array<{ msisdn: string }> }).recipients.map((x) => x.msisdn);
+    assert.deepEqual(recipients, ['+44791112345', '+447700900123', '+447911123456']);
+    assert.doesNotMatch(allowed.stderr, /warning/);
   });
 });
 

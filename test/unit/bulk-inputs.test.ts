@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { findNumberColumn, headerKey, planColumns } from '../../src/bulk/columns.js';
+import { chooseNumberColumn, headerKey, numberColumnKind, planColumns } from '../../src/bulk/columns.js';
 import { loadExcludes } from '../../src/bulk/exclude.js';
 import { createNumberChecker } from '../../src/bulk/number-check.js';
 import { numberKey } from '../../src/bulk/number-set.js';
@@ -189,19 +189,46 @@ describe('the number column under spreadsheet names', () => {
   test('case, spaces and punctuation are ignored', () => {
     assert.equal(headerKey(' Mobile No. '), 'mobileno');
     assert.equal(headerKey('\uFEFFPhone_Number'), 'phonenumber');
-    for (const [header, want] of [
-      [['Name', 'Phone Number'], 1],
-      [['name', 'MOBILE NO.'], 1],
-      [['Cell', 'x'], 0],
-      [['Telephone', 'Tel'], 0],
-      [['tel.', 'name'], 0],
-      [['Mobile-Phone-Number'], 0],
-      [['Name', 'Phone', 'Mobile'], 1],
-      [['e-mail', 'name'], -1],
+    for (const [header, want, how] of [
+      [['Name', 'Phone Number'], 1, 'only'],
+      [['name', 'MOBILE NO.'], 1, 'only'],
+      [['Cell', 'x'], 0, 'only'],
+      [['tel.', 'name'], 0, 'only'],
+      [['Mobile-Phone-Number'], 0, 'only'],
+      [['PhoneNumber', 'Order number'], 0, 'only'],
+      [['Name', 'Phone', 'Mobile'], 2, 'mobile'],
+      [['First name', 'Phone', 'Mobile'], 2, 'mobile'],
+      [['Téléphone', 'Téléphone portable'], 1, 'mobile'],
+      [['Telefon', 'Handynummer'], 1, 'mobile'],
+      [['Tel. fixe', 'NATEL'], 1, 'mobile'],
+      [['Teléfono', 'Móvil'], 1, 'mobile'],
+      [['Telefone', 'Celular'], 1, 'mobile'],
+      [['Telefono', 'Cellulare'], 1, 'mobile'],
+      [['Home Phone', 'Work phone', 'GSM'], 2, 'mobile'],
+      [['e-mail', 'name'], -1, 'only'],
+      [['Phone type', 'Phone verified', 'Account number'], -1, 'only'],
     ] as const) {
-      assert.equal(findNumberColumn(header), want, JSON.stringify(header));
+      const r = chooseNumberColumn(header, 'in.csv', '--msisdn-column');
+      assert.deepEqual([r.index, r.choice.how], [want, how], JSON.stringify(header));
     }
+    assert.deepEqual(chooseNumberColumn(['First name', 'Phone', 'Mobile'], 'in.csv', '--msisdn-column').choice.over, ['Phone']);
     assert.equal(planColumns(['First name', 'Mobile No.'], {}, 'in.csv').msisdnName, 'Mobile No.');
+    assert.equal(planColumns(['Téléphone', 'Name'], {}, 'in.csv').msisdnName, 'Téléphone', 'an accented name is recognised');
+    for (const name of ['Mobile', 'Cell', 'Handy', 'Portable', 'Móvil', 'Celular', 'Cellulare', 'Mobil', 'GSM', 'Natel', 'mobile_phone', 'CellPhone', 'Cell-phone number']) {
+      assert.equal(numberColumnKind(name), 'mobile', name);
+    }
+    for (const name of ['Phone', 'Tel', 'TELEPHONE', 'Téléphone', 'Telefon', 'Phone 2', 'Home phone', 'Number']) assert.equal(numberColumnKind(name), 'phone', name);
+  });
+
+  test('several columns that could hold the numbers, none settled by a mobile name: no guess', () => {
+    for (const header of [['Telephone', 'Tel'], ['Name', 'Phone', 'Phone 2'], ['Mobile', 'Cell', 'Phone']]) {
+      assert.throws(
+        () => planColumns(header, {}, 'in.csv'),
+        (err: unknown) => err instanceof UsageError && /could hold the numbers/.test(err.message) && header.filter((h) => numberColumnKind(h) !== undefined).every((h) => (err.hint ?? '').includes(`--msisdn-column ${/\s/.test(h) ? `'${h}'` : h}`)),
+        JSON.stringify(header),
+      );
+    }
+    assert.equal(planColumns(['Telephone', 'Tel'], { msisdnColumn: 'Tel' }, 'in.csv').numberColumn.how, 'flag', 'a named column settles it');
   });
 
   test('a header that is a number points to --no-header', () => {
@@ -342,10 +369,13 @@ describe('opt-out lists', () => {
 
   test('the hash covers the column choice', async () => {
     const path = file('Phone,Mobile\n+447911123456,+447911123457\n', 'opt.csv');
+    // Found as the recipients' column is: the name that says mobile, over Phone.
     const a = await loadExcludes(path, none);
-    const b = await loadExcludes(path, none, { column: 'mobile' });
+    assert.ok(has(a.set, '+447911123457') && !has(a.set, '+447911123456'));
+    const b = await loadExcludes(path, none, { column: 'phone' });
     assert.notEqual(a.hash, b.hash);
-    assert.ok(has(b.set, '+447911123457') && !has(b.set, '+447911123456'));
+    assert.ok(has(b.set, '+447911123456') && !has(b.set, '+447911123457'));
+    await assert.rejects(loadExcludes(file('Phone,Tel\n+447911123456,+447911123457\n', 'opt.csv'), none, { label: 'opt.csv' }), (err: unknown) => err instanceof UsageError && /opt\.csv has 2 columns that could hold the numbers/.test(err.message) && /--exclude-column Phone\n\s+--exclude-column Tel/.test(err.hint ?? ''));
   });
 });
 

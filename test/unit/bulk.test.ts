@@ -72,11 +72,11 @@ describe('SMS encoding and parts', () => {
 describe('NumberSet', () => {
   test('adds, finds, refuses repeats and grows past its first capacity', () => {
     const set = new NumberSet(4);
-    for (let i = 0; i < 10_000; i++) assert.equal(set.add(447700900000 + i * 7), true);
+    for (let i = 0; i < 10_000; i++) assert.equal(set.add(447400900000 + i * 7), true);
     assert.equal(set.size, 10_000);
-    assert.equal(set.add(447700900000 + 7), false);
-    assert.equal(set.has(447700900000 + 14), true);
-    assert.equal(set.has(447700900001), false);
+    assert.equal(set.add(447400900000 + 7), false);
+    assert.equal(set.has(447400900000 + 14), true);
+    assert.equal(set.has(447400900001), false);
     assert.equal(set.add(numberKey('+999999999999999')), true);
     assert.equal(set.has(999999999999999), true);
     assert.equal(set.has(999999999999998), false);
@@ -97,50 +97,50 @@ describe('CSV reading', () => {
 
   test('LF, CRLF and CR files give the same rows with their line numbers', async () => {
     for (const nl of ['\n', '\r\n', '\r']) {
-      const r = await rows(['msisdn,name', '+447700900001,Ann', '', '+447700900002,Bob'].join(nl) + nl);
+      const r = await rows(['msisdn,name', '+447400900001,Ann', '', '+447400900002,Bob'].join(nl) + nl);
       assert.deepEqual(r.header, ['msisdn', 'name']);
       assert.deepEqual(r.rows, [
-        [['+447700900001', 'Ann'], 2],
-        [['+447700900002', 'Bob'], 4],
+        [['+447400900001', 'Ann'], 2],
+        [['+447400900002', 'Bob'], 4],
       ], JSON.stringify(nl));
     }
   });
 
   test('quoted fields keep delimiters, quotes and newlines; later line numbers stay right', async () => {
-    const r = await rows('msisdn,note\r\n+447700900001,"a, ""b""\r\nc"\r\n+447700900002,x\r\n');
+    const r = await rows('msisdn,note\r\n+447400900001,"a, ""b""\r\nc"\r\n+447400900002,x\r\n');
     assert.deepEqual(r.rows, [
-      [['+447700900001', 'a, "b"\r\nc'], 2],
-      [['+447700900002', 'x'], 4],
+      [['+447400900001', 'a, "b"\r\nc'], 2],
+      [['+447400900002', 'x'], 4],
     ]);
   });
 
   test('values are never cast: leading zeros and plus signs survive', async () => {
-    const r = await rows('phone,code\n00447700900001,007\n+447700900002,1e3\n');
+    const r = await rows('phone,code\n00447400900001,007\n+447400900002,1e3\n');
     assert.deepEqual(r.rows.map((x) => x[0]), [
-      ['00447700900001', '007'],
-      ['+447700900002', '1e3'],
+      ['00447400900001', '007'],
+      ['+447400900002', '1e3'],
     ]);
   });
 
   test('a UTF-8 BOM does not end up in the first header', async () => {
-    const r = await rows(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('msisdn,name\n+447700900001,Zoë\n')]));
+    const r = await rows(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('msisdn,name\n+447400900001,Zoë\n')]));
     assert.deepEqual(r.header, ['msisdn', 'name']);
     assert.equal(r.rows[0]?.[0][1], 'Zoë');
   });
 
   test('UTF-16 LE and BE with a BOM', async () => {
-    const text = 'msisdn;name\r\n+447700900001;Zoë ł\r\n';
+    const text = 'msisdn;name\r\n+447400900001;Zoë ł\r\n';
     const le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]);
     const be = Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(text, 'utf16le').swap16()]);
     for (const buf of [le, be]) {
       const r = await rows(buf);
       assert.deepEqual(r.header, ['msisdn', 'name']);
-      assert.deepEqual(r.rows, [[['+447700900001', 'Zoë ł'], 2]]);
+      assert.deepEqual(r.rows, [[['+447400900001', 'Zoë ł'], 2]]);
     }
   });
 
   test('--encoding latin1', async () => {
-    const r = await rows(Buffer.from('msisdn,name\n+447700900001,Zoë\n', 'latin1'), { encoding: 'latin1' });
+    const r = await rows(Buffer.from('msisdn,name\n+447400900001,Zoë\n', 'latin1'), { encoding: 'latin1' });
     assert.equal(r.rows[0]?.[0][1], 'Zoë');
   });
 
@@ -152,7 +152,7 @@ describe('CSV reading', () => {
   });
 
   test('an unclosed quote is an error naming the line it starts on', async () => {
-    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002,"never closed\n+447700900003,x\n'), (err: unknown) => {
+    await assert.rejects(rows('msisdn,name\n+447400900001,ok\n+447400900002,"never closed\n+447400900003,x\n'), (err: unknown) => {
       assert.ok(err instanceof CsvInputError);
       assert.equal(err.line, 3);
       assert.match(err.message, /line 3: a quoted field starts here and is never closed/);
@@ -161,7 +161,7 @@ describe('CSV reading', () => {
   });
 
   test('a space between the delimiter and a quoted field is named as such, with its line', async () => {
-    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002, "Smith, John"\n'), (err: unknown) => {
+    await assert.rejects(rows('msisdn,name\n+447400900001,ok\n+447400900002, "Smith, John"\n'), (err: unknown) => {
       assert.ok(err instanceof CsvInputError);
       assert.equal(err.line, 3);
       assert.match(err.message, /line 3: a space before a quoted field; remove the spaces after the delimiter/);
@@ -170,7 +170,7 @@ describe('CSV reading', () => {
   });
 
   test('a quote inside an unquoted field is an error with its line', async () => {
-    await assert.rejects(rows('msisdn,name\n+447700900001,ok\n+447700900002,a"b\n'), (err: unknown) => {
+    await assert.rejects(rows('msisdn,name\n+447400900001,ok\n+447400900002,a"b\n'), (err: unknown) => {
       assert.ok(err instanceof CsvInputError);
       assert.match(err.message, /^line 3: /);
       return true;
@@ -183,18 +183,18 @@ describe('columns', () => {
     const plan = planColumns(['Name', ' Phone ', 'code'], {}, 'f.csv');
     assert.equal(plan.msisdnName, 'Phone');
     assert.deepEqual(plan.vars, [0, 2]);
-    assert.equal(recipientJson(plan, '+447700900001', ['A "q"', '07700 900001', '007']), '{"msisdn":"+447700900001","variables":{"Name":"A \\"q\\"","code":"007"}}');
+    assert.equal(recipientJson(plan, '+447400900001', ['A "q"', '07400 900001', '007']), '{"msisdn":"+447400900001","variables":{"Name":"A \\"q\\"","code":"007"}}');
   });
 
   test('--var-columns narrows, --meta-columns become metaData and leave the variables', () => {
     const plan = planColumns(['to', 'name', 'code', 'campaign'], { metaColumns: ['campaign'] }, 'f.csv');
     assert.deepEqual(plan.vars, [1, 2]);
-    const json = JSON.parse(recipientJson(plan, '+447700900001', ['x', 'Ann', '1', 'spring'])) as unknown;
-    assert.deepEqual(json, { msisdn: '+447700900001', variables: { name: 'Ann', code: '1' }, metaData: { campaign: 'spring' } });
+    const json = JSON.parse(recipientJson(plan, '+447400900001', ['x', 'Ann', '1', 'spring'])) as unknown;
+    assert.deepEqual(json, { msisdn: '+447400900001', variables: { name: 'Ann', code: '1' }, metaData: { campaign: 'spring' } });
     const narrow = planColumns(['to', 'name', 'code'], { varColumns: ['NAME'] }, 'f.csv');
     assert.deepEqual(narrow.vars, [1]);
     const none = planColumns(['to', 'name'], { varColumns: [] }, 'f.csv');
-    assert.equal(recipientJson(none, '+447700900001', ['x', 'Ann']), '{"msisdn":"+447700900001"}');
+    assert.equal(recipientJson(none, '+447400900001', ['x', 'Ann']), '{"msisdn":"+447400900001"}');
   });
 
   test('a missing column is a usage error that lists the header', () => {
@@ -448,14 +448,14 @@ describe('report and responses', () => {
   test('writes CSV and JSONL reports', () => {
     const dir = tmp();
     const csv = new ReportWriter(join(dir, 'r.csv'), 4242);
-    csv.write({ line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' });
+    csv.write({ line: 2, number: '+447400900001', outcome: 'accepted', status: 202, messageId: 'm1' });
     csv.write({ line: 3, number: 'abc', outcome: 'invalid', error: '=cmd, "x"' });
     csv.close();
-    assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447700900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
+    assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447400900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
     const jl = new ReportWriter(join(dir, 'r.jsonl'), 4242);
-    jl.write({ line: 2, number: '+447700900001', outcome: 'in-doubt', error: 'timeout' });
+    jl.write({ line: 2, number: '+447400900001', outcome: 'in-doubt', error: 'timeout' });
     jl.close();
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447700900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447400900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
     assert.throws(() => new ReportWriter(join(dir, 'r.txt'), 4242), /must end in .csv or .jsonl/);
   });
 
@@ -470,7 +470,7 @@ describe('report and responses', () => {
 
   test('the request frame keeps the spec order: recipients after body, before metaData', () => {
     const f = requestFrame({ accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' }, metaData: { c: '1' } });
-    const json = JSON.parse(`${f.prefix}{"msisdn":"+447700900001"}${f.suffix}`) as Record<string, unknown>;
+    const json = JSON.parse(`${f.prefix}{"msisdn":"+447400900001"}${f.suffix}`) as Record<string, unknown>;
     assert.deepEqual(Object.keys(json), ['accountReference', 'channel', 'from', 'body', 'recipients', 'metaData']);
   });
 });
@@ -541,14 +541,14 @@ describe('spool', () => {
   test('rows come back in order with their verdicts, even with tabs and newlines in the input', async () => {
     const path = join(tmp(), 'run.spool');
     const w = new SpoolWriter(path);
-    w.send(2, '+447700900001', '{"msisdn":"+447700900001","variables":{"a":"x\\ty\\nz"}}');
-    w.skip('D', 3, '+447700900001');
+    w.send(2, '+447400900001', '{"msisdn":"+447400900001","variables":{"a":"x\\ty\\nz"}}');
+    w.skip('D', 3, '+447400900001');
     w.invalid(4, 'bad\tnumber\r\n', 'msisdn: "bad" is not a "number"');
-    w.skip('X', 6, '+447700900002');
-    for (let i = 0; i < 20_000; i++) w.send(7 + i, '+447700900003', '{"msisdn":"+447700900003"}');
+    w.skip('X', 6, '+447400900002');
+    for (let i = 0; i < 20_000; i++) w.send(7 + i, '+447400900003', '{"msisdn":"+447400900003"}');
     // One row longer than the write buffer, full of emoji (surrogate pairs) at every offset.
-    const long = `{"msisdn":"+447700900004","variables":{"t":"${'a😀'.repeat(100_000)}"}}`;
-    w.send(20_007, '+447700900004', long);
+    const long = `{"msisdn":"+447400900004","variables":{"t":"${'a😀'.repeat(100_000)}"}}`;
+    w.send(20_007, '+447400900004', long);
     w.close();
     const got: Array<[string, number, string, string]> = [];
     let chunks = 0;
@@ -559,12 +559,12 @@ describe('spool', () => {
     assert.equal(got[20_004]?.[3], long);
     assert.ok(chunks > 1, 'read in several chunks');
     assert.deepEqual(got.slice(0, 4), [
-      ['S', 2, '+447700900001', '{"msisdn":"+447700900001","variables":{"a":"x\\ty\\nz"}}'],
-      ['D', 3, '+447700900001', ''],
+      ['S', 2, '+447400900001', '{"msisdn":"+447400900001","variables":{"a":"x\\ty\\nz"}}'],
+      ['D', 3, '+447400900001', ''],
       ['I', 4, 'bad number  ', '"msisdn: \\"bad\\" is not a \\"number\\""'],
-      ['X', 6, '+447700900002', ''],
+      ['X', 6, '+447400900002', ''],
     ]);
-    assert.deepEqual(got[20_003], ['S', 20_006, '+447700900003', '{"msisdn":"+447700900003"}']);
+    assert.deepEqual(got[20_003], ['S', 20_006, '+447400900003', '{"msisdn":"+447400900003"}']);
   });
 
   test('a journal record flushed off the main thread is on disk when the promise resolves', async () => {
@@ -587,8 +587,8 @@ describe('spool', () => {
     const linesOf = (): string[] => readFileSync(path, 'utf8').trim().split('\n');
     const before = linesOf().length;
     // Groups of 3 recipients: two lines of one recipient wait (not even written)...
-    const a = j.startedDurably({ batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447700900001'] }, 3);
-    const b = j.startedDurably({ batch: 1, first: 1, count: 1, key: 'k1', lines: [3], numbers: ['+447700900002'] }, 3);
+    const a = j.startedDurably({ batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447400900001'] }, 3);
+    const b = j.startedDurably({ batch: 1, first: 1, count: 1, key: 'k1', lines: [3], numbers: ['+447400900002'] }, 3);
     await turns(3);
     assert.equal(await state(a), 'waiting');
     assert.equal(linesOf().length, before);
@@ -609,7 +609,7 @@ describe('spool', () => {
     j.leavingAll([2, 3]);
     const tail = linesOf().slice(before).map((l) => JSON.parse(l) as Record<string, unknown>);
     assert.deepEqual(tail.map((r) => `${String(r.type)} ${String(r.batch)}`), ['send 0', 'send 1', 'send 2', 'send 3', 'out 0', 'out 1', 'done 0', 'done 1', 'out 2', 'out 3']);
-    assert.deepEqual(tail[0], { type: 'send', batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447700900001'], at: '2026-11-24T00:00:00.000Z' });
+    assert.deepEqual(tail[0], { type: 'send', batch: 0, first: 0, count: 1, key: 'k0', lines: [2], numbers: ['+447400900001'], at: '2026-11-24T00:00:00.000Z' });
     assert.deepEqual(tail[6], { type: 'done', batch: 0, outcome: 'accepted', status: 202, ids: ['m-0', null], at: '2026-11-24T00:00:00.000Z' });
     assert.deepEqual(tail[7], { type: 'done', batch: 1, outcome: 'rejected', status: 400, error: 'bad "from"', at: '2026-11-24T00:00:00.000Z' });
     j.close();

@@ -41,10 +41,16 @@ function realisticMobiles(perCountry: number): Array<{ country: string; e164: st
   return out;
 }
 
+/**
+ * Compares both ways a number is checked: as by default, and with --allow-unlisted-numbers. A
+ * hit: the fast path answered either (a number outside the plan only when allowed).
+ */
 function compare(raw: string, defaultCountry?: CountryCode): 'hit' | 'miss' {
   const fast = fastNormalise(raw, defaultCountry);
-  if (fast === undefined) return 'miss';
-  assert.deepEqual(fast, normaliseNumber(raw, defaultCountry), `fastNormalise(${JSON.stringify(raw)}, ${defaultCountry ?? 'undefined'})`);
+  if (fast !== undefined) assert.deepEqual(fast, normaliseNumber(raw, defaultCountry), `fastNormalise(${JSON.stringify(raw)}, ${defaultCountry ?? 'undefined'})`);
+  const allowed = fastNormalise(raw, defaultCountry, { allowUnlisted: true });
+  if (allowed === undefined) return 'miss';
+  assert.deepEqual(allowed, normaliseNumber(raw, defaultCountry, { allowUnlisted: true }), `fastNormalise(${JSON.stringify(raw)}, ${defaultCountry ?? 'undefined'}, allowUnlisted)`);
   return 'hit';
 }
 
@@ -71,9 +77,13 @@ const PREFIXED = [
 test('known cases', () => {
   assert.deepEqual(fastNormalise('+447911123456'), { ok: true, e164: '+447911123456' });
   assert.deepEqual(fastNormalise('+14155550100'), { ok: true, e164: '+14155550100' });
-  const warned = fastNormalise('+447700900123');
-  assert.ok(warned?.ok === true && warned.warning !== undefined, 'the UK test range is possible, not valid: answered with a warning');
-  assert.deepEqual(warned, normaliseNumber('+447700900123'));
+  // The UK drama range is possible, not valid: refused (normaliseNumber words why), or accepted as unlisted.
+  assert.equal(fastNormalise('+447700900123'), undefined);
+  assert.deepEqual(fastNormalise('+447700900123', undefined, { allowUnlisted: true }), { ok: true, e164: '+447700900123', unlisted: true });
+  assert.deepEqual(fastNormalise('+447700900123', undefined, { allowUnlisted: true }), normaliseNumber('+447700900123', undefined, { allowUnlisted: true }));
+  // A fixed line by its plan says so, as normaliseNumber does.
+  assert.deepEqual(fastNormalise('+442079460000'), { ok: true, e164: '+442079460000', landline: true });
+  assert.deepEqual(fastNormalise('+442079460000'), normaliseNumber('+442079460000'));
   // The trunk 0 after the calling code is stripped, as libphonenumber-js does.
   assert.deepEqual(fastNormalise('+4407911123456'), normaliseNumber('+4407911123456'));
   // Failures are always left to normaliseNumber, which words them.
@@ -89,9 +99,13 @@ test('national prefixes after the calling code', () => {
     assert.deepEqual(normaliseNumberFast(raw), normaliseNumber(raw), raw);
   }
   assert.ok(hits >= 8, `${hits} answered by the fast path`);
-  // "+44 0 12345678": 8 digits once stripped is no GB length, so the 0 stays (as libphonenumber-js does).
-  const kept = fastNormalise('+44012345678');
+  // "+44 0 12345678": 8 digits once stripped is no GB length, so the 0 stays (as libphonenumber-js
+  // does): outside the plan, refused by default (normaliseNumber words it), sent when allowed.
+  assert.equal(fastNormalise('+44012345678'), undefined);
+  const kept = fastNormalise('+44012345678', undefined, { allowUnlisted: true });
   assert.ok(kept?.ok === true && kept.e164 === '+44012345678', JSON.stringify(kept));
+  const refused = normaliseNumber('+44012345678');
+  assert.ok(!refused.ok && refused.cause === 'unlisted' && refused.reason.includes('national 0 kept after the country code'), JSON.stringify(refused));
   assert.equal(fastNormalise('+54111512345678'), undefined, 'transform rules fall back');
 });
 
@@ -157,12 +171,14 @@ test('differential: ~100k generated numbers agree with normaliseNumber', () => {
     }
   }
   let hits = 0;
-  let warnings = 0;
+  let unlisted = 0;
+  let landlines = 0;
   for (const raw of inputs) {
     if (compare(raw) === 'hit') {
       hits++;
-      if (fastNormalise(raw)?.ok === true && 'warning' in (fastNormalise(raw) ?? {})) warnings++;
+      if (fastNormalise(raw)?.ok === true && 'landline' in (fastNormalise(raw) ?? {})) landlines++;
     }
+    if (fastNormalise(raw, undefined, { allowUnlisted: true })?.ok === true && 'unlisted' in (fastNormalise(raw, undefined, { allowUnlisted: true }) ?? {})) unlisted++;
   }
   // A few with a default country (ignored for international input) and in "00" form.
   for (let i = 0; i < inputs.length; i += 50) {
@@ -173,7 +189,8 @@ test('differential: ~100k generated numbers agree with normaliseNumber', () => {
   }
   assert.ok(inputs.length >= 90_000, `${inputs.length} inputs`);
   assert.ok(hits > inputs.length / 4, `fast path answered ${hits} of ${inputs.length}`);
-  assert.ok(warnings > 1000, `fast path gave ${warnings} warnings`);
+  assert.ok(unlisted > 1000, `fast path accepted ${unlisted} numbers outside the plan when allowed`);
+  assert.ok(landlines > 1000, `fast path found ${landlines} landlines`);
 });
 
 test('hit rate on realistic mobile numbers is high; big countries and all of +1 hit', () => {

@@ -26,10 +26,31 @@ describe('normaliseNumber', () => {
       assert.deepEqual(r, { ok: true, e164 });
     });
   }
-  test('the UK test range is possible but not valid: accepted with a warning', () => {
-    const r = normaliseNumber('+447700900123');
-    assert.equal(r.ok, true);
-    assert.ok(r.ok && r.e164 === '+447700900123' && r.warning !== undefined && /outside the known numbering plan/.test(r.warning));
+  // Possible numbers outside the numbering plan are refused, with why; --allow-unlisted-numbers sends them.
+  const unlisted: Array<[string, string | undefined, string]> = [
+    ['+447700900123', undefined, '+447700900123 is not in the numbering plan of +44 (United Kingdom): no range of its numbers holds it'],
+    ['07911 12345', 'GB', '"07911 12345" is +44791112345, too short for a +44 (United Kingdom) number: one digit missing?'],
+    ['+49 151 234567890', undefined, '"+49 151 234567890" is +49151234567890, too long for a +49 (Germany) number: one digit too many?'],
+    ['01632 96', 'GB', '"01632 96" is +440163296, with the national 0 kept after the country code (+44 0…); without it, too short for a +44 (United Kingdom) number'],
+    ['+491512345678', undefined, '+491512345678 is too short for a +49 (Germany) number: one digit missing?'],
+  ];
+  for (const [raw, cc, reason] of unlisted) {
+    test(`${raw} is outside the plan: ${reason}`, () => {
+      const country = cc === undefined ? undefined : parseCountry(cc);
+      const r = normaliseNumber(raw, country);
+      assert.equal(r.ok, false);
+      assert.equal(!r.ok && r.cause, 'unlisted');
+      assert.equal(!r.ok && r.reason, reason);
+      assert.ok(!r.ok && r.hint?.includes('--allow-unlisted-numbers'), 'the hint names the flag that accepts them');
+      const allowed = normaliseNumber(raw, country, { allowUnlisted: true });
+      assert.ok(allowed.ok && allowed.unlisted === true, `accepted with allowUnlisted: ${JSON.stringify(allowed)}`);
+    });
+  }
+  test('a valid fixed line says so; a mobile, and a number whose plan cannot tell, do not', () => {
+    assert.deepEqual(normaliseNumber('+442079460000'), { ok: true, e164: '+442079460000', landline: true });
+    assert.deepEqual(normaliseNumber('01632 960000', parseCountry('GB')).ok, false, 'the UK drama range for landlines is outside the plan too');
+    assert.deepEqual(normaliseNumber('+447911123456'), { ok: true, e164: '+447911123456' });
+    assert.deepEqual(normaliseNumber('+14155550100'), { ok: true, e164: '+14155550100' }, 'FIXED_LINE_OR_MOBILE is not a landline');
   });
   const bad: Array<[string, RegExp]> = [
     ['+44123', /too short/],

@@ -25,7 +25,7 @@ describe('a message per row', () => {
     assert.deepEqual(messageColumnNames(s), ['name']);
     const plan = planRowMessage(HEADER, s, 'f.csv');
     assert.deepEqual(plan.columns, [1]);
-    const m = plan.message(['+447700900001', 'Zoé', '', '']);
+    const m = plan.message(['+447400900001', 'Zoé', '', '']);
     assert.ok(m.ok);
     assert.equal(m.text, 'Hi Zoé');
     assert.equal(m.analysis?.encoding, 'GSM-7');
@@ -140,7 +140,7 @@ describe('the preflight with a message per row', () => {
       format,
       columns: { messageColumns: messageColumnNames(message) },
       checker: createNumberChecker(undefined),
-      allowDuplicates: false,
+      repeats: 'first',
       batchSize,
       spool,
       message,
@@ -153,62 +153,62 @@ describe('the preflight with a message per row', () => {
   }
 
   test('rows are grouped by rendered text; the spool carries each recipient and its message', async () => {
-    const csv = 'msisdn,name,city\n+447700900001,Ann,Leeds\n+447700900002,Bob,York\n+447700900003,Ann,Hull\n+447700900004,,Bath\n+447700900005,Ann,Ely\n';
+    const csv = 'msisdn,name,city\n+447400900001,Ann,Leeds\n+447400900002,Bob,York\n+447400900003,Ann,Hull\n+447400900004,,Bath\n+447400900005,Ann,Ely\n';
     const { pre, lines } = await preflight(csv, 'Hi {{name|there}}');
     // Ann ×3 (2 + 1), Bob, there: 4 requests for 5 recipients.
     assert.equal(pre.toSend, 5);
     assert.equal(pre.requests, 4);
     assert.equal(pre.firstKey, '["Hi Ann"]');
     // The column the text uses is not also a variable.
-    assert.deepEqual(pre.firstBatch, ['{"msisdn":"+447700900001","variables":{"city":"Leeds"}}', '{"msisdn":"+447700900003","variables":{"city":"Hull"}}']);
-    assert.equal(lines[3], 'S 5 +447700900004 {"msisdn":"+447700900004","variables":{"city":"Bath"}}\t["Hi there"]');
+    assert.deepEqual(pre.firstBatch, ['{"msisdn":"+447400900001","variables":{"city":"Leeds"}}', '{"msisdn":"+447400900003","variables":{"city":"Hull"}}']);
+    assert.equal(lines[3], 'S 5 +447400900004 {"msisdn":"+447400900004","variables":{"city":"Bath"}}\t["Hi there"]');
     assert.deepEqual(pre.firstRows.map((r) => [r.line, r.e164, r.key]), [
-      [2, '+447700900001', '["Hi Ann"]'],
-      [3, '+447700900002', '["Hi Bob"]'],
+      [2, '+447400900001', '["Hi Ann"]'],
+      [3, '+447400900002', '["Hi Bob"]'],
     ]);
     assert.equal(pre.totals?.messages, 5);
     assert.equal(pre.totals?.parts, 5);
   });
 
   test('an empty value with no default is an invalid row with its line and column', async () => {
-    const { pre, lines } = await preflight('msisdn,name\n+447700900001,Ann\n+447700900002,\n', 'Hi {{name}}');
+    const { pre, lines } = await preflight('msisdn,name\n+447400900001,Ann\n+447400900002,\n', 'Hi {{name}}');
     assert.equal(pre.invalid, 1);
     assert.deepEqual(pre.problems, [{ line: 3, column: 'name', message: 'is empty and {{name}} has no default (write {{name|…}} to give one, or fill the cell)' }]);
-    assert.match(lines[1] ?? '', /^I 3 \+447700900002 "name: is empty/);
+    assert.match(lines[1] ?? '', /^I 3 \+447400900002 "name: is empty/);
   });
 
   test('an unknown placeholder stops before any row is read, with a did-you-mean', async () => {
-    await assert.rejects(preflight('msisdn,first_name\n+447700900001,Ann\n', 'Hi {{frist_name}}'), (e: unknown) => e instanceof UsageError && /did you mean \{\{first_name\}\}\?/.test(e.message));
+    await assert.rejects(preflight('msisdn,first_name\n+447400900001,Ann\n', 'Hi {{frist_name}}'), (e: unknown) => e instanceof UsageError && /did you mean \{\{first_name\}\}\?/.test(e.message));
   });
 });
 
 describe('previews and samples', () => {
   const message = { accountReference: 'A1', channel: 'SMS', from: 'Acme', body: { text: 'Hi {{name}}' } };
-  const row = { line: 7, e164: '+447700900001', recipient: '{"msisdn":"+447700900001","variables":{"city":"Leeds"}}', key: '["Hi Ann ’",null]'.replace(',null', '') };
+  const row = { line: 7, e164: '+447400900001', recipient: '{"msisdn":"+447400900001","variables":{"city":"Leeds"}}', key: '["Hi Ann ’",null]'.replace(',null', '') };
 
   test('a preview entry is the row as it will be sent', async () => {
     const { previewEntries, formatPreview } = await import('../../src/bulk/preview.js');
     const [e] = previewEntries(message, [row]);
-    assert.deepEqual(e, { line: 7, msisdn: '+447700900001', from: 'Acme', text: 'Hi Ann ’', templateId: null, recipient: { variables: { city: 'Leeds' } }, encoding: 'UCS-2', parts: 1 });
-    assert.equal(formatPreview(previewEntries(message, [row])), 'line 7 → +447700900001 from Acme (UCS-2, 1 SMS part)\n  │ Hi Ann ’\n  {"variables":{"city":"Leeds"}}');
+    assert.deepEqual(e, { line: 7, msisdn: '+447400900001', from: 'Acme', text: 'Hi Ann ’', templateId: null, recipient: { variables: { city: 'Leeds' } }, encoding: 'UCS-2', parts: 1 });
+    assert.equal(formatPreview(previewEntries(message, [row])), 'line 7 → +447400900001 from Acme (UCS-2, 1 SMS part)\n  │ Hi Ann ’\n  {"variables":{"city":"Leeds"}}');
   });
 
   test('a short view of a request shows its first recipients and how many more', async () => {
     const { shortRequestView } = await import('../../src/bulk/preview.js');
-    const request = { ...message, recipients: Array.from({ length: 5 }, (_, i) => ({ msisdn: `+4477009000${i}` })), metaData: { a: '1' } };
+    const request = { ...message, recipients: Array.from({ length: 5 }, (_, i) => ({ msisdn: `+4474009000${i}` })), metaData: { a: '1' } };
     const view = shortRequestView(request, 2);
-    assert.match(view, /"msisdn": "\+44770090001"\n {4}\}\n {4}… and 3 more recipients in this request\n {2}\],\n {2}"metaData"/);
-    assert.doesNotMatch(view, /\+44770090002/);
+    assert.match(view, /"msisdn": "\+44740090001"\n {4}\}\n {4}… and 3 more recipients in this request\n {2}\],\n {2}"metaData"/);
+    assert.doesNotMatch(view, /\+44740090002/);
     assert.equal(shortRequestView({ ...message, recipients: [{ msisdn: '+1' }] }), JSON.stringify({ ...message, recipients: [{ msisdn: '+1' }] }, null, 2));
   });
 
   test('a sample is the row\'s request with the sample numbers as recipients, variables kept', async () => {
     const { sampleBody, realRunCommand } = await import('../../src/bulk/sample.js');
-    const body = JSON.parse(sampleBody(message, row, ['+447700900998', '+447700900999'])) as { body: { text: string }; recipients: unknown[] };
+    const body = JSON.parse(sampleBody(message, row, ['+447400900998', '+447400900999'])) as { body: { text: string }; recipients: unknown[] };
     assert.equal(body.body.text, 'Hi Ann ’');
     assert.deepEqual(body.recipients, [
-      { msisdn: '+447700900998', variables: { city: 'Leeds' } },
-      { msisdn: '+447700900999', variables: { city: 'Leeds' } },
+      { msisdn: '+447400900998', variables: { city: 'Leeds' } },
+      { msisdn: '+447400900999', variables: { city: 'Leeds' } },
     ]);
     assert.equal(realRunCommand(['send-bulk', 'a.csv', '--sample-to', '+1', '--text', 'Hi {{x}}', '--sample=2', '--sample-to=+2', '--sample', '3']), "msgr send-bulk a.csv --text 'Hi {{x}}'");
   });

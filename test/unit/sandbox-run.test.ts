@@ -85,7 +85,7 @@ test('runSandbox: URL alone on stdout, banner and request lines on stderr, stops
   const res = await fetch(`${url}/v2/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': 'run-secret-key-42' },
-    body: JSON.stringify({ accountReference: 'EX1', channel: 'SMS', from: 'A', body: { text: 'x' }, recipients: [{ msisdn: '+447700900123' }] }),
+    body: JSON.stringify({ accountReference: 'EX1', channel: 'SMS', from: 'A', body: { text: 'x' }, recipients: [{ msisdn: '+447400900123' }] }),
   });
   assert.equal(res.status, 202);
   await res.text();

@@ -22,7 +22,7 @@ function message(overrides: Record<string, unknown> = {}): Record<string, unknow
     channel: 'SMS',
     from: 'Acme',
     body: { text: 'Hello' },
-    recipients: [{ msisdn: '+447700900123' }],
+    recipients: [{ msisdn: '+447400900123' }],
     ...overrides,
   };
 }
@@ -67,7 +67,7 @@ function problemOf(a: Answer): { type: string; title: string; status: number; de
 
 test('202: batch id, one entry per recipient and contact, SMS never falls back', async () => {
   await withSandbox({}, async (sbx) => {
-    const a = await post(sbx, message({ recipients: [{ msisdn: '+447700900123' }, { msisdn: '+447700900124' }], addressBook: { contacts: [{ id: 'c-1' }] } }));
+    const a = await post(sbx, message({ recipients: [{ msisdn: '+447400900123' }, { msisdn: '+447400900124' }], addressBook: { contacts: [{ id: 'c-1' }] } }));
     assert.equal(a.status, 202);
     assert.equal(a.headers.get('content-type'), 'application/json');
     const body = a.json as { batchId: string; status: string; channel: string; sandbox: boolean; messages: Array<Record<string, unknown>>; contacts: Array<Record<string, unknown>> };
@@ -77,8 +77,8 @@ test('202: batch id, one entry per recipient and contact, SMS never falls back',
     assert.equal(body.sandbox, true);
     const token = body.batchId.slice('sbx_b_'.length);
     assert.deepEqual(body.messages, [
-      { id: `sbx_m_${token}_0`, msisdn: '+447700900123', channel: 'SMS', fallback: false, status: 'accepted' },
-      { id: `sbx_m_${token}_1`, msisdn: '+447700900124', channel: 'SMS', fallback: false, status: 'accepted' },
+      { id: `sbx_m_${token}_0`, msisdn: '+447400900123', channel: 'SMS', fallback: false, status: 'accepted' },
+      { id: `sbx_m_${token}_1`, msisdn: '+447400900124', channel: 'SMS', fallback: false, status: 'accepted' },
     ]);
     assert.deepEqual(body.contacts, [{ id: `sbx_m_${token}_2`, contactId: 'c-1', channel: 'SMS', fallback: false, status: 'accepted' }]);
     assert.deepEqual(sbx.stats(), { requests: 1, accepted: 1, recipients: 3 });
@@ -87,15 +87,15 @@ test('202: batch id, one entry per recipient and contact, SMS never falls back',
 
 test('RCS: even last digit gets RCS, odd falls back to SMS, the same on every request', async () => {
   await withSandbox({}, async (sbx) => {
-    const recipients = [{ msisdn: '+447700900120' }, { msisdn: '+447700900121' }, { msisdn: '+14155550108' }, { msisdn: '+14155550109' }];
+    const recipients = [{ msisdn: '+447400900120' }, { msisdn: '+447400900121' }, { msisdn: '+14155550108' }, { msisdn: '+14155550109' }];
     const first = await post(sbx, message({ channel: 'RCS', recipients }));
     const second = await post(sbx, message({ channel: 'RCS', recipients }));
     for (const a of [first, second]) {
       assert.equal(a.status, 202);
       const got = (a.json.messages as Array<{ msisdn: string; channel: string; fallback: boolean }>).map((m) => [m.msisdn, m.channel, m.fallback]);
       assert.deepEqual(got, [
-        ['+447700900120', 'RCS', false],
-        ['+447700900121', 'SMS', true],
+        ['+447400900120', 'RCS', false],
+        ['+447400900121', 'SMS', true],
         ['+14155550108', 'RCS', false],
         ['+14155550109', 'SMS', true],
       ]);
@@ -150,7 +150,7 @@ test('404 other paths, 405 other methods with Allow, 415 wrong content type, 400
 
 test('422 problem+json names each field; capped recipient count', async () => {
   await withSandbox({}, async (sbx) => {
-    const a = await post(sbx, message({ channel: 'sms', colour: 1, recipients: [{ msisdn: '+447700900123' }, { msisdn: '+447700900124' }, { msisdn: '+447700900125' }, { msisdn: '07700900126' }] }));
+    const a = await post(sbx, message({ channel: 'sms', colour: 1, recipients: [{ msisdn: '+447400900123' }, { msisdn: '+447400900124' }, { msisdn: '+447400900125' }, { msisdn: '07400900126' }] }));
     assert.equal(a.status, 422);
     const p = problemOf(a);
     assert.equal(p.type, 'urn:msgr:sandbox:problem:invalid-request');
@@ -186,7 +186,7 @@ test('403 when accountReference is not the configured account', async () => {
 test('record file: one line per accepted request with the body as received', async () => {
   const record = tempFile('sent.jsonl');
   await withSandbox({ record }, async (sbx) => {
-    const one = message({ recipients: [{ msisdn: '+447700900123', variables: { name: 'Ann' }, metaData: { row: '2' } }], metaData: { c: 'x' } });
+    const one = message({ recipients: [{ msisdn: '+447400900123', variables: { name: 'Ann' }, metaData: { row: '2' } }], metaData: { c: 'x' } });
     const a = await post(sbx, one, { 'idempotency-key': 'k-1' });
     assert.equal(a.status, 202);
     // Read right after the 202, before anything else happens: the line must be there.
@@ -212,7 +212,7 @@ test('record file: one line per accepted request with the body as received', asy
 test('Idempotency-Key: same body replays the same ids and is recorded once; another body is 422', async () => {
   const record = tempFile('idem.jsonl');
   await withSandbox({ record }, async (sbx) => {
-    const body = message({ recipients: [{ msisdn: '+447700900123' }, { msisdn: '+447700900124' }], channel: 'RCS' });
+    const body = message({ recipients: [{ msisdn: '+447400900123' }, { msisdn: '+447400900124' }], channel: 'RCS' });
     const first = await post(sbx, body, { 'idempotency-key': 'order-42' });
     const again = await post(sbx, body, { 'idempotency-key': 'order-42' });
     assert.equal(first.status, 202);

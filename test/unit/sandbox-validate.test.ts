@@ -14,7 +14,7 @@ function valid(): Record<string, unknown> {
     channel: 'SMS',
     from: 'Acme',
     body: { text: 'Hello' },
-    recipients: [{ msisdn: '+447700900123' }],
+    recipients: [{ msisdn: '+447400900123' }],
   };
 }
 
@@ -42,7 +42,7 @@ const cases: Array<[string, (r: Record<string, unknown>) => void, string, RegExp
   ['unknown top-level field', (r) => (r.colour = 'red'), 'colour', /unknown field/],
   ['unknown odd top-level field', (r) => (r['a b'] = 1), '["a b"]', /unknown field/],
   ['unknown body field', (r) => (r.body = { text: 'x', image: 'y' }), 'body.image', /unknown field/],
-  ['unknown recipient field', (r) => (r.recipients = [{ msisdn: '+447700900123' }, { msisdn: '+447700900124', name: 'x' }]), 'recipients[1].name'],
+  ['unknown recipient field', (r) => (r.recipients = [{ msisdn: '+447400900123' }, { msisdn: '+447400900124', name: 'x' }]), 'recipients[1].name'],
   ['unknown addressBook field', (r) => (r.addressBook = { contacts: [{ id: 'a' }], owner: 'x' }), 'addressBook.owner'],
   ['unknown contact field', (r) => (r.addressBook = { contacts: [{ id: 'a', phone: 'x' }] }), 'addressBook.contacts[0].phone'],
   ['missing accountReference', (r) => delete r.accountReference, 'accountReference', /required/],
@@ -60,24 +60,24 @@ const cases: Array<[string, (r: Record<string, unknown>) => void, string, RegExp
   ['body text not a string', (r) => (r.body = { text: 5 }), 'body.text'],
   ['no recipients at all', (r) => delete r.recipients, 'recipients', /at least one/],
   ['empty recipients and empty contacts', (r) => ((r.recipients = []), (r.addressBook = { contacts: [] })), 'recipients', /at least one/],
-  ['recipients not an array', (r) => (r.recipients = { msisdn: '+447700900123' }), 'recipients', /array/],
-  ['recipient not an object', (r) => (r.recipients = ['+447700900123']), 'recipients[0]'],
+  ['recipients not an array', (r) => (r.recipients = { msisdn: '+447400900123' }), 'recipients', /array/],
+  ['recipient not an object', (r) => (r.recipients = ['+447400900123']), 'recipients[0]'],
   ['recipient without msisdn', (r) => (r.recipients = [{ variables: {} }]), 'recipients[0].msisdn', /required/],
-  ['msisdn without plus', (r) => (r.recipients = [{ msisdn: '447700900123' }]), 'recipients[0].msisdn'],
-  ['msisdn with spaces', (r) => (r.recipients = [{ msisdn: '+44 7700 900123' }]), 'recipients[0].msisdn'],
+  ['msisdn without plus', (r) => (r.recipients = [{ msisdn: '447400900123' }]), 'recipients[0].msisdn'],
+  ['msisdn with spaces', (r) => (r.recipients = [{ msisdn: '+44 7400 900123' }]), 'recipients[0].msisdn'],
   ['msisdn too short', (r) => (r.recipients = [{ msisdn: '+123456' }]), 'recipients[0].msisdn'],
   ['msisdn too long', (r) => (r.recipients = [{ msisdn: '+1234567890123456' }]), 'recipients[0].msisdn'],
-  ['msisdn with leading zero', (r) => (r.recipients = [{ msisdn: '+0447700900123' }]), 'recipients[0].msisdn'],
-  ['msisdn as a number', (r) => (r.recipients = [{ msisdn: 447700900123 }]), 'recipients[0].msisdn', /string/],
+  ['msisdn with leading zero', (r) => (r.recipients = [{ msisdn: '+0447400900123' }]), 'recipients[0].msisdn'],
+  ['msisdn as a number', (r) => (r.recipients = [{ msisdn: 447400900123 }]), 'recipients[0].msisdn', /string/],
   ['validity with Z', (r) => (r.validity = '2030-01-02T00:00:00.000Z'), 'validity'],
   ['validity without milliseconds', (r) => (r.validity = '2030-01-02T00:00:00+00:00'), 'validity'],
   ['validity with another offset', (r) => (r.validity = '2030-01-02T00:00:00.000+01:00'), 'validity'],
   ['validity that does not exist', (r) => (r.validity = '2030-02-30T00:00:00.000+00:00'), 'validity', /real date/],
   ['validity in the past', (r) => (r.validity = '2029-12-31T23:59:59.999+00:00'), 'validity', /past/],
-  ['variables value an object', (r) => (r.recipients = [{ msisdn: '+447700900123', variables: { a: { b: 1 } } }]), 'recipients[0].variables.a'],
-  ['variables value null', (r) => (r.recipients = [{ msisdn: '+447700900123', variables: { a: null } }]), 'recipients[0].variables.a', /null/],
-  ['variables an array', (r) => (r.recipients = [{ msisdn: '+447700900123', variables: ['a'] }]), 'recipients[0].variables'],
-  ['recipient metaData value an array', (r) => (r.recipients = [{ msisdn: '+447700900123', metaData: { t: [1] } }]), 'recipients[0].metaData.t'],
+  ['variables value an object', (r) => (r.recipients = [{ msisdn: '+447400900123', variables: { a: { b: 1 } } }]), 'recipients[0].variables.a'],
+  ['variables value null', (r) => (r.recipients = [{ msisdn: '+447400900123', variables: { a: null } }]), 'recipients[0].variables.a', /null/],
+  ['variables an array', (r) => (r.recipients = [{ msisdn: '+447400900123', variables: ['a'] }]), 'recipients[0].variables'],
+  ['recipient metaData value an array', (r) => (r.recipients = [{ msisdn: '+447400900123', metaData: { t: [1] } }]), 'recipients[0].metaData.t'],
   ['top-level metaData not an object', (r) => (r.metaData = 'x'), 'metaData'],
   ['addressBook without contacts', (r) => (r.addressBook = {}), 'addressBook.contacts', /required/],
   ['contact id empty', (r) => (r.addressBook = { contacts: [{ id: '' }] }), 'addressBook.contacts[0].id', /empty/],
@@ -121,17 +121,17 @@ test('errors are capped but counted', () => {
 });
 
 test('RCS rule: last digit even is capable, odd falls back; SMS never falls back', () => {
-  assert.equal(isRcsCapable('+447700900124'), true);
-  assert.equal(isRcsCapable('+447700900120'), true);
-  assert.equal(isRcsCapable('+447700900123'), false);
-  assert.deepEqual(deliveryFor('RCS', '+447700900123'), { channel: 'SMS', fallback: true });
-  assert.deepEqual(deliveryFor('RCS', '+447700900128'), { channel: 'RCS', fallback: false });
-  assert.deepEqual(deliveryFor('SMS', '+447700900128'), { channel: 'SMS', fallback: false });
+  assert.equal(isRcsCapable('+447400900124'), true);
+  assert.equal(isRcsCapable('+447400900120'), true);
+  assert.equal(isRcsCapable('+447400900123'), false);
+  assert.deepEqual(deliveryFor('RCS', '+447400900123'), { channel: 'SMS', fallback: true });
+  assert.deepEqual(deliveryFor('RCS', '+447400900128'), { channel: 'RCS', fallback: false });
+  assert.deepEqual(deliveryFor('SMS', '+447400900128'), { channel: 'SMS', fallback: false });
 });
 
 test('the 202 body is valid JSON whatever the contact ids hold', () => {
   const { body, summary } = buildAcceptedBody(
-    { accountReference: 'A', channel: 'RCS', from: 'x', body: { text: 'y' }, recipients: [{ msisdn: '+447700900123' }], addressBook: { contacts: [{ id: 'q"\\\n2' }] } },
+    { accountReference: 'A', channel: 'RCS', from: 'x', body: { text: 'y' }, recipients: [{ msisdn: '+447400900123' }], addressBook: { contacts: [{ id: 'q"\\\n2' }] } },
     'abc',
     '2030-01-01T00:00:00.000Z',
   );

@@ -29,7 +29,7 @@ the body: this is the way to send fields the spec does not show yet, such as RCS
 Examples:
   msgr api /v2/messages --input request.json
   msgr api POST /v2/messages -f accountReference={account} -f channel=RCS -f from=acme_agent \\
-      -f body.text=Hi -f 'recipients:=[{"msisdn": "+447700900123"}]' -f 'body.rcs:={"card": {"title": "Hi"}}'
+      -f body.text=Hi -f 'recipients:=[{"msisdn": "+447911123456"}]' -f 'body.rcs:={"card": {"title": "Hi"}}'
   msgr api GET '/v2/messages?limit=10' --json | jq .
   echo '{"accountReference": "ACME"}' | msgr api PATCH /v2/settings --input - -H 'If-Match: "7"'`,
   );

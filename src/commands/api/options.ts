@@ -83,7 +83,7 @@ const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typ
 /** Sets one field in a JSON object: `key=text` is a string, `key:=json` any JSON value. */
 export function setField(target: Record<string, unknown>, field: string, substitute: (s: string) => string = (s) => s): void {
   const eq = field.indexOf('=');
-  if (eq <= 0) throw new UsageError(`--field: "${field}" is not key=value or key:=json`, { hint: 'For example -f channel=RCS or -f \'recipients:=[{"msisdn": "+447700900123"}]\'' });
+  if (eq <= 0) throw new UsageError(`--field: "${field}" is not key=value or key:=json`, { hint: 'For example -f channel=RCS or -f \'recipients:=[{"msisdn": "+447911123456"}]\'' });
   const rawKey = field.slice(0, eq);
   const typed = rawKey.endsWith(':');
   const key = typed ? rawKey.slice(0, -1) : rawKey;

@@ -131,7 +131,7 @@ ${ENVIRONMENT.map(([names, meaning]) => `  ${names}\n      ${meaning}`).join('\n
 
 Example (a container or CI job: everything from the environment, the key from the CI's secrets):
   MSGR_BASE_URL=https://eu.api.example.com MSGR_ACCOUNT_REFERENCE=ACME MSGR_API_KEY=$KEY \\
-    msgr send --to +447700900123 --from Acme --text 'Deployed'
+    msgr send --to +447911123456 --from Acme --text 'Deployed'
 `;
 
 export interface ConfigPaths {

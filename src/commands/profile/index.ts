@@ -23,7 +23,7 @@ Examples:
   msgr profile use test
   msgr profile set prod from Acme
   msgr profile show -p prod
-  MSGR_PROFILE=prod msgr send --to +447700900123 --text hi --yes`,
+  MSGR_PROFILE=prod msgr send --to +447911123456 --text hi --yes`,
     );
 
   profile

@@ -27,7 +27,7 @@ receives RCS, an odd one falls back to SMS.
 
 Examples:
   msgr sandbox
-  MSGR_BASE_URL=http://127.0.0.1:4010 MSGR_API_KEY=test msgr send --to +447700900124 --from Acme --text Hi
+  MSGR_BASE_URL=http://127.0.0.1:4010 MSGR_API_KEY=test msgr send --to +447911123456 --from Acme --text Hi
   msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7`,
     )
     .action(async (_opts: unknown, command: Command) => {

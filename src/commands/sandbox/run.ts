@@ -77,7 +77,7 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   say(`msgr sandbox listening on ${sandbox.url} — nothing sent here is delivered`);
   const key = options.apiKey === undefined ? 'MSGR_API_KEY=any-key' : 'MSGR_API_KEY=<the --api-key value>';
   const account = options.account ?? 'SANDBOX';
-  say(`try: MSGR_BASE_URL=${sandbox.url} ${key} msgr send --account ${account} --to +447700900124 --from Acme --text Hello`);
+  say(`try: MSGR_BASE_URL=${sandbox.url} ${key} msgr send --account ${account} --to +447911123456 --from Acme --text Hello`);
   const faults: string[] = [];
   if (options.latencyMs !== undefined) faults.push(`latency ${options.latencyMs} ms`);
   if (options.errorRate !== undefined) faults.push(`error rate ${options.errorRate}`);

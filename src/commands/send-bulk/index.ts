@@ -15,14 +15,16 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .description("send a message to every row of a CSV file (the same text, or each row's own), in batches, resumably")
     .argument('[file]', "CSV file with a header row ('-' reads stdin)")
     .optionsGroup('Recipients:')
-    .option('--msisdn-column <name>', 'the number column (default: msisdn, phone, mobile, number, to, phone number, mobile no., cell, telephone, tel, …)')
+    .option('--msisdn-column <name>', 'the number column (default: the column named so, Mobile, Cell, Handy… over Phone, Tel; where that does not settle it, the run stops)')
     .option('--no-header', 'the first line is a recipient, not a header; columns are named 1, 2, … (the number is column 1)')
     .option('--var-columns <a,b>', 'columns sent as recipients[].variables (default: every other column)')
     .option('--meta-columns <x,y>', 'columns sent as recipients[].metaData')
     .option('--delimiter <char>', "field delimiter: ',', ';', tab (default: detected from the header)")
     .option('--encoding <name>', 'file encoding without a BOM: utf8 (default), latin1, utf16le, utf16be')
     .option('--skip-invalid', 'send the valid rows even when some are invalid (they are reported)')
-    .option('--allow-duplicates', 'send to a number as often as it appears (default: once)')
+    .option('--allow-duplicates', 'a number on several rows with different messages gets each of them (default: the run stops; a repeated message is sent once)')
+    .option('--first-per-number', 'a number on several rows gets only its first row\'s message (default: the run stops when the messages differ)')
+    .option('--fix-mojibake', 'send cells mangled by a spreadsheet round trip (ZoÃ« for Zoë) repaired (default: the rows are invalid)')
     .option('--exclude <file>', 'numbers not to send to: one per line, or a CSV with a number column; each must be a number')
     .option('--exclude-column <name>', 'the number column of a CSV --exclude list')
     .optionsGroup('Sending:')
@@ -78,7 +80,7 @@ with the key continues its unfinished run, or says "already done" (exit 0), from
 Examples:
   msgr send-bulk customers.csv --from Acme --text 'Your order has shipped' --dry-run
   msgr send-bulk customers.csv --from Acme --text 'Hi {{first_name|there}}, see you {{date}}' --preview
-  msgr send-bulk customers.csv --from Acme --text-column message --sample-to +447700900123
+  msgr send-bulk customers.csv --from Acme --text-column message --sample-to +447911123456
   msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
   msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
   msgr send-bulk customers.csv --resume

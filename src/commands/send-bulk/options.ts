@@ -63,7 +63,14 @@ export interface BulkOptions {
   readonly delimiter?: string | undefined;
   readonly encoding?: FileEncoding | undefined;
   readonly skipInvalid: boolean;
+  /** A number on several rows gets each of its different messages (default: a stop, exit 2). */
   readonly allowDuplicates: boolean;
+  /** A number on several rows gets its first row's message only (default: a stop, exit 2). */
+  readonly firstPerNumber: boolean;
+  /** Possible numbers outside the known numbering plan are sent (default: invalid rows). */
+  readonly allowUnlistedNumbers: boolean;
+  /** Cells mangled by a spreadsheet round trip are sent repaired (default: invalid rows). */
+  readonly fixMojibake: boolean;
   readonly exclude?: string | undefined;
   readonly excludeColumn?: string | undefined;
   /** The first line is a recipient, not a header (--no-header). */
@@ -172,6 +179,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     encoding,
     skipInvalid: bool(raw, 'skipInvalid'),
     allowDuplicates: bool(raw, 'allowDuplicates'),
+    firstPerNumber: bool(raw, 'firstPerNumber'),
+    allowUnlistedNumbers: bool(raw, 'allowUnlistedNumbers'),
+    fixMojibake: bool(raw, 'fixMojibake'),
     exclude: str(raw, 'exclude'),
     excludeColumn,
     noHeader,
@@ -189,6 +199,11 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
   };
+  if (opts.allowDuplicates && opts.firstPerNumber) {
+    throw new UsageError('--allow-duplicates and --first-per-number cannot be used together', {
+      hint: 'For a number on several rows with different messages: --allow-duplicates sends it each of them, --first-per-number only its first row\'s. Keep one.',
+    });
+  }
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
   if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
@@ -221,8 +236,8 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.template !== undefined && opts.noRender) throw new UsageError('--no-render has no effect with --template: a template\'s variables are the server\'s business');
   if (opts.template !== undefined && opts.maxParts !== undefined) throw new UsageError('--max-parts needs the text: a template\'s length is not known here');
   // `--sample-to ''` (an unset shell variable) would otherwise send the sample to no one.
-  if (opts.sampleTo?.length === 0) throw new UsageError('--sample-to: no number given', { hint: 'For example --sample-to +447700900123' });
-  if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447700900123 --sample 3' });
+  if (opts.sampleTo?.length === 0) throw new UsageError('--sample-to: no number given', { hint: 'For example --sample-to +447911123456' });
+  if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447911123456 --sample 3' });
   const modes = [opts.preview !== undefined ? '--preview' : '', opts.sampleTo !== undefined ? '--sample-to' : '', opts.dryRun ? '--dry-run' : '', opts.resume ? '--resume' : ''].filter((m) => m !== '');
   if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);
   return opts;

@@ -44,7 +44,8 @@ import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample
 import { Sender } from '../../bulk/sender.js';
 import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/sent.js';
 import { newRunId, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand, finishedDocument, restartCommand, shellQuote, invalidRowsError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { findRepeatedLines, repeatMode } from '../../bulk/repeats.js';
+import { buildResumeCommand, finishedDocument, restartCommand, shellQuote, invalidRowsError, severalMessagesError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
 import type { BulkOptions } from './options.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -259,7 +260,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), ...(state.unfinished !== undefined ? { unfinishedRun: state.unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: opts.exclude ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals });
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
@@ -275,10 +276,14 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // --json in the refusal's document (the one document on stdout).
   if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   const refusal = opts.preview !== undefined && opts.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
+  // Numbers on rows with different messages stop the run unless the command says which way
+  // (bulk/repeats.ts); their lines are read again from the file for the refusal.
+  const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
   if (pre.invalid > 0 && !shape.skipInvalid) {
-    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label) }, report ?? new ReportWriter(reportPath, ctx.pid));
-    throw invalidRowsError(refusal, pre, input.label, reportPath);
+    if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label), fixMojibake: shape.fixMojibake }, report ?? new ReportWriter(reportPath, ctx.pid));
+    throw invalidRowsError(refusal, pre, input.label, reportPath, several);
   }
+  if (several !== undefined) throw severalMessagesError(refusal, pre, input.label, several);
   if (guarded > 0 && leave.guard !== undefined) {
     throw sentBeforeError(guarded, leave.guard.runs, definition, { fileLabel: input.label, trial: trial ?? (opts.dryRun ? '--dry-run' : undefined), toSend: guard?.toSend ?? 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }

@@ -28,10 +28,10 @@ prints the first answer and sends nothing (exit 0); after an attempt that got no
 sent or was rejected, it sends the same request with the same Idempotency-Key.
 
 Examples:
-  msgr send --sandbox --to +447700900123 --from Acme --text 'Hello'
-  msgr send -p prod --to 07700900123 --default-country GB --from Acme --text-file msg.txt
+  msgr send --sandbox --to +447911123456 --from Acme --text 'Hello'
+  msgr send -p prod --to 07911123456 --default-country GB --from Acme --text-file msg.txt
   echo 'Your code is 1234' | msgr send --to +14155550100 --from 14155550199 --json
-  msgr send --channel rcs --to +447700900123 --from acme_agent --template welcome --var name=Ann
+  msgr send --channel rcs --to +447911123456 --from acme_agent --template welcome --var name=Ann
   msgr send --once order-1234-shipped --to +447911123456 --from Acme --text 'Order 1234 has shipped'`,
   );
   cmd.action(async (_opts: unknown, command: Command) => {

@@ -37,6 +37,8 @@ export interface MessageOptions {
   messageType?: string | undefined;
   validity?: string | undefined;
   defaultCountry?: string | undefined;
+  /** --allow-unlisted-numbers */
+  allowUnlistedNumbers?: boolean | undefined;
   dryRun?: boolean | undefined;
 }
 
@@ -81,6 +83,7 @@ export function parseMessageOptions(raw: Raw): MessageOptions {
     messageType: str(raw, 'messageType'),
     validity: str(raw, 'validity'),
     defaultCountry: str(raw, 'defaultCountry'),
+    allowUnlistedNumbers: bool(raw, 'allowUnlistedNumbers'),
     dryRun: bool(raw, 'dryRun'),
   };
 }

@@ -39,7 +39,6 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // A text read from a file is that file's fault when it is empty: name the flag and the file.
   const built = buildRequest(draft, ctx.now(), opts.textFile !== undefined ? { text: `--text-file ${opts.textFile}` } : {});
   if (!built.ok) throw problemsError(built.problems);
-  for (const w of built.warnings) ui.warn(w);
   let request = built.request;
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
   // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
@@ -239,6 +238,7 @@ function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: st
     contacts: contacts.length > 0 ? contacts : input?.addressBook?.contacts.map((c) => c.id),
     metaData: meta !== undefined || input?.metaData !== undefined ? { ...input?.metaData, ...meta } : undefined,
     defaultCountry,
+    allowUnlisted: opts.allowUnlistedNumbers === true,
   };
 }
 
@@ -248,6 +248,7 @@ function problemsError(problems: Problem[]): UsageError {
     return new UsageError(`${first.field}: ${first.message}`, first.hint !== undefined ? { hint: first.hint } : {});
   }
   const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
-  const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
+  // One hint for several recipients refused for one reason (numbers outside the plan).
+  const hints = [...new Set(problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : [])))];
   return new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
 }

@@ -55,7 +55,7 @@ describe("the preflight workers' memory", () => {
       format: await detectFormat(path, {}),
       columns: { messageColumns: messageColumnNames(PER_ROW) },
       country: undefined,
-      allowDuplicates: false,
+      repeats: 'first' as const,
       batchSize: 50,
       fileBytes: Buffer.byteLength(content),
       message: PER_ROW,
@@ -80,7 +80,7 @@ describe("the preflight workers' memory", () => {
     const path = join(dir, 'names.csv');
     writeFileSync(path, content);
     const signal = new AbortController().signal;
-    const o = { path, fileLabel: 'names.csv', format: await detectFormat(path, {}), country: undefined, allowDuplicates: false, batchSize: 50, fileBytes: Buffer.byteLength(content), signal };
+    const o = { path, fileLabel: 'names.csv', format: await detectFormat(path, {}), country: undefined, repeats: 'first' as const, batchSize: 50, fileBytes: Buffer.byteLength(content), signal };
     const split = await runParallelPreflight({ ...o, columns: {}, minBytes: 0 });
     assert.ok(split !== undefined, 'the file was split');
     assert.equal(split.toSend, 4000);
@@ -97,7 +97,7 @@ describe("the preflight workers' memory", () => {
     const path = join(dir, 'split-fails.csv');
     writeFileSync(path, content);
     const failures: string[] = [];
-    const o = { path, fileLabel: 'split-fails.csv', format: await detectFormat(path, {}), columns: {}, country: undefined, allowDuplicates: false, batchSize: 50, fileBytes: Buffer.byteLength(content), minBytes: 0 };
+    const o = { path, fileLabel: 'split-fails.csv', format: await detectFormat(path, {}), columns: {}, country: undefined, repeats: 'first' as const, batchSize: 50, fileBytes: Buffer.byteLength(content), minBytes: 0 };
     // A spool the workers cannot write, not a tiny heap: a heap too small for V8 to start the
     // worker at all (1 MB) aborts the whole process on Node 24, where a test cannot catch it.
     const unwritable = join(dir, 'no-such-folder', 'run.spool');
@@ -115,7 +115,7 @@ describe("the preflight workers' memory", () => {
     writeFileSync(path, content);
     const stop = new AbortController();
     stop.abort('SIGINT');
-    const o = { path, fileLabel: 'stopped.csv', format: await detectFormat(path, {}), country: undefined, allowDuplicates: false, batchSize: 50, fileBytes: Buffer.byteLength(content), signal: stop.signal };
+    const o = { path, fileLabel: 'stopped.csv', format: await detectFormat(path, {}), country: undefined, repeats: 'first' as const, batchSize: 50, fileBytes: Buffer.byteLength(content), signal: stop.signal };
     assert.equal(await runParallelPreflight({ ...o, columns: {}, minBytes: 0 }), undefined, 'no split preflight ran');
     const hi: MessageSource = { text: 'Hi {{name}}', textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: null, fromColumn: null, maxParts: null } };
     const failures: string[] = [];

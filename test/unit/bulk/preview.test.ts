@@ -24,7 +24,7 @@ function output(o: { json?: boolean; tty?: boolean } = {}): TrialOutput & { out:
 }
 
 const FRAME = { prefix: '{"from":"Acme","body":{"text":"Hi"},"recipients":[', suffix: ']}' };
-const BATCH = ['+447700900001', '+447700900002', '+447700900003', '+447700900004', '+447700900005'].map((msisdn) => JSON.stringify({ msisdn }));
+const BATCH = ['+447400900001', '+447400900002', '+447400900003', '+447400900004', '+447400900005'].map((msisdn) => JSON.stringify({ msisdn }));
 
 describe('printDryRun', () => {
   test('into a pipe: the whole first request; on a terminal: its first three recipients and a count', () => {
@@ -34,14 +34,14 @@ describe('printDryRun', () => {
     assert.deepEqual(pipe.info, ['dry run: 5 recipients in 1 request would be sent; nothing was sent']);
     const tty = output({ tty: true });
     printDryRun(tty, FRAME, BATCH, { toSend: 5, requests: 1 });
-    assert.match(tty.out(), /"\+447700900003"\n {4}}\n {4}… and 2 more recipients in this request\n {2}]/);
+    assert.match(tty.out(), /"\+447400900003"\n {4}}\n {4}… and 2 more recipients in this request\n {2}]/);
     assert.doesNotMatch(tty.out(), /900004/);
   });
 
   test('--json: the summary with the first request, null when nothing is to be sent', () => {
     const doc = output({ json: true });
     printDryRun(doc, FRAME, BATCH.slice(0, 1), { toSend: 1, requests: 1 });
-    assert.deepEqual(JSON.parse(doc.out()), { ...summary, firstRequest: { from: 'Acme', body: { text: 'Hi' }, recipients: [{ msisdn: '+447700900001' }] }, exitCode: 0 });
+    assert.deepEqual(JSON.parse(doc.out()), { ...summary, firstRequest: { from: 'Acme', body: { text: 'Hi' }, recipients: [{ msisdn: '+447400900001' }] }, exitCode: 0 });
     const none = output({ json: true });
     printDryRun(none, FRAME, [], { toSend: 0, requests: 0 });
     assert.equal((JSON.parse(none.out()) as { firstRequest: unknown }).firstRequest, null);
@@ -53,12 +53,12 @@ describe('printDryRun', () => {
 
 describe('printPreview', () => {
   const message = { from: 'Acme', body: { text: 'Hi' } };
-  const rows = [{ line: 2, e164: '+447700900001', recipient: JSON.stringify({ msisdn: '+447700900001' }), key: undefined }];
+  const rows = [{ line: 2, e164: '+447400900001', recipient: JSON.stringify({ msisdn: '+447400900001' }), key: undefined }];
 
   test('for people: each message, and how many of the messages to send were shown', () => {
     const o = output();
     printPreview(o, message, rows, 5);
-    assert.equal(o.out(), 'line 2 → +447700900001 from Acme (GSM-7, 1 SMS part)\n  │ Hi\n');
+    assert.equal(o.out(), 'line 2 → +447400900001 from Acme (GSM-7, 1 SMS part)\n  │ Hi\n');
     assert.deepEqual(o.info, ['preview: the first 1 of 5 messages; nothing was sent']);
   });
 
@@ -75,11 +75,11 @@ describe('printPreview', () => {
 describe('sampleNumbers', () => {
   test('normalised, a national number or a word refused (the number named once), none without the flag', () => {
     const gb = createNumberChecker('GB');
-    assert.deepEqual(sampleNumbers(['07700 900123', '+447700900456'], gb), ['+447700900123', '+447700900456']);
+    assert.deepEqual(sampleNumbers(['07400 900123', '+447400900456'], gb), ['+447400900123', '+447400900456']);
     assert.equal(sampleNumbers(undefined, gb), undefined);
     assert.throws(
-      () => sampleNumbers(['07700 900123'], createNumberChecker(undefined)),
-      (e: unknown) => e instanceof UsageError && e.message === '--sample-to: "07700 900123" is a national number: give it as +<country code>..., or set --default-country' && /--default-country/.test(e.hint ?? ''),
+      () => sampleNumbers(['07400 900123'], createNumberChecker(undefined)),
+      (e: unknown) => e instanceof UsageError && e.message === '--sample-to: "07400 900123" is a national number: give it as +<country code>..., or set --default-country' && /--default-country/.test(e.hint ?? ''),
     );
     // The number once, as `send --to` says it.
     assert.throws(() => sampleNumbers(['abc'], gb), (e: unknown) => e instanceof UsageError && e.message === '--sample-to: "abc" has characters that are not digits');

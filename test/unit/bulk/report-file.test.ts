@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { refuseReportOver, ReportWriter, reportTempPath } from '../../../src/bulk/report.js';
 
 const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-report-file-'));
-const ROW = { line: 2, number: '+447700900001', outcome: 'accepted', status: 202, messageId: 'm1' } as const;
+const ROW = { line: 2, number: '+447400900001', outcome: 'accepted', status: 202, messageId: 'm1' } as const;
 
 describe('refuseReportOver', () => {
   test('a report over any msgr journal is refused, naming its run (not only over the run\'s own journal); another .jsonl is not', () => {
@@ -37,7 +37,7 @@ describe('ReportWriter: the file', () => {
     assert.equal(statSync(temp).mode & 0o777, 0o600);
     w.close();
     assert.deepEqual(readdirSync(dir), ['r.csv']);
-    assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error\n2,\+447700900001,accepted,202,m1,\n$/);
+    assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error\n2,\+447400900001,accepted,202,m1,\n$/);
     w.discard();
     assert.match(readFileSync(path, 'utf8'), /m1/, 'a discard after close removes nothing');
   });
@@ -102,7 +102,7 @@ describe('ReportWriter: the file', () => {
     w.write(ROW);
     w.close();
     assert.ok(lstatSync(join(dir, 'link.csv')).isSymbolicLink(), 'the link was replaced by a file');
-    assert.match(readFileSync(join(dir, 'real', 'new.csv'), 'utf8'), /^line,number.*\n2,\+447700900001,accepted/s);
+    assert.match(readFileSync(join(dir, 'real', 'new.csv'), 'utf8'), /^line,number.*\n2,\+447400900001,accepted/s);
     assert.deepEqual(readdirSync(join(dir, 'real')), ['new.csv']);
     symlinkSync(join('gone', 'r.csv'), join(dir, 'astray.csv'));
     assert.throws(() => new ReportWriter(join(dir, 'astray.csv'), 1), /--report: cannot write \S+astray\.csv \(there is no folder \S+gone\)/);
