@@ -18,7 +18,7 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .optionsGroup('Message:')
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields");
   addMessageOptions(cmd);
-  addConnectionOptions(cmd);
+  addConnectionOptions(cmd, { webhook: true });
   cmd.addHelpText(
     'after',
     `

@@ -57,7 +57,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     return;
   }
 
-  const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox);
+  const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox, opts.webhookUrl);
   if (!sandbox) {
     const { confirmSend } = await import('../../settings/confirm.js');
     // The account actually sent may come from --input rather than the settings.
