@@ -8,6 +8,7 @@ import { UsageError } from '../../errors.js';
 import { isLoopbackHost } from '../../http/endpoint.js';
 import { DEFAULT_EVENT_PLAN, DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
 import { flagName } from '../shared/option-values.js';
+import { redactPath } from '../../events/token.js';
 
 function numberFlag(flag: string, what: string, ok: (n: number) => boolean): z.ZodType<number | undefined> {
   return z
@@ -140,16 +141,6 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   if (s.webhooks !== undefined) {
     const h = s.webhooks;
     say(`events: ${h.delivered} acknowledged, ${h.retries} retried, ${h.gaveUp} given up${h.dropped > 0 ? `, ${h.dropped} dropped (queue full)` : ''}${h.unsent > 0 ? `, ${h.unsent} not sent (still queued at the stop)` : ''}`);
-  }
-}
-
-/** A webhook URL for people: scheme, host and port; the path may hold a token. */
-export function redactPath(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname === '/' ? '/' : '/…'}`;
-  } catch {
-    return '(a URL)';
   }
 }
 
