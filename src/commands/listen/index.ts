@@ -2,6 +2,7 @@
 // opt-out store and libphonenumber-js load when the command runs.
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
 import { collect } from '../shared/flags.js';
 import type { ListenOptions, ReplayOptions } from './options.js';
 
@@ -28,8 +29,6 @@ export function registerListen(program: Command, ctx: Context, runF?: (opts: Lis
   const listen = program
     .command('listen')
     .description('receive delivery reports and replies by webhook on 127.0.0.1, save every event to a file before answering, show them')
-    // `msgr listen replay --out X`: the flags after `replay` are replay's.
-    .enablePositionalOptions()
     .optionsGroup('Receiving:')
     .option('--port <n>', 'port to listen on; 0 picks a free one (default 4020)')
     .option('--host <address>', 'address to listen on (default 127.0.0.1); any other is reachable from the network, and msgr warns')
@@ -105,7 +104,13 @@ Examples:
     )
     .action(async (_opts: unknown, command: Command) => {
       const { parseReplayOptions } = await import('./options.js');
-      const opts = parseReplayOptions(command.opts(), ctx.now());
+      // The program parses without positional options (main.ts), so Commander gives `listen` the
+      // flags after `replay` that both declare (--json, --forward-to, …): they are replay's.
+      const mine = new Set(command.options.map((o) => o.attributeName()));
+      const given = Object.fromEntries(Object.entries(listen.opts()).filter(([k]) => listen.getOptionValueSource(k) === 'cli'));
+      const foreign = listen.options.find((o) => given[o.attributeName()] !== undefined && !mine.has(o.attributeName()));
+      if (foreign !== undefined) throw new UsageError(`msgr listen replay does not take ${foreign.long ?? foreign.flags}`, { hint: 'See its options with: msgr listen replay --help' });
+      const opts = parseReplayOptions({ ...given, ...command.opts() }, ctx.now());
       if (replayF !== undefined) return replayF(opts);
       const { runReplay } = await import('./replay.js');
       await runReplay(ctx, opts);

@@ -65,13 +65,17 @@ describe('msgr listen options', () => {
   });
 
   test('replay: its own flags after `replay`; ages and times', async () => {
-    const r = (await listen(['replay', '--since', '2h', '--filter', 'status=failed,expired', '--events', 'e.jsonl'])).replay;
+    const r = (await listen(['replay', '--since', '2h', '--filter', 'status=failed,expired', '--events', 'e.jsonl', '--json', '--forward-to', 'http://127.0.0.1:1/x', '--status-field', 'a.b'])).replay;
+    assert.equal(r?.json, true);
+    assert.equal(r?.forwardTo?.href, 'http://127.0.0.1:1/x');
+    assert.deepEqual(r?.fields, { status: 'a.b' });
     assert.ok(r?.since !== undefined && Date.now() - r.since.getTime() >= 7_200_000 - 5_000);
     assert.deepEqual(r?.filters, [{ key: 'status', values: ['failed', 'expired'] }]);
     assert.equal(r?.events, 'e.jsonl');
     assert.equal((await listen(['replay', '--until', '2030-01-01T00:00:00Z'])).replay?.until?.toISOString(), '2030-01-01T00:00:00.000Z');
     await assert.rejects(listen(['replay', '--since', 'yesterday']), /--since: "yesterday" is neither a time nor an age/);
     await assert.rejects(listen(['replay', '--filter', 'status']), /--filter: "status" is not key=value/);
+    await assert.rejects(listen(['replay', '--optouts']), /msgr listen replay does not take --optouts/);
   });
 
   test('sizes', () => {
