@@ -53,7 +53,7 @@ const ENVELOPES: readonly string[] = ['', 'data', 'payload', 'data.payload', 'da
 
 const NAMES = {
   eventId: ['eventid', 'webhookid', 'notificationid', 'callbackid', 'id'],
-  messageId: ['messageid', 'messagesid', 'smssid', 'messageuuid', 'msgid', 'messagereference', 'mid'],
+  messageId: ['messageid', 'messagesid', 'smssid', 'messageuuid', 'msgid', 'messagereference', 'mid', 'inreplyto'],
   status: ['status', 'messagestatus', 'smsstatus', 'deliverystatus', 'dlrstatus', 'state', 'stat'],
   number: ['msisdn', 'to', 'recipient', 'destination', 'destinationnumber', 'phonenumber', 'phone', 'number', 'mobile'],
   from: ['from', 'sender', 'originator', 'source', 'msisdn', 'mobile', 'phone', 'number'],
