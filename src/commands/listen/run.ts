@@ -19,7 +19,8 @@ import type { OptOutHook } from './optouts.js';
 
 /** How long answers in flight may take to finish once a stop begins. */
 export const LISTEN_DRAIN_MS = 5_000;
-const MONITOR_MS = 5_000;
+// Cheap: the state folder is read only once receipts are overdue, and then once per quiet spell.
+const MONITOR_MS = 1_000;
 
 export async function runListen(ctx: Context, opts: ListenOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
