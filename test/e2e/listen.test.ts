@@ -1,7 +1,8 @@
 // `msgr listen` as users run it: the built CLI in child processes, the sandbox posting its events
 // to it, curl-like requests of every shape, an app it forwards to, a full disk, Ctrl-C.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir } from '../support/cli.js';
@@ -220,7 +221,7 @@ describe('msgr listen', () => {
     assert.match(none.stderr, /Is msgr listen running\?/);
   });
 
-  test('send --sandbox --webhook-url: the receipt of the message it answered reaches the listener', async () => {
+  test('send --sandbox and send-bulk --sandbox with --webhook-url: the receipts of the messages they sent reach the listener', async () => {
     const dir = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
     const listen = await startMsgr(['listen', '--port', '0'], env, LISTENING);
@@ -231,11 +232,36 @@ describe('msgr listen', () => {
       assert.match(r.stderr, /sandbox: 1 delivery event posted to the webhook URL/);
       await waitFor('the receipt', () => listen.stdout().includes(id));
       assert.match(listen.stdout(), new RegExp(`delivered\\s+\\+447700900160\\s+${id}`));
+      const csv = join(dir, 'list.csv');
+      writeFileSync(csv, 'phone\n+447700900161\n+447700900162\n');
+      const bulk = await runCli(['send-bulk', csv, '--sandbox', '--webhook-url', listen.ready, '--from', 'Acme', '--text', 'Hi', '--yes'], { env });
+      assert.equal(bulk.code, 0, bulk.stderr);
+      assert.match(bulk.stderr, /sandbox: 2 delivery events posted to the webhook URL/);
+      await waitFor('the receipts', () => /\+447700900161/.test(listen.stdout()) && /\+447700900162/.test(listen.stdout()));
     } finally {
       await listen.stop();
     }
     const plain = await runCli(['send', '--webhook-url', 'http://127.0.0.1:1/x', '--to', '+447700900160', '--from', 'Acme', '--text', 'Hi'], { env });
     assert.equal(plain.code, 2);
     assert.match(plain.stderr, /--webhook-url needs --sandbox/);
+  });
+
+  test('a run sending and no receipt for --warn-after: one warning, on stderr, even with -q', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
+    // A send-bulk run holding its journal's lock: this test process plays its part.
+    const run = join(dir, 'runs', 'list.csv-0123456789ab');
+    mkdirSync(run, { recursive: true });
+    writeFileSync(join(run, 'journal.jsonl'), `${JSON.stringify({ type: 'run', version: 1, runId: '20300101T000000Z-abcdef12', createdAt: '2030-01-01T00:00:00.000Z', msgr: 'test', input: { path: '/data/list.csv', stdin: false } })}\n`);
+    writeFileSync(join(run, 'journal.jsonl.lock'), JSON.stringify({ pid: process.pid, host: hostname(), startedAt: '2030-01-01T00:00:00.000Z', command: 'msgr send-bulk list.csv' }));
+    // -q: nothing else is printed; ready when the warning comes.
+    const listen = await startMsgr(['listen', '--port', '0', '-q', '--warn-after', '1s'], env, /warning: .*\n/, 10_000);
+    try {
+      assert.match(listen.stderr(), /^warning: a send-bulk run is sending \(\/data\/list\.csv, pid \d+\) and no delivery receipt has come for \d+ s: check that the provider posts to this listener's URL/);
+      await new Promise((r) => setTimeout(r, 1_500));
+      assert.equal(listen.stderr().split('warning: a send-bulk run').length, 2, 'warned once');
+    } finally {
+      await listen.stop();
+    }
   });
 });

@@ -211,7 +211,7 @@ function watch(ctx: Context, ui: Ui, state: string, t: { lastEventMs: number | u
       idle.warned = true;
       const run = runs[0];
       const which = run === undefined ? '' : ` (${run.file ?? run.journal}, pid ${run.owner.pid}${run.sandbox ? ', sandbox' : ''})`;
-      ui.warn(`${runs.length === 1 ? 'a send-bulk run is' : `${runs.length} send-bulk runs are`} sending${which} and no delivery receipt has come for ${Math.round(silentFor / 60_000)} min: check that the provider posts to this listener's URL (msgr listen --print-url)`);
+      ui.warn(`${runs.length === 1 ? 'a send-bulk run is' : `${runs.length} send-bulk runs are`} sending${which} and no delivery receipt has come for ${silentFor < 120_000 ? `${Math.round(silentFor / 1000)} s` : `${Math.round(silentFor / 60_000)} min`}: check that the provider posts to this listener's URL (msgr listen --print-url)`);
     }).catch(() => undefined);
   }
   // On a terminal: how long it has been quiet, at 1, 2, 4, 8 … minutes.
