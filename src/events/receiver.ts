@@ -16,6 +16,13 @@ import { keptHeaders, keptQuery, parseForm, RECORD_VERSION, splitBody, type Body
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** How long a 503 asks the sender to wait before it tries again. */
 export const RETRY_AFTER_SECONDS = 5;
+/**
+ * Bytes of bodies being read at once, all requests together: beyond it a request is answered 503
+ * (the sender retries), so memory stays bounded however many senders post big bodies at once.
+ */
+export const MAX_READING_BYTES = 64 * 1024 * 1024;
+/** Connections at once; more wait in the kernel's backlog. */
+export const MAX_CONNECTIONS = 1024;
 
 export interface Received {
   readonly record: EventRecord;
@@ -69,27 +76,43 @@ interface Answer {
 
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
-/** Reads the body up to `limit` bytes; over it, undefined (the connection is then closed). */
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | undefined> {
+/** Bytes of bodies being read now, by every request (MAX_READING_BYTES). */
+const reading = { bytes: 0 };
+
+/**
+ * Reads the body up to `limit` bytes: 'too-large' over it, 'busy' when all requests together are
+ * reading more than MAX_READING_BYTES (the connection is then closed, the rest not read).
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'busy'> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    let over = false;
+    let done = false;
+    const finish = (result: Buffer | 'too-large' | 'busy'): void => {
+      if (done) return;
+      done = true;
+      reading.bytes -= size;
+      chunks.length = 0;
+      resolve(result);
+    };
     req.on('data', (chunk: Buffer) => {
+      if (done) return;
       size += chunk.length;
-      if (size > limit) {
-        if (!over) resolve(undefined);
-        over = true;
-        chunks.length = 0;
-        return;
+      reading.bytes += chunk.length;
+      if (size > limit) finish('too-large');
+      else if (reading.bytes > MAX_READING_BYTES) finish('busy');
+      else chunks.push(chunk);
+    });
+    req.on('end', () => finish(Buffer.concat(chunks, size)));
+    const fail = (err: Error): void => {
+      if (!done) {
+        done = true;
+        reading.bytes -= size;
       }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (!over) resolve(Buffer.concat(chunks, size));
-    });
-    req.on('error', reject);
-    req.on('aborted', () => reject(new Error('the request was aborted')));
+      reject(err);
+    };
+    req.on('error', fail);
+    req.on('aborted', () => fail(new Error('the request was aborted')));
   });
 }
 
@@ -141,10 +164,15 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     const contentType = headerValue(req.headers['content-type']);
     if (method === 'POST' || method === 'PUT' || method === 'PATCH') {
       const raw = await readBody(req, maxBody);
-      if (raw === undefined) {
+      if (raw === 'too-large') {
         stats.refused++;
         options.onRefused?.(413, `a body over ${maxBody} bytes`);
         return { status: 413, headers: { connection: 'close' }, body: `the body is over ${maxBody} bytes\n` };
+      }
+      if (raw === 'busy') {
+        stats.unavailable++;
+        options.onRefused?.(503, `more than ${MAX_READING_BYTES >> 20} MiB of bodies are being read at once`);
+        return { status: 503, headers: { 'retry-after': String(RETRY_AFTER_SECONDS), connection: 'close' }, body: 'busy: retry later\n' };
       }
       events = splitBody(raw, contentType);
     } else if (method === 'GET' || method === 'HEAD') {
@@ -263,6 +291,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     });
   });
   server.on('error', () => undefined);
+  server.maxConnections = MAX_CONNECTIONS;
   const port = (server.address() as AddressInfo).port;
   const host = options.host.includes(':') ? `[${options.host}]` : options.host;
   let closed: Promise<void> | undefined;

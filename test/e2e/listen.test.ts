@@ -63,7 +63,7 @@ describe('msgr listen', () => {
       const text = listen.stdout();
       for (const id of ids) assert.match(text, new RegExp(`delivered\\s+\\+4477009001\\d\\d\\s+${id}`));
       assert.match(text, /fallback\s+\+447700900123\s+\S+\s+RCS → SMS/);
-      assert.match(text, /inbound\s+\+447700900124\s+"Thanks"/);
+      assert.match(text, /inbound\s+\+447700900124\s+sbx_m_\w+\s+"Thanks"/);
       assert.match(listen.stderr(), /the app at .* did not take ev_\S+ \(500\); retrying/);
       assert.ok(!listen.stderr().includes(TOKEN) || listen.stderr().split(TOKEN).length === 2, 'the token is printed once, in the URL');
       assert.equal(statSync(out).mode & 0o777, 0o600);

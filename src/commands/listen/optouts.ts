@@ -12,6 +12,7 @@ import { PlainList } from '../../optouts/plain-list.js';
 import { optOutAction, type ReplyPolicy } from '../../optouts/replies.js';
 import { OptOutStore, OptOutWriteError, type OptOutChange, type StoreWriter } from '../../optouts/store.js';
 import { checkCountry } from '../../message/numbers.js';
+import type { ListenOptions } from './options.js';
 
 export interface OptOutHook {
   /** The store's or the list's path, for the banner. */
@@ -26,16 +27,10 @@ interface Sink {
   remove(change: OptOutChange, writer: StoreWriter): Promise<boolean>;
 }
 
-export interface OptOutSetup {
+export interface OptOutSetup extends Pick<ListenOptions, 'stopWords' | 'startWords' | 'allowStart' | 'undeliverable' | 'permanentCodes' | 'defaultCountry'> {
   /** The account's store path, or a plain list's. */
   readonly path: string;
   readonly plain: boolean;
-  readonly stopWords?: readonly string[] | undefined;
-  readonly startWords?: readonly string[] | undefined;
-  readonly allowStart: boolean;
-  readonly undeliverable: boolean;
-  readonly permanentCodes: readonly string[];
-  readonly defaultCountry?: string | undefined;
 }
 
 export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
