@@ -107,5 +107,6 @@ export const cfg = {
   personalConcurrency: 16,
   personalRuns: intOpt('personal-runs', quick ? 1 : 3),
   listenSeconds: intOpt('listen-seconds', quick ? 5 : 20),
+  listenFill: quick ? 30_000 : 250_000,
   bulkArgs: opt['bulk-args'] !== undefined ? opt['bulk-args'].split(/\s+/).filter(Boolean) : [],
 };

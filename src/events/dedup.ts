@@ -12,12 +12,12 @@ export const IDEMPOTENCY_HEADERS: readonly string[] = ['idempotency-key', 'x-ide
 export const DEFAULT_WINDOW_MS = 10 * 60_000;
 export const MAX_KEYS = 200_000;
 
-interface Seen {
-  /** When it was recorded (epoch ms). */
-  readonly at: number;
-  /** Settles once the record that holds it is on disk; a duplicate answers only then. */
-  durable: Promise<void> | undefined;
+/** An earlier record of a key: `durable` settles once it is on disk (undefined: it is). */
+export interface Seen {
+  readonly durable: Promise<void> | undefined;
 }
+
+const ON_DISK: Seen = { durable: undefined };
 
 export function dedupKey(summary: EventSummary, headers: Readonly<Record<string, string | string[] | undefined>>, bytes: Uint8Array, item: { readonly index: number } | undefined): string {
   if (summary.eventId !== undefined) {
@@ -34,10 +34,14 @@ export function dedupKey(summary: EventSummary, headers: Readonly<Record<string,
 export class Dedup {
   readonly #windowMs: number;
   readonly #capacity: number;
+  // Only the time each key was recorded (epoch ms): 200,000 keys are their strings and a number
+  // each, about 20 MB (docs/performance.md: "Receiving events").
   /** id: and hdr: keys, oldest first (a Map keeps insertion order). */
-  readonly #ids = new Map<string, Seen>();
+  readonly #ids = new Map<string, number>();
   /** body: keys, in the order they came, so the expired ones are at the front. */
-  readonly #bodies = new Map<string, Seen>();
+  readonly #bodies = new Map<string, number>();
+  /** Keys whose record is not on disk yet, and the flush that puts it there. */
+  readonly #pending = new Map<string, Promise<void>>();
 
   constructor(windowMs = DEFAULT_WINDOW_MS, capacity = MAX_KEYS) {
     this.#windowMs = windowMs;
@@ -50,9 +54,16 @@ export class Dedup {
 
   /** The earlier record of this key, when there is one that still counts. */
   find(key: string, nowMs: number): Seen | undefined {
-    if (!key.startsWith('body:')) return this.#ids.get(key);
-    this.#expire(nowMs);
-    return this.#bodies.get(key);
+    let known: boolean;
+    if (key.startsWith('body:')) {
+      this.#expire(nowMs);
+      known = this.#bodies.has(key);
+    } else {
+      known = this.#ids.has(key);
+    }
+    if (!known) return undefined;
+    const durable = this.#pending.get(key);
+    return durable === undefined ? ON_DISK : { durable };
   }
 
   /**
@@ -60,23 +71,21 @@ export class Dedup {
    * already, as for the records read back at start, `nowMs` later).
    */
   remember(key: string, atMs: number, durable?: Promise<void>, nowMs = atMs): void {
-    const seen: Seen = { at: atMs, durable };
     if (durable !== undefined) {
-      void durable.then(
-        () => {
-          seen.durable = undefined;
-        },
-        () => undefined,
-      );
+      this.#pending.set(key, durable);
+      const settled = (): void => {
+        if (this.#pending.get(key) === durable) this.#pending.delete(key);
+      };
+      void durable.then(settled, settled);
     }
     if (key.startsWith('body:')) {
       if (this.#windowMs <= 0 || atMs < nowMs - this.#windowMs) return;
       this.#bodies.delete(key);
-      this.#bodies.set(key, seen);
+      this.#bodies.set(key, atMs);
       return;
     }
     this.#ids.delete(key);
-    this.#ids.set(key, seen);
+    this.#ids.set(key, atMs);
     if (this.#ids.size > this.#capacity) {
       // The oldest tenth in one sweep (see sandbox/idempotency.ts for why not one at a time).
       let evict = this.#ids.size - this.#capacity + Math.floor(this.#capacity / 10);
@@ -91,11 +100,12 @@ export class Dedup {
   forget(key: string): void {
     this.#ids.delete(key);
     this.#bodies.delete(key);
+    this.#pending.delete(key);
   }
 
   #expire(nowMs: number): void {
-    for (const [k, seen] of this.#bodies) {
-      if (seen.at >= nowMs - this.#windowMs) break;
+    for (const [k, at] of this.#bodies) {
+      if (at >= nowMs - this.#windowMs) break;
       this.#bodies.delete(k);
     }
   }

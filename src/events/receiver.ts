@@ -194,12 +194,12 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     const headers = keptHeaders(req.headers);
     const received: Received[] = [];
     const waits: Array<Promise<void>> = [];
-    const fresh: string[] = [];
+    const fresh = new Set<string>();
     let lines = '';
     for (const ev of events) {
       const summary = summarise(ev.parsed, fields);
       const key = dedupKey(summary, req.headers, ev.bytes, ev.item);
-      const seen = dedup.find(key, nowMs) ?? (fresh.includes(key) ? { durable: undefined } : undefined);
+      const seen = dedup.find(key, nowMs) ?? (fresh.has(key) ? { durable: undefined } : undefined);
       const record: EventRecord = {
         v: RECORD_VERSION,
         id: `${idPrefix}${(counter++).toString(36)}`,
@@ -219,7 +219,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
         received.push({ record, summary, parsed: ev.parsed, duplicate: true });
         continue;
       }
-      fresh.push(key);
+      fresh.add(key);
       lines += `${JSON.stringify(record)}\n`;
       received.push({ record, summary, parsed: ev.parsed, duplicate: false });
     }
@@ -244,7 +244,7 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
       else stats.recorded++;
       options.onEvent?.(r);
     }
-    return { status: 200, headers: { 'x-msgr-recorded': String(fresh.length), 'x-msgr-duplicates': String(received.length - fresh.length) }, body: '' };
+    return { status: 200, headers: { 'x-msgr-recorded': String(fresh.size), 'x-msgr-duplicates': String(received.length - fresh.size) }, body: '' };
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
