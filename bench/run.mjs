@@ -8,6 +8,8 @@
 //   rate      --rate 500/s for 20 s against the sandbox's record file
 //   personalised  a message per row: 100,000 different messages at concurrency 16 against a bare
 //             undici Pool posting the same bodies; peak RSS of 1,000,000 personalised rows
+//   listen    msgr listen at 2,000 webhook events/s (open loop, undici, 64 connections): rate, p99
+//             answer time against a bare node:http server and one fdatasync per event, RSS
 //
 // It builds dist/ when it is stale, generates its own data in bench/.data/ (gitignored),
 // starts and stops its own servers, prints one table and writes bench/.data/results.md and
@@ -28,6 +30,7 @@ import { sectionMemory } from './sections/memory.mjs';
 import { sectionPersonalised } from './sections/personalised.mjs';
 import { sectionRate } from './sections/rate.mjs';
 import { sectionStartup } from './sections/startup.mjs';
+import { sectionListen } from './sections/listen.mjs';
 
 const started = performance.now();
 
@@ -40,7 +43,7 @@ async function main() {
   const load = loadavg()[0];
   if (load > 0.5) note(`load average was ${load.toFixed(2)} at the start: other work on this ${cpus().length}-core machine skews every figure; rerun on a quiet machine`);
   ensureBuilt();
-  const run = { startup: sectionStartup, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised };
+  const run = { startup: sectionStartup, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised, listen: sectionListen };
   for (const s of SECTIONS) if (only.includes(s)) await run[s]();
   report();
 }

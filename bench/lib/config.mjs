@@ -14,7 +14,7 @@ export const MSGR = process.env.BENCH_MSGR_BIN !== undefined ? resolve(process.e
 export const NODE = process.execPath;
 export const API_KEY = 'bench-key-0000';
 export const ACCOUNT = 'ACME01';
-export const SECTIONS = ['startup', 'bulk', 'memory', 'rate', 'personalised'];
+export const SECTIONS = ['startup', 'bulk', 'memory', 'rate', 'personalised', 'listen'];
 
 const USAGE = `usage: npm run bench -- [options]
   --only <list>       sections to run, comma separated: ${SECTIONS.join(',')} (default: all)
@@ -30,6 +30,7 @@ const USAGE = `usage: npm run bench -- [options]
   --bulk-runs <n>     send-bulk throughput runs, each after its own csv-parse run; the median counts (default 3)
   --personal-rows <n> rows for the personalised throughput run (default 100,000)
   --personal-runs <n> personalised throughput runs, each after its own undici Pool run; the median ratio counts (default 3)
+  --listen-seconds <n> length of each msgr listen load run at 2,000 events/s (default 20)
   --build / --no-build  force / skip the build (default: build when dist/ is older than src/ or has no code caches for this Node)
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
   -h, --help          this text`;
@@ -57,6 +58,7 @@ export const { values: opt } = parseOptions({
     'bulk-runs': { type: 'string' },
     'personal-rows': { type: 'string' },
     'personal-runs': { type: 'string' },
+    'listen-seconds': { type: 'string' },
     rounds: { type: 'string' },
     tricks: { type: 'boolean', default: false },
     build: { type: 'boolean' },
@@ -104,5 +106,7 @@ export const cfg = {
   personalRows: intOpt('personal-rows', quick ? 5_000 : 100_000),
   personalConcurrency: 16,
   personalRuns: intOpt('personal-runs', quick ? 1 : 3),
+  listenSeconds: intOpt('listen-seconds', quick ? 5 : 20),
+  listenFill: quick ? 30_000 : 250_000,
   bulkArgs: opt['bulk-args'] !== undefined ? opt['bulk-args'].split(/\s+/).filter(Boolean) : [],
 };

@@ -6,12 +6,15 @@ import { registerDoctor } from './doctor/index.js';
 import { registerApi } from './api/index.js';
 import { registerCompletion } from './completion/index.js';
 import { registerHelp } from './help/index.js';
+import { registerListen } from './listen/index.js';
+import { registerOptout } from './optout/index.js';
 import { registerProfile } from './profile/index.js';
 import { registerRuns } from './runs/index.js';
 import { registerSandbox } from './sandbox/index.js';
 import { registerSegments } from './segments/index.js';
 import { registerSendBulk } from './send-bulk/index.js';
 import { registerSend } from './send/index.js';
+import { registerTrigger } from './trigger/index.js';
 
 /** Commands that need the whole tree registered (they describe it). */
 export const WHOLE_TREE: ReadonlySet<string> = new Set(['help', 'completion', '__complete']);
@@ -24,6 +27,9 @@ export const COMMANDS: ReadonlyArray<readonly [name: string, register: Register]
   ['runs', registerRuns],
   ['profile', registerProfile],
   ['sandbox', registerSandbox],
+  ['listen', registerListen],
+  ['optout', registerOptout],
+  ['trigger', registerTrigger],
   ['doctor', registerDoctor],
   ['segments', registerSegments],
   ['api', registerApi],

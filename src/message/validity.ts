@@ -45,3 +45,10 @@ function isRealDateTime(text: string): boolean {
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59;
 }
+
+/** A duration as `--validity` reads one (`90s`, `30m`, `2h`, `3d`, `1w`), in milliseconds; undefined when it is not one. */
+export function durationMs(text: string): number | undefined {
+  const m = DURATION.exec(text.trim());
+  if (m === null) return undefined;
+  return Number(m[1]) * (UNIT_MS[(m[2] ?? 's').charAt(0).toLowerCase()] ?? 1000);
+}

@@ -14,6 +14,9 @@ import { IdempotencyCache, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 import { examineBody, type Examined, type ExamineJob } from './examine.js';
 import { ExaminePool } from './pool.js';
 import { batchIdFor } from './response.js';
+import { planEvents, type EventPlanOptions } from './events.js';
+import { WebhookSender, type WebhookStats } from './webhooks.js';
+import type { ValidMessageRequest } from './validate.js';
 
 export interface SandboxOptions {
   /** Default '127.0.0.1'. Only loopback hosts are accepted: nothing here is meant to be reachable. */
@@ -45,7 +48,22 @@ export interface SandboxOptions {
   threads?: number;
   /** Start those threads with the server, not on the first big body (`msgr sandbox`). */
   startThreads?: boolean;
+  /** Post delivery events and replies for every accepted recipient (docs/events.md: "The sandbox's events"). */
+  webhook?: SandboxWebhook;
 }
+
+export interface SandboxWebhook {
+  readonly url: string;
+  readonly plan: EventPlanOptions;
+  /** Give an event up this long after its first attempt (default 10 minutes). */
+  readonly retryForMs?: number;
+  /** Appends one JSON line per event the receiver acknowledged. */
+  readonly record?: string;
+  readonly concurrency?: number;
+}
+
+/** The events' defaults: every recipient delivered a second after acceptance, no replies. */
+export const DEFAULT_EVENT_PLAN: EventPlanOptions = { delayMs: 1_000, failedRate: 0, expiredRate: 0, sentEvents: false, partReceipts: false, replyRate: 0, replyTexts: ['STOP'] };
 
 export interface RunningSandbox {
   /** For example 'http://127.0.0.1:4010', no trailing slash. */
@@ -53,10 +71,12 @@ export interface RunningSandbox {
   port: number;
   /**
    * Stops listening. With drainMs, requests already received are still answered for up to that
-   * long (a client mid-request then learns its outcome); the rest are cut off.
+   * long (a client mid-request then learns its outcome); the rest are cut off. With
+   * webhookFlushMs, events still queued are posted now, retried for up to that long (an
+   * in-process sandbox whose command ends); without, they are dropped.
    */
-  close(drainMs?: number): Promise<void>;
-  stats(): { requests: number; accepted: number; recipients: number };
+  close(drainMs?: number, webhookFlushMs?: number): Promise<void>;
+  stats(): { requests: number; accepted: number; recipients: number; webhooks?: Readonly<WebhookStats> & { readonly unsent: number } };
 }
 
 export const DEFAULT_PORT = 4010;
@@ -175,6 +195,23 @@ function checkOptions(o: SandboxOptions): void {
     throw new UsageError(`sandbox threads must be an integer from 0 to 64 (got ${o.threads})`);
   }
   if (o.apiKey === '') throw new UsageError('sandbox API key must not be empty (leave it unset to accept any key)');
+  if (o.webhook !== undefined) checkWebhook(o.webhook);
+}
+
+function checkWebhook(w: SandboxWebhook): void {
+  let url: URL | undefined;
+  try {
+    url = new URL(w.url);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`the webhook URL ${JSON.stringify(w.url)} is not an http:// or https:// URL`, { hint: 'For a local listener: --webhook-url "$(msgr listen --print-url)"' });
+  }
+  const p = w.plan;
+  if (!(p.failedRate >= 0 && p.expiredRate >= 0 && p.failedRate + p.expiredRate <= 1)) throw new UsageError('the failed and expired rates must be fractions from 0 to 1 that add up to 1 at most');
+  if (!(p.replyRate >= 0 && p.replyRate <= 1)) throw new UsageError('the reply rate must be a fraction from 0 to 1');
+  if (!(p.delayMs >= 0 && Number.isFinite(p.delayMs))) throw new UsageError('the event delay must be 0 or more milliseconds');
 }
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<RunningSandbox> {
@@ -192,7 +229,20 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   const counters = { requests: 0, accepted: 0, recipients: 0 };
   const timers = new Set<NodeJS.Timeout>();
   const log = options.log;
+  const webhook = options.webhook;
+  // A generator of its own, so a seed gives the same 500s with events on or off.
+  const eventRandom = createRandom(((options.seed ?? randomBytes(4).readUInt32LE(0)) + 0x9e3779b9) >>> 0);
+  let unsent = 0;
 
+  let webhooks: WebhookSender | undefined;
+  if (webhook !== undefined) {
+    try {
+      webhooks = new WebhookSender({ url: webhook.url, retryForMs: webhook.retryForMs, concurrency: webhook.concurrency, record: webhook.record, userAgent: 'msgr-sandbox', log });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? String(err);
+      throw new UsageError(`cannot open the webhook record file ${webhook.record ?? ''} (${code})`, { hint: 'check that its folder exists and is writable' });
+    }
+  }
   let recordFd: number | undefined;
   if (options.record !== undefined) {
     try {
@@ -336,6 +386,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
         if (idempotencyKey !== undefined && hash !== undefined) cache.set(idempotencyKey, { state: 'done', hash, token, receivedAt });
         counters.accepted += 1;
         counters.recipients += recipients + contacts;
+        if (webhooks !== undefined && webhook !== undefined) {
+          const request = JSON.parse(raw.toString('utf8')) as ValidMessageRequest;
+          webhooks.schedule(planEvents(request, token, Date.now(), webhook.plan, eventRandom));
+        }
       },
     };
   }
@@ -429,8 +483,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   return {
     url,
     port,
-    stats: () => ({ ...counters }),
-    close: (drainMs = 0) => {
+    stats: () => ({ ...counters, ...(webhooks !== undefined ? { webhooks: { ...webhooks.stats(), unsent } } : {}) }),
+    close: (drainMs = 0, webhookFlushMs = 0) => {
       closing ??= new Promise<void>((resolve) => {
         const cutOff = (): void => {
           for (const t of timers) clearTimeout(t);
@@ -443,7 +497,11 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
           void pool?.close();
           if (recordFd !== undefined) closeSync(recordFd);
           recordFd = undefined;
-          resolve();
+          if (webhooks === undefined) return resolve();
+          void webhooks.close(webhookFlushMs).then((left) => {
+            unsent = left;
+            resolve();
+          });
         });
         if (deadline === undefined) cutOff();
         else server.closeIdleConnections();

@@ -55,16 +55,29 @@ export function checkSetUp(settings: Settings, has: SendHas): void {
   throw new UsageError(`msgr is not set up to send here: no ${list}\n${lines.join('\n')}`, { hint: ways.join('\n      ') });
 }
 
-export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean): Promise<Target> {
+/** How long a command's in-process sandbox keeps posting its events once the command is done. */
+export const WEBHOOK_FLUSH_MS = 10_000;
+
+export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean, webhookUrl?: string): Promise<Target> {
   let baseUrl = settings.baseUrl.value;
   let apiKey = settings.apiKey.value;
   if (sandbox) {
-    const { startSandbox } = await import('../sandbox/server.js');
+    const { startSandbox, DEFAULT_EVENT_PLAN } = await import('../sandbox/server.js');
     apiKey ??= 'sandbox-key';
-    const server = await startSandbox({ port: 0, apiKey });
-    ctx.onExit(() => server.close());
+    const server = await startSandbox({ port: 0, apiKey, ...(webhookUrl !== undefined ? { webhook: { url: webhookUrl, plan: DEFAULT_EVENT_PLAN } } : {}) });
+    // Its events go out when the command is done, without waiting for their delays (docs/events.md).
+    ctx.onExit(async () => {
+      await server.close(0, WEBHOOK_FLUSH_MS);
+      const w = server.stats().webhooks;
+      if (w !== undefined) {
+        const lost = w.unsent + w.gaveUp + w.dropped;
+        const line = `sandbox: ${w.delivered} delivery event${w.delivered === 1 ? '' : 's'} posted to the webhook URL${lost > 0 ? `; ${lost} not acknowledged (is the listener running?)` : ''}`;
+        if (lost > 0) ui.warn(line);
+        else ui.info(line);
+      }
+    });
     baseUrl = server.url;
-    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered`));
+    ui.info(ui.color.cyan(`sandbox: sending to the built-in emulator at ${server.url}; nothing will be delivered${webhookUrl !== undefined ? '; its delivery events go to the webhook URL' : ''}`));
   }
   if (baseUrl === undefined) {
     throw new UsageError('no base URL: msgr does not know which regional API to call', {

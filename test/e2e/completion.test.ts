@@ -39,7 +39,7 @@ function bashComplete(words: string[], cwd = files): string[] {
 
 describe('bash completion', () => {
   test('commands, without the hidden one', () => {
-    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'runs', 'profile', 'sandbox', 'doctor', 'segments', 'api', 'completion', 'help']);
+    assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'runs', 'profile', 'sandbox', 'listen', 'optout', 'trigger', 'doctor', 'segments', 'api', 'completion', 'help']);
     assert.deepEqual(bashComplete(['msgr', 'se']), ['send', 'send-bulk', 'segments']);
     assert.deepEqual(bashComplete(['msgr', 'runs', '']), ['list', 'show', 'report', 'prune']);
     assert.deepEqual(bashComplete(['msgr', 'send-bulk', 'x.csv', '--skip']), ['--skip-invalid', '--skip-sent']);

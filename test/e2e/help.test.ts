@@ -45,7 +45,7 @@ describe('msgr help', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes(`profile store   ${join(dir, 'config.json')}`), r.stdout);
     assert.ok(r.stdout.includes(`bulk run state  ${dir}/runs/`));
-    assert.match(r.stdout, /Both are under MSGR_CONFIG_DIR=/);
+    assert.match(r.stdout, /All of them are under MSGR_CONFIG_DIR=/);
     const home = tempDir();
     const xdg = await runCli(['help', 'config'], { env: cleanEnv({ MSGR_CONFIG_DIR: undefined, XDG_CONFIG_HOME: join(home, 'cfg'), XDG_STATE_HOME: join(home, 'st') }) });
     if (process.platform === 'linux') assert.ok(xdg.stdout.includes(`profile store   ${join(home, 'cfg', 'msgr', 'config.json')}`), xdg.stdout);

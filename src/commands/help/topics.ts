@@ -105,6 +105,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
   ['MSGR_DEFAULT_COUNTRY', 'ISO country national numbers are read in (as --default-country), e.g. GB'],
   ['MSGR_CONFIG_DIR', 'moves the profile store and the bulk run state to this folder (msgr help config)'],
   ['MSGR_SANDBOX_API_KEY', 'msgr sandbox: accept only this key (as --api-key of the sandbox)'],
+  ['MSGR_LISTEN_TOKEN', 'msgr listen: the token requests must carry (as --token; else one msgr makes and keeps); msgr trigger posts with it'],
   ['MSGR_BULK_PARALLEL_MIN_BYTES', 'send-bulk: files at least this big are checked by two threads; "off" turns that off'],
   ['HTTPS_PROXY, https_proxy', 'proxy for https:// base URLs (http:// or https:// proxy URL, credentials allowed)'],
   ['HTTP_PROXY, http_proxy', 'proxy for http:// base URLs (loopback only), and for https when HTTPS_PROXY is unset'],
@@ -151,7 +152,13 @@ export function configTopic(p: ConfigPaths): string {
                   per input file: journal.jsonl (what was sent, for --resume), its lock, the
                   spooled stdin; --journal PATH puts a journal elsewhere (its path is left
                   here, so a run without --journal knows of it).
-${p.override !== undefined ? `\nBoth are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
+  events          ${p.stateDir}/events/<account>.jsonl
+                  what msgr listen received (0600), one JSON line per event; <account>.token
+                  beside it is the listener's token. <account> is _all when none is set.
+  opt-outs        ${p.stateDir}/optouts/<account>.jsonl
+                  the numbers not to message (0600), every change with its time and evidence;
+                  those in _all.jsonl apply to every account (docs/optouts.md).
+${p.override !== undefined ? `\nAll of them are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
 Defaults when MSGR_CONFIG_DIR is unset:
   Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr); state $XDG_STATE_HOME/msgr (~/.local/state/msgr)
   macOS    profiles ~/Library/Preferences/msgr; state ~/Library/Application Support/msgr

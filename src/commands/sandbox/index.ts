@@ -2,6 +2,7 @@
 // when the command runs (src/sandbox/run.ts).
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
+import { collect } from '../shared/flags.js';
 
 export function registerSandbox(program: Command, ctx: Context): void {
   program
@@ -17,6 +18,18 @@ export function registerSandbox(program: Command, ctx: Context): void {
     .option('--rate-limit <n>', 'allow n requests per second; beyond it 429 with Retry-After')
     .option('--seed <n>', 'seed for --error-rate, so the same requests fail on every run')
     .option('--threads <n>', 'worker threads that parse big request bodies; 0: none (default 2 on 2 cores or more)')
+    .optionsGroup('Events (docs/events.md):')
+    .option('--webhook-url <url>', 'post delivery events and replies for every accepted recipient to this URL (e.g. "$(msgr listen --print-url)")')
+    .option('--event-delay <ms>', 'milliseconds from acceptance to the final receipt, each jittered 50-150 % (default 1000)')
+    .option('--failed-rate <fraction>', 'fraction (0..1) of recipients whose receipt is failed (half of them permanently)')
+    .option('--expired-rate <fraction>', 'fraction (0..1) of recipients whose receipt is expired')
+    .option('--sent-events', 'also a "sent" receipt (not final) halfway to the final one')
+    .option('--part-receipts', 'a receipt per SMS part for texts of several parts')
+    .option('--reply-rate <fraction>', 'fraction (0..1) of recipients who reply after their receipt')
+    .option('--reply-text <text>', 'text of the simulated replies (repeatable: one is picked at random; default STOP)', collect)
+    .option('--webhook-retry-for <seconds>', 'retry an event that got no 2xx for this long, with backoff (default 600)')
+    .option('--webhook-record <file>', 'append every event the receiver acknowledged (2xx), one JSON line each')
+    .optionsGroup('Output:')
     .option('-q, --quiet', 'print no banner and no line per request on stderr')
     .addHelpText(
       'after',
@@ -28,7 +41,8 @@ receives RCS, an odd one falls back to SMS.
 Examples:
   msgr sandbox
   MSGR_BASE_URL=http://127.0.0.1:4010 MSGR_API_KEY=test msgr send --to +447911123456 --from Acme --text Hi
-  msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7`,
+  msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7
+  msgr sandbox --webhook-url "$(msgr listen --print-url)" --failed-rate 0.1 --reply-rate 0.05`,
     )
     .action(async (_opts: unknown, command: Command) => {
       const { runSandbox } = await import('./run.js');

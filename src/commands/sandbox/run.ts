@@ -6,7 +6,9 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 // The one loopback rule msgr has: what the sandbox may listen on is what the key may be sent to.
 import { isLoopbackHost } from '../../http/endpoint.js';
-import { DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
+import { DEFAULT_EVENT_PLAN, DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
+import { flagName } from '../shared/option-values.js';
+import { redactPath } from '../../events/token.js';
 
 function numberFlag(flag: string, what: string, ok: (n: number) => boolean): z.ZodType<number | undefined> {
   return z
@@ -37,8 +39,21 @@ export const SandboxFlagsSchema = z.object({
   rateLimit: numberFlag('--rate-limit', 'a number of requests per second above 0', (n) => n > 0),
   seed: numberFlag('--seed', 'an integer from 0 to 4294967295', (n) => Number.isInteger(n) && n >= 0 && n <= 0xffffffff),
   threads: numberFlag('--threads', 'an integer from 0 to 64', (n) => Number.isInteger(n) && n >= 0 && n <= 64),
+  webhookUrl: z.string().min(1, { message: '--webhook-url needs a URL' }).optional(),
+  eventDelay: numberFlag('--event-delay', 'a number of milliseconds from 0 to 3600000', (n) => n >= 0 && n <= 3_600_000),
+  failedRate: numberFlag('--failed-rate', 'a fraction from 0 to 1, like 0.05', (n) => n >= 0 && n <= 1),
+  expiredRate: numberFlag('--expired-rate', 'a fraction from 0 to 1, like 0.05', (n) => n >= 0 && n <= 1),
+  sentEvents: z.boolean().optional(),
+  partReceipts: z.boolean().optional(),
+  replyRate: numberFlag('--reply-rate', 'a fraction from 0 to 1, like 0.05', (n) => n >= 0 && n <= 1),
+  replyText: z.array(z.string().min(1, { message: '--reply-text must not be empty' })).optional(),
+  webhookRetryFor: numberFlag('--webhook-retry-for', 'a number of seconds from 0 to 86400', (n) => n >= 0 && n <= 86_400),
+  webhookRecord: z.string().min(1, { message: '--webhook-record needs a file name' }).optional(),
   quiet: z.boolean().optional(),
 });
+
+/** The flags that shape events, which mean nothing without --webhook-url. */
+const EVENT_FLAGS = ['eventDelay', 'failedRate', 'expiredRate', 'sentEvents', 'partReceipts', 'replyRate', 'replyText', 'webhookRetryFor', 'webhookRecord'] as const;
 
 export type SandboxFlags = z.output<typeof SandboxFlagsSchema>;
 
@@ -59,6 +74,26 @@ export function parseSandboxFlags(raw: Record<string, unknown>, cwd: string): { 
   if (f.rateLimit !== undefined) options.rateLimit = f.rateLimit;
   if (f.seed !== undefined) options.seed = f.seed;
   if (f.threads !== undefined) options.threads = f.threads;
+  if (f.webhookUrl !== undefined) {
+    options.webhook = {
+      url: f.webhookUrl,
+      plan: {
+        ...DEFAULT_EVENT_PLAN,
+        ...(f.eventDelay !== undefined ? { delayMs: f.eventDelay } : {}),
+        ...(f.failedRate !== undefined ? { failedRate: f.failedRate } : {}),
+        ...(f.expiredRate !== undefined ? { expiredRate: f.expiredRate } : {}),
+        ...(f.replyRate !== undefined ? { replyRate: f.replyRate } : {}),
+        ...(f.replyText !== undefined ? { replyTexts: f.replyText } : {}),
+        sentEvents: f.sentEvents === true,
+        partReceipts: f.partReceipts === true,
+      },
+      ...(f.webhookRetryFor !== undefined ? { retryForMs: f.webhookRetryFor * 1000 } : {}),
+      ...(f.webhookRecord !== undefined ? { record: resolvePath(cwd, f.webhookRecord) } : {}),
+    };
+  } else {
+    const stray = EVENT_FLAGS.find((k) => f[k] !== undefined);
+    if (stray !== undefined) throw new UsageError(`${flagName(stray)} needs --webhook-url: without it the sandbox sends no events`, { hint: 'For example: msgr sandbox --webhook-url "$(msgr listen --print-url)" ' + flagName(stray) + ' ...' });
+  }
   return { options, quiet: f.quiet === true };
 }
 
@@ -84,6 +119,13 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   if (options.rateLimit !== undefined) faults.push(`rate limit ${options.rateLimit}/s`);
   if (faults.length > 0) say(`faults: ${faults.join(', ')}`);
   if (options.record !== undefined) say(`recording accepted requests to ${options.record}`);
+  const w = options.webhook;
+  if (w !== undefined) {
+    const p = w.plan;
+    const outcomes = [`failed ${p.failedRate}`, `expired ${p.expiredRate}`, ...(p.replyRate > 0 ? [`replies ${p.replyRate} (${p.replyTexts.map((t) => JSON.stringify(t)).join(', ')})`] : [])];
+    // The URL carries the listener's token: its path is not shown.
+    say(`events: posted to ${redactPath(w.url)} about ${p.delayMs} ms after each acceptance; ${outcomes.join(', ')}`);
+  }
   say('Ctrl-C to stop');
 
   await new Promise<void>((resolve) => {
@@ -96,6 +138,10 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   await sandbox.close((options.latencyMs ?? 0) + SANDBOX_DRAIN_MS);
   const s = sandbox.stats();
   say(`msgr sandbox stopped: ${plural(s.requests, 'request')}, ${s.accepted} accepted, ${plural(s.recipients, 'recipient')}`);
+  if (s.webhooks !== undefined) {
+    const h = s.webhooks;
+    say(`events: ${h.delivered} acknowledged, ${h.retries} retried, ${h.gaveUp} given up${h.dropped > 0 ? `, ${h.dropped} dropped (queue full)` : ''}${h.unsent > 0 ? `, ${h.unsent} not sent (still queued at the stop)` : ''}`);
+  }
 }
 
 function plural(n: number, word: string): string {

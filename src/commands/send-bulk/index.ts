@@ -53,7 +53,7 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--preview [n]', 'print the first n rendered messages (default 5); send nothing')
     .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
     .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
-  addConnectionOptions(cmd);
+  addConnectionOptions(cmd, { webhook: true });
   // `--skip-sent` alone is given as '' (Commander's preset), which is no help to a reader.
   cmd.configureHelp({
     ...cmd.configureHelp(),

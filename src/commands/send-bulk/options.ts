@@ -27,6 +27,8 @@ export interface BulkOptions {
   readonly timeoutMs: number;
   readonly caFile?: string | undefined;
   readonly sandbox: boolean;
+  /** With --sandbox: where the emulator posts its events. */
+  readonly webhookUrl?: string | undefined;
   readonly json: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;

@@ -204,7 +204,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   // Where to send: resolved before the preflight, so a missing key or base URL fails at once
   // rather than after a pass over millions of rows (a dry run needs neither).
   const offline = opts.dryRun || opts.preview !== undefined;
-  const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox);
+  const target = offline ? undefined : await resolveTarget(ctx, ui, settings, opts.sandbox, opts.webhookUrl);
   const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, previous !== undefined) : undefined;
   // Before the preflight: a resume against another target stops before anything is read or sent.
   if (previous !== undefined && runTarget !== undefined) announceResume(ui, runId, previous.header, runTarget, plan.message, settings.account.value !== undefined, previous.header.shape.personal);

@@ -19,7 +19,7 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields")
     .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)');
   addMessageOptions(cmd);
-  addConnectionOptions(cmd);
+  addConnectionOptions(cmd, { webhook: true });
   cmd.addHelpText(
     'after',
     `

@@ -18,6 +18,8 @@ export interface ConnectionOptions {
   timeout: number;
   caFile?: string | undefined;
   sandbox?: boolean | undefined;
+  /** With --sandbox: where the emulator posts its events. */
+  webhookUrl?: string | undefined;
   json?: boolean | undefined;
   quiet?: boolean | undefined;
   verbose?: boolean | undefined;
@@ -53,6 +55,10 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
 
 export function parseConnectionOptions(raw: Raw): ConnectionOptions {
   verbosity({ quiet: bool(raw, 'quiet'), verbose: bool(raw, 'verbose') });
+  const webhookUrl = str(raw, 'webhookUrl');
+  if (webhookUrl !== undefined && bool(raw, 'sandbox') !== true) {
+    throw new UsageError('--webhook-url needs --sandbox: it is where the built-in emulator posts its events', { hint: 'Add --sandbox, or register the URL with your provider for real events (docs/events.md).' });
+  }
   return {
     profile: str(raw, 'profile'),
     baseUrl: str(raw, 'baseUrl'),
@@ -62,6 +68,7 @@ export function parseConnectionOptions(raw: Raw): ConnectionOptions {
     timeout: parseTimeout(str(raw, 'timeout')),
     caFile: str(raw, 'caFile'),
     sandbox: bool(raw, 'sandbox'),
+    ...(webhookUrl !== undefined ? { webhookUrl } : {}),
     json: bool(raw, 'json'),
     quiet: bool(raw, 'quiet'),
     verbose: bool(raw, 'verbose'),

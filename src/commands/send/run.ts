@@ -74,7 +74,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     return;
   }
 
-  const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox);
+  const { endpoint, apiKey, direct } = await resolveTarget(ctx, ui, settings, sandbox, opts.webhookUrl);
   // The account actually sent may come from --input rather than the settings, or be the sandbox's.
   const account: Resolved<string | undefined> =
     request.accountReference === settings.account.value

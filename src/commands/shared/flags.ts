@@ -24,7 +24,7 @@ export function refuseApiKeyFlag(cmd: Command, instead = 'MSGR_API_KEY=... in th
   });
 }
 
-export function addConnectionOptions(cmd: Command, options: { send?: boolean } = {}): Command {
+export function addConnectionOptions(cmd: Command, options: { send?: boolean; webhook?: boolean } = {}): Command {
   refuseApiKeyFlag(cmd);
   cmd
     .optionsGroup('Connection:')
@@ -36,6 +36,8 @@ export function addConnectionOptions(cmd: Command, options: { send?: boolean } =
     .option('--timeout <seconds>', 'per-request timeout in seconds (default 30)')
     .option('--ca-file <path>', 'extra trusted CA certificates, PEM, added to the default roots (env MSGR_CA_FILE; profile ca-file)')
     .option('--sandbox', 'send to a built-in local emulator; nothing is delivered');
+  // The emulator's events (docs/events.md: "The sandbox's events"), for the commands that send messages.
+  if (options.webhook === true) cmd.option('--webhook-url <url>', 'with --sandbox: post its delivery events to this URL (e.g. "$(msgr listen --print-url)")');
   // `doctor` resolves the same settings but sends nothing: no confirmation to skip.
   if (options.send !== false) cmd.option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
   return cmd

@@ -1,0 +1,183 @@
+// argv → options for `msgr listen` and `msgr listen replay`, every refusal naming its flag.
+import { UsageError } from '../../errors.js';
+import type { FieldPaths } from '../../events/fields.js';
+import { checkToken } from '../../events/token.js';
+import { durationMs } from '../../message/validity.js';
+import { verbosity } from '../../output/ui.js';
+import { bool, int, list, str, type Raw } from '../shared/option-values.js';
+
+export const DEFAULT_LISTEN_PORT = 4020;
+export const DEFAULT_HOST = '127.0.0.1';
+export const DEFAULT_WARN_AFTER_MS = 2 * 60_000;
+
+export interface AccountFlags {
+  readonly profile?: string | undefined;
+  readonly account?: string | undefined;
+}
+
+export interface ListenOptions extends AccountFlags {
+  readonly port: number;
+  readonly host: string;
+  readonly token?: string | undefined;
+  readonly printUrl: boolean;
+  readonly printToken: boolean;
+  readonly out?: string | undefined;
+  readonly maxBodyBytes?: number | undefined;
+  readonly dedupWindowMs?: number | undefined;
+  readonly forwardTo?: URL | undefined;
+  readonly warnAfterMs: number;
+  /** `true`: the account's store; a string: a plain list at that path; undefined: no opt-outs. */
+  readonly optouts?: true | string | undefined;
+  readonly stopWords?: readonly string[] | undefined;
+  readonly startWords?: readonly string[] | undefined;
+  readonly allowStart: boolean;
+  readonly undeliverable: boolean;
+  readonly permanentCodes: readonly string[];
+  readonly defaultCountry?: string | undefined;
+  readonly fields: FieldPaths;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+}
+
+export interface ReplayOptions extends AccountFlags {
+  readonly events?: string | undefined;
+  readonly since?: Date | undefined;
+  readonly until?: Date | undefined;
+  readonly filters: ReadonlyArray<{ readonly key: string; readonly values: readonly string[] }>;
+  readonly forwardTo?: URL | undefined;
+  readonly fields: FieldPaths;
+  readonly json: boolean;
+  readonly quiet: boolean;
+  readonly verbose: boolean;
+}
+
+function fieldPaths(raw: Raw): FieldPaths {
+  const out: Record<string, string> = {};
+  for (const [flag, key] of [['eventIdField', 'eventId'], ['messageIdField', 'messageId'], ['statusField', 'status'], ['numberField', 'number'], ['fromField', 'from'], ['textField', 'text']] as const) {
+    const v = str(raw, flag);
+    if (v === undefined) continue;
+    if (!/^[^.\s]+(\.[^.\s]+)*$/.test(v)) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: "${v}" is not a dotted path`, { hint: 'Name the field by its keys, joined with dots: data.status, payload.message.id, items.0.id' });
+    out[key] = v;
+  }
+  return out;
+}
+
+function words(raw: Raw, key: string): string[] | undefined {
+  const v = str(raw, key);
+  if (v === undefined) return undefined;
+  const out = v.split(',').map((w) => w.trim()).filter((w) => w !== '');
+  if (out.length === 0) throw new UsageError(`--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: give at least one word`, { hint: 'For example --stop-words STOP,ARRET,BASTA' });
+  return out;
+}
+
+/** An app URL for --forward-to: http or https. */
+function appUrl(value: string | undefined): URL | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(value);
+  } catch {
+    url = undefined;
+  }
+  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new UsageError(`--forward-to: "${value}" is not an http:// or https:// URL`, { hint: 'For example --forward-to http://127.0.0.1:3000/webhooks' });
+  }
+  return url;
+}
+
+/** `256k`, `4m`, `65536`: bytes, from 1 KiB to 64 MiB. */
+export function parseSize(value: string): number | undefined {
+  const m = /^(\d+)\s*(k|kb|kib|m|mb|mib)?$/i.exec(value.trim());
+  if (m === null) return undefined;
+  const unit = (m[2] ?? '').charAt(0).toLowerCase();
+  const n = Number(m[1]) * (unit === 'k' ? 1024 : unit === 'm' ? 1024 * 1024 : 1);
+  return n >= 1024 && n <= 64 * 1024 * 1024 ? n : undefined;
+}
+
+function duration(raw: Raw, key: string, flag: string, allowZero: boolean): number | undefined {
+  const v = str(raw, key);
+  if (v === undefined) return undefined;
+  if (allowZero && v.trim() === '0') return 0;
+  const ms = durationMs(v);
+  if (ms === undefined || ms <= 0) throw new UsageError(`${flag}: "${v}" is not a duration`, { hint: `Give seconds, minutes, hours or days: 30s, 10m, 2h, 1d${allowZero ? ' (0 turns it off)' : ''}.` });
+  return ms;
+}
+
+export function parseListenOptions(raw: Raw): ListenOptions {
+  const { quiet, verbose } = verbosity({ quiet: bool(raw, 'quiet'), verbose: bool(raw, 'verbose') });
+  const token = str(raw, 'token');
+  const maxBody = str(raw, 'maxBody');
+  const maxBodyBytes = maxBody === undefined ? undefined : parseSize(maxBody);
+  if (maxBody !== undefined && maxBodyBytes === undefined) throw new UsageError(`--max-body: "${maxBody}" is not a size from 1k to 64m`, { hint: 'For example --max-body 256k or --max-body 4m.' });
+  const optoutsRaw = raw.optouts;
+  if (optoutsRaw === '') throw new UsageError('--optouts: the file name is empty', { hint: 'Give --optouts alone for the opt-out store, or --optouts FILE for a plain list.' });
+  const optouts = optoutsRaw === true ? true : typeof optoutsRaw === 'string' ? optoutsRaw : undefined;
+  const opts: ListenOptions = {
+    port: int(raw, 'port', 0, 65535) ?? DEFAULT_LISTEN_PORT,
+    host: (str(raw, 'host') ?? DEFAULT_HOST).replace(/^\[(.*)\]$/, '$1'),
+    token: token === undefined ? undefined : checkToken(token, '--token'),
+    printUrl: bool(raw, 'printUrl') === true,
+    printToken: bool(raw, 'printToken') === true,
+    out: str(raw, 'out'),
+    maxBodyBytes,
+    dedupWindowMs: duration(raw, 'dedupWindow', '--dedup-window', true),
+    forwardTo: appUrl(str(raw, 'forwardTo')),
+    warnAfterMs: duration(raw, 'warnAfter', '--warn-after', false) ?? DEFAULT_WARN_AFTER_MS,
+    optouts,
+    stopWords: words(raw, 'stopWords'),
+    startWords: words(raw, 'startWords'),
+    allowStart: bool(raw, 'allowStart') === true,
+    undeliverable: bool(raw, 'undeliverable') === true,
+    permanentCodes: (str(raw, 'permanentCodes') ?? '').split(',').map((c) => c.trim()).filter((c) => c !== ''),
+    defaultCountry: str(raw, 'defaultCountry'),
+    profile: str(raw, 'profile'),
+    account: str(raw, 'account'),
+    fields: fieldPaths(raw),
+    json: bool(raw, 'json') === true,
+    quiet,
+    verbose,
+  };
+  if (opts.printUrl && opts.printToken) throw new UsageError('--print-url and --print-token cannot be used together', { hint: 'The URL holds the token; give one of them.' });
+  if (opts.printUrl && opts.port === 0) throw new UsageError('--print-url needs a fixed --port: with 0 the port is only known once the listener runs', { hint: 'Give --port 4020 (the default) or another, to both commands.' });
+  const optoutFlag = [opts.allowStart ? '--allow-start' : '', opts.undeliverable ? '--undeliverable' : '', opts.stopWords !== undefined ? '--stop-words' : '', opts.startWords !== undefined ? '--start-words' : '', opts.permanentCodes.length > 0 ? '--permanent-codes' : ''].find((f) => f !== '');
+  if (optoutFlag !== undefined && opts.optouts === undefined) throw new UsageError(`${optoutFlag} needs --optouts: it says how replies change the opt-outs`, { hint: `For example: msgr listen --optouts ${optoutFlag}` });
+  if (opts.permanentCodes.length > 0 && !opts.undeliverable) throw new UsageError('--permanent-codes needs --undeliverable', { hint: 'It names the error codes whose receipts add their number as undeliverable.' });
+  return opts;
+}
+
+/** `--since 2h` or `--since 2030-01-01T09:00`: a time; an age counts back from now. */
+export function parseWhen(flag: string, value: string | undefined, now: Date): Date | undefined {
+  if (value === undefined) return undefined;
+  const age = durationMs(value);
+  if (age !== undefined) return new Date(now.getTime() - age);
+  const t = /^\d{4}-\d{2}-\d{2}/.test(value.trim()) ? Date.parse(value.trim()) : Number.NaN;
+  if (!Number.isFinite(t)) throw new UsageError(`${flag}: "${value}" is neither a time nor an age`, { hint: 'Give a time (2030-01-01T09:00, local unless it has an offset such as Z) or an age (30m, 2h, 3d).' });
+  return new Date(t);
+}
+
+export function parseReplayOptions(raw: Raw, now: Date): ReplayOptions {
+  const { quiet, verbose } = verbosity({ quiet: bool(raw, 'quiet'), verbose: bool(raw, 'verbose') });
+  const filters = (list(raw, 'filter') ?? []).map((f) => {
+    const eq = f.indexOf('=');
+    const key = eq > 0 ? f.slice(0, eq).trim() : '';
+    const values = eq > 0 ? f.slice(eq + 1).split(',').map((v) => v.trim()).filter((v) => v !== '') : [];
+    if (key === '' || values.length === 0) throw new UsageError(`--filter: "${f}" is not key=value`, { hint: 'For example --filter status=failed,expired or --filter kind=inbound or --filter data.type=sms.' });
+    return { key, values };
+  });
+  const opts: ReplayOptions = {
+    events: str(raw, 'events'),
+    since: parseWhen('--since', str(raw, 'since'), now),
+    until: parseWhen('--until', str(raw, 'until'), now),
+    filters,
+    forwardTo: appUrl(str(raw, 'forwardTo')),
+    profile: str(raw, 'profile'),
+    account: str(raw, 'account'),
+    fields: fieldPaths(raw),
+    json: bool(raw, 'json') === true,
+    quiet,
+    verbose,
+  };
+  if (opts.since !== undefined && opts.until !== undefined && opts.since >= opts.until) throw new UsageError('--since must be earlier than --until');
+  return opts;
+}

@@ -1,0 +1,226 @@
+// `msgr listen`: account → token → events file → opt-outs → receiver → forwarder → terminal, then
+// until Ctrl-C, SIGTERM or SIGHUP (docs/events.md: "msgr listen").
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { ensureDir, stateDir } from '../../bulk/state.js';
+import { accountFile, NO_ACCOUNT } from '../../files/account-files.js';
+import { isLoopbackHost } from '../../http/endpoint.js';
+import { Dedup, DEFAULT_WINDOW_MS } from '../../events/dedup.js';
+import { EventLog } from '../../events/event-log.js';
+import { classifyReply, keywords } from '../../optouts/keywords.js';
+import { startListener, type Received } from '../../events/receiver.js';
+import { clock, eventJson, eventLine, type OptOutNote } from '../../events/terminal.js';
+import { checkToken, keptToken, webhookUrl } from '../../events/token.js';
+import { optOutStorePath } from '../../optouts/store.js';
+import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
+import { resolveAccount } from '../shared/account.js';
+import type { ListenOptions } from './options.js';
+import type { OptOutHook } from './optouts.js';
+
+/** How long answers in flight may take to finish once a stop begins. */
+export const LISTEN_DRAIN_MS = 5_000;
+// Cheap: the state folder is read only once receipts are overdue, and then once per quiet spell.
+const MONITOR_MS = 1_000;
+
+export async function runListen(ctx: Context, opts: ListenOptions): Promise<void> {
+  const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
+  const state = stateDir(ctx.env, ctx.cwd);
+  const { account, source, defaultCountry } = await resolveAccount(ctx, opts);
+  let token = opts.token;
+  let madeToken: string | undefined;
+  if (token === undefined) {
+    const tokenFile = accountFile(state, 'events', account, 'token');
+    const kept = keptToken(tokenFile);
+    token = kept.token;
+    if (kept.created) madeToken = tokenFile;
+  } else {
+    checkToken(token, '--token');
+  }
+  if (opts.printToken) {
+    ctx.stdout.write(`${token}\n`);
+    return;
+  }
+  if (opts.printUrl) {
+    ctx.stdout.write(`${webhookUrl(opts.host, opts.port, token)}\n`);
+    return;
+  }
+
+  const out = opts.out !== undefined ? resolve(ctx.cwd, opts.out) : accountFile(state, 'events', account, 'jsonl');
+  const dedup = new Dedup(opts.dedupWindowMs ?? DEFAULT_WINDOW_MS);
+  const startMs = Date.now();
+  let existing = 0;
+  const { log, tornBytes } = await EventLog.open(out, ctx, {
+    command: 'msgr listen',
+    // What is in the file already was answered for: a sender's retry of it is a duplicate.
+    onExisting: (line) => {
+      try {
+        const r = JSON.parse(line) as { key?: unknown; receivedAt?: unknown };
+        if (typeof r.key !== 'string' || typeof r.receivedAt !== 'string') return;
+        existing++;
+        dedup.remember(r.key, Date.parse(r.receivedAt), undefined, startMs);
+      } catch {
+        // Not a record: the readers skip it too.
+      }
+    },
+  });
+  let hook: OptOutHook | undefined;
+  try {
+    if (opts.optouts !== undefined) {
+      const { optOutHook } = await import('./optouts.js');
+      const plain = opts.optouts !== true;
+      const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
+      if (!plain) ensureDir(resolve(path, '..'));
+      hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain });
+    }
+  } catch (err) {
+    await log.close();
+    throw err;
+  }
+
+  const stopWords = hook === undefined ? keywords() : undefined;
+  let lastEventMs: number | undefined;
+  let lastReceiptMs = startMs;
+  let stopHinted = false;
+  const forwardedNotes = { refused401: 0, unavailable: 0, lastWarn: 0 };
+  const show = (ev: Received): void => {
+    if (ev.duplicate) {
+      if (ui.verbose) ui.debug(`${clock(ev.record.receivedAt)}  duplicate (recorded before as ${ev.record.key.slice(0, 60)})`);
+      return;
+    }
+    lastEventMs = Date.now();
+    if (ev.summary.kind === 'delivery') lastReceiptMs = lastEventMs;
+    let note: OptOutNote | undefined = hook?.noteFor(ev.record.id);
+    // A stop word with --optouts off: said once, so nobody believes it was recorded.
+    if (note === undefined && stopWords !== undefined && !stopHinted && ev.summary.kind === 'inbound' && ev.summary.text !== undefined && classifyReply(ev.summary.text, stopWords) === 'stop') {
+      note = 'stop-ignored';
+      stopHinted = true;
+    }
+    if (opts.json) ctx.stdout.write(`${eventJson(ev.record, ev.summary, ev.parsed, note)}\n`);
+    else if (!opts.quiet) ctx.stdout.write(`${eventLine(ev.record, ev.summary, note)}\n`);
+  };
+
+  const listener = await startListener({
+    host: opts.host,
+    port: opts.port,
+    token,
+    log,
+    dedup,
+    fields: opts.fields,
+    ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    ...(hook !== undefined ? { afterStore: hook.afterStore } : {}),
+    onEvent: show,
+    onRefused: (status, why) => refused(ui, forwardedNotes, status, why),
+  }).catch(async (err: unknown) => {
+    await log.close();
+    throw err;
+  });
+  ctx.enableGracefulInterrupt();
+
+  const url = webhookUrl(opts.host, listener.port, token);
+  ui.info(`msgr listen: receiving on ${url}`);
+  if (madeToken !== undefined) ui.info(`  a new token was made and kept in ${madeToken}: give this URL to your provider (msgr listen --print-url prints it)`);
+  if (!isLoopbackHost(opts.host)) {
+    ui.warn(`listening on ${opts.host}: reachable from other machines. Only requests carrying the token are recorded, but it travels over plain HTTP: put TLS in front (a reverse proxy or a tunnel).`);
+  }
+  ui.info(`  events are saved to ${out}${existing > 0 ? ` (${existing} there already)` : ''}`);
+  ui.info(`  account: ${account ?? `none (${source}): the ${NO_ACCOUNT} files`}`);
+  if (hook !== undefined) ui.info(`  opt-outs: a reply of a stop word adds its sender to ${hook.where}${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
+  if (tornBytes > 0) ui.warn(`cut an unfinished last line (${tornBytes} bytes) off ${out}: an event being written when the listener was stopped; it was never answered, so its sender sends it again`);
+
+  const forwarder = opts.forwardTo === undefined ? undefined : await startForwarding(ui, opts.forwardTo, out, log);
+  ui.info(`Ctrl-C to stop`);
+
+  const monitor = setInterval(() => watch(ctx, ui, state, { lastEventMs, lastReceiptMs, startMs, warnAfterMs: opts.warnAfterMs }, idle), MONITOR_MS);
+  monitor.unref();
+  const idle = { warned: false, nextIdleMs: 60_000 };
+
+  await new Promise<void>((done) => {
+    if (ctx.interrupt.aborted) done();
+    else ctx.interrupt.addEventListener('abort', () => done(), { once: true });
+  });
+  clearInterval(monitor);
+  ui.info(`${stopName(ctx.interrupt.reason)}: answering the requests in flight (at most ${LISTEN_DRAIN_MS / 1000} s); ${quitAtOnce(ctx.interrupt.reason)}`);
+  await listener.close(LISTEN_DRAIN_MS);
+  await forwarder?.stop();
+  const s = listener.stats();
+  const parts = [`${s.recorded} event${s.recorded === 1 ? '' : 's'} recorded`, `${s.duplicates} duplicate${s.duplicates === 1 ? '' : 's'}`];
+  if (s.refused > 0) parts.push(`${s.refused} refused`);
+  if (s.unavailable > 0) parts.push(`${s.unavailable} answered 503 (not stored)`);
+  if (forwarder !== undefined) parts.push(`${forwarder.delivered} forwarded${forwarder.skipped > 0 ? `, ${forwarder.skipped} refused by the app` : ''}`);
+  ui.info(`msgr listen stopped: ${parts.join(', ')}; ${out}`);
+}
+
+function refused(ui: Ui, n: { refused401: number; unavailable: number; lastWarn: number }, status: number, why: string): void {
+  if (status === 503) {
+    n.unavailable++;
+    const now = Date.now();
+    // At most one warning every 10 s, with the count since the last.
+    if (now - n.lastWarn >= 10_000) {
+      ui.warn(`answered 503 (${n.unavailable} so far): ${why}. Senders keep such events and retry; free the disk and they arrive.`);
+      n.lastWarn = now;
+    }
+    return;
+  }
+  if (status === 401) {
+    n.refused401++;
+    if (n.refused401 === 1) ui.warn(`refused a request without the listener's token (401, not recorded): is the URL the provider posts to the one \`msgr listen --print-url\` prints?`);
+    else ui.debug(`401: ${why}`);
+    return;
+  }
+  ui.debug(`${status}: ${why}`);
+}
+
+async function startForwarding(ui: Ui, url: URL, out: string, log: EventLog): Promise<import('../../events/forward.js').Forwarder> {
+  const { Forwarder, cursorPath } = await import('../../events/forward.js');
+  let failing = false;
+  const forwarder = new Forwarder({
+    file: out,
+    url,
+    cursorFile: cursorPath(out, url),
+    startOffset: log.size,
+    onResult: (r) => {
+      const what = r.status !== undefined ? `${r.status}` : r.error ?? 'no answer';
+      if (r.ok) {
+        if (failing) ui.info(`  the app answers again: ${what}`);
+        failing = false;
+        ui.info(`  → app ${what} (${Math.round(r.ms)} ms) ${r.record.id}`);
+      } else if (r.skipped === true) {
+        ui.warn(`the app refused ${r.record.id} ${r.attempt} times (${what}); passed over. It stays in the events file: msgr listen replay --filter id=${r.record.id} --forward-to ${url.href}`);
+      } else if (!failing || r.attempt === 1) {
+        failing = true;
+        ui.warn(`the app at ${url.href} did not take ${r.record.id} (${what}); retrying with backoff. Events wait in the file, none is lost.`);
+      }
+    },
+  });
+  log.onFlushed = () => forwarder.notify();
+  forwarder.start();
+  ui.info(`  forwarding each event to ${url.href}${forwarder.offset < log.size ? ' (starting with the events not forwarded before)' : ''}`);
+  return forwarder;
+}
+
+/** Every MONITOR_MS: the warning when receipts do not come while a run sends, and on a terminal, how long it has been quiet. */
+function watch(ctx: Context, ui: Ui, state: string, t: { lastEventMs: number | undefined; lastReceiptMs: number; startMs: number; warnAfterMs: number }, idle: { warned: boolean; nextIdleMs: number }): void {
+  const now = Date.now();
+  const silentFor = now - t.lastReceiptMs;
+  if (silentFor < t.warnAfterMs) {
+    idle.warned = false;
+  } else if (!idle.warned) {
+    void import('../../events/activity.js').then(({ sendingRuns }) => {
+      const runs = sendingRuns(state, ctx);
+      if (runs.length === 0 || idle.warned) return;
+      idle.warned = true;
+      const run = runs[0];
+      const which = run === undefined ? '' : ` (${run.file ?? run.journal}, pid ${run.owner.pid}${run.sandbox ? ', sandbox' : ''})`;
+      ui.warn(`${runs.length === 1 ? 'a send-bulk run is' : `${runs.length} send-bulk runs are`} sending${which} and no delivery receipt has come for ${silentFor < 120_000 ? `${Math.round(silentFor / 1000)} s` : `${Math.round(silentFor / 60_000)} min`}: check that the provider posts to this listener's URL (msgr listen --print-url)`);
+    }).catch(() => undefined);
+  }
+  // On a terminal: how long it has been quiet, at 1, 2, 4, 8 … minutes.
+  if (ctx.stderr.isTTY === true && !ui.quiet) {
+    const quietFor = now - (t.lastEventMs ?? t.startMs);
+    if (quietFor < 60_000) idle.nextIdleMs = 60_000;
+    else if (quietFor >= idle.nextIdleMs) {
+      ui.info(ui.color.dim(`· no events for ${Math.round(quietFor / 60_000)} min${t.lastEventMs !== undefined ? ` (the last at ${clock(new Date(t.lastEventMs).toISOString())})` : ''}`));
+      idle.nextIdleMs *= 2;
+    }
+  }
+}

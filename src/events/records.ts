@@ -1,0 +1,154 @@
+// One received event as `msgr listen` saves it: one JSON line of the events file
+// (docs/events.md: "The events file"). The body is kept as it came, so that forwarding and
+// replay send the app the very bytes the provider sent (a signature over the body still checks);
+// what it says (status, number, message id) is read from it when needed (fields.ts).
+import type { IncomingHttpHeaders } from 'node:http';
+
+export const RECORD_VERSION = 1;
+
+export interface EventRecord {
+  readonly v: number;
+  /** msgr's own id for the event: `ev_<8 hex>_<counter>`, unique in the file. */
+  readonly id: string;
+  readonly receivedAt: string;
+  /** What made the event a duplicate of another (dedup.ts): `id:…`, `hdr:…` or `body:…`. */
+  readonly key: string;
+  readonly method: string;
+  /** The request path without the listener's token: `/` or the provider's own sub-path. */
+  readonly path: string;
+  /** The query string without `?` and without parameters that look like secrets. */
+  readonly query?: string;
+  readonly contentType?: string;
+  /** The request's headers, without hop-by-hop ones and without any that carry a secret. */
+  readonly headers: Readonly<Record<string, string>>;
+  /** The body as text (UTF-8); an element of a JSON array body is that element's JSON. */
+  readonly body?: string;
+  /** The body when it is not UTF-8. */
+  readonly bodyBase64?: string;
+  /** One element of a JSON array body: its index and the array's length. */
+  readonly item?: { readonly index: number; readonly of: number };
+}
+
+/** One event cut from a request body, before it has an id and a key. */
+export interface BodyEvent {
+  readonly body?: string;
+  readonly bodyBase64?: string;
+  /** The parsed event: an object for JSON and forms, the text for text, undefined for bytes. */
+  readonly parsed: unknown;
+  readonly item?: { readonly index: number; readonly of: number };
+  /** The bytes the body-hash key is made of. */
+  readonly bytes: Uint8Array;
+}
+
+export type BodyFormat = 'json' | 'form' | 'text';
+
+/** The media type of a Content-Type value, lower-cased, without parameters. */
+export function mediaType(contentType: string | undefined): string | undefined {
+  const t = contentType?.split(';')[0]?.trim().toLowerCase();
+  return t === undefined || t === '' ? undefined : t;
+}
+
+function formatOf(contentType: string | undefined, text: string): BodyFormat {
+  const type = mediaType(contentType);
+  if (type === 'application/x-www-form-urlencoded') return 'form';
+  if (type !== undefined && (type === 'application/json' || type.endsWith('+json') || type === 'text/json')) return 'json';
+  // A sender that labels JSON as text/plain or sends no type at all.
+  const head = text.trimStart()[0];
+  if ((type === undefined || type.startsWith('text/')) && (head === '{' || head === '[')) return 'json';
+  return 'text';
+}
+
+/** A form body as an object; a repeated name keeps its last value. */
+export function parseForm(text: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of new URLSearchParams(text)) out[k] = v;
+  return out;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The events in one request body: a JSON array is one event per element (an empty array none);
+ * any other body, JSON, form or text, is one event. JSON that does not parse is kept as text.
+ */
+export function splitBody(raw: Uint8Array, contentType: string | undefined): BodyEvent[] {
+  let text: string;
+  try {
+    text = decoder.decode(raw);
+  } catch {
+    return [{ bodyBase64: Buffer.from(raw).toString('base64'), parsed: undefined, bytes: raw }];
+  }
+  const format = formatOf(contentType, text);
+  if (format === 'form') return [{ body: text, parsed: parseForm(text), bytes: raw }];
+  if (format === 'json') {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      return [{ body: text, parsed: text, bytes: raw }];
+    }
+    if (Array.isArray(parsed)) {
+      return parsed.map((element, index) => {
+        const body = JSON.stringify(element);
+        return { body, parsed: element as unknown, item: { index, of: parsed.length }, bytes: Buffer.from(body) };
+      });
+    }
+    return [{ body: text, parsed, bytes: raw }];
+  }
+  return [{ body: text, parsed: text, bytes: raw }];
+}
+
+/** The parsed event of a saved record, as splitBody gave it when it came in. */
+export function parseEventBody(record: Pick<EventRecord, 'body' | 'bodyBase64' | 'contentType' | 'item' | 'method' | 'query'>): unknown {
+  if (record.body === undefined) {
+    // A GET whose query carries the event (some providers send receipts so).
+    return record.method === 'GET' && record.query !== undefined ? parseForm(record.query) : undefined;
+  }
+  if (record.item !== undefined) {
+    try {
+      return JSON.parse(record.body) as unknown;
+    } catch {
+      return record.body;
+    }
+  }
+  const events = splitBody(Buffer.from(record.body), record.contentType);
+  return events[0]?.parsed;
+}
+
+// Headers that describe the connection, not the event.
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'host', 'expect', 'proxy-connection', 'content-type']);
+/** Names of headers (and query parameters) that carry a secret: never saved, never shown. */
+const SECRET_NAME = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/** The headers worth keeping: not hop-by-hop, not secret; repeated ones joined with ", ". */
+export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || isSecretName(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** A query string without the parameters whose names look like secrets; undefined when empty. */
+export function keptQuery(query: string): string | undefined {
+  if (query === '') return undefined;
+  const params = new URLSearchParams(query);
+  const names = [...new Set(params.keys())];
+  if (!names.some(isSecretName)) return query;
+  for (const name of names) if (isSecretName(name)) params.delete(name);
+  const out = params.toString();
+  return out === '' ? undefined : out;
+}
+
+/** A record read back from a file, checked enough to be used (the rest of the line is trusted). */
+export function asRecord(value: unknown): EventRecord | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const r = value as Partial<EventRecord>;
+  if (typeof r.id !== 'string' || typeof r.receivedAt !== 'string' || typeof r.key !== 'string') return undefined;
+  return { ...r, method: typeof r.method === 'string' ? r.method : 'POST', path: typeof r.path === 'string' ? r.path : '/', headers: typeof r.headers === 'object' && r.headers !== null ? r.headers : {} } as EventRecord;
+}

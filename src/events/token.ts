@@ -1,0 +1,61 @@
+// The listener's token (docs/events.md: "The token"): a request without it is answered 401 and
+// not recorded. Unless one is given, msgr makes one the first time and keeps it beside the events
+// file (0600), so the webhook URL registered with a provider stays the same across restarts, and
+// `msgr listen --print-url` tells a script the URL before the listener runs.
+import { randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { UsageError } from '../errors.js';
+import { ensureDir } from '../bulk/state.js';
+
+/** Characters a token may have: it travels as a path segment and in headers, unescaped. */
+export const TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,128}$/;
+
+export function checkToken(token: string, origin: string): string {
+  if (!TOKEN_PATTERN.test(token)) {
+    throw new UsageError(`${origin}: a listener token must be 16 to 128 letters, digits, dots, dashes, underscores or tildes`, {
+      hint: 'Leave it out and msgr makes one (kept in the state folder), or make one with: openssl rand -hex 24',
+    });
+  }
+  return token;
+}
+
+/** The token kept at `path`, made (24 random bytes, base64url) when there is none yet. */
+export function keptToken(path: string): { token: string; created: boolean } {
+  try {
+    const token = readFileSync(path, 'utf8').trim();
+    return { token: checkToken(token, path), created: false };
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+      if (err instanceof UsageError) throw err;
+      throw new UsageError(`cannot read the listener token ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'Give one with --token (or MSGR_LISTEN_TOKEN), or make the file readable.' });
+    }
+  }
+  const token = randomBytes(24).toString('base64url');
+  ensureDir(dirname(path));
+  try {
+    writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    return { token, created: true };
+  } catch (err) {
+    // Made meanwhile by another msgr: that one is the token.
+    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return keptToken(path);
+    throw new UsageError(`cannot write the listener token ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'Give one with --token (or MSGR_LISTEN_TOKEN), or point MSGR_CONFIG_DIR at a writable folder.' });
+  }
+}
+
+/** The URL a provider (or the sandbox) posts to: the token is the path's first segment. */
+export function webhookUrl(host: string, port: number, token: string): string {
+  // A listener on every address is reached here on loopback.
+  const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${h.includes(':') ? `[${h}]` : h}:${port}/${token}`;
+}
+
+/** A webhook URL for people: scheme, host and port; the path may hold a token. */
+export function redactPath(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname === '/' ? '/' : '/…'}`;
+  } catch {
+    return '(a URL)';
+  }
+}

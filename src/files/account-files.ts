@@ -1,0 +1,21 @@
+// Files msgr keeps per account in its state folder (docs/events.md: "Where things are kept"):
+// `<state>/<folder>/<account>.<ext>`. The account is the resolved accountReference; with none
+// (no flag, variable or profile gives one) the files are `_all`: opt-outs there apply to every
+// account, and events there belong to none in particular. `_` cannot begin an accountReference
+// (the spec's "letters followed by characters"), so `_all` never names a real account.
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+
+export const NO_ACCOUNT = '_all';
+
+/** The account as a file name: itself when it is a safe one, else its safe part and a hash. */
+export function accountSlug(account: string | undefined): string {
+  if (account === undefined || account === '' || account === NO_ACCOUNT) return NO_ACCOUNT;
+  if (/^[A-Za-z][A-Za-z0-9._-]{0,63}$/.test(account)) return account;
+  const safe = account.replace(/[^A-Za-z0-9._-]+/g, '_').replace(/^[^A-Za-z]+/, '').slice(0, 40);
+  return `${safe === '' ? 'account' : safe}-${createHash('sha256').update(account).digest('hex').slice(0, 8)}`;
+}
+
+export function accountFile(state: string, folder: 'events' | 'optouts', account: string | undefined, ext: string): string {
+  return join(state, folder, `${accountSlug(account)}.${ext}`);
+}
