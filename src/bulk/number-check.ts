@@ -4,7 +4,7 @@
 // than libphonenumber-js and falls back to it for anything unusual (message/fast-numbers.ts).
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normaliseNumberFast } from '../message/fast-numbers.js';
-import type { NumberOptions, NumberProblem, NumberResult } from '../message/numbers.js';
+import { OPT_OUT_NUMBERS, type NumberOptions, type NumberProblem, type NumberResult } from '../message/numbers.js';
 
 /**
  * ok; a fixed line by its numbering plan (sent; an SMS run says how many); possible but outside
@@ -34,7 +34,7 @@ export interface NumberChecker {
 }
 
 export function createNumberChecker(defaultCountry: CountryCode | undefined, options: NumberOptions = {}): NumberChecker {
-  const optOut = { ...options, allowUnlisted: true };
+  const optOut = { ...options, ...OPT_OUT_NUMBERS };
   return {
     check: (raw) => verdictOf(normaliseNumberFast(raw, defaultCountry, options)),
     checkOptOut: (raw) => verdictOf(normaliseNumberFast(raw, defaultCountry, optOut)),

@@ -117,6 +117,12 @@ export function checkCountry(input: string, origin: string): CountryCode {
  * UK's +44 7700 900xxx drama range), with why, unless `allowUnlisted`: a warning for them was
  * one people learned to ignore (docs/contract.md: Requests).
  */
+/**
+ * How opt-outs read numbers: one outside the known numbering plan is kept (an opt-out must be
+ * honoured whatever the phone metadata knows; `--exclude` lists read them so too).
+ */
+export const OPT_OUT_NUMBERS: NumberOptions = { allowUnlisted: true };
+
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode, options: NumberOptions = {}): NumberResult {
   const shown = raw.trim();
   if (isSpreadsheetError(shown)) {

@@ -9,7 +9,7 @@ import type { CountryCode } from 'libphonenumber-js/max';
 import { fileHint, fileProblem, UsageError } from '../errors.js';
 import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from '../bulk/columns.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv } from '../bulk/reader.js';
-import { isSpreadsheetError, looksLikeNumber, normaliseNumber } from '../message/numbers.js';
+import { isSpreadsheetError, looksLikeNumber, normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import type { Evidence, OptOutReason } from './store.js';
 
 export interface ImportedEntry {
@@ -43,7 +43,7 @@ export async function readOptOutFile(path: string, options: ImportOptions = {}):
   const take = (raw: string, line: number, extra: Partial<ImportedEntry> = {}): void => {
     const value = raw.trim();
     if (value === '' || value.startsWith('#')) return;
-    const r = normaliseNumber(value, options.country);
+    const r = normaliseNumber(value, options.country, OPT_OUT_NUMBERS);
     if (!r.ok) {
       badCount++;
       if (bad.length < SHOWN) bad.push(`  line ${line}: ${r.reason}`);

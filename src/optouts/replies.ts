@@ -3,7 +3,7 @@
 // user allowed it; a receipt of a permanent failure marks its number undeliverable, only when
 // asked. Pure: the listener applies the answer to the store or the plain list.
 import type { EventSummary } from '../events/fields.js';
-import { normaliseNumber } from '../message/numbers.js';
+import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { classifyReply, type Keywords } from './keywords.js';
 import type { OptOutChange } from './store.js';
@@ -28,11 +28,11 @@ export type OptOutAction =
  * national number when a default country is given. Undefined when it is none of them.
  */
 export function eventNumber(raw: string, country?: CountryCode): string | undefined {
-  const r = normaliseNumber(raw, country);
+  const r = normaliseNumber(raw, country, OPT_OUT_NUMBERS);
   if (r.ok) return r.e164;
   const digits = raw.trim().replace(/[\s\-().]/g, '');
   if (/^[1-9]\d{7,14}$/.test(digits)) {
-    const plus = normaliseNumber(`+${digits}`);
+    const plus = normaliseNumber(`+${digits}`, undefined, OPT_OUT_NUMBERS);
     if (plus.ok) return plus.e164;
   }
   return undefined;

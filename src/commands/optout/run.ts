@@ -5,7 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../bulk/state.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
-import { checkCountry, normaliseNumber } from '../../message/numbers.js';
+import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
 import { resolveAccount } from '../shared/account.js';
@@ -31,7 +31,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
   const numbers = (): string[] => {
     const bad: string[] = [];
     const out = args.map((raw) => {
-      const r = normaliseNumber(raw, country);
+      const r = normaliseNumber(raw, country, OPT_OUT_NUMBERS);
       if (!r.ok) bad.push(`${raw}: ${r.reason}`);
       return r.ok ? r.e164 : '';
     });

@@ -55,17 +55,17 @@ describe('the generated manual', () => {
   test('a command added to the tree later gets its pages with nothing else to change', () => {
     const program = buildProgram(fakeContext(), 'all');
     program
-      .command('listen')
+      .command('tail')
       .description('print delivery reports as they arrive')
       .optionsGroup('Listening:')
       .option('--once', 'stop after the first report')
-      .addHelpText('after', '\nExamples:\n  msgr listen --once\n');
-    const doc = flatten(describeCommand(program)).find((d) => d.slug === 'msgr-listen');
-    assert.ok(doc !== undefined, 'msgr listen was not found in the tree');
+      .addHelpText('after', '\nExamples:\n  msgr tail --once\n');
+    const doc = flatten(describeCommand(program)).find((d) => d.slug === 'msgr-tail');
+    assert.ok(doc !== undefined, 'msgr tail was not found in the tree');
     const page = commandPage(doc);
-    assert.match(page, /^# msgr listen$/m);
+    assert.match(page, /^# msgr tail$/m);
     assert.match(page, /### Listening\n\n\| option \| \|\n\|---\|---\|\n\| `--once` \| stop after the first report \|/);
-    assert.match(page, /## Examples\n\n```sh\nmsgr listen --once\n```/);
+    assert.match(page, /## Examples\n\n```sh\nmsgr tail --once\n```/);
     assert.match(manPage(doc), /^\.SS "Listening"\n\.TP\n\\fB\\-\\-once\\fR\nstop after the first report$/m);
   });
 
