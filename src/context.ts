@@ -1,6 +1,7 @@
 // What a command may use. Commands never touch process.*: main.ts builds a Context from the
 // real process, and tests build one with in-memory streams.
 import type { ExitCode } from './errors.js';
+import type { ApiClient, ClientOptions } from './http/client.js';
 
 export interface OutStream {
   write(chunk: string): boolean;
@@ -49,7 +50,17 @@ export interface Context {
    * can and says whether quitting leaves anything in doubt (the exit code says so: 7, not 130).
    */
   readonly enableGracefulInterrupt: (onQuit?: () => QuitState) => void;
+  /**
+   * What makes the clients that talk to the API. The HTTP stack (undici) loads on the first call,
+   * never at start-up, so `--help` and a dry run pay nothing for it (docs/performance.md: a bundle
+   * per package, loaded on first use). main.ts gives the real one (src/http/client.ts); tests give
+   * a fake, so a command runs in-process against canned answers.
+   */
+  readonly http: () => Promise<ClientFactory>;
 }
+
+/** Builds a client for the API (src/http/client.ts: createClient). */
+export type ClientFactory = (options: ClientOptions) => ApiClient;
 
 /** What quitting at once leaves behind, as the command knows it at that moment. */
 export interface QuitState {

@@ -249,6 +249,7 @@ export async function run(): Promise<number> {
       state.graceful = true;
       state.onQuit = onQuit;
     },
+    http: () => import('./http/client.js').then((m) => m.createClient),
   };
   const code = await main(ctx);
   for (const fn of cleanups.reverse()) {

@@ -1,9 +1,9 @@
 // The HTTP clients of a bulk run, built one way from where it sends and the settings: the
 // campaign's (many connections, more 429 retries, answers read for message ids) and a sample's
 // (one connection). The client module (undici) is loaded while the preflight runs and handed in.
-import type { Context } from '../context.js';
+import type { ClientFactory, Context } from '../context.js';
 import { caFileSource, readCaFile } from '../http/ca-file.js';
-import type { ClientOptions, createClient, MessagesClient } from '../http/client.js';
+import type { ClientOptions, MessagesClient } from '../http/client.js';
 import { userAgent } from '../http/endpoint.js';
 import { redact } from '../output/sanitize.js';
 import type { Settings } from '../settings/resolve.js';
@@ -16,7 +16,7 @@ export type ClientExtras = Pick<ClientOptions, 'connections' | 'maxAttempts' | '
  * returns what builds each client; every client is closed when msgr exits.
  */
 export function clientMaker(
-  create: typeof createClient,
+  create: ClientFactory,
   ctx: Pick<Context, 'env' | 'onExit' | 'version' | 'nodeVersion'>,
   c: { target: Target; settings: Pick<Settings, 'caFile' | 'profile'>; timeoutMs: number; debug: ((line: string) => void) | undefined },
 ): (extra: ClientExtras) => MessagesClient {

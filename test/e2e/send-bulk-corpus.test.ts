@@ -11,7 +11,7 @@ import { detectFormat, readCsv } from '../../src/bulk/reader.js';
 import type { Context, OutStream } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { ROOT, tempDir } from '../support/cli.js';
-import { testProcess } from '../support/fake-context.js';
+import { noHttp, testProcess } from '../support/fake-context.js';
 
 const CORPUS = join(ROOT, '..', 'shared', 'corpora', 'csv');
 
@@ -52,6 +52,8 @@ async function runInProcess(argv: string[]): Promise<{ code: number; stdout: str
     onExit: () => undefined,
     atQuit: () => undefined,
     enableGracefulInterrupt: () => undefined,
+    // Dry runs: nothing may ask for an API client.
+    http: noHttp,
   };
   const code = await main(ctx);
   return { code, stdout: stdout.text, stderr: stderr.text };

@@ -1,7 +1,7 @@
 // A Context for running commands and domain code in-process: captured stdout and stderr, a
 // PassThrough stdin that can pretend to be a terminal, and no process.* anywhere.
 import { PassThrough } from 'node:stream';
-import type { Context } from '../../src/context.js';
+import type { ClientFactory, Context } from '../../src/context.js';
 
 export type FakeStdin = PassThrough & { isTTY?: boolean; setRawMode?: (raw: boolean) => void; rawCalls: boolean[] };
 
@@ -11,6 +11,8 @@ export interface FakeContextOptions {
   tty?: boolean;
   /** Written to stdin, which then ends. */
   input?: string;
+  /** The API clients the command gets (test/support/fake-api.ts); by default none: a request fails the test. */
+  http?: ClientFactory;
 }
 
 export type FakeContext = Context & { out: () => string; err: () => string; stdinStream: FakeStdin; type: (s: string) => void };
@@ -29,6 +31,9 @@ export const testProcess: Pick<Context, 'nodeVersion' | 'pid' | 'platform' | 'is
     }
   },
 };
+
+/** For a Context that must send nothing: asking for an API client fails the test. */
+export const noHttp = (): Promise<ClientFactory> => Promise.reject(new Error('this test gives the command no API client: pass fakeContext({ http })'));
 
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   let out = '';
@@ -55,6 +60,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     onExit: () => {},
     atQuit: () => {},
     enableGracefulInterrupt: () => {},
+    http: options.http !== undefined ? () => Promise.resolve(options.http as ClientFactory) : noHttp,
     out: () => out,
     err: () => err,
     stdinStream: stdin,

@@ -9,7 +9,7 @@ import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
 import { parseSandboxFlags, runSandbox } from '../../src/commands/sandbox/run.js';
-import { testProcess } from '../support/fake-context.js';
+import { noHttp, testProcess } from '../support/fake-context.js';
 
 test('flags become server options; numbers parsed, record resolved against the working directory', () => {
   assert.deepEqual(parseSandboxFlags({}, '/w'), { options: { host: '127.0.0.1', port: 4010 }, quiet: false });
@@ -65,6 +65,7 @@ function fakeContext(cwd: string): { ctx: Context; out: string[]; err: string[];
     enableGracefulInterrupt: () => {
       graceful = true;
     },
+    http: noHttp,
   };
   return { ctx, out, err, stop: () => controller.abort('SIGINT'), graceful: () => graceful };
 }

@@ -217,8 +217,8 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   const leave = await leaveOutFor(ui, { includeSent: opts.includeSent, named, bare: opts.skipSent?.includes('') === true, again: opts.again }, state, definition, runTarget, reportPath !== undefined, earlier);
   const sent = leave.sent;
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clientModule = offline ? undefined : import('../../http/client.js');
-  clientModule?.catch(() => undefined);
+  const clients = offline ? undefined : ctx.http();
+  clients?.catch(() => undefined);
 
   const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
@@ -313,7 +313,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
 
   // The journal only once everything the client needs has been checked: a bad --ca-file must not
   // leave a journal that looks like an unfinished run.
-  const { createClient } = await (clientModule ?? import('../../http/client.js'));
+  const createClient = await (clients ?? ctx.http());
   const newClient = clientMaker(createClient, ctx, { target, settings, timeoutMs: opts.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
   const { endpoint, apiKey: key } = target;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
