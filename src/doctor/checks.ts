@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { checkServerIdentity, connect as tlsConnect, rootCertificates, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Context } from '../context.js';
-import { ensureDir, stateDir } from '../bulk/state.js';
+import { stateDir } from '../bulk/runs/state-folder.js';
 import { caFileSource, readCaFile } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
@@ -20,6 +20,7 @@ import { maskSecret } from '../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../settings/resolve.js';
 import { settingsEndpoint } from '../settings/target.js';
 import { UsageError } from '../errors.js';
+import { ensureDir } from '../files/dirs.js';
 
 export type StepStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'info';
 

@@ -2,7 +2,8 @@
 // (docs/events.md: "On the terminal"): a run is sending while a send-bulk holds its journal's lock
 // (docs/bulk.md: "Nothing lost, nothing sent twice"), in the state folder or kept elsewhere.
 import { lockHolder, type LockOwner, type LockProcess } from '../files/lock.js';
-import { journalPaths, readHeader } from '../bulk/runs.js';
+import { journalPaths } from '../bulk/runs/catalogue.js';
+import { readHeader } from '../bulk/journal/load.js';
 
 export interface SendingRun {
   readonly journal: string;

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../errors.js';
 import { tryLock, type Lock, type LockProcess } from '../files/lock.js';
-import { ensureDir } from '../bulk/state.js';
+import { ensureDir } from '../files/dirs.js';
 
 /** The events of one flush may not wait behind more than this many bytes (then 503, retry soon). */
 export const MAX_PENDING_BYTES = 32 * 1024 * 1024;

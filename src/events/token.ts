@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import { ensureDir } from '../bulk/state.js';
+import { ensureDir } from '../files/dirs.js';
 
 /** Characters a token may have: it travels as a path segment and in headers, unescaped. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,128}$/;

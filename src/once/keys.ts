@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Place } from '../bulk/run-target.js';
-import { runsRoot } from '../bulk/state.js';
+import type { Place } from '../bulk/runs/target.js';
+import { runsRoot } from '../bulk/runs/state-folder.js';
 
 /** 16 hex characters: the key within its target account (API and account), domain-separated. */
 function keyId(place: Place, key: string): string {

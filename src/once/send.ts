@@ -23,11 +23,12 @@ import { waitForLock, type Lock } from '../files/lock.js';
 import type { Outcome } from '../http/outcome.js';
 import { redactJson } from '../output/sanitize.js';
 import type { Ui } from '../output/ui.js';
-import type { Place } from '../bulk/run-target.js';
-import { messageDifferences } from '../bulk/sent.js';
-import { shellQuote } from '../bulk/summary.js';
-import { ensureParent, stateDir } from '../bulk/state.js';
+import type { Place } from '../bulk/runs/target.js';
+import { stateDir } from '../bulk/runs/state-folder.js';
 import { keyedIdempotency, keyedSendRecord, keyUsedBy } from './keys.js';
+import { shellQuote } from '../output/shell.js';
+import { messageDifferences } from '../bulk/compose/definition.js';
+import { ensureParent } from '../files/dirs.js';
 
 interface Attempt {
   readonly at: string;

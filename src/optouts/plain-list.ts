@@ -5,8 +5,8 @@
 import { closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readFileSync, renameSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { waitForLock } from '../files/lock.js';
-import { ensureDir } from '../bulk/state.js';
 import { OptOutWriteError, type StoreWriter } from './store.js';
+import { ensureDir } from '../files/dirs.js';
 
 const LOCK_WAIT_MS = 15_000;
 const LOCK_STALE_MS = 60_000;

@@ -13,7 +13,7 @@ import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
-import { ensureDir } from '../bulk/state.js';
+import { ensureDir } from '../files/dirs.js';
 
 export const STORE_VERSION = 1;
 

@@ -8,3 +8,16 @@ export function formatCount(n: number): string {
   const grouped = whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   return `${n < 0 && rounded !== 0 ? '-' : ''}${grouped}${fraction !== undefined ? `.${fraction}` : ''}`;
 }
+
+/** Bytes for people, rounded up (it says how much room to make): `740 KB`, `2.4 MB`. */
+export function formatBytes(n: number): string {
+  return n >= 1e6 ? `${(Math.ceil(n / 1e5) / 10).toFixed(1)} MB` : `${Math.max(1, Math.ceil(n / 1e3))} KB`;
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}` : `${m}:${String(sec).padStart(2, '0')}`;
+}

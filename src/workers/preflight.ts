@@ -1,13 +1,13 @@
-// A worker thread of the parallel preflight (bulk/parallel.ts): one part of the CSV file through
+// A worker thread of the parallel preflight (bulk/preflight/parallel.ts): one part of the CSV file through
 // the same pass as the single-threaded preflight, its spool lines to its own file, its figures
 // (and its set of numbers, transferred, not copied) back to the main thread.
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CountryCode } from 'libphonenumber-js/max';
-import { createNumberChecker } from '../bulk/number-check.js';
-import { NumberSet } from '../bulk/number-set.js';
-import type { PartJob, PartMessage, PartResult } from '../bulk/parallel.js';
-import { preflightRange } from '../bulk/preflight.js';
-import { SpoolWriter } from '../bulk/spool.js';
+import { createNumberChecker } from '../bulk/input/number-check.js';
+import { NumberSet } from '../bulk/input/number-set.js';
+import type { PartJob, PartMessage, PartResult } from '../bulk/preflight/parallel.js';
+import { preflightRange } from '../bulk/preflight/range.js';
+import { SpoolWriter } from '../bulk/preflight/spool.js';
 
 async function main(job: PartJob): Promise<void> {
   const spool = job.spoolPath !== undefined ? new SpoolWriter(job.spoolPath) : undefined;

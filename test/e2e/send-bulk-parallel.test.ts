@@ -1,4 +1,4 @@
-// The preflight split over two worker threads (src/bulk/parallel.ts) must give exactly what the
+// The preflight split over two worker threads (src/bulk/preflight/parallel.ts) must give exactly what the
 // single pass gives: the same requests in the same order, report, totals, problems and errors.
 // MSGR_BULK_PARALLEL_MIN_BYTES=0 splits even these small files; `off` forces the single pass.
 // `-v` prints a debug line when the split was used, so each test also proves it took that path.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { describeChar, gsmLookalike, segmentText } from '../../src/message/segments.js';
+import { analyseText, describeChar, gsmLookalike, segmentText, splitGsm, splitUcs2 } from '../../src/message/segments.js';
 
 describe('segmentText', () => {
   test('a GSM-7 text of 161 septets: two parts, ending at 153 and 161', () => {
@@ -51,5 +51,41 @@ describe('segmentText', () => {
       const l = gsmLookalike(ch);
       assert.ok(l !== null && segmentText(`x${l}`).encoding === 'GSM-7', ch);
     }
+  });
+});
+
+describe('SMS encoding and parts', () => {
+  test('GSM-7: 160 septets are one part, 161 are two of at most 153', () => {
+    assert.deepEqual([analyseText('a'.repeat(160)).parts, analyseText('a'.repeat(160)).encoding], [1, 'GSM-7']);
+    const two = analyseText('a'.repeat(161));
+    assert.equal(two.parts, 2);
+    assert.deepEqual(splitGsm('a'.repeat(161)).map((p) => p.length), [153, 8]);
+    assert.equal(analyseText('a'.repeat(306)).parts, 2);
+    assert.equal(analyseText('a'.repeat(307)).parts, 3);
+  });
+
+  test('extension characters count 2 and an escape is never split across parts', () => {
+    assert.equal(analyseText('€'.repeat(80)).units, 160);
+    assert.equal(analyseText('€'.repeat(80)).parts, 1);
+    assert.equal(analyseText(`${'a'.repeat(159)}^`).parts, 2);
+    // 152 septets, then a 2-septet character: it moves whole to part 2.
+    const parts = splitGsm(`${'a'.repeat(152)}€${'b'.repeat(10)}`);
+    assert.equal(parts[0], 'a'.repeat(152));
+    assert.equal(parts[1], `€${'b'.repeat(10)}`);
+  });
+
+  test('UCS-2: 70 units are one part, then 67, and a surrogate pair is never split', () => {
+    assert.equal(analyseText('é'.repeat(10) + 'ł'.repeat(60)).parts, 1);
+    assert.equal(analyseText('ł'.repeat(71)).parts, 2);
+    const parts = splitUcs2(`${'ł'.repeat(66)}😀${'ł'.repeat(10)}`);
+    assert.equal(parts[0], 'ł'.repeat(66));
+    assert.ok(parts[1]?.startsWith('😀'));
+  });
+
+  test('names the characters that force UCS-2, once each', () => {
+    const a = analyseText('Hello ’world’ 😀 ok');
+    assert.equal(a.encoding, 'UCS-2');
+    assert.deepEqual(a.forcing, ['’', '😀']);
+    assert.deepEqual(analyseText('Ça coûte 5€ [ok]').forcing, ['û']);
   });
 });

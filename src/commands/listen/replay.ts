@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, PartialError } from '../../errors.js';
-import { stateDir } from '../../bulk/state.js';
+import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile } from '../../files/account-files.js';
 import { getPath, nameKey, summarise, type EventSummary } from '../../events/fields.js';
 import { backoffMs, forwardOnce, isDelivered, worthRetrying, type ForwardAttempt } from '../../events/forward.js';

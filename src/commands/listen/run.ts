@@ -2,7 +2,7 @@
 // until Ctrl-C, SIGTERM or SIGHUP (docs/events.md: "msgr listen").
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { ensureDir, stateDir } from '../../bulk/state.js';
+import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile, NO_ACCOUNT } from '../../files/account-files.js';
 import { isLoopbackHost } from '../../http/endpoint.js';
 import { Dedup, DEFAULT_WINDOW_MS } from '../../events/dedup.js';
@@ -16,6 +16,7 @@ import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
+import { ensureDir } from '../../files/dirs.js';
 
 /** How long answers in flight may take to finish once a stop begins. */
 export const LISTEN_DRAIN_MS = 5_000;

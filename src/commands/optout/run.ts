@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { renameSync, writeFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { stateDir } from '../../bulk/state.js';
+import { stateDir } from '../../bulk/runs/state-folder.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { createUi, type Ui } from '../../output/ui.js';

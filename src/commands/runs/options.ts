@@ -1,6 +1,6 @@
 // argv → options for `msgr runs`.
 import { UsageError } from '../../errors.js';
-import { parseAge } from '../../bulk/runs.js';
+import { parseAge } from '../../bulk/runs/catalogue.js';
 import { bool, str, type Raw } from '../shared/option-values.js';
 
 export interface RunsOptions {

@@ -1,20 +1,21 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
-// stderr. The work is in bulk/runs.ts and bulk/run-report.ts.
+// stderr. The work is in bulk/runs/catalogue.ts and bulk/runs/report.ts.
 import { basename, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { isInDoubt, type RunHeader } from '../../bulk/journal-records.js';
-import { fmt } from '../../bulk/progress.js';
-import { refuseReportOver, ReportWriter } from '../../bulk/report.js';
-import { writeRunReport } from '../../bulk/run-report.js';
-import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from '../../bulk/run-target.js';
-import { findRun, listRuns, pruneRuns, readHeader, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs.js';
-import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
-import { realFile, runDirFor, stateDir } from '../../bulk/state.js';
-import { buildResumeCommand } from '../../bulk/summary.js';
+import { isInDoubt, type RunHeader } from '../../bulk/journal/records.js';
+import { refuseReportOver, ReportWriter } from '../../bulk/report/writer.js';
+import { writeRunReport } from '../../bulk/runs/report.js';
+import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from '../../bulk/runs/target.js';
+import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs/catalogue.js';
+import { DEFAULT_CONCURRENCY } from '../../bulk/send/sender.js';
+import { realFile, runDirFor, stateDir } from '../../bulk/runs/state-folder.js';
 import { lockHolder, type LockOwner } from '../../files/lock.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import type { RunsOptions } from './options.js';
+import { buildResumeCommand } from '../../bulk/runs/resume-command.js';
+import { readHeader } from '../../bulk/journal/load.js';
+import { formatCount } from '../../output/count.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
@@ -65,13 +66,13 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
     for (const r of runs) {
       // What needs a look; the rows not sent yet are the rest of ACCEPTED's total. While a run
       // sends, its batches without an answer are in flight, not in doubt.
-      const look = [[r.sending !== undefined ? 0 : r.inDoubt, 'in doubt'], [r.rejected, 'rejected']].filter(([n]) => Number(n) > 0).map(([n, what]) => `${fmt(Number(n))} ${String(what)}`);
+      const look = [[r.sending !== undefined ? 0 : r.inDoubt, 'in doubt'], [r.rejected, 'rejected']].filter(([n]) => Number(n) > 0).map(([n, what]) => `${formatCount(Number(n))} ${String(what)}`);
       rows.push([
         r.runId.slice(r.runId.lastIndexOf('-') + 1),
         r.startedAt.slice(5, 16).replace('T', ' ') + 'Z',
         basename(r.file),
         narrowTarget(r),
-        `${fmt(r.accepted)}${r.alreadySent > 0 ? `+${fmt(r.alreadySent)}` : ''} of ${fmt(r.toSend + r.alreadySent)}`,
+        `${formatCount(r.accepted)}${r.alreadySent > 0 ? `+${formatCount(r.alreadySent)}` : ''} of ${formatCount(r.toSend + r.alreadySent)}`,
         `${status(r, r.sending)}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
@@ -86,10 +87,10 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       r.startedAt.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'),
       r.file,
       shortTarget(r),
-      fmt(r.rows),
-      `${fmt(r.accepted)}${r.alreadySent > 0 ? ` (+${fmt(r.alreadySent)} earlier)` : ''}`,
-      fmt(r.inDoubt),
-      fmt(r.notSent),
+      formatCount(r.rows),
+      `${formatCount(r.accepted)}${r.alreadySent > 0 ? ` (+${formatCount(r.alreadySent)} earlier)` : ''}`,
+      formatCount(r.inDoubt),
+      formatCount(r.notSent),
       status(r, r.sending),
     ]);
   }
@@ -179,11 +180,11 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['message', describeText(h.message, h.shape.personal) ?? ''],
     ['from', describeSender(h.message, h.shape.personal) ?? ''],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
-    ['rows', `${fmt(info.rows)}, ${fmt(info.toSend)} to send${info.alreadySent > 0 ? `, ${fmt(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
-    ['accepted', fmt(info.accepted)],
-    ['rejected', fmt(info.rejected)],
-    ['in doubt', fmt(info.inDoubt)],
-    ['not sent', fmt(info.notSent)],
+    ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
+    ['accepted', formatCount(info.accepted)],
+    ['rejected', formatCount(info.rejected)],
+    ['in doubt', formatCount(info.inDoubt)],
+    ['not sent', formatCount(info.notSent)],
   ];
   const w = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
@@ -259,8 +260,8 @@ export async function runReport(ctx: Context, ref: string, opts: RunsOptions): P
   try {
     const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
     writer.close();
-    if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${fmt(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
-    ui.success(`wrote ${fmt(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${fmt(r.withIds)} with a message id)`);
+    if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${formatCount(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
+    ui.success(`wrote ${formatCount(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${formatCount(r.withIds)} with a message id)`);
     if (opts.json) {
       const doc = { runId: header?.runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null };
       ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
@@ -280,11 +281,11 @@ export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
   }
   const verb = opts.dryRun ? 'would remove' : 'removed';
   for (const run of r.removed) ctx.stdout.write(`${verb} ${run.runId}  ${run.file}  ${run.journal}\n`);
-  ui.info(`${verb} ${fmt(r.removed.length)} finished or abandoned run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
-  if (r.keptUnfinished.length > 0) ui.info(`kept ${fmt(r.keptUnfinished.length)} unfinished run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
+  ui.info(`${verb} ${formatCount(r.removed.length)} finished or abandoned run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
+  if (r.keptUnfinished.length > 0) ui.info(`kept ${formatCount(r.keptUnfinished.length)} unfinished run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
   if (r.keptElsewhere.length > 0) {
     const n = r.keptElsewhere.length;
-    ui.info(`kept ${fmt(n)} finished run${n === 1 ? '' : 's'} whose journal${n === 1 ? ' is' : 's are'} kept by --journal outside msgr's folder (yours to delete): ${r.keptElsewhere.slice(0, 3).map((x) => x.journal).join(', ')}${n > 3 ? ', …' : ''}`);
+    ui.info(`kept ${formatCount(n)} finished run${n === 1 ? '' : 's'} whose journal${n === 1 ? ' is' : 's are'} kept by --journal outside msgr's folder (yours to delete): ${r.keptElsewhere.slice(0, 3).map((x) => x.journal).join(', ')}${n > 3 ? ', …' : ''}`);
   }
-  if (r.keptNeeded.length > 0) ui.info(`kept ${fmt(r.keptNeeded.length)} finished or abandoned run${r.keptNeeded.length === 1 ? '' : 's'} that a run kept leaves out the numbers of (its --resume and \`msgr runs report\` read them)`);
+  if (r.keptNeeded.length > 0) ui.info(`kept ${formatCount(r.keptNeeded.length)} finished or abandoned run${r.keptNeeded.length === 1 ? '' : 's'} that a run kept leaves out the numbers of (its --resume and \`msgr runs report\` read them)`);
 }

@@ -3,10 +3,11 @@
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
-import { splitColumns } from '../../bulk/columns.js';
-import { parseRate, type Rate } from '../../bulk/limiter.js';
-import { parseDelimiter, parseEncoding, type FileEncoding } from '../../bulk/reader.js';
-import { DEFAULT_CONCURRENCY } from '../../bulk/sender.js';
+import { splitColumns } from '../../bulk/input/columns.js';
+import { parseRate, type Rate } from '../../bulk/send/limiter.js';
+import { parseDelimiter } from '../../bulk/input/csv.js';
+import { DEFAULT_CONCURRENCY } from '../../bulk/send/sender.js';
+import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 
 
 export const MAX_BATCH_SIZE = 10_000;
@@ -91,12 +92,12 @@ export interface BulkOptions {
   readonly progressEveryMs?: number | undefined;
   /**
    * Runs (id or journal) whose accepted numbers are left out; '' (the flag alone): the earlier
-   * runs of this file that sent the same message (bulk/earlier-runs.ts).
+   * runs of this file that sent the same message (bulk/runs/earlier.ts).
    */
   readonly skipSent?: readonly string[] | undefined;
   /** Message again the numbers earlier runs of this file accepted, on purpose. */
   readonly again: boolean;
-  /** --once: the campaign key the run is known by (bulk/once.ts). */
+  /** --once: the campaign key the run is known by (bulk/runs/once.ts). */
   readonly once?: string | undefined;
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;

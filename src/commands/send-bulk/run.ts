@@ -19,34 +19,37 @@ import { maskSecret, redact, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { describeSource, resolveSettings, type Resolved } from '../../settings/resolve.js';
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
-import { isNoSpace } from '../../bulk/journal.js';
-import { isInDoubt } from '../../bulk/journal-records.js';
-import { outcomeTotals, type LoadedJournal } from '../../bulk/journal-load.js';
-import { DiskReserve } from '../../bulk/disk-reserve.js';
-import { Gate, RateLimiter, Window } from '../../bulk/limiter.js';
-import { planRun, settledShape } from '../../bulk/plan.js';
-import { preflightPass, reportInvalidRows } from '../../bulk/preflight-pass.js';
-import { previewEntries, printDryRun, printPreview } from '../../bulk/preview.js';
-import { createProgress } from '../../bulk/progress.js';
-import { openRunReport, ReportWriter } from '../../bulk/report.js';
-import { clientMaker } from '../../bulk/run-client.js';
-import { runMessage } from '../../bulk/run-message.js';
-import { checkStdinAgain, isFinished, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Where } from '../../bulk/run-state.js';
-import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from '../../bulk/earlier-runs.js';
-import { openInput, spoolStdin } from '../../bulk/run-input.js';
-import { checkKeyUse, runningNowDocument } from '../../bulk/once.js';
+import { isNoSpace } from '../../bulk/journal/writer.js';
+import { isInDoubt } from '../../bulk/journal/records.js';
+import { outcomeTotals, type LoadedJournal } from '../../bulk/journal/load.js';
+import { DiskReserve } from '../../bulk/journal/reserve.js';
+import { Gate, RateLimiter, Window } from '../../bulk/send/limiter.js';
+import { planRun, settledShape } from '../../bulk/runs/plan.js';
+import { preflightPass, reportInvalidRows } from '../../bulk/preflight/pass.js';
+import { previewEntries, printDryRun, printPreview } from '../../bulk/display/preview.js';
+import { createProgress } from '../../bulk/send/progress.js';
+import { openRunReport, ReportWriter } from '../../bulk/report/writer.js';
+import { clientMaker } from '../../bulk/send/client.js';
+import { runMessage } from '../../bulk/compose/run-message.js';
+import { checkStdinAgain, isFinished, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Where } from '../../bulk/runs/open.js';
+import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from '../../bulk/runs/earlier.js';
+import { openInput, spoolStdin } from '../../bulk/runs/input.js';
+import { checkKeyUse, runningNowDocument } from '../../bulk/runs/once.js';
 import { keyUsedBy } from '../../once/keys.js';
-import { checkSamePreflight, resumeRefusal } from '../../bulk/resume-checks.js';
-import { announceResume, placeOf, runTargetOf } from '../../bulk/run-target.js';
-import { findRun, leftOutBatches, outcomeRecords } from '../../bulk/runs.js';
-import { dropSnapshots, keepAtStart } from '../../bulk/opt-outs.js';
-import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/sample.js';
-import { Sender } from '../../bulk/sender.js';
-import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/sent.js';
-import { newRunId, stateDir } from '../../bulk/state.js';
-import { findRepeatedLines, repeatMode } from '../../bulk/repeats.js';
-import { buildResumeCommand, finishedDocument, restartCommand, shellQuote, invalidRowsError, severalMessagesError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/summary.js';
+import { checkSamePreflight, resumeRefusal } from '../../bulk/runs/resume-checks.js';
+import { announceResume, placeOf, runTargetOf } from '../../bulk/runs/target.js';
+import { findRun, leftOutBatches, outcomeRecords } from '../../bulk/runs/catalogue.js';
+import { dropSnapshots, keepAtStart } from '../../bulk/send/opt-outs.js';
+import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/display/sample.js';
+import { Sender } from '../../bulk/send/sender.js';
+import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/runs/already-sent.js';
+import { stateDir } from '../../bulk/runs/state-folder.js';
+import { findRepeatedLines, repeatMode } from '../../bulk/preflight/repeats.js';
+import { finishedDocument, restartCommand, invalidRowsError, severalMessagesError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/display/summary.js';
 import type { BulkOptions } from './options.js';
+import { shellQuote } from '../../output/shell.js';
+import { buildResumeCommand } from '../../bulk/runs/resume-command.js';
+import { newRunId } from '../../bulk/journal/keys.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
 const BULK_MAX_ATTEMPTS = 8;
@@ -116,7 +119,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (!opts.sandbox) settingsEndpoint(ctx, settings.baseUrl);
 
   // Runs named by --skip-sent, found before this run moves its file's last journal aside; the flag
-  // alone names the earlier runs of this file (bulk/earlier-runs.ts), found once the input is known.
+  // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
   const refs = (opts.skipSent ?? []).filter((ref) => ref !== '');
   const named = refs.map((ref) => findRun(stateDir(ctx.env, ctx.cwd), ctx.cwd, ref, '--skip-sent'));
   // A preview or a sample is no run of the campaign: no journal, no lock, like a dry run.
@@ -138,7 +141,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     const used = keyUsedBy(stateDir(ctx.env, ctx.cwd), place, once.key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`--once ${once.key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. --once ${shellQuote(`${once.key}-2`)}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/once.ts).
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
   if (once !== undefined && previous !== undefined) {
     let data = state.fileAbs;
     if (opts.file === '-') {
@@ -230,7 +233,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
     checker: plan.checker,
     exclude: plan.exclude?.set,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
-    // journaled or confirmed (bulk/sent.ts).
+    // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
     spoolPath: noJournal ? undefined : `${journalPath}.spool`,
     env: ctx.env,
@@ -277,7 +280,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   if (opts.preview !== undefined && !opts.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   const refusal = opts.preview !== undefined && opts.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
   // Numbers on rows with different messages stop the run unless the command says which way
-  // (bulk/repeats.ts); their lines are read again from the file for the refusal.
+  // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
   if (pre.invalid > 0 && !shape.skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label), fixMojibake: shape.fixMojibake }, report ?? new ReportWriter(reportPath, ctx.pid));
@@ -334,7 +337,7 @@ async function run(ctx: Context, opts: BulkOptions, ui: Ui, defer: (cleanup: () 
   }
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
   const keyedRun = previous?.header.once ?? state.once;
-  // The lists of numbers not to message as the run starts, for its resumes (bulk/opt-outs.ts).
+  // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
   if (previous === undefined) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
     defer(() => {

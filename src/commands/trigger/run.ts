@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError } from '../../errors.js';
-import { stateDir } from '../../bulk/state.js';
+import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile } from '../../files/account-files.js';
 import { keptToken, redactPath, webhookUrl } from '../../events/token.js';
 import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/events.js';

@@ -1,0 +1,104 @@
+// The message a bulk run sends to every row: the request without its recipients, checked as
+// `send` checks it, and the string frame the send pass puts each batch's recipients into.
+import type { Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { senderHasPlaceholder } from '../../message/channel.js';
+import { MOJIBAKE_HINT, mojibakeReason, repairMojibake } from '../../message/mojibake.js';
+import { readTextFile, type FileEncoding } from '../../message/text-file.js';
+import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../../message/request.js';
+import type { Settings } from '../../settings/resolve.js';
+import { asciiJson } from '../input/columns.js';
+
+/** A valid number, so the request checks pass without recipients; never sent. */
+const PLACEHOLDER_NUMBER = '+447911123456';
+
+/** The flags that make up the message. */
+export interface MessageFlags {
+  readonly text?: string | undefined;
+  readonly textFile?: string | undefined;
+  readonly textEncoding?: FileEncoding | undefined;
+  readonly template?: string | undefined;
+  readonly meta?: readonly string[] | undefined;
+  readonly name?: string | undefined;
+  readonly characterSet?: string | undefined;
+  readonly messageType?: string | undefined;
+  readonly validity?: string | undefined;
+  readonly sandbox: boolean;
+  /** Each row's text, or sender, comes from a column (bulk/compose/personalise.ts). */
+  readonly textColumn?: string | undefined;
+  readonly fromColumn?: string | undefined;
+  /** --fix-mojibake: a shared text mangled by a spreadsheet round trip is sent repaired. */
+  readonly fixMojibake?: boolean | undefined;
+}
+
+/** The request without recipients, validated as `send` validates it (validity made absolute). */
+export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
+  let text = flags.text;
+  if (flags.textFile !== undefined) text = await readTextFile(ctx, flags.textFile, { flag: '--text-file', encoding: flags.textEncoding, encodingFlag: '--text-encoding' });
+  // A text copied out of a mangled export (message/mojibake.ts): refused as the rows' cells are.
+  const repaired = text !== undefined ? repairMojibake(text) : undefined;
+  if (text !== undefined && repaired !== undefined) {
+    if (flags.fixMojibake !== true) {
+      throw new UsageError(`${flags.textFile !== undefined ? `--text-file ${flags.textFile}` : '--text'}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
+    }
+    text = repaired;
+  }
+  const perRowText = flags.textColumn !== undefined;
+  const perRowFrom = flags.fromColumn !== undefined;
+  if (text === undefined && flags.template === undefined && !perRowText) {
+    throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
+  }
+  const draft: MessageDraft = {
+    accountReference: settings.account.value ?? (flags.sandbox ? 'SANDBOX' : undefined),
+    name: flags.name,
+    characterSet: flags.characterSet,
+    channel: settings.channel.value,
+    // Stand-ins for what each row brings, so the rest is checked as `send` checks it; never sent.
+    from: perRowFrom ? '0' : settings.from.value,
+    validity: flags.validity,
+    messageType: flags.messageType,
+    text: perRowText ? '.' : text,
+    templateId: flags.template,
+    recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
+    metaData: parseKeyValues('--meta', flags.meta),
+  };
+  // A text read from a file is that file's fault when it is empty: name the flag and the file.
+  const built = buildRequest(draft, ctx.now(), flags.textFile !== undefined ? { text: `--text-file ${flags.textFile}` } : {});
+  if (!built.ok) {
+    const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
+    const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
+    const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
+    // `--from '{{sender}}'`: a sender per row is a column's.
+    if (problems.some((p) => p.field === '--from') && senderHasPlaceholder(settings.from.value ?? '')) hints.push('Take each row\'s sender from a column with --from-column NAME.');
+    throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
+  }
+  const { recipients: _r, ...message } = built.request;
+  if (perRowFrom) delete (message as { from?: string }).from;
+  if (perRowText) message.body = {};
+  return message;
+}
+
+/** The request as a string frame around the recipients, in the API's field order (docs/api.md: "Request fields"). */
+export function requestFrame(message: Record<string, unknown>): { prefix: string; suffix: string } {
+  const { metaData, addressBook: _addressBook, recipients: _recipients, ...rest } = message;
+  // ASCII only, like the recipients (columns.ts, asciiJson): the same JSON value.
+  const head = asciiJson(JSON.stringify(rest));
+  return {
+    prefix: `${head.slice(0, -1)}${head.length > 2 ? ',' : ''}"recipients":[`,
+    suffix: `]${metaData !== undefined ? `,"metaData":${asciiJson(JSON.stringify(metaData))}` : ''}}`,
+  };
+}
+
+/** The text of the message, when it has one (not a template). */
+export function messageText(message: Record<string, unknown>): string | undefined {
+  const text = (message.body as { text?: unknown } | undefined)?.text;
+  return typeof text === 'string' ? text : undefined;
+}
+
+/** `--meta` values as a map, as the journal keeps them. */
+export function metaMap(values: readonly string[]): Record<string, string> {
+  return Object.fromEntries(values.map((m) => {
+    const kv = parseKeyValue(m);
+    return [kv?.key ?? m, kv?.value ?? ''];
+  }));
+}

@@ -1,0 +1,117 @@
+// `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (README:
+// "Preflight"). An opt-out that cannot be read cannot be honoured, so every entry must be a
+// number, normalised by the recipients' own rules (`07911 123456` with --default-country GB
+// excludes `+447911123456`); one that is not stops the run, with its line, as an invalid row does.
+// A plain list has no header unless its first line is a name (not a number, and no digits in it).
+import { createHash } from 'node:crypto';
+import { fileHint, fileProblem, UsageError } from '../../errors.js';
+import { isSpreadsheetError, looksLikeNumber } from '../../message/numbers.js';
+import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
+import type { NumberChecker } from './number-check.js';
+import { NumberSet, numberKey } from './number-set.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv } from './csv.js';
+
+export interface ExcludeList {
+  readonly set: NumberSet;
+  /** Distinct numbers on the list. */
+  readonly numbers: number;
+  /** The header of the number column; undefined for a list without a header. */
+  readonly column: string | undefined;
+  readonly hash: string;
+}
+
+export interface ExcludeOptions {
+  /** The file as the user named it, for messages. */
+  readonly label?: string;
+  /** --exclude-column: the header of the number column of a CSV list. */
+  readonly column?: string | undefined;
+}
+
+/** Entries shown when some are not numbers (all are counted). */
+const SHOWN = 5;
+
+export async function loadExcludes(path: string, checker: NumberChecker, options: ExcludeOptions = {}): Promise<ExcludeList> {
+  const label = options.label ?? path;
+  let format;
+  try {
+    // Every record reaches onRecord: the first decides whether there is a header.
+    format = await detectFormat(path, { noHeader: true });
+  } catch (err) {
+    if (err instanceof NotCsvError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: err.hint });
+    throw readError(label, err);
+  }
+  const set = new NumberSet(1024);
+  const hash = createHash('sha256');
+  let column = 0;
+  let columnName: string | undefined;
+  let bad = 0;
+  const shown: string[] = [];
+  const hints = new Set<string>();
+  const add = (raw: string | undefined, line: number): void => {
+    const value = (raw ?? '').trim();
+    // An empty cell in a CSV list (a contact without a number) names nobody.
+    if (value === '') return;
+    const r = checker.checkOptOut(value);
+    if (r.verdict === 'invalid') {
+      bad++;
+      if (shown.length < SHOWN) shown.push(`  line ${line}: ${r.reason ?? 'is not a phone number'}`);
+      if (r.hint !== undefined) hints.add(r.hint);
+      return;
+    }
+    set.add(numberKey(r.e164));
+  };
+  const header = (fields: readonly string[]): boolean => {
+    if (options.column !== undefined) {
+      const want = headerKey(options.column);
+      column = fields.findIndex((f) => headerKey(f) === want);
+      if (column === -1) throw noSuchColumn('--exclude-column', label, options.column, fields, 'Its header line has');
+      columnName = (fields[column] ?? '').trim();
+      return true;
+    }
+    // As the recipients' column is found: a mobile name over a generic one, else no guess.
+    const found = chooseNumberColumn(fields, `--exclude: ${label}`, '--exclude-column').index;
+    if (found !== -1) {
+      column = found;
+      columnName = (fields[found] ?? '').trim();
+      return true;
+    }
+    // A spreadsheet's error value (#NULL!) is a number it lost: an entry, refused, not a header.
+    if (looksLikeNumber(fields[0] ?? '') || isSpreadsheetError(fields[0] ?? '')) return false;
+    if (fields.length === 1) {
+      // A header is a name: a first line with digits in it is an entry mistyped or annotated
+      // (`+4479... # since May`), checked as an entry, not dropped as a header.
+      if (/\d/.test(fields[0] ?? '')) return false;
+      columnName = (fields[0] ?? '').trim();
+      return true;
+    }
+    throw new UsageError(`--exclude: ${label} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
+      hint: 'Name the column with --exclude-column, or give one number per line.',
+    });
+  };
+  try {
+    await readCsv(path, {
+      format,
+      onBytes: (chunk) => hash.update(chunk),
+      onRecord: (fields, index, line) => {
+        if (index === 0 && header(fields)) return;
+        add(fields[column], line);
+      },
+    });
+  } catch (err) {
+    if (err instanceof CsvInputError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
+    if (err instanceof UsageError) throw err;
+    throw readError(label, err);
+  }
+  if (bad > 0) {
+    const more = bad > shown.length ? `\n  … and ${bad - shown.length} more` : '';
+    throw new UsageError(`--exclude: ${label}: ${bad} entr${bad === 1 ? 'y is' : 'ies are'} not a phone number; nothing was sent:\n${shown.join('\n')}${more}`, {
+      hint: [...hints, 'Every opt-out must be readable, or it could not be honoured: fix the list and run again.'].join('\n      '),
+    });
+  }
+  hash.update(`\ncolumn:${columnName ?? ''}`);
+  return { set, numbers: set.size, column: columnName, hash: hash.digest('hex') };
+}
+
+function readError(label: string, err: unknown): UsageError {
+  return new UsageError(`--exclude: cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
+}

@@ -1,0 +1,212 @@
+// src/bulk/preflight/: every row checked before anything is sent. pass.ts (this file) runs it, on
+// one core (range.ts) or two (parallel.ts, with src/workers/preflight.ts); row-check.ts is one
+// row's verdict, repeats.ts a number on several rows, problems.ts the invalid rows by cause,
+// spool.ts the verdicts kept on disk for the send pass. It imports input/, compose/, report/ and
+// journal/.
+//
+// The preflight pass of a bulk run: the file's format, then every row checked before anything is
+// sent, on two cores when the file is big enough and safe to split (bulk/preflight/parallel.ts), else in one
+// pass (bulk/preflight/range.ts). It hands the send pass one spool source, however it was written
+// (docs/bulk.md: Preflight, and Scale).
+import type { CountryCode } from 'libphonenumber-js/max';
+import type { Context } from '../../context.js';
+import { fileHint, fileProblem, UsageError } from '../../errors.js';
+import type { ColumnPlan } from '../input/columns.js';
+import type { RunShape } from '../journal/records.js';
+import type { NumberChecker } from '../input/number-check.js';
+import type { NumberSet } from '../input/number-set.js';
+import { messageColumnNames, type MessageSource, type RowMessagePlan } from '../compose/personalise.js';
+import { repeatMode } from './repeats.js';
+import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
+import { runPreflight, type PreflightResult } from './range.js';
+import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../input/csv.js';
+import { windows1252 } from '../../message/text-file.js';
+import { ReportWriter } from '../report/writer.js';
+import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
+
+export interface PreflightPassConfig {
+  readonly path: string;
+  readonly fileLabel: string;
+  readonly fileBytes: number;
+  readonly shape: RunShape;
+  /** The shape's --var-columns were given (or journaled): else every other column is a variable. */
+  readonly varColumnsGiven: boolean;
+  readonly country: CountryCode | undefined;
+  readonly checker: NumberChecker;
+  readonly exclude: NumberSet | undefined;
+  /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/runs/already-sent.ts). */
+  readonly sent?: NumberSet | undefined;
+  /** Where the verdicts go for the send pass; undefined for a dry run. */
+  readonly spoolPath: string | undefined;
+  readonly env: Context['env'];
+  readonly signal: AbortSignal;
+  /** Throws when the run was interrupted. */
+  readonly checkpoint: () => void;
+  readonly debug: (line: string) => void;
+  readonly defer: (cleanup: () => void) => void;
+  /** Registers a tidy-up for a signal that quits at once (Context.atQuit). */
+  readonly atQuit?: ((tidy: () => void) => void) | undefined;
+  /** Rows have messages of their own (bulk/compose/personalise.ts). */
+  readonly message?: MessageSource | undefined;
+  /** How many of the first rows to send to keep (--preview, --sample-to). */
+  readonly keepFirst?: number | undefined;
+}
+
+export interface PreflightPass {
+  readonly pre: PreflightResult;
+  readonly format: CsvFormat;
+  /** The verdicts in row order; undefined for a dry run. */
+  readonly spool: SpoolSource | undefined;
+  /** How long the pass took, for people. */
+  readonly seconds: string;
+}
+
+export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPass> {
+  let format: CsvFormat;
+  try {
+    format = await detectFormat(c.path, {
+      encoding: c.shape.encoding !== '' ? (c.shape.encoding as CsvFormat['encoding']) : undefined,
+      delimiter: c.shape.delimiter !== '' ? c.shape.delimiter : undefined,
+      noHeader: c.shape.noHeader,
+    });
+  } catch (err) {
+    if (err instanceof NotCsvError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: err.hint });
+    throw new UsageError(`cannot read ${c.fileLabel} (${fileProblem(err)})`, { hint: fileHint(err) });
+  }
+  if (format.utf8Text !== undefined) {
+    const { line, text } = format.utf8Text;
+    throw new UsageError(`${c.fileLabel}: --encoding latin1 was given, but the file is UTF-8 text: line ${line} has "${text}", which latin1 would send as "${windows1252(Buffer.from(text, 'utf8').toString('latin1'))}"; nothing was sent`, {
+      hint: 'Leave out --encoding latin1: msgr reads UTF-8 (with or without a BOM) by itself.',
+    });
+  }
+  const columns = {
+    msisdnColumn: c.shape.msisdnColumn !== '' ? c.shape.msisdnColumn : undefined,
+    varColumns: c.varColumnsGiven ? c.shape.varColumns : undefined,
+    metaColumns: c.shape.metaColumns,
+    ...(c.message !== undefined ? { messageColumns: messageColumnNames(c.message) } : {}),
+  };
+  const spoolPath = c.spoolPath;
+  if (spoolPath !== undefined) {
+    const remove = (): void => {
+      removeSpool(spoolPath);
+      removeSplitSpools(spoolPath);
+    };
+    c.defer(remove);
+    // Quitting at once (a second Ctrl-C) leaves no spool either: a resume writes it again.
+    c.atQuit?.(remove);
+  }
+  const started = performance.now();
+  // Rows with messages of their own are read in one pass: the split would count the parts of
+  // rows it later finds to be duplicates across its halves, and cannot group rows across them.
+  // So are --allow-duplicates runs: a number's further messages are sent, and which of the
+  // second half's are new to it depends on every message the first half gave it.
+  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
+  const threshold = parallelMinBytes(c.env);
+  // What a pass in a worker thread needs, split or whole.
+  const job = {
+    path: c.path,
+    fileLabel: c.fileLabel,
+    format,
+    columns,
+    country: c.country,
+    allowUnlisted: c.shape.allowUnlisted === true,
+    fixMojibake: c.shape.fixMojibake === true,
+    repeats: repeatMode(c.shape),
+    exclude: c.exclude,
+    sent: c.sent,
+    batchSize: c.shape.batchSize,
+    fileBytes: c.fileBytes,
+    spoolPath,
+    signal: c.signal,
+    onFailure: (why: string) => c.debug(`preflight: a worker thread failed (${why}); the pass runs again on this thread`),
+  };
+  const split = !personal && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
+  c.checkpoint();
+  let pre: PreflightResult;
+  let spool: SpoolSource | undefined;
+  if (split !== undefined) {
+    pre = split;
+    spool = split.spool;
+    c.debug(`preflight: two threads, the second from line ${split.splitLine}`);
+  } else {
+    if (spoolPath !== undefined) removeSplitSpools(spoolPath);
+    // Rows with messages of their own: the one pass in a worker when the file is big enough.
+    const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
+      ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
+      : undefined;
+    c.checkpoint();
+    if (inWorker !== undefined) {
+      c.debug('preflight: one worker thread');
+      return { pre: inWorker, format, spool: spoolPath !== undefined ? spoolFile(spoolPath) : undefined, seconds: ((performance.now() - started) / 1000).toFixed(1) };
+    }
+    const writer = spoolPath !== undefined ? new SpoolWriter(spoolPath) : undefined;
+    try {
+      pre = await runPreflight({
+        path: c.path,
+        fileLabel: c.fileLabel,
+        format,
+        columns,
+        checker: c.checker,
+        repeats: repeatMode(c.shape),
+        fixMojibake: c.shape.fixMojibake === true,
+        exclude: c.exclude,
+        sent: c.sent,
+        batchSize: c.shape.batchSize,
+        fileBytes: c.fileBytes,
+        spool: writer,
+        checkpoint: c.checkpoint,
+        message: c.message,
+        keepFirst: c.keepFirst,
+      });
+    } catch (err) {
+      if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
+      throw err;
+    } finally {
+      writer?.close();
+    }
+    spool = spoolPath !== undefined ? spoolFile(spoolPath) : undefined;
+  }
+  return { pre, format, spool, seconds: ((performance.now() - started) / 1000).toFixed(1) };
+}
+
+/**
+ * The smallest file the preflight splits over two workers; undefined: never.
+ * MSGR_BULK_PARALLEL_MIN_BYTES changes it (tests; `off` turns the split off).
+ */
+function parallelMinBytes(env: Context['env']): number | undefined {
+  const v = env.MSGR_BULK_PARALLEL_MIN_BYTES;
+  if (v === undefined || v === '') return PARALLEL_MIN_BYTES;
+  if (v === 'off') return undefined;
+  const n = Number(v);
+  return Number.isFinite(n) && n >= 0 ? n : PARALLEL_MIN_BYTES;
+}
+
+/**
+ * The report of a run that stopped at the preflight: every invalid row with why (not just the
+ * first ones), the rest not sent. Closes the writer.
+ */
+export async function reportInvalidRows(path: string, format: CsvFormat, pass: { columns: ColumnPlan; checker: NumberChecker; message?: RowMessagePlan | undefined; fixMojibake?: boolean | undefined }, report: ReportWriter): Promise<void> {
+  try {
+    await writePreflightReport(path, format, pass.columns, createRowChecker(pass.columns, pass.checker, csvUtf8Hint(format), pass.message, pass.fixMojibake === true), report);
+  } catch (err) {
+    report.discard();
+    throw err;
+  }
+  report.close();
+}
+
+async function writePreflightReport(path: string, format: CsvFormat, columns: ColumnPlan, checkRow: RowChecker, report: ReportWriter): Promise<void> {
+  await readCsv(path, {
+    format,
+    onRecord: (fields, _index, line) => {
+      const r = checkRow(fields);
+      if (r.verdict === 'invalid') {
+        const number = (fields[columns.msisdn] ?? '').trim();
+        report.write({ line, number, outcome: 'invalid', error: `${r.column !== undefined && r.column !== '' ? `${r.column}: ` : ''}${r.reason ?? 'invalid'}` });
+      } else {
+        report.write({ line, number: r.e164, outcome: 'not-sent', error: 'not sent: the file has invalid rows' });
+      }
+    },
+  });
+}

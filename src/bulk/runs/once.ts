@@ -1,0 +1,74 @@
+// Campaign keys in send-bulk (`--once KEY`; docs/bulk.md: "Campaign keys"). The key's run lives in
+// the key's own folder (once/keys.ts), so a command with the key finds it from any file path, flags
+// or host that reaches the same state folder: it continues the run while it is unfinished, says
+// "already done" once it finished, and reports "running now" while another process sends it. A
+// key names one campaign: the same key with another message or other data is refused, quoting what
+// the key was used for.
+import type { Context } from '../../context.js';
+import { ExitCode, UsageError } from '../../errors.js';
+import type { LockOwner } from '../../files/lock.js';
+import type { Settings } from '../../settings/resolve.js';
+import type { RunHeader } from '../journal/records.js';
+import { buildMessage, type MessageFlags } from '../compose/message.js';
+import { describeSender, describeText } from './target.js';
+import { shellQuote } from '../../output/shell.js';
+import { definitionDifferences, journaledDefinition } from '../compose/definition.js';
+import { formatCount } from '../../output/count.js';
+import { sameData, statInput } from '../input/identity.js';
+
+/** The flags that say what a keyed run sends, when given again. */
+export interface KeyedFlags extends MessageFlags {
+  readonly noRender: boolean;
+  readonly maxParts?: number | undefined;
+}
+
+/** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */
+export function describeKeyUse(header: RunHeader): string {
+  const file = header.input.stdin ? 'data read from stdin' : header.input.path;
+  const text = describeText(header.message, header.shape.personal, 40);
+  const from = describeSender(header.message, header.shape.personal);
+  return `run ${header.runId} (started ${header.createdAt}): ${file}, ${formatCount(header.totals.rows)} row${header.totals.rows === 1 ? '' : 's'}${text !== undefined ? `, ${text}` : ''}${from !== undefined ? `, from ${from}` : ''}`;
+}
+
+/**
+ * The key's run is being sent by another process: that one finishes it and reports. This process
+ * sends nothing and says so (nothing under -q: two cron jobs firing at once are no one's mistake).
+ */
+export function runningNowDocument(key: string, owner: LockOwner, journal: string): { line: string; doc: Record<string, unknown> } {
+  const who = owner.pid > 0 ? `msgr pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}` : 'another msgr, starting now';
+  return {
+    line: `running now: the run under --once ${key} is being sent by ${who}; this command sent nothing (that one reports how it ends)`,
+    doc: { once: key, journal, runningNow: { pid: owner.pid, host: owner.host, startedAt: owner.startedAt }, exitCode: ExitCode.OK },
+  };
+}
+
+/**
+ * A command with the key of an existing run must mean that run: its message (when the command
+ * gives one) and its data. Another one is refused, quoting what the key was used for; a run left
+ * unfinished can be abandoned for the new data under the key (--restart), a finished one cannot.
+ */
+export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly flags: KeyedFlags; readonly settings: Pick<Settings, 'account' | 'channel' | 'from'>; readonly input: string | undefined }): Promise<void> {
+  const { key, header } = o;
+  const f = o.flags;
+  if (f.text !== undefined || f.textFile !== undefined || f.template !== undefined || f.textColumn !== undefined) {
+    const message = await buildMessage(ctx, f, o.settings);
+    const personal = { render: !f.noRender, textColumn: f.textColumn ?? null, fromColumn: f.fromColumn ?? null, maxParts: f.maxParts ?? null };
+    const diffs = definitionDifferences(journaledDefinition(header), { message, personal });
+    if (diffs.length > 0) throw keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false);
+  }
+  if (o.input === undefined) return;
+  const now = statInput(o.input, o.input);
+  if (!(await sameData(o.input, now, header.input))) {
+    const size = now.size === header.input.size ? `the same size, ${formatCount(now.size)} bytes, but other bytes` : `${formatCount(now.size)} bytes, ${formatCount(header.input.size)} then`;
+    throw keyReused(key, header, `${header.input.stdin ? 'the data piped in now' : o.input} holds other data (${size})`, !o.finished);
+  }
+}
+
+function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean): UsageError {
+  const other = `give this campaign a key of its own (e.g. --once ${shellQuote(`${key}-2`)}), or leave --once out`;
+  return new UsageError(`--once ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
+    hint: unfinished
+      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with --once ${shellQuote(key)} --restart (for the same message, it leaves out the rows run ${header.runId} accepted); otherwise ${other}.`
+      : `A key names one campaign: ${other}.`,
+  });
+}

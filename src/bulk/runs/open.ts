@@ -1,0 +1,580 @@
+// src/bulk/runs/: which run this is and what earlier runs did. open.ts (this file) finds the run
+// (new, resumed, restarted; its lock and journal); input.ts the file it reads; state-folder.ts
+// where runs live; target.ts where a run sends; resume-checks.ts what a resume must agree with;
+// plan.ts what a run sends; earlier.ts the earlier runs of a file; already-sent.ts the numbers they
+// accepted; once.ts a campaign key's run (--once); resume-command.ts the command that continues a
+// run; catalogue.ts and report.ts are `msgr runs`. It imports every folder above but display/.
+//
+// Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
+// unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
+// the journal opened, and the room a stopped run needs (docs/bulk.md: Nothing lost, nothing sent
+// twice). The input read and known again: bulk/runs/input.ts; the checks that a resumed run sends
+// exactly what it started with: bulk/runs/resume-checks.ts; the journal's format:
+// bulk/journal/records.ts.
+import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Context } from '../../context.js';
+import { fileProblem, InterruptedError, UsageError, type MsgrError } from '../../errors.js';
+import type { Ui } from '../../output/ui.js';
+import { Journal } from '../journal/writer.js';
+import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type RunShape, type SkipSentSource } from '../journal/records.js';
+import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
+import { RESERVE_BYTES } from '../journal/reserve.js';
+import { lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
+import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
+import type { Place } from './target.js';
+import { sameFile } from '../../files/same-file.js';
+import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
+import { DEFAULT_CONCURRENCY } from '../send/sender.js';
+import type { PreflightResult } from '../preflight/range.js';
+import { resumeBlocked } from './resume-checks.js';
+import { realFile, runDirFor, runsRoot, stateDir, stdinRunDir } from './state-folder.js';
+import { shellQuote } from '../../output/shell.js';
+import { buildResumeCommand, type ResumeFlags } from './resume-command.js';
+import { ensureParent, stateWriteError } from '../../files/dirs.js';
+import { newRunId } from '../journal/keys.js';
+import { formatBytes } from '../../output/count.js';
+import type { InputStat } from '../input/identity.js';
+
+/** The flags that say which run this is. */
+export interface RunFlags {
+  /** The CSV as given; '-' for stdin; undefined with --resume --journal. */
+  readonly file: string | undefined;
+  readonly journal?: string | undefined;
+  readonly resume: boolean;
+  readonly restart: boolean;
+  readonly dryRun: boolean;
+  /** Sandbox runs keep their state apart from real runs. */
+  readonly sandbox?: boolean | undefined;
+  /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
+  readonly trial?: string | undefined;
+  /** The flags a resume command printed in a refusal repeats (the profile, the target). */
+  readonly resumeWith?: ResumeFlags | undefined;
+  /** --once: the campaign key, and the target account it belongs to (bulk/runs/once.ts). */
+  readonly once?: { readonly key: string; readonly place: Place } | undefined;
+}
+
+export interface RunState {
+  readonly runId: string;
+  readonly journalPath: string;
+  /** The input file's real path (realFile); undefined for stdin. */
+  readonly fileAbs: string | undefined;
+  /**
+   * The file as the resume command names it: as given, unless that goes through a symlink, which
+   * may later point at another file (cron's `today.csv`); then its real path.
+   */
+  readonly fileArg: string | undefined;
+  /** The journal being resumed. */
+  readonly previous: LoadedJournal | undefined;
+  /** The unfinished run --restart abandoned, and where its journal now is. */
+  readonly abandoned: { readonly journal: string; readonly header: RunHeader } | undefined;
+  /** A journal this run moved aside (abandoned, or an earlier finished run kept). */
+  readonly moved: { readonly from: string; readonly to: string } | undefined;
+  /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
+  readonly unfinished?: { readonly header: RunHeader; readonly sending: boolean } | undefined;
+  /** --once: another process holds the key's run now; nothing else was opened. */
+  readonly runningNow?: LockOwner | undefined;
+  /** --once, a new run under the key: what its journal records of the key. */
+  readonly once?: OnceRecord | undefined;
+}
+
+/**
+ * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
+ * resumes; refuses a new run over an unfinished one unless --restart archives it.
+ */
+export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
+  const state = stateDir(ctx.env, ctx.cwd);
+  const sandbox = flags.sandbox === true;
+  const given = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const fileAbs = given !== undefined ? realFile(given) : undefined;
+  const fileArg = given !== undefined && given !== fileAbs ? fileAbs : flags.file;
+  // A keyed run is known by its key (docs/bulk.md: "Campaign keys"): a command with the key
+  // continues the key's unfinished run, or finds it done, whatever else it says.
+  const keyed = flags.once !== undefined ? keyedJournal(state, flags.once.place, flags.once.key) : undefined;
+  const resume = flags.resume || (keyed !== undefined && !flags.restart && !flags.dryRun && existsSync(keyed));
+  let journalPath: string;
+  let runId: string;
+  if (resume) {
+    if (keyed !== undefined) journalPath = keyed;
+    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
+    else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
+    if (!existsSync(journalPath) && flags.once !== undefined) {
+      throw new UsageError(`nothing to resume: no run under --once ${flags.once.key} for account ${flags.once.place.account ?? '(none)'}`, { hint: 'Run the command without --resume to start it: a command with the key continues its run while it is unfinished.' });
+    }
+    if (!existsSync(journalPath)) {
+      // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
+      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;
+      if (away !== undefined && fileAbs !== undefined) {
+        throw new UsageError(`nothing to resume in ${journalPath}: the unfinished run ${away.header.runId} of this file (started ${away.header.createdAt}) keeps its journal at ${away.journal}`, {
+          hint: `Continue it with: ${continueElsewhere(flags, fileArg, fileAbs, away.journal)}`,
+        });
+      }
+      // A sandbox trial and the real campaign keep apart: say when the other one exists.
+      const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
+      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
+      throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without --resume to start sending.${otherHint}` });
+    }
+    runId = '';
+  } else {
+    runId = newRunId(ctx.now());
+    if (keyed !== undefined) journalPath = keyed;
+    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
+    else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
+  }
+  // A folder is no journal: said as such, not as a file that is not one (nor read as one).
+  if (flags.journal !== undefined && isFolder(journalPath)) {
+    throw new UsageError(`--journal: ${flags.journal} is a folder; --journal takes the journal's file path`, {
+      hint: flags.resume ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(flags.journal, 'journal.jsonl'))}, or leave --journal out: msgr keeps it in its state folder.`,
+    });
+  }
+  // The journal is written over: never the CSV it records.
+  if (flags.journal !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
+    throw new UsageError(`--journal: ${flags.journal} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
+  }
+  // A new run writes its journal over the file there: an earlier run's journal is kept aside
+  // (below), but anything else (the --exclude list, the --text-file, a report) would be lost.
+  if (flags.journal !== undefined && !flags.resume && !journalOrNothing(journalPath)) {
+    throw new UsageError(`--journal: ${flags.journal} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: 'Give the journal a path of its own (a new file), or leave --journal out: msgr keeps it in its state folder.' });
+  }
+
+  if (!flags.dryRun) {
+    let lock;
+    const lockPath = `${journalPath}.lock`;
+    try {
+      const folder = dirname(journalPath);
+      const made = !existsSync(folder);
+      ensureParent(journalPath);
+      // A run that stops before its journal is written (the preflight, the confirmation) leaves
+      // no empty folder. Deferred before the lock, so it runs after the lock is released.
+      if (made) defer(() => removeIfEmpty(folder));
+      lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.once !== undefined ? ` --once ${shellQuote(flags.once.key)}` : ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+    } catch (err) {
+      throw stateWriteError(err, dirname(journalPath));
+    }
+    // The key's run is being sent by another process: it is that process's to finish (and report).
+    if (!('release' in lock) && keyed !== undefined) return { runId, journalPath, fileAbs, fileArg, previous: undefined, abandoned: undefined, moved: undefined, runningNow: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' } };
+    if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
+    const held = lock;
+    defer(() => held.release());
+    ctx.onExit(() => held.release());
+    // A keyed run is a run of its file too: a run of the file without the key knows of it.
+    if (keyed !== undefined && !resume && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    else if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    // Stdin kept by --journal: where a later run of the same data piped in looks (checkStdinAgain).
+    else if (flags.journal !== undefined && !flags.resume) pointHere(ui, stdinRunDir(state, runId, sandbox), journalPath, defer);
+  }
+
+  // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
+  // run folder or one kept elsewhere (--journal). A new run beside it, with or without --journal
+  // of its own, would send its rows again.
+  if (!resume && fileAbs !== undefined) {
+    const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath, given, keyed !== undefined);
+    if (away !== undefined) {
+      const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
+      const awayKey = away.header.once?.key;
+      const command = continueElsewhere(flags, fileArg, fileAbs, own || awayKey !== undefined ? undefined : away.journal, awayKey);
+      if (!flags.dryRun) {
+        const holder = lockHolder(`${away.journal}.lock`, ctx);
+        if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
+        const blocked = resumeBlocked(ctx, away.header, fileAbs);
+        const restart = `${awayKey !== undefined ? `--once ${shellQuote(awayKey)} --restart` : `--restart --journal ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
+        // Under a key of its own, this command can neither continue nor abandon a run without one.
+        if (keyed !== undefined) {
+          throw new UsageError(`an unfinished run of this file without --once exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+            hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} --restart${own ? '' : ` --journal ${shellQuote(away.journal)}`} (a run without a key), or leave --once out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
+          });
+        }
+        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
+          hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with ${restart}.` : `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}.`,
+        });
+      }
+      const blocked = resumeBlocked(ctx, away.header, fileAbs);
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart --journal ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
+    }
+  }
+
+  let previous: LoadedJournal | undefined;
+  let abandoned: RunState['abandoned'];
+  let moved: RunState['moved'];
+  let unfinished: RunState['unfinished'];
+  if (resume) {
+    try {
+      previous = await loadJournal(journalPath);
+    } catch (err) {
+      if (err instanceof JournalError) throw new UsageError(`--resume: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
+      throw err;
+    }
+    runId = previous.header.runId;
+    // A keyed run goes on from any path with the same data (bulk/runs/once.ts checks the data).
+    if (keyed === undefined && fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
+      throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
+    }
+    // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
+    if (!flags.dryRun && fileAbs === undefined && flags.journal !== undefined && !previous.header.input.stdin) {
+      pointHere(ui, runDirFor(state, realFile(previous.header.input.path), previous.header.target?.sandbox === true), journalPath, defer);
+    }
+    if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
+  } else if (!flags.dryRun && existsSync(journalPath)) {
+    const old = await loadJournal(journalPath).catch(() => undefined);
+    if (old !== undefined && keyed !== undefined && flags.once !== undefined && isFinished(old)) {
+      throw new UsageError(`--restart: run ${old.header.runId} under --once ${flags.once.key} finished; there is nothing to restart`, {
+        hint: 'A key names one campaign: a new campaign needs a key of its own.',
+      });
+    }
+    if (old !== undefined && !isFinished(old)) {
+      if (!flags.restart) {
+        const blocked = resumeBlocked(ctx, old.header, fileAbs);
+        throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
+          hint:
+            blocked !== undefined
+              ? `It cannot be continued (${blocked}): abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
+              : `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
+        });
+      }
+      const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
+      moveJournal(journalPath, archived);
+      putBackUnlessStarted(ctx, defer, journalPath, archived);
+      moved = { from: journalPath, to: archived };
+      abandoned = { journal: archived, header: old.header };
+      ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
+    } else if (old !== undefined) {
+      // A finished run's journal holds its outcomes and message ids (msgr runs): kept, not replaced.
+      const kept = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.jsonl`;
+      moveJournal(journalPath, kept);
+      putBackUnlessStarted(ctx, defer, journalPath, kept);
+      moved = { from: journalPath, to: kept };
+      ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
+    }
+  } else if (flags.dryRun && !flags.resume && existsSync(journalPath)) {
+    const old = await loadJournal(journalPath).catch(() => undefined);
+    if (old !== undefined && keyed !== undefined && isFinished(old)) {
+      // The key's run is done: a dry run says so, as the command would.
+      previous = old;
+    } else if (old !== undefined && !isFinished(old) && flags.restart) {
+      // A dry run of --restart counts what the restart would leave out; it abandons nothing.
+      abandoned = { journal: journalPath, header: old.header };
+      ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
+    } else if (old !== undefined && !isFinished(old)) {
+      // The same command without --dry-run (or the sample's "send the campaign with") is refused.
+      const holder = lockHolder(`${journalPath}.lock`, ctx);
+      unfinished = { header: old.header, sending: holder !== undefined };
+      if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
+      else if (flags.once !== undefined) ui.info(`run ${old.header.runId} under --once ${flags.once.key} is unfinished (started ${old.header.createdAt}): the same command without ${flags.trial ?? '--dry-run'} continues it`);
+      else {
+        const blocked = resumeBlocked(ctx, old.header, fileAbs);
+        ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart` : 'the campaign goes on with --resume, or starts over with --restart'}`);
+      }
+    }
+  }
+  const once = flags.once !== undefined && !resume ? { key: flags.once.key, idempotency: keyedIdempotency(flags.once.place, flags.once.key, abandoned !== undefined ? runId : undefined) } : undefined;
+  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished, once };
+}
+
+/**
+ * The newest unfinished (or sending) run of the file other than the one whose journal is
+ * `except`: the journal in its own run folder, then those the folder points to (--journal).
+ * `given`: the file as given, made absolute; when it goes through a symlink, the run folder an
+ * earlier msgr (which named run folders by that path, not the real one) left is looked in too.
+ */
+async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string, sandbox: boolean, except?: string, given?: string, keyed = false): Promise<{ readonly journal: string; readonly header: RunHeader } | undefined> {
+  const runDir = runDirFor(state, fileAbs, sandbox);
+  const folders = [runDir, ...(given !== undefined && given !== fileAbs ? [runDirFor(state, given, sandbox)] : [])];
+  const candidates: Array<{ readonly journal: string; readonly header: RunHeader }> = [];
+  for (const folder of folders) {
+    const journal = join(folder, 'journal.jsonl');
+    const header = journal !== except ? readHeader(journal) : undefined;
+    if (header !== undefined) candidates.push({ journal, header });
+  }
+  candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
+  for (const away of candidates) {
+    // A keyed run's identity is its key: it does not block a run under another key, nor a run
+    // without one once it cannot be continued (its file changed): bulk/runs/earlier.ts counts
+    // what it accepted. One that can still be continued is the file's run.
+    if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
+    // A run still writing its header is sending (its lock says so): unfinished all the same.
+    if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
+    const loaded = await loadJournal(away.journal).catch(() => undefined);
+    if (loaded !== undefined && !isFinished(loaded)) return away;
+  }
+  return undefined;
+}
+
+/** The command that resumes the file's run: `journal` undefined for the one in its own run folder. */
+function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string | undefined, once?: string): string {
+  const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
+  return buildResumeCommand({ ...base, file: fileArg, journal, once }, fileAbs, false, journal ?? '');
+}
+
+/**
+ * Leaves the journal's path in the file's own run folder, where a run without --journal looks;
+ * removed again when the run stops before writing its journal. Without it the run still runs
+ * (--journal is also the way round a state folder that cannot be written), said in a warning.
+ */
+function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () => void) => void): void {
+  const made = !existsSync(runDir);
+  try {
+    writePointer(runDir, journal);
+  } catch (err) {
+    ui.warn(`cannot leave the journal's path in ${runDir} (${fileProblem(err)}): a run of this file without --journal will not know of this one`);
+    return;
+  }
+  defer(() => {
+    if (existsSync(journal)) return;
+    rmSync(pointerPath(runDir, journal), { force: true });
+    if (made) removeIfEmpty(runDir);
+  });
+}
+
+/** Whether `path` is free for a journal: no file, an empty one, or a msgr journal. */
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+function journalOrNothing(path: string): boolean {
+  try {
+    if (statSync(path).size === 0) return true;
+  } catch {
+    return true;
+  }
+  return readHeader(path) !== undefined;
+}
+
+function removeIfEmpty(folder: string): void {
+  try {
+    rmdirSync(folder);
+  } catch {
+    // Not empty (a journal, an earlier run's, stdin's copy): it stays.
+  }
+}
+
+/**
+ * A new run that ends before writing its journal (a usage error, the preflight, the confirmation,
+ * a signal) sent nothing: the journal it moved aside is put back where it was, so an unfinished
+ * run stays the file's unfinished run (a --restart after the fix still leaves out what it
+ * accepted) and a finished one stays the file's last run. Registered after the lock, so it runs
+ * while the lock is still held.
+ */
+function putBackUnlessStarted(ctx: Pick<Context, 'atQuit'>, defer: (cleanup: () => void) => void, journal: string, aside: string, newJournal = journal): void {
+  const putBack = (): void => {
+    if (!existsSync(newJournal) && !existsSync(journal) && existsSync(aside)) renameSync(aside, journal);
+  };
+  defer(putBack);
+  ctx.atQuit(putBack);
+}
+
+function moveJournal(from: string, to: string): void {
+  try {
+    renameSync(from, to);
+  } catch (err) {
+    throw stateWriteError(err, dirname(from));
+  }
+}
+
+export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
+  return j.states.every(isAnswered);
+}
+
+/**
+ * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
+ * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
+ * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
+ */
+export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput, defer: (cleanup: () => void) => void): Promise<RunState> {
+  if (!input.stdin || state.previous !== undefined) return state;
+  const root = runsRoot(stateDir(ctx.env, ctx.cwd), flags.sandbox === true);
+  let dirs: string[];
+  try {
+    dirs = readdirSync(root).filter((d) => d.startsWith('stdin-'));
+  } catch {
+    return state;
+  }
+  // Newest first: run ids start with their time. A stdin run kept by --journal leaves a pointer
+  // in a folder of its own there (openRunState).
+  const journals = dirs.sort().reverse().flatMap((d) => [join(root, d, 'journal.jsonl'), ...pointedJournals(join(root, d))]);
+  for (const journal of journals) {
+    const own = journal.startsWith(`${root}/`);
+    if (journal === state.journalPath) continue;
+    const header = readHeader(journal);
+    if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;
+    // The quick hash reads the first and last MiB: the rest is compared with that run's copy. A
+    // run whose copy is gone cannot be resumed, but what it accepted must not go out again.
+    if (existsSync(header.input.path) && !sameBytes(header.input.path, input.path)) continue;
+    const holder = lockHolder(`${journal}.lock`, ctx);
+    const old = holder !== undefined ? undefined : await loadJournal(journal).catch(() => undefined);
+    if (holder === undefined && (old === undefined || isFinished(old))) continue;
+    const command = buildResumeCommand({ ...(flags.resumeWith ?? { sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false }), file: undefined, journal }, undefined, true, journal);
+    const which = `run ${header.runId}, started ${header.createdAt}, read the same data from stdin`;
+    if (flags.dryRun) {
+      ui.info(`an unfinished run of this data exists (${which}): the campaign goes on with ${command}`);
+      return state;
+    }
+    if (holder !== undefined) throw runningError(`${journal}.lock`, holder);
+    if (old === undefined) continue;
+    // A journal kept by --journal is the user's file: --restart renames it only when named, as
+    // for a CSV file's run kept elsewhere (openRunState).
+    if (!flags.restart || !own) {
+      const restart = own ? '--restart' : `--restart --journal ${shellQuote(journal)}`;
+      throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
+      });
+    }
+    const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
+    moveJournal(journal, archived);
+    // This run's journal is in a folder of its own: until it is written, nothing was abandoned.
+    putBackUnlessStarted(ctx, defer, journal, archived, state.journalPath);
+    ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
+    return { ...state, abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
+  }
+  return state;
+}
+
+/** Whether two files hold the same bytes. */
+function sameBytes(a: string, b: string): boolean {
+  let fa: number | undefined;
+  let fb: number | undefined;
+  try {
+    fa = openSync(a, 'r');
+    fb = openSync(b, 'r');
+    const ba = Buffer.alloc(1024 * 1024);
+    const bb = Buffer.alloc(1024 * 1024);
+    for (let pos = 0; ; ) {
+      const na = readSync(fa, ba, 0, ba.length, pos);
+      const nb = readSync(fb, bb, 0, bb.length, pos);
+      if (na !== nb || !ba.subarray(0, na).equals(bb.subarray(0, nb))) return false;
+      if (na === 0) return true;
+      pos += na;
+    }
+  } catch {
+    return false;
+  } finally {
+    if (fa !== undefined) closeSync(fa);
+    if (fb !== undefined) closeSync(fb);
+  }
+}
+
+/** A journal line, generously: what each batch still to send adds to the journal, twice. */
+const JOURNAL_LINE_BYTES = 400;
+
+/**
+ * The room a resume needs beside the journal: its reserve, the spool its preflight writes again
+ * (this run's, or the input's size when there is none to measure) and the lines still to come.
+ */
+export function spaceToResume(journalPath: string, inputBytes: number, batchesLeft: number): number {
+  let spool = 0;
+  try {
+    const prefix = `${basename(journalPath)}.spool`;
+    for (const name of readdirSync(dirname(journalPath))) if (name.startsWith(prefix)) spool += statSync(join(dirname(journalPath), name)).size;
+  } catch {
+    // Measured below from the input instead.
+  }
+  return RESERVE_BYTES + Math.max(spool, inputBytes) + batchesLeft * 2 * JOURNAL_LINE_BYTES;
+}
+
+/** A report line, generously: line, number, outcome, status, message id and a short error. */
+const REPORT_LINE_BYTES = 128;
+
+/**
+ * The room a stopped run needs in the folder that filled before it can resume: the journal's
+ * (spaceToResume) when that is the journal's folder, and the whole report when the report is
+ * written there (a resume writes every row of it again).
+ */
+export function spaceToResumeIn(folder: string, journalPath: string, reportPath: string | undefined, inputBytes: number, batchesLeft: number, rows: number): number {
+  const journal = resolve(folder) === resolve(dirname(journalPath)) ? spaceToResume(journalPath, inputBytes, batchesLeft) : 0;
+  const report = reportPath !== undefined && resolve(folder) === resolve(dirname(reportPath)) ? rows * REPORT_LINE_BYTES : 0;
+  return journal + report;
+}
+
+/**
+ * The journal of a new run (its header says how to rebuild every batch, where it sends and which
+ * runs' numbers it leaves out), or the resumed one's.
+ */
+export function openJournal(
+  ctx: Pick<Context, 'now' | 'version'>,
+  state: RunState,
+  input: RunInput,
+  shape: RunShape,
+  message: Record<string, unknown>,
+  pre: PreflightResult,
+  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number; readonly again: boolean; readonly once: OnceRecord | undefined },
+): Journal {
+  const open = (): Journal => {
+    if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
+    const header: RunHeader = {
+      type: 'run',
+      version: 1,
+      runId: state.runId,
+      createdAt: ctx.now().toISOString(),
+      msgr: ctx.version,
+      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
+      shape,
+      message,
+      totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
+      target: run.target,
+      ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
+      ...(run.again ? { again: true as const } : {}),
+      ...(run.once !== undefined ? { once: run.once } : {}),
+    };
+    const journal = Journal.create(state.journalPath, header, ctx.now);
+    input.keep();
+    return journal;
+  };
+  try {
+    return open();
+  } catch (err) {
+    throw stateWriteError(err, dirname(state.journalPath));
+  }
+}
+
+/** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
+function runningError(lockPath: string, owner: LockOwner | undefined): UsageError {
+  if (owner === undefined) {
+    return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: 'Wait a moment and run the command again with --resume.' });
+  }
+  return new UsageError(
+    `another msgr is already running this bulk job: pid ${owner.pid} on ${owner.host}, started ${owner.startedAt}${owner.command !== '' ? ` (${owner.command})` : ''}`,
+    {
+      hint:
+        owner.host === hostname()
+          ? `Wait for it to finish (or stop it: kill ${owner.pid}); then run again with --resume. Lock file: ${lockPath}`
+          : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
+    },
+  );
+}
+
+/** What a full disk's message needs, as far as the run got. */
+export interface Where {
+  folder?: string;
+  inputBytes?: number;
+  /** Set once a journal exists: the run is then resumed, not started again. */
+  resume?: string;
+  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
+  sending?: boolean;
+}
+
+export function noSpaceError(w: Where): MsgrError {
+  const folder = w.folder ?? '?';
+  const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
+  // Before the send pass nothing left: an environment error (exit 2); during it, a stop (130).
+  const ErrorClass = w.sending === true ? InterruptedError : UsageError;
+  return new ErrorClass(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
+    hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
+  });
+}
+
+/** The file the run reads: the CSV, or the copy of stdin. */
+export interface RunInput {
+  readonly path: string;
+  readonly stdin: boolean;
+  /** For messages: the file as given, or "stdin". */
+  readonly label: string;
+  readonly identity: InputStat;
+  /** A journal now refers to the copy of stdin: it stays after the run. */
+  keep(): void;
+}

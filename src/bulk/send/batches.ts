@@ -1,0 +1,230 @@
+// The send pass's source of batches: reads the spool in row order and seals its rows into
+// batches, as the preflight counted them (docs/bulk.md: Sending). One shared message: a batch is
+// the next `batchSize` rows to send, with the rows set aside before them (for the report). A
+// message per row: rows are grouped by their message (bulk/compose/grouping.ts), and the rows set aside
+// go to the report at their own position.
+import { Grouper } from '../compose/grouping.js';
+import { DUPLICATE_KEYS, numberKey, textHash52 } from '../input/number-set.js';
+import type { ReportRow, RowOutcome } from '../report/writer.js';
+import { alreadySentRow, type ReportRows } from '../report/order.js';
+import { byNumber, duplicateError } from '../preflight/repeats.js';
+import type { SpoolKind, SpoolSource } from '../preflight/spool.js';
+
+export interface Batch {
+  readonly seq: number;
+  /** The batch number (journal, Idempotency-Key); -1 for a segment with no recipients. */
+  readonly index: number;
+  readonly first: number;
+  readonly firstLine: number;
+  /** Recipient JSON; left empty for a batch an earlier run finished (it is not sent). */
+  entries: string[];
+  count: number;
+  /** The recipients' input lines and numbers, for the journal. */
+  readonly sendLines: number[];
+  readonly sendNumbers: string[];
+  readonly rows: ReportRows | undefined;
+  /** Grouped runs: the message's key, and each recipient's position among all rows (report order). */
+  readonly key?: string;
+  readonly seqs?: number[];
+  outcome?: RowOutcome;
+  /** Recipients left out because they went on the --exclude list after the run started (bulk/send/opt-outs.ts). */
+  excluded?: number;
+  status?: number | undefined;
+  error?: string | undefined;
+  ids?: Array<string | undefined>;
+}
+
+export interface BatchSource {
+  readonly spool: SpoolSource;
+  readonly batchSize: number;
+  /** Rows have messages of their own: the spool carries each row's key, rows are grouped by it. */
+  readonly grouped: boolean;
+  /** Keep what the report needs of each row. */
+  readonly withReport: boolean;
+  /** Numbers that have duplicate rows (the preflight's): the report names the line each repeats. */
+  readonly duplicateKeys?: readonly number[] | undefined;
+  /** Whether batch k is to be sent (an earlier run's batches are not: their rows stay out). */
+  readonly sendable: (batch: number) => boolean;
+  /** A sealed batch, in batch order. */
+  readonly onBatch: (b: Batch) => void;
+  /** Rows set aside that belong to no batch (the end of the file; grouped runs: every one). */
+  readonly onRows: (b: Batch) => void;
+  readonly onRow: (seq: number, row: ReportRow) => void;
+  /** Awaited between chunks of the spool (back-pressure); false stops the reading. */
+  readonly afterChunk: () => Promise<boolean>;
+}
+
+class StopReading extends Error {}
+
+/** Reads the whole spool (or up to a stop) into batches; returns once the last is sealed. */
+export function readBatches(source: BatchSource): Promise<void> {
+  return source.grouped ? readGrouped(source) : readSegments(source);
+}
+
+/** Reads the spool up to its end or a stop; what was read before a stop is sealed all the same. */
+async function readSpool(source: BatchSource, onLine: Parameters<SpoolSource>[0]): Promise<void> {
+  try {
+    await source.spool(onLine, async () => {
+      if (!(await source.afterChunk())) throw new StopReading();
+    });
+  } catch (err) {
+    if (!(err instanceof StopReading)) throw err;
+  }
+}
+
+/**
+ * The first row of each number that has duplicate rows, as the spool is read in row order, so a
+ * duplicate's report line says which line it repeats, or (--first-per-number) whose number it has
+ * with another message (bulk/preflight/repeats.ts: the duplicate's spool payload says which). With
+ * --allow-duplicates and messages of their own, a duplicate repeats a row with its number and
+ * message: the first row of each pair is kept too, under a 52-bit hash of the two (8 bytes,
+ * however long the message; a clash would only name another line). At most DUPLICATE_KEYS rows
+ * are kept. With messages of their own, a duplicate of an already-sent row names no line there:
+ * the spool's `A` lines do not carry the message.
+ */
+class RepeatedRows {
+  readonly #keys: ReadonlySet<number>;
+  readonly #first = new Map<number, number>();
+
+  constructor(keys: readonly number[]) {
+    this.#keys = new Set(keys);
+  }
+
+  /** A row to send (or already sent) with this number and, with messages of their own, message. */
+  seen(number: string, line: number, messageKey = ''): void {
+    if (this.#keys.size === 0 || this.#first.size >= DUPLICATE_KEYS) return;
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return;
+    if (!this.#first.has(key)) this.#first.set(key, line);
+    if (messageKey !== '') {
+      const id = textHash52(`${key}\t${messageKey}`);
+      if (!this.#first.has(id)) this.#first.set(id, line);
+    }
+  }
+
+  /** The report's error of a duplicate row (its spool payload): the line it repeats, when known. */
+  error(number: string, payload: string): string | undefined {
+    if (this.#keys.size === 0) return undefined;
+    const key = numberKey(number);
+    if (!this.#keys.has(key)) return undefined;
+    const line = this.#first.get(byNumber(payload) ? key : textHash52(`${key}\t${payload}`));
+    return line !== undefined ? duplicateError(payload, line) : undefined;
+  }
+}
+
+const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'A' ? 'already-sent' : 'invalid');
+
+/** One shared message: each batch is the rows skipped before it, then its recipients. */
+async function readSegments(source: BatchSource): Promise<void> {
+  const { batchSize, sendable } = source;
+  let seq = 0;
+  let batchIndex = 0;
+  let index = 0;
+  let current: Batch | undefined;
+  const newSegment = (first: number, line: number): Batch => ({
+    seq: seq++,
+    index: -1,
+    first,
+    firstLine: line,
+    entries: [],
+    count: 0,
+    sendLines: [],
+    sendNumbers: [],
+    rows: source.withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
+  });
+  const seal = (b: Batch): void => {
+    (b as { index: number }).index = batchIndex++;
+    source.onBatch(b);
+  };
+  const repeated = new RepeatedRows(source.withReport ? (source.duplicateKeys ?? []) : []);
+  await readSpool(source, (kind, line, number, payload) => {
+    current ??= newSegment(index, line);
+    index++;
+    if (kind === 'S' || kind === 'A') repeated.seen(number, line);
+    if (kind === 'S') {
+      // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
+      if (sendable(batchIndex)) {
+        current.entries.push(payload);
+        current.sendLines.push(line);
+        current.sendNumbers.push(number);
+      }
+      current.count++;
+      if (current.rows !== undefined) {
+        current.rows.lines.push(line);
+        current.rows.numbers.push(number);
+        current.rows.skips.push(undefined);
+        current.rows.errors.push(undefined);
+      }
+      if (current.count === batchSize) {
+        seal(current);
+        current = undefined;
+      }
+    } else if (current.rows !== undefined) {
+      current.rows.lines.push(line);
+      current.rows.numbers.push(number);
+      current.rows.skips.push(skipOf(kind));
+      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : kind === 'D' ? repeated.error(number, payload) : undefined);
+    }
+  });
+  if (current !== undefined) {
+    if (current.count > 0) seal(current);
+    else source.onRows(current);
+  }
+}
+
+/** A message per row: batches as bulk/compose/grouping.ts seals them. */
+async function readGrouped(source: BatchSource): Promise<void> {
+  const { sendable, withReport } = source;
+  // Each row to send is grouped by its position (a number, nothing allocated per row); what the
+  // batch needs of it waits in rings, since a row is sealed at most a window after it was read.
+  let size = 0;
+  let json: string[] = [];
+  let lines = new Float64Array(0);
+  let numbers: string[] = [];
+  let seqs = new Float64Array(0);
+  const grouper = new Grouper<number>(source.batchSize, (sealed) => {
+    const at = sealed.items.map((p) => p % size);
+    const send = sendable(sealed.index);
+    source.onBatch({
+      seq: -1,
+      index: sealed.index,
+      first: sealed.first,
+      firstLine: lines[at[0] as number] as number,
+      entries: send ? at.map((i) => json[i] as string) : [],
+      count: at.length,
+      sendLines: send ? at.map((i) => lines[i] as number) : [],
+      sendNumbers: send ? at.map((i) => numbers[i] as string) : [],
+      rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
+      key: sealed.key,
+      seqs: withReport ? at.map((i) => seqs[i] as number) : [],
+    });
+  });
+  size = grouper.window + 2;
+  json = new Array<string>(size).fill('');
+  lines = new Float64Array(size);
+  // Numbers always: the journal names each batch's numbers.
+  numbers = new Array<string>(size).fill('');
+  if (withReport) seqs = new Float64Array(size);
+  let position = 0;
+  let toSend = 0;
+  const repeated = new RepeatedRows(withReport ? (source.duplicateKeys ?? []) : []);
+  await readSpool(source, (kind, line, number, payload) => {
+    const seq = position++;
+    if (kind === 'S') {
+      const tab = payload.indexOf('\t');
+      const p = toSend++;
+      const i = p % size;
+      const key = payload.slice(tab + 1);
+      json[i] = payload.slice(0, tab);
+      lines[i] = line;
+      numbers[i] = number;
+      if (withReport) seqs[i] = seq;
+      repeated.seen(number, line, key);
+      grouper.add(key, p);
+    } else if (withReport) {
+      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : undefined;
+      source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error });
+    }
+  });
+  grouper.finish();
+}
