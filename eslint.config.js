@@ -2,6 +2,39 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const NO_PROCESS = { name: 'node:process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' };
+
+// The campaign engine's folders (src/bulk/), lowest first. A folder imports only folders of the
+// groups before its own: never one of its own group, nor one after it, nor a command; type
+// imports count too. That keeps the engine free of import cycles and says where a helper goes
+// (README: "Design notes", send-bulk stage by stage).
+const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose'], ['preflight'], ['send'], ['runs'], ['display']];
+
+/** One config per engine folder: the folders it may not import, as import paths. */
+function engineOrder() {
+  return ENGINE_ORDER.flatMap((group, level) =>
+    group.map((folder) => {
+      const below = ENGINE_ORDER.slice(0, level).flat();
+      const notBelow = ENGINE_ORDER.slice(level).flat().filter((f) => f !== folder);
+      return {
+        files: [`src/bulk/${folder}/**/*.ts`],
+        rules: {
+          'no-restricted-imports': ['error', {
+            paths: [NO_PROCESS],
+            patterns: [
+              ...(notBelow.length > 0 ? [{
+                regex: `^(\\.\\./)+(bulk/)?(${notBelow.join('|')})/`,
+                message: `src/bulk/${folder}/ may import ${below.length > 0 ? `only ${below.map((f) => `${f}/`).join(', ')} of the engine` : 'no other folder of the engine'} (the order: eslint.config.js, ENGINE_ORDER).`,
+              }] : []),
+              { regex: '^(\\.\\./)+commands/', message: 'The engine never imports a command.' },
+            ],
+          }],
+        },
+      };
+    }),
+  );
+}
+
 export default tseslint.config(
   { ignores: ['dist/**', 'dist.*/**', 'build/**', 'build.*/**', 'node_modules/**', 'bench/.data/**'] },
   js.configs.recommended,
@@ -29,9 +62,10 @@ export default tseslint.config(
     ignores: ['src/main.ts'],
     rules: {
       'no-restricted-globals': ['error', { name: 'process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' }],
-      'no-restricted-imports': ['error', { paths: [{ name: 'node:process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' }] }],
+      'no-restricted-imports': ['error', { paths: [NO_PROCESS] }],
     },
   },
+  ...engineOrder(),
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
