@@ -7,16 +7,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import type { MessagesClient } from '../../http/client.js';
 import { parseCountry } from '../../message/numbers.js';
 import { loadExcludes } from '../input/exclude.js';
 import { BatchState, isInDoubt } from '../journal/records.js';
-import { Gate, Window } from '../send/limiter.js';
 import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
 import type { ReportRow, ReportWriter, RowOutcome } from '../report/writer.js';
 import { readRunDetail, type RunDetail } from './catalogue.js';
-import { Sender } from '../send/sender.js';
+import { readBatches } from '../send/batches.js';
+import { ReportOrder, type SenderReport } from '../report/order.js';
+import type { SpoolSource } from '../preflight/spool.js';
+import { EXCLUDED_SINCE_START } from '../send/opt-outs.js';
 import { loadSentNumbers, withSentIds } from './already-sent.js';
 import { sameInput } from '../input/identity.js';
 
@@ -95,26 +96,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
       if (row.messageId !== undefined) withIds++;
       report.write(row);
     } };
-    const sender = new Sender({
-      idempotency: h.once?.idempotency ?? h.runId,
-      journal: { startedDurably: () => Promise.reject(new Error('runs report sends nothing')), need: () => undefined, leaving: () => undefined, leavingAll: () => undefined, atEndOfTurn: (fn) => void setImmediate(fn), waiting: () => undefined, answered: () => undefined },
-      states: d.loaded.states,
-      frame: { prefix: '', suffix: '' },
-      batchSize: h.shape.batchSize,
-      toSend: h.totals.toSend,
-      resendInDoubt: false,
-      window: new Window(1),
-      limiter: undefined,
-      gate: new Gate(),
-      report: counting,
-      progress: { update: () => undefined, log: () => undefined, stop: () => undefined },
-      client: noClient,
-      signal: new AbortController().signal,
-      debug,
-      earlier: d.dones,
-      reportOnly: true,
-    });
-    await sender.sendAll(spool);
+    await reportRows(spool, d, h.shape.batchSize, counting);
     return { rows: report.rows, complete: true, withIds };
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -128,11 +110,48 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
   }
 }
 
-const noClient: MessagesClient = {
-  send: () => Promise.reject(new Error('runs report sends nothing')),
-  sendRaw: () => Promise.reject(new Error('runs report sends nothing')),
-  close: () => Promise.resolve(),
-};
+/**
+ * The report's rows, in input order: the spool's rows in the batches the run cut them into, each
+ * batch's rows with the outcome its journal records (status, message ids, error), the rows set
+ * aside with why. What send-bulk's --report says of a batch an earlier run settled, said of every
+ * batch, as nothing is sent here.
+ */
+async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, report: SenderReport): Promise<void> {
+  const order = new ReportOrder(report);
+  const { states } = d.loaded;
+  await readBatches({
+    spool,
+    batchSize,
+    // Rows with messages of their own have no full report (fullReportBlocker).
+    grouped: false,
+    withReport: true,
+    sendable: () => false,
+    onBatch: (b) => {
+      const state = states[b.index] ?? BatchState.none;
+      const done = d.dones.get(b.index);
+      if (state === BatchState.excluded) {
+        // Every recipient went on the --exclude list before a run of the journal sent it.
+        b.outcome = 'excluded';
+        b.error = EXCLUDED_SINCE_START;
+      } else if (state === BatchState.accepted || state === BatchState.rejected) {
+        b.outcome = state === BatchState.accepted ? 'accepted' : 'rejected';
+        b.ids = done?.ids?.map((id) => id ?? undefined);
+        b.status = done?.status;
+        b.error = state === BatchState.accepted ? undefined : done?.error;
+      } else if (isInDoubt(state)) {
+        b.outcome = 'in-doubt';
+        b.error = `in doubt: sent, no answer${done?.error !== undefined ? ` (${done.error})` : ''}`;
+      } else {
+        b.outcome = 'not-sent';
+        b.error = state === BatchState.none ? 'not sent yet' : 'not sent';
+      }
+      order.complete(b);
+    },
+    onRows: (b) => order.complete(b),
+    onRow: (seq, row) => order.rowDone(seq, row),
+    afterChunk: () => Promise.resolve(true),
+  });
+}
 
 /** The rows of every batch the run sent, in batch order, from the journal alone. */
 function sentRowsReport(d: RunDetail, report: ReportWriter, why: string): RunReport {

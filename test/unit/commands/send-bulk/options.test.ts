@@ -1,23 +1,8 @@
 // argv → BulkOptions through the real Commander wiring, with the run replaced (the runF seam).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Command } from 'commander';
 import { UsageError } from '../../../../src/errors.js';
-import { registerSendBulk } from '../../../../src/commands/send-bulk/index.js';
-import type { BulkOptions } from '../../../../src/commands/send-bulk/options.js';
-import { fakeContext } from '../../../support/fake-context.js';
-
-async function parse(argv: string[]): Promise<BulkOptions> {
-  const program = new Command('msgr').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
-  let got: BulkOptions | undefined;
-  registerSendBulk(program, fakeContext(), (opts) => {
-    got = opts;
-    return Promise.resolve();
-  });
-  await program.parseAsync(['send-bulk', ...argv], { from: 'user' });
-  assert.ok(got !== undefined, 'the run was not called');
-  return got;
-}
+import { bulkOptions as parse } from '../../../support/in-process.js';
 
 async function usageError(argv: string[]): Promise<string> {
   try {

@@ -6,29 +6,13 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { Command } from 'commander';
-import { registerSendBulk } from '../../../../src/commands/send-bulk/index.js';
-import type { BulkOptions } from '../../../../src/commands/send-bulk/options.js';
-import { runSendBulk } from '../../../../src/commands/send-bulk/run.js';
-import { ExitCode, MsgrError } from '../../../../src/errors.js';
+import { ExitCode } from '../../../../src/errors.js';
 import { tempDir } from '../../../support/cli.js';
 import { accept, fakeApi, type FakeRequest } from '../../../support/fake-api.js';
-import { fakeContext, type FakeContext } from '../../../support/fake-context.js';
+import { fakeContext } from '../../../support/fake-context.js';
+import { sendBulk as run } from '../../../support/in-process.js';
 
 const KEY = 'fake-key-0123456789';
-
-/** argv → options through the real wiring (the runF seam), as `msgr send-bulk …` would parse them. */
-async function options(argv: string[]): Promise<BulkOptions> {
-  const program = new Command('msgr').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
-  let got: BulkOptions | undefined;
-  registerSendBulk(program, fakeContext(), (opts) => {
-    got = opts;
-    return Promise.resolve();
-  });
-  await program.parseAsync(['send-bulk', ...argv], { from: 'user' });
-  assert.ok(got !== undefined, 'the run was not called');
-  return got;
-}
 
 /** A CSV of `n` UK mobile numbers with a name, and a state folder of its own. */
 function campaign(n: number): { dir: string; file: string; numbers: string[]; env: Record<string, string> } {
@@ -38,16 +22,6 @@ function campaign(n: number): { dir: string; file: string; numbers: string[]; en
   writeFileSync(file, ['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)].join('\n') + '\n');
   const env = { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: KEY, MSGR_BASE_URL: 'https://api.example.test', MSGR_ACCOUNT_REFERENCE: 'ACME01', NO_COLOR: '1' };
   return { dir, file, numbers, env };
-}
-
-async function run(ctx: FakeContext, argv: string[]): Promise<MsgrError | undefined> {
-  try {
-    await runSendBulk(ctx, await options(argv));
-    return undefined;
-  } catch (err) {
-    if (err instanceof MsgrError) return err;
-    throw err;
-  }
 }
 
 const numbersOf = (r: FakeRequest): string[] => (r.body.recipients ?? []).map((x) => x.msisdn);
