@@ -64,8 +64,6 @@ export interface AccountingParts {
   readonly resendInDoubt: boolean;
   /** The outcome records of batches an earlier run of this journal finished (for the report). */
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
-  /** Nothing is sent: each row is told as the journal has it (`msgr runs report`). */
-  readonly reportOnly: boolean;
   readonly window: Window;
   readonly limiter: RateLimiter | undefined;
   readonly gate: Gate;
@@ -146,10 +144,10 @@ export class BatchAccounting {
 
   /**
    * A batch that is not to be sent in this run, settled: one an earlier run finished or left in
-   * doubt, or any batch of a report (`runs report`). False: it is to be sent.
+   * doubt. False: it is to be sent.
    */
   settledBefore(b: Batch): boolean {
-    const { states, earlier, reportOnly } = this.#cfg;
+    const { states, earlier } = this.#cfg;
     const state = states?.[b.index] ?? BatchState.none;
     const count = b.count;
     if (state === BatchState.excluded) {
@@ -166,8 +164,7 @@ export class BatchAccounting {
       const was = earlier?.get(b.index);
       b.ids = was?.ids?.map((id) => id ?? undefined);
       b.status = was?.status;
-      // A report of the run itself (runs report) tells what happened; a resumed run, when.
-      b.error = reportOnly ? (state === BatchState.accepted ? undefined : was?.error) : 'before this resume';
+      b.error = 'before this resume';
       if (state === BatchState.accepted) {
         this.#result.accepted += count;
         this.#result.acceptedEarlier += count;
@@ -179,14 +176,8 @@ export class BatchAccounting {
       return true;
     }
     if (isInDoubt(state) && !this.#cfg.resendInDoubt) {
-      const error = earlier?.get(b.index)?.error;
-      this.markInDoubt(b, reportOnly ? `in doubt: sent, no answer${error !== undefined ? ` (${error})` : ''}` : 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+      this.markInDoubt(b, 'in doubt since an earlier run: not sent again without --resend-in-doubt');
       this.#earlier += count;
-      return true;
-    }
-    if (reportOnly) {
-      b.outcome = 'not-sent';
-      b.error = state === BatchState.none ? 'not sent yet' : 'not sent';
       return true;
     }
     return false;

@@ -95,8 +95,6 @@ export interface SenderParts {
   readonly debug: (line: string) => void;
   /** The outcome records of batches an earlier run of this journal finished (for the report). */
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
-  /** Send nothing: report each row as the journal has it (`msgr runs report`). */
-  readonly reportOnly?: boolean | undefined;
   /**
    * A resume: numbers that went on the --exclude list since the run started, left out of the
    * batches never sent (bulk/send/opt-outs.ts).
@@ -163,7 +161,6 @@ export class Sender {
       states: parts.states,
       resendInDoubt: parts.resendInDoubt,
       earlier: parts.earlier,
-      reportOnly: parts.reportOnly === true,
       window: parts.window,
       limiter: parts.limiter,
       gate: parts.gate,
