@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { checkServerIdentity, connect as tlsConnect, rootCertificates, type DetailedPeerCertificate, type TLSSocket } from 'node:tls';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import type { Context } from '../context.js';
-import { stateDir } from '../bulk/runs/state-folder.js';
 import { caFileSource, readCaFile } from '../http/ca-file.js';
 import { messagesEndpoint } from '../http/endpoint.js';
 import { classifyTunnelFailure, withoutNothingSent } from '../http/outcome.js';
@@ -21,6 +20,7 @@ import { describeSource, type Resolved, type Settings } from '../settings/resolv
 import { settingsEndpoint } from '../settings/target.js';
 import { UsageError } from '../errors.js';
 import { ensureDir } from '../files/dirs.js';
+import { stateDir } from '../files/state-dir.js';
 
 export type StepStatus = 'pass' | 'warn' | 'fail' | 'skip' | 'info';
 

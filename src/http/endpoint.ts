@@ -112,3 +112,8 @@ export function versionInBaseError(flagName: string, given: string, v: Versioned
 export function userAgent(ctx: { readonly version: string; readonly nodeVersion: string }): string {
   return `msgr/${ctx.version} node/v${ctx.nodeVersion}`;
 }
+
+/** The base URL as msgr calls it, without the messages path it appends. */
+export function baseUrlOf(endpoint: URL): string {
+  return endpoint.toString().replace(/\/v2\/messages\/?$/, '');
+}

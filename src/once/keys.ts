@@ -9,8 +9,8 @@
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Place } from '../bulk/runs/target.js';
-import { runsRoot } from '../bulk/runs/state-folder.js';
+import { runsRoot } from '../files/state-dir.js';
+import { baseUrlOf, messagesEndpoint } from '../http/endpoint.js';
 
 /** 16 hex characters: the key within its target account (API and account), domain-separated. */
 function keyId(place: Place, key: string): string {
@@ -52,4 +52,32 @@ export function keyUsedBy(state: string, place: Place, key: string, command: 'se
   if (command === 'send' && existsSync(keyedJournal(state, place, key))) return `msgr send-bulk (its run: ${keyedJournal(state, place, key)})`;
   if (command === 'send-bulk' && existsSync(keyedSendRecord(state, place, key))) return `msgr send (its record: ${keyedSendRecord(state, place, key)})`;
   return undefined;
+}
+
+/** The sandbox listens on a new port every run: its journals record this instead. */
+export const SANDBOX_URL = 'sandbox';
+
+/**
+ * Where a run sends as far as it is known without the key (a dry run needs none): the API (its
+ * base URL, or the sandbox) and the account. What makes two runs "the same target" for a run of a
+ * file again (docs/bulk.md: "Running a file again") and a campaign key's scope (--once).
+ */
+export interface Place {
+  readonly sandbox: boolean;
+  /** As journaled (bulk/runs/target.ts journaledTarget); undefined when no base URL is known yet. */
+  readonly baseUrl: string | undefined;
+  readonly account: string | null;
+}
+
+export function placeOf(baseUrl: string | undefined, sandbox: boolean, account: string | undefined): Place {
+  let base = baseUrl;
+  if (sandbox) base = SANDBOX_URL;
+  else if (baseUrl !== undefined) {
+    try {
+      base = baseUrlOf(messagesEndpoint(baseUrl));
+    } catch {
+      // Refused as the run goes on (resolveTarget); compared as written until then.
+    }
+  }
+  return { sandbox, baseUrl: base, account: account ?? null };
 }

@@ -23,12 +23,11 @@ import { waitForLock, type Lock } from '../files/lock.js';
 import type { Outcome } from '../http/outcome.js';
 import { redactJson } from '../output/sanitize.js';
 import type { Ui } from '../output/ui.js';
-import type { Place } from '../bulk/runs/target.js';
-import { stateDir } from '../bulk/runs/state-folder.js';
-import { keyedIdempotency, keyedSendRecord, keyUsedBy } from './keys.js';
+import { keyedIdempotency, keyedSendRecord, keyUsedBy, type Place } from './keys.js';
 import { shellQuote } from '../output/shell.js';
-import { messageDifferences } from '../bulk/compose/definition.js';
 import { ensureParent } from '../files/dirs.js';
+import { stateDir } from '../files/state-dir.js';
+import { messageDifferences } from '../message/same-message.js';
 
 interface Attempt {
   readonly at: string;

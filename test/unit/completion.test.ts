@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { METHODS as API_METHODS } from '../../src/commands/api/options.js';
 import { bashWords, CHANNELS, DELIMITERS, ENCODINGS, METHODS } from '../../src/commands/completion/complete.js';
-import { parseDelimiter } from '../../src/bulk/input/csv.js';
 import { parseEncoding } from '../../src/message/text-file.js';
 import { parseChannel } from '../../src/message/channel.js';
+import { parseDelimiter } from '../../src/bulk/campaign.js';
 
 describe('completion values are what the commands accept', () => {
   test('channels, encodings, delimiters, methods', () => {

@@ -296,11 +296,3 @@ export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly s
   return `${json}}`;
 }
 
-/** `a,b , c` → [a, b, c]; an empty string → [] (no columns). */
-export function splitColumns(value: string | undefined): string[] | undefined {
-  if (value === undefined) return undefined;
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter((s) => s !== '');
-}

@@ -17,6 +17,7 @@ import type { Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
 import { detectBom, windows1252, type FileEncoding } from '../../message/text-file.js';
+import { parseDelimiter } from '../campaign.js';
 
 export interface CsvFormat {
   readonly encoding: FileEncoding;
@@ -76,16 +77,6 @@ export class CsvInputError extends Error {
     this.name = 'CsvInputError';
     this.line = line;
   }
-}
-
-export function parseDelimiter(input: string): string | undefined {
-  const v = input.toLowerCase();
-  if (v === 'tab' || v === '\\t' || input === '\t') return '\t';
-  if (v === 'comma') return ',';
-  if (v === 'semicolon') return ';';
-  if (v === 'pipe') return '|';
-  if (input.length === 1 && !/[\r\n"a-z0-9]/i.test(input)) return input;
-  return undefined;
 }
 
 const SAMPLE_BYTES = 64 * 1024;

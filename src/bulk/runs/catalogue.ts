@@ -7,9 +7,10 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { UsageError } from '../../errors.js';
 import { isAnswered, type DoneRecord, type RunHeader, type SendRecord } from '../journal/records.js';
 import { JournalError, loadJournal, outcomeTotals, readHeader, type LoadedJournal } from '../journal/load.js';
-import { lockHolder, type LockProcess } from '../../files/lock.js';
-import { realFile, runDirFor, runsRoot, stdinRunDir } from './state-folder.js';
+import { lockHolder, type LockOwner, type LockProcess } from '../../files/lock.js';
+import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { ensureDir } from '../../files/dirs.js';
+import { runsRoot } from '../../files/state-dir.js';
 
 /** One run as `runs list` shows it. */
 export interface RunInfo {
@@ -229,15 +230,6 @@ export async function listRuns(state: string): Promise<RunInfo[]> {
   return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
 }
 
-/** `30d`, `12h`, `2w`, `90m` → milliseconds. */
-export function parseAge(text: string): number | undefined {
-  const m = /^(\d+)\s*(m|min|h|d|w)$/i.exec(text.trim());
-  if (m === null) return undefined;
-  const unit = (m[2] ?? 'd').toLowerCase();
-  const ms = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit] ?? 86_400_000;
-  return Number(m[1]) * ms;
-}
-
 export interface PruneResult {
   readonly removed: RunInfo[];
   /** Old enough but not finished, and not abandoned: kept, they can still be resumed. */
@@ -330,5 +322,38 @@ export async function leftOutBatches(journal: string, loaded: Pick<LoadedJournal
       if ((loaded.excluded[r.batch] ?? 0) > 0 && r.numbers !== undefined) out.set(r.batch, r.numbers);
     },
   });
+  return out;
+}
+
+export interface SendingRun {
+  readonly journal: string;
+  readonly runId: string | undefined;
+  readonly file: string | undefined;
+  readonly sandbox: boolean;
+  /** The account the run sends from, when its journal says. */
+  readonly account: string | null | undefined;
+  readonly owner: LockOwner;
+}
+
+/**
+ * The runs a send-bulk is sending now, in the state folder or kept elsewhere: a run is sending
+ * while a process holds its journal's lock (docs/bulk.md: "Nothing lost, nothing sent twice").
+ * For `msgr listen`'s warning when receipts do not come (docs/events.md: "On the terminal").
+ */
+export function sendingRuns(state: string, proc: LockProcess): SendingRun[] {
+  const out: SendingRun[] = [];
+  for (const journal of journalPaths(state)) {
+    const owner = lockHolder(`${journal}.lock`, proc);
+    if (owner === undefined) continue;
+    const header = readHeader(journal);
+    out.push({
+      journal,
+      runId: header?.runId,
+      file: header === undefined ? undefined : header.input.stdin ? 'stdin' : header.input.path,
+      sandbox: header?.target?.sandbox ?? journal.includes('/sandbox/'),
+      account: header?.target?.account,
+      owner,
+    });
+  }
   return out;
 }

@@ -9,11 +9,12 @@ import { UsageError, type ExitCode } from '../../errors.js';
 import { isAnswered, type RunHeader } from '../journal/records.js';
 import { loadJournal, readHeader } from '../journal/load.js';
 import { journalPaths, journalsElsewhere } from './catalogue.js';
-import { samePlace, type Place } from './target.js';
+import { samePlace } from './target.js';
 import { runDirFor } from './state-folder.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData } from '../input/identity.js';
+import type { Place } from '../../once/keys.js';
 
 export interface EarlierRun {
   readonly journal: string;

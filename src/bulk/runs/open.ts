@@ -22,20 +22,20 @@ import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { RESERVE_BYTES } from '../journal/reserve.js';
 import { lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
-import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
-import type { Place } from './target.js';
+import { keyedIdempotency, keyedJournal, type Place } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
-import { DEFAULT_CONCURRENCY } from '../send/sender.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
-import { realFile, runDirFor, runsRoot, stateDir, stdinRunDir } from './state-folder.js';
+import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand, type ResumeFlags } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';
 import { newRunId } from '../journal/keys.js';
 import { formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
+import { runsRoot, stateDir } from '../../files/state-dir.js';
+import { DEFAULT_CONCURRENCY } from '../campaign.js';
 
 /** The flags that say which run this is. */
 export interface RunFlags {

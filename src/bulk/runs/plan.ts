@@ -19,9 +19,7 @@ import { createNumberChecker, type NumberChecker } from '../input/number-check.j
 import type { PreflightResult } from '../preflight/range.js';
 import type { CsvFormat } from '../input/csv.js';
 import { checkResume, type SendingFlags } from './resume-checks.js';
-
-/** Recipients per request unless --batch-size says otherwise. */
-export const DEFAULT_BATCH_SIZE = 100;
+import { DEFAULT_BATCH_SIZE } from '../campaign.js';
 
 export type PlanFlags = MessageFlags & SendingFlags;
 

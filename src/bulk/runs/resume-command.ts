@@ -1,9 +1,9 @@
 // The command that continues a bulk run (`msgr send-bulk FILE --resume …`), printed when it starts,
 // in its summary, in refusals and by `msgr runs show`: the flags a journal does not keep, given
 // again, each quoted for a shell (docs/bulk.md: Nothing lost, nothing sent twice).
-import type { Rate } from '../send/limiter.js';
-import { DEFAULT_CONCURRENCY } from '../send/sender.js';
 import { shellQuote } from '../../output/shell.js';
+import type { Rate } from '../campaign.js';
+import { DEFAULT_CONCURRENCY } from '../campaign.js';
 
 /** The flags a resumed run must be given again (they are not in the journal). */
 export interface ResumeFlags {

@@ -1,30 +1,12 @@
 // Where a bulk run keeps its state (journal, lock, spooled stdin, the preflight's plan):
 // `<state dir>/runs/<file name>-<hash of its real path>/`, so `--resume` finds the run of a
-// file from the file alone, by whichever name (a symlink, `./x.csv`, an absolute path) it is given; `--sandbox` runs under `<state dir>/sandbox/runs/`, so a trial never
-// blocks or shadows the real campaign of the same file. The state dir is MSGR_CONFIG_DIR when set
-// (tests, containers), else the OS's per-user state folder. Folders are 0700: journals name files
-// and hold numbers and message text.
+// file from the file alone, by whichever name (a symlink, `./x.csv`, an absolute path) it is
+// given; `--sandbox` runs under `<state dir>/sandbox/runs/` (the state dir: src/files/state-dir.ts).
+// Folders are 0700: journals name files and hold numbers and message text.
 import { createHash } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { homedir, platform as osPlatform } from 'node:os';
-import { basename, isAbsolute, join, resolve } from 'node:path';
-
-export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = osPlatform(), home: string = homedir()): string {
-  const override = env.MSGR_CONFIG_DIR;
-  if (override !== undefined && override !== '') return isAbsolute(override) ? override : resolve(cwd, override);
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'msgr');
-  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'msgr');
-  return join(nonEmpty(env.XDG_STATE_HOME) ?? join(home, '.local', 'state'), 'msgr');
-}
-
-function nonEmpty(v: string | undefined): string | undefined {
-  return v === undefined || v === '' ? undefined : v;
-}
-
-/** The folder holding the run folders: real runs', or the sandbox's. */
-export function runsRoot(state: string, sandbox = false): string {
-  return sandbox ? join(state, 'sandbox', 'runs') : join(state, 'runs');
-}
+import { basename, join } from 'node:path';
+import { runsRoot } from '../../files/state-dir.js';
 
 /**
  * The path a run of a file is known by: its real path, symlinks and `..` resolved, so every

@@ -4,15 +4,13 @@
 // account is never finished against the real one as if its rows had been sent there.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';
-import { messagesEndpoint } from '../../http/endpoint.js';
+import { baseUrlOf, messagesEndpoint } from '../../http/endpoint.js';
 import type { Ui } from '../../output/ui.js';
 import type { Settings } from '../../settings/resolve.js';
 import type { Target } from '../../settings/target.js';
 import type { JournaledTarget, PersonalSpec, RunHeader } from '../journal/records.js';
 import { shellQuote } from '../../output/shell.js';
-
-/** The sandbox listens on a new port every run: its journals record this instead. */
-const SANDBOX_URL = 'sandbox';
+import { SANDBOX_URL, type Place } from '../../once/keys.js';
 
 /**
  * 12 hex characters of SHA-256 over a domain-separated string: enough to tell two keys apart,
@@ -41,11 +39,6 @@ export function journaledTarget(t: TargetParts): JournaledTarget {
   };
 }
 
-/** The base URL as msgr calls it, without the messages path it appends. */
-function baseUrlOf(endpoint: URL): string {
-  return endpoint.toString().replace(/\/v2\/messages\/?$/, '');
-}
-
 /** Whether a base URL as given (a profile's) is the one a journal records; false when it is not a valid one. */
 export function sameBaseUrl(given: string, journaled: string): boolean {
   try {
@@ -53,31 +46,6 @@ export function sameBaseUrl(given: string, journaled: string): boolean {
   } catch {
     return false;
   }
-}
-
-/**
- * Where a run sends as far as it is known without the key (a dry run needs none): the API (its
- * base URL, or the sandbox) and the account. What makes two runs "the same target" for a run of a
- * file again (docs/bulk.md: "Running a file again") and a campaign key's scope (--once).
- */
-export interface Place {
-  readonly sandbox: boolean;
-  /** As journaled (bulk/runs/target.ts journaledTarget); undefined when no base URL is known yet. */
-  readonly baseUrl: string | undefined;
-  readonly account: string | null;
-}
-
-export function placeOf(baseUrl: string | undefined, sandbox: boolean, account: string | undefined): Place {
-  let base = baseUrl;
-  if (sandbox) base = SANDBOX_URL;
-  else if (baseUrl !== undefined) {
-    try {
-      base = baseUrlOf(messagesEndpoint(baseUrl));
-    } catch {
-      // Refused as the run goes on (resolveTarget); compared as written until then.
-    }
-  }
-  return { sandbox, baseUrl: base, account: account ?? null };
 }
 
 /**

@@ -15,7 +15,7 @@ import type { Batch } from './batches.js';
 import { DiskFullError } from '../journal/writer.js';
 import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from '../journal/records.js';
 import type { Gate, RateLimiter, Window } from './limiter.js';
-import { extractMessageIds } from './message-ids.js';
+import { extractMessageIds } from '../../http/message-ids.js';
 import { type Progress, type ProgressStats } from './progress.js';
 import { EXCLUDED_SINCE_START } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';

@@ -1,24 +1,7 @@
 // Throttling for bulk sends (docs/bulk.md: "Sending"): a rate limiter in recipients per time unit, a
 // gate that pauses every worker when the server answers 429, and a concurrency window that
 // halves on 429 and grows back one step at a time (additive increase, multiplicative decrease).
-
-export interface Rate {
-  /** Recipients per millisecond. */
-  readonly perMs: number;
-  readonly text: string;
-}
-
-const UNITS: Record<string, number> = { s: 1_000, sec: 1_000, second: 1_000, m: 60_000, min: 60_000, minute: 60_000, h: 3_600_000, hr: 3_600_000, hour: 3_600_000 };
-
-/** `100/s`, `6000/m`, `20000/h` (also `/sec`, `/min`, `/hour`). */
-export function parseRate(input: string): Rate | undefined {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*\/\s*([a-z]+)\s*$/i.exec(input);
-  if (m === null) return undefined;
-  const count = Number(m[1]);
-  const unit = UNITS[(m[2] ?? '').toLowerCase()];
-  if (unit === undefined || !(count > 0) || !Number.isFinite(count)) return undefined;
-  return { perMs: count / unit, text: input.trim() };
-}
+import type { Rate } from '../campaign.js';
 
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 

@@ -49,8 +49,6 @@ export const AHEAD_RECIPIENTS = 64;
  * turn of the event loop (docs/performance.md: personalised messages).
  */
 const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
-/** Requests in flight unless --concurrency says otherwise. */
-export const DEFAULT_CONCURRENCY = 4;
 
 /** What the sender needs of the journal: a durable record before a request leaves, a mark as it leaves, one after. */
 export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' | 'leavingAll' | 'waiting' | 'answered' | 'atEndOfTurn'>;

@@ -2,10 +2,10 @@
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { storePaths } from '../../profiles/paths.js';
 import { allTopics, DOC_TOPICS } from './doc-topics.js';
 import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic, wrap } from './topics.js';
+import { stateDir } from '../../files/state-dir.js';
 
 export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
   const [first] = words;

@@ -3,7 +3,6 @@
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, PartialError } from '../../errors.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile } from '../../files/account-files.js';
 import { getPath, nameKey, summarise, type EventSummary } from '../../events/fields.js';
 import { backoffMs, forwardOnce, isDelivered, worthRetrying, type ForwardAttempt } from '../../events/forward.js';
@@ -13,6 +12,7 @@ import { eventJson, eventLine } from '../../events/terminal.js';
 import { createUi } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ReplayOptions } from './options.js';
+import { stateDir } from '../../files/state-dir.js';
 
 /** Attempts per event: a replay is run by a person, who sees what failed and can run it again. */
 const ATTEMPTS = 4;

@@ -2,7 +2,6 @@
 // until Ctrl-C, SIGTERM or SIGHUP (docs/events.md: "msgr listen").
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile, NO_ACCOUNT } from '../../files/account-files.js';
 import { isLoopbackHost } from '../../http/endpoint.js';
 import { Dedup, DEFAULT_WINDOW_MS } from '../../events/dedup.js';
@@ -17,6 +16,7 @@ import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
 import { ensureDir } from '../../files/dirs.js';
+import { stateDir } from '../../files/state-dir.js';
 
 /** How long answers in flight may take to finish once a stop begins. */
 export const LISTEN_DRAIN_MS = 5_000;
@@ -206,7 +206,7 @@ function watch(ctx: Context, ui: Ui, state: string, t: { lastEventMs: number | u
   if (silentFor < t.warnAfterMs) {
     idle.warned = false;
   } else if (!idle.warned) {
-    void import('../../events/activity.js').then(({ sendingRuns }) => {
+    void import('../../bulk/runs/catalogue.js').then(({ sendingRuns }) => {
       const runs = sendingRuns(state, ctx);
       if (runs.length === 0 || idle.warned) return;
       idle.warned = true;

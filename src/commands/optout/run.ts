@@ -3,13 +3,13 @@ import { resolve } from 'node:path';
 import { renameSync, writeFileSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
 import { resolveAccount } from '../shared/account.js';
 import type { OptoutOptions } from './options.js';
+import { stateDir } from '../../files/state-dir.js';
 
 function describe(e: OptOutEntry): string {
   const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';

@@ -1,6 +1,5 @@
 // argv → options for `msgr runs`.
 import { UsageError } from '../../errors.js';
-import { parseAge } from '../../bulk/runs/catalogue.js';
 import { bool, str, type Raw } from '../shared/option-values.js';
 
 export interface RunsOptions {
@@ -31,4 +30,13 @@ export function parseRunsOptions(raw: unknown): RunsOptions {
     dryRun: bool(r, 'dryRun') ?? false,
     wide: bool(r, 'wide') ?? false,
   };
+}
+
+/** `30d`, `12h`, `2w`, `90m` → milliseconds. */
+export function parseAge(text: string): number | undefined {
+  const m = /^(\d+)\s*(m|min|h|d|w)$/i.exec(text.trim());
+  if (m === null) return undefined;
+  const unit = (m[2] ?? 'd').toLowerCase();
+  const ms = { m: 60_000, min: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[unit] ?? 86_400_000;
+  return Number(m[1]) * ms;
 }

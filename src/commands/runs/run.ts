@@ -7,8 +7,7 @@ import { refuseReportOver, ReportWriter } from '../../bulk/report/writer.js';
 import { writeRunReport } from '../../bulk/runs/report.js';
 import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from '../../bulk/runs/target.js';
 import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs/catalogue.js';
-import { DEFAULT_CONCURRENCY } from '../../bulk/send/sender.js';
-import { realFile, runDirFor, stateDir } from '../../bulk/runs/state-folder.js';
+import { realFile, runDirFor } from '../../bulk/runs/state-folder.js';
 import { lockHolder, type LockOwner } from '../../files/lock.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
@@ -16,6 +15,8 @@ import type { RunsOptions } from './options.js';
 import { buildResumeCommand } from '../../bulk/runs/resume-command.js';
 import { readHeader } from '../../bulk/journal/load.js';
 import { formatCount } from '../../output/count.js';
+import { stateDir } from '../../files/state-dir.js';
+import { DEFAULT_CONCURRENCY } from '../../bulk/campaign.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);

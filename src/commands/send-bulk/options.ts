@@ -3,11 +3,8 @@
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
-import { splitColumns } from '../../bulk/input/columns.js';
-import { parseRate, type Rate } from '../../bulk/send/limiter.js';
-import { parseDelimiter } from '../../bulk/input/csv.js';
-import { DEFAULT_CONCURRENCY } from '../../bulk/send/sender.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
+import { DEFAULT_CONCURRENCY, parseDelimiter, parseRate, type Rate } from '../../bulk/campaign.js';
 
 
 export const MAX_BATCH_SIZE = 10_000;
@@ -246,3 +243,11 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   return opts;
 }
 
+/** `a,b , c` → [a, b, c]; an empty string → [] (no columns). */
+export function splitColumns(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}

@@ -35,21 +35,21 @@ import { checkStdinAgain, isFinished, noSpaceError, openJournal, openRunState, s
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from '../../bulk/runs/earlier.js';
 import { openInput, spoolStdin } from '../../bulk/runs/input.js';
 import { checkKeyUse, runningNowDocument } from '../../bulk/runs/once.js';
-import { keyUsedBy } from '../../once/keys.js';
+import { keyUsedBy, placeOf } from '../../once/keys.js';
 import { checkSamePreflight, resumeRefusal } from '../../bulk/runs/resume-checks.js';
-import { announceResume, placeOf, runTargetOf } from '../../bulk/runs/target.js';
+import { announceResume, runTargetOf } from '../../bulk/runs/target.js';
 import { findRun, leftOutBatches, outcomeRecords } from '../../bulk/runs/catalogue.js';
 import { dropSnapshots, keepAtStart } from '../../bulk/send/opt-outs.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from '../../bulk/display/sample.js';
 import { Sender } from '../../bulk/send/sender.js';
 import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds } from '../../bulk/runs/already-sent.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { findRepeatedLines, repeatMode } from '../../bulk/preflight/repeats.js';
 import { finishedDocument, restartCommand, invalidRowsError, severalMessagesError, leftToSend, printLeftToSend, nothingToSendError, preflightSummary, printLeftOut, printPreflight, printSummary, sentSummary, stopReason, successDocument, summaryError, type Summary } from '../../bulk/display/summary.js';
 import type { BulkOptions } from './options.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from '../../bulk/runs/resume-command.js';
 import { newRunId } from '../../bulk/journal/keys.js';
+import { stateDir } from '../../files/state-dir.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
 const BULK_MAX_ATTEMPTS = 8;

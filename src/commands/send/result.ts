@@ -3,7 +3,7 @@
 // they can be, docs/api.md), and where it went (profile, account, API). Scripts (stdout not a
 // terminal) get the answer itself, as before (docs/contract.md: "Streams").
 import type { ChalkInstance } from 'chalk';
-import { extractMessageIds } from '../../bulk/send/message-ids.js';
+import { extractMessageIds } from '../../http/message-ids.js';
 import { stripControl } from '../../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../../settings/resolve.js';
 

@@ -119,7 +119,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 /** The key's record for this request (a dry run only reads it). */
 async function openOnce(ctx: Context, ui: Ui, opts: SendOptions, settings: Settings, request: { accountReference: string } & object, sandbox: boolean): Promise<OnceSend> {
   const { openOnceSend } = await import('../../once/send.js');
-  const { placeOf } = await import('../../bulk/runs/target.js');
+  const { placeOf } = await import('../../once/keys.js');
   const place = placeOf(settings.baseUrl.value, sandbox, request.accountReference);
   return openOnceSend(ctx, ui, { key: opts.once ?? '', place, request: { ...request }, dryRun: opts.dryRun === true, timeoutMs: opts.timeout, apiKey: settings.apiKey.value });
 }

@@ -4,7 +4,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError } from '../../errors.js';
-import { stateDir } from '../../bulk/runs/state-folder.js';
 import { accountFile } from '../../files/account-files.js';
 import { keptToken, redactPath, webhookUrl } from '../../events/token.js';
 import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/events.js';
@@ -12,6 +11,7 @@ import { createUi } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
 import { DEFAULT_HOST } from '../listen/options.js';
 import type { TriggerOptions } from './options.js';
+import { stateDir } from '../../files/state-dir.js';
 
 const TIMEOUT_MS = 10_000;
 

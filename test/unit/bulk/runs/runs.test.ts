@@ -11,11 +11,13 @@ import type { JournaledTarget, RunHeader } from '../../../../src/bulk/journal/re
 import { numberKey } from '../../../../src/bulk/input/number-set.js';
 import type { LockProcess } from '../../../../src/files/lock.js';
 import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, targetDifferences } from '../../../../src/bulk/runs/target.js';
-import { findRun, listRuns, parseAge, pruneRuns } from '../../../../src/bulk/runs/catalogue.js';
+import { findRun, listRuns, pruneRuns } from '../../../../src/bulk/runs/catalogue.js';
 import { checkSentRun, loadSentNumbers, withSentIds } from '../../../../src/bulk/runs/already-sent.js';
 import type { SpoolKind } from '../../../../src/bulk/preflight/spool.js';
-import { definitionDifferences, messageDifferences } from '../../../../src/bulk/compose/definition.js';
+import { definitionDifferences } from '../../../../src/bulk/compose/definition.js';
 import { ensureDir, stateWriteError } from '../../../../src/files/dirs.js';
+import { messageDifferences } from '../../../../src/message/same-message.js';
+import { parseAge } from '../../../../src/commands/runs/options.js';
 
 const real: JournaledTarget = { baseUrl: 'https://eu.api.example.com', account: 'ACME01', profile: 'prod', sandbox: false, keyFingerprint: keyFingerprint('key-one') };
 

@@ -1,7 +1,7 @@
 // Message ids per recipient, read from an accepted batch's answer in the shapes the API might use.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { extractMessageIds } from '../../../../src/bulk/send/message-ids.js';
+import { extractMessageIds } from '../../../src/http/message-ids.js';
 
 describe('message ids', () => {
   test('message ids from several response shapes', () => {
