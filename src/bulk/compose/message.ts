@@ -4,66 +4,52 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { senderHasPlaceholder } from '../../message/channel.js';
 import { MOJIBAKE_HINT, mojibakeReason, repairMojibake } from '../../message/mojibake.js';
-import { readTextFile, type FileEncoding } from '../../message/text-file.js';
+import { readTextFile } from '../../message/text-file.js';
 import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../../message/request.js';
-import type { Settings } from '../../settings/resolve.js';
+import type { Campaign } from '../campaign.js';
 import { asciiJson } from '../input/columns.js';
 
 /** A valid number, so the request checks pass without recipients; never sent. */
 const PLACEHOLDER_NUMBER = '+447911123456';
 
-/** The flags that make up the message. */
-export interface MessageFlags {
-  readonly text?: string | undefined;
-  readonly textFile?: string | undefined;
-  readonly textEncoding?: FileEncoding | undefined;
-  readonly template?: string | undefined;
-  readonly meta?: readonly string[] | undefined;
-  readonly name?: string | undefined;
-  readonly characterSet?: string | undefined;
-  readonly messageType?: string | undefined;
-  readonly validity?: string | undefined;
-  readonly sandbox: boolean;
-  /** Each row's text, or sender, comes from a column (bulk/compose/personalise.ts). */
-  readonly textColumn?: string | undefined;
-  readonly fromColumn?: string | undefined;
-  /** --fix-mojibake: a shared text mangled by a spreadsheet round trip is sent repaired. */
-  readonly fixMojibake?: boolean | undefined;
-}
-
-/** The request without recipients, validated as `send` validates it (validity made absolute). */
-export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, flags: MessageFlags, settings: Pick<Settings, 'account' | 'channel' | 'from'>): Promise<Record<string, unknown>> {
-  let text = flags.text;
-  if (flags.textFile !== undefined) text = await readTextFile(ctx, flags.textFile, { flag: '--text-file', encoding: flags.textEncoding, encodingFlag: '--text-encoding' });
+/**
+ * The request without recipients, validated as `send` validates it (validity made absolute): the
+ * campaign's message, with the account, channel and sender the settings resolved.
+ */
+export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, campaign: Pick<Campaign, 'message' | 'input' | 'where'>): Promise<Record<string, unknown>> {
+  const m = campaign.message;
+  const settings = campaign.where.settings;
+  let text = m.text;
+  if (m.textFile !== undefined) text = await readTextFile(ctx, m.textFile.path, { flag: '--text-file', encoding: m.textFile.encoding, encodingFlag: '--text-encoding' });
   // A text copied out of a mangled export (message/mojibake.ts): refused as the rows' cells are.
   const repaired = text !== undefined ? repairMojibake(text) : undefined;
   if (text !== undefined && repaired !== undefined) {
-    if (flags.fixMojibake !== true) {
-      throw new UsageError(`${flags.textFile !== undefined ? `--text-file ${flags.textFile}` : '--text'}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
+    if (!campaign.input.rows.fixMojibake) {
+      throw new UsageError(`${m.textFile !== undefined ? `--text-file ${m.textFile.path}` : '--text'}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
     }
     text = repaired;
   }
-  const perRowText = flags.textColumn !== undefined;
-  const perRowFrom = flags.fromColumn !== undefined;
-  if (text === undefined && flags.template === undefined && !perRowText) {
+  const perRowText = m.textColumn !== undefined;
+  const perRowFrom = m.fromColumn !== undefined;
+  if (text === undefined && m.template === undefined && !perRowText) {
     throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
   }
   const draft: MessageDraft = {
-    accountReference: settings.account.value ?? (flags.sandbox ? 'SANDBOX' : undefined),
-    name: flags.name,
-    characterSet: flags.characterSet,
+    accountReference: settings.account.value ?? (campaign.where.sandbox ? 'SANDBOX' : undefined),
+    name: m.name,
+    characterSet: m.characterSet,
     channel: settings.channel.value,
     // Stand-ins for what each row brings, so the rest is checked as `send` checks it; never sent.
     from: perRowFrom ? '0' : settings.from.value,
-    validity: flags.validity,
-    messageType: flags.messageType,
+    validity: m.validity,
+    messageType: m.messageType,
     text: perRowText ? '.' : text,
-    templateId: flags.template,
+    templateId: m.template,
     recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
-    metaData: parseKeyValues('--meta', flags.meta),
+    metaData: parseKeyValues('--meta', m.meta),
   };
   // A text read from a file is that file's fault when it is empty: name the flag and the file.
-  const built = buildRequest(draft, ctx.now(), flags.textFile !== undefined ? { text: `--text-file ${flags.textFile}` } : {});
+  const built = buildRequest(draft, ctx.now(), m.textFile !== undefined ? { text: `--text-file ${m.textFile.path}` } : {});
   if (!built.ok) {
     const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
     const lines = problems.map((p) => `  ${p.field}: ${p.message}`);

@@ -14,9 +14,9 @@ import { numberKey, type NumberSet } from '../input/number-set.js';
 import { requestFrame } from '../compose/message.js';
 import type { FirstRow } from '../preflight/range.js';
 import { rowRequest } from './preview.js';
-import { msgrCommand } from '../../output/shell.js';
 import { idempotencyKey } from '../journal/keys.js';
 import { formatCount } from '../../output/count.js';
+import type { Rerun } from '../campaign.js';
 
 export interface SampleOutcome {
   readonly line: number;
@@ -70,26 +70,6 @@ export async function sendSamples(client: MessagesClient, sampleRunId: string, m
   return { results };
 }
 
-/**
- * The command that sends the campaign: this one without --sample-to and --sample, and with `add`
- * (`--resume`) among the options, before a `--` that ends them.
- */
-export function realRunCommand(argv: readonly string[], add?: string): string {
-  const args: string[] = [];
-  let end = false;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] as string;
-    if (a === '--') end = true;
-    if (!end && (a === '--sample-to' || a === '--sample')) {
-      i++;
-      continue;
-    }
-    if (!end && (a.startsWith('--sample-to=') || a.startsWith('--sample='))) continue;
-    args.push(a);
-  }
-  return msgrCommand(args, add !== undefined ? { add } : {});
-}
-
 /** An unfinished run of the same file, as a sample finds it. */
 export interface UnfinishedRun {
   readonly runId: string;
@@ -102,14 +82,13 @@ export interface UnfinishedRun {
 }
 
 /** What a sample prints for the real run: the command that works, beside an unfinished run too. */
-function nextStep(argv: readonly string[], unfinished: UnfinishedRun | undefined): { command: string; lines: string[]; facts: Record<string, unknown> } {
+function nextStep(rerun: Rerun, unfinished: UnfinishedRun | undefined): { command: string; lines: string[]; facts: Record<string, unknown> } {
   if (unfinished === undefined) {
-    const command = realRunCommand(argv);
+    const command = rerun.campaign;
     return { command, lines: [`  send the campaign with: ${command}`], facts: {} };
   }
   const { runId } = unfinished;
-  const resume = realRunCommand(argv, '--resume');
-  const restart = realRunCommand(argv, '--restart');
+  const { resume, restart } = rerun;
   if (unfinished.sending) {
     return { command: resume, lines: [`  run ${runId} of this file is sending now; once it ends, what it left goes with: ${resume}`], facts: { unfinishedRun: runId, sendingNow: true } };
   }
@@ -128,9 +107,9 @@ function nextStep(argv: readonly string[], unfinished: UnfinishedRun | undefined
  * journal), reports each, and prints the command for the real run.
  */
 export async function runSamples(
-  ctx: Pick<Context, 'argv' | 'stdout'>,
+  ctx: Pick<Context, 'stdout'>,
   ui: Pick<Ui, 'info' | 'success'>,
-  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined; address?: OutcomeErrorOptions['address'] },
+  s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined; address?: OutcomeErrorOptions['address']; rerun: Rerun },
 ): Promise<void> {
   if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
   const { results, failure } = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
@@ -152,7 +131,7 @@ export async function runSamples(
   }
   // Beside an unfinished run the command alone is refused: it goes on with --resume (the same
   // message and target) or starts over with --restart (leaving out the rows that run accepted).
-  const next = nextStep(ctx.argv, s.unfinished);
+  const next = nextStep(s.rerun, s.unfinished);
   if (s.json) ctx.stdout.write(`${JSON.stringify({ sampleRunId: s.runId, to: s.to, samples: results, command: next.command, ...next.facts, exitCode: ExitCode.OK }, null, 2)}\n`);
   ui.success(`sent ${formatCount(results.length)} sample message${results.length === 1 ? '' : 's'} to ${s.to.join(', ')}; the campaign was not started and its rows' recipients got nothing`);
   for (const line of next.lines) ui.info(line);

@@ -17,7 +17,6 @@ import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
 import { describeSkipped, type SentNumbers } from '../runs/already-sent.js';
 import type { OutcomeTotals } from '../journal/load.js';
-import { msgrCommand, shellQuote } from '../../output/shell.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
 
@@ -186,7 +185,7 @@ export interface SummaryErrorOptions {
   readonly spaceNeeded?: number | undefined;
   /** Where the requests went, for a stop on a 404 or 405: the URL msgr built, from which base URL. */
   readonly address?: { readonly endpoint: URL; readonly baseUrl?: string | undefined; readonly source?: string | undefined } | undefined;
-  /** The command that sends the rows once the base URL is fixed (restartCommand); undefined: none can be given. */
+  /** The command that sends the rows once the base URL is fixed (the campaign's rerun.baseUrlFixed: src/commands/send-bulk/campaign.ts); undefined: none can be given. */
   readonly restart?: string | undefined;
 }
 
@@ -280,7 +279,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
 /**
  * How the rows of a run go to a fixed base URL: a new run with --restart, since a resume goes
  * where the run started and one to another base URL is refused (README: "Nothing lost, nothing
- * sent twice"). `restart`: the command (restartCommand), when it can be given.
+ * sent twice"). `restart`: the command (src/commands/send-bulk/campaign.ts, restartCommand), when it can be given.
  */
 function withFixedBaseUrl(r: SendResult, restart: string | undefined, lead: string): string {
   const leftOut = r.accepted + r.acceptedEarlier > 0 ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
@@ -434,20 +433,4 @@ export function finishedDocument(o: { runId: string; file: string; journal: stri
   const line = o.once !== undefined ? `already done: run ${o.runId} (--once ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
   const doc = { runId: o.runId, file: o.file, journal: o.journal, once: o.once ?? null, nothingToDo: true, finishedAt: o.finishedAt ?? null, accepted, rejected, exitCode: ExitCode.OK };
   return { line, doc };
-}
-
-/**
- * The command that sends a run's rows once its base URL is fixed, for a run that stopped on a
- * redirect, 404 or 405: a new run of this command with --restart (a resume goes to the run's own
- * base URL, and one to another is refused), the base URL set where it was given. `URL` stands
- * for the right base URL, which msgr cannot know. Undefined for a resume, whose command lacks
- * the message's flags.
- */
-export function restartCommand(argv: readonly string[], baseUrl: { readonly source: string; readonly origin?: string | undefined }): string | undefined {
-  if (argv.includes('--resume')) return undefined;
-  if (baseUrl.source === 'flag') return msgrCommand(argv, { set: ['--base-url', 'URL'], add: '--restart' });
-  const command = msgrCommand(argv, { add: '--restart' });
-  if (baseUrl.source === 'env') return `MSGR_BASE_URL=URL ${command}`;
-  if (baseUrl.source === 'profile' && baseUrl.origin !== undefined) return `msgr profile set ${shellQuote(baseUrl.origin)} base-url URL && ${command}`;
-  return undefined;
 }

@@ -11,6 +11,8 @@ import { fileProblem, UsageError } from '../../errors.js';
 import { sameFile } from '../../files/same-file.js';
 import { TextFile } from '../../files/text-writer.js';
 import { readHeader } from '../journal/load.js';
+import type { Purpose } from '../campaign.js';
+import { purposeFlag } from '../flag-names.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
 
@@ -221,23 +223,23 @@ export function refuseReportOver(path: string, reads: readonly (readonly [what: 
 
 /**
  * A run's --report, opened before the preflight so a bad path fails before anything else (and
- * before a journal exists). A dry run only checks the name; a preview or a sample (`trial`, the
- * flag) sends nothing of the campaign, so there is nothing to report. `reads` are the files the
+ * before a journal exists). A dry run only checks the name; a preview or a sample (the command's
+ * purpose) sends nothing of the campaign, so there is nothing to report. `reads` are the files the
  * run reads or keeps (the CSV, the --exclude list, ...): the report is never one of them, since
  * opening it empties it (an emptied opt-out list would exclude nobody).
  */
 export function openRunReport(
   path: string,
-  o: { dryRun: boolean; trial: string | undefined; reads: readonly (readonly [what: string, path: string | undefined])[]; pid: number },
+  o: { purpose: Purpose; reads: readonly (readonly [what: string, path: string | undefined])[]; pid: number },
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
-  if (o.trial !== undefined) {
-    throw new UsageError(`--report cannot be used with ${o.trial}: nothing of the campaign is sent`, {
-      hint: `Leave --report out here and give it to the campaign's run${o.trial === '--sample-to' ? " (the sample's --json document lists each sample)" : ''}.`,
+  if (o.purpose.kind === 'preview' || o.purpose.kind === 'sample') {
+    throw new UsageError(`--report cannot be used with ${purposeFlag(o.purpose) ?? ''}: nothing of the campaign is sent`, {
+      hint: `Leave --report out here and give it to the campaign's run${o.purpose.kind === 'sample' ? " (the sample's --json document lists each sample)" : ''}.`,
     });
   }
   refuseReportOver(path, o.reads);
-  if (o.dryRun) {
+  if (o.purpose.kind === 'dry-run') {
     reportFormat(path);
     return undefined;
   }

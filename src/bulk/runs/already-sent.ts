@@ -12,7 +12,7 @@ import { NumberSet, numberKey } from '../input/number-set.js';
 import { describeTarget, targetDifferences } from './target.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import type { Ui } from '../../output/ui.js';
-import type { RunState } from './open.js';
+import type { Run } from './open.js';
 import type { EarlierRun } from './earlier.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
@@ -209,8 +209,8 @@ export interface LeaveOut {
   readonly guard: { readonly numbers: SentNumbers; readonly runs: readonly EarlierRun[] } | undefined;
 }
 
-/** The flags that say what a run means to do about numbers earlier runs accepted. */
-export interface LeaveOutFlags {
+/** What the command means to do about numbers earlier runs accepted (bulk/campaign.ts, earlier), its runs found. */
+export interface LeaveOutIntent {
   readonly includeSent: boolean;
   /** --skip-sent RUN: the runs named (journal paths). */
   readonly named: readonly string[];
@@ -229,19 +229,21 @@ export interface LeaveOutFlags {
  */
 export async function leaveOutFor(
   ui: Ui,
-  flags: LeaveOutFlags,
-  state: Pick<RunState, 'previous' | 'moved' | 'abandoned'>,
+  flags: LeaveOutIntent,
+  run: Run,
   definition: MessageDefinition,
   target: JournaledTarget | undefined,
   wantIds: boolean,
   earlier: readonly EarlierRun[],
 ): Promise<LeaveOut> {
-  if (state.previous !== undefined) {
-    const recorded = state.previous.header.skipSent ?? [];
+  if (run.kind === 'resume') {
+    const recorded = run.previous.header.skipSent ?? [];
     return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: '--resume', wantIds }) : undefined, guard: undefined };
   }
   const named = flags.named;
-  const journals = named.map((j) => (state.moved !== undefined && j === state.moved.from ? state.moved.to : j));
+  const moved = run.moved;
+  const abandoned = run.kind === 'restart' ? run.abandoned : undefined;
+  const journals = named.map((j) => (moved !== undefined && j === moved.from ? moved.to : j));
   if (flags.bare) {
     const same = earlier.filter((r) => definitionDifferences(journaledDefinition(r.header), definition).length === 0);
     for (const r of same) if (!journals.includes(r.journal)) journals.push(r.journal);
@@ -252,20 +254,20 @@ export async function leaveOutFor(
     if (earlier.length === 0) ui.info('--skip-sent: no earlier run of this file sent to this account: nothing to leave out');
   }
   let abandonedAgain = false;
-  if (state.abandoned !== undefined && !flags.includeSent && !journals.includes(state.abandoned.journal)) {
-    const a = state.abandoned.header;
+  if (abandoned !== undefined && !flags.includeSent && !journals.includes(abandoned.journal)) {
+    const a = abandoned.header;
     const why = restartSendsToAll(a, definition, target);
     if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);
-    else journals.push(state.abandoned.journal);
+    else journals.push(abandoned.journal);
   }
-  if (state.abandoned?.header.again === true) abandonedAgain = true;
+  if (abandoned?.header.again === true) abandonedAgain = true;
   let sent: SentNumbers | undefined;
   if (journals.length > 0) {
     const flag = named.length > 0 || flags.bare ? '--skip-sent' : '--restart';
     sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
-    for (const run of sent.named) {
-      if (!named.includes(run.journal) && run.journal !== state.abandoned?.journal) continue;
-      const note = checkSentRun(run, definition, target, flag);
+    for (const left of sent.named) {
+      if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
+      const note = checkSentRun(left, definition, target, flag);
       if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
     }
   }

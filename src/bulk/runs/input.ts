@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Context } from '../../context.js';
 import { InterruptedError, UsageError } from '../../errors.js';
-import type { RunFlags, RunInput, RunState } from './open.js';
+import type { Run, RunInput } from './open.js';
+import { journalOf, type Campaign } from '../campaign.js';
 import { ensureDir } from '../../files/dirs.js';
 import { formatCount } from '../../output/count.js';
 import { statInput } from '../input/identity.js';
@@ -15,23 +16,26 @@ import { statInput } from '../input/identity.js';
  * The input of the run (stdin copied to a file beside the journal, or to a temporary folder for
  * a dry run), with its identity; a resumed run must read the same bytes.
  */
-export async function openInput(ctx: Context, flags: RunFlags, state: RunState, defer: (cleanup: () => void) => void): Promise<RunInput> {
-  const { previous, journalPath } = state;
+export async function openInput(ctx: Context, campaign: Campaign, state: Run, defer: (cleanup: () => void) => void): Promise<RunInput> {
+  const { journalPath } = state;
+  const previous = state.kind === 'resume' ? state.previous : undefined;
+  // A dry run, a preview or a sample copies stdin to a folder of its own, removed at the end.
+  const scratch = journalOf(campaign.purpose) === 'none';
   let path: string;
   let stdin: boolean;
   let kept = false;
   if (previous !== undefined) {
     // A keyed run goes on from whichever path holds its data (checked: bulk/runs/once.ts).
-    path = flags.once !== undefined && state.fileAbs !== undefined && !previous.header.input.stdin ? state.fileAbs : previous.header.input.path;
+    path = campaign.earlier.once !== undefined && state.fileAbs !== undefined && !previous.header.input.stdin ? state.fileAbs : previous.header.input.path;
     stdin = previous.header.input.stdin;
-  } else if (flags.file === '-') {
-    const dir = flags.dryRun ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
+  } else if (campaign.input.file === '-') {
+    const dir = scratch ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
     ensureDir(dir);
-    path = join(dir, flags.dryRun ? 'stdin.csv' : `${state.runId}.stdin.csv`);
+    path = join(dir, scratch ? 'stdin.csv' : `${state.runId}.stdin.csv`);
     // Kept only once a journal refers to it.
     const spool = path;
     defer(() => {
-      if (flags.dryRun) rmSync(dir, { recursive: true, force: true });
+      if (scratch) rmSync(dir, { recursive: true, force: true });
       else if (!kept) rmSync(spool, { force: true });
     });
     await spoolStdin(ctx, path);
@@ -40,7 +44,7 @@ export async function openInput(ctx: Context, flags: RunFlags, state: RunState, 
     path = state.fileAbs as string;
     stdin = false;
   }
-  const label = stdin ? 'stdin' : (flags.file ?? path);
+  const label = stdin ? 'stdin' : (campaign.input.file ?? path);
   const identity = statInput(path, label);
   if (previous !== undefined) {
     const was = previous.header.input;

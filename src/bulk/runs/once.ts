@@ -7,20 +7,14 @@
 import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { LockOwner } from '../../files/lock.js';
-import type { Settings } from '../../settings/resolve.js';
 import type { RunHeader } from '../journal/records.js';
-import { buildMessage, type MessageFlags } from '../compose/message.js';
+import { buildMessage } from '../compose/message.js';
+import type { Campaign } from '../campaign.js';
 import { describeSender, describeText } from './target.js';
 import { shellQuote } from '../../output/shell.js';
 import { definitionDifferences, journaledDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
-
-/** The flags that say what a keyed run sends, when given again. */
-export interface KeyedFlags extends MessageFlags {
-  readonly noRender: boolean;
-  readonly maxParts?: number | undefined;
-}
 
 /** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */
 export function describeKeyUse(header: RunHeader): string {
@@ -47,12 +41,12 @@ export function runningNowDocument(key: string, owner: LockOwner, journal: strin
  * gives one) and its data. Another one is refused, quoting what the key was used for; a run left
  * unfinished can be abandoned for the new data under the key (--restart), a finished one cannot.
  */
-export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly flags: KeyedFlags; readonly settings: Pick<Settings, 'account' | 'channel' | 'from'>; readonly input: string | undefined }): Promise<void> {
+export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly campaign: Pick<Campaign, 'message' | 'input' | 'where'>; readonly input: string | undefined }): Promise<void> {
   const { key, header } = o;
-  const f = o.flags;
-  if (f.text !== undefined || f.textFile !== undefined || f.template !== undefined || f.textColumn !== undefined) {
-    const message = await buildMessage(ctx, f, o.settings);
-    const personal = { render: !f.noRender, textColumn: f.textColumn ?? null, fromColumn: f.fromColumn ?? null, maxParts: f.maxParts ?? null };
+  const m = o.campaign.message;
+  if (m.text !== undefined || m.textFile !== undefined || m.template !== undefined || m.textColumn !== undefined) {
+    const message = await buildMessage(ctx, o.campaign);
+    const personal = { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null };
     const diffs = definitionDifferences(journaledDefinition(header), { message, personal });
     if (diffs.length > 0) throw keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false);
   }

@@ -22,41 +22,24 @@ import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { RESERVE_BYTES } from '../journal/reserve.js';
 import { lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
-import { keyedIdempotency, keyedJournal, type Place } from '../../once/keys.js';
+import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
 import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { shellQuote } from '../../output/shell.js';
-import { buildResumeCommand, type ResumeFlags } from './resume-command.js';
+import { buildResumeCommand } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';
 import { newRunId } from '../journal/keys.js';
 import { formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
-import { DEFAULT_CONCURRENCY } from '../campaign.js';
+import { journalOf, type Campaign } from '../campaign.js';
+import { purposeFlag } from '../flag-names.js';
 
-/** The flags that say which run this is. */
-export interface RunFlags {
-  /** The CSV as given; '-' for stdin; undefined with --resume --journal. */
-  readonly file: string | undefined;
-  readonly journal?: string | undefined;
-  readonly resume: boolean;
-  readonly restart: boolean;
-  readonly dryRun: boolean;
-  /** Sandbox runs keep their state apart from real runs. */
-  readonly sandbox?: boolean | undefined;
-  /** `--preview` or `--sample-to`: no run of the campaign, so nothing of it "sends" now. */
-  readonly trial?: string | undefined;
-  /** The flags a resume command printed in a refusal repeats (the profile, the target). */
-  readonly resumeWith?: ResumeFlags | undefined;
-  /** --once: the campaign key, and the target account it belongs to (bulk/runs/once.ts). */
-  readonly once?: { readonly key: string; readonly place: Place } | undefined;
-}
-
-export interface RunState {
-  readonly runId: string;
+/** Where a run's journal is, and the file it reads: what every run knows. */
+interface RunAt {
   readonly journalPath: string;
   /** The input file's real path (realFile); undefined for stdin. */
   readonly fileAbs: string | undefined;
@@ -65,54 +48,95 @@ export interface RunState {
    * may later point at another file (cron's `today.csv`); then its real path.
    */
   readonly fileArg: string | undefined;
-  /** The journal being resumed. */
-  readonly previous: LoadedJournal | undefined;
-  /** The unfinished run --restart abandoned, and where its journal now is. */
-  readonly abandoned: { readonly journal: string; readonly header: RunHeader } | undefined;
-  /** A journal this run moved aside (abandoned, or an earlier finished run kept). */
-  readonly moved: { readonly from: string; readonly to: string } | undefined;
-  /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
-  readonly unfinished?: { readonly header: RunHeader; readonly sending: boolean } | undefined;
-  /** --once: another process holds the key's run now; nothing else was opened. */
-  readonly runningNow?: LockOwner | undefined;
-  /** --once, a new run under the key: what its journal records of the key. */
-  readonly once?: OnceRecord | undefined;
 }
+
+/** A journal moved aside (an abandoned run's, or the file's last finished run's, kept). */
+export interface Moved {
+  readonly from: string;
+  readonly to: string;
+}
+
+/**
+ * Which run this is, decided here once from what the command asks (bulk/campaign.ts, earlier) and
+ * what is on disk, and handed down: a new run, a resume of the unfinished one, or a restart that
+ * abandoned it. The engine switches on `kind`; no one else tells a resume by its journal.
+ */
+export type Run = NewRun | RestartRun | ResumeRun;
+
+export interface NewRun extends RunAt {
+  readonly kind: 'new';
+  readonly runId: string;
+  /** The file's last run, finished, kept aside (its outcomes stay for msgr runs). */
+  readonly moved: Moved | undefined;
+  /** A campaign key's new run: what its journal records of the key. */
+  readonly once: OnceRecord | undefined;
+  /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
+  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean } | undefined;
+}
+
+export interface RestartRun extends RunAt {
+  readonly kind: 'restart';
+  readonly runId: string;
+  /** The unfinished run abandoned, and where its journal now is. */
+  readonly abandoned: { readonly journal: string; readonly header: RunHeader };
+  /** Where its journal went; undefined for a dry run, preview or sample, which abandon nothing. */
+  readonly moved: Moved | undefined;
+  readonly once: OnceRecord | undefined;
+}
+
+export interface ResumeRun extends RunAt {
+  readonly kind: 'resume';
+  readonly runId: string;
+  /** The journal being resumed. */
+  readonly previous: LoadedJournal;
+}
+
+/**
+ * What opening finds: a run to go on with, or nothing to do: the run the command names finished
+ * (`done`), or a campaign key's run another process is sending now (`running-now`).
+ */
+export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly previous: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner });
 
 /**
  * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
  * resumes; refuses a new run over an unfinished one unless --restart archives it.
  */
-export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer: (cleanup: () => void) => void): Promise<RunState> {
+export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, defer: (cleanup: () => void) => void): Promise<Opened> {
   const state = stateDir(ctx.env, ctx.cwd);
-  const sandbox = flags.sandbox === true;
-  const given = flags.file !== undefined && flags.file !== '-' ? resolve(ctx.cwd, flags.file) : undefined;
+  const { sandbox } = campaign.where;
+  const { file } = campaign.input;
+  const { request, journal: journalGiven } = campaign.earlier;
+  // Only a send of the campaign takes the lock and moves journals: a dry run, a preview and a
+  // sample are no run of it.
+  const writes = journalOf(campaign.purpose) === 'write';
+  const key = campaign.earlier.once !== undefined ? { key: campaign.earlier.once, place: campaign.where.place } : undefined;
+  const given = file !== undefined && file !== '-' ? resolve(ctx.cwd, file) : undefined;
   const fileAbs = given !== undefined ? realFile(given) : undefined;
-  const fileArg = given !== undefined && given !== fileAbs ? fileAbs : flags.file;
+  const fileArg = given !== undefined && given !== fileAbs ? fileAbs : file;
   // A keyed run is known by its key (docs/bulk.md: "Campaign keys"): a command with the key
   // continues the key's unfinished run, or finds it done, whatever else it says.
-  const keyed = flags.once !== undefined ? keyedJournal(state, flags.once.place, flags.once.key) : undefined;
-  const resume = flags.resume || (keyed !== undefined && !flags.restart && !flags.dryRun && existsSync(keyed));
+  const keyed = key !== undefined ? keyedJournal(state, key.place, key.key) : undefined;
+  const resume = request === 'resume' || (keyed !== undefined && request !== 'restart' && writes && existsSync(keyed));
   let journalPath: string;
   let runId: string;
   if (resume) {
     if (keyed !== undefined) journalPath = keyed;
-    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (journalGiven !== undefined) journalPath = resolve(ctx.cwd, journalGiven);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
-    if (!existsSync(journalPath) && flags.once !== undefined) {
-      throw new UsageError(`nothing to resume: no run under --once ${flags.once.key} for account ${flags.once.place.account ?? '(none)'}`, { hint: 'Run the command without --resume to start it: a command with the key continues its run while it is unfinished.' });
+    if (!existsSync(journalPath) && key !== undefined) {
+      throw new UsageError(`nothing to resume: no run under --once ${key.key} for account ${key.place.account ?? '(none)'}`, { hint: 'Run the command without --resume to start it: a command with the key continues its run while it is unfinished.' });
     }
     if (!existsSync(journalPath)) {
       // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
-      const away = fileAbs !== undefined && flags.journal === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;
+      const away = fileAbs !== undefined && journalGiven === undefined ? await unfinishedElsewhere(ctx, state, fileAbs, sandbox, undefined, given) : undefined;
       if (away !== undefined && fileAbs !== undefined) {
         throw new UsageError(`nothing to resume in ${journalPath}: the unfinished run ${away.header.runId} of this file (started ${away.header.createdAt}) keeps its journal at ${away.journal}`, {
-          hint: `Continue it with: ${continueElsewhere(flags, fileArg, fileAbs, away.journal)}`,
+          hint: `Continue it with: ${continueElsewhere(campaign, fileArg, fileAbs, away.journal)}`,
         });
       }
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
-      const other = fileAbs !== undefined && flags.journal === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
+      const other = fileAbs !== undefined && journalGiven === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
       const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
       throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without --resume to start sending.${otherHint}` });
     }
@@ -120,27 +144,27 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   } else {
     runId = newRunId(ctx.now());
     if (keyed !== undefined) journalPath = keyed;
-    else if (flags.journal !== undefined) journalPath = resolve(ctx.cwd, flags.journal);
+    else if (journalGiven !== undefined) journalPath = resolve(ctx.cwd, journalGiven);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
     else journalPath = join(stdinRunDir(state, runId, sandbox), 'journal.jsonl');
   }
   // A folder is no journal: said as such, not as a file that is not one (nor read as one).
-  if (flags.journal !== undefined && isFolder(journalPath)) {
-    throw new UsageError(`--journal: ${flags.journal} is a folder; --journal takes the journal's file path`, {
-      hint: flags.resume ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(flags.journal, 'journal.jsonl'))}, or leave --journal out: msgr keeps it in its state folder.`,
+  if (journalGiven !== undefined && isFolder(journalPath)) {
+    throw new UsageError(`--journal: ${journalGiven} is a folder; --journal takes the journal's file path`, {
+      hint: request === 'resume' ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(journalGiven, 'journal.jsonl'))}, or leave --journal out: msgr keeps it in its state folder.`,
     });
   }
   // The journal is written over: never the CSV it records.
-  if (flags.journal !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
-    throw new UsageError(`--journal: ${flags.journal} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
+  if (journalGiven !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
+    throw new UsageError(`--journal: ${journalGiven} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
   }
   // A new run writes its journal over the file there: an earlier run's journal is kept aside
   // (below), but anything else (the --exclude list, the --text-file, a report) would be lost.
-  if (flags.journal !== undefined && !flags.resume && !journalOrNothing(journalPath)) {
-    throw new UsageError(`--journal: ${flags.journal} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: 'Give the journal a path of its own (a new file), or leave --journal out: msgr keeps it in its state folder.' });
+  if (journalGiven !== undefined && request !== 'resume' && !journalOrNothing(journalPath)) {
+    throw new UsageError(`--journal: ${journalGiven} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: 'Give the journal a path of its own (a new file), or leave --journal out: msgr keeps it in its state folder.' });
   }
 
-  if (!flags.dryRun) {
+  if (writes) {
     let lock;
     const lockPath = `${journalPath}.lock`;
     try {
@@ -150,21 +174,21 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       // A run that stops before its journal is written (the preflight, the confirmation) leaves
       // no empty folder. Deferred before the lock, so it runs after the lock is released.
       if (made) defer(() => removeIfEmpty(folder));
-      lock = tryLock(lockPath, `msgr send-bulk ${flags.file ?? ''}${flags.once !== undefined ? ` --once ${shellQuote(flags.once.key)}` : ''}${flags.resume ? ' --resume' : ''}`.trim(), ctx);
+      lock = tryLock(lockPath, `msgr send-bulk ${file ?? ''}${key !== undefined ? ` --once ${shellQuote(key.key)}` : ''}${request === 'resume' ? ' --resume' : ''}`.trim(), ctx);
     } catch (err) {
       throw stateWriteError(err, dirname(journalPath));
     }
     // The key's run is being sent by another process: it is that process's to finish (and report).
-    if (!('release' in lock) && keyed !== undefined) return { runId, journalPath, fileAbs, fileArg, previous: undefined, abandoned: undefined, moved: undefined, runningNow: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' } };
+    if (!('release' in lock) && keyed !== undefined) return { kind: 'running-now', runId, journalPath, fileAbs, fileArg, owner: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' } };
     if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
     const held = lock;
     defer(() => held.release());
     ctx.onExit(() => held.release());
     // A keyed run is a run of its file too: a run of the file without the key knows of it.
     if (keyed !== undefined && !resume && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
-    else if (flags.journal !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
+    else if (journalGiven !== undefined && fileAbs !== undefined) pointHere(ui, runDirFor(state, fileAbs, sandbox), journalPath, defer);
     // Stdin kept by --journal: where a later run of the same data piped in looks (checkStdinAgain).
-    else if (flags.journal !== undefined && !flags.resume) pointHere(ui, stdinRunDir(state, runId, sandbox), journalPath, defer);
+    else if (journalGiven !== undefined && request !== 'resume') pointHere(ui, stdinRunDir(state, runId, sandbox), journalPath, defer);
   }
 
   // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
@@ -175,8 +199,8 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
     if (away !== undefined) {
       const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
       const awayKey = away.header.once?.key;
-      const command = continueElsewhere(flags, fileArg, fileAbs, own || awayKey !== undefined ? undefined : away.journal, awayKey);
-      if (!flags.dryRun) {
+      const command = continueElsewhere(campaign, fileArg, fileAbs, own || awayKey !== undefined ? undefined : away.journal, awayKey);
+      if (writes) {
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
         const blocked = resumeBlocked(ctx, away.header, fileAbs);
@@ -197,9 +221,9 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
   }
 
   let previous: LoadedJournal | undefined;
-  let abandoned: RunState['abandoned'];
-  let moved: RunState['moved'];
-  let unfinished: RunState['unfinished'];
+  let abandoned: RestartRun['abandoned'] | undefined;
+  let moved: Moved | undefined;
+  let unfinished: NewRun['unfinished'];
   if (resume) {
     try {
       previous = await loadJournal(journalPath);
@@ -213,19 +237,19 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
     // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
-    if (!flags.dryRun && fileAbs === undefined && flags.journal !== undefined && !previous.header.input.stdin) {
+    if (writes && fileAbs === undefined && journalGiven !== undefined && !previous.header.input.stdin) {
       pointHere(ui, runDirFor(state, realFile(previous.header.input.path), previous.header.target?.sandbox === true), journalPath, defer);
     }
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
-  } else if (!flags.dryRun && existsSync(journalPath)) {
+  } else if (writes && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
-    if (old !== undefined && keyed !== undefined && flags.once !== undefined && isFinished(old)) {
-      throw new UsageError(`--restart: run ${old.header.runId} under --once ${flags.once.key} finished; there is nothing to restart`, {
+    if (old !== undefined && keyed !== undefined && key !== undefined && isFinished(old)) {
+      throw new UsageError(`--restart: run ${old.header.runId} under --once ${key.key} finished; there is nothing to restart`, {
         hint: 'A key names one campaign: a new campaign needs a key of its own.',
       });
     }
     if (old !== undefined && !isFinished(old)) {
-      if (!flags.restart) {
+      if (request !== 'restart') {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
           hint:
@@ -248,12 +272,12 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       moved = { from: journalPath, to: kept };
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
     }
-  } else if (flags.dryRun && !flags.resume && existsSync(journalPath)) {
+  } else if (!writes && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
     if (old !== undefined && keyed !== undefined && isFinished(old)) {
       // The key's run is done: a dry run says so, as the command would.
       previous = old;
-    } else if (old !== undefined && !isFinished(old) && flags.restart) {
+    } else if (old !== undefined && !isFinished(old) && request === 'restart') {
       // A dry run of --restart counts what the restart would leave out; it abandons nothing.
       abandoned = { journal: journalPath, header: old.header };
       ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
@@ -262,15 +286,18 @@ export async function openRunState(ctx: Context, ui: Ui, flags: RunFlags, defer:
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      else if (flags.once !== undefined) ui.info(`run ${old.header.runId} under --once ${flags.once.key} is unfinished (started ${old.header.createdAt}): the same command without ${flags.trial ?? '--dry-run'} continues it`);
+      else if (key !== undefined) ui.info(`run ${old.header.runId} under --once ${key.key} is unfinished (started ${old.header.createdAt}): the same command without ${purposeFlag(campaign.purpose) ?? '--dry-run'} continues it`);
       else {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
         ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart` : 'the campaign goes on with --resume, or starts over with --restart'}`);
       }
     }
   }
-  const once = flags.once !== undefined && !resume ? { key: flags.once.key, idempotency: keyedIdempotency(flags.once.place, flags.once.key, abandoned !== undefined ? runId : undefined) } : undefined;
-  return { runId, journalPath, fileAbs, fileArg, previous, abandoned, moved, unfinished, once };
+  const at = { journalPath, fileAbs, fileArg };
+  if (previous !== undefined) return { kind: isFinished(previous) ? 'done' : 'resume', runId, ...at, previous };
+  const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined ? runId : undefined) } : undefined;
+  if (abandoned !== undefined) return { kind: 'restart', runId, ...at, abandoned, moved, once };
+  return { kind: 'new', runId, ...at, moved, once, unfinished };
 }
 
 /**
@@ -303,9 +330,8 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
 }
 
 /** The command that resumes the file's run: `journal` undefined for the one in its own run folder. */
-function continueElsewhere(flags: RunFlags, fileArg: string | undefined, fileAbs: string, journal: string | undefined, once?: string): string {
-  const base = flags.resumeWith ?? { file: fileArg, sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false };
-  return buildResumeCommand({ ...base, file: fileArg, journal, once }, fileAbs, false, journal ?? '');
+function continueElsewhere(campaign: Pick<Campaign, 'resumeWith'>, fileArg: string | undefined, fileAbs: string, journal: string | undefined, once?: string): string {
+  return buildResumeCommand({ ...campaign.resumeWith, file: fileArg, journal, once }, fileAbs, false, journal ?? '');
 }
 
 /**
@@ -386,21 +412,21 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
  * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
  * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
  */
-export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, state: RunState, input: RunInput, defer: (cleanup: () => void) => void): Promise<RunState> {
-  if (!input.stdin || state.previous !== undefined) return state;
-  const root = runsRoot(stateDir(ctx.env, ctx.cwd), flags.sandbox === true);
+export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, run: Run, input: RunInput, defer: (cleanup: () => void) => void): Promise<Run> {
+  if (!input.stdin || run.kind === 'resume') return run;
+  const root = runsRoot(stateDir(ctx.env, ctx.cwd), campaign.where.sandbox);
   let dirs: string[];
   try {
     dirs = readdirSync(root).filter((d) => d.startsWith('stdin-'));
   } catch {
-    return state;
+    return run;
   }
   // Newest first: run ids start with their time. A stdin run kept by --journal leaves a pointer
   // in a folder of its own there (openRunState).
   const journals = dirs.sort().reverse().flatMap((d) => [join(root, d, 'journal.jsonl'), ...pointedJournals(join(root, d))]);
   for (const journal of journals) {
     const own = journal.startsWith(`${root}/`);
-    if (journal === state.journalPath) continue;
+    if (journal === run.journalPath) continue;
     const header = readHeader(journal);
     if (header === undefined || !header.input.stdin || header.input.size !== input.identity.size || header.input.quickHash !== input.identity.quickHash) continue;
     // The quick hash reads the first and last MiB: the rest is compared with that run's copy. A
@@ -409,17 +435,17 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
     const holder = lockHolder(`${journal}.lock`, ctx);
     const old = holder !== undefined ? undefined : await loadJournal(journal).catch(() => undefined);
     if (holder === undefined && (old === undefined || isFinished(old))) continue;
-    const command = buildResumeCommand({ ...(flags.resumeWith ?? { sandbox: flags.sandbox === true, concurrency: DEFAULT_CONCURRENCY, yes: false }), file: undefined, journal }, undefined, true, journal);
+    const command = buildResumeCommand({ ...campaign.resumeWith, file: undefined, journal }, undefined, true, journal);
     const which = `run ${header.runId}, started ${header.createdAt}, read the same data from stdin`;
-    if (flags.dryRun) {
+    if (journalOf(campaign.purpose) === 'none') {
       ui.info(`an unfinished run of this data exists (${which}): the campaign goes on with ${command}`);
-      return state;
+      return run;
     }
     if (holder !== undefined) throw runningError(`${journal}.lock`, holder);
     if (old === undefined) continue;
     // A journal kept by --journal is the user's file: --restart renames it only when named, as
     // for a CSV file's run kept elsewhere (openRunState).
-    if (!flags.restart || !own) {
+    if (campaign.earlier.request !== 'restart' || !own) {
       const restart = own ? '--restart' : `--restart --journal ${shellQuote(journal)}`;
       throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
         hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
@@ -428,11 +454,11 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, flags: RunFlags, sta
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
     moveJournal(journal, archived);
     // This run's journal is in a folder of its own: until it is written, nothing was abandoned.
-    putBackUnlessStarted(ctx, defer, journal, archived, state.journalPath);
+    putBackUnlessStarted(ctx, defer, journal, archived, run.journalPath);
     ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
-    return { ...state, abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
+    return { ...run, kind: 'restart', abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
   }
-  return state;
+  return run;
 }
 
 /** Whether two files hold the same bytes. */
@@ -497,7 +523,7 @@ export function spaceToResumeIn(folder: string, journalPath: string, reportPath:
  */
 export function openJournal(
   ctx: Pick<Context, 'now' | 'version'>,
-  state: RunState,
+  state: Run,
   input: RunInput,
   shape: RunShape,
   message: Record<string, unknown>,
@@ -505,7 +531,7 @@ export function openJournal(
   run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number; readonly again: boolean; readonly once: OnceRecord | undefined },
 ): Journal {
   const open = (): Journal => {
-    if (state.previous !== undefined) return Journal.append(state.journalPath, ctx.now);
+    if (state.kind === 'resume') return Journal.append(state.journalPath, ctx.now);
     const header: RunHeader = {
       type: 'run',
       version: 1,

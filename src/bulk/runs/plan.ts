@@ -2,26 +2,23 @@
 // shape): from the flags for a new run, exactly as journaled for a resumed one. Also the number
 // checker and the exclude list those imply.
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
-import { describeSource, type Settings } from '../../settings/resolve.js';
+import { describeSource } from '../../settings/resolve.js';
 import { loadExcludes, type ExcludeList } from '../input/exclude.js';
 import type { NumberSet } from '../input/number-set.js';
 import { sinceStart, type OptOutSource } from '../send/opt-outs.js';
 import type { RunShape } from '../journal/records.js';
-import type { LoadedJournal } from '../journal/load.js';
-import { buildMessage, type MessageFlags } from '../compose/message.js';
+import { buildMessage } from '../compose/message.js';
 import { createNumberChecker, type NumberChecker } from '../input/number-check.js';
 import type { PreflightResult } from '../preflight/range.js';
 import type { CsvFormat } from '../input/csv.js';
-import { checkResume, type SendingFlags } from './resume-checks.js';
-import { DEFAULT_BATCH_SIZE } from '../campaign.js';
-
-export type PlanFlags = MessageFlags & SendingFlags;
+import { checkResume } from './resume-checks.js';
+import { DEFAULT_BATCH_SIZE, type Campaign } from '../campaign.js';
+import type { Run } from './open.js';
 
 export interface RunPlan {
   /** The request without recipients, as every batch sends it. */
@@ -37,32 +34,40 @@ export interface RunPlan {
   readonly excludedAfterStart: NumberSet | undefined;
 }
 
-export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: Settings, previous: LoadedJournal | undefined, journalPath: string): Promise<RunPlan> {
+/**
+ * What the run sends: a resumed run exactly what its journal says (the command's flags checked
+ * against it), a new run what the campaign says.
+ */
+export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run): Promise<RunPlan> {
   let message: Record<string, unknown>;
   let shape: RunShape;
+  const previous = run.kind === 'resume' ? run.previous : undefined;
   if (previous !== undefined) {
     message = previous.header.message;
     shape = previous.header.shape;
-    checkResume(ctx, ui, flags, previous.header);
+    checkResume(ctx, ui, campaign, previous.header);
   } else {
-    message = await buildMessage(ctx, flags, settings);
+    message = await buildMessage(ctx, campaign);
+    const { columns, format, rows, exclude } = campaign.input;
+    const m = campaign.message;
+    const settings = campaign.where.settings;
     shape = {
-      batchSize: flags.batchSize ?? DEFAULT_BATCH_SIZE,
-      encoding: flags.encoding ?? '',
-      delimiter: flags.delimiter ?? '',
-      msisdnColumn: flags.msisdnColumn ?? '',
-      varColumns: flags.varColumns ?? [],
-      metaColumns: flags.metaColumns ?? [],
+      batchSize: campaign.pace.batchSize ?? DEFAULT_BATCH_SIZE,
+      encoding: format.encoding ?? '',
+      delimiter: format.delimiter ?? '',
+      msisdnColumn: columns.msisdn ?? '',
+      varColumns: columns.vars ?? [],
+      metaColumns: columns.meta ?? [],
       // Flag > MSGR_DEFAULT_COUNTRY > profile, checked (UK → "did you mean GB?") and journaled.
       defaultCountry: settings.defaultCountry.value !== undefined ? checkCountry(settings.defaultCountry.value, describeSource(settings.defaultCountry)) : null,
-      allowDuplicates: flags.allowDuplicates,
-      skipInvalid: flags.skipInvalid,
-      exclude: flags.exclude !== undefined ? { path: resolve(ctx.cwd, flags.exclude), hash: '', ...(flags.excludeColumn !== undefined ? { column: flags.excludeColumn } : {}) } : null,
-      ...(flags.noHeader === true ? { noHeader: true } : {}),
-      ...(flags.firstPerNumber === true ? { firstPerNumber: true } : {}),
-      ...(flags.allowUnlistedNumbers === true ? { allowUnlisted: true } : {}),
-      ...(flags.fixMojibake === true ? { fixMojibake: true } : {}),
-      personal: { render: !flags.noRender, textColumn: flags.textColumn ?? null, fromColumn: flags.fromColumn ?? null, maxParts: flags.maxParts ?? null },
+      allowDuplicates: rows.allowDuplicates,
+      skipInvalid: rows.skipInvalid,
+      exclude: exclude !== undefined ? { path: exclude.path, hash: '', ...(exclude.column !== undefined ? { column: exclude.column } : {}) } : null,
+      ...(!columns.headerRow ? { noHeader: true } : {}),
+      ...(rows.firstPerNumber ? { firstPerNumber: true } : {}),
+      ...(rows.allowUnlisted ? { allowUnlisted: true } : {}),
+      ...(rows.fixMojibake ? { fixMojibake: true } : {}),
+      personal: { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null },
     };
   }
   let country: CountryCode | undefined;
@@ -81,12 +86,12 @@ export async function planRun(ctx: Context, ui: Ui, flags: PlanFlags, settings: 
         hint: 'Put it back at that path, unchanged, and resume again; or start a new run with --restart.',
       });
     }
-    exclude = await loadExcludes(shape.exclude.path, checker, { label: flags.exclude ?? shape.exclude.path, column: shape.exclude.column });
+    exclude = await loadExcludes(shape.exclude.path, checker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
     const source: OptOutSource = { id: 'exclude', name: `the --exclude list ${shape.exclude.path}`, set: exclude.set };
     optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
       // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
-      const since = sinceStart(journalPath, source, previous.header.runId);
+      const since = sinceStart(run.journalPath, source, previous.header.runId);
       if (since === undefined) {
         throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
           hint: 'That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with --restart.',

@@ -1,7 +1,6 @@
 // The checks that a resumed run sends exactly what it started with: the flags that decide what it
 // sends, the msgr that started it, its validity and the preflight of the same bytes (docs/bulk.md:
 // Nothing lost, nothing sent twice).
-import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Ui } from '../../output/ui.js';
@@ -14,47 +13,18 @@ import { checkResumeTarget } from './target.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { formatCount } from '../../output/count.js';
 import { sameInput } from '../input/identity.js';
+import type { Campaign } from '../campaign.js';
 
-/** The flags a resumed run may repeat, but not change: they decide what it sends. */
-export interface SendingFlags {
-  readonly batchSize?: number | undefined;
-  readonly msisdnColumn?: string | undefined;
-  readonly varColumns?: readonly string[] | undefined;
-  readonly metaColumns?: readonly string[] | undefined;
-  readonly defaultCountry?: string | undefined;
-  readonly allowDuplicates: boolean;
-  readonly skipInvalid: boolean;
-  readonly text?: string | undefined;
-  readonly template?: string | undefined;
-  readonly from?: string | undefined;
-  readonly channel?: string | undefined;
-  readonly account?: string | undefined;
-  readonly name?: string | undefined;
-  readonly characterSet?: string | undefined;
-  readonly messageType?: string | undefined;
-  readonly meta?: readonly string[] | undefined;
-  readonly exclude?: string | undefined;
-  readonly excludeColumn?: string | undefined;
-  readonly noHeader?: boolean;
-  readonly firstPerNumber?: boolean;
-  readonly allowUnlistedNumbers?: boolean;
-  readonly fixMojibake?: boolean;
-  readonly encoding?: string | undefined;
-  readonly delimiter?: string | undefined;
-  readonly validity?: string | undefined;
-  readonly noRender?: boolean | undefined;
-  readonly textColumn?: string | undefined;
-  readonly fromColumn?: string | undefined;
-  readonly maxParts?: number | undefined;
-}
+/** What a resume's command may repeat, but not change: it decides what the run sends. */
+export type ResumeGiven = Pick<Campaign, 'message' | 'input' | 'pace' | 'where'>;
 
 /**
  * A resumed run sends exactly what it started with: the same flags, the same msgr (another may
  * normalise numbers differently, and so build other batches under the same Idempotency-Keys),
- * and a validity that has not passed.
+ * and a validity that has not passed. `given`: what the command says; undefined: nothing to compare.
  */
-export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: Pick<Ui, 'warn'>, flags: SendingFlags, header: RunHeader): void {
-  checkResumeFlags(flags, header, ui, ctx.cwd);
+export function checkResume(ctx: Pick<Context, 'now' | 'version'>, ui: Pick<Ui, 'warn'>, given: ResumeGiven | undefined, header: RunHeader): void {
+  if (given !== undefined) checkResumeFlags(given, header, ui);
   const runId = header.runId;
   if (header.msgr !== ctx.version) {
     throw new UsageError(`--resume: run ${runId} was started by msgr ${header.msgr}; this is msgr ${ctx.version}`, {
@@ -70,7 +40,7 @@ export function checkResume(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, ui: P
   }
 }
 
-function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, 'warn'>, cwd: string): void {
+function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'warn'>): void {
   const shape = header.shape;
   const msg = header.message;
   const body = (msg.body ?? {}) as { text?: string; templateId?: string };
@@ -84,36 +54,38 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, '
   // the header's spelling), the --exclude list's by headerKey (as bulk/input/exclude.ts finds it).
   const sameColumn = (flag: string, was: string | null | undefined): boolean => was !== null && was !== undefined && columnKey(flag) === columnKey(was);
   const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => sameColumn(x, b[i]));
-  if (flags.batchSize !== undefined && flags.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
-  if (flags.msisdnColumn !== undefined && !sameColumn(flags.msisdnColumn, shape.msisdnColumn)) differs('--msisdn-column', shape.msisdnColumn);
-  if (flags.varColumns !== undefined && !same(flags.varColumns, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
-  if (flags.metaColumns !== undefined && !same(flags.metaColumns, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
-  if (flags.defaultCountry !== undefined && flags.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
-  if (flags.allowDuplicates && !shape.allowDuplicates) differs('--allow-duplicates', false);
-  if (flags.skipInvalid && !shape.skipInvalid) differs('--skip-invalid', false);
-  if (flags.text !== undefined && flags.text !== body.text) differs('--text', body.text ?? null);
-  if (flags.template !== undefined && flags.template !== body.templateId) differs('--template', body.templateId ?? null);
-  if (flags.from !== undefined && flags.from !== msg.from) differs('--from', msg.from);
-  if (flags.channel !== undefined && flags.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
-  if (flags.account !== undefined && flags.account !== msg.accountReference) differs('--account', msg.accountReference);
-  if (flags.name !== undefined && flags.name !== msg.name) differs('--name', msg.name ?? null);
-  if (flags.characterSet !== undefined && flags.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
-  if (flags.messageType !== undefined && flags.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
-  if (flags.meta !== undefined && JSON.stringify(metaMap(flags.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
-  if (flags.exclude !== undefined && resolve(cwd, flags.exclude) !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
-  if (flags.excludeColumn !== undefined && (shape.exclude?.column === undefined || headerKey(flags.excludeColumn) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
-  if (flags.noHeader === true && shape.noHeader !== true) differs('--no-header', false);
-  if (flags.firstPerNumber === true && shape.firstPerNumber !== true) differs('--first-per-number', false);
-  if (flags.allowUnlistedNumbers === true && shape.allowUnlisted !== true) differs('--allow-unlisted-numbers', false);
-  if (flags.fixMojibake === true && shape.fixMojibake !== true) differs('--fix-mojibake', false);
-  if (flags.encoding !== undefined && flags.encoding !== shape.encoding) differs('--encoding', shape.encoding);
-  if (flags.delimiter !== undefined && flags.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
+  const { message: m, input, pace } = given;
+  const { columns, rows, format, exclude } = input;
+  if (pace.batchSize !== undefined && pace.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
+  if (columns.msisdn !== undefined && !sameColumn(columns.msisdn, shape.msisdnColumn)) differs('--msisdn-column', shape.msisdnColumn);
+  if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
+  if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
+  if (input.defaultCountry !== undefined && input.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
+  if (rows.allowDuplicates && !shape.allowDuplicates) differs('--allow-duplicates', false);
+  if (rows.skipInvalid && !shape.skipInvalid) differs('--skip-invalid', false);
+  if (m.text !== undefined && m.text !== body.text) differs('--text', body.text ?? null);
+  if (m.template !== undefined && m.template !== body.templateId) differs('--template', body.templateId ?? null);
+  if (m.from !== undefined && m.from !== msg.from) differs('--from', msg.from);
+  if (m.channel !== undefined && m.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
+  if (given.where.account !== undefined && given.where.account !== msg.accountReference) differs('--account', msg.accountReference);
+  if (m.name !== undefined && m.name !== msg.name) differs('--name', msg.name ?? null);
+  if (m.characterSet !== undefined && m.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
+  if (m.messageType !== undefined && m.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
+  if (m.meta !== undefined && JSON.stringify(metaMap(m.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
+  if (exclude !== undefined && exclude.path !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
+  if (exclude?.column !== undefined && (shape.exclude?.column === undefined || headerKey(exclude.column) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
+  if (!columns.headerRow && shape.noHeader !== true) differs('--no-header', false);
+  if (rows.firstPerNumber && shape.firstPerNumber !== true) differs('--first-per-number', false);
+  if (rows.allowUnlisted && shape.allowUnlisted !== true) differs('--allow-unlisted-numbers', false);
+  if (rows.fixMojibake && shape.fixMojibake !== true) differs('--fix-mojibake', false);
+  if (format.encoding !== undefined && format.encoding !== shape.encoding) differs('--encoding', shape.encoding);
+  if (format.delimiter !== undefined && format.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
   const personal = shape.personal;
-  if (flags.noRender === true && personal?.render === true) differs('--no-render', 'rendered texts');
-  if (flags.textColumn !== undefined && !sameColumn(flags.textColumn, personal?.textColumn)) differs('--text-column', personal?.textColumn ?? null);
-  if (flags.fromColumn !== undefined && !sameColumn(flags.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
-  if (flags.maxParts !== undefined && flags.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
-  if (flags.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
+  if (!m.render && personal?.render === true) differs('--no-render', 'rendered texts');
+  if (m.textColumn !== undefined && !sameColumn(m.textColumn, personal?.textColumn)) differs('--text-column', personal?.textColumn ?? null);
+  if (m.fromColumn !== undefined && !sameColumn(m.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
+  if (m.maxParts !== undefined && m.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
+  if (m.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
 }
 
 /**
@@ -121,9 +93,9 @@ function checkResumeFlags(flags: SendingFlags, header: RunHeader, ui: Pick<Ui, '
  * of this content hash (the checks a resume makes, without their output); undefined when it would
  * go on. For a sample, which names the command that continues the campaign.
  */
-export function resumeRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, flags: SendingFlags, header: RunHeader, now: JournaledTarget, accountGiven: boolean, hash: string): string | undefined {
+export function resumeRefusal(ctx: Pick<Context, 'now' | 'version'>, given: ResumeGiven, header: RunHeader, now: JournaledTarget, accountGiven: boolean, hash: string): string | undefined {
   try {
-    checkResume(ctx, { warn: () => undefined }, flags, header);
+    checkResume(ctx, { warn: () => undefined }, given, header);
     checkResumeTarget(header, now, accountGiven);
   } catch (err) {
     if (err instanceof UsageError) return err.message.replace(/^--resume: /, '').replace(/; nothing was sent$/, '');
@@ -139,9 +111,9 @@ export function resumeRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, fla
  * undefined when it would go on. A refusal beside such a run offers --restart alone (every
  * refusal offers only commands that would be accepted).
  */
-export function resumeBlocked(ctx: Pick<Context, 'cwd' | 'now' | 'version'>, header: RunHeader, fileAbs: string | undefined): string | undefined {
+export function resumeBlocked(ctx: Pick<Context, 'now' | 'version'>, header: RunHeader, fileAbs: string | undefined): string | undefined {
   try {
-    checkResume(ctx, { warn: () => undefined }, { allowDuplicates: false, skipInvalid: false }, header);
+    checkResume(ctx, { warn: () => undefined }, undefined, header);
   } catch (err) {
     if (err instanceof UsageError) return err.message.replace(/^--resume: /, '');
     throw err;

@@ -2,31 +2,10 @@
 // in its summary, in refusals and by `msgr runs show`: the flags a journal does not keep, given
 // again, each quoted for a shell (docs/bulk.md: Nothing lost, nothing sent twice).
 import { shellQuote } from '../../output/shell.js';
-import type { Rate } from '../campaign.js';
-import { DEFAULT_CONCURRENCY } from '../campaign.js';
-
-/** The flags a resumed run must be given again (they are not in the journal). */
-export interface ResumeFlags {
-  readonly file: string | undefined;
-  readonly profile?: string | undefined;
-  readonly baseUrl?: string | undefined;
-  /** --account: a resume must send for the run's account, which a profile may not give. */
-  readonly account?: string | undefined;
-  readonly apiKeyFile?: string | undefined;
-  readonly caFile?: string | undefined;
-  readonly sandbox: boolean;
-  readonly concurrency: number;
-  readonly rate?: Rate | undefined;
-  readonly report?: string | undefined;
-  readonly yes: boolean;
-  /** --journal as given; a resume must name it too. */
-  readonly journal?: string | undefined;
-  /** A keyed run (--once) goes on with its key, not --resume. */
-  readonly once?: string | undefined;
-}
+import { DEFAULT_CONCURRENCY, type ResumeArgs } from '../campaign.js';
 
 /** The exact command that continues this run. */
-export function buildResumeCommand(flags: ResumeFlags, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
+export function buildResumeCommand(flags: ResumeArgs, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
   const args = ['msgr', 'send-bulk'];
   if (!stdin && fileAbs !== undefined) args.push(shellQuote(flags.file ?? fileAbs));
   // A keyed run's journal is the key's: the key finds it, from a file or from stdin piped again.

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError } from '../../../../src/errors.js';
 import type { SendResult } from '../../../../src/bulk/send/accounting.js';
-import { printSummary, restartCommand, sentSummary, summaryError, type Summary } from '../../../../src/bulk/display/summary.js';
+import { printSummary, sentSummary, summaryError, type Summary } from '../../../../src/bulk/display/summary.js';
 import { createUi } from '../../../../src/output/ui.js';
 import { fakeContext } from '../../../support/fake-context.js';
 
@@ -101,15 +101,6 @@ describe('summaryError', () => {
     assert.match(summaryError(summary, left, { reportPath: undefined, clean })?.hint ?? '', /^Resume with: msgr send-bulk list.csv --resume$/);
     assert.equal(sentSummary(base, result({ accepted: 8, rejected: 2 }), 1, 'x').resume, null);
   });
-});
-
-test('restartCommand: this command with --restart, the base URL set to URL where it was given; none for a resume', () => {
-  const argv = ['send-bulk', 'my list.csv', '--text', 'Hi there', '--base-url', 'https://api.example.com/eu', '--yes'];
-  assert.equal(restartCommand(argv, { source: 'flag', origin: '--base-url' }), "msgr send-bulk 'my list.csv' --text 'Hi there' --base-url URL --yes --restart");
-  assert.equal(restartCommand(['send-bulk', 'a.csv', '--base-url=https://x', '--restart'], { source: 'flag' }), 'msgr send-bulk a.csv --base-url=URL --restart');
-  assert.equal(restartCommand(['send-bulk', 'a.csv', '--text', 'x', '--', '-'], { source: 'env', origin: 'MSGR_BASE_URL' }), 'MSGR_BASE_URL=URL msgr send-bulk a.csv --text x --restart -- -');
-  assert.equal(restartCommand(['send-bulk', 'a.csv'], { source: 'profile', origin: 'prod eu' }), "msgr profile set 'prod eu' base-url URL && msgr send-bulk a.csv --restart");
-  assert.equal(restartCommand(['send-bulk', 'a.csv', '--resume'], { source: 'flag' }), undefined);
 });
 
 test('a stop on a 404: the hint names the URL msgr built and the command that sends the rows once the base URL is fixed', () => {
