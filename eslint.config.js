@@ -4,35 +4,59 @@ import tseslint from 'typescript-eslint';
 
 const NO_PROCESS = { name: 'node:process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' };
 
-// The campaign engine's folders (src/bulk/), lowest first. A folder imports only folders of the
-// groups before its own: never one of its own group, nor one after it, nor a command; type
-// imports count too. That keeps the engine free of import cycles and says where a helper goes
-// (README: "Design notes", send-bulk stage by stage).
+// The campaign engine (src/bulk/; docs/design.md): its folders, lowest first. A folder imports
+// only folders of the groups before its own: never one of its own group, nor one after it, nor a
+// door, nor a command; type imports count too. That keeps the engine free of import cycles and
+// says where a helper goes. campaign.ts and flag-names.ts are leaves every folder may import; they
+// import no folder.
 const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose'], ['preflight'], ['send'], ['runs'], ['display']];
 
-/** One config per engine folder: the folders it may not import, as import paths. */
-function engineOrder() {
-  return ENGINE_ORDER.flatMap((group, level) =>
-    group.map((folder) => {
-      const below = ENGINE_ORDER.slice(0, level).flat();
-      const notBelow = ENGINE_ORDER.slice(level).flat().filter((f) => f !== folder);
-      return {
-        files: [`src/bulk/${folder}/**/*.ts`],
-        rules: {
-          'no-restricted-imports': ['error', {
-            paths: [NO_PROCESS],
-            patterns: [
-              ...(notBelow.length > 0 ? [{
-                regex: `^(\\.\\./)+(bulk/)?(${notBelow.join('|')})/`,
-                message: `src/bulk/${folder}/ may import ${below.length > 0 ? `only ${below.map((f) => `${f}/`).join(', ')} of the engine` : 'no other folder of the engine'} (the order: eslint.config.js, ENGINE_ORDER).`,
-              }] : []),
-              { regex: '^(\\.\\./)+commands/', message: 'The engine never imports a command.' },
-            ],
-          }],
-        },
-      };
-    }),
-  );
+// The engine's front doors (facades, not barrels: esbuild would initialise every module a barrel
+// re-exports): each command reaches the engine through one, and imports nothing else of it.
+// Outside src/bulk/, a module may import a door and the leaves; the preflight's worker thread
+// (src/workers/) runs preflight/ and input/ itself, and `msgr optout import` reads CSV files with
+// input/. The layout test checks dynamic imports, which lint does not see.
+const DOORS = { 'src/commands/send-bulk/run.ts': 'send-bulk', 'src/commands/runs/run.ts': 'runs' };
+const LEAVES = ['campaign', 'flag-names'];
+const OUTSIDE = { 'src/workers/**/*.ts': ['preflight', 'input'], 'src/optouts/**/*.ts': ['input'] };
+
+const ORDER_HELP = 'eslint.config.js, ENGINE_ORDER; docs/design.md';
+const NO_COMMAND = { regex: '^(\\.\\./)+commands/', message: 'The engine never imports a command.' };
+
+/** An import of src/bulk/ from outside it, other than the modules and folders named. */
+function outsideEngine(modules, folders = []) {
+  const allowed = [...modules.map((m) => `${m}\\.js$`), ...folders.map((f) => `${f}/`)];
+  return {
+    regex: `^(\\.\\./)+bulk/(?!(${allowed.join('|')}))`,
+    message: `Outside src/bulk/ this may import of the engine only ${[...modules.map((m) => `bulk/${m}.ts`), ...folders.map((f) => `bulk/${f}/`)].join(', ')} (${ORDER_HELP}).`,
+  };
+}
+
+/** The import rules of src/, by where a module is: outside the engine, a door's command, a worker, the engine's folders, leaves and doors. */
+function importRules() {
+  const rule = (files, patterns, ignores) => ({ files, ...(ignores !== undefined ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { paths: [NO_PROCESS], patterns }] } });
+  const doors = [...new Set(Object.values(DOORS))];
+  return [
+    rule(['src/**/*.ts'], [outsideEngine([...doors, ...LEAVES])], ['src/main.ts', 'src/bulk/**']),
+    ...Object.entries(OUTSIDE).map(([files, folders]) => rule([files], [outsideEngine([...doors, ...LEAVES], folders)])),
+    ...Object.entries(DOORS).map(([file, door]) => rule([file], [{ ...outsideEngine([door]), message: `${file} reaches the engine through its front door, src/bulk/${door}.ts, alone (${ORDER_HELP}).` }])),
+    ...ENGINE_ORDER.flatMap((group, level) =>
+      group.map((folder) => {
+        const below = ENGINE_ORDER.slice(0, level).flat();
+        const notBelow = ENGINE_ORDER.slice(level).flat().filter((f) => f !== folder);
+        return rule([`src/bulk/${folder}/**/*.ts`], [
+          ...(notBelow.length > 0 ? [{
+            regex: `^(\\.\\./)+(bulk/)?(${notBelow.join('|')})/`,
+            message: `src/bulk/${folder}/ may import ${below.length > 0 ? `only ${below.map((f) => `${f}/`).join(', ')} of the engine` : 'no other folder of the engine'} (${ORDER_HELP}).`,
+          }] : []),
+          { regex: `^\\.\\./(${doors.join('|')})\\.js$`, message: `The engine's folders never import its doors (${ORDER_HELP}).` },
+          NO_COMMAND,
+        ]);
+      }),
+    ),
+    rule(LEAVES.map((leaf) => `src/bulk/${leaf}.ts`), [{ regex: `^\\./(?!(${LEAVES.join('|')})\\.js$)`, message: `campaign.ts and flag-names.ts are leaves: they import no folder nor door of the engine (${ORDER_HELP}).` }, NO_COMMAND]),
+    rule(doors.map((door) => `src/bulk/${door}.ts`), [{ regex: `^\\./(${doors.join('|')})\\.js$`, message: `A door never imports another (${ORDER_HELP}).` }, NO_COMMAND]),
+  ];
 }
 
 export default tseslint.config(
@@ -57,15 +81,15 @@ export default tseslint.config(
   },
   {
     // Only src/main.ts touches the process (argv, env, stdio, exit, signals, pid); everything else
-    // gets it through the Context, so commands run in-process with a fake one (README, "Design notes").
+    // gets it through the Context, so commands run in-process with a fake one (README, "Design
+    // notes"). node:process itself is refused by importRules (below), which every src/ file matches.
     files: ['src/**/*.ts'],
     ignores: ['src/main.ts'],
     rules: {
       'no-restricted-globals': ['error', { name: 'process', message: 'Use the Context (src/context.ts); only src/main.ts touches process.' }],
-      'no-restricted-imports': ['error', { paths: [NO_PROCESS] }],
     },
   },
-  ...engineOrder(),
+  ...importRules(),
   {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },

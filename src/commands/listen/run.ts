@@ -206,8 +206,8 @@ function watch(ctx: Context, ui: Ui, state: string, t: { lastEventMs: number | u
   if (silentFor < t.warnAfterMs) {
     idle.warned = false;
   } else if (!idle.warned) {
-    void import('../../bulk/runs/catalogue.js').then(({ sendingRuns }) => {
-      const runs = sendingRuns(state, ctx);
+    void import('../../bulk/runs.js').then(({ sendingRuns }) => {
+      const runs = sendingRuns(ctx);
       if (runs.length === 0 || idle.warned) return;
       idle.warned = true;
       const run = runs[0];

@@ -1,39 +1,18 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
-// stderr. The work is in bulk/runs/catalogue.ts and bulk/runs/report.ts.
-import { basename, join, resolve } from 'node:path';
+// stderr. The work is the engine's, through its front door for runs (src/bulk/runs.ts, the only
+// module of src/bulk/ this imports).
+import { basename } from 'node:path';
 import type { Context } from '../../context.js';
-import { isInDoubt, type RunHeader } from '../../bulk/journal/records.js';
-import { refuseReportOver, ReportWriter } from '../../bulk/report/writer.js';
-import { writeRunReport } from '../../bulk/runs/report.js';
-import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from '../../bulk/runs/target.js';
-import { findRun, listRuns, pruneRuns, readRunDetail, runInfo, type RunInfo } from '../../bulk/runs/catalogue.js';
-import { realFile, runDirFor } from '../../bulk/runs/state-folder.js';
-import { lockHolder, type LockOwner } from '../../files/lock.js';
+import type { LockOwner } from '../../files/lock.js';
+import { stateDir } from '../../files/state-dir.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
+import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunInfo } from '../../bulk/runs.js';
 import type { RunsOptions } from './options.js';
-import { buildResumeCommand } from '../../bulk/runs/resume-command.js';
-import { readHeader } from '../../bulk/journal/load.js';
 import { formatCount } from '../../output/count.js';
-import { stateDir } from '../../files/state-dir.js';
-import { DEFAULT_CONCURRENCY } from '../../bulk/campaign.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
-}
-
-/**
- * The msgr process sending the run now, if any (a live process holds its journal's lock): its
- * batches without an answer yet are in flight, not left in doubt, and a --resume would be refused.
- */
-function sendingNow(ctx: Context, r: RunInfo): LockOwner | undefined {
-  return r.finished || r.abandoned ? undefined : lockHolder(`${r.journal}.lock`, ctx);
-}
-
-function status(r: RunInfo, sending: LockOwner | undefined): string {
-  if (r.finished) return 'finished';
-  if (r.abandoned) return 'abandoned';
-  return sending !== undefined ? 'sending' : 'unfinished';
 }
 
 const sendingJson = (o: LockOwner | undefined): { pid: number; host: string; since: string } | null => (o === undefined ? null : { pid: o.pid, host: o.host, since: o.startedAt });
@@ -51,9 +30,9 @@ function table(rows: string[][]): string {
 
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const runs = (await listRuns(state(ctx))).map((r) => ({ ...r, sending: sendingNow(ctx, r) }));
+  const runs = await listRuns(ctx);
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map((r) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
     return;
   }
   if (runs.length === 0) {
@@ -74,7 +53,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
         basename(r.file),
         narrowTarget(r),
         `${formatCount(r.accepted)}${r.alreadySent > 0 ? `+${formatCount(r.alreadySent)}` : ''} of ${formatCount(r.toSend + r.alreadySent)}`,
-        `${status(r, r.sending)}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
+        `${r.status}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
     const width = ctx.stdout.isTTY === true ? Math.max(80, ctx.stdout.columns ?? 80) : 80;
@@ -92,7 +71,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       `${formatCount(r.accepted)}${r.alreadySent > 0 ? ` (+${formatCount(r.alreadySent)} earlier)` : ''}`,
       formatCount(r.inDoubt),
       formatCount(r.notSent),
-      status(r, r.sending),
+      r.status,
     ]);
   }
   ctx.stdout.write(`${table(rows)}\n`);
@@ -150,18 +129,9 @@ function stopNote(info: RunInfo, lastStop: string | undefined): string {
 }
 
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
-  const journal = findRun(state(ctx), ctx.cwd, ref, 'runs show');
-  const info = await runInfo(journal);
-  const detail = await readRunDetail(journal, 'runs show');
-  const h = detail.loaded.header;
-  const inDoubt: Array<{ batch: number; idempotencyKey: string; firstLine: number | null; recipients: number; numbers: readonly string[] }> = [];
-  detail.loaded.states.forEach((s, b) => {
-    if (!isInDoubt(s)) return;
-    const send = detail.sends.get(b);
-    inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [] });
-  });
-  const sending = sendingNow(ctx, info);
-  const doc = { ...info, status: status(info, sending), sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: detail.loaded.lastStop ?? null };
+  const view = await showRun(ctx, ref);
+  const { info, header: h, sending, inDoubt } = view;
+  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -172,14 +142,14 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
       'state',
       sending !== undefined
         ? `sending now (msgr pid ${sending.pid} on ${sending.host}, since ${sending.startedAt}): a batch without its answer yet is in flight, counted in doubt until it comes`
-        : `${status(info, sending)}${stopNote(info, detail.loaded.lastStop)}`,
+        : `${view.status}${stopNote(info, view.lastStop)}`,
     ],
-    ['journal', journal],
+    ['journal', view.journal],
     ['file', info.file],
-    ['target', describeTarget(h.target)],
+    ['target', view.described.target],
     ['started', `${info.startedAt} by msgr ${info.msgr}`],
-    ['message', describeText(h.message, h.shape.personal) ?? ''],
-    ['from', describeSender(h.message, h.shape.personal) ?? ''],
+    ['message', view.described.text],
+    ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
     ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
     ['accepted', formatCount(info.accepted)],
@@ -198,41 +168,12 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   if (sending !== undefined) {
     ui.info(`it is sending now; once it ends, \`msgr runs show ${info.runId}\` says what it left, and how to continue`);
   } else if (!info.finished && !info.abandoned) {
-    const t = h.target;
-    const profile = t !== undefined && !t.sandbox && t.profile !== null ? savedProfile(ctx, t.profile, ui) : undefined;
+    const next = continueRun(ctx, view, (name) => savedProfile(ctx, name, ui));
     // Without a profile (or with another key than the profile's) the key came from the
     // environment or a file the journal does not name.
-    const otherKey = t !== undefined && !t.sandbox && (t.profile === null || profile?.apiKey === undefined || keyFingerprint(profile.apiKey) !== t.keyFingerprint);
-    const key = otherKey ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
-    ui.info(`continue it with: ${continueCommand(ctx, journal, h, profile)}${key}`);
+    const key = next.otherKey ? ' (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)' : '';
+    ui.info(`continue it with: ${next.command}${key}`);
   }
-}
-
-/**
- * The command that resumes a run from its journal: a journal kept anywhere but its file's own
- * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
- * find another run or none (README: "Nothing lost, nothing sent twice"). A resume sends where the
- * run sent but does not read that from the journal: a run without a profile is given its base
- * URL, which came from --base-url or MSGR_BASE_URL; a run with one, the base URL and account it
- * had when the profile does not give them (a flag or the environment did), or a resume with
- * -p alone would be refused as another target (README: "`msgr runs`").
- */
-function continueCommand(ctx: Context, journal: string, h: RunHeader, profile: Profile | undefined): string {
-  const t = h.target;
-  const sandbox = t?.sandbox === true;
-  const own = h.input.stdin ? undefined : join(runDirFor(state(ctx), realFile(h.input.path), sandbox), 'journal.jsonl');
-  let baseUrl: string | undefined;
-  let account: string | undefined;
-  if (t !== undefined && !t.sandbox) {
-    if (t.profile === null || profile?.baseUrl === undefined || !sameBaseUrl(profile.baseUrl, t.baseUrl)) baseUrl = t.baseUrl;
-    if (t.profile !== null && t.account !== null && profile?.account !== t.account) account = t.account;
-  }
-  return buildResumeCommand(
-    { file: h.input.path, profile: t?.profile ?? undefined, baseUrl, account, sandbox, concurrency: DEFAULT_CONCURRENCY, yes: false, journal: journal === own ? undefined : journal, once: h.once?.key },
-    h.input.path,
-    h.input.stdin,
-    journal,
-  );
 }
 
 /** The profile as saved now; undefined when it is gone or the store cannot be read (the command then names everything). */
@@ -246,36 +187,18 @@ function savedProfile(ctx: Context, name: string, ui: Ui): Profile | undefined {
 
 export async function runReport(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const journal = findRun(state(ctx), ctx.cwd, ref, 'runs report');
-  const path = resolve(ctx.cwd, opts.report ?? '');
-  // Never over the journal, the CSV or the --exclude list the report is made from.
-  const header = readHeader(journal);
-  refuseReportOver(path, [
-    ["the run's journal", journal],
-    ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
-    ["the run's --exclude list", header?.shape.exclude?.path],
-  ]);
-  const writer = new ReportWriter(path, ctx.pid);
-  // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
-  ctx.atQuit(() => writer.discard());
-  try {
-    const r = await writeRunReport(ctx, journal, writer, (line) => ui.debug(line));
-    writer.close();
-    if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${formatCount(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
-    ui.success(`wrote ${formatCount(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${formatCount(r.withIds)} with a message id)`);
-    if (opts.json) {
-      const doc = { runId: header?.runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null };
-      ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
-    }
-  } finally {
-    // Closed above once complete; a failure or a stop leaves the file at the path as it was.
-    writer.discard();
+  const { journal, path, runId, written: r } = await writeReport(ctx, ref, opts.report ?? '', (line) => ui.debug(line));
+  if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${formatCount(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
+  ui.success(`wrote ${formatCount(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${formatCount(r.withIds)} with a message id)`);
+  if (opts.json) {
+    const doc = { runId: runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null };
+    ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
 }
 
 export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const r = await pruneRuns(state(ctx), opts.olderThanMs ?? Number.POSITIVE_INFINITY, ctx, opts.dryRun);
+  const r = await pruneRuns(ctx, opts.olderThanMs ?? Number.POSITIVE_INFINITY, opts.dryRun);
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ dryRun: opts.dryRun, removed: r.removed, keptUnfinished: r.keptUnfinished, keptNeeded: r.keptNeeded, keptElsewhere: r.keptElsewhere }, null, 2)}\n`);
     return;
