@@ -198,7 +198,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const { journalPath } = opened;
   if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
     const used = keyUsedBy(state, place, key, 'send-bulk');
-    if (used !== undefined) throw new UsageError(`--once ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. --once ${shellQuote(`${key}-2`)}).` });
+    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
   }
   // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
   if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done')) {
@@ -249,8 +249,8 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const textFile = campaign.message.textFile?.path;
   const reads = [
     ['the CSV file being sent', run.fileAbs ?? previous?.header.input.path],
-    ['the --exclude list', campaign.input.exclude?.path ?? previous?.header.shape.exclude?.path],
-    ['the --text-file', textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
+    [`the ${FLAG.exclude} list`, campaign.input.exclude?.path ?? previous?.header.shape.exclude?.path],
+    [`the ${FLAG.textFile}`, textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
   const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid }, rc.defer) : undefined;
@@ -276,7 +276,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // guard (docs/bulk.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
-  if (asked.again && earlier.length > 0) ui.info(`--again: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
+  if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
@@ -594,7 +594,7 @@ function closeReport(ui: Ui, report: ReportWriter | undefined, runId: string): b
     return true;
   } catch (err) {
     if (!isNoSpace(err)) throw err;
-    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} --report ${shellQuote(report.path)}`);
+    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} ${FLAG.report} ${shellQuote(report.path)}`);
     return false;
   }
 }

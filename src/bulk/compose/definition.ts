@@ -5,6 +5,7 @@ import type { PersonalSpec, RunHeader } from '../journal/records.js';
 import { messageText } from './message.js';
 import { columnKey } from '../../message/placeholders.js';
 import { messageDifferences } from '../../message/same-message.js';
+import { FLAG } from '../flag-names.js';
 
 /** What a run sends: the request without recipients, and how each row's message is made. */
 export interface MessageDefinition {
@@ -24,10 +25,10 @@ export function definitionDifferences(a: MessageDefinition, b: MessageDefinition
   const diffs = messageDifferences(a.message, b.message);
   const ra = perRow(a);
   const rb = perRow(b);
-  if (ra.textColumn !== rb.textColumn) diffs.push('--text-column');
-  if (ra.fromColumn !== rb.fromColumn) diffs.push('--from-column');
+  if (ra.textColumn !== rb.textColumn) diffs.push(FLAG.textColumn);
+  if (ra.fromColumn !== rb.fromColumn) diffs.push(FLAG.fromColumn);
   // Said only of the same text: another text differs already, whatever is done to it.
-  if (ra.render !== rb.render && !diffs.includes('body')) diffs.push('--no-render');
+  if (ra.render !== rb.render && !diffs.includes('body')) diffs.push(FLAG.noRender);
   return diffs;
 }
 

@@ -8,6 +8,7 @@ import { readTextFile } from '../../message/text-file.js';
 import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '../../message/request.js';
 import type { Campaign } from '../campaign.js';
 import { asciiJson } from '../input/columns.js';
+import { FLAG } from '../flag-names.js';
 
 /** A valid number, so the request checks pass without recipients; never sent. */
 const PLACEHOLDER_NUMBER = '+447911123456';
@@ -20,19 +21,19 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
   const m = campaign.message;
   const settings = campaign.where.settings;
   let text = m.text;
-  if (m.textFile !== undefined) text = await readTextFile(ctx, m.textFile.path, { flag: '--text-file', encoding: m.textFile.encoding, encodingFlag: '--text-encoding' });
+  if (m.textFile !== undefined) text = await readTextFile(ctx, m.textFile.path, { flag: FLAG.textFile, encoding: m.textFile.encoding, encodingFlag: FLAG.textEncoding });
   // A text copied out of a mangled export (message/mojibake.ts): refused as the rows' cells are.
   const repaired = text !== undefined ? repairMojibake(text) : undefined;
   if (text !== undefined && repaired !== undefined) {
     if (!campaign.input.rows.fixMojibake) {
-      throw new UsageError(`${m.textFile !== undefined ? `--text-file ${m.textFile.path}` : '--text'}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
+      throw new UsageError(`${m.textFile !== undefined ? `${FLAG.textFile} ${m.textFile.path}` : FLAG.text}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
     }
     text = repaired;
   }
   const perRowText = m.textColumn !== undefined;
   const perRowFrom = m.fromColumn !== undefined;
   if (text === undefined && m.template === undefined && !perRowText) {
-    throw new UsageError('no message: give --text, --text-file or --template', { hint: 'For example --text "Your order is ready" or --template order_ready (with the CSV columns as variables).' });
+    throw new UsageError(`no message: give ${FLAG.text}, ${FLAG.textFile} or ${FLAG.template}`, { hint: `For example ${FLAG.text} "Your order is ready" or ${FLAG.template} order_ready (with the CSV columns as variables).` });
   }
   const draft: MessageDraft = {
     accountReference: settings.account.value ?? (campaign.where.sandbox ? 'SANDBOX' : undefined),
@@ -46,16 +47,16 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
     text: perRowText ? '.' : text,
     templateId: m.template,
     recipients: [{ msisdn: PLACEHOLDER_NUMBER }],
-    metaData: parseKeyValues('--meta', m.meta),
+    metaData: parseKeyValues(FLAG.meta, m.meta),
   };
   // A text read from a file is that file's fault when it is empty: name the flag and the file.
-  const built = buildRequest(draft, ctx.now(), m.textFile !== undefined ? { text: `--text-file ${m.textFile.path}` } : {});
+  const built = buildRequest(draft, ctx.now(), m.textFile !== undefined ? { text: `${FLAG.textFile} ${m.textFile.path}` } : {});
   if (!built.ok) {
     const problems = built.problems.filter((p) => !p.field.startsWith('--to'));
     const lines = problems.map((p) => `  ${p.field}: ${p.message}`);
     const hints = problems.flatMap((p) => (p.hint !== undefined ? [p.hint] : []));
     // `--from '{{sender}}'`: a sender per row is a column's.
-    if (problems.some((p) => p.field === '--from') && senderHasPlaceholder(settings.from.value ?? '')) hints.push('Take each row\'s sender from a column with --from-column NAME.');
+    if (problems.some((p) => p.field === FLAG.from) && senderHasPlaceholder(settings.from.value ?? '')) hints.push(`Take each row's sender from a column with ${FLAG.fromColumn} NAME.`);
     throw new UsageError(`the message is not valid; nothing was sent:\n${lines.join('\n')}`, hints.length > 0 ? { hint: hints.join('\n      ') } : {});
   }
   const { recipients: _r, ...message } = built.request;

@@ -14,6 +14,7 @@ import { phoneText } from '../../message/text-file.js';
 import { asciiJson, noSuchColumn } from '../input/columns.js';
 import { requestFrame } from './message.js';
 import type { PersonalSpec } from '../journal/records.js';
+import { FLAG } from '../flag-names.js';
 
 export interface MessageSource {
   /** The text as given (--text/--text-file), undefined for a template or --text-column. */
@@ -64,8 +65,8 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
     if (i === -1) throw noSuchColumn(flag, fileLabel, name, header);
     return i;
   };
-  const textAt = spec.textColumn !== null ? column(spec.textColumn, '--text-column') : -1;
-  const fromAt = spec.fromColumn !== null ? column(spec.fromColumn, '--from-column') : -1;
+  const textAt = spec.textColumn !== null ? column(spec.textColumn, FLAG.textColumn) : -1;
+  const fromAt = spec.fromColumn !== null ? column(spec.fromColumn, FLAG.fromColumn) : -1;
   const bound: BoundText | undefined =
     textAt === -1 && source.text !== undefined && spec.render ? bindPlaceholders(parsePlaceholders(source.text, source.textFlag), header, source.textFlag, fileLabel) : undefined;
   const fixed = textAt === -1 && bound === undefined ? source.text : undefined;
@@ -100,12 +101,12 @@ export function planRowMessage(header: readonly string[], source: MessageSource,
         analysis = lastAnalysis;
       }
       if (maxParts !== null && analysis !== undefined && analysis.parts > maxParts) {
-        return { ok: false, cause: 'max-parts', column: textName, reason: `the message takes ${analysis.parts} SMS parts, more than --max-parts ${maxParts}`, hint: 'Shorten the text, or raise --max-parts.' };
+        return { ok: false, cause: 'max-parts', column: textName, reason: `the message takes ${analysis.parts} SMS parts, more than ${FLAG.maxParts} ${maxParts}`, hint: `Shorten the text, or raise ${FLAG.maxParts}.` };
       }
       let from: string | undefined;
       if (fromAt !== -1) {
         from = trimInvisible(fields[fromAt] ?? '');
-        if (isBlank(from)) return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: 'Fill the sender cells, or leave --from-column out and give every row one --from.' };
+        if (isBlank(from)) return { ok: false, cause: 'empty-sender', column: fromName, reason: 'is empty: every row needs its sender', hint: `Fill the sender cells, or leave ${FLAG.fromColumn} out and give every row one ${FLAG.from}.` };
         const problem = checkSender(from, source.channel);
         if (problem !== undefined) return { ok: false, cause: 'sender', column: fromName, reason: `sender ${problem}`, hint: source.channel === 'RCS' ? 'Fix the sender cells: no line breaks or other control characters.' : `Fix the sender cells: an SMS sender is ${SMS_SENDER_RULE}.` };
       }

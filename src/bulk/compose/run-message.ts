@@ -14,6 +14,7 @@ import { analyseText, type TextAnalysis } from '../../message/segments.js';
 import { messageText, requestFrame } from './message.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource, type RowMessagePlan } from './personalise.js';
 import type { PersonalSpec } from '../journal/records.js';
+import { FLAG } from '../flag-names.js';
 
 type Frame = { prefix: string; suffix: string };
 
@@ -46,7 +47,7 @@ export function runMessage(request: Record<string, unknown>, spec: PersonalSpec 
   const personal = source !== undefined && isPersonal(source) ? source : undefined;
   if (personal === undefined && text !== undefined && spec?.maxParts != null) {
     const parts = analyseText(text).parts;
-    if (parts > spec.maxParts) throw new UsageError(`the text takes ${parts} SMS parts, more than --max-parts ${spec.maxParts}; nothing was sent`, { hint: 'Shorten the text, or raise --max-parts.' });
+    if (parts > spec.maxParts) throw new UsageError(`the text takes ${parts} SMS parts, more than ${FLAG.maxParts} ${spec.maxParts}; nothing was sent`, { hint: `Shorten the text, or raise ${FLAG.maxParts}.` });
   }
   const frame = requestFrame(request);
   const frameOf = personal !== undefined ? (key: string): Frame => frameForKey(request, key) : undefined;

@@ -17,6 +17,7 @@ import { rowRequest } from './preview.js';
 import { idempotencyKey } from '../journal/keys.js';
 import { formatCount } from '../../output/count.js';
 import type { Rerun } from '../campaign.js';
+import { FLAG } from '../flag-names.js';
 
 export interface SampleOutcome {
   readonly line: number;
@@ -35,11 +36,11 @@ export function sampleNumbers(to: readonly string[] | undefined, checker: Number
   const numbers = to.map((n) => {
     const r = checker.check(n);
     if (r.verdict === 'invalid') {
-      const hint = r.needsCountry === true ? 'Write it as +<country code><number>, or add --default-country.' : r.hint;
-      throw new UsageError(`--sample-to: ${r.reason ?? `"${n}" is not a phone number`}`, hint !== undefined ? { hint } : {});
+      const hint = r.needsCountry === true ? `Write it as +<country code><number>, or add ${FLAG.defaultCountry}.` : r.hint;
+      throw new UsageError(`${FLAG.sampleTo}: ${r.reason ?? `"${n}" is not a phone number`}`, hint !== undefined ? { hint } : {});
     }
     if (exclude?.set.has(numberKey(r.e164)) === true) {
-      throw new UsageError(`--sample-to: ${r.e164} is on the --exclude list ${exclude.label}; a sample to it would message a number that opted out`, {
+      throw new UsageError(`${FLAG.sampleTo}: ${r.e164} is on the ${FLAG.exclude} list ${exclude.label}; a sample to it would message a number that opted out`, {
         hint: 'Send the sample to another number, or take this one off the list if it should not be there.',
       });
     }
@@ -111,7 +112,7 @@ export async function runSamples(
   ui: Pick<Ui, 'info' | 'success'>,
   s: { client: MessagesClient; runId: string; message: Record<string, unknown>; rows: readonly FirstRow[]; to: readonly string[]; fileLabel: string; json: boolean; apiKey: string; tty: boolean; unfinished?: UnfinishedRun | undefined; address?: OutcomeErrorOptions['address']; rerun: Rerun },
 ): Promise<void> {
-  if (s.rows.length === 0) throw new UsageError(`--sample-to: ${s.fileLabel} has no row to send, so there is nothing to sample`);
+  if (s.rows.length === 0) throw new UsageError(`${FLAG.sampleTo}: ${s.fileLabel} has no row to send, so there is nothing to sample`);
   const { results, failure } = await sendSamples(s.client, s.runId, s.message, s.rows, s.to);
   for (const r of results) ui.info(`sample: line ${r.line}'s message to ${s.to.join(', ')}: ${r.outcome === 'accepted' ? 'accepted' : `${r.outcome}${r.status !== null ? ` (HTTP ${r.status})` : ''}`}`);
   if (failure !== undefined) {

@@ -19,6 +19,7 @@ import { describeSkipped, type SentNumbers } from '../runs/already-sent.js';
 import type { OutcomeTotals } from '../journal/load.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
+import { FLAG } from '../flag-names.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
 export interface Summary {
@@ -160,7 +161,7 @@ function severalMessages(pre: PreflightResult, several: readonly RepeatedNumber[
   return {
     title: `${formatCount(n)} number${n === 1 ? ' is' : 's are'} on rows with different messages (text, sender or variables)`,
     lines,
-    hint: 'Say in the command which way: --allow-duplicates sends each number each of its messages (two appointments, two messages); --first-per-number sends each only its first row\'s. Rows that repeat a number with the same message are sent once either way.',
+    hint: `Say in the command which way: ${FLAG.allowDuplicates} sends each number each of its messages (two appointments, two messages); ${FLAG.firstPerNumber} sends each only its first row's. Rows that repeat a number with the same message are sent once either way.`,
   };
 }
 
@@ -192,7 +193,7 @@ export interface SummaryErrorOptions {
 export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
   // Recipients left out since the run started are no longer to be sent.
   const toSend = summary.toSend - summary.excludedAfterStart;
-  const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add --resend-in-doubt to send them again with their original Idempotency-Key.` : '';
+  const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add ${FLAG.resendInDoubt} to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
   // The last failure's own hint, without its "Nothing was sent": a run may have sent other batches.
@@ -201,7 +202,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
     return new AuthError(`the API refused the key or the account (HTTP ${r.authStatus ?? 401}): ${o.clean(r.authMessage ?? '')}; the run stopped`, {
       // A resume rebuilds every request as it was, account included: a wrong key can be fixed for
       // it, a wrong account only by starting again (--restart leaves out what was accepted).
-      hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` A fixed key can resume the run; another --account cannot (each request is rebuilt as it was): run the command again with the right --account and --restart.\n      ${resumeHint}` : ''}`,
+      hint: `Check the API key and account (msgr profile show tells where each came from).${resumeHint !== undefined ? ` A fixed key can resume the run; another ${FLAG.account} cannot (each request is rebuilt as it was): run the command again with the right ${FLAG.account} and ${FLAG.restart}.\n      ${resumeHint}` : ''}`,
       jsonFor,
     });
   }
@@ -269,7 +270,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
     // here too, not only per row in the report, when too few failed in a row to stop the run.
     const last = r.lastFailure !== undefined && r.inDoubt + r.notSent > 0 ? `; last: ${o.clean(r.lastFailure)}` : '';
     return new PartialError(`${formatCount(toSend - r.accepted)} of ${formatCount(toSend)} recipients were not accepted (${parts.join(', ')}${last})`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : 'Add --report FILE to get every row\'s outcome.', last !== '' ? lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : `Add ${FLAG.report} FILE to get every row's outcome.`, last !== '' ? lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }
@@ -283,7 +284,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
  */
 function withFixedBaseUrl(r: SendResult, restart: string | undefined, lead: string): string {
   const leftOut = r.accepted + r.acceptedEarlier > 0 ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
-  return restart !== undefined ? `${lead}: ${restart} (${leftOut})` : `${lead}: the command that started the run, with the base URL fixed and --restart (${leftOut}).`;
+  return restart !== undefined ? `${lead}: ${restart} (${leftOut})` : `${lead}: the command that started the run, with the base URL fixed and ${FLAG.restart} (${leftOut}).`;
 }
 
 /** The --json document of a run that ended well. */
@@ -311,13 +312,13 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
   const several = pre.differentMessages;
   const numbers = `${formatCount(several)} number${several === 1 ? '' : 's'}`;
-  if (several > 0 && o.repeats === 'each') ui.info(`  ${numbers} on rows with different messages: each gets each of its messages (--allow-duplicates)`);
-  if (several > 0 && o.repeats === 'first') ui.info(`  ${numbers} on rows with different messages: each gets its first row's message only (--first-per-number); the others are among the duplicates`);
+  if (several > 0 && o.repeats === 'each') ui.info(`  ${numbers} on rows with different messages: each gets each of its messages (${FLAG.allowDuplicates})`);
+  if (several > 0 && o.repeats === 'first') ui.info(`  ${numbers} on rows with different messages: each gets its first row's message only (${FLAG.firstPerNumber}); the others are among the duplicates`);
   if (pre.outsidePlan > 0) {
     const samples = pre.outsideSamples.map((s) => `${s.number} (line ${s.line})`).join(', ');
     // Rows, not numbers: with a message per row one number may be sent several messages.
     const rows = pre.outsidePlan === 1 ? '1 row' : `${formatCount(pre.outsidePlan)} rows`;
-    ui.info(`  outside the known numbering plan, sent as --allow-unlisted-numbers says: ${rows}: ${samples}${pre.outsideSamples.length === 5 && pre.outsidePlan > 5 ? ', …' : ''}`);
+    ui.info(`  outside the known numbering plan, sent as ${FLAG.allowUnlistedNumbers} says: ${rows}: ${samples}${pre.outsideSamples.length === 5 && pre.outsidePlan > 5 ? ', …' : ''}`);
   }
   if (o.sms && pre.landlines > 0) {
     // Said, not stopped: some fixed lines take SMS (read out by a voice), and the plan is the
@@ -345,9 +346,9 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
 export function describeNumberColumn(c: NumberColumnChoice, resumed = false): string {
   const name = `column "${c.name}"`;
   if (resumed) return `${name}, as the run started`;
-  if (c.how === 'flag') return `${name} (--msisdn-column)`;
+  if (c.how === 'flag') return `${name} (${FLAG.msisdnColumn})`;
   if (c.how === 'only') return name;
-  return `${name}, whose name says mobile, over ${c.over.map((o) => `"${o}"`).join(', ')} (--msisdn-column chooses another)`;
+  return `${name}, whose name says mobile, over ${c.over.map((o) => `"${o}"`).join(', ')} (${FLAG.msisdnColumn} chooses another)`;
 }
 
 /** `2 and 4`, `2, 4 and 7`; past ten, the first ten and `…`. */
@@ -369,7 +370,7 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
   }
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
-    ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} --report in-doubt.csv`);
+    ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`);
   }
 }
 
@@ -383,7 +384,7 @@ export function leftToSend(toSend: number, earlier: OutcomeTotals, resendInDoubt
 }
 
 export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: OutcomeTotals, resendInDoubt: boolean): void {
-  const answered = [`${formatCount(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${formatCount(earlier.rejected)} rejected`] : []), ...(earlier.excluded > 0 ? [`${formatCount(earlier.excluded)} excluded since the start`] : []), ...(earlier.inDoubt > 0 ? [`${formatCount(earlier.inDoubt)} in doubt, ${resendInDoubt ? 'sent again (--resend-in-doubt)' : 'not sent again without --resend-in-doubt'}`] : [])];
+  const answered = [`${formatCount(earlier.accepted)} accepted`, ...(earlier.rejected > 0 ? [`${formatCount(earlier.rejected)} rejected`] : []), ...(earlier.excluded > 0 ? [`${formatCount(earlier.excluded)} excluded since the start`] : []), ...(earlier.inDoubt > 0 ? [`${formatCount(earlier.inDoubt)} in doubt, ${resendInDoubt ? `sent again (${FLAG.resendInDoubt})` : `not sent again without ${FLAG.resendInDoubt}`}`] : [])];
   ui.info(`  left to send by this resume: ${formatCount(left)} recipient${left === 1 ? '' : 's'} (earlier: ${answered.join(', ')})`);
 }
 
@@ -408,7 +409,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.duplicates > 0 ? `${formatCount(s.duplicates)} duplicate${s.duplicates === 1 ? '' : 's'}` : '',
     s.excluded > 0 ? `${formatCount(s.excluded)} excluded` : '',
     s.alreadySent > 0 ? `${formatCount(s.alreadySent)} already sent` : '',
-    r.excludedAfterStart > 0 ? `${formatCount(r.excludedAfterStart)} on the --exclude list since the run started` : '',
+    r.excludedAfterStart > 0 ? `${formatCount(r.excludedAfterStart)} on the ${FLAG.exclude} list since the run started` : '',
   ].filter((x) => x !== '');
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${formatCount(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);
@@ -430,7 +431,7 @@ export function finishedDocument(o: { runId: string; file: string; journal: stri
   const { accepted, rejected } = o.totals;
   const figures = `${formatCount(accepted)} accepted${rejected > 0 ? `, ${formatCount(rejected)} rejected` : ''}`;
   const when = o.finishedAt !== undefined ? ` at ${o.finishedAt}` : '';
-  const line = o.once !== undefined ? `already done: run ${o.runId} (--once ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
+  const line = o.once !== undefined ? `already done: run ${o.runId} (${FLAG.once} ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
   const doc = { runId: o.runId, file: o.file, journal: o.journal, once: o.once ?? null, nothingToDo: true, finishedAt: o.finishedAt ?? null, accepted, rejected, exitCode: ExitCode.OK };
   return { line, doc };
 }

@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import { looksLikeNumber } from '../../message/numbers.js';
 import { closestName, columnKey, findColumn, headerNames, shownName } from '../../message/placeholders.js';
 import { phoneLineEnds } from '../../message/text-file.js';
+import { FLAG } from '../flag-names.js';
 
 /** A header name as --exclude-column and a resume compare it: lower case, letters and digits only. */
 export function headerKey(name: string): string {
@@ -150,13 +151,13 @@ export type DelimiterSource = 'flag' | 'sep' | 'detected';
 function delimiterHint(header: readonly string[], delimiter: string | undefined, source: DelimiterSource): string | undefined {
   if (delimiter === undefined) return undefined;
   const name = (d: string): string => (d === '\t' ? 'tab' : `"${d}"`);
-  const flag = (d: string): string => `--delimiter ${d === '\t' ? 'tab' : `'${d}'`}`;
+  const flag = (d: string): string => `${FLAG.delimiter} ${d === '\t' ? 'tab' : `'${d}'`}`;
   const others = [',', ';', '\t', '|'].filter((d) => d !== delimiter);
   if (header.length === 1) {
     const other = others.find((d) => (header[0] as string).includes(d));
     if (other === undefined) return undefined;
     // A guess is "," unless the header line has more ";" or tabs outside quotes (bulk/input/csv.ts, sniffDelimiter).
-    const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
+    const why = source === 'flag' ? `as ${FLAG.delimiter} says` : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
     return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give ${flag(other)}.`;
   }
   // The candidate the most names hold (the first of a tie, in the order above).
@@ -170,7 +171,7 @@ function delimiterHint(header: readonly string[], delimiter: string | undefined,
     }
   }
   if (other === undefined) return undefined;
-  const why = source === 'flag' ? 'as --delimiter says' : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'guessed from its header line';
+  const why = source === 'flag' ? `as ${FLAG.delimiter} says` : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'guessed from its header line';
   const holding = header.filter((h) => h.includes(other)).slice(0, 3).map((h) => JSON.stringify(h)).join(', ');
   return `The file is read with ${name(delimiter)} between columns (${why}), and ${most === 1 ? 'a column name holds' : `${most} column names hold`} ${name(other)}: ${holding}${most > 3 ? ', …' : ''}. If ${name(other)} separates the columns, give ${flag(other)}.`;
 }
@@ -194,10 +195,10 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   let msisdn: number;
   let numberColumn: NumberColumnChoice;
   if (options.msisdnColumn !== undefined) {
-    msisdn = find(options.msisdnColumn, '--msisdn-column');
+    msisdn = find(options.msisdnColumn, FLAG.msisdnColumn);
     numberColumn = { name: header[msisdn] ?? '', how: 'flag', over: [] };
   } else {
-    ({ index: msisdn, choice: numberColumn } = chooseNumberColumn(header, fileLabel, '--msisdn-column'));
+    ({ index: msisdn, choice: numberColumn } = chooseNumberColumn(header, fileLabel, FLAG.msisdnColumn));
     if (msisdn === -1) {
       // A list without a header: its first line is already a recipient.
       const headerless = header.some((h) => looksLikeNumber(h));
@@ -205,17 +206,17 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
         hint: wrongDelimiter !== undefined
           ? wrongDelimiter
           : headerless
-          ? `Its header line (${shown}) looks like a recipient, not a header: add --no-header to read it as one (the number is then column 1; name another with --msisdn-column 2).`
-          : `Name the column with --msisdn-column. The header has: ${header.includes('') ? `${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say)` : shown}.`,
+          ? `Its header line (${shown}) looks like a recipient, not a header: add ${FLAG.noHeader} to read it as one (the number is then column 1; name another with ${FLAG.msisdnColumn} 2).`
+          : `Name the column with ${FLAG.msisdnColumn}. The header has: ${header.includes('') ? `${headerNames(header)}; a column with no name cannot be chosen: give the number column a name in the header (phone, say)` : shown}.`,
       });
     }
   }
 
-  const meta = (options.metaColumns ?? []).map((n) => find(n, '--meta-columns'));
+  const meta = (options.metaColumns ?? []).map((n) => find(n, FLAG.metaColumns));
   let vars: number[];
   const unnamed: number[] = [];
   if (options.varColumns !== undefined) {
-    vars = options.varColumns.map((n) => find(n, '--var-columns'));
+    vars = options.varColumns.map((n) => find(n, FLAG.varColumns));
   } else {
     vars = [];
     const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(clean(n))));
@@ -226,12 +227,12 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     }
   }
   for (const [flag, list] of [
-    ['--var-columns', vars],
-    ['--meta-columns', meta],
+    [FLAG.varColumns, vars],
+    [FLAG.metaColumns, meta],
   ] as const) {
     if (list.includes(msisdn)) throw new UsageError(`${flag}: "${header[msisdn]}" is the number column`);
     // A column named twice in the flag; every other column by default is checked below, by name.
-    if (flag === '--var-columns' && options.varColumns === undefined) continue;
+    if (flag === FLAG.varColumns && options.varColumns === undefined) continue;
     const names = list.map((i) => lower[i]);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined) throw new UsageError(`${flag}: "${dup}" is named twice (column names are compared ignoring case and spacing)`);
@@ -240,7 +241,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   if (dupAt !== undefined) {
     const which = vars.filter((v) => lower[v] === lower[dupAt]).map((v) => `${v + 1} "${shownName(header[v] ?? '')}"`);
     throw new UsageError(`${fileLabel} has more than one column "${shownName(header[dupAt] ?? '')}" (columns ${which.join(', ')}); each would be the same variable`, {
-      hint: 'Rename one in the header, or choose the variables with --var-columns.',
+      hint: `Rename one in the header, or choose the variables with ${FLAG.varColumns}.`,
     });
   }
   return {

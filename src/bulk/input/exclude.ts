@@ -10,6 +10,7 @@ import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } fro
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv } from './csv.js';
+import { FLAG } from '../flag-names.js';
 
 export interface ExcludeList {
   readonly set: NumberSet;
@@ -37,7 +38,7 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     // Every record reaches onRecord: the first decides whether there is a header.
     format = await detectFormat(path, { noHeader: true });
   } catch (err) {
-    if (err instanceof NotCsvError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: err.hint });
+    if (err instanceof NotCsvError) throw new UsageError(`${FLAG.exclude}: ${label} ${err.message}; nothing was sent`, { hint: err.hint });
     throw readError(label, err);
   }
   const set = new NumberSet(1024);
@@ -64,12 +65,12 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
     if (options.column !== undefined) {
       const want = headerKey(options.column);
       column = fields.findIndex((f) => headerKey(f) === want);
-      if (column === -1) throw noSuchColumn('--exclude-column', label, options.column, fields, 'Its header line has');
+      if (column === -1) throw noSuchColumn(FLAG.excludeColumn, label, options.column, fields, 'Its header line has');
       columnName = (fields[column] ?? '').trim();
       return true;
     }
     // As the recipients' column is found: a mobile name over a generic one, else no guess.
-    const found = chooseNumberColumn(fields, `--exclude: ${label}`, '--exclude-column').index;
+    const found = chooseNumberColumn(fields, `${FLAG.exclude}: ${label}`, FLAG.excludeColumn).index;
     if (found !== -1) {
       column = found;
       columnName = (fields[found] ?? '').trim();
@@ -84,8 +85,8 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
       columnName = (fields[0] ?? '').trim();
       return true;
     }
-    throw new UsageError(`--exclude: ${label} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
-      hint: 'Name the column with --exclude-column, or give one number per line.',
+    throw new UsageError(`${FLAG.exclude}: ${label} has no number column: none of its headers is ${NUMBER_COLUMNS_SHOWN}`, {
+      hint: `Name the column with ${FLAG.excludeColumn}, or give one number per line.`,
     });
   };
   try {
@@ -98,13 +99,13 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
       },
     });
   } catch (err) {
-    if (err instanceof CsvInputError) throw new UsageError(`--exclude: ${label} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
+    if (err instanceof CsvInputError) throw new UsageError(`${FLAG.exclude}: ${label} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });
     if (err instanceof UsageError) throw err;
     throw readError(label, err);
   }
   if (bad > 0) {
     const more = bad > shown.length ? `\n  … and ${bad - shown.length} more` : '';
-    throw new UsageError(`--exclude: ${label}: ${bad} entr${bad === 1 ? 'y is' : 'ies are'} not a phone number; nothing was sent:\n${shown.join('\n')}${more}`, {
+    throw new UsageError(`${FLAG.exclude}: ${label}: ${bad} entr${bad === 1 ? 'y is' : 'ies are'} not a phone number; nothing was sent:\n${shown.join('\n')}${more}`, {
       hint: [...hints, 'Every opt-out must be readable, or it could not be honoured: fix the list and run again.'].join('\n      '),
     });
   }
@@ -113,5 +114,5 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
 }
 
 function readError(label: string, err: unknown): UsageError {
-  return new UsageError(`--exclude: cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
+  return new UsageError(`${FLAG.exclude}: cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
 }

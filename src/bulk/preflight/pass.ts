@@ -24,6 +24,7 @@ import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } fro
 import { windows1252 } from '../../message/text-file.js';
 import { ReportWriter } from '../report/writer.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
+import { FLAG } from '../flag-names.js';
 
 export interface PreflightPassConfig {
   readonly path: string;
@@ -76,8 +77,8 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   }
   if (format.utf8Text !== undefined) {
     const { line, text } = format.utf8Text;
-    throw new UsageError(`${c.fileLabel}: --encoding latin1 was given, but the file is UTF-8 text: line ${line} has "${text}", which latin1 would send as "${windows1252(Buffer.from(text, 'utf8').toString('latin1'))}"; nothing was sent`, {
-      hint: 'Leave out --encoding latin1: msgr reads UTF-8 (with or without a BOM) by itself.',
+    throw new UsageError(`${c.fileLabel}: ${FLAG.encoding} latin1 was given, but the file is UTF-8 text: line ${line} has "${text}", which latin1 would send as "${windows1252(Buffer.from(text, 'utf8').toString('latin1'))}"; nothing was sent`, {
+      hint: `Leave out ${FLAG.encoding} latin1: msgr reads UTF-8 (with or without a BOM) by itself.`,
     });
   }
   const columns = {

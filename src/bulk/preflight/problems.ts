@@ -1,6 +1,7 @@
 // Invalid rows counted by cause (docs/bulk.md: Preflight): each cause's words, its first rows and
 // its hint, as the preflight collects them and the summary prints them.
 import { formatCount } from '../../output/count.js';
+import { FLAG } from '../flag-names.js';
 
 export interface RowProblem {
   readonly line: number;
@@ -28,7 +29,7 @@ const CAUSES: Record<string, string> = {
   decimal: 'numbers written as decimals',
   formula: 'spreadsheet error values (#NULL!, #NAME?) where numbers should be',
   'no-plus': 'international numbers without their +',
-  national: 'national numbers, and no --default-country',
+  national: `national numbers, and no ${FLAG.defaultCountry}`,
   characters: 'numbers with characters that are not digits',
   empty: 'empty numbers',
   'too-long': 'numbers too long to be phone numbers',
@@ -41,7 +42,7 @@ const CAUSES: Record<string, string> = {
   'empty-message': 'empty messages',
   'empty-sender': 'empty senders',
   sender: 'senders the channel does not allow',
-  'max-parts': 'messages longer than --max-parts',
+  'max-parts': `messages longer than ${FLAG.maxParts}`,
 };
 
 /** The words for a cause, for messages. */

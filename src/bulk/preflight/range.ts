@@ -18,6 +18,7 @@ import { createRowChecker, csvUtf8Hint, ENCODING_CAUSES, type RowCheck, type Row
 import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../input/csv.js';
 import { formatCount } from '../../output/count.js';
+import { FLAG } from '../flag-names.js';
 
 /** What every preflight pass, whole file or part, checks the rows with. */
 export interface RowPassOptions {
@@ -124,15 +125,15 @@ export function invalidRowsHint(pre: PreflightResult): string {
   const others = `${formatCount(pre.toSend)} other recipient${pre.toSend === 1 ? '' : 's'}`;
   let skip: string;
   if (garbled === 0) {
-    skip = pre.toSend > 0 ? `Fix the rows, or add --skip-invalid to send the ${others} and list these in the summary and --report.` : 'Fix the rows and run again: no row could be sent as the file is.';
+    skip = pre.toSend > 0 ? `Fix the rows, or add ${FLAG.skipInvalid} to send the ${others} and list these in the summary and ${FLAG.report}.` : 'Fix the rows and run again: no row could be sent as the file is.';
   } else {
     const rows = `${formatCount(garbled)} row${garbled === 1 ? '' : 's'}`;
     const mendable = encoding.every((g) => g.cause === 'mojibake');
     // Mangled text --fix-mojibake repairs: the rest can then be skipped; not valid UTF-8: the file first.
     skip =
       garbled < pre.invalid && mendable
-        ? `--skip-invalid alone is not offered: it would leave out the ${rows} whose text the spreadsheet garbled, people with accented names. Fix the rows, or add --fix-mojibake --skip-invalid to send those repaired and leave out the ${formatCount(pre.invalid - garbled)} other invalid row${pre.invalid - garbled === 1 ? '' : 's'}.`
-        : `--skip-invalid is not offered: it would leave out the ${rows} whose text the file's encoding garbled, people with accented names; fix the encoding${garbled < pre.invalid ? ', and the other rows,' : ''} first.`;
+        ? `${FLAG.skipInvalid} alone is not offered: it would leave out the ${rows} whose text the spreadsheet garbled, people with accented names. Fix the rows, or add ${FLAG.fixMojibake} ${FLAG.skipInvalid} to send those repaired and leave out the ${formatCount(pre.invalid - garbled)} other invalid row${pre.invalid - garbled === 1 ? '' : 's'}.`
+        : `${FLAG.skipInvalid} is not offered: it would leave out the ${rows} whose text the file's encoding garbled, people with accented names; fix the encoding${garbled < pre.invalid ? ', and the other rows,' : ''} first.`;
   }
   return [...hints, skip].join('\n      ');
 }
@@ -151,7 +152,7 @@ export function nothingToSend(pre: PreflightResult, fileLabel: string): { messag
   ].filter((x) => x !== '');
   return {
     message: `nothing to send: every one of the ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'} of ${fileLabel} is invalid, excluded or a duplicate (${why.join(', ')}); nothing was sent`,
-    hint: pre.invalid > 0 ? invalidRowsHint(pre) : 'Check that this is the right file and --exclude list.',
+    hint: pre.invalid > 0 ? invalidRowsHint(pre) : `Check that this is the right file and ${FLAG.exclude} list.`,
   };
 }
 

@@ -19,6 +19,7 @@ import type { RowMessagePlan } from '../compose/personalise.js';
 import { readCsv, type CsvFormat } from '../input/csv.js';
 import { createRowChecker, csvUtf8Hint } from './row-check.js';
 import { phoneLineEnds } from '../../message/text-file.js';
+import { FLAG } from '../flag-names.js';
 
 /** What a number on rows with different messages gets: a stop (the default), each message, the first. */
 export type RepeatMode = 'stop' | 'each' | 'first';
@@ -126,7 +127,7 @@ export function rejudged(payload: string, first: number): string {
 
 /** What a duplicate's report line says, from its payload and the line of its number's first row. */
 export function duplicateError(payload: string, line: number): string {
-  if (payload.startsWith('F')) return `another message to the number of line ${line}: left out by --first-per-number`;
+  if (payload.startsWith('F')) return `another message to the number of line ${line}: left out by ${FLAG.firstPerNumber}`;
   return payload === '' ? `same number as line ${line}` : `same number and message as line ${line}`;
 }
 

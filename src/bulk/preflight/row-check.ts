@@ -6,6 +6,7 @@ import type { RowMessage, RowMessagePlan } from '../compose/personalise.js';
 import type { CsvFormat } from '../input/csv.js';
 import { MOJIBAKE_HINT, mojibakeReason, repairMojibake } from '../../message/mojibake.js';
 import { notUtf8Hint } from '../../message/text-file.js';
+import { FLAG } from '../flag-names.js';
 
 export type RowCheck = Omit<NumberCheck, 'cause'> & {
   readonly column?: string;
@@ -22,7 +23,7 @@ export type RowChecker = (fields: readonly string[]) => RowCheck;
 
 /** For a CSV read as UTF-8, the hint for text that is not valid UTF-8 (csvUtf8Hint); else undefined. */
 export function csvUtf8Hint(format: CsvFormat): string | undefined {
-  return format.encoding === 'utf8' ? notUtf8Hint('--encoding', format.crLineEnds === true) : undefined;
+  return format.encoding === 'utf8' ? notUtf8Hint(FLAG.encoding, format.crLineEnds === true) : undefined;
 }
 
 /**
@@ -49,7 +50,7 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ut
         e164: '',
         cause: 'fields',
         reason: `has ${fields.length} field${fields.length === 1 ? '' : 's'} where the header has ${width}`,
-        hint: 'Check the delimiter (--delimiter) and that fields holding the delimiter are quoted.',
+        hint: `Check the delimiter (${FLAG.delimiter}) and that fields holding the delimiter are quoted.`,
       };
     }
     if (utf8Hint !== undefined) {

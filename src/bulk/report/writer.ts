@@ -13,6 +13,7 @@ import { TextFile } from '../../files/text-writer.js';
 import { readHeader } from '../journal/load.js';
 import type { Purpose } from '../campaign.js';
 import { purposeFlag } from '../flag-names.js';
+import { FLAG } from '../flag-names.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
 
@@ -31,7 +32,7 @@ export function reportFormat(path: string): ReportFormat {
   const ext = extname(path).toLowerCase();
   if (ext === '.csv') return 'csv';
   if (ext === '.jsonl' || ext === '.ndjson') return 'jsonl';
-  throw new UsageError(`--report: "${path}" must end in .csv or .jsonl`, { hint: 'The extension chooses the format: report.csv or report.jsonl.' });
+  throw new UsageError(`${FLAG.report}: "${path}" must end in .csv or .jsonl`, { hint: 'The extension chooses the format: report.csv or report.jsonl.' });
 }
 
 /** Quotes a CSV field when it needs it (RFC 4180). */
@@ -111,7 +112,7 @@ export class ReportWriter {
       if (err instanceof UsageError) throw err;
       const code = (err as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? `there is no folder ${folder}` : fileProblem(err);
-      throw new UsageError(`--report: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
+      throw new UsageError(`${FLAG.report}: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
     }
     if (this.format === 'csv') this.#file.write(`${CSV_HEADER}\n`);
   }
@@ -181,7 +182,7 @@ function existingTarget(path: string): { path: string; mode?: number } {
     throw err;
   }
   const st = statSync(real);
-  if (st.isDirectory()) throw new UsageError(`--report: ${path} is a folder`, { hint: 'Give the report a file name, for example --report report.csv.' });
+  if (st.isDirectory()) throw new UsageError(`${FLAG.report}: ${path} is a folder`, { hint: `Give the report a file name, for example ${FLAG.report} report.csv.` });
   accessSync(real, constants.W_OK);
   return { path: real, mode: st.mode & 0o777 };
 }
@@ -211,13 +212,13 @@ function danglingTarget(path: string): string {
 export function refuseReportOver(path: string, reads: readonly (readonly [what: string, path: string | undefined])[]): void {
   for (const [what, read] of reads) {
     if (read !== undefined && sameFile(path, read)) {
-      throw new UsageError(`--report: ${path} is ${what}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
+      throw new UsageError(`${FLAG.report}: ${path} is ${what}; writing the report there would overwrite it`, { hint: `Give the report a file name of its own, for example ${FLAG.report} report.csv.` });
     }
   }
   // Any run's journal, not only this one's: it is what --resume, --skip-sent and msgr runs read.
   const journal = readHeader(path);
   if (journal !== undefined) {
-    throw new UsageError(`--report: ${path} is the journal of run ${journal.runId}; writing the report there would overwrite it`, { hint: 'Give the report a file name of its own, for example --report report.csv.' });
+    throw new UsageError(`${FLAG.report}: ${path} is the journal of run ${journal.runId}; writing the report there would overwrite it`, { hint: `Give the report a file name of its own, for example ${FLAG.report} report.csv.` });
   }
 }
 
@@ -234,8 +235,8 @@ export function openRunReport(
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
   if (o.purpose.kind === 'preview' || o.purpose.kind === 'sample') {
-    throw new UsageError(`--report cannot be used with ${purposeFlag(o.purpose) ?? ''}: nothing of the campaign is sent`, {
-      hint: `Leave --report out here and give it to the campaign's run${o.purpose.kind === 'sample' ? " (the sample's --json document lists each sample)" : ''}.`,
+    throw new UsageError(`${FLAG.report} cannot be used with ${purposeFlag(o.purpose) ?? ''}: nothing of the campaign is sent`, {
+      hint: `Leave ${FLAG.report} out here and give it to the campaign's run${o.purpose.kind === 'sample' ? ` (the sample's ${FLAG.json} document lists each sample)` : ''}.`,
     });
   }
   refuseReportOver(path, o.reads);

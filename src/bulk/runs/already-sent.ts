@@ -16,6 +16,7 @@ import type { Run } from './open.js';
 import type { EarlierRun } from './earlier.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
+import { FLAG } from '../flag-names.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
 export interface SentRun {
@@ -89,7 +90,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
       const keys = numbers.get(b);
       if (keys === undefined) {
         throw new UsageError(`${o.flag}: run ${h.runId} was journaled by msgr ${h.msgr}, which did not record the numbers of each batch; msgr cannot tell whom it sent to`, {
-          hint: 'Finish that run with --resume if its file is unchanged, or send to everyone with --include-sent (restart) / without --skip-sent.',
+          hint: `Finish that run with ${FLAG.resume} if its file is unchanged, or send to everyone with ${FLAG.includeSent} (restart) / without ${FLAG.skipSent}.`,
         });
       }
       if (state === BatchState.accepted) {
@@ -118,7 +119,7 @@ export function checkSentRun(run: SentRun, definition: MessageDefinition, target
   const diffs = definitionDifferences(journaledDefinition(run.header), definition);
   if (diffs.length > 0) {
     throw new UsageError(`${flag}: run ${run.runId} sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}); its numbers did not get this one`, {
-      hint: `--skip-sent leaves out only numbers that got the same message (the same request apart from recipients and validity; with a message per row, the same template and columns). To leave its numbers out anyway, list its rows with \`msgr runs report ${run.runId} --report sent.csv\` and give --exclude a file of the numbers whose outcome is accepted.`,
+      hint: `${FLAG.skipSent} leaves out only numbers that got the same message (the same request apart from recipients and validity; with a message per row, the same template and columns). To leave its numbers out anyway, list its rows with \`msgr runs report ${run.runId} ${FLAG.report} sent.csv\` and give ${FLAG.exclude} a file of the numbers whose outcome is accepted.`,
     });
   }
   const was = run.header.target;
@@ -172,9 +173,9 @@ export function describeSkipped(skipped: number, sent: SentNumbers): string {
  */
 export function checkSameIntent(named: readonly string[], refs: readonly string[], intent: { readonly bare: boolean; readonly again: boolean }, header: RunHeader): void {
   const recorded = (header.skipSent ?? []).map((s) => s.runId);
-  const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : header.again === true ? 'which was started with --again' : 'which left out no earlier run';
+  const was = recorded.length > 0 ? `which left out the numbers of ${recorded.join(', ')}` : header.again === true ? `which was started with ${FLAG.again}` : 'which left out no earlier run';
   const refuse = (flag: string): never => {
-    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, ${was}`, {
+    throw new UsageError(`${FLAG.resume}: ${flag} differs from run ${header.runId}, ${was}`, {
       hint: 'A resumed run leaves out exactly what it left out when it started: drop the flag, or name the same runs.',
     });
   };
@@ -182,9 +183,9 @@ export function checkSameIntent(named: readonly string[], refs: readonly string[
     const id = readHeader(journal)?.runId ?? '';
     return id !== header.runId && !recorded.includes(id);
   });
-  if (other !== -1) refuse(`--skip-sent ${refs[other] ?? ''}`);
-  if (intent.bare && header.again === true) refuse('--skip-sent');
-  if (intent.again && recorded.length > 0) refuse('--again');
+  if (other !== -1) refuse(`${FLAG.skipSent} ${refs[other] ?? ''}`);
+  if (intent.bare && header.again === true) refuse(FLAG.skipSent);
+  if (intent.again && recorded.length > 0) refuse(FLAG.again);
 }
 
 /**
@@ -238,7 +239,7 @@ export async function leaveOutFor(
 ): Promise<LeaveOut> {
   if (run.kind === 'resume') {
     const recorded = run.previous.header.skipSent ?? [];
-    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: '--resume', wantIds }) : undefined, guard: undefined };
+    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds }) : undefined, guard: undefined };
   }
   const named = flags.named;
   const moved = run.moved;
@@ -249,9 +250,9 @@ export async function leaveOutFor(
     for (const r of same) if (!journals.includes(r.journal)) journals.push(r.journal);
     for (const r of earlier) {
       const diffs = definitionDifferences(journaledDefinition(r.header), definition);
-      if (diffs.length > 0) ui.info(`run ${r.header.runId} of this file sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}): --skip-sent does not leave out the numbers it accepted`);
+      if (diffs.length > 0) ui.info(`run ${r.header.runId} of this file sent another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''}): ${FLAG.skipSent} does not leave out the numbers it accepted`);
     }
-    if (earlier.length === 0) ui.info('--skip-sent: no earlier run of this file sent to this account: nothing to leave out');
+    if (earlier.length === 0) ui.info(`${FLAG.skipSent}: no earlier run of this file sent to this account: nothing to leave out`);
   }
   let abandonedAgain = false;
   if (abandoned !== undefined && !flags.includeSent && !journals.includes(abandoned.journal)) {
@@ -263,12 +264,12 @@ export async function leaveOutFor(
   if (abandoned?.header.again === true) abandonedAgain = true;
   let sent: SentNumbers | undefined;
   if (journals.length > 0) {
-    const flag = named.length > 0 || flags.bare ? '--skip-sent' : '--restart';
+    const flag = named.length > 0 || flags.bare ? FLAG.skipSent : FLAG.restart;
     sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
     for (const left of sent.named) {
       if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
       const note = checkSentRun(left, definition, target, flag);
-      if (note !== undefined) ui.warn(`${note}${flag === '--restart' ? ' (add --include-sent to send to them here as well)' : ''}`);
+      if (note !== undefined) ui.warn(`${note}${flag === FLAG.restart ? ` (add ${FLAG.includeSent} to send to them here as well)` : ''}`);
     }
   }
   // A restart goes on with what the abandoned run meant: one started with --again sends again.
@@ -276,7 +277,7 @@ export async function leaveOutFor(
   if (stated || earlier.length === 0) return { sent, guard: undefined };
   const numbers = await loadSentNumbers(
     earlier.map((r) => ({ journal: r.journal })),
-    { flag: '--skip-sent', wantIds: false },
+    { flag: FLAG.skipSent, wantIds: false },
   );
   // What this run leaves out anyway (a --restart's abandoned run) is no second message.
   const guarded = sent === undefined ? numbers.accepted : without(numbers.accepted, sent.accepted);

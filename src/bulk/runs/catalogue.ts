@@ -11,6 +11,7 @@ import { lockHolder, type LockOwner, type LockProcess } from '../../files/lock.j
 import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { ensureDir } from '../../files/dirs.js';
 import { runsRoot } from '../../files/state-dir.js';
+import { FLAG } from '../flag-names.js';
 
 /** One run as `runs list` shows it. */
 export interface RunInfo {
@@ -162,7 +163,7 @@ export function findRun(state: string, cwd: string, ref: string, flag: string): 
   throw new UsageError(`${flag}: no run "${ref}" in ${runsRoot(state)} (nor the sandbox's)`, {
     hint: ref.length < 8
       ? 'Give at least the first 8 characters of a run id, or its last 8 (after the "-"), from `msgr runs list`.'
-      : 'Give a run id or journal path from `msgr runs list`, or the path of a journal kept elsewhere (--journal).',
+      : `Give a run id or journal path from \`msgr runs list\`, or the path of a journal kept elsewhere (${FLAG.journal}).`,
   });
 }
 

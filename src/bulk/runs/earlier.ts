@@ -15,6 +15,7 @@ import { definitionDifferences, journaledDefinition, type MessageDefinition } fr
 import { formatCount } from '../../output/count.js';
 import { sameData } from '../input/identity.js';
 import type { Place } from '../../once/keys.js';
+import { FLAG } from '../flag-names.js';
 
 export interface EarlierRun {
   readonly journal: string;
@@ -85,7 +86,7 @@ export async function earlierRuns(q: EarlierRunsQuery): Promise<EarlierRun[]> {
 
 /** `run X (finished 2026-11-28T09:51:46Z)`, or `run X of the same data (other.csv, …)`: which earlier run, for people. */
 export function describeEarlier(r: EarlierRun): string {
-  const when = r.finished ? `finished ${r.finishedAt ?? r.header.createdAt}` : `left unfinished under --once ${r.header.once?.key ?? ''}`;
+  const when = r.finished ? `finished ${r.finishedAt ?? r.header.createdAt}` : `left unfinished under ${FLAG.once} ${r.header.once?.key ?? ''}`;
   const where = r.sameContent ? ` of the same data (${r.header.input.stdin ? 'read from stdin' : r.header.input.path}, ${when})` : ` (${when})`;
   return `run ${r.header.runId}${where}`;
 }
@@ -105,13 +106,13 @@ export function sentBeforeError(rows: number, runs: readonly EarlierRun[], defin
   const same = runs.filter((r) => definitionDifferences(journaledDefinition(r.header), definition).length === 0);
   const other = runs.find((r) => !same.includes(r));
   const otherDiffs = other !== undefined ? definitionDifferences(journaledDefinition(other.header), definition) : [];
-  const skip = '--skip-sent to leave them out (the same list again, or grown: only numbers that have not had this message get it)';
-  const again = '--again to message them again on purpose (a reminder to the same list, a new message)';
+  const skip = `${FLAG.skipSent} to leave them out (the same list again, or grown: only numbers that have not had this message get it)`;
+  const again = `${FLAG.again} to message them again on purpose (a reminder to the same list, a new message)`;
   const hint =
     same.length > 0
-      ? `Say which you mean: add ${skip}, or ${again}.${other !== undefined ? ` (--skip-sent leaves out only the numbers that had this message: run ${other.header.runId} sent another, ${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}.)` : ''}`
-      : `Add ${again}. ${runs.length === 1 ? 'That run' : 'Those runs'} sent another message (${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}), so --skip-sent, which leaves out the numbers that had this message, would leave none out; to leave them out anyway, write the run's report (msgr runs report ${last.header.runId} --report sent.csv) and give --exclude a file of its accepted numbers.`;
-  const counts = same.length > 0 ? ` (with --skip-sent it sends to ${formatCount(o.toSend)}, with --again to ${formatCount(o.toSend + rows)})` : '';
+      ? `Say which you mean: add ${skip}, or ${again}.${other !== undefined ? ` (${FLAG.skipSent} leaves out only the numbers that had this message: run ${other.header.runId} sent another, ${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}.)` : ''}`
+      : `Add ${again}. ${runs.length === 1 ? 'That run' : 'Those runs'} sent another message (${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}), so ${FLAG.skipSent}, which leaves out the numbers that had this message, would leave none out; to leave them out anyway, write the run's report (msgr runs report ${last.header.runId} ${FLAG.report} sent.csv) and give ${FLAG.exclude} a file of its accepted numbers.`;
+  const counts = same.length > 0 ? ` (with ${FLAG.skipSent} it sends to ${formatCount(o.toSend)}, with ${FLAG.again} to ${formatCount(o.toSend + rows)})` : '';
   return new UsageError(`${o.fileLabel}: ${sends} ${formatCount(rows)} number${rows === 1 ? '' : 's'} that ${who} already sent to${counts}; nothing was sent`, {
     hint,
     jsonFor: o.jsonFor,

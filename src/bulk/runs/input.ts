@@ -11,6 +11,7 @@ import { journalOf, type Campaign } from '../campaign.js';
 import { ensureDir } from '../../files/dirs.js';
 import { formatCount } from '../../output/count.js';
 import { statInput } from '../input/identity.js';
+import { FLAG } from '../flag-names.js';
 
 /**
  * The input of the run (stdin copied to a file beside the journal, or to a temporary folder for
@@ -49,8 +50,8 @@ export async function openInput(ctx: Context, campaign: Campaign, state: Run, de
   if (previous !== undefined) {
     const was = previous.header.input;
     if (identity.size !== was.size || identity.quickHash !== was.quickHash) {
-      throw new UsageError(`--resume: ${label} changed since run ${state.runId} started (${formatCount(was.size)} bytes then, ${formatCount(identity.size)} now)`, {
-        hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
+      throw new UsageError(`${FLAG.resume}: ${label} changed since run ${state.runId} started (${formatCount(was.size)} bytes then, ${formatCount(identity.size)} now)`, {
+        hint: `A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with ${FLAG.restart}: it leaves out every number this run accepted.`,
       });
     }
   }

@@ -15,6 +15,7 @@ import { shellQuote } from '../../output/shell.js';
 import { definitionDifferences, journaledDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
+import { FLAG } from '../flag-names.js';
 
 /** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */
 export function describeKeyUse(header: RunHeader): string {
@@ -31,7 +32,7 @@ export function describeKeyUse(header: RunHeader): string {
 export function runningNowDocument(key: string, owner: LockOwner, journal: string): { line: string; doc: Record<string, unknown> } {
   const who = owner.pid > 0 ? `msgr pid ${owner.pid} on ${owner.host}, since ${owner.startedAt}` : 'another msgr, starting now';
   return {
-    line: `running now: the run under --once ${key} is being sent by ${who}; this command sent nothing (that one reports how it ends)`,
+    line: `running now: the run under ${FLAG.once} ${key} is being sent by ${who}; this command sent nothing (that one reports how it ends)`,
     doc: { once: key, journal, runningNow: { pid: owner.pid, host: owner.host, startedAt: owner.startedAt }, exitCode: ExitCode.OK },
   };
 }
@@ -59,10 +60,10 @@ export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o
 }
 
 function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean): UsageError {
-  const other = `give this campaign a key of its own (e.g. --once ${shellQuote(`${key}-2`)}), or leave --once out`;
-  return new UsageError(`--once ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
+  const other = `give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}), or leave ${FLAG.once} out`;
+  return new UsageError(`${FLAG.once} ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
     hint: unfinished
-      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with --once ${shellQuote(key)} --restart (for the same message, it leaves out the rows run ${header.runId} accepted); otherwise ${other}.`
+      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (for the same message, it leaves out the rows run ${header.runId} accepted); otherwise ${other}.`
       : `A key names one campaign: ${other}.`,
   });
 }

@@ -37,6 +37,7 @@ import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
 import { purposeFlag } from '../flag-names.js';
+import { FLAG } from '../flag-names.js';
 
 /** Where a run's journal is, and the file it reads: what every run knows. */
 interface RunAt {
@@ -123,9 +124,9 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     if (keyed !== undefined) journalPath = keyed;
     else if (journalGiven !== undefined) journalPath = resolve(ctx.cwd, journalGiven);
     else if (fileAbs !== undefined) journalPath = join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
-    else throw new UsageError('--resume of a run that read stdin needs its --journal PATH', { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
+    else throw new UsageError(`${FLAG.resume} of a run that read stdin needs its ${FLAG.journal} PATH`, { hint: 'The path was printed when the run started, and in its summary; `msgr runs list` lists the runs (those that read stdin as stdin), and `msgr runs show RUN` prints the command that continues one.' });
     if (!existsSync(journalPath) && key !== undefined) {
-      throw new UsageError(`nothing to resume: no run under --once ${key.key} for account ${key.place.account ?? '(none)'}`, { hint: 'Run the command without --resume to start it: a command with the key continues its run while it is unfinished.' });
+      throw new UsageError(`nothing to resume: no run under ${FLAG.once} ${key.key} for account ${key.place.account ?? '(none)'}`, { hint: `Run the command without ${FLAG.resume} to start it: a command with the key continues its run while it is unfinished.` });
     }
     if (!existsSync(journalPath)) {
       // The file's run may keep its journal elsewhere (--journal): it is named, not guessed at.
@@ -137,8 +138,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       }
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && journalGiven === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
-      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} --sandbox.` : '';
-      throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without --resume to start sending.${otherHint}` });
+      const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} ${FLAG.sandbox}.` : '';
+      throw new UsageError(`nothing to resume: there is no ${sandbox ? 'sandbox ' : ''}journal at ${journalPath}`, { hint: `Run the command without ${FLAG.resume} to start sending.${otherHint}` });
     }
     runId = '';
   } else {
@@ -150,18 +151,18 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   }
   // A folder is no journal: said as such, not as a file that is not one (nor read as one).
   if (journalGiven !== undefined && isFolder(journalPath)) {
-    throw new UsageError(`--journal: ${journalGiven} is a folder; --journal takes the journal's file path`, {
-      hint: request === 'resume' ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(journalGiven, 'journal.jsonl'))}, or leave --journal out: msgr keeps it in its state folder.`,
+    throw new UsageError(`${FLAG.journal}: ${journalGiven} is a folder; ${FLAG.journal} takes the journal's file path`, {
+      hint: request === 'resume' ? 'Give the journal path printed by the run you want to resume.' : `Give a file path, e.g. ${shellQuote(join(journalGiven, 'journal.jsonl'))}, or leave ${FLAG.journal} out: msgr keeps it in its state folder.`,
     });
   }
   // The journal is written over: never the CSV it records.
   if (journalGiven !== undefined && fileAbs !== undefined && sameFile(journalPath, fileAbs)) {
-    throw new UsageError(`--journal: ${journalGiven} is the CSV file being sent; writing the journal there would overwrite it`, { hint: 'Give the journal a path of its own, or leave --journal out: msgr keeps it in its state folder.' });
+    throw new UsageError(`${FLAG.journal}: ${journalGiven} is the CSV file being sent; writing the journal there would overwrite it`, { hint: `Give the journal a path of its own, or leave ${FLAG.journal} out: msgr keeps it in its state folder.` });
   }
   // A new run writes its journal over the file there: an earlier run's journal is kept aside
   // (below), but anything else (the --exclude list, the --text-file, a report) would be lost.
   if (journalGiven !== undefined && request !== 'resume' && !journalOrNothing(journalPath)) {
-    throw new UsageError(`--journal: ${journalGiven} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: 'Give the journal a path of its own (a new file), or leave --journal out: msgr keeps it in its state folder.' });
+    throw new UsageError(`${FLAG.journal}: ${journalGiven} is a file that is not a msgr journal; a new run would write its journal over it`, { hint: `Give the journal a path of its own (a new file), or leave ${FLAG.journal} out: msgr keeps it in its state folder.` });
   }
 
   if (writes) {
@@ -174,7 +175,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       // A run that stops before its journal is written (the preflight, the confirmation) leaves
       // no empty folder. Deferred before the lock, so it runs after the lock is released.
       if (made) defer(() => removeIfEmpty(folder));
-      lock = tryLock(lockPath, `msgr send-bulk ${file ?? ''}${key !== undefined ? ` --once ${shellQuote(key.key)}` : ''}${request === 'resume' ? ' --resume' : ''}`.trim(), ctx);
+      lock = tryLock(lockPath, `msgr send-bulk ${file ?? ''}${key !== undefined ? ` ${FLAG.once} ${shellQuote(key.key)}` : ''}${request === 'resume' ? ` ${FLAG.resume}` : ''}`.trim(), ctx);
     } catch (err) {
       throw stateWriteError(err, dirname(journalPath));
     }
@@ -204,11 +205,11 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
         const blocked = resumeBlocked(ctx, away.header, fileAbs);
-        const restart = `${awayKey !== undefined ? `--once ${shellQuote(awayKey)} --restart` : `--restart --journal ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
+        const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {
-          throw new UsageError(`an unfinished run of this file without --once exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
-            hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} --restart${own ? '' : ` --journal ${shellQuote(away.journal)}`} (a run without a key), or leave --once out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
+          throw new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+            hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} ${FLAG.restart}${own ? '' : ` ${FLAG.journal} ${shellQuote(away.journal)}`} (a run without a key), or leave ${FLAG.once} out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
           });
         }
         throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
@@ -216,7 +217,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
         });
       }
       const blocked = resumeBlocked(ctx, away.header, fileAbs);
-      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart --journal ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
+      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
     }
   }
 
@@ -228,13 +229,13 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     try {
       previous = await loadJournal(journalPath);
     } catch (err) {
-      if (err instanceof JournalError) throw new UsageError(`--resume: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
+      if (err instanceof JournalError) throw new UsageError(`${FLAG.resume}: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
       throw err;
     }
     runId = previous.header.runId;
     // A keyed run goes on from any path with the same data (bulk/runs/once.ts checks the data).
     if (keyed === undefined && fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
-      throw new UsageError(`--resume: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
+      throw new UsageError(`${FLAG.resume}: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
     // `--resume --journal PATH` alone: the file's run folder learns of the journal too.
     if (writes && fileAbs === undefined && journalGiven !== undefined && !previous.header.input.stdin) {
@@ -244,7 +245,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   } else if (writes && existsSync(journalPath)) {
     const old = await loadJournal(journalPath).catch(() => undefined);
     if (old !== undefined && keyed !== undefined && key !== undefined && isFinished(old)) {
-      throw new UsageError(`--restart: run ${old.header.runId} under --once ${key.key} finished; there is nothing to restart`, {
+      throw new UsageError(`${FLAG.restart}: run ${old.header.runId} under ${FLAG.once} ${key.key} finished; there is nothing to restart`, {
         hint: 'A key names one campaign: a new campaign needs a key of its own.',
       });
     }
@@ -254,8 +255,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
           hint:
             blocked !== undefined
-              ? `It cannot be continued (${blocked}): abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
-              : `Continue it with --resume (rows already accepted are not sent again), or abandon it with --restart (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
+              ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
+              : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
         });
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
@@ -280,16 +281,16 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     } else if (old !== undefined && !isFinished(old) && request === 'restart') {
       // A dry run of --restart counts what the restart would leave out; it abandons nothing.
       abandoned = { journal: journalPath, header: old.header };
-      ui.info(`--restart would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
+      ui.info(`${FLAG.restart} would abandon the unfinished run ${old.header.runId}; nothing is abandoned now`);
     } else if (old !== undefined && !isFinished(old)) {
       // The same command without --dry-run (or the sample's "send the campaign with") is refused.
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      else if (key !== undefined) ui.info(`run ${old.header.runId} under --once ${key.key} is unfinished (started ${old.header.createdAt}): the same command without ${purposeFlag(campaign.purpose) ?? '--dry-run'} continues it`);
+      else if (key !== undefined) ui.info(`run ${old.header.runId} under ${FLAG.once} ${key.key} is unfinished (started ${old.header.createdAt}): the same command without ${purposeFlag(campaign.purpose) ?? FLAG.dryRun} continues it`);
       else {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
-        ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with --restart` : 'the campaign goes on with --resume, or starts over with --restart'}`);
+        ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart}` : `the campaign goes on with ${FLAG.resume}, or starts over with ${FLAG.restart}`}`);
       }
     }
   }
@@ -344,7 +345,7 @@ function pointHere(ui: Ui, runDir: string, journal: string, defer: (cleanup: () 
   try {
     writePointer(runDir, journal);
   } catch (err) {
-    ui.warn(`cannot leave the journal's path in ${runDir} (${fileProblem(err)}): a run of this file without --journal will not know of this one`);
+    ui.warn(`cannot leave the journal's path in ${runDir} (${fileProblem(err)}): a run of this file without ${FLAG.journal} will not know of this one`);
     return;
   }
   defer(() => {
@@ -446,7 +447,7 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, 
     // A journal kept by --journal is the user's file: --restart renames it only when named, as
     // for a CSV file's run kept elsewhere (openRunState).
     if (campaign.earlier.request !== 'restart' || !own) {
-      const restart = own ? '--restart' : `--restart --journal ${shellQuote(journal)}`;
+      const restart = own ? FLAG.restart : `${FLAG.restart} ${FLAG.journal} ${shellQuote(journal)}`;
       throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
         hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
       });
@@ -561,14 +562,14 @@ export function openJournal(
 /** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
 function runningError(lockPath: string, owner: LockOwner | undefined): UsageError {
   if (owner === undefined) {
-    return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: 'Wait a moment and run the command again with --resume.' });
+    return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: `Wait a moment and run the command again with ${FLAG.resume}.` });
   }
   return new UsageError(
     `another msgr is already running this bulk job: pid ${owner.pid} on ${owner.host}, started ${owner.startedAt}${owner.command !== '' ? ` (${owner.command})` : ''}`,
     {
       hint:
         owner.host === hostname()
-          ? `Wait for it to finish (or stop it: kill ${owner.pid}); then run again with --resume. Lock file: ${lockPath}`
+          ? `Wait for it to finish (or stop it: kill ${owner.pid}); then run again with ${FLAG.resume}. Lock file: ${lockPath}`
           : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
     },
   );

@@ -19,6 +19,7 @@ import type { CsvFormat } from '../input/csv.js';
 import { checkResume } from './resume-checks.js';
 import { DEFAULT_BATCH_SIZE, type Campaign } from '../campaign.js';
 import type { Run } from './open.js';
+import { FLAG } from '../flag-names.js';
 
 export interface RunPlan {
   /** The request without recipients, as every batch sends it. */
@@ -72,7 +73,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
   }
   let country: CountryCode | undefined;
   if (shape.defaultCountry !== null) {
-    country = checkCountry(shape.defaultCountry, '--default-country');
+    country = checkCountry(shape.defaultCountry, FLAG.defaultCountry);
   }
   const checker = createNumberChecker(country, { allowUnlisted: shape.allowUnlisted === true });
   let exclude: ExcludeList | undefined;
@@ -82,19 +83,19 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
     if (previous !== undefined && !existsSync(shape.exclude.path)) {
-      throw new UsageError(`--resume: the exclude file ${shape.exclude.path} that run ${previous.header.runId} started with is gone`, {
-        hint: 'Put it back at that path, unchanged, and resume again; or start a new run with --restart.',
+      throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} that run ${previous.header.runId} started with is gone`, {
+        hint: `Put it back at that path, unchanged, and resume again; or start a new run with ${FLAG.restart}.`,
       });
     }
     exclude = await loadExcludes(shape.exclude.path, checker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
-    const source: OptOutSource = { id: 'exclude', name: `the --exclude list ${shape.exclude.path}`, set: exclude.set };
+    const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set };
     optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
       // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
       const since = sinceStart(run.journalPath, source, previous.header.runId);
       if (since === undefined) {
-        throw new UsageError(`--resume: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
-          hint: 'That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with --restart.',
+        throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
+          hint: `That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with ${FLAG.restart}.`,
         });
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };

@@ -14,6 +14,7 @@ import type { PreflightResult } from '../preflight/range.js';
 import { formatCount } from '../../output/count.js';
 import { sameInput } from '../input/identity.js';
 import type { Campaign } from '../campaign.js';
+import { FLAG } from '../flag-names.js';
 
 /** What a resume's command may repeat, but not change: it decides what the run sends. */
 export type ResumeGiven = Pick<Campaign, 'message' | 'input' | 'pace' | 'where'>;
@@ -27,15 +28,15 @@ export function checkResume(ctx: Pick<Context, 'now' | 'version'>, ui: Pick<Ui, 
   if (given !== undefined) checkResumeFlags(given, header, ui);
   const runId = header.runId;
   if (header.msgr !== ctx.version) {
-    throw new UsageError(`--resume: run ${runId} was started by msgr ${header.msgr}; this is msgr ${ctx.version}`, {
-      hint: 'Finish it with the msgr that started it, or start a new run with --restart.',
+    throw new UsageError(`${FLAG.resume}: run ${runId} was started by msgr ${header.msgr}; this is msgr ${ctx.version}`, {
+      hint: `Finish it with the msgr that started it, or start a new run with ${FLAG.restart}.`,
     });
   }
   const message = header.message;
   const validity = typeof message.validity === 'string' ? Date.parse(message.validity) : undefined;
   if (validity !== undefined && validity <= ctx.now().getTime()) {
-    throw new UsageError(`--resume: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
-      hint: 'Start a new run with --restart and a new --validity.',
+    throw new UsageError(`${FLAG.resume}: run ${runId}'s validity (${String(message.validity)}) has passed; the remaining rows would not be delivered`, {
+      hint: `Start a new run with ${FLAG.restart} and a new ${FLAG.validity}.`,
     });
   }
 }
@@ -46,8 +47,8 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   const body = (msg.body ?? {}) as { text?: string; templateId?: string };
   const differs = (flag: string, was: unknown): never => {
     const started = was === null || was === false ? 'which was started without it' : `which sends ${JSON.stringify(was)}`;
-    throw new UsageError(`--resume: ${flag} differs from run ${header.runId}, ${started}`, {
-      hint: 'A resumed run sends exactly what it started with: drop the flag, or start a new run with --restart.',
+    throw new UsageError(`${FLAG.resume}: ${flag} differs from run ${header.runId}, ${started}`, {
+      hint: `A resumed run sends exactly what it started with: drop the flag, or start a new run with ${FLAG.restart}.`,
     });
   };
   // Column names are compared as their header is searched: the CSV's by columnKey (the run records
@@ -56,36 +57,42 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   const same = (a: readonly string[], b: readonly string[]): boolean => a.length === b.length && a.every((x, i) => sameColumn(x, b[i]));
   const { message: m, input, pace } = given;
   const { columns, rows, format, exclude } = input;
-  if (pace.batchSize !== undefined && pace.batchSize !== shape.batchSize) differs('--batch-size', shape.batchSize);
-  if (columns.msisdn !== undefined && !sameColumn(columns.msisdn, shape.msisdnColumn)) differs('--msisdn-column', shape.msisdnColumn);
-  if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs('--var-columns', shape.varColumns.join(','));
-  if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs('--meta-columns', shape.metaColumns.join(','));
-  if (input.defaultCountry !== undefined && input.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs('--default-country', shape.defaultCountry);
-  if (rows.allowDuplicates && !shape.allowDuplicates) differs('--allow-duplicates', false);
-  if (rows.skipInvalid && !shape.skipInvalid) differs('--skip-invalid', false);
-  if (m.text !== undefined && m.text !== body.text) differs('--text', body.text ?? null);
-  if (m.template !== undefined && m.template !== body.templateId) differs('--template', body.templateId ?? null);
-  if (m.from !== undefined && m.from !== msg.from) differs('--from', msg.from);
-  if (m.channel !== undefined && m.channel.trim().toUpperCase() !== msg.channel) differs('--channel', msg.channel);
-  if (given.where.account !== undefined && given.where.account !== msg.accountReference) differs('--account', msg.accountReference);
-  if (m.name !== undefined && m.name !== msg.name) differs('--name', msg.name ?? null);
-  if (m.characterSet !== undefined && m.characterSet !== msg.characterSet) differs('--character-set', msg.characterSet ?? null);
-  if (m.messageType !== undefined && m.messageType !== msg.messageType) differs('--message-type', msg.messageType ?? null);
-  if (m.meta !== undefined && JSON.stringify(metaMap(m.meta)) !== JSON.stringify(msg.metaData ?? {})) differs('--meta', msg.metaData ?? null);
-  if (exclude !== undefined && exclude.path !== shape.exclude?.path) differs('--exclude', shape.exclude?.path ?? null);
-  if (exclude?.column !== undefined && (shape.exclude?.column === undefined || headerKey(exclude.column) !== headerKey(shape.exclude.column))) differs('--exclude-column', shape.exclude?.column ?? null);
-  if (!columns.headerRow && shape.noHeader !== true) differs('--no-header', false);
-  if (rows.firstPerNumber && shape.firstPerNumber !== true) differs('--first-per-number', false);
-  if (rows.allowUnlisted && shape.allowUnlisted !== true) differs('--allow-unlisted-numbers', false);
-  if (rows.fixMojibake && shape.fixMojibake !== true) differs('--fix-mojibake', false);
-  if (format.encoding !== undefined && format.encoding !== shape.encoding) differs('--encoding', shape.encoding);
-  if (format.delimiter !== undefined && format.delimiter !== shape.delimiter) differs('--delimiter', shape.delimiter);
+  if (pace.batchSize !== undefined && pace.batchSize !== shape.batchSize) differs(FLAG.batchSize, shape.batchSize);
+  if (columns.msisdn !== undefined && !sameColumn(columns.msisdn, shape.msisdnColumn)) differs(FLAG.msisdnColumn, shape.msisdnColumn);
+  if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs(FLAG.varColumns, shape.varColumns.join(','));
+  if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs(FLAG.metaColumns, shape.metaColumns.join(','));
+  if (input.defaultCountry !== undefined && input.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
+  if (rows.allowDuplicates && !shape.allowDuplicates) differs(FLAG.allowDuplicates, false);
+  if (rows.skipInvalid && !shape.skipInvalid) differs(FLAG.skipInvalid, false);
+  if (m.text !== undefined && m.text !== body.text) differs(FLAG.text, body.text ?? null);
+  if (m.template !== undefined && m.template !== body.templateId) differs(FLAG.template, body.templateId ?? null);
+  if (m.from !== undefined && m.from !== msg.from) differs(FLAG.from, msg.from);
+  if (m.channel !== undefined && m.channel.trim().toUpperCase() !== msg.channel) differs(FLAG.channel, msg.channel);
+  if (given.where.account !== undefined && given.where.account !== msg.accountReference) differs(FLAG.account, msg.accountReference);
+  if (m.name !== undefined && m.name !== msg.name) differs(FLAG.name, msg.name ?? null);
+  if (m.characterSet !== undefined && m.characterSet !== msg.characterSet) differs(FLAG.characterSet, msg.characterSet ?? null);
+  if (m.messageType !== undefined && m.messageType !== msg.messageType) differs(FLAG.messageType, msg.messageType ?? null);
+  if (m.meta !== undefined && JSON.stringify(metaMap(m.meta)) !== JSON.stringify(msg.metaData ?? {})) differs(FLAG.meta, msg.metaData ?? null);
+  if (exclude !== undefined && exclude.path !== shape.exclude?.path) differs(FLAG.exclude, shape.exclude?.path ?? null);
+  if (exclude?.column !== undefined && (shape.exclude?.column === undefined || headerKey(exclude.column) !== headerKey(shape.exclude.column))) differs(FLAG.excludeColumn, shape.exclude?.column ?? null);
+  if (!columns.headerRow && shape.noHeader !== true) differs(FLAG.noHeader, false);
+  if (rows.firstPerNumber && shape.firstPerNumber !== true) differs(FLAG.firstPerNumber, false);
+  if (rows.allowUnlisted && shape.allowUnlisted !== true) differs(FLAG.allowUnlistedNumbers, false);
+  if (rows.fixMojibake && shape.fixMojibake !== true) differs(FLAG.fixMojibake, false);
+  if (format.encoding !== undefined && format.encoding !== shape.encoding) differs(FLAG.encoding, shape.encoding);
+  if (format.delimiter !== undefined && format.delimiter !== shape.delimiter) differs(FLAG.delimiter, shape.delimiter);
   const personal = shape.personal;
-  if (!m.render && personal?.render === true) differs('--no-render', 'rendered texts');
-  if (m.textColumn !== undefined && !sameColumn(m.textColumn, personal?.textColumn)) differs('--text-column', personal?.textColumn ?? null);
-  if (m.fromColumn !== undefined && !sameColumn(m.fromColumn, personal?.fromColumn)) differs('--from-column', personal?.fromColumn ?? null);
-  if (m.maxParts !== undefined && m.maxParts !== personal?.maxParts) differs('--max-parts', personal?.maxParts ?? null);
-  if (m.validity !== undefined) ui.warn(`--resume: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); --validity is ignored`);
+  if (!m.render && personal?.render === true) differs(FLAG.noRender, 'rendered texts');
+  if (m.textColumn !== undefined && !sameColumn(m.textColumn, personal?.textColumn)) differs(FLAG.textColumn, personal?.textColumn ?? null);
+  if (m.fromColumn !== undefined && !sameColumn(m.fromColumn, personal?.fromColumn)) differs(FLAG.fromColumn, personal?.fromColumn ?? null);
+  if (m.maxParts !== undefined && m.maxParts !== personal?.maxParts) differs(FLAG.maxParts, personal?.maxParts ?? null);
+  if (m.validity !== undefined) ui.warn(`${FLAG.resume}: run ${header.runId} keeps its validity (${typeof msg.validity === 'string' ? msg.validity : 'none'}); ${FLAG.validity} is ignored`);
+}
+
+/** A resume's refusal without the flag it starts with ("--resume: "): why, for another message to say. */
+function refusalReason(message: string): string {
+  const prefix = `${FLAG.resume}: `;
+  return message.startsWith(prefix) ? message.slice(prefix.length) : message;
 }
 
 /**
@@ -98,7 +105,7 @@ export function resumeRefusal(ctx: Pick<Context, 'now' | 'version'>, given: Resu
     checkResume(ctx, { warn: () => undefined }, given, header);
     checkResumeTarget(header, now, accountGiven);
   } catch (err) {
-    if (err instanceof UsageError) return err.message.replace(/^--resume: /, '').replace(/; nothing was sent$/, '');
+    if (err instanceof UsageError) return refusalReason(err.message).replace(/; nothing was sent$/, '');
     throw err;
   }
   if (hash !== header.input.hash) return `the file changed since run ${header.runId} started`;
@@ -115,7 +122,7 @@ export function resumeBlocked(ctx: Pick<Context, 'now' | 'version'>, header: Run
   try {
     checkResume(ctx, { warn: () => undefined }, undefined, header);
   } catch (err) {
-    if (err instanceof UsageError) return err.message.replace(/^--resume: /, '');
+    if (err instanceof UsageError) return refusalReason(err.message);
     throw err;
   }
   if (!header.input.stdin && fileAbs !== undefined && !sameInput(fileAbs, header.input)) return `${fileAbs} changed since run ${header.runId} started`;
@@ -129,13 +136,13 @@ export function resumeBlocked(ctx: Pick<Context, 'now' | 'version'>, header: Run
 export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult, fileLabel: string): void {
   const runId = previous.header.runId;
   if (pre.hash !== previous.header.input.hash) {
-    throw new UsageError(`--resume: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
-      hint: 'A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with --restart: it leaves out every number this run accepted.',
+    throw new UsageError(`${FLAG.resume}: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
+      hint: `A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with ${FLAG.restart}: it leaves out every number this run accepted.`,
     });
   }
   if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend || pre.requests !== previous.header.totals.requests) {
     const was = previous.header.totals;
-    throw new UsageError(`--resume: ${fileLabel} is unchanged, but its preflight now gives ${formatCount(pre.rows)} rows and ${formatCount(pre.toSend)} to send where run ${runId} had ${formatCount(was.rows)} and ${formatCount(was.toSend)}; nothing was sent`, {
+    throw new UsageError(`${FLAG.resume}: ${fileLabel} is unchanged, but its preflight now gives ${formatCount(pre.rows)} rows and ${formatCount(pre.toSend)} to send where run ${runId} had ${formatCount(was.rows)} and ${formatCount(was.toSend)}; nothing was sent`, {
       hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',
     });
   }

@@ -11,6 +11,7 @@ import type { Target } from '../../settings/target.js';
 import type { JournaledTarget, PersonalSpec, RunHeader } from '../journal/records.js';
 import { shellQuote } from '../../output/shell.js';
 import { SANDBOX_URL, type Place } from '../../once/keys.js';
+import { FLAG } from '../flag-names.js';
 
 /**
  * 12 hex characters of SHA-256 over a domain-separated string: enough to tell two keys apart,
@@ -98,11 +99,11 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
   const diffs = targetDifferences(was, current);
   if (diffs.length > 0) {
     throw new UsageError(
-      `--resume: run ${header.runId} sent to ${describeTarget(was)}; this run would send to ${describeTarget(current)} (${diffs.join('; ')}); nothing was sent`,
+      `${FLAG.resume}: run ${header.runId} sent to ${describeTarget(was)}; this run would send to ${describeTarget(current)} (${diffs.join('; ')}); nothing was sent`,
       {
         hint:
           `Resume with the settings the run started with${resumeFlagsFor(was, current)}. ` +
-          'To send the rest of the file to this target on purpose, start a new run with --restart: it leaves out the rows the abandoned run had accepted (add --include-sent if that run only went to a test system, so they are sent here too).',
+          `To send the rest of the file to this target on purpose, start a new run with ${FLAG.restart}: it leaves out the rows the abandoned run had accepted (add ${FLAG.includeSent} if that run only went to a test system, so they are sent here too).`,
       },
     );
   }
@@ -116,11 +117,11 @@ export function checkResumeTarget(header: RunHeader, now: JournaledTarget, accou
  * them then, so the profile alone does not).
  */
 function resumeFlagsFor(was: JournaledTarget, now: JournaledTarget): string {
-  if (was.sandbox) return ' (add --sandbox)';
+  if (was.sandbox) return ` (add ${FLAG.sandbox})`;
   const flags: string[] = [];
-  if (was.profile !== null) flags.push(`-p ${shellQuote(was.profile)}`);
-  if (now.sandbox || was.baseUrl !== now.baseUrl) flags.push(`--base-url ${shellQuote(was.baseUrl)}`);
-  if (was.account !== null && was.account !== now.account) flags.push(`--account ${shellQuote(was.account)}`);
+  if (was.profile !== null) flags.push(`${FLAG.profile} ${shellQuote(was.profile)}`);
+  if (now.sandbox || was.baseUrl !== now.baseUrl) flags.push(`${FLAG.baseUrl} ${shellQuote(was.baseUrl)}`);
+  if (was.account !== null && was.account !== now.account) flags.push(`${FLAG.account} ${shellQuote(was.account)}`);
   return flags.length > 0 ? ` (e.g. ${flags.join(' ')})` : '';
 }
 

@@ -20,6 +20,7 @@ import { type Progress, type ProgressStats } from './progress.js';
 import { EXCLUDED_SINCE_START } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';
 import { formatDuration } from '../../output/count.js';
+import { FLAG } from '../flag-names.js';
 
 /** Consecutive batches that failed without an answer (in doubt or not sent) before the run stops. */
 export const MAX_CONSECUTIVE_FAILURES = 5;
@@ -176,7 +177,7 @@ export class BatchAccounting {
       return true;
     }
     if (isInDoubt(state) && !this.#cfg.resendInDoubt) {
-      this.markInDoubt(b, 'in doubt since an earlier run: not sent again without --resend-in-doubt');
+      this.markInDoubt(b, `in doubt since an earlier run: not sent again without ${FLAG.resendInDoubt}`);
       this.#earlier += count;
       return true;
     }

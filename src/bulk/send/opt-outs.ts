@@ -12,6 +12,7 @@ import { UsageError } from '../../errors.js';
 import type { Batch } from './batches.js';
 import { BatchState } from '../journal/records.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
+import { FLAG } from '../flag-names.js';
 
 export interface OptOutSource {
   /** The snapshot's name beside the journal: `<journal>.<id>-at-start`. */
@@ -84,8 +85,8 @@ export function sinceStart(journalPath: string, source: OptOutSource, runId: str
   }
   if (removed.length > 0) {
     const shown = removed.slice(0, 5).join(', ');
-    throw new UsageError(`--resume: ${removed.length} number${removed.length === 1 ? ' was' : 's were'} taken off ${source.name} since run ${runId} started (${shown}${removed.length > 5 ? ', …' : ''}); nothing was sent`, {
-      hint: 'The run was started not to message them, and a resume sends what it started with: put them back on the list and resume, or start a new run with --restart (it reads the list as it is then, and leaves out what this run accepted).',
+    throw new UsageError(`${FLAG.resume}: ${removed.length} number${removed.length === 1 ? ' was' : 's were'} taken off ${source.name} since run ${runId} started (${shown}${removed.length > 5 ? ', …' : ''}); nothing was sent`, {
+      hint: `The run was started not to message them, and a resume sends what it started with: put them back on the list and resume, or start a new run with ${FLAG.restart} (it reads the list as it is then, and leaves out what this run accepted).`,
     });
   }
   const added = new NumberSet(1024);
@@ -94,7 +95,7 @@ export function sinceStart(journalPath: string, source: OptOutSource, runId: str
 }
 
 /** A report row's error for a recipient left out this way. */
-export const EXCLUDED_SINCE_START = 'on the --exclude list since the run started';
+export const EXCLUDED_SINCE_START = `on the ${FLAG.exclude} list since the run started`;
 
 /**
  * Leaves out of batch `b` the recipients that went on a list since the run started; returns how
