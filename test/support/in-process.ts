@@ -2,11 +2,14 @@
 // seam, as gh's commands take one), and send-bulk run with a Context of the test's (a fake API:
 // test/support/fake-api.ts), its error returned rather than thrown.
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Command } from 'commander';
 import type { Context } from '../../src/context.js';
 import { registerSendBulk } from '../../src/commands/send-bulk/index.js';
 import type { BulkOptions } from '../../src/commands/send-bulk/options.js';
 import { MsgrError } from '../../src/errors.js';
+import { tempDir } from './cli.js';
 import { fakeContext } from './fake-context.js';
 
 /** `msgr send-bulk ARGV` parsed as the CLI parses it; the run is not called. */
@@ -32,4 +35,17 @@ export async function sendBulk(ctx: Context, argv: string[]): Promise<MsgrError 
     if (err instanceof MsgrError) return err;
     throw err;
   }
+}
+
+/** The API key the in-process runs send with (it must never reach their output). */
+export const FAKE_KEY = 'fake-key-0123456789';
+
+/** A CSV of `n` UK mobile numbers with a name, and an environment with a state folder of its own. */
+export function bulkFiles(n: number, prefix = 'msgr-in-process-'): { dir: string; file: string; numbers: string[]; env: Record<string, string> } {
+  const dir = tempDir(prefix);
+  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
+  const file = join(dir, 'list.csv');
+  writeFileSync(file, ['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)].join('\n') + '\n');
+  const env = { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: FAKE_KEY, MSGR_BASE_URL: 'https://api.example.test', MSGR_ACCOUNT_REFERENCE: 'ACME01', NO_COLOR: '1' };
+  return { dir, file, numbers, env };
 }

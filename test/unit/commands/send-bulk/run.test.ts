@@ -3,26 +3,15 @@
 // HTTP provider is the fake. Every request that would have left is asserted: its body, its
 // Idempotency-Key, the client it went through. The e2e suite spawns the CLI for the same rules.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode } from '../../../../src/errors.js';
-import { tempDir } from '../../../support/cli.js';
 import { accept, fakeApi, type FakeRequest } from '../../../support/fake-api.js';
 import { fakeContext } from '../../../support/fake-context.js';
-import { sendBulk as run } from '../../../support/in-process.js';
+import { bulkFiles, FAKE_KEY as KEY, sendBulk as run } from '../../../support/in-process.js';
 
-const KEY = 'fake-key-0123456789';
-
-/** A CSV of `n` UK mobile numbers with a name, and a state folder of its own. */
-function campaign(n: number): { dir: string; file: string; numbers: string[]; env: Record<string, string> } {
-  const dir = tempDir('msgr-run-unit-');
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
-  const file = join(dir, 'list.csv');
-  writeFileSync(file, ['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)].join('\n') + '\n');
-  const env = { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: KEY, MSGR_BASE_URL: 'https://api.example.test', MSGR_ACCOUNT_REFERENCE: 'ACME01', NO_COLOR: '1' };
-  return { dir, file, numbers, env };
-}
+const campaign = (n: number): ReturnType<typeof bulkFiles> => bulkFiles(n, 'msgr-run-unit-');
 
 const numbersOf = (r: FakeRequest): string[] => (r.body.recipients ?? []).map((x) => x.msisdn);
 
