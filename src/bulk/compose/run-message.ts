@@ -38,7 +38,7 @@ export interface RunMessage {
 }
 
 /**
- * The run's message (`request`, from the flags or the journal) and how rows shape it (`spec`,
+ * The run's message (`request`, from the campaign or the journal) and how rows shape it (`spec`,
  * absent in journals older than messages per row); `textFlag` names the flag the text came from.
  */
 export function runMessage(request: Record<string, unknown>, spec: PersonalSpec | undefined, textFlag: string): RunMessage {

@@ -1,5 +1,5 @@
 // What a bulk run sends and how it cuts the file into batches (the journal header's message and
-// shape): from the flags for a new run, exactly as journaled for a resumed one. Also the number
+// shape): from the campaign for a new run, exactly as journaled for a resumed one. Also the number
 // checker and the exclude list those imply.
 import { existsSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
