@@ -55,7 +55,8 @@ function importRules() {
       }),
     ),
     rule(LEAVES.map((leaf) => `src/bulk/${leaf}.ts`), [{ regex: `^\\./(?!(${LEAVES.join('|')})\\.js$)`, message: `campaign.ts and flag-names.ts are leaves: they import no folder nor door of the engine (${ORDER_HELP}).` }, NO_COMMAND]),
-    rule(doors.map((door) => `src/bulk/${door}.ts`), [{ regex: `^\\./(${doors.join('|')})\\.js$`, message: `A door never imports another (${ORDER_HELP}).` }, NO_COMMAND]),
+    // The doors, and the send-bulk door's RunContext: above every folder, below every command.
+    rule([...doors.map((door) => `src/bulk/${door}.ts`), 'src/bulk/run-context.ts'], [{ regex: `^\\./(${doors.join('|')})\\.js$`, message: `A door never imports another (${ORDER_HELP}).` }, NO_COMMAND]),
   ];
 }
 

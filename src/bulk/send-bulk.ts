@@ -23,7 +23,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { ClientFactory, Context } from '../context.js';
-import { InterruptedError, PartialError, UsageError, type MsgrError } from '../errors.js';
+import { InterruptedError, UsageError } from '../errors.js';
 import { stateDir } from '../files/state-dir.js';
 import { keyUsedBy } from '../once/keys.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
@@ -33,9 +33,9 @@ import { describeSource, type Resolved } from '../settings/resolve.js';
 import { checkSetUp, resolveTarget, type Target } from '../settings/target.js';
 import { isOffline, journalOf, type Campaign, type ResumeArgs } from './campaign.js';
 import { FLAG, purposeFlag } from './flag-names.js';
-import { isNoSpace } from './journal/writer.js';
 import { isInDoubt, type JournaledTarget, type RunShape } from './journal/records.js';
-import { outcomeTotals, type LoadedJournal } from './journal/load.js';
+import type { RunContext } from './run-context.js';
+import { outcomeTotals } from './journal/load.js';
 import { newRunId } from './journal/keys.js';
 import { DiskReserve } from './journal/reserve.js';
 import { runMessage, type RunMessage } from './compose/run-message.js';
@@ -44,14 +44,14 @@ import { preflightPass, reportInvalidRows } from './preflight/pass.js';
 import type { PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
-import { openRunReport, ReportWriter } from './report/writer.js';
+import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
 import { dropSnapshots, keepAtStart } from './send/opt-outs.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
-import { checkStdinAgain, isFinished, noSpaceError, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput, type Where } from './runs/open.js';
+import { checkStdinAgain, isFinished, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput } from './runs/open.js';
 import { openInput, spoolStdin } from './runs/input.js';
 import { planRun, settledShape, type RunPlan } from './runs/plan.js';
 import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';
@@ -63,94 +63,13 @@ import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
+export { RunContext } from './run-context.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
 const BULK_MAX_ATTEMPTS = 8;
-
-/**
- * The run's side channels, built first (src/commands/send-bulk/run.ts) and handed to each stage:
- * the cleanups its end runs (last first), what a full disk's message needs as far as the run got
- * (`where`), and what quitting at once (a second Ctrl-C) must tidy and say.
- */
-export class RunContext {
-  readonly #cleanups: Array<() => void> = [];
-  readonly #where: Where = {};
-  #inDoubt: () => boolean = () => false;
-  #report: ReportWriter | undefined;
-
-  constructor(ctx: Context) {
-    // First Ctrl-C: finish what is in flight and write everything down. A second quits at once:
-    // the report being written is removed (the one at its path stays as it was), and the exit
-    // code says whether requests were left without their answers.
-    ctx.enableGracefulInterrupt(() => {
-      this.#report?.discard();
-      return { inDoubt: this.#inDoubt(), resume: this.#where.resume };
-    });
-  }
-
-  /** Runs `cleanup` when the run ends, however it ends (before the ones deferred earlier). */
-  readonly defer = (cleanup: () => void): void => {
-    this.#cleanups.push(cleanup);
-  };
-
-  /** The folder a full disk is met in, from now on (the run's). */
-  at(folder: string): void {
-    this.#where.folder = folder;
-  }
-
-  /** The input's size: what a resume needs room for. */
-  reads(bytes: number): void {
-    this.#where.inputBytes = bytes;
-  }
-
-  /** A journal exists: a stop is resumed with this command. */
-  resumable(command: string): void {
-    this.#where.resume = command;
-  }
-
-  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
-  sending(): void {
-    this.#where.sending = true;
-  }
-
-  /** What a second Ctrl-C leaves in doubt, as far as the run knows now. */
-  inDoubtIs(fn: () => boolean): void {
-    this.#inDoubt = fn;
-  }
-
-  /** The report being written, removed by a second Ctrl-C. */
-  reportIs(report: ReportWriter | undefined): void {
-    this.#report = report;
-  }
-
-  /**
-   * The error the command ends with: a full disk wherever it was met (the spool, the journal's
-   * header, the reserve, the report) is an environment error that stops the run, never a stack
-   * trace; anything else as it is.
-   */
-  failed(ctx: Pick<Context, 'env' | 'cwd'>, err: unknown): unknown {
-    if (!isNoSpace(err)) return err;
-    // Before the run's folder is known, the file that failed says where (the lock, a folder).
-    const path = (err as NodeJS.ErrnoException).path;
-    this.#where.folder ??= path !== undefined ? dirname(path) : stateDir(ctx.env, ctx.cwd);
-    return noSpaceError(this.#where);
-  }
-
-  /** The cleanups, last deferred first; one that fails does not hide the outcome. */
-  close(): void {
-    for (const fn of this.#cleanups.reverse()) {
-      try {
-        fn();
-      } catch {
-        // Cleanup must not hide the outcome.
-      }
-    }
-    this.#cleanups.length = 0;
-  }
-}
 
 /** A run opened: which it is, what it reads, what it sends, where, and what it leaves out. */
 export interface OpenRun {
@@ -400,22 +319,9 @@ export function showTrial(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
   printDryRun({ ...out, summary: { ...base, report: null } }, open.message.firstFrame(pre.firstKey), pre.firstBatch, pre);
 }
 
-/**
- * Stopped before anything was sent (`plain`: how it says so, by default at a checkpoint). Exit 130
- * says "nothing in doubt": a resume whose earlier run left batches in doubt still has them, so it
- * is 7 as when it stops later (README: "Exit codes").
- */
-function interrupted(previous: LoadedJournal | undefined, plain?: InterruptedError): MsgrError {
-  const doubt = previous?.states.filter(isInDoubt).length ?? 0;
-  if (previous === undefined || doubt === 0) return plain ?? new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
-  return new PartialError(`interrupted before anything was sent; ${doubt} batch${doubt === 1 ? '' : 'es'} an earlier run left in doubt ${doubt === 1 ? 'is' : 'are'} still in doubt`, {
-    hint: `\`msgr runs show ${previous.header.runId}\` lists them: check whether they arrived; run the same command again to send the rest.`,
-  });
-}
-
 /** A stop asked for before anything was sent ends the run here. */
 function checkpoint(ctx: Pick<Context, 'interrupt'>, run: Run): void {
-  if (ctx.interrupt.aborted) throw interrupted(run.kind === 'resume' ? run.previous : undefined);
+  if (ctx.interrupt.aborted) throw interruptedBeforeSending(run.kind === 'resume' ? run.previous : undefined);
 }
 
 /**
@@ -432,7 +338,7 @@ export async function confirm(ctx: Context, campaign: Campaign, open: OpenRun, c
     const journaled: Resolved<string | undefined> = { value: String(plan.message.accountReference), source: 'flag', origin: `journal of run ${run.runId}` };
     // A stop at the question (Ctrl-C, SIGTERM) is one before anything was sent, as at a checkpoint.
     await confirmSend(ctx, settings, { recipients, yes: campaign.output.yes, account: journaled.value === settings.account.value ? settings.account : journaled }).catch((err: unknown) => {
-      throw err instanceof InterruptedError ? interrupted(run.kind === 'resume' ? run.previous : undefined, err) : err;
+      throw err instanceof InterruptedError ? interruptedBeforeSending(run.kind === 'resume' ? run.previous : undefined, err) : err;
     });
   }
   checkpoint(ctx, run);
@@ -552,7 +458,7 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   // Answers that found no room even in the reserve: written as soon as there is some.
   await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));
   progress.stop();
-  const reportWritten = closeReport(ui, report, runId);
+  const reportWritten = closeRunReport(ui, report, runId);
   const seconds = (performance.now() - t0) / 1000;
   const result = sender.result();
   const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
@@ -580,21 +486,4 @@ export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
   });
   if (err !== undefined) throw err;
   if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
-}
-
-/**
- * Puts the completed report in place. With no room for it, the run's outcome stands (the journal
- * has every answer): the report at that path is left as it was, and the run says how to write it
- * later. False when no report was written.
- */
-function closeReport(ui: Ui, report: ReportWriter | undefined, runId: string): boolean {
-  if (report === undefined) return false;
-  try {
-    report.close();
-    return true;
-  } catch (err) {
-    if (!isNoSpace(err)) throw err;
-    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} ${FLAG.report} ${shellQuote(report.path)}`);
-    return false;
-  }
 }

@@ -16,7 +16,8 @@ import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
 import { describeSkipped, type SentNumbers } from '../runs/already-sent.js';
-import type { OutcomeTotals } from '../journal/load.js';
+import { isInDoubt } from '../journal/records.js';
+import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -434,4 +435,17 @@ export function finishedDocument(o: { runId: string; file: string; journal: stri
   const line = o.once !== undefined ? `already done: run ${o.runId} (${FLAG.once} ${o.once}) finished${when} (${figures}); nothing was sent` : `nothing to do: run ${o.runId} finished${when} (${figures}); nothing was sent`;
   const doc = { runId: o.runId, file: o.file, journal: o.journal, once: o.once ?? null, nothingToDo: true, finishedAt: o.finishedAt ?? null, accepted, rejected, exitCode: ExitCode.OK };
   return { line, doc };
+}
+
+/**
+ * Stopped before anything was sent (`plain`: how it says so, by default at a checkpoint). Exit 130
+ * says "nothing in doubt": a resume whose earlier run left batches in doubt still has them, so it
+ * is 7 as when it stops later (README: "Exit codes").
+ */
+export function interruptedBeforeSending(previous: LoadedJournal | undefined, plain?: InterruptedError): MsgrError {
+  const doubt = previous?.states.filter(isInDoubt).length ?? 0;
+  if (previous === undefined || doubt === 0) return plain ?? new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
+  return new PartialError(`interrupted before anything was sent; ${doubt} batch${doubt === 1 ? '' : 'es'} an earlier run left in doubt ${doubt === 1 ? 'is' : 'are'} still in doubt`, {
+    hint: `\`msgr runs show ${previous.header.runId}\` lists them: check whether they arrived; run the same command again to send the rest.`,
+  });
 }

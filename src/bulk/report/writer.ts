@@ -8,12 +8,14 @@
 import { accessSync, constants, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
+import { isNoSpace } from '../journal/writer.js';
+import { shellQuote } from '../../output/shell.js';
+import type { Ui } from '../../output/ui.js';
 import { sameFile } from '../../files/same-file.js';
 import { TextFile } from '../../files/text-writer.js';
 import { readHeader } from '../journal/load.js';
 import type { Purpose } from '../campaign.js';
-import { purposeFlag } from '../flag-names.js';
-import { FLAG } from '../flag-names.js';
+import { FLAG, purposeFlag } from '../flag-names.js';
 
 export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
 
@@ -248,4 +250,21 @@ export function openRunReport(
   // Closed (renamed into place) where the run completes it; anything else leaves the old report.
   defer(() => report.discard());
   return report;
+}
+
+/**
+ * Puts the completed report in place. With no room for it, the run's outcome stands (the journal
+ * has every answer): the report at that path is left as it was, and the run says how to write it
+ * later. False when no report was written.
+ */
+export function closeRunReport(ui: Pick<Ui, 'warn'>, report: ReportWriter | undefined, runId: string): boolean {
+  if (report === undefined) return false;
+  try {
+    report.close();
+    return true;
+  } catch (err) {
+    if (!isNoSpace(err)) throw err;
+    ui.warn(`no space left in ${dirname(report.path)} for the report: ${report.path} was not written (a report already there is as it was); once there is room, write it with: msgr runs report ${runId} ${FLAG.report} ${shellQuote(report.path)}`);
+    return false;
+  }
 }

@@ -36,8 +36,7 @@ import { formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
-import { purposeFlag } from '../flag-names.js';
-import { FLAG } from '../flag-names.js';
+import { FLAG, purposeFlag } from '../flag-names.js';
 
 /** Where a run's journal is, and the file it reads: what every run knows. */
 interface RunAt {
