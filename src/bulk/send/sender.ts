@@ -1,7 +1,7 @@
 // src/bulk/send/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
 // spool, through client.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what
-// each answer counts as; message-ids.ts reads ids from answers; opt-outs.ts leaves out numbers
-// that went on a list since the run started; progress.ts shows it. It imports preflight/,
+// each answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out
+// numbers that went on a list since the run started; progress.ts shows it. It imports preflight/,
 // compose/, report/, input/ and journal/.
 //
 // The send pass of a bulk run: takes the batches as bulk/send/batches.ts reads them from the spool,

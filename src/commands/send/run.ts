@@ -1,4 +1,4 @@
-// `msgr send`: options → request → HTTP → outcome → output → exit code (README: "Design notes").
+// `msgr send`: options → request → HTTP → outcome → output → exit code (docs/design.md: "The flow").
 import { UsageError } from '../../errors.js';
 import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
