@@ -5,23 +5,14 @@ import { closeSync, existsSync, openSync, readFileSync, rmSync, writeSync } from
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { DiskFullError, Journal } from '../../../../src/bulk/journal/writer.js';
-import { BatchState, type RunHeader } from '../../../../src/bulk/journal/records.js';
+import { BatchState } from '../../../../src/bulk/journal/records.js';
 import { loadJournal } from '../../../../src/bulk/journal/load.js';
 import { DiskReserve } from '../../../../src/bulk/journal/reserve.js';
 import { tmpfs, unmount } from '../../../support/tmpfs.js';
+import { runHeader } from '../../../support/journal.js';
 
 describe('the journal on a full disk', () => {
-  const header: RunHeader = {
-    type: 'run',
-    version: 1,
-    runId: 'r1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    msgr: '0.0.0',
-    input: { path: '/x.csv', stdin: false, size: 1, mtimeMs: 1, quickHash: 'q', hash: 'h' },
-    shape: { batchSize: 2, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
-    message: { accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' } },
-    totals: { rows: 400, toSend: 400, requests: 200 },
-  };
+  const header = runHeader({ totals: { rows: 400, toSend: 400, requests: 200 } });
 
   function fill(path: string): void {
     for (const size of [64 * 1024, 512, 1]) {

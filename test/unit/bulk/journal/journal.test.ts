@@ -8,19 +8,10 @@ import { Journal } from '../../../../src/bulk/journal/writer.js';
 import { BatchState, type RunHeader } from '../../../../src/bulk/journal/records.js';
 import { loadJournal } from '../../../../src/bulk/journal/load.js';
 import { tempDir } from '../../../support/cli.js';
+import { runHeader } from '../../../support/journal.js';
 
 describe('journal', () => {
-  const header = (requests: number): RunHeader => ({
-    type: 'run',
-    version: 1,
-    runId: 'r1',
-    createdAt: '2026-01-01T00:00:00.000Z',
-    msgr: '0.0.0',
-    input: { path: '/x.csv', stdin: false, size: 1, mtimeMs: 1, quickHash: 'q', hash: 'h' },
-    shape: { batchSize: 2, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
-    message: { accountReference: 'A', channel: 'SMS', from: 'X', body: { text: 'hi' } },
-    totals: { rows: 8, toSend: 8, requests },
-  });
+  const header = (requests: number): RunHeader => runHeader({ totals: { rows: 8, toSend: 8, requests } });
 
   test('records batches before and after; a batch that left with no outcome is started (in doubt)', async () => {
     const path = join(tempDir(), 'journal.jsonl');

@@ -18,23 +18,21 @@ import { definitionDifferences } from '../../../../src/bulk/compose/definition.j
 import { ensureDir, stateWriteError } from '../../../../src/files/dirs.js';
 import { messageDifferences } from '../../../../src/message/same-message.js';
 import { parseAge } from '../../../../src/commands/runs/options.js';
+import { runHeader } from '../../../support/journal.js';
 
 const real: JournaledTarget = { baseUrl: 'https://eu.api.example.com', account: 'ACME01', profile: 'prod', sandbox: false, keyFingerprint: keyFingerprint('key-one') };
 
 function header(runId: string, over: Partial<RunHeader> = {}): RunHeader {
-  return {
-    type: 'run',
-    version: 1,
+  return runHeader({
     runId,
     createdAt: '2026-11-20T10:00:00.000Z',
     msgr: '0.1.0',
     input: { path: '/data/c.csv', stdin: false, size: 1, mtimeMs: 0, quickHash: 'q', hash: 'h' },
-    shape: { batchSize: 2, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: false, exclude: null },
     message: { accountReference: 'ACME01', channel: 'SMS', from: 'Acme', body: { text: 'Hello' }, validity: '2026-11-20T12:00:00.000+00:00' },
     totals: { rows: 4, toSend: 4, requests: 2 },
     target: real,
     ...over,
-  };
+  });
 }
 
 /** This process at `iso`, for prune's age and locks (every other process on this host is gone). */

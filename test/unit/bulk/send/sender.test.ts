@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import type { MessagesClient } from '../../../../src/http/client.js';
 import type { Outcome } from '../../../../src/http/outcome.js';
 import { DiskFullError, Journal } from '../../../../src/bulk/journal/writer.js';
-import { BatchState, type RunHeader } from '../../../../src/bulk/journal/records.js';
+import { BatchState } from '../../../../src/bulk/journal/records.js';
 import { Gate, RateLimiter, Window } from '../../../../src/bulk/send/limiter.js';
 import { ReportWriter } from '../../../../src/bulk/report/writer.js';
 import type { Progress, ProgressStats } from '../../../../src/bulk/send/progress.js';
@@ -17,6 +17,7 @@ import { Sender, type SenderJournal } from '../../../../src/bulk/send/sender.js'
 import { spoolFile, SpoolWriter, type SpoolSource } from '../../../../src/bulk/preflight/spool.js';
 import { idempotencyKey } from '../../../../src/bulk/journal/keys.js';
 import { parseRate } from '../../../../src/bulk/campaign.js';
+import { runHeader } from '../../../support/journal.js';
 
 const RUN_ID = '20260101T000000Z-test';
 
@@ -76,17 +77,15 @@ async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; log
     else spool.invalid(line, row.invalid, 'not a phone number');
   });
   spool.close();
-  const header: RunHeader = {
-    type: 'run',
-    version: 1,
+  const header = runHeader({
     runId: RUN_ID,
     createdAt: new Date(0).toISOString(),
     msgr: 'test',
     input: { path: join(dir, 'list.csv'), stdin: false, size: 0, mtimeMs: 0, quickHash: '', hash: '' },
-    shape: { batchSize: s.batchSize, encoding: 'utf8', delimiter: ',', msisdnColumn: 'msisdn', varColumns: [], metaColumns: [], defaultCountry: null, allowDuplicates: false, skipInvalid: true, exclude: null },
+    shape: { batchSize: s.batchSize, skipInvalid: true },
     message: { accountReference: 'ACME01', channel: 'SMS', from: 'Acme', body: { text: 'Hi' } },
     totals: { rows: s.rows.length, toSend, requests: Math.ceil(toSend / s.batchSize) },
-  };
+  });
   const journalPath = join(dir, 'journal.jsonl');
   const journal = Journal.create(journalPath, header, () => new Date());
   const reportPath = s.report === true ? join(dir, 'report.jsonl') : undefined;
