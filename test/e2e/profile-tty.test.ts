@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, MSGR, ROOT, runCli, tempDir } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
@@ -22,7 +22,7 @@ function runTty(args: string[], env: Record<string, string>, answers: Array<[Reg
   // exec: msgr must be the terminal's foreground process, not a child of the shell `script` starts.
   // A shell that does not exec a lone command (dash, /bin/sh where SHELL is unset) dies of the
   // Ctrl-C itself, and `script` reports 130 whatever msgr exits with.
-  const command = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const command = `exec ${[...MSGR, ...args].map(quote).join(' ')}`;
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
