@@ -22,12 +22,12 @@ export function exeName() {
   return `msgr-${process.platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`;
 }
 
-/** Why this Node cannot build the binary, with what to run instead; undefined when it can. */
-export function exeNodeProblem() {
-  const [major, minor] = process.versions.node.split('.').map(Number);
+/** Why a Node of this version cannot build the binary, with what to run instead; undefined when it can. */
+export function exeNodeProblem(version = process.versions.node) {
+  const [major, minor] = version.split('.').map(Number);
   if (major > 25 || (major === 25 && minor >= 5)) return undefined;
   return [
-    `build:exe: Node ${process.versions.node} cannot build the single executable file: \`node --build-sea\` is in Node 25.5 and later, and the file carries the Node that builds it.`,
+    `build:exe: Node ${version} cannot build the single executable file: \`node --build-sea\` is in Node 25.5 and later, and the file carries the Node that builds it.`,
     'Build it with Node 26 from npm, which leaves this machine\'s Node as it is:',
     '  npx -y node@26 scripts/build.mjs --exe',
     'or install Node 26 into a folder of its own and put it first on PATH for the build:',

@@ -7,6 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { test } from 'node:test';
+import { pathToFileURL } from 'node:url';
 import { EXE, MSGR, ROOT, cleanEnv, msgrCommand, runCli, tempDir } from '../support/cli.js';
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
@@ -113,4 +114,23 @@ test('the binary copied alone into an empty folder, with no PATH and no HOME: a 
   assert.match(bulk.stderr, /^preflight: two threads, the second from line \d+$/m);
   assert.doesNotMatch(bulk.stderr, /worker thread failed/);
   assert.match(bulk.stderr, /^ok: 2,000 of 2,000 recipients accepted/m);
+});
+
+test('npm run build:exe on a Node older than 25.5 builds nothing and says which Node to run it with', async (t) => {
+  const { exeNodeProblem } = (await import(pathToFileURL(join(ROOT, 'scripts', 'build', 'exe.mjs')).href)) as { exeNodeProblem: (version?: string) => string | undefined };
+  for (const v of ['25.5.0', '25.9.1', '26.10.0', '27.0.0']) assert.equal(exeNodeProblem(v), undefined, v);
+  for (const v of ['20.18.1', '24.21.0', '25.4.0']) {
+    const said = exeNodeProblem(v) ?? '';
+    assert.match(said, new RegExp(`^build:exe: Node ${v.replace(/\./g, '\\.')} cannot build the single executable file: \`node --build-sea\` is in Node 25\\.5 and later`));
+    assert.match(said, /^ {2}npx -y node@26 scripts\/build\.mjs --exe$/m);
+  }
+  if (exeNodeProblem() === undefined) {
+    t.diagnostic(`Node ${process.versions.node} builds the binary: what an older Node says is checked above only`);
+    return;
+  }
+  // This Node is too old: the script stops before it builds anything.
+  const r = spawnSync(process.execPath, ['scripts/build.mjs', '--exe', '--out', join(tempDir(), 'dist')], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+  assert.equal(r.status, 1);
+  assert.equal(r.stdout, '');
+  assert.equal(r.stderr, `${exeNodeProblem() ?? ''}\n`);
 });
