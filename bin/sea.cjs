@@ -67,5 +67,13 @@ if (answer !== undefined) {
   process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
   process.stdout.write(answer);
 } else {
-  assetLoader(require)('msgr.cjs').launch();
+  let program;
+  try {
+    program = assetLoader(require)('msgr.cjs');
+  } catch (err) {
+    // A binary whose assets do not load was not made by `npm run build:exe` as it is now.
+    process.stderr.write(`msgr: cannot load the program inside ${process.execPath} (${String(err.message).split('\n')[0]}); build it again with \`npm run build:exe\`\n`);
+    process.exitCode = 1;
+  }
+  program?.launch();
 }
