@@ -12,8 +12,14 @@ import { EXE, MSGR, ROOT, cleanEnv, msgrCommand, runCli, tempDir } from '../supp
 
 const { version } = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string };
 const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
-// Another user, no HOME: setpriv (util-linux) as root, which CI is.
-const asOtherUser = spawnSync('setpriv', ['--version'], { encoding: 'utf8' }).status === 0 && process.getuid?.() === 0;
+// Another user, no HOME: setpriv (util-linux) as root, which CI is, where that user can read
+// msgr (a checkout under a private home folder is not readable by others).
+function asOtherUser(uid: number): string | false {
+  if (process.getuid?.() !== 0 || spawnSync('setpriv', ['--version']).status !== 0) return 'needs root and setpriv (util-linux) to run as another user';
+  const files = EXE !== undefined ? [EXE] : [...MSGR.slice(1), join(ROOT, 'package.json'), join(ROOT, 'dist', 'msgr.cjs')];
+  const readable = spawnSync('setpriv', ['--reuid', String(uid), '--regid', String(uid), '--clear-groups', 'sh', '-c', 'for f; do test -r "$f" || exit 1; done', 'sh', ...files]).status === 0;
+  return readable ? false : `user ${uid} cannot read ${files.join(', ')}`;
+}
 const MSG = ['--from', 'Acme', '--text', 'Hi'];
 
 /** Rows of valid UK mobile numbers, with a name column. */
@@ -40,7 +46,7 @@ test('--version prints the version alone on a pipe, as scripts read it; on a ter
   assert.equal(lines[1], how);
 });
 
-test('without HOME and without a home in the password database, msgr says so and how to fix it; with MSGR_CONFIG_DIR it sends', { skip: !asOtherUser && 'needs root and setpriv (util-linux) to run as a user unknown to /etc/passwd' }, () => {
+test('without HOME and without a home in the password database, msgr says so and how to fix it; with MSGR_CONFIG_DIR it sends', { skip: asOtherUser(4242) }, () => {
   const dir = tempDir();
   // The other user makes its state folder here.
   chmodSync(dir, 0o777);
@@ -61,7 +67,7 @@ test('without HOME and without a home in the password database, msgr says so and
   assert.deepEqual(readdirSync(join(config, 'sandbox', 'runs')).length, 1);
 });
 
-test('without HOME, a user\'s state goes under the home the password database gives (nobody: /nonexistent, which it cannot create)', { skip: !asOtherUser && 'needs root and setpriv (util-linux) to run as another user' }, () => {
+test('without HOME, a user\'s state goes under the home the password database gives (nobody: /nonexistent, which it cannot create)', { skip: asOtherUser(65534) }, () => {
   const dir = tempDir();
   chmodSync(dir, 0o755);
   const file = join(dir, 'list.csv');
