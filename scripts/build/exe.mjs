@@ -5,11 +5,11 @@
 // asset of the same name, read when needed, never a file beside the binary. Not `useVfs`: it
 // breaks buffered write streams in Node 26.10, which the journal and the reports use.
 //
-// V8 code caches: Node's `useCodeCache` covers the main script only, so the bundles are compiled
-// with the caches the dist/ build made for this same Node (scripts/build/code-cache.mjs), as
-// assets `v8-cache/<build id>`. Measured on Node 26.10.0 (docs/performance.md, "The single
-// executable file"): `send --dry-run` with the bundle as the main script under `useCodeCache`
-// 32.4-33.2 ms, with these caches 27.3-28.3 ms (`node -e 0`: 19.4-21.7 ms).
+// V8 code caches: Node's `useCodeCache` covers the main script only, and keeps only what V8
+// compiles before it runs, so the bundles are compiled with the caches the dist/ build made for
+// this same Node (scripts/build/code-cache.mjs), as assets `v8-cache/<build id>`. Measured on
+// Node 26.10.0 (docs/performance.md, "The single executable file"): `send --dry-run` 1.41-1.48x
+// `node -e 0` with them, 1.71-1.77x with the bundle as the main script under `useCodeCache`.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
