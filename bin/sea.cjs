@@ -18,7 +18,7 @@
 function assetLoader(nodeRequire) {
   const { getAsset } = nodeRequire('node:sea');
   const { Script } = nodeRequire('node:vm');
-  const { wrap } = nodeRequire('node:module');
+  const { isBuiltin, wrap } = nodeRequire('node:module');
   const { posix } = nodeRequire('node:path');
   const loaded = new Map();
   const startWorker = (name, options) => {
@@ -42,7 +42,12 @@ function assetLoader(nodeRequire) {
     const script = new Script(wrap(source), { filename, cachedData });
     const module = { exports: {}, id: key, filename, loaded: false };
     loaded.set(key, module);
-    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? load(posix.join(posix.dirname(key), id)) : nodeRequire(id));
+    const req = (id) => {
+      if (id.startsWith('./') || id.startsWith('../')) return load(posix.join(posix.dirname(key), id));
+      // Never a file from the disk (a worker's own require() would look in the working folder).
+      if (!isBuiltin(id)) throw new Error(`${key}: ${id} is not inside this executable file`);
+      return nodeRequire(id);
+    };
     // How the bundles start a worker thread here (scripts/build.mjs, src/runtime/worker.ts).
     req.msgrWorker = startWorker;
     script.runInThisContext().call(module.exports, module.exports, req, module, filename, posix.dirname(filename));
