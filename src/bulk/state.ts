@@ -6,16 +6,19 @@
 // and hold numbers and message text.
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
-import { homedir, platform as osPlatform } from 'node:os';
+import { platform as osPlatform } from 'node:os';
 import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { UsageError } from '../errors.js';
+import { homeFolder } from '../files/home.js';
 
-export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = osPlatform(), home: string = homedir()): string {
+export function stateDir(env: Readonly<Record<string, string | undefined>>, cwd: string, platform: NodeJS.Platform = osPlatform(), home?: string): string {
   const override = env.MSGR_CONFIG_DIR;
   if (override !== undefined && override !== '') return isAbsolute(override) ? override : resolve(cwd, override);
-  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'msgr');
-  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'msgr');
-  return join(nonEmpty(env.XDG_STATE_HOME) ?? join(home, '.local', 'state'), 'msgr');
+  // Looked up only when needed: with MSGR_CONFIG_DIR set, a user without a home is no problem.
+  const base = (): string => home ?? homeFolder();
+  if (platform === 'darwin') return join(base(), 'Library', 'Application Support', 'msgr');
+  if (platform === 'win32') return join(nonEmpty(env.LOCALAPPDATA) ?? join(base(), 'AppData', 'Local'), 'msgr');
+  return join(nonEmpty(env.XDG_STATE_HOME) ?? join(base(), '.local', 'state'), 'msgr');
 }
 
 function nonEmpty(v: string | undefined): string | undefined {
