@@ -3,6 +3,8 @@
 //
 // Sections (all by default; pick with --only a,b):
 //   startup   cold start with hyperfine against `node -e 0` in the same run
+//   exe       the single executable file (Node 25.5+ runs the bench): build time, size, and its
+//             cold start against `node -e 0` of the same Node
 //   bulk      send-bulk throughput vs csv-parse's raw parse rate, plus curl baselines
 //   memory    peak RSS of the bulk run (and of a 10M-row run with --big)
 //   rate      --rate 500/s for 20 s against the sandbox's record file
@@ -26,6 +28,7 @@ import { ensureBuilt } from './lib/build.mjs';
 import { TMP, hasCommand, killAll } from './lib/processes.mjs';
 import { note, notes, rows } from './lib/results.mjs';
 import { sectionBulk } from './sections/bulk.mjs';
+import { sectionExe } from './sections/exe.mjs';
 import { sectionMemory } from './sections/memory.mjs';
 import { sectionPersonalised } from './sections/personalised.mjs';
 import { sectionRate } from './sections/rate.mjs';
@@ -43,7 +46,7 @@ async function main() {
   const load = loadavg()[0];
   if (load > 0.5) note(`load average was ${load.toFixed(2)} at the start: other work on this ${cpus().length}-core machine skews every figure; rerun on a quiet machine`);
   ensureBuilt();
-  const run = { startup: sectionStartup, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised, listen: sectionListen };
+  const run = { startup: sectionStartup, exe: sectionExe, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised, listen: sectionListen };
   for (const s of SECTIONS) if (only.includes(s)) await run[s]();
   report();
 }

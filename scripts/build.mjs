@@ -8,6 +8,8 @@
 //   workers/<name>.cjs  worker threads' code (src/workers/*.ts).
 //   help.txt            the top-level help, printed by bin/msgr.js without loading anything.
 //   cache/v8-<ver>/     V8 code caches where they pay (build/code-cache.mjs).
+//   exe/                with --exe (`npm run build:exe`, Node 25.5+): the single executable file
+//                       msgr-<platform>-<arch> and its .sha256 (build/exe.mjs).
 // Each start-up trick can be switched for the bench: MSGR_BUILD_TRICKS=name=on|off,...
 // (build/tricks.mjs).
 import { execFileSync } from 'node:child_process';
@@ -16,11 +18,18 @@ import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, wr
 import { dirname, join, resolve } from 'node:path';
 import { makeCodeCaches, stampBuildId } from './build/code-cache.mjs';
 import { readHelpTopics } from './build/help-topics.mjs';
+import { buildExe, exeNodeProblem } from './build/exe.mjs';
 import { chosenTricks } from './build/tricks.mjs';
 import { probeVendors, vendorExternals, vendorTable } from './build/vendors.mjs';
 
 const tricks = chosenTricks();
 const withTests = process.argv.includes('--tests');
+const withExe = process.argv.includes('--exe');
+// Before anything is built: an older Node cannot make the binary, and says what to run instead.
+if (withExe && exeNodeProblem() !== undefined) {
+  console.error(exeNodeProblem());
+  process.exit(1);
+}
 const outIndex = process.argv.indexOf('--out');
 const dist = outIndex > 0 ? resolve(process.argv[outIndex + 1]) : resolve('dist');
 const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
@@ -70,10 +79,12 @@ const common = {
   minifyWhitespace: true,
   define: bundleDefine,
 };
-// Worker threads find their file with workerPath() (src/runtime/worker-path.ts).
+// Worker threads start through startWorker() (src/runtime/worker.ts): from dist/workers/<name>.cjs,
+// or, in the single executable file, from the source the binary carries: its loader (bin/sea.cjs)
+// gives the require() it hands each bundle a msgrWorker function, as no file is beside the binary.
 // import.meta.url, for the one module that reads it outside the bundle, is the bundle's own URL.
-const workerFile = "function __msgrWorkerFile(name) { return require('node:path').join(__dirname, 'workers', name + '.cjs'); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
-const ownDefine = { ...bundleDefine, __MSGR_WORKER_FILE__: '__msgrWorkerFile', 'import.meta': '__msgrImportMeta' };
+const workerStart = "function __msgrWorker(name, options) { return typeof require.msgrWorker === 'function' ? require.msgrWorker(name, options) : new (require('node:worker_threads').Worker)(require('node:path').join(__dirname, 'workers', name + '.cjs'), options); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
+const ownDefine = { ...bundleDefine, __MSGR_WORKER__: '__msgrWorker', 'import.meta': '__msgrImportMeta' };
 
 await swapIn(dist, async (next) => {
   const vendors = vendorTable();
@@ -93,7 +104,7 @@ await swapIn(dist, async (next) => {
     main = [vendorExternals(vendors, './vendor/', names)];
     workers = [vendorExternals(vendors, '../vendor/', names)];
   }
-  await build({ ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerFile }, define: ownDefine, plugins: main });
+  await build({ ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: main });
   const workerEntries = existsSync('src/workers') ? listTs('src/workers') : [];
   if (workerEntries.length > 0) {
     await build({
@@ -101,7 +112,7 @@ await swapIn(dist, async (next) => {
       entryPoints: workerEntries,
       outdir: `${next}/workers`,
       outExtension: { '.js': '.cjs' },
-      banner: { js: workerFile.replace("'workers', ", '') },
+      banner: { js: workerStart.replace("'workers', ", '') },
       define: ownDefine,
       plugins: workers,
     });
@@ -122,6 +133,8 @@ await swapIn(dist, async (next) => {
 
 // Caches name the install folder, so they are made where dist/ now is.
 if (tricks['code-cache']) makeCodeCaches(join(dirname(dist), 'bin', 'msgr.js'), dist);
+// After the caches: the binary carries those of this Node.
+if (withExe) buildExe(dist);
 
 if (withTests) {
   await swapIn(resolve('build'), (next) => build({

@@ -264,6 +264,24 @@ export async function run(): Promise<number> {
   return code;
 }
 
+/**
+ * Entry from the launchers (bin/msgr.js; bin/sea.cjs in the single executable file): runs msgr
+ * and exits with its code. run() reports every error itself; a failure while reporting one (a
+ * damaged install) is one line, exit 1, no stack unless asked for. Leaves once stdout and stderr
+ * are flushed: undici's closed sockets can hold the event loop ~100 ms after every send.
+ */
+export function launch(): void {
+  run().then((code) => {
+    process.exitCode = code;
+    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+  }, (err: unknown) => {
+    const args = process.argv.slice(2);
+    const stack = args.includes('--verbose') || args.includes('-v') ? `${err instanceof Error ? err.stack : String(err)}\n` : '';
+    process.stderr.write(`msgr: internal error: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n${stack}`);
+    process.exitCode = 1;
+  });
+}
+
 /** True when a process with this id exists (EPERM: it does, but belongs to someone else). */
 function isProcessAlive(pid: number): boolean {
   try {

@@ -14,7 +14,7 @@ export const MSGR = process.env.BENCH_MSGR_BIN !== undefined ? resolve(process.e
 export const NODE = process.execPath;
 export const API_KEY = 'bench-key-0000';
 export const ACCOUNT = 'ACME01';
-export const SECTIONS = ['startup', 'bulk', 'memory', 'rate', 'personalised', 'listen'];
+export const SECTIONS = ['startup', 'exe', 'bulk', 'memory', 'rate', 'personalised', 'listen'];
 
 const USAGE = `usage: npm run bench -- [options]
   --only <list>       sections to run, comma separated: ${SECTIONS.join(',')} (default: all)

@@ -2,25 +2,13 @@
 // timed with hyperfine against `node -e 0` (and the real send against a bare node:https POST and
 // curl) in the same rounds; with --tricks, each start-up trick off and on (bench/tricks.mjs).
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import process from 'node:process';
 import { ACCOUNT, API_KEY, BENCH, DATA, MSGR, NODE, ROOT, cfg, opt } from '../lib/config.mjs';
-import { TMP, benchEnv, hasCommand, shellQuote, startServer, tail } from '../lib/processes.mjs';
-import { fmtMs, median, note, passMiss, row } from '../lib/results.mjs';
+import { hyperfineRounds, overRounds, roundRatios, workingCommands } from '../lib/hyperfine.mjs';
+import { TMP, benchEnv, hasCommand, startServer, tail } from '../lib/processes.mjs';
+import { fmtMs, note, passMiss, row } from '../lib/results.mjs';
 import { trickRows, trickVariants } from '../tricks.mjs';
-
-/** The list in an order of its own for each round (round 1: as given). */
-function shuffled(list, round) {
-  const out = [...list];
-  let seed = round * 2654435761;
-  for (let i = out.length - 1; i > 0 && round > 1; i--) {
-    seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-    const j = seed % (i + 1);
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
-}
 
 export async function sectionStartup() {
   console.error('\n== start-up (hyperfine) ==');
@@ -72,47 +60,19 @@ export async function sectionStartup() {
     variants = trickVariants({ root: ROOT, data: DATA, node: NODE, msgr: MSGR, commands });
     cmds.push(...variants);
   }
-  // Run each command once first: a broken command would make hyperfine abort the whole run.
   const env = benchEnv();
-  const working = [];
-  for (const c of cmds) {
-    const r = spawnSync(c.argv[0], c.argv.slice(1), { cwd: ROOT, env, encoding: 'utf8', timeout: 30_000 });
-    if (r.status === 0) working.push(c);
-    else row('startup', `cold start: ${c.name}`, `broken (exit ${r.status ?? r.signal})`, c.target !== undefined ? `<= ${c.target}x node -e 0` : '', tail(r.stderr, 200).replace(/\n/g, ' '), 'error');
+  const working = workingCommands('startup', cmds, env, (c) => (c.target !== undefined ? `<= ${c.target}x node -e 0` : ''));
+  let rounds;
+  try {
+    rounds = hyperfineRounds('startup', working, env);
+  } finally {
+    await https?.stop();
   }
-  // Several hyperfine runs ("rounds") of all commands: on a shared 2-core machine the speed
-  // drifts while one command's runs are timed, so one round can favour or penalise a command by a
-  // tenth. Each round's ratios are taken within the round; the figure is the median round's.
-  const rounds = [];
-  for (let round = 1; round <= cfg.rounds; round++) {
-    const json = join(TMP, `hyperfine-${round}.json`);
-    // Every command ran once above; with one run per round, no warm-up either.
-    const args = ['-N', '--warmup', String(cfg.runs === 1 ? 0 : cfg.warmup), '--runs', String(cfg.runs), '--export-json', json, '--style', 'basic'];
-    // Each round in another order, so a machine slowing down (or speeding up) during a round
-    // does not always favour the same commands.
-    for (const c of shuffled(working, round)) args.push('-n', c.name, c.argv.map(shellQuote).join(' '));
-    console.error(`bench: hyperfine round ${round} of ${cfg.rounds}, ${working.length} commands × ${cfg.runs} runs`);
-    // hyperfine's own report goes to stderr so stdout carries only the table.
-    const r = spawnSync('hyperfine', args, { cwd: ROOT, env, stdio: ['ignore', 2, 2] });
-    if (r.status !== 0) {
-      await https?.stop();
-      throw new Error(`hyperfine failed (exit ${r.status})`);
-    }
-    const results = new Map(JSON.parse(readFileSync(json, 'utf8')).results.map((x) => [x.command, x]));
-    if (!results.has('node -e 0')) throw new Error('hyperfine has no result for node -e 0');
-    rounds.push(results);
-  }
-  await https?.stop();
 
   // Each command's time is its median over the rounds (every round runs every command, in
   // shuffled order); a figure is that over the median of `node -e 0`, or of its own floor
   // (targetOf). Each round's own ratio is printed beside it.
-  const wall = (name) => median(rounds.filter((x) => x.has(name)).map((x) => x.get(name).median));
-  const ratioIn = (results, c) => {
-    const m = results.get(c.name);
-    const base = results.get(c.targetOf ?? 'node -e 0');
-    return m === undefined || base === undefined ? undefined : m.median / base.median;
-  };
+  const wall = (name) => overRounds(rounds, name);
   const base = wall('node -e 0');
   for (const c of working) {
     if (c.target === undefined) continue;
@@ -125,7 +85,7 @@ export async function sectionStartup() {
       return bm === undefined ? [] : [`${b.name}: ${fmtMs(bm)} (${(bm / base).toFixed(2)}x node -e 0)`];
     });
     const baseline = [`node -e 0: ${fmtMs(base)}`, ...(c.targetOf !== undefined ? [`msgr: ${fmtMs(m)}, ${(m / base).toFixed(2)}x node -e 0`] : []), ...extras].join('; ');
-    const spread = rounds.length > 1 ? `; rounds ${rounds.map((x) => ratioIn(x, c)?.toFixed(2) ?? '-').join(', ')}` : '';
+    const spread = rounds.length > 1 ? `; rounds ${roundRatios(rounds, c.name, c.targetOf ?? 'node -e 0')}` : '';
     row('startup', `cold start: ${c.name}`, `${ratio.toFixed(2)}x (${fmtMs(m)}${spread})`, `<= ${c.target}x ${c.targetOf ?? 'node -e 0'}`, baseline, passMiss(ratio <= c.target));
   }
   if (variants.length > 0) trickRows(variants.filter((v) => working.includes(v)), rounds, (figure) => figure, row, note);

@@ -2,8 +2,8 @@
 // thread, so the sandbox parses batches on every core instead of one. Started on the first big
 // body; unref'd, so they never keep a process alive; a worker that fails takes the pool down and
 // the server examines bodies (those the worker had too) on its own thread again.
-import { Worker } from 'node:worker_threads';
-import { workerPath } from '../runtime/worker-path.js';
+import type { Worker } from 'node:worker_threads';
+import { startWorker } from '../runtime/worker.js';
 import { examineBody, type Examined, type ExamineJob } from './examine.js';
 
 interface Slot {
@@ -65,7 +65,7 @@ export class ExaminePool {
   }
 
   #start(): Slot {
-    const worker = new Worker(workerPath('sandbox'), { stdout: false, stderr: false });
+    const worker = startWorker('sandbox', { stdout: false, stderr: false });
     worker.unref();
     const slot: Slot = { worker, busy: 0 };
     worker.on('message', (m: PoolReply) => {

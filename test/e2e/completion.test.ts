@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, test } from 'node:test';
-import { BIN, cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { cleanEnv, MSGR, runCli, tempDir } from '../support/cli.js';
 
 let shim: string;
 let config: string;
@@ -13,7 +13,7 @@ let files: string;
 
 before(async () => {
   shim = tempDir('msgr-shim-');
-  writeFileSync(join(shim, 'msgr'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  writeFileSync(join(shim, 'msgr'), `#!/bin/sh\nexec ${MSGR.map((w) => `"${w}"`).join(' ')} "$@"\n`);
   chmodSync(join(shim, 'msgr'), 0o755);
   config = tempDir();
   for (const name of ['prod-eu', 'test']) {

@@ -1,8 +1,8 @@
-// The README's "Running unattended" section, run as written: its script, its cron line (with the
-// time limit as given, and cut short so `timeout` fires), an overlapping run refused by the lock,
-// the monitoring check, and the systemd units checked for the settings the section names. Paths
-// under /srv, /var and /usr/local are moved into a temporary folder; `msgr` on PATH is this
-// build; the profile `prod` points at the scripted test server.
+// docs/unattended.md, run as written: its script, its cron line (with the time limit as given,
+// and cut short so `timeout` fires), an overlapping run refused by the lock, the monitoring
+// check, and the systemd units checked for the settings the page names; the README's cron recipe
+// is the page's line. Paths under /srv, /var and /usr/local are moved into a temporary folder;
+// `msgr` on PATH is this build; the profile `prod` points at the scripted test server.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,17 +12,14 @@ import { BIN, cleanEnv, ROOT, tempDir } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'readme-unattended-key-4321';
-const section = ((): string => {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('### Running unattended\n');
-  assert.ok(start >= 0, 'the README has no "Running unattended" section');
-  const rest = readme.slice(start + 1);
-  const end = rest.search(/\n##+ /);
-  return end < 0 ? rest : rest.slice(0, end);
-})();
+const PAGE = join('docs', 'unattended.md');
+const section = readFileSync(join(ROOT, PAGE), 'utf8');
 const blocks = [...section.matchAll(/```(\w*)\n([\s\S]*?)```/g)].map((m) => ({ lang: m[1] ?? '', body: m[2] ?? '' }));
 const script = blocks.find((b) => b.lang === 'sh')?.body ?? '';
-const cronLine = (blocks.find((b) => b.lang === 'cron')?.body ?? '').split('\n').find((l) => l.trim() !== '' && !l.startsWith('#')) ?? '';
+const crontab = blocks.find((b) => b.lang === 'cron')?.body ?? '';
+/** A crontab's job line: five schedule fields, then the command (not a variable or a comment). */
+const jobLine = (text: string): string => text.split('\n').find((l) => /^(\S+\s+){5}\S/.test(l) && !l.startsWith('#') && !/^\w+=/.test(l)) ?? '';
+const cronLine = jobLine(crontab);
 const units = blocks.filter((b) => b.lang === 'ini').map((b) => ({ name: /^# (\S+)/.exec(b.body)?.[1] ?? '', body: b.body }));
 const scriptPath = /^# (\/\S+)/m.exec(script)?.[1] ?? '';
 
@@ -61,9 +58,9 @@ const hasJq = spawnSync('jq', ['--version']).status === 0;
 interface Host {
   root: string;
   env: Record<string, string>;
-  /** A README path moved under root. */
+  /** A path of the page moved under root. */
   at: (path: string) => string;
-  /** The README's text with its paths moved under root. */
+  /** The page's text with its paths moved under root. */
   moved: (text: string) => string;
   day: string;
   numbers: string[];
@@ -141,12 +138,17 @@ function assertEachOnce(h: Host): void {
   assert.deepEqual([...got].sort(), [...expected].sort());
 }
 
-describe('README: Running unattended', () => {
-  test('the section has its script, cron line and two unit files', () => {
+describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
+  test('the page has its script, cron line and two unit files; the README\'s cron recipe is its line', () => {
     assert.match(script, /^#!\/bin\/sh\n/);
     assert.ok(scriptPath.startsWith('/usr/local/bin/'), scriptPath);
     assert.match(cronLine, /^(\S+\s+){5}timeout /);
+    // cron's own PATH (/usr/bin:/bin) has neither the script's folder nor, often, msgr's.
+    assert.match(crontab, /^PATH=(\S*:)?\/usr\/local\/bin(:\S*)?$/m);
     assert.deepEqual(units.map((u) => u.name.split('/').pop()), ['msgr-send-today.service', 'msgr-send-today.timer']);
+    const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+    const recipe = [...readme.matchAll(/```cron\n([\s\S]*?)```/g)].map((m) => jobLine(m[1] ?? '')).filter((l) => l !== '');
+    assert.deepEqual(recipe, [cronLine], 'the README\'s crontab line is not docs/unattended.md\'s');
   });
 
   test('the cron line: a whole run, quiet, with a JSON status; the next run finds nothing left and sends nothing again', async () => {
@@ -209,7 +211,7 @@ describe('README: Running unattended', () => {
 
   test('the monitoring check, with the real jq: passes 0 and 130, fails anything else, and a status file a run that never started leaves (empty) or none', { skip: hasJq ? false : 'jq is not installed (Debian: apt-get install jq)' }, async () => {
     const check = /`(jq -e\S* [^`]+)`/.exec(section)?.[1];
-    assert.ok(check !== undefined, 'no jq check in the section');
+    assert.ok(check !== undefined, `no jq check in ${PAGE}`);
     // The same check in `msgr help cron`, on its own status file.
     const topic = /^(jq -e\S* .+) status\.json$/m.exec(readFileSync(join(ROOT, 'docs', 'help', 'cron.md'), 'utf8'))?.[1];
     assert.ok(topic !== undefined, 'no jq check in docs/help/cron.md');

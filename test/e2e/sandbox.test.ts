@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
+import { ROOT, cleanEnv, msgrCommand, runCli, tempDir } from '../support/cli.js';
 
 const KEY = 'e2e-sandbox-secret-9f8e7d';
 
@@ -19,7 +19,7 @@ interface Sandbox {
 
 function startCli(args: string[], env: Record<string, string> = {}): Promise<Sandbox> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', ...args], {
+    const child = spawn(...msgrCommand(['sandbox', '--port', '0', ...args]), {
       env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), ...env }),
       stdio: ['pipe', 'pipe', 'pipe'],
     });
@@ -142,7 +142,7 @@ test('msgr sandbox stopped under a send-bulk: every request it took in is answer
   const csv = join(dir, 'c.csv');
   writeFileSync(csv, `msisdn\n${Array.from({ length: 400 }, (_, i) => `+4479111${String(i).padStart(5, '0')}`).join('\n')}\n`);
   const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: KEY, MSGR_BASE_URL: sbx.url, MSGR_ACCOUNT_REFERENCE: 'EX0000000' });
-  const bulk = spawn(process.execPath, [BIN, 'send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--json'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const bulk = spawn(...msgrCommand(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--json']), { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   bulk.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

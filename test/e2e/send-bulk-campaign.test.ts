@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { realFile, runDirFor } from '../../src/bulk/runs/state-folder.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, killRepeatedly, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, killRepeatedly, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, startTestServer, type TestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -164,7 +164,7 @@ describe('run identity: a resume sends where the run started, or not at all', ()
     const file = writeCsv(join(dir, 'c.csv'), list);
     // A sandbox trial of the file, killed part way (or finished, on a fast machine): either way its
     // journal must not stand in the real run's way.
-    const sbx = spawn(process.execPath, [BIN, 'send-bulk', file, ...MSG, '--sandbox', '--batch-size', '1', '--concurrency', '1'], { cwd: ROOT, env: env(a.url, config), stdio: 'ignore' });
+    const sbx = spawn(...msgrCommand(['send-bulk', file, ...MSG, '--sandbox', '--batch-size', '1', '--concurrency', '1']), { cwd: ROOT, env: env(a.url, config), stdio: 'ignore' });
     const closed = new Promise((r) => sbx.on('close', r));
     await new Promise((r) => setTimeout(r, 600));
     sbx.kill('SIGKILL');
@@ -288,7 +288,7 @@ describe('outcomes that last: message ids in the journal, msgr runs', () => {
     // The resume's request gets no answer while it runs; then it is killed.
     const answered = server.requests.length;
     server.answer = () => ({ status: 202, body: {}, delayMs: 5_000 });
-    const child = spawn(process.execPath, [BIN, 'send-bulk', file, '--resume', '--concurrency', '1'], { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
+    const child = spawn(...msgrCommand(['send-bulk', file, '--resume', '--concurrency', '1']), { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
     const closed = new Promise((r) => child.on('close', r));
     for (let i = 0; i < 200 && server.requests.length === answered; i++) await new Promise((r) => setTimeout(r, 50));
     assert.ok(server.requests.length > answered, 'the resume sent its request');

@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, MSGR, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_hardening_12345678';
@@ -33,9 +33,9 @@ function bulk(args: string[]): Promise<RunResult> {
 /** `msgr send-bulk` from bash, as a user types it: `$CSV` and `$LIST` are set for the script. */
 function bashBulk(args: string, vars: Record<string, string>): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn('bash', ['-c', `exec "$NODE" "$BIN" send-bulk ${args}`], {
+    const child = spawn('bash', ['-c', `exec ${MSGR.map((w) => `'${w}'`).join(' ')} send-bulk ${args}`], {
       cwd: ROOT,
-      env: { ...env(), NODE: process.execPath, BIN, ...vars },
+      env: { ...env(), ...vars },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { BIN, cleanEnv, tempDir } from '../support/cli.js';
+import { cleanEnv, MSGR, tempDir } from '../support/cli.js';
 import { startTestServer } from '../support/test-server.js';
 
 test('send-bulk --journal in a folder that cannot be made: exit 2 naming the folder, nothing sent', async () => {
@@ -21,7 +21,7 @@ test('send-bulk --journal in a folder that cannot be made: exit 2 naming the fol
       [join(csv, 'j.jsonl'), csv],
     ] as const) {
       const args = ['send-bulk', csv, '--journal', journal, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--yes'];
-      const r = spawnSync('timeout', ['-s', 'KILL', '15', process.execPath, BIN, ...args], {
+      const r = spawnSync('timeout', ['-s', 'KILL', '15', ...MSGR, ...args], {
         env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'path-key-1234' }),
         encoding: 'utf8',
       });

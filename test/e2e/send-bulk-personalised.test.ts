@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, killRepeatedly, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, killRepeatedly, MSGR, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -522,9 +522,9 @@ describe('send-bulk: personalised messages', () => {
       writeFileSync(path, original);
       assert.equal(edited.code, 0, edited.stderr);
       assert.match(edited.stderr, /this command cannot continue it \(the file changed since run \S+ started\);\n {2}start over with: msgr send-bulk .* --restart \(it leaves out the rows run \S+ accepted\)/);
-      // Pasted into a shell as printed (msgr is this checkout's bin/msgr.js).
+      // Pasted into a shell as printed (msgr is the msgr under test: test/support/cli.ts).
       const resumed = await new Promise<{ code: number | null; stderr: string }>((done) => {
-        execFile('bash', ['-c', `node ${JSON.stringify(BIN)} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
+        execFile('bash', ['-c', `${MSGR.map((w) => JSON.stringify(w)).join(' ')} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
       });
       // It resumes (the 4 requests in flight at the kill stay in doubt: exit 7) and sends the rest.
       assert.match(resumed.stderr, /resuming run/);

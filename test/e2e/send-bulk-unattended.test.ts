@@ -7,7 +7,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, MSGR, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 import { tmpfs, unmount } from '../support/tmpfs.js';
 
@@ -56,7 +56,7 @@ function start(command: string, args: string[], e: Record<string, string>): Star
 }
 
 function startBulk(args: string[], e: Record<string, string>): Started {
-  return start(process.execPath, [BIN, 'send-bulk', ...args], e);
+  return start(...msgrCommand(['send-bulk', ...args]), e);
 }
 
 /** Waits until the server has received n requests (their answers still to come). */
@@ -129,7 +129,7 @@ describe('stopping an unattended run, then --resume', () => {
     let answered = 0;
     // The API answers the first attempt "too many requests, retry in 5 s": it did not take it.
     server.answer = () => (answered++ === 0 ? { status: 429, headers: { 'retry-after': '5' }, body: { title: 'Too Many Requests' } } : { status: 202, body: { ok: true } });
-    const run = start(process.execPath, [BIN, 'send-bulk', path, ...MSG, '--journal', journal], env(config));
+    const run = start(...msgrCommand(['send-bulk', path, ...MSG, '--journal', journal]), env(config));
     for (let i = 0; i < 100 && server.requests.length === 0; i++) await sleep(20);
     await sleep(300);
     run.child.kill('SIGKILL');
@@ -146,7 +146,7 @@ describe('stopping an unattended run, then --resume', () => {
   test('GNU timeout without --foreground (SIGTERM to msgr, then to its process group): exit 124, and the resume sends the rest once', async () => {
     const { path, numbers } = numbersCsv(4000);
     const config = tempDir();
-    const run = start('timeout', ['2', process.execPath, BIN, 'send-bulk', path, ...MSG, '--batch-size', '50'], env(config));
+    const run = start('timeout', ['2', ...MSGR, 'send-bulk', path, ...MSG, '--batch-size', '50'], env(config));
     const r = await run.done;
     // 124 is timeout's own "it timed out"; msgr itself ended with 130 after draining.
     assert.equal(r.code, 124, r.stderr);
@@ -297,7 +297,7 @@ describe('stopping an unattended run, then --resume', () => {
     }
     const { path, numbers } = numbersCsv(2000);
     const config = tempDir();
-    const command = [process.execPath, BIN, 'send-bulk', path, ...MSG, '--batch-size', '50'].map((a) => `'${a}'`).join(' ');
+    const command = [...MSGR, 'send-bulk', path, ...MSG, '--batch-size', '50'].map((a) => `'${a}'`).join(' ');
     const run = start('script', ['-qfc', command, '/dev/null'], env(config, { TERM: 'xterm' }));
     await requestsArrived(6);
     // The terminal's other side goes away: the kernel hangs up msgr's terminal.
@@ -501,7 +501,7 @@ describe('the --report file when the run does not end normally', () => {
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
       const report = oldReport();
       const tmp = tempDir('msgr-tmpdir-');
-      const run = start(process.execPath, [BIN, 'runs', 'report', path, '--report', report, '--json'], env(config, { TMPDIR: tmp }));
+      const run = start(...msgrCommand(['runs', 'report', path, '--report', report, '--json']), env(config, { TMPDIR: tmp }));
       // Stopped while the report is being written (its temporary file is there).
       for (let waited = 0; leftBeside(report, run.child.pid).length === 0 && waited < 10_000; waited += 2) await sleep(2);
       run.child.kill(sig);

@@ -6,7 +6,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -59,7 +59,7 @@ function bulk(args: string[], e: Record<string, string>, input?: string): Promis
 
 /** Spawns the CLI and lets the test signal it. */
 function start(args: string[], e: Record<string, string>): { child: ReturnType<typeof spawn>; done: Promise<RunResult> } {
-  const child = spawn(process.execPath, [BIN, 'send-bulk', ...args], { cwd: ROOT, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...msgrCommand(['send-bulk', ...args]), { cwd: ROOT, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout?.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, msgrCommand, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startTestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_abcdefgh12345678';
@@ -434,8 +434,7 @@ test('a key echoed back in a JSON body never reaches stdout, on success or error
 /** Starts `msgr send` and resolves once its request has reached the server. */
 async function startInFlight(): Promise<{ child: ReturnType<typeof import('node:child_process').spawn>; out: () => string; err: () => string; exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }> }> {
   const { spawn } = await import('node:child_process');
-  const { BIN } = await import('../support/cli.js');
-  const child = spawn(process.execPath, [BIN, ...BASIC, '--json'], { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(...msgrCommand([...BASIC, '--json']), { env: env(), stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

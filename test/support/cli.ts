@@ -1,11 +1,28 @@
-// Runs the built CLI as a user would: `node bin/msgr.js ...` in a child process.
+// Runs the built CLI as a user would, in a child process: `node bin/msgr.js ...`, or with
+// MSGR_TEST_EXE=<path> the single executable file (`npm run test:exe`, which builds it and runs
+// the e2e tests of scripts/run-tests.mjs's `exe` set against it). Every test spawns msgr through
+// MSGR or msgrCommand(), so that one switch decides what all of them run.
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..', '..');
-export const BIN = join(ROOT, 'bin', 'msgr.js');
+/** The single executable file under test, or undefined: `node bin/msgr.js`. */
+export const EXE = process.env.MSGR_TEST_EXE !== undefined && process.env.MSGR_TEST_EXE !== '' ? resolve(ROOT, process.env.MSGR_TEST_EXE) : undefined;
+/**
+ * bin/msgr.js, for the tests of the npm install itself. Against the binary it names no file, and
+ * says why: a test that spawns `node BIN` there would not be testing the binary.
+ */
+export const BIN = EXE === undefined ? join(ROOT, 'bin', 'msgr.js') : join(ROOT, 'bin', 'msgr.js (MSGR_TEST_EXE is set: spawn msgr with MSGR or msgrCommand() from test/support/cli.ts)');
+/** The words that run msgr: [node, bin/msgr.js], or [the binary]. */
+export const MSGR: readonly string[] = EXE !== undefined ? [EXE] : [process.execPath, BIN];
+
+/** spawn()'s command and arguments for `msgr ...args`. */
+export function msgrCommand(args: readonly string[]): [string, string[]] {
+  const [command, ...rest] = MSGR as [string, ...string[]];
+  return [command, [...rest, ...args]];
+}
 
 export interface RunResult {
   code: number | null;
@@ -43,7 +60,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): Record
 
 export function runCli(args: string[], options: RunOptions = {}): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
+    const child = spawn(...msgrCommand(args), {
       cwd: options.cwd ?? ROOT,
       env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }),
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -72,7 +89,7 @@ export async function killRepeatedly(o: { args: string[]; resume: string[]; jour
   const [min, spread] = o.afterMs ?? [300, 400];
   let kills = 0;
   for (let i = 0; i < (o.tries ?? 4); i++) {
-    const child = spawn(process.execPath, [BIN, 'send-bulk', ...(existsSync(o.journal) ? o.resume : o.args)], { cwd: ROOT, env: o.env, stdio: 'ignore' });
+    const child = spawn(...msgrCommand(['send-bulk', ...(existsSync(o.journal) ? o.resume : o.args)]), { cwd: ROOT, env: o.env, stdio: 'ignore' });
     const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
     await new Promise((r) => setTimeout(r, min + Math.random() * spread));
     child.kill('SIGKILL');

@@ -2,7 +2,7 @@
 // alike, so the output is both streams as a person sees them). Answers are typed only once the
 // question is on the screen, as a person would.
 import { spawn, spawnSync } from 'node:child_process';
-import { BIN, ROOT } from './cli.js';
+import { MSGR, ROOT } from './cli.js';
 
 export const hasScript = spawnSync('script', ['--version'], { encoding: 'utf8' }).status === 0;
 
@@ -17,7 +17,7 @@ export function runTty(args: string[], env: Record<string, string>, answers: Arr
   // exec: msgr must be the terminal's foreground process, not a child of the shell `script` starts.
   // A shell that does not exec a lone command (dash, /bin/sh where SHELL is unset) dies of the
   // Ctrl-C itself, and `script` reports 130 whatever msgr exits with.
-  const exec = `exec ${[process.execPath, BIN, ...args].map(quote).join(' ')}`;
+  const exec = `exec ${[...MSGR, ...args].map(quote).join(' ')}`;
   // The terminal's width, as `stty` sets it on the pseudo-TTY (script's own is 80 by default).
   const command = options.columns !== undefined ? `stty cols ${options.columns}; ${exec}` : exec;
   return new Promise((resolve, reject) => {

@@ -20,8 +20,7 @@
 // becomes `D` too, and is counted as a duplicate rather than as already sent.
 import { availableParallelism } from 'node:os';
 import { open, type FileHandle } from 'node:fs/promises';
-import { Worker } from 'node:worker_threads';
-import { workerPath } from '../../runtime/worker-path.js';
+import { startWorker } from '../../runtime/worker.js';
 import type { ColumnOptions } from '../input/columns.js';
 import { GROUP_WINDOW } from '../compose/grouping.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey, type ExportedSet } from '../input/number-set.js';
@@ -272,7 +271,7 @@ function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGeneratio
   // samples): an aborted signal fires no more, so a listener added now would never hear it and
   // the worker would run the whole pass before the caller's checkpoint noticed.
   if (o.signal?.aborted === true) return { result: Promise.reject(new Error('interrupted')), stop: () => Promise.resolve() };
-  const worker = new Worker(workerPath('preflight'), {
+  const worker = startWorker('preflight', {
     workerData: job,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: o.oldGenerationMb ?? workerOldMb(job) },
     stdout: false,

@@ -16,16 +16,16 @@ export interface ExitCodeRow {
 export const EXIT_CODES: readonly ExitCodeRow[] = [
   {
     code: 0,
-    meaning: 'everything was accepted, or nothing was left to do (a --once key already done)',
+    meaning: 'everything was accepted, or nothing was left to do',
     rerun: '-',
-    more: 'Nothing left to do: --resume of a finished run, a --once key already done, or in send-bulk a --once key being sent by another process now.',
+    more: 'That is: --resume of a finished run, a --once key already done, or (send-bulk) a --once key another msgr is sending now.',
   },
   { code: 1, meaning: 'unexpected internal error (a bug: please report it)', rerun: '-', more: 'Run the command again with --verbose for the stack trace to report.' },
   {
     code: 2,
-    meaning: 'usage, input or configuration error, or a file run again without --skip-sent or --again; nothing was sent',
+    meaning: 'usage, input or configuration error; nothing was sent',
     rerun: 'after fixing',
-    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP), a base URL that ends in /v2, a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent), and a bulk run refused because another msgr is running the same file.',
+    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a base URL that ends in /v2; a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent); a bulk run refused because another msgr is running the same file; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP).',
   },
   { code: 3, meaning: 'the API refused the key or the account (401, 403)', rerun: 'after fixing' },
   { code: 4, meaning: 'the API rejected the request (any other 4xx, or a redirect)', rerun: 'after fixing', more: 'msgr does not follow a redirect (the key would go to the address it names).' },
