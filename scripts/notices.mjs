@@ -1,6 +1,6 @@
 // Writes THIRD-PARTY-NOTICES.md: the licence of every package dist/ carries inside its bundles
 // (the runtime packages and what they depend on). The published package has no dependencies of
-// its own to install, so their notices travel in this file (README: "Design notes").
+// its own to install, so their notices travel in this file (docs/design.md).
 // Usage: node scripts/notices.mjs [--check]   (--check: exit 1 when the file is out of date)
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

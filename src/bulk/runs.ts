@@ -117,11 +117,11 @@ export interface SavedProfile {
 /**
  * The command that resumes a run from its journal: a journal kept anywhere but its file's own
  * run folder (`--journal`, stdin) must be named, or the resume would look in that folder and
- * find another run or none (README: "Nothing lost, nothing sent twice"). A resume sends where the
+ * find another run or none (docs/files.md: "Nothing lost, nothing sent twice"). A resume sends where the
  * run sent but does not read that from the journal: a run without a profile is given its base
  * URL, which came from --base-url or MSGR_BASE_URL; a run with one, the base URL and account it
  * had when the profile does not give them (a flag or the environment did), or a resume with
- * -p alone would be refused as another target (README: "`msgr runs`"). `profileOf`: the profile
+ * -p alone would be refused as another target (docs/files.md: "Runs"). `profileOf`: the profile
  * the run sent with, as saved now. `otherKey`: the key came from elsewhere than that profile (the
  * environment, a file the journal does not name).
  */

@@ -18,7 +18,7 @@
 // run twice. Batch k is always the k-th batch the grouping closes (with one shared message, the
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
-// (docs/bulk.md: Scale, and Nothing lost, nothing sent twice). Where each concept lives:
+// (docs/campaigns.md: Scale, and docs/files.md: Nothing lost, nothing sent twice). Where each concept lives:
 // docs/design.md.
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -157,7 +157,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const resumeWith = { ...campaign.resumeWith, file: run.fileArg };
   if (previous !== undefined) rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, journalPath));
   const writes = journalOf(purpose) === 'write';
-  // Room for the answers of the batches in flight should the disk fill (docs/bulk.md: Stopping).
+  // Room for the answers of the batches in flight should the disk fill (docs/unattended.md: Stopping).
   // Taken before the preflight: a disk too full for it stops the run before any work.
   const reserve = writes ? DiskReserve.take(`${journalPath}.reserve`) : undefined;
   if (reserve !== undefined) {
@@ -179,7 +179,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
-  // One shared text, or a message per row (README: "Personalised messages"), as the journal says on a resume.
+  // One shared text, or a message per row (docs/campaigns.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined);
 
@@ -192,7 +192,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.previous.header, runTarget, plan.message, settings.account.value !== undefined, run.previous.header.shape.personal);
   // A new run of a file its earlier runs sent to must say what it means for the numbers they
   // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
-  // guard (docs/bulk.md: "Running a file again").
+  // guard (docs/campaigns.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);

@@ -1,5 +1,5 @@
 // The command table main.ts registers from. Each entry's index.ts imports only commander; its
-// options and run load when the command runs (README: "Design notes").
+// options and run load when the command runs (docs/design.md).
 import type { Command } from 'commander';
 import type { Context } from '../context.js';
 import { registerDoctor } from './doctor/index.js';

@@ -1,6 +1,6 @@
 // The one lock file msgr uses: around the profile store's read-modify-write (two processes
 // writing at once lose updates: docs/dependencies.md, "conf 15") and around a bulk run's journal
-// (one run per journal: docs/bulk.md, "Nothing lost, nothing sent twice").
+// (one run per journal: docs/files.md, "Nothing lost, nothing sent twice").
 //
 // The lock file appears with its owner already in it (written aside, then hard-linked into
 // place), so nobody ever finds it empty, takes it for stale and runs beside its owner. A lock

@@ -63,7 +63,7 @@ export interface SendOptions {
    * Told when the last attempt provably did not take (an answer asking for a retry, or a failure
    * before the request left) and a wait for the next one begins; and just before each retry
    * leaves, which may refuse it by throwing (then the outcome is "not sent"). Bulk writes these
-   * in its journal, so a kill -9 during the wait puts nothing in doubt (docs/bulk.md).
+   * in its journal, so a kill -9 during the wait puts nothing in doubt (docs/files.md: "Nothing lost, nothing sent twice").
    */
   readonly onRetryWait?: () => void;
   readonly beforeRetry?: () => void;

@@ -5,7 +5,7 @@
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
-// See docs/bulk.md: Output, and docs/contract.md: Exit codes.
+// See docs/campaigns.md: Output, and docs/contract.md: Exit codes.
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
@@ -170,7 +170,7 @@ function repeatedJson(several: readonly RepeatedNumber[]): Array<{ number: strin
   return several.map((r) => ({ number: r.number, lines: r.lines, rows: r.rows }));
 }
 
-/** The error of a run that would send nothing (docs/bulk.md: Preflight); undefined when it would send. */
+/** The error of a run that would send nothing (docs/campaigns.md: Preflight); undefined when it would send. */
 export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
   const nothing = nothingToSend(pre, fileLabel);
   if (nothing === undefined) return undefined;
@@ -210,7 +210,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // A stop leaves in doubt only what the network did (a batch that timed out while the run
   // drained, or one an earlier run left): those recipients need checking, which a resume alone
   // does not do, so the run ends as a partial one (exit 7), not as a clean stop (exit 130), and
-  // keeps `stopped` to say why (README: "Exit codes" and "Running unattended").
+  // keeps `stopped` to say why (README: "Exit codes"; docs/unattended.md).
   const StopClass = r.inDoubt > 0 ? PartialError : InterruptedError;
   const inDoubt = r.inDoubt > 0 ? `, ${formatCount(r.inDoubt)} in doubt` : '';
   if (stopReason(r, toSend) === 'interrupted') {
@@ -280,8 +280,8 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
 
 /**
  * How the rows of a run go to a fixed base URL: a new run with --restart, since a resume goes
- * where the run started and one to another base URL is refused (README: "Nothing lost, nothing
- * sent twice"). `restart`: the command (src/commands/send-bulk/campaign.ts, restartCommand), when it can be given.
+ * where the run started and one to another base URL is refused (docs/files.md: "Nothing lost,
+ * nothing sent twice"). `restart`: the command (src/commands/send-bulk/campaign.ts, restartCommand), when it can be given.
  */
 function withFixedBaseUrl(r: SendResult, restart: string | undefined, lead: string): string {
   const leftOut = r.accepted + r.acceptedEarlier > 0 ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
@@ -323,7 +323,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
   if (o.sms && pre.landlines > 0) {
     // Said, not stopped: some fixed lines take SMS (read out by a voice), and the plan is the
-    // only way to tell; the column it came from is named above (docs/bulk.md: Input).
+    // only way to tell; the column it came from is named above (docs/campaigns.md: Input).
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
     ui.warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
@@ -343,7 +343,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
 }
 
-/** Which column the numbers come from, and why that one (docs/bulk.md: Input); a resume reads the journal's. */
+/** Which column the numbers come from, and why that one (docs/campaigns.md: Input); a resume reads the journal's. */
 export function describeNumberColumn(c: NumberColumnChoice, resumed = false): string {
   const name = `column "${c.name}"`;
   if (resumed) return `${name}, as the run started`;
@@ -363,7 +363,7 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
   if (sent === undefined) return;
   ui.info(`  ${describeSkipped(alreadySent, sent)}`);
   if (others !== undefined && others.count > 0) {
-    // Left out by number (README: "Personalised messages"): the earlier journal does not say which message a number had.
+    // Left out by number (docs/campaigns.md: "Personalised messages"): the earlier journal does not say which message a number had.
     const n = others.count;
     ui.warn(
       `${formatCount(n)} row${n === 1 ? ' left out as already sent is a further message' : 's left out as already sent are further messages'} to a number with another message in this file (line${others.lines.length === 1 ? '' : 's'} ${others.lines.join(', ')}${n > others.lines.length ? ', …' : ''}): an earlier run accepted the number, and its journal does not say which message it had. If ${n === 1 ? 'this message is' : 'these messages are'} new, send ${n === 1 ? 'it' : 'them'} in a file of ${n === 1 ? 'its' : 'their'} own.`,
@@ -426,7 +426,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
  * A run with nothing left to send, every batch answered: `--resume` of a finished run, or a
  * campaign key (--once) whose run finished. Said in one line on stderr and nothing under -q, so a
  * cron job that comes round again after the work is done mails nobody; `--json` gets a document
- * with exit code 0 (docs/bulk.md: "Campaign keys").
+ * with exit code 0 (docs/campaigns.md: "Campaign keys").
  */
 export function finishedDocument(o: { runId: string; file: string; journal: string; finishedAt: string | undefined; totals: OutcomeTotals; once: string | undefined }): { line: string; doc: Record<string, unknown> } {
   const { accepted, rejected } = o.totals;

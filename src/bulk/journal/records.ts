@@ -3,7 +3,7 @@
 // alone), reserve.ts keeps room for the answers in flight when the disk fills, keys.ts makes run
 // ids and Idempotency-Keys. It imports no other folder of the engine; every other may import it.
 //
-// The records of the append-only run journal (docs/bulk.md: "Nothing lost, nothing sent twice"),
+// The records of the append-only run journal (docs/files.md: "Nothing lost, nothing sent twice"),
 // one JSON line each:
 //   {"type":"run",...}                   header: run id, input identity, everything that shapes
 //                                        the batches, and the message, so --resume rebuilds the
@@ -90,7 +90,7 @@ export interface RunHeader {
   readonly skipSent?: readonly SkipSentSource[];
   /**
    * --again: the run was started to message again numbers earlier runs of its file had accepted
-   * (docs/bulk.md: "Running a file again"); absent: it was not.
+   * (docs/campaigns.md: "Running a file again"); absent: it was not.
    */
   readonly again?: true;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts); absent: a run without one. */
@@ -187,7 +187,7 @@ export function isAnswered(state: number | undefined): boolean {
  * A batch whose request may have reached the API with no answer written down: "started" as
  * loaded means a "sending" line without an outcome whose request may have left (its "out" line
  * stands, or it was written before the machine restarted, which may have lost that line:
- * docs/bulk.md, bulk/journal/load.ts), "inDoubt" that its outcome said so (a timeout, a reset).
+ * docs/files.md, bulk/journal/load.ts), "inDoubt" that its outcome said so (a timeout, a reset).
  */
 export function isInDoubt(state: number | undefined): boolean {
   return state === BatchState.started || state === BatchState.inDoubt;

@@ -1,4 +1,4 @@
-// Room kept for the answers of the batches in flight when the disk fills (README design notes):
+// Room kept for the answers of the batches in flight when the disk fills (docs/design.md: "A reserve for a full disk"):
 // a file of real bytes next to the journal, given back the moment the journal cannot write.
 import { randomBytes } from 'node:crypto';
 import { closeSync, fdatasyncSync, openSync, rmSync, writeSync } from 'node:fs';
@@ -13,7 +13,7 @@ export const RESERVE_BYTES = 1024 * 1024;
 
 /**
  * A ballast file of real, incompressible bytes that gives its space back the moment the journal
- * cannot write (README design notes). Random bytes because a compressing file system (btrfs,
+ * cannot write (docs/design.md: "A reserve for a full disk"). Random bytes because a compressing file system (btrfs,
  * ZFS) would store zeros, or any pattern, in next to nothing; flushed so the blocks are taken.
  */
 export class DiskReserve {

@@ -2,7 +2,7 @@
 // src/bulk/journal/load.ts). Each record is one write(2) of whole lines, so a kill -9 leaves whole
 // lines; a power cut can tear the last one, which reading ignores.
 //
-// A full disk must never put a batch in doubt (README "Running unattended", design notes): a
+// A full disk must never put a batch in doubt (docs/unattended.md, design notes): a
 // "send" line that cannot be written is cut back off and its batch does not leave; once space
 // has run out no batch leaves at all; and the answers of the batches already in flight are
 // written into the room a reserve file next to the journal gave back (src/bulk/journal/reserve.ts),

@@ -1,7 +1,7 @@
 // src/bulk/report/: the --report file. writer.ts (this file) writes it, order.ts puts its lines in
 // input order whatever order the answers come in. It imports journal/ only.
 //
-// `--report FILE`: one line per input row, in input order (docs/bulk.md: "Output"). `.csv` is written
+// `--report FILE`: one line per input row, in input order (docs/campaigns.md: "Output"). `.csv` is written
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
@@ -45,7 +45,7 @@ export function csvField(value: string): string {
 
 /**
  * A cell a spreadsheet would read as a formula, with a `'` before it so it is read as text
- * (README "Security": the report's cells come from the input file and the server). Every text
+ * (docs/contract.md: "Security": the report's cells come from the input file and the server). Every text
  * cell of the CSV report goes through here. `=`, `@`, a tab or a CR start a formula; so do `+`
  * and `-`, except in a cell that is a phone number as written (digits, spaces, brackets, dots,
  * dashes, slashes and the direction marks a contact card adds), so numbers such as
@@ -67,7 +67,7 @@ export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
 
 /**
  * Where a report is written until it is complete: beside it (a rename within one folder is
- * atomic), named so that one left by a killed msgr says whose it is (README: "Output").
+ * atomic), named so that one left by a killed msgr says whose it is (docs/campaigns.md: "Output").
  */
 export function reportTempPath(path: string, pid: number): string {
   return join(dirname(path), `${basename(path)}.msgr-${pid}.partial`);

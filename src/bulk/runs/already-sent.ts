@@ -1,6 +1,6 @@
 // Numbers an earlier run already sent this message to (--skip-sent, and --restart by default), so
 // an edited or extended file is sent without sending anyone the same message twice
-// (docs/bulk.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
+// (docs/campaigns.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
 // run's journal, not its file: the file is usually the one that changed. The preflight leaves
 // those rows out (bulk/preflight/range.ts) before it groups and counts the rest, so the requests it
 // counts, the journal's header, the send pass and every resume of the run agree on batch k,
@@ -200,7 +200,7 @@ export function restartSendsToAll(abandoned: RunHeader, definition: MessageDefin
 }
 
 /**
- * What a run does about the numbers earlier runs accepted (docs/bulk.md: "Running a file again").
+ * What a run does about the numbers earlier runs accepted (docs/campaigns.md: "Running a file again").
  * `sent` is left out (spool verdict A) and recorded in the journal; `guard` is counted the same
  * way by the preflight but stops the run when any row to send has one of its numbers (the caller,
  * with sentBeforeError): a run of a file again says what it means first.

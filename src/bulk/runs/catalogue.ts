@@ -1,6 +1,6 @@
 // The runs msgr keeps (`msgr runs`): every journal in the state folder, real and sandbox, what
 // each sent where, and a full report of any of them at any time, from its journal (the numbers
-// and message ids it keeps) and, while it is unchanged, its input file (docs/bulk.md: "Runs").
+// and message ids it keeps) and, while it is unchanged, its input file (docs/files.md: "Runs").
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -38,8 +38,8 @@ export interface RunInfo {
 
 /**
  * A run whose journal is kept elsewhere (--journal) leaves its path in its file's own run folder,
- * so that a run of the file without --journal finds it (README: "Nothing lost, nothing sent
- * twice"): one small file per journal, `elsewhere.<hash of the journal's path>.json`. A run that
+ * so that a run of the file without --journal finds it (docs/files.md: "Nothing lost, nothing
+ * sent twice"): one small file per journal, `elsewhere.<hash of the journal's path>.json`. A run that
  * reads stdin leaves it in a `stdin-<run id>` folder, where a run of the same data looks.
  */
 const POINTER = /^elsewhere\.[0-9a-f]{12}\.json$/;
@@ -338,7 +338,7 @@ export interface SendingRun {
 
 /**
  * The runs a send-bulk is sending now, in the state folder or kept elsewhere: a run is sending
- * while a process holds its journal's lock (docs/bulk.md: "Nothing lost, nothing sent twice").
+ * while a process holds its journal's lock (docs/files.md: "Nothing lost, nothing sent twice").
  * For `msgr listen`'s warning when receipts do not come (docs/events.md: "On the terminal").
  */
 export function sendingRuns(state: string, proc: LockProcess): SendingRun[] {

@@ -1,4 +1,4 @@
-// Campaign keys in send-bulk (`--once KEY`; docs/bulk.md: "Campaign keys"). The key's run lives in
+// Campaign keys in send-bulk (`--once KEY`; docs/campaigns.md: "Campaign keys"). The key's run lives in
 // the key's own folder (once/keys.ts), so a command with the key finds it from any file path, flags
 // or host that reaches the same state folder: it continues the run while it is unfinished, says
 // "already done" once it finished, and reports "running now" while another process sends it. A

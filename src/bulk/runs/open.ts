@@ -7,7 +7,7 @@
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
-// the journal opened, and the room a stopped run needs (docs/bulk.md: Nothing lost, nothing sent
+// the journal opened, and the room a stopped run needs (docs/files.md: Nothing lost, nothing sent
 // twice). The input read and known again: bulk/runs/input.ts; the checks that a resumed run sends
 // exactly what it started with: bulk/runs/resume-checks.ts; the journal's format:
 // bulk/journal/records.ts.
@@ -113,7 +113,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   const given = file !== undefined && file !== '-' ? resolve(ctx.cwd, file) : undefined;
   const fileAbs = given !== undefined ? realFile(given) : undefined;
   const fileArg = given !== undefined && given !== fileAbs ? fileAbs : file;
-  // A keyed run is known by its key (docs/bulk.md: "Campaign keys"): a command with the key
+  // A keyed run is known by its key (docs/campaigns.md: "Campaign keys"): a command with the key
   // continues the key's unfinished run, or finds it done, whatever else it says.
   const keyed = key !== undefined ? keyedJournal(state, key.place, key.key) : undefined;
   const resume = request === 'resume' || (keyed !== undefined && request !== 'restart' && writes && existsSync(keyed));
@@ -409,7 +409,7 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
 
 /**
  * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
- * is (README: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
+ * is (docs/files.md: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
  * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
  */
 export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, run: Run, input: RunInput, defer: (cleanup: () => void) => void): Promise<Run> {

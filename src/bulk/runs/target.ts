@@ -1,6 +1,6 @@
 // Where a bulk run sends, as its journal records it: base URL, account, profile, sandbox or not,
 // and a fingerprint of the key (never the key). A resumed run must send where the run started
-// (docs/bulk.md: "Run identity"): a run begun against the sandbox, a test server or another
+// (docs/files.md: "Run identity"): a run begun against the sandbox, a test server or another
 // account is never finished against the real one as if its rows had been sent there.
 import { createHash } from 'node:crypto';
 import { UsageError } from '../../errors.js';

@@ -8,7 +8,7 @@
 // - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - a local cause (a stop, a journal that cannot be written) never puts a batch in doubt.
-// Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
+// Why: docs/campaigns.md: Sending; docs/files.md: Nothing lost, nothing sent twice; docs/unattended.md: Stopping.
 import { setMaxListeners } from 'node:events';
 import { isWrongAddress, REDIRECT_HINT, type Outcome } from '../../http/outcome.js';
 import type { Batch } from './batches.js';
@@ -199,7 +199,7 @@ export class BatchAccounting {
 
   /**
    * A batch an earlier run left in doubt, whose resend (--resend-in-doubt) did not leave: the
-   * earlier request may still have reached the API, so it stays in doubt (docs/bulk.md: Nothing
+   * earlier request may still have reached the API, so it stays in doubt (docs/files.md: Nothing
    * lost, nothing sent twice).
    */
   #stillInDoubt(b: Batch, why: string): boolean {

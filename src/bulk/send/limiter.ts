@@ -1,4 +1,4 @@
-// Throttling for bulk sends (docs/bulk.md: "Sending"): a rate limiter in recipients per time unit, a
+// Throttling for bulk sends (docs/campaigns.md: "Sending"): a rate limiter in recipients per time unit, a
 // gate that pauses every worker when the server answers 429, and a concurrency window that
 // halves on 429 and grows back one step at a time (additive increase, multiplicative decrease).
 import type { Rate } from '../campaign.js';

@@ -1,4 +1,4 @@
-// Numbers not to message, as a run started and as they are now (docs/bulk.md: "Numbers not to
+// Numbers not to message, as a run started and as they are now (docs/campaigns.md: "Numbers not to
 // message"). A run keeps each list's numbers as they were when it started, beside its journal, so
 // that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
 // it left out then), while a number that went on a list since then is left out of every batch

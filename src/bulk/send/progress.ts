@@ -1,8 +1,8 @@
-// Progress while sending (docs/bulk.md: Output): on a terminal an ora spinner on stderr with
+// Progress while sending (docs/campaigns.md: Output): on a terminal an ora spinner on stderr with
 // sent/total, rate, failures and ETA, only when the terminal reports columns > 0 (ora 9 floods a
 // 0-column TTY: docs/dependencies.md). Without a TTY nothing until the summary, so cron mails stay
-// short, unless --progress-every asks for one plain line per interval, for a log (README
-// "Running unattended"); with --verbose (TTY or not) plain lines, every 10 seconds by default.
+// short, unless --progress-every asks for one plain line per interval, for a log
+// (docs/unattended.md); with --verbose (TTY or not) plain lines, every 10 seconds by default.
 import { colorLevel, type Context, type OutStream } from '../../context.js';
 import { formatCount, formatDuration } from '../../output/count.js';
 

@@ -17,7 +17,7 @@
 //   flight: a local cause never leaves a batch in doubt;
 // - the journal names each batch's numbers before it leaves and keeps the message ids that come
 //   back, so an earlier run's rows keep their ids in a resumed run's report.
-// Why: docs/bulk.md: Sending, Nothing lost, nothing sent twice, and Stopping.
+// Why: docs/campaigns.md: Sending; docs/files.md: Nothing lost, nothing sent twice; docs/unattended.md: Stopping.
 import { dirname } from 'node:path';
 import type { MessagesClient } from '../../http/client.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -39,7 +39,7 @@ import { idempotencyKey } from '../journal/keys.js';
  * on disk already: as many batches as hold this many recipients together, and at least one. With
  * a message per row (a recipient a batch, a request every ~0.1 ms at 16 in flight) that covers a
  * flush of several ms. Without an "out" line they were never sent: a kill -9 leaves them to the
- * resume; only a power cut leaves them in doubt, with those in flight (docs/bulk.md: Nothing lost,
+ * resume; only a power cut leaves them in doubt, with those in flight (docs/files.md: Nothing lost,
  * nothing sent twice).
  */
 export const AHEAD_RECIPIENTS = 64;

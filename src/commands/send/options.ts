@@ -1,7 +1,7 @@
 // argv → options for `send` (and the connection part shared with `send-bulk`). Commander gives
 // strings, booleans and string arrays; this turns its option bag into typed options, naming the
 // flag in every error. Hand-written rather than zod: this runs on every send, and zod's import
-// alone would cost more than the rest of a dry run (docs/performance.md; README "Design notes").
+// alone would cost more than the rest of a dry run (docs/performance.md; docs/design.md).
 import type { Context } from '../../context.js';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';

@@ -1,6 +1,6 @@
 // Typed values from commander's option bag, each error naming the flag. Shared by the run
 // modules of every command; hand-written rather than zod because this runs on every send and
-// zod's import alone would cost more than the rest of a dry run (docs/performance.md; README "Design notes").
+// zod's import alone would cost more than the rest of a dry run (docs/performance.md; docs/design.md).
 import { UsageError } from '../../errors.js';
 import { formatCount } from '../../output/count.js';
 

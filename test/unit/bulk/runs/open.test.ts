@@ -1,4 +1,4 @@
-// Which run this is (src/bulk/runs/open.ts, docs/bulk.md: "Nothing lost, nothing sent twice" and
+// Which run this is (src/bulk/runs/open.ts, docs/files.md: "Nothing lost, nothing sent twice" and
 // "Running a file again"), run in-process against a fake API (test/support/in-process.ts): the
 // kind decided once from the command and the disk; a new run over an unfinished one refused, with
 // commands that are then accepted; an abandoned journal put back when the restart sends nothing;
