@@ -9,14 +9,16 @@ const { join, sep } = require('node:path');
 
 const DIST = join(__dirname, '..', 'dist');
 const args = process.argv.slice(2);
-const only = args.length === 1 ? args[0] : '';
+// `--version --verbose` (in either order) is the version with how msgr was installed, on a pipe too.
+const verbose = args.length === 2 && args.includes('--verbose');
+const only = args.length === 1 ? args[0] : verbose ? args.find((a) => a !== '--verbose') : '';
 let answer;
 try {
   if (only === '--version' || only === '-V') {
     answer = `${JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8')).version}\n`;
     // The first line is the version alone, all that scripts read; a person at a terminal also
-    // learns how this msgr was installed (README, "Set up").
-    if (process.stdout.isTTY) {
+    // learns how this msgr was installed (docs/install.md), as does --verbose.
+    if (process.stdout.isTTY || verbose) {
       const root = join(__dirname, '..');
       const how = root.includes(`${sep}node_modules${sep}`) ? 'installed with npm' : 'run from a checkout (node bin/msgr.js)';
       answer += `${how}, on Node ${process.versions.node}: ${root}\n`;

@@ -59,13 +59,15 @@ function assetLoader(nodeRequire) {
 
 const { getAsset } = require('node:sea');
 const args = process.argv.slice(2);
-const only = args.length === 1 ? args[0] : '';
+// `--version --verbose` (in either order) is the version with how msgr was installed, on a pipe too.
+const verbose = args.length === 2 && args.includes('--verbose');
+const only = args.length === 1 ? args[0] : verbose ? args.find((a) => a !== '--verbose') : '';
 let answer;
 if (only === '--version' || only === '-V') {
   answer = `${JSON.parse(getAsset('package.json', 'utf8')).version}\n`;
   // The first line is the version alone, all that scripts read; a person at a terminal also
-  // learns how this msgr was installed (README, "Set up").
-  if (process.stdout.isTTY) answer += `single executable file for ${process.platform}-${process.arch}, Node ${process.versions.node} inside: ${process.execPath}\n`;
+  // learns how this msgr was installed (docs/install.md), as does --verbose.
+  if (process.stdout.isTTY || verbose) answer += `single executable file for ${process.platform}-${process.arch}, Node ${process.versions.node} inside: ${process.execPath}\n`;
 } else if (only === '--help' || only === '-h') answer = getAsset('help.txt', 'utf8');
 if (answer !== undefined) {
   // `msgr --help | head -1` closes the pipe early: that is not an error.

@@ -21,6 +21,11 @@ export function roffText(s: string): string {
     .join('\n');
 }
 
+/** Prose for roff: as roffText, and a `command` in backquotes (the help's and docs' way) in bold, as man pages show one. */
+function roffProse(s: string): string {
+  return roffText(s).replace(/`([^`\n]+)`/g, '\\fB$1\\fR');
+}
+
 /** `-p, --profile <name>` → the flags in bold, the value's name in italics. */
 function term(t: string): string {
   const at = t.search(/ [<[]/);
@@ -30,11 +35,11 @@ function term(t: string): string {
 }
 
 function item(label: string, text: string): string[] {
-  return ['.TP', label, roffText(text)];
+  return ['.TP', label, roffProse(text)];
 }
 
 function blocks(list: readonly Block[]): string[] {
-  return list.flatMap((b) => (b.kind === 'code' ? ['.PP', '.RS 4', '.nf', ...b.lines.map(roffText), '.fi', '.RE'] : ['.PP', roffText(b.lines.join('\n'))]));
+  return list.flatMap((b) => (b.kind === 'code' ? ['.PP', '.RS 4', '.nf', ...b.lines.map(roffText), '.fi', '.RE'] : ['.PP', roffProse(b.lines.join('\n'))]));
 }
 
 /** `msgr-profile-add(1)`. */
@@ -80,7 +85,7 @@ export function manPage(doc: CommandDoc): string {
   // In full (whether to run again, what else ends so) in msgr(1); the meanings elsewhere.
   const full = doc.parent === undefined;
   out.push('.SH EXIT STATUS', ...EXIT_CODES.flatMap((r) => item(`\\fB${r.code}\\fR`, full ? `${sentence(r.more !== undefined ? `${r.meaning}. ${r.more}` : r.meaning)} Run again: ${r.rerun === '-' ? 'not applicable' : r.rerun}.` : r.meaning)));
-  out.push('.PP', roffText(full ? 'More in `msgr help exit-codes`.' : 'Whether running the command again is safe: msgr(1), or `msgr help exit-codes`.'));
+  out.push('.PP', roffProse(full ? 'More in `msgr help exit-codes`.' : 'Whether running the command again is safe: msgr(1), or `msgr help exit-codes`.'));
   const see = [...(doc.parent !== undefined ? [doc.parent] : []), ...doc.subcommands];
   out.push('.SH SEE ALSO', `${[...see.map(ref), ...(doc.parent === undefined ? ['\\fBmsgr help\\fR'] : [])].join(', ')}`, '');
   return out.join('\n');

@@ -51,6 +51,20 @@ describe('msgr help', () => {
     if (process.platform === 'linux') assert.ok(xdg.stdout.includes(`profile store   ${join(home, 'cfg', 'msgr', 'config.json')}`), xdg.stdout);
   });
 
+  test('every topic fits 80 columns, a wrapped meaning lined up under its first line', async () => {
+    const config = tempDir('msgr-help-width-');
+    for (const topic of ['exit-codes', 'environment', 'config', 'csv', 'placeholders', 'cron']) {
+      const r = await runCli(['help', topic], { env: cleanEnv({ MSGR_CONFIG_DIR: config }) });
+      assert.equal(r.code, 0, r.stderr);
+      const wide = r.stdout.split('\n').filter((line) => line.length > 80 && !line.includes(config));
+      assert.deepEqual(wide, [], `msgr help ${topic}`);
+    }
+    const codes = (await runCli(['help', 'exit-codes'])).stdout;
+    const column = /^ {2}0 +- +/m.exec(codes)?.[0].length;
+    assert.ok(column !== undefined);
+    assert.match(codes, new RegExp(`^  1 +- +unexpected[^\n]*\n {${column}}\\S`, 'm'));
+  });
+
   test('help <command> [<sub>] is that command\'s --help; an unknown one says what exists', async () => {
     const viaHelp = await runCli(['help', 'profile', 'add']);
     const viaFlag = await runCli(['profile', 'add', '--help']);

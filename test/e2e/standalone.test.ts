@@ -29,20 +29,26 @@ function csv(rows: number): string {
   return `${lines.join('\n')}\n`;
 }
 
-test('--version prints the version alone on a pipe, as scripts read it; on a terminal a second line says how msgr was installed', async () => {
+test('--version prints the version alone on a pipe, as scripts read it; on a terminal, or with --verbose, a second line says how msgr was installed', async () => {
   const piped = await runCli(['--version']);
   assert.equal(piped.code, 0, piped.stderr);
   assert.equal(piped.stdout, `${version}\n`);
   assert.equal(piped.stderr, '');
+  const how = EXE !== undefined
+    ? `single executable file for ${process.platform}-${process.arch}, Node ${process.versions.node} inside: ${EXE}`
+    : `run from a checkout (node bin/msgr.js), on Node ${process.versions.node}: ${ROOT}`;
+  // A script or an ssh line asks which install runs with --verbose.
+  for (const args of [['--version', '--verbose'], ['--verbose', '-V']]) {
+    const verbose = await runCli(args);
+    assert.equal(verbose.code, 0, verbose.stderr);
+    assert.equal(verbose.stdout, `${version}\n${how}\n`, args.join(' '));
+  }
   if (!hasScript) return;
   const quote = (s: string): string => `'${s.replace(/'/g, `'\\''`)}'`;
   const tty = spawnSync('script', ['-qec', `exec ${[...MSGR, '--version'].map(quote).join(' ')}`, '/dev/null'], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), encoding: 'utf8', timeout: 20_000 });
   assert.equal(tty.status, 0, tty.stderr);
   const lines = tty.stdout.split(/\r?\n/);
   assert.equal(lines[0], version);
-  const how = EXE !== undefined
-    ? `single executable file for ${process.platform}-${process.arch}, Node ${process.versions.node} inside: ${EXE}`
-    : `run from a checkout (node bin/msgr.js), on Node ${process.versions.node}: ${ROOT}`;
   assert.equal(lines[1], how);
 });
 

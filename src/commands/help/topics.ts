@@ -37,9 +37,9 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
   },
   {
     code: 6,
-    meaning: 'outcome unknown: the request left but no answer came (timeout, reset, 500/502/504, a second Ctrl-C)',
+    meaning: 'outcome unknown: a request left but no answer came (timeout, reset, 500/502/504; for send and api, a second Ctrl-C)',
     rerun: 'check first',
-    more: 'For send and api, a second Ctrl-C before the answer; through a proxy, only once the tunnel was up.',
+    more: 'Through a proxy, only once the tunnel was up. A bulk run in that case ends 7.',
   },
   {
     code: 7,
@@ -75,24 +75,32 @@ export function exitCodesHelp(): string {
 
 export function exitCodesTopic(): string {
   const rows = EXIT_CODES.map(({ code, meaning, rerun, more }) => {
-    const [first = '', ...rest] = wrap(more !== undefined ? `${meaning}. ${more}` : meaning, 80, ' '.repeat(21));
+    const [first = '', ...rest] = wrap(more !== undefined ? `${meaning}. ${more}` : meaning, 80, ' '.repeat(23));
     return [`  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${first.trimStart()}`, ...rest].join('\n');
   });
-  return `msgr exit codes: what happened, and whether running the same command again is safe.
+  return `msgr exit codes: what happened, and whether running the same command again is
+safe.
 
   code  run again?     meaning
 ${rows.join('\n')}
 
-A 2xx answer is "accepted", never "delivered". Only failures that provably did not reach the
-API (no connection, 429, 503 with Retry-After) are retried by msgr itself, a connection briefly
-(3 attempts within 10 s; a host name that does not exist not at all); anything that may have been
-processed is exit 6, for you to check. With --json every failure also prints one
-document on stdout: {"error": {"message", "hint", "exitCode"}}, with "status" and "body" for
-an HTTP error; a bulk run prints its summary instead, with "exitCode" at the top level.
+A 2xx answer is "accepted", never "delivered". Only failures that provably did
+not reach the API (no connection, 429, 503 with Retry-After) are retried by msgr
+itself, a connection briefly (3 attempts within 10 s; a host name that does not
+exist not at all); anything that may have been processed is exit 6, for you to
+check. With --json every failure also prints one document on stdout:
+  {"error": {"message", "hint", "exitCode"}}
+with "status" and "body" for an HTTP error; a bulk run prints its summary
+instead, with "exitCode" at the top level.
 
 In a script:
   msgr send ... --json > out.json
-  case $? in 0) ;; 5) echo 'not sent: run again later' ;; 6) echo 'check before sending again' ;; *) exit 1 ;; esac
+  case $? in
+    0) ;;
+    5) echo 'not sent: run again later' ;;
+    6) echo 'check before sending again' ;;
+    *) exit 1 ;;
+  esac
 `;
 }
 
@@ -125,13 +133,16 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
 
 export const ENVIRONMENT_TOPIC = `Environment variables msgr reads.
 
-Precedence, highest first: command-line flag > environment variable > selected profile >
-built-in default. msgr profile show prints every resolved setting and where it came from.
+Precedence, highest first: command-line flag > environment variable > selected
+profile > built-in default. msgr profile show prints every resolved setting and
+where it came from.
 
-${ENVIRONMENT.map(([names, meaning]) => `  ${names}\n      ${meaning}`).join('\n')}
+${ENVIRONMENT.map(([names, meaning]) => [`  ${names}`, ...wrap(meaning, 80, '      ')].join('\n')).join('\n')}
 
-Example (a container or CI job: everything from the environment, the key from the CI's secrets):
-  MSGR_BASE_URL=https://eu.api.example.com MSGR_ACCOUNT_REFERENCE=ACME MSGR_API_KEY=$KEY \\
+Example (a container or CI job: everything from the environment, the key from
+the CI's secrets):
+  MSGR_BASE_URL=https://eu.api.example.com MSGR_ACCOUNT_REFERENCE=ACME \\
+  MSGR_API_KEY=$KEY \\
     msgr send --to +447911123456 --from Acme --text 'Deployed'
 `;
 
@@ -145,33 +156,44 @@ export function configTopic(p: ConfigPaths): string {
   return `Files and folders msgr keeps.
 
   profile store   ${p.profileFile}
-                  one JSON file (0600, in a 0700 folder): profiles, their keys, the default
-                  profile. Changed only through msgr profile add|set|unset|use|remove, under a
-                  lock (config.json.lock beside it).
+                  one JSON file (0600, in a 0700 folder): profiles, their keys,
+                  the default profile. Changed only through msgr profile
+                  add|set|unset|use|remove, under a lock (config.json.lock
+                  beside it).
   bulk run state  ${p.stateDir}/runs/<file name>-<hash of its real path>/
-                  per input file: journal.jsonl (what was sent, for --resume), its lock, the
-                  spooled stdin; --journal PATH puts a journal elsewhere (its path is left
-                  here, so a run without --journal knows of it).
+                  per input file: journal.jsonl (what was sent, for --resume),
+                  its lock, the spooled stdin; --journal PATH puts a journal
+                  elsewhere (its path is left here, so a run without --journal
+                  knows of it).
   events          ${p.stateDir}/events/<account>.jsonl
-                  what msgr listen received (0600), one JSON line per event; <account>.token
-                  beside it is the listener's token. <account> is _all when none is set.
+                  what msgr listen received (0600), one JSON line per event;
+                  <account>.token beside it is the listener's token. <account>
+                  is _all when none is set.
   opt-outs        ${p.stateDir}/optouts/<account>.jsonl
-                  the numbers not to message (0600), every change with its time and evidence;
-                  those in _all.jsonl apply to every account (docs/optouts.md).
+                  the numbers not to message (0600), every change with its time
+                  and evidence; those in _all.jsonl apply to every account
+                  (docs/optouts.md).
 ${p.override !== undefined ? `\nAll of them are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
 Defaults when MSGR_CONFIG_DIR is unset:
-  Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr); state $XDG_STATE_HOME/msgr (~/.local/state/msgr)
-  macOS    profiles ~/Library/Preferences/msgr; state ~/Library/Application Support/msgr
-  Windows  profiles %APPDATA%\\msgr\\Config; state %LOCALAPPDATA%\\msgr
+  Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr)
+           state    $XDG_STATE_HOME/msgr (~/.local/state/msgr)
+  macOS    profiles ~/Library/Preferences/msgr
+           state    ~/Library/Application Support/msgr
+  Windows  profiles %APPDATA%\\msgr\\Config
+           state    %LOCALAPPDATA%\\msgr
 
 Moving them:
-  - MSGR_CONFIG_DIR=/path puts both in that folder (containers, a service user, tests):
+  - MSGR_CONFIG_DIR=/path puts both in that folder (containers, a service user,
+    tests):
       export MSGR_CONFIG_DIR=/srv/msgr; msgr profile list
-  - To move profiles to another machine, copy config.json into the new folder (keep it 0600; msgr
-    tightens a copy that is open to others, and warns) or add them again with msgr profile add.
-  - A bulk run's state belongs to its input file's real path (symlinks resolved): finish or --restart a run
-    before moving the CSV file, or resume it with --journal PATH.
-  - msgr never resets a damaged profile file: fix it, or move it aside and add the profiles again.
+  - To move profiles to another machine, copy config.json into the new folder
+    (keep it 0600; msgr tightens a copy that is open to others, and warns) or
+    add them again with msgr profile add.
+  - A bulk run's state belongs to its input file's real path (symlinks
+    resolved): finish or --restart a run before moving the CSV file, or resume
+    it with --journal PATH.
+  - msgr never resets a damaged profile file: fix it, or move it aside and add
+    the profiles again.
 `;
 }
 
