@@ -2,8 +2,13 @@
 // not recorded. Unless one is given, msgr makes one the first time and keeps it beside the events
 // file (0600), so the webhook URL registered with a provider stays the same across restarts, and
 // `msgr listen --print-url` tells a script the URL before the listener runs.
+//
+// Several msgr commands may make it at once (a script starting `msgr listen` and asking
+// `--print-url` in the same breath): the token is written whole to a file of this process's own,
+// then linked to its name, which fails if another got there first. The name never holds a file
+// still being written, so a reader never sees it empty; the loser reads the winner's.
 import { randomBytes } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { ensureDir } from '../files/dirs.js';
@@ -32,14 +37,31 @@ export function keptToken(path: string): { token: string; created: boolean } {
     }
   }
   const token = randomBytes(24).toString('base64url');
-  ensureDir(dirname(path));
+  const aside = `${path}.${randomBytes(8).toString('hex')}.new`;
   try {
-    writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    ensureDir(dirname(path));
+    const fd = openSync(aside, 'wx', 0o600);
+    try {
+      writeSync(fd, `${token}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    try {
+      linkSync(aside, path);
+    } catch (err) {
+      // A file system without hard links: the file is made at its name, as whole as one write makes it.
+      if (!['EPERM', 'ENOTSUP', 'ENOSYS', 'EOPNOTSUPP'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+      writeFileSync(path, `${token}\n`, { mode: 0o600, flag: 'wx' });
+    }
     return { token, created: true };
   } catch (err) {
     // Made meanwhile by another msgr: that one is the token.
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return keptToken(path);
+    if (err instanceof UsageError) throw err;
     throw new UsageError(`cannot write the listener token ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'Give one with --token (or MSGR_LISTEN_TOKEN), or point MSGR_CONFIG_DIR at a writable folder.' });
+  } finally {
+    rmSync(aside, { force: true });
   }
 }
 

@@ -1,7 +1,7 @@
 // `msgr listen` as users run it: the built CLI in child processes, the sandbox posting its events
 // to it, curl-like requests of every shape, an app it forwards to, a full disk, Ctrl-C.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
@@ -219,6 +219,22 @@ describe('msgr listen', () => {
     const none = await runCli(['trigger', 'inbound', '--port', String(port), '--account', 'ACME'], { env });
     assert.equal(none.code, 5);
     assert.match(none.stderr, /Is msgr listen running\?/);
+  });
+
+  test('commands making the kept token at once all get the same one, never an empty file (the token is written aside, then linked into place)', async () => {
+    for (let round = 0; round < 8; round++) {
+      const dir = tempDir();
+      const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
+      // What the README's recipe does: a listener started and its URL asked for in the same breath.
+      const runs = await Promise.all(Array.from({ length: 6 }, (_, i) => runCli(i % 2 === 0 ? ['listen', '--print-token'] : ['listen', '--print-url', '--port', '4020'], { env })));
+      for (const r of runs) assert.equal(r.code, 0, r.stderr);
+      const tokens = new Set(runs.map((r) => r.stdout.trim().replace(/^http:\/\/127\.0\.0\.1:4020\//, '')));
+      assert.equal(tokens.size, 1, [...tokens].join(' '));
+      const [token] = [...tokens];
+      assert.match(token ?? '', /^[A-Za-z0-9_-]{32}$/);
+      assert.equal(readFileSync(join(dir, 'events', '_all.token'), 'utf8'), `${token ?? ''}\n`);
+      assert.deepEqual(readdirSync(join(dir, 'events')).filter((f) => f !== '_all.token'), [], 'no file written aside is left behind');
+    }
   });
 
   test('send --sandbox and send-bulk --sandbox with --webhook-url: the receipts of the messages they sent reach the listener', async () => {
