@@ -74,6 +74,8 @@ export interface CampaignInput {
   };
   /** Numbers not to message: the list as given, its absolute path, and its number column. */
   readonly exclude: { readonly given: string; readonly path: string; readonly column: string | undefined } | undefined;
+  /** Send to the numbers in the account's opt-out store too (--include-opted-out, with --yes); by default they are left out. */
+  readonly includeOptedOut: boolean;
   /** The default country the command names; the settings' may come from the environment or a profile. */
   readonly defaultCountry: string | undefined;
 }

@@ -36,6 +36,7 @@ export const FLAG = {
   fixMojibake: '--fix-mojibake',
   exclude: '--exclude',
   excludeColumn: '--exclude-column',
+  includeOptedOut: '--include-opted-out',
   defaultCountry: '--default-country',
   // where
   profile: '-p',

@@ -17,7 +17,8 @@ import { readHeader } from '../journal/load.js';
 import type { Purpose } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 
-export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
+/** `suppressed`: the number is in the opt-out store (docs/optouts.md); `excluded`: on the --exclude list. */
+export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'suppressed' | 'already-sent' | 'in-doubt' | 'not-sent';
 
 export interface ReportRow {
   readonly line: number;

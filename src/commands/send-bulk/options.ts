@@ -2,7 +2,7 @@
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
-import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
+import { checkIncludeOptedOut, parseConnectionOptions, parseMessageOptions } from '../send/options.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { DEFAULT_CONCURRENCY, parseDelimiter, parseRate, type Rate } from '../../bulk/campaign.js';
 
@@ -69,6 +69,8 @@ export interface BulkOptions {
   readonly firstPerNumber: boolean;
   /** Possible numbers outside the known numbering plan are sent (default: invalid rows). */
   readonly allowUnlistedNumbers: boolean;
+  /** Send to numbers in the account's opt-out store too (with --yes; default: left out). */
+  readonly includeOptedOut?: boolean | undefined;
   /** Cells mangled by a spreadsheet round trip are sent repaired (default: invalid rows). */
   readonly fixMojibake: boolean;
   readonly exclude?: string | undefined;
@@ -199,6 +201,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
   };
+  checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
     throw new UsageError('--allow-duplicates and --first-per-number cannot be used together', {
       hint: 'For a number on several rows with different messages: --allow-duplicates sends it each of them, --first-per-number only its first row\'s. Keep one.',
