@@ -9,6 +9,7 @@
 //   writeReport  a run's full report, from its journal (and its file, while unchanged)
 //   pruneRuns    finished and abandoned runs older than an age, removed
 //   sendingRuns  the runs being sent now
+//   messaged     every recipient the runs' accepted batches messaged, and when (optout violations)
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { lockHolder, type LockOwner, type LockProcess } from '../files/lock.js';
@@ -20,11 +21,12 @@ import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter } from './report/writer.js';
 import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './runs/catalogue.js';
 import { writeRunReport, type RunReport } from './runs/report.js';
+import { visitMessaged, type Messaged, type MessagedRun } from './runs/messaged.js';
 import { realFile, runDirFor } from './runs/state-folder.js';
 import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './runs/target.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 
-export type { PruneResult, RunInfo, SendingRun };
+export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun };
 
 export type RunStatus = 'finished' | 'abandoned' | 'sending' | 'unfinished';
 
@@ -181,4 +183,12 @@ export function pruneRuns(ctx: Context, olderThanMs: number, dryRun: boolean): P
 /** The runs a send-bulk is sending now (`msgr listen`'s warning when receipts do not come). */
 export function sendingRuns(ctx: Pick<Context, 'env' | 'cwd'> & LockProcess): SendingRun[] {
   return sending(state(ctx), ctx);
+}
+
+/**
+ * Every recipient of every batch the API accepted, in the runs of the state folder (the sandbox's
+ * with `sandbox`), run by run: whom msgr messaged, when, and with which message id.
+ */
+export function messaged(ctx: Pick<Context, 'env' | 'cwd'>, sandbox: boolean, visit: (run: MessagedRun, m: Messaged) => void): Promise<{ readonly runs: number; readonly unreadable: number }> {
+  return visitMessaged(state(ctx), sandbox, visit);
 }

@@ -143,4 +143,43 @@ describe('a store that grows while a run is paused', () => {
     assert.deepEqual(rows.map((r) => r.outcome), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'suppressed', 'suppressed', 'accepted', 'accepted', 'suppressed']);
     assert.match(rows[5]?.error ?? '', /^opted out since the run started: opted out since \S+, manual/);
   });
+
+  test('optout violations: anyone messaged after their opt-out, by a run or send --once, against the store as it was when the message left; exit 0 either way', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: 'k', MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME02' });
+    server.fallback = ACCEPT;
+    const [early, late, back, other] = ['+447911200801', '+447911200802', '+447911200803', '+447911200804'];
+    const first = join(dir, 'first.csv');
+    writeFileSync(first, `msisdn\n${early}\n${back}\n`);
+    assert.equal((await bulk([first, ...MSG, '--yes'], env)).code, 0);
+    // Messaged before opting out: no violation. Opted out, then in again, then messaged: none either.
+    assert.equal((await runCli(['optout', 'add', early, late, back], { env })).code, 0);
+    assert.equal((await runCli(['optout', 'remove', back], { env })).code, 0);
+    const none = await runCli(['optout', 'violations'], { env });
+    assert.equal(none.code, 0, none.stderr);
+    assert.equal(none.stdout, '');
+    assert.match(none.stderr, /^no one was messaged after opting out \(checked 1 run and 0 --once messages of account ACME02\)$/m);
+
+    const second = join(dir, 'second.csv');
+    writeFileSync(second, `msisdn\n${late}\n${back}\n${other}\n`);
+    const anyway = await bulk([second, ...MSG, '--include-opted-out', '--yes'], env);
+    assert.equal(anyway.code, 0, anyway.stderr);
+    server.answer = (req) => ({ status: 202, body: { messages: recipients(req).map((m) => ({ id: `once-${m}`, msisdn: m })) } });
+    const once = await runCli(['send', '--to', early, ...MSG, '--once', 'welcome', '--include-opted-out', '--yes'], { env });
+    server.answer = undefined;
+    assert.equal(once.code, 0, once.stderr);
+
+    const found = await runCli(['optout', 'violations'], { env });
+    assert.equal(found.code, 0, found.stderr);
+    const lines = found.stdout.trim().split('\n');
+    assert.equal(lines.length, 2, found.stdout);
+    assert.match(lines[0] ?? '', new RegExp(`^\\${late}  messaged \\S+ by run \\S+ line 2 \\(--include-opted-out\\): opted out since \\S+, manual$`));
+    assert.match(lines[1] ?? '', new RegExp(`^\\${early}  messaged \\S+ by --once welcome, message id once-\\${early}: opted out since \\S+, manual$`));
+    assert.match(found.stderr, /warning: 2 messages were sent to numbers that had opted out \(checked 2 runs and 1 --once message of account ACME02\)/);
+    const doc = JSON.parse((await runCli(['optout', 'violations', '--json'], { env })).stdout) as { violations: Array<{ number: string; run: { includedOptedOut: boolean } | null; once: { key: string } | null; account: string }> };
+    assert.deepEqual(doc.violations.map((v) => [v.number, v.account, v.run?.includedOptedOut ?? null, v.once?.key ?? null]), [[late, 'ACME02', true, null], [early, 'ACME02', null, 'welcome']]);
+    // Another account's sends are not this store's business.
+    const elsewhere = await runCli(['optout', 'violations', '--account', 'OTHER', '--json'], { env });
+    assert.deepEqual((JSON.parse(elsewhere.stdout) as { violations: unknown[] }).violations, []);
+  });
 });

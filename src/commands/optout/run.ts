@@ -89,6 +89,12 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
     case 'export':
       exportStore(ctx, ui, state, account, opts);
       return;
+    case 'violations': {
+      const { runViolations } = await import('./violations.js');
+      // Without an account named (or with --all-accounts): every account's sends, each against its own store.
+      await runViolations(ctx, ui, { account, sandbox: opts.sandbox, json: opts.json });
+      return;
+    }
     case 'check': {
       const all = openOptOuts(state, account);
       const results = numbers().map((n) => ({ number: n, entry: all.get(n) }));
