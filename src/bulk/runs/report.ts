@@ -22,6 +22,7 @@ import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
 import { loadSentNumbers, withSentIds } from './already-sent.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from './delivery.js';
 import { sameInput } from '../input/identity.js';
 
 export interface RunReport {
@@ -31,19 +32,33 @@ export interface RunReport {
   /** Why only the sent rows are listed. */
   readonly partialBecause?: string;
   readonly withIds: number;
+  /** The receipts joined to the run's rows (docs/events.md: "Delivery in runs"); undefined when not asked. */
+  readonly delivery?: RunDelivery | undefined;
 }
 
 type ReportContext = Pick<Context, 'env' | 'cwd' | 'interrupt' | 'atQuit'>;
 
-export async function writeRunReport(ctx: ReportContext, journal: string, report: SenderReport & { readonly rows: number }, debug: (line: string) => void): Promise<RunReport> {
+export async function writeRunReport(ctx: ReportContext, journal: string, sink: SenderReport & { readonly rows: number }, debug: (line: string) => void, deliveryOptions?: DeliveryOptions): Promise<RunReport> {
   const detail = await readRunDetail(journal, 'runs report');
+  const delivery = deliveryOptions !== undefined ? await runDelivery(stateDir(ctx.env, ctx.cwd), detail, deliveryOptions) : undefined;
+  // Each row with a message id of the run's says what its receipts say.
+  const report = {
+    path: sink.path,
+    get rows() {
+      return sink.rows;
+    },
+    write: (row: ReportRow) => {
+      const d = row.messageId !== undefined ? delivery?.of(row.messageId) : undefined;
+      sink.write(d !== undefined ? { ...row, delivery: { status: d.status, at: d.at, errorCode: d.errorCode } } : row);
+    },
+  };
   const optOuts = runOptOuts(ctx, detail.loaded.header);
   const why = await fullReportBlocker(detail, journal);
   if (why === undefined) {
     const r = await fullReport(ctx, detail, journal, optOuts, report, debug);
-    if (r !== undefined) return r;
+    if (r !== undefined) return { ...r, delivery };
   }
-  return sentRowsReport(detail, report, why ?? 'the file no longer gives the rows the run started with');
+  return { ...sentRowsReport(detail, report, why ?? 'the file no longer gives the rows the run started with'), delivery };
 }
 
 /** The opt-out store of the run's account (and the one for every account): why its rows were left out. */
@@ -73,7 +88,7 @@ async function fullReportBlocker(d: RunDetail, journal: string): Promise<string 
 }
 
 /** Every row, as the run's own --report would have it now; undefined if the rows do not line up. */
-async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, optOuts: OptOuts, report: SenderReport & { readonly rows: number }, debug: (line: string) => void): Promise<RunReport | undefined> {
+async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, optOuts: OptOuts, report: SenderReport & { readonly rows: number }, debug: (line: string) => void): Promise<Omit<RunReport, 'delivery'> | undefined> {
   const h = d.loaded.header;
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
   const checker = createNumberChecker(country, { allowUnlisted: h.shape.allowUnlisted === true });
@@ -191,7 +206,7 @@ function markLeftOut(b: { readonly rows: ReportRows | undefined }, sent: readonl
 }
 
 /** The rows of every batch the run sent, in batch order, from the journal alone. */
-function sentRowsReport(d: RunDetail, report: SenderReport & { readonly rows: number }, why: string): RunReport {
+function sentRowsReport(d: RunDetail, report: SenderReport & { readonly rows: number }, why: string): Omit<RunReport, 'delivery'> {
   let withIds = 0;
   const batches = [...d.sends.keys()].sort((a, b) => a - b);
   for (const b of batches) {
