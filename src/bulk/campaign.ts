@@ -114,6 +114,8 @@ export interface CampaignEarlier {
    * given) and, with `same`, of every earlier run of this file that sent the same message.
    */
   readonly skipSent: { readonly runs: readonly string[]; readonly same: boolean } | undefined;
+  /** --delivered-only: of those runs, only the numbers their receipts say were delivered count as sent. */
+  readonly deliveredOnly: boolean;
   /** Message again, on purpose, the numbers earlier runs of this file accepted. */
   readonly again: boolean;
   /** A restart sends to the rows the abandoned run accepted as well. */

@@ -56,6 +56,7 @@ export const FLAG = {
   restart: '--restart',
   includeSent: '--include-sent',
   skipSent: '--skip-sent',
+  deliveredOnly: '--delivered-only',
   again: '--again',
   once: '--once',
   // what this command does

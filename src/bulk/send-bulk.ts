@@ -57,7 +57,7 @@ import { planRun, settledShape, type PlannedStore, type RunPlan } from './runs/p
 import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';
 import { announceResume, runTargetOf } from './runs/target.js';
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from './runs/earlier.js';
-import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
+import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
 import { checkKeyUse, runningNowDocument } from './runs/once.js';
 import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
@@ -196,7 +196,8 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
-  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again }, run, definition, runTarget, reportPath !== undefined, earlier);
+  const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
+  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);
@@ -421,8 +422,11 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
   if (previous === undefined) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
+    const delivered = sent?.deliveredOnly !== undefined ? [{ ...DELIVERED_AT_START, set: sent.accepted }] : [];
+    for (const source of delivered) keepAtStart(journalPath, source);
     rc.defer(() => {
-      if (!existsSync(journalPath)) dropSnapshots(journalPath, plan.optOuts, true);
+      if (!existsSync(journalPath)) dropSnapshots(journalPath, [...plan.optOuts, ...delivered], true);
     });
   }
   const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode } });

@@ -113,4 +113,57 @@ describe('delivery in runs', () => {
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--events: cannot read the events file \S+nope\.jsonl/);
   });
+
+  test('send-bulk --skip-sent --delivered-only: a follow-up to those the first run did not reach, refused while receipts are pending; a resume keeps what counted as delivered at its start', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_LISTEN_TOKEN: TOKEN, MSGR_API_KEY: 'k', MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME04' });
+    const n = Array.from({ length: 5 }, (_, i) => `+4479112${String(950 + i).padStart(5, '0')}`);
+    const file = join(dir, 'c.csv');
+    writeFileSync(file, `msisdn\n${n.join('\n')}\n`);
+    server.answer = (req) => withIds(recipients(req));
+    assert.equal((await runCli(['send-bulk', file, ...MSG, '--yes'], { env })).code, 0);
+    const alone = await runCli(['send-bulk', file, ...MSG, '--delivered-only', '--yes'], { env });
+    assert.equal(alone.code, 2);
+    assert.match(alone.stderr, /--delivered-only needs --skip-sent/);
+
+    const listen = await startMsgr(['listen', '--port', '0'], env, LISTENING);
+    const trigger = async (kind: string, i: number, extra: string[] = []): Promise<void> => {
+      const r = await runCli(['trigger', kind, '--url', listen.ready, '--message-id', `m-${n[i]}`, '--number', n[i] ?? '', ...extra], { env });
+      assert.equal(r.code, 0, r.stderr);
+    };
+    const follow = [file, ...MSG, '--skip-sent', '--delivered-only', '--yes', '--batch-size', '1', '--concurrency', '1'];
+    try {
+      await trigger('delivered', 0);
+      await trigger('failed', 1);
+      await trigger('delivered', 2);
+      // n[3] and n[4]: no receipt yet.
+      const held = server.requests.length;
+      const early = await runCli(['send-bulk', ...follow], { env });
+      assert.equal(early.code, 2, early.stderr);
+      assert.match(early.stderr, /^error: --delivered-only: 2 messages of run \S+ have no final receipt yet; sending now could message again people whose message is still on its way; nothing was sent$/m);
+      assert.equal(server.requests.length, held);
+      await trigger('expired', 3);
+      await trigger('delivered', 4);
+      await waitFor('5 receipts shown', () => listen.stdout().split('\n').filter((l) => /delivered|failed|expired/.test(l)).length === 5);
+
+      // The follow-up sends to n[1] and n[3]; it stops after the first (401), and meanwhile a late
+      // receipt says n[3]'s first message was delivered after all: the resume still sends it, as the run started.
+      server.answer = (req) => ({ status: 202, body: { messages: recipients(req).map((m) => ({ id: `f-${m}`, msisdn: m })) } });
+      server.script({ status: 202, body: { messages: [{ id: `f-${n[1]}`, msisdn: n[1] }] } }, { status: 401, body: { title: 'Unauthorized' } });
+      const before = server.requests.length;
+      const first = await runCli(['send-bulk', ...follow], { env });
+      assert.equal(first.code, 3, first.stderr);
+      assert.match(first.stderr, /3 rows delivered by run \S+: left out; 2 not delivered \(failed, expired, or no final receipt in 72 h\) are sent again/);
+      await trigger('delivered', 3, ['--set', 'timestamp=2099-01-01T00:00:00Z']);
+      await waitFor('the late receipt shown', () => listen.stdout().split('\n').filter((l) => /delivered|failed|expired/.test(l)).length === 6);
+      const runs = (JSON.parse((await runCli(['runs', 'list', '--json'], { env })).stdout) as { runs: Array<{ runId: string }> }).runs;
+      const now = JSON.parse((await runCli(['runs', 'show', runs[0]?.runId ?? '', '--json'], { env })).stdout) as { delivery: Delivery };
+      assert.deepEqual([now.delivery.delivered, now.delivery.failed, now.delivery.expired], [4, 1, 0]);
+      const resumed = await runCli(['send-bulk', file, '--resume'], { env });
+      assert.equal(resumed.code, 0, resumed.stderr);
+      assert.deepEqual(server.requests.slice(before).map(recipients), [[n[1]], [n[3]], [n[3]]]);
+    } finally {
+      await listen.stop();
+    }
+  });
 });

@@ -129,6 +129,12 @@ export interface SkipSentSource {
   readonly runId: string;
   readonly journal: string;
   readonly bytes: number;
+  /**
+   * --delivered-only: only the numbers whose message the receipts said was delivered were left
+   * out; which, as the run started, is kept beside the journal (`<journal>.delivered-at-start`),
+   * since receipts that come later must not change a resume's batches.
+   */
+  readonly deliveredOnly?: true;
 }
 
 /** `excluded`: every recipient of the batch went on the --exclude list or into the opt-out store after the run started; nothing was sent. */

@@ -21,7 +21,7 @@ import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapsho
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
-import { loadSentNumbers, withSentIds } from './already-sent.js';
+import { DELIVERED_AT_START, loadSentNumbers, withSentIds } from './already-sent.js';
 import { runDelivery, type DeliveryOptions, type RunDelivery } from './delivery.js';
 import { sameInput } from '../input/identity.js';
 
@@ -100,7 +100,9 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
   const cleanups: Array<() => void> = [];
   try {
     // The rows the run left out as already sent, read as far as its journal says (bulk/runs/already-sent.ts).
-    const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true }) : undefined;
+    // --delivered-only: the numbers counted as delivered as the run started, whatever receipts came since.
+    const atStart = h.skipSent?.some((r) => r.deliveredOnly === true) === true ? readSnapshot(journal, DELIVERED_AT_START) : undefined;
+    const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true, atStart }) : undefined;
     const pass = await preflightPass({
       path: h.input.path,
       fileLabel: h.input.stdin ? 'stdin' : h.input.path,

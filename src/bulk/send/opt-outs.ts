@@ -56,7 +56,7 @@ export function snapshotPath(journalPath: string, source: Pick<OptOutSource, 'id
 }
 
 /** Keeps the source's numbers as the run starts (one E.164 number a line), written aside, flushed and renamed. */
-export function keepAtStart(journalPath: string, source: OptOutSource): void {
+export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id' | 'set'>): void {
   const path = snapshotPath(journalPath, source);
   const tmp = `${path}.new`;
   const fd = openSync(tmp, 'w', 0o600);

@@ -68,6 +68,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       journal: opts.journal,
       resendInDoubt: opts.resendInDoubt,
       skipSent,
+      deliveredOnly: opts.deliveredOnly === true,
       again: opts.again,
       includeSent: opts.includeSent,
       once: opts.once,

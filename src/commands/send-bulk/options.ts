@@ -94,6 +94,8 @@ export interface BulkOptions {
    * runs of this file that sent the same message (bulk/runs/earlier.ts).
    */
   readonly skipSent?: readonly string[] | undefined;
+  /** --delivered-only: of the runs --skip-sent leaves out, only numbers their receipts say were delivered. */
+  readonly deliveredOnly?: boolean | undefined;
   /** Message again the numbers earlier runs of this file accepted, on purpose. */
   readonly again: boolean;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts). */
@@ -197,6 +199,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     report: str(raw, 'report'),
     progressEveryMs: parseEvery(str(raw, 'progressEvery')),
     skipSent: list({ skipSent: skipSentRaw }, 'skipSent')?.map((ref) => ref.trim()),
+    deliveredOnly: bool(raw, 'deliveredOnly'),
     again: bool(raw, 'again'),
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
@@ -215,6 +218,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   }
   if (opts.again && opts.skipSent !== undefined) {
     throw new UsageError('--again and --skip-sent cannot be used together', { hint: '--skip-sent leaves out the numbers earlier runs accepted; --again sends to them again. Give the one you mean.' });
+  }
+  if (opts.deliveredOnly === true && opts.skipSent === undefined) {
+    throw new UsageError('--delivered-only needs --skip-sent: it says which of the numbers an earlier run accepted count as sent', { hint: 'For a follow-up to those an earlier run did not reach: --skip-sent RUN --delivered-only (RUN: its id, journal or CSV file).' });
   }
   if (opts.includeSent && !opts.restart) throw new UsageError('--include-sent only makes sense with --restart', { hint: '--restart leaves out the rows the abandoned run accepted; --include-sent sends to them again.' });
   if (file === undefined && !(opts.resume && opts.journal !== undefined)) {
