@@ -2,7 +2,7 @@
 // through msgr listen --optouts, leaves its sender out of the next send and send-bulk without a
 // flag; --include-opted-out takes --yes; a resume leaves out numbers opted out while it was paused.
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
@@ -142,6 +142,25 @@ describe('a store that grows while a run is paused', () => {
     const rows = csvRows(report);
     assert.deepEqual(rows.map((r) => r.outcome), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'suppressed', 'suppressed', 'accepted', 'accepted', 'suppressed']);
     assert.match(rows[5]?.error ?? '', /^opted out since the run started: opted out since \S+, manual/);
+  });
+
+  test('a run started with an empty store keeps no copy of it, and its resume still leaves out numbers opted out while it was paused', async () => {
+    const dir = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: 'k', MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME05' });
+    const n = Array.from({ length: 4 }, (_, i) => `+4479112${String(600 + i).padStart(5, '0')}`);
+    const file = join(dir, 'c.csv');
+    writeFileSync(file, `msisdn\n${n.join('\n')}\n`);
+    server.script(ACCEPT, REFUSE);
+    assert.equal((await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1', '--yes'], env)).code, 3);
+    const folder = readdirSync(join(dir, 'state', 'runs')).map((d) => join(dir, 'state', 'runs', d))[0] ?? '';
+    assert.deepEqual(readdirSync(folder).filter((f) => f.startsWith('journal')), ['journal.jsonl']);
+    assert.equal((await runCli(['optout', 'add', n[3] ?? ''], { env })).code, 0);
+    server.fallback = ACCEPT;
+    const before = server.requests.length;
+    const resumed = await bulk([file, '--resume', '--json'], env);
+    assert.equal(resumed.code, 0, resumed.stderr);
+    assert.deepEqual(server.requests.slice(before).map(recipients), [[n[2]]]);
+    assert.equal((JSON.parse(resumed.stdout) as { suppressedAfterStart: number }).suppressedAfterStart, 1);
   });
 
   test('optout violations: anyone messaged after their opt-out, by a run or send --once, against the store as it was when the message left; exit 0 either way', async () => {

@@ -99,10 +99,11 @@ export interface RunHeader {
    * The account's opt-out store (docs/optouts.md: "Sending"): `left-out`, its numbers as the run
    * started are left out (a copy beside the journal, `<journal>.optouts-at-start`) and those opted
    * out since are left out of the batches not sent yet; `included`, the run sends to them all the
-   * same (--include-opted-out --yes). Absent: a run of an msgr that did not read the store, whose
-   * resume leaves the store's numbers out of the batches not sent yet.
+   * same (--include-opted-out --yes). `numbers`: how many it had at the start; with none, no copy
+   * is kept (a run folder holds its journal alone). Absent: a run of an msgr that did not read the
+   * store, whose resume leaves the store's numbers out of the batches not sent yet.
    */
-  readonly optOuts?: { readonly store: 'left-out' | 'included' };
+  readonly optOuts?: { readonly store: 'left-out' | 'included'; readonly numbers?: number };
 }
 
 /** A run's campaign key (--once), and the name its Idempotency-Keys are made from. */

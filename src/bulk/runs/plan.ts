@@ -10,7 +10,7 @@ import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
-import type { NumberSet } from '../input/number-set.js';
+import { NumberSet } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -167,7 +167,8 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   }
   const source = storeSource(all);
   if (previous === undefined) {
-    optOuts.push(source);
+    // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
+    if (source.set.size > 0) optOuts.push(source);
     return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
   }
   const runId = previous.header.runId;
@@ -177,7 +178,7 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
     if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
     return { ...planned, atStart: undefined };
   }
-  const since = sinceStart(run.journalPath, source, runId);
+  const since = previous.header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
   if (since === undefined) {
     throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, source)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
       hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart} (it leaves out the store's numbers as they are then, and what this run accepted).`,

@@ -83,7 +83,7 @@ async function fullReportBlocker(d: RunDetail, journal: string): Promise<string 
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
     }
   }
-  if (h.optOuts?.store === 'left-out' && readSnapshot(journal, { id: 'optouts' }) === undefined) return 'the copy of the opt-out store it started with is gone';
+  if (h.optOuts?.store === 'left-out' && h.optOuts.numbers !== 0 && readSnapshot(journal, { id: 'optouts' }) === undefined) return 'the copy of the opt-out store it started with is gone';
   return undefined;
 }
 

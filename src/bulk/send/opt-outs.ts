@@ -103,20 +103,13 @@ export function readSnapshot(journalPath: string, source: Pick<OptOutSource, 'id
  * run started are refused, named.
  */
 export function sinceStart(journalPath: string, source: OptOutSource, runId: string): SinceStart | undefined {
-  let text: string;
-  try {
-    text = readFileSync(snapshotPath(journalPath, source), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const start = new NumberSet(1024);
+  const start = readSnapshot(journalPath, source);
+  if (start === undefined) return undefined;
   const removed: string[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const key = numberKey(line);
-    start.add(key);
-    if (!source.set.has(key)) removed.push(line);
-  }
+  // keepAtStart wrote each number as `+<key>`.
+  start.forEach((key) => {
+    if (!source.set.has(key)) removed.push(`+${key}`);
+  });
   if (removed.length > 0 && source.removals === 'refused') {
     const shown = removed.slice(0, 5).join(', ');
     throw new UsageError(`${FLAG.resume}: ${removed.length} number${removed.length === 1 ? ' was' : 's were'} taken off ${source.name} since run ${runId} started (${shown}${removed.length > 5 ? ', …' : ''}); nothing was sent`, {
