@@ -2,7 +2,7 @@
 // through msgr listen --optouts, leaves its sender out of the next send and send-bulk without a
 // flag; --include-opted-out takes --yes; a resume leaves out numbers opted out while it was paused.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
@@ -142,6 +142,15 @@ describe('a store that grows while a run is paused', () => {
     const rows = csvRows(report);
     assert.deepEqual(rows.map((r) => r.outcome), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'suppressed', 'suppressed', 'accepted', 'accepted', 'suppressed']);
     assert.match(rows[5]?.error ?? '', /^opted out since the run started: opted out since \S+, manual/);
+
+    // The copy of the store stays with the run (for runs report) and goes with it when pruned.
+    const runsDir = join(dir, 'state', 'runs');
+    const [folder] = readdirSync(runsDir);
+    assert.deepEqual(readdirSync(join(runsDir, folder ?? '')).filter((f) => f.startsWith('journal')).sort(), ['journal.jsonl', 'journal.jsonl.optouts-at-start']);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(join(runsDir, folder ?? '', 'journal.jsonl'), old, old);
+    assert.equal((await runCli(['runs', 'prune', '--older-than', '30d'], { env })).code, 0);
+    assert.deepEqual(readdirSync(runsDir), []);
   });
 
   test('a run started with an empty store keeps no copy of it, and its resume still leaves out numbers opted out while it was paused', async () => {
