@@ -129,6 +129,13 @@ describe('a store that grows while a run is paused', () => {
     // the one left out at the start is taken off the store (the run still leaves it out).
     assert.equal((await runCli(['optout', 'add', '--account', 'ACME01', n[1] ?? '', n[5] ?? '', n[6] ?? ''], { env })).code, 0);
     assert.equal((await runCli(['optout', 'remove', '--account', 'ACME01', n[9] ?? ''], { env })).code, 0);
+    // Its batches were made without the store's numbers: a resume cannot be told to send to them.
+    const held = server.requests.length;
+    const include = await bulk([file, '--resume', '--include-opted-out', '--yes'], env);
+    assert.equal(include.code, 2);
+    assert.match(include.stderr, /^error: --include-opted-out: run \S+ was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent$/m);
+    assert.match(include.stderr, /--restart --include-opted-out --yes/);
+    assert.equal(server.requests.length, held);
     server.fallback = ACCEPT;
     const before = server.requests.length;
     const report = join(dir, 'r.csv');

@@ -165,6 +165,12 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
     if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
     return { ...planned, atStart: undefined };
   }
+  if (previous !== undefined && campaign.input.includeOptedOut) {
+    // Its batches were made without the store's numbers: a resume cannot put them back in.
+    throw new UsageError(`${FLAG.includeOptedOut}: run ${previous.header.runId} was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent`, {
+      hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
+    });
+  }
   const source = storeSource(all);
   if (previous === undefined) {
     // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
