@@ -150,6 +150,13 @@ describe('a store that grows while a run is paused', () => {
     assert.deepEqual(rows.map((r) => r.outcome), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'suppressed', 'suppressed', 'accepted', 'accepted', 'suppressed']);
     assert.match(rows[5]?.error ?? '', /^opted out since the run started: opted out since \S+, manual/);
 
+    // msgr runs report says the same of every row, from the journal and the copy of the store.
+    const again = join(dir, 'again.csv');
+    const written = await runCli(['runs', 'report', file, '--report', again], { env });
+    assert.equal(written.code, 0, written.stderr);
+    const why = (r: Record<string, string>): string[] => [r.outcome ?? '', r.outcome === 'suppressed' ? (r.error ?? '').split(',')[0] ?? '' : ''];
+    assert.deepEqual(csvRows(again).map(why), rows.map(why));
+
     // The copy of the store stays with the run (for runs report) and goes with it when pruned.
     const runsDir = join(dir, 'state', 'runs');
     const [folder] = readdirSync(runsDir);
