@@ -126,12 +126,18 @@ describe('delivery in runs', () => {
     assert.equal(alone.code, 2);
     assert.match(alone.stderr, /--delivered-only needs --skip-sent/);
 
+    const follow = [file, ...MSG, '--skip-sent', '--delivered-only', '--yes', '--batch-size', '1', '--concurrency', '1'];
+    // No receipt at all (no listener ran): msgr cannot tell who was reached, and sends nothing.
+    const blind = await runCli(['send-bulk', ...follow], { env });
+    assert.equal(blind.code, 2, blind.stderr);
+    assert.match(blind.stderr, /^error: --delivered-only: not one of the 5 messages of run \S+ has a receipt in the state folder \(no events file for the run's account\), so msgr cannot tell which were delivered; nothing was sent$/m);
+    assert.match(blind.stderr, /--skip-sent without --delivered-only/);
+
     const listen = await startMsgr(['listen', '--port', '0'], env, LISTENING);
     const trigger = async (kind: string, i: number, extra: string[] = []): Promise<void> => {
       const r = await runCli(['trigger', kind, '--url', listen.ready, '--message-id', `m-${n[i]}`, '--number', n[i] ?? '', ...extra], { env });
       assert.equal(r.code, 0, r.stderr);
     };
-    const follow = [file, ...MSG, '--skip-sent', '--delivered-only', '--yes', '--batch-size', '1', '--concurrency', '1'];
     try {
       await trigger('delivered', 0);
       await trigger('failed', 1);

@@ -57,6 +57,9 @@ export interface DeliveredOnly {
   readonly pending: number;
   /** Accepted without a message id: nothing to match a receipt to, so counted as sent. */
   readonly withoutId: number;
+  /** Messages with a message id, and how many of them any receipt was found for. */
+  readonly withId: number;
+  readonly matched: number;
   /** The events files read. */
   readonly files: readonly string[];
 }
@@ -112,6 +115,8 @@ export async function loadSentNumbers(
   const notDelivered = new NumberSet();
   const pending = new NumberSet();
   let withoutId = 0;
+  let withId = 0;
+  let matched = 0;
   const files = new Set<string>();
   const candidates: Array<{ k: number; id: string; at: string }> = [];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
@@ -153,7 +158,10 @@ export async function loadSentNumbers(
       for (const f of read) files.add(f);
       const { book } = await readDeliveries(read, { only: new Set(candidates.map((c) => c.id)) });
       for (const c of candidates) {
-        const status = book.state(c.id, { now: o.delivered.now, sentAt: new Date(c.at) }).status;
+        const state = book.state(c.id, { now: o.delivered.now, sentAt: new Date(c.at) });
+        const status = state.status;
+        withId++;
+        if (state.receipts > 0) matched++;
         if (status === 'delivered') {
           accepted.add(c.k);
           if (ids !== undefined && !ids.has(c.k)) ids.set(c.k, { runId: h.runId, id: c.id });
@@ -177,7 +185,7 @@ export async function loadSentNumbers(
       if (o.atStart.has(key)) kept.add(key);
       else dropped++;
     }
-    return { accepted: kept, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, files: [] } };
+    return { accepted: kept, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
   }
   // A number another run delivered to counts as sent, whatever its other messages' receipts say.
   const notYet = (set: NumberSet): number => {
@@ -185,7 +193,7 @@ export async function loadSentNumbers(
     for (const key of set.export().slots) if (key !== 0 && !accepted.has(key)) n++;
     return n;
   };
-  const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, files: [...files] } : undefined;
+  const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, withId, matched, files: [...files] } : undefined;
   return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly };
 }
 
@@ -261,14 +269,26 @@ export function deliveredAtStart(journalPath: string, runId: string): NumberSet 
 }
 
 /**
+ * --delivered-only with not one receipt for the runs' messages: no listener received them, or
+ * their fields are not where msgr looks. Every number would read as not delivered (after 72 h)
+ * and be messaged again, so nothing is sent.
+ */
+function noReceiptError(d: DeliveredOnly, runs: readonly SentRun[]): UsageError {
+  const ids = runs.map((r) => r.runId).join(', ');
+  const where = d.files.length > 0 ? `in ${d.files.join(', ')}` : 'in the state folder (no events file for the run\'s account)';
+  return new UsageError(`${FLAG.deliveredOnly}: not one of the ${formatCount(d.withId)} messages of run ${ids} has a receipt ${where}, so msgr cannot tell which were delivered; nothing was sent`, {
+    hint: `Check that msgr listen receives the account's receipts (\`msgr runs show ${runs[0]?.runId ?? ''}\`, with --message-id-field and --status-field where their fields have other names), or leave out every number it accepted: ${FLAG.skipSent} without ${FLAG.deliveredOnly}.`,
+  });
+}
+
+/**
  * --delivered-only while receipts are still to come: sending now would message again people whose
  * message may yet arrive, so the run waits for them (or for the time after which none is expected).
  */
 function pendingError(d: DeliveredOnly, runs: readonly SentRun[]): UsageError {
   const ids = runs.map((r) => r.runId).join(', ');
-  const none = d.files.length === 0 ? ' No events file was found for the run\'s account: is msgr listen receiving its receipts (docs/events.md)?' : '';
   return new UsageError(`${FLAG.deliveredOnly}: ${formatCount(d.pending)} message${d.pending === 1 ? '' : 's'} of run ${ids} ha${d.pending === 1 ? 's' : 've'} no final receipt yet; sending now could message again people whose message is still on its way; nothing was sent`, {
-    hint: `Run this again once their receipts are in (\`msgr runs show ${runs[0]?.runId ?? ''}\` counts them); a message with no final receipt 72 h after it was sent counts as not delivered.${none}`,
+    hint: `Run this again once their receipts are in (\`msgr runs show ${runs[0]?.runId ?? ''}\` counts them); a message with no final receipt 72 h after it was sent counts as not delivered.`,
   });
 }
 
@@ -381,6 +401,7 @@ export async function leaveOutFor(
   if (journals.length > 0) {
     const flag = named.length > 0 || flags.bare ? FLAG.skipSent : FLAG.restart;
     sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds, delivered: flags.deliveredOnly });
+    if (sent.deliveredOnly !== undefined && sent.deliveredOnly.withId > 0 && sent.deliveredOnly.matched === 0) throw noReceiptError(sent.deliveredOnly, sent.named);
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.pending > 0) throw pendingError(sent.deliveredOnly, sent.named);
     for (const left of sent.named) {
       if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
