@@ -85,6 +85,8 @@ export interface RunView {
   readonly lastStop: string | undefined;
   /** What the saved receipts say of its messages. */
   readonly delivery: RunDelivery;
+  /** Rows left out because their number was in the opt-out store: as the run started, and since. */
+  readonly suppressed: { readonly atStart: number; readonly sinceStart: number };
   /** For people: where it sent, its text and its sender. */
   readonly described: { readonly target: string; readonly text: string; readonly from: string };
 }
@@ -126,6 +128,7 @@ export async function showRun(ctx: Context, ref: string, receipts: ReceiptOption
     inDoubt,
     lastStop: detail.loaded.lastStop,
     delivery,
+    suppressed: { atStart: h.optOuts?.suppressed ?? 0, sinceStart: detail.loaded.optedOut.reduce((a, b) => a + b, 0) },
     described: { target: describeTarget(h.target), text: describeText(h.message, h.shape.personal) ?? '', from: describeSender(h.message, h.shape.personal) ?? '' },
   };
 }

@@ -157,6 +157,10 @@ describe('a store that grows while a run is paused', () => {
     const why = (r: Record<string, string>): string[] => [r.outcome ?? '', r.outcome === 'suppressed' ? (r.error ?? '').split(',')[0] ?? '' : ''];
     assert.deepEqual(csvRows(again).map(why), rows.map(why));
 
+    const shown = await runCli(['runs', 'show', file], { env });
+    assert.match(shown.stdout, /^rows {6}10, 9 to send, 1 suppressed \(opt-out store\), 2 opted out since it started$/m);
+    assert.deepEqual((JSON.parse((await runCli(['runs', 'show', file, '--json'], { env })).stdout) as { suppressed: unknown }).suppressed, { atStart: 1, sinceStart: 2 });
+
     // The copy of the store stays with the run (for runs report) and goes with it when pruned.
     const runsDir = join(dir, 'state', 'runs');
     const [folder] = readdirSync(runsDir);

@@ -151,10 +151,16 @@ function describeDelivery(d: RunDelivery): string {
   return `${parts.join(', ')}; receipts from ${d.files.join(', ')}`;
 }
 
+/** `, 3 suppressed (opt-out store), 2 opted out since it started`, or what the run did with the store. */
+function describeSuppressed(s: { readonly atStart: number; readonly sinceStart: number }, store: 'left-out' | 'included' | undefined): string {
+  if (store === 'included') return ', the opt-out store included (--include-opted-out)';
+  return `${s.atStart > 0 ? `, ${formatCount(s.atStart)} suppressed (opt-out store)` : ''}${s.sinceStart > 0 ? `, ${formatCount(s.sinceStart)} opted out since it started` : ''}`;
+}
+
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
-  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, delivery: deliveryJson(view.delivery) };
+  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -174,7 +180,7 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['message', view.described.text],
     ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
-    ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
+    ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}${describeSuppressed(view.suppressed, h.optOuts?.store)}`],
     ['accepted', formatCount(info.accepted)],
     ['rejected', formatCount(info.rejected)],
     ['in doubt', formatCount(info.inDoubt)],
