@@ -74,6 +74,8 @@ export interface CampaignInput {
   };
   /** Numbers not to message: the list as given, its absolute path, and its number column. */
   readonly exclude: { readonly given: string; readonly path: string; readonly column: string | undefined } | undefined;
+  /** Send to the numbers in the account's opt-out store too (--include-opted-out, with --yes); by default they are left out. */
+  readonly includeOptedOut: boolean;
   /** The default country the command names; the settings' may come from the environment or a profile. */
   readonly defaultCountry: string | undefined;
 }
@@ -112,6 +114,8 @@ export interface CampaignEarlier {
    * given) and, with `same`, of every earlier run of this file that sent the same message.
    */
   readonly skipSent: { readonly runs: readonly string[]; readonly same: boolean } | undefined;
+  /** --delivered-only: of those runs, only the numbers their receipts say were delivered count as sent. */
+  readonly deliveredOnly: boolean;
   /** Message again, on purpose, the numbers earlier runs of this file accepted. */
   readonly again: boolean;
   /** A restart sends to the rows the abandoned run accepted as well. */

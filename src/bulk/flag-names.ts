@@ -36,6 +36,7 @@ export const FLAG = {
   fixMojibake: '--fix-mojibake',
   exclude: '--exclude',
   excludeColumn: '--exclude-column',
+  includeOptedOut: '--include-opted-out',
   defaultCountry: '--default-country',
   // where
   profile: '-p',
@@ -55,6 +56,7 @@ export const FLAG = {
   restart: '--restart',
   includeSent: '--include-sent',
   skipSent: '--skip-sent',
+  deliveredOnly: '--delivered-only',
   again: '--again',
   once: '--once',
   // what this command does

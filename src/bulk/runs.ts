@@ -9,6 +9,7 @@
 //   writeReport  a run's full report, from its journal (and its file, while unchanged)
 //   pruneRuns    finished and abandoned runs older than an age, removed
 //   sendingRuns  the runs being sent now
+//   messaged     every recipient the runs' accepted batches messaged, and when (optout violations)
 import { join, resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { lockHolder, type LockOwner, type LockProcess } from '../files/lock.js';
@@ -20,11 +21,15 @@ import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter } from './report/writer.js';
 import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './runs/catalogue.js';
 import { writeRunReport, type RunReport } from './runs/report.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from './runs/delivery.js';
+import type { FieldPaths } from '../events/fields.js';
+import { visitMessaged, type Messaged, type MessagedRun } from './runs/messaged.js';
 import { realFile, runDirFor } from './runs/state-folder.js';
 import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './runs/target.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 
-export type { PruneResult, RunInfo, SendingRun };
+export type { DeliveryCounts, RunDelivery } from './runs/delivery.js';
+export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun };
 
 export type RunStatus = 'finished' | 'abandoned' | 'sending' | 'unfinished';
 
@@ -78,15 +83,34 @@ export interface RunView {
   readonly inDoubt: readonly InDoubtBatch[];
   /** The last process's "stop" line, if it wrote one. */
   readonly lastStop: string | undefined;
+  /** What the saved receipts say of its messages. */
+  readonly delivery: RunDelivery;
+  /** Rows left out because their number was in the opt-out store: as the run started, and since. */
+  readonly suppressed: { readonly atStart: number; readonly sinceStart: number };
   /** For people: where it sent, its text and its sender. */
   readonly described: { readonly target: string; readonly text: string; readonly from: string };
 }
 
+/**
+ * Where `runs show` and `runs report` read receipts: events files saved elsewhere (`--events`;
+ * default: the listener's for the run's account), and the fields where the shape is not the
+ * sandbox's (docs/events.md: "Delivery in runs").
+ */
+export interface ReceiptOptions {
+  readonly events?: readonly string[] | undefined;
+  readonly fields?: FieldPaths | undefined;
+}
+
+function deliveryOptions(ctx: Pick<Context, 'cwd' | 'now'>, o: ReceiptOptions): DeliveryOptions {
+  return { events: o.events?.map((f) => resolve(ctx.cwd, f)), fields: o.fields, now: ctx.now() };
+}
+
 /** The run `ref` names (an id, a journal, the CSV file): `runs show`'s flag says which command asked. */
-export async function showRun(ctx: Context, ref: string): Promise<RunView> {
+export async function showRun(ctx: Context, ref: string, receipts: ReceiptOptions = {}): Promise<RunView> {
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs show');
   const info = await runInfo(journal);
   const detail = await readRunDetail(journal, 'runs show');
+  const delivery = await runDelivery(state(ctx), detail, deliveryOptions(ctx, receipts));
   const h = detail.loaded.header;
   const inDoubt: InDoubtBatch[] = [];
   detail.loaded.states.forEach((s, b) => {
@@ -103,6 +127,8 @@ export async function showRun(ctx: Context, ref: string): Promise<RunView> {
     status: status(info, owner),
     inDoubt,
     lastStop: detail.loaded.lastStop,
+    delivery,
+    suppressed: { atStart: h.optOuts?.suppressed ?? 0, sinceStart: detail.loaded.optedOut.reduce((a, b) => a + b, 0) },
     described: { target: describeTarget(h.target), text: describeText(h.message, h.shape.personal) ?? '', from: describeSender(h.message, h.shape.personal) ?? '' },
   };
 }
@@ -151,7 +177,7 @@ export function continueRun(ctx: Pick<Context, 'env' | 'cwd'>, view: Pick<RunVie
  * Writes the full report of the run `ref` names to `path` (never over the journal, the CSV or the
  * --exclude list it is made from). A failure or a stop leaves the file at the path as it was.
  */
-export async function writeReport(ctx: Context, ref: string, report: string, debug: (line: string) => void): Promise<{ readonly journal: string; readonly path: string; readonly runId: string | undefined; readonly written: RunReport }> {
+export async function writeReport(ctx: Context, ref: string, report: string, debug: (line: string) => void, receipts: ReceiptOptions = {}): Promise<{ readonly journal: string; readonly path: string; readonly runId: string | undefined; readonly written: RunReport }> {
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs report');
   const path = resolve(ctx.cwd, report);
   const header = readHeader(journal);
@@ -159,12 +185,13 @@ export async function writeReport(ctx: Context, ref: string, report: string, deb
     ["the run's journal", journal],
     ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
     [`the run's ${FLAG.exclude} list`, header?.shape.exclude?.path],
+    ...(receipts.events ?? []).map((f) => ['the events file', f] as const),
   ]);
-  const writer = new ReportWriter(path, ctx.pid);
+  const writer = new ReportWriter(path, ctx.pid, { delivery: true });
   // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
   ctx.atQuit(() => writer.discard());
   try {
-    const written = await writeRunReport(ctx, journal, writer, debug);
+    const written = await writeRunReport(ctx, journal, writer, debug, deliveryOptions(ctx, receipts));
     writer.close();
     return { journal, path, runId: header?.runId, written };
   } finally {
@@ -181,4 +208,12 @@ export function pruneRuns(ctx: Context, olderThanMs: number, dryRun: boolean): P
 /** The runs a send-bulk is sending now (`msgr listen`'s warning when receipts do not come). */
 export function sendingRuns(ctx: Pick<Context, 'env' | 'cwd'> & LockProcess): SendingRun[] {
   return sending(state(ctx), ctx);
+}
+
+/**
+ * Every recipient of every batch the API accepted, in the runs of the state folder (the sandbox's
+ * with `sandbox`), run by run: whom msgr messaged, when, and with which message id.
+ */
+export function messaged(ctx: Pick<Context, 'env' | 'cwd'>, sandbox: boolean, visit: (run: MessagedRun, m: Messaged) => void): Promise<{ readonly runs: number; readonly unreadable: number }> {
+  return visitMessaged(state(ctx), sandbox, visit);
 }

@@ -48,22 +48,22 @@ import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js'
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
-import { dropSnapshots, keepAtStart } from './send/opt-outs.js';
+import { dropSnapshots, keepAtStart, withOptOutReasons } from './send/opt-outs.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
 import { checkStdinAgain, isFinished, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput } from './runs/open.js';
 import { openInput, spoolStdin } from './runs/input.js';
-import { planRun, settledShape, type RunPlan } from './runs/plan.js';
+import { planRun, settledShape, type PlannedStore, type RunPlan } from './runs/plan.js';
 import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';
 import { announceResume, runTargetOf } from './runs/target.js';
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from './runs/earlier.js';
-import { checkSameIntent, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
+import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
 import { checkKeyUse, runningNowDocument } from './runs/once.js';
 import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
@@ -181,7 +181,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const plan = await planRun(ctx, ui, campaign, run);
   // One shared text, or a message per row (docs/campaigns.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
-  const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined);
+  const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
 
   // Where to send: resolved before the preflight, so a missing key or base URL fails at once
   // rather than after a pass over millions of rows (a dry run needs neither).
@@ -196,7 +196,8 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
-  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again }, run, definition, runTarget, reportPath !== undefined, earlier);
+  const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
+  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);
@@ -235,7 +236,8 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     varColumnsGiven: previous !== undefined || campaign.input.columns.vars !== undefined,
     country: plan.country,
     checker: plan.checker,
-    exclude: plan.exclude?.set,
+    // The --exclude list's and the opt-out store's numbers as the run started, in one set.
+    exclude: plan.leaveOut,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
     // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
@@ -267,9 +269,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
+  const store = optOutStoreSummary(plan.store);
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
@@ -299,6 +302,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
   return { pre, spool, shape, base, left };
+}
+
+/** The opt-out store as the summary and the --json document tell it. */
+function optOutStoreSummary(store: PlannedStore): OptOutStoreSummary {
+  return { store: store.mode, account: store.account ?? null, numbers: store.numbers, files: [...store.files] };
 }
 
 function trialOutput(ctx: Pick<Context, 'stdout'>, ui: Ui, campaign: Campaign, summary: Summary): TrialOutput {
@@ -402,7 +410,9 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   // leave a journal that looks like an unfinished run.
   const newClient = await clientsFor(ctx, ui, campaign, open, target);
   const { run, plan, input, message, report, reserve, runTarget } = open;
-  const { spool, shape, pre } = checked;
+  const { shape, pre } = checked;
+  // The report says why each opted-out row was left out: the opt-out in force as the run started.
+  const spool = checked.spool !== undefined && pre.suppressed > 0 && report !== undefined ? withOptOutReasons(checked.spool, plan.store.why) : checked.spool;
   const { settings } = campaign.where;
   const sent = open.leave.sent;
   if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
@@ -412,11 +422,14 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
   if (previous === undefined) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
+    const delivered = sent?.deliveredOnly !== undefined ? [{ ...DELIVERED_AT_START, set: sent.accepted }] : [];
+    for (const source of delivered) keepAtStart(journalPath, source);
     rc.defer(() => {
-      if (!existsSync(journalPath)) dropSnapshots(journalPath, plan.optOuts);
+      if (!existsSync(journalPath)) dropSnapshots(journalPath, [...plan.optOuts, ...delivered], true);
     });
   }
-  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined });
+  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
   rc.resumable(buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
@@ -447,8 +460,9 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
     earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
-    excludedAfterStart: plan.excludedAfterStart,
+    addedSinceStart: plan.addedSinceStart,
     journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
+    optedOut: previous?.optedOut,
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());

@@ -15,8 +15,9 @@
 //                 may have been fixed meanwhile (a key, an account's setting); a fixed request is
 //                 another message, which needs another key
 // Another message under the key is refused (exit 2), quoting what the key was used for.
-import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { closeSync, fsyncSync, openSync, readdirSync, readFileSync, renameSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { extractMessageIds } from '../http/message-ids.js';
 import type { Context } from '../context.js';
 import { NotSentError, UsageError } from '../errors.js';
 import { waitForLock, type Lock } from '../files/lock.js';
@@ -195,4 +196,40 @@ function writeRecord(path: string, rec: SendRecord): void {
     closeSync(fd);
   }
   renameSync(tmp, path);
+}
+
+/** A message `send --once` got accepted: to whom, when, for which account (`msgr optout violations`). */
+export interface OnceSent {
+  readonly key: string;
+  readonly record: string;
+  readonly at: string;
+  readonly account: string | undefined;
+  readonly numbers: readonly string[];
+  readonly messageIds: ReadonlyArray<string | undefined>;
+}
+
+/** Every accepted `send --once` record of the state folder (the sandbox's with `sandbox`); one that cannot be read is passed over. */
+export function acceptedOnceSends(state: string, sandbox: boolean): OnceSent[] {
+  const dir = join(sandbox ? join(state, 'sandbox') : state, 'once');
+  let files: string[];
+  try {
+    files = readdirSync(dir).filter((f) => f.endsWith('.json')).sort();
+  } catch {
+    return [];
+  }
+  const out: OnceSent[] = [];
+  for (const f of files) {
+    let rec: SendRecord | undefined;
+    try {
+      rec = readRecord(join(dir, f));
+    } catch {
+      continue;
+    }
+    const accepted = rec?.attempts.find((a) => a.outcome === 'accepted');
+    if (rec === undefined || accepted === undefined) continue;
+    const numbers = ((rec.request.recipients ?? []) as Array<{ msisdn?: unknown }>).flatMap((r) => (typeof r.msisdn === 'string' ? [r.msisdn] : []));
+    const account = typeof rec.request.accountReference === 'string' ? rec.request.accountReference : undefined;
+    out.push({ key: rec.key, record: join(dir, f), at: accepted.at, account, numbers, messageIds: extractMessageIds(accepted.body, numbers) });
+  }
+  return out;
 }

@@ -14,6 +14,7 @@ import { UsageError } from '../errors.js';
 import { waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
+import { shellQuote as shellWord } from '../output/shell.js';
 
 export const STORE_VERSION = 1;
 
@@ -337,7 +338,31 @@ export interface OptOuts {
   has(number: string): boolean;
   get(number: string): OptOutEntry | undefined;
   numbers(): string[];
+  /** The opt-out in force for `number` at `at` in either store (OptOutStore.optedOutAt). */
+  optedOutAt(number: string, at: Date): OptOutEntry | undefined;
+  /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
+  removeCommand(number: string): string;
 }
+
+/** An opt-out for people: `opted out since 2030-01-01T09:00:03.120Z, reply "STOP"`. */
+export function describeOptOut(e: OptOutEntry): string {
+  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
+  return `${e.reason === 'undeliverable' ? 'undeliverable' : 'opted out'} since ${e.since}, ${e.source}${why}`;
+}
+
+/**
+ * The account whose store a send leaves out: the one it sends for. The sandbox sends for the
+ * account the settings give, so a trial leaves out what the real campaign will (docs/optouts.md:
+ * "Sending"); with none, it sends as `SANDBOX`, a stand-in that is no account: only the store for
+ * every account applies then.
+ */
+export function optOutAccount(accountReference: unknown, sandbox: boolean): string | undefined {
+  if (typeof accountReference !== 'string' || accountReference === '') return undefined;
+  return sandbox && accountReference === SANDBOX_ACCOUNT ? undefined : accountReference;
+}
+
+/** The account the sandbox sends as when none is given. */
+export const SANDBOX_ACCOUNT = 'SANDBOX';
 
 /** The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). */
 export function openOptOuts(state: string, account: string | undefined): OptOuts {
@@ -351,5 +376,16 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     return undefined;
   };
   const numbers = (): string[] => [...new Set(stores.flatMap((s) => s.numbers()))];
-  return { files: paths, get size() { return numbers().length; }, has: (n) => stores.some((s) => s.has(n)), get, numbers };
+  const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
+    for (const s of stores) {
+      const e = s.optedOutAt(n, at);
+      if (e !== undefined) return e;
+    }
+    return undefined;
+  };
+  const removeCommand = (n: string): string => {
+    const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.has(n) === true;
+    return `msgr optout remove ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
+  };
+  return { files: paths, get size() { return numbers().length; }, has: (n) => stores.some((s) => s.has(n)), get, numbers, optedOutAt, removeCommand };
 }

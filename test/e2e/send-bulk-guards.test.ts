@@ -142,7 +142,9 @@ test('runs report refuses a --report naming the run\'s CSV, its journal or its -
   const ok = await runCli(['runs', 'report', journal, '--report', report, '--json'], { env });
   assert.equal(ok.code, 0, ok.stderr);
   const doc = JSON.parse(ok.stdout) as Record<string, unknown>;
-  assert.deepEqual({ ...doc, runId: typeof doc.runId }, { runId: 'string', journal, report, rows: 2, withIds: 2, complete: true, partialBecause: null });
+  // No listener ran: no events file read, both messages without a final receipt.
+  const delivery = { delivered: 0, failed: 0, expired: 0, pending: 2, unknown: 0, withoutId: 0, events: [], missing: (doc.delivery as { missing: unknown }).missing, records: 0, skipped: 0 };
+  assert.deepEqual({ ...doc, runId: typeof doc.runId }, { runId: 'string', journal, report, rows: 2, withIds: 2, complete: true, partialBecause: null, delivery });
   assert.equal(readFileSync(report, 'utf8').trim().split('\n').length, 3);
 });
 

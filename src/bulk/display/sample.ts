@@ -2,6 +2,7 @@
 // the --sample-to numbers instead of the row's recipient, as a run of its own. It has its own run
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.
+import { describeOptOut, type OptOuts } from '../../optouts/store.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { Context } from '../../context.js';
 import type { MessagesClient } from '../../http/client.js';
@@ -29,9 +30,10 @@ export interface SampleOutcome {
 
 /**
  * The --sample-to numbers, checked (before the file is read) and normalised, each once; undefined
- * without the flag. A number on the --exclude list is refused: it opted out, sample or not.
+ * without the flag. A number on the --exclude list, or in the opt-out store (unless the campaign
+ * includes them), is refused: it opted out, sample or not.
  */
-export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker, exclude?: { readonly set: NumberSet; readonly label: string }): string[] | undefined {
+export function sampleNumbers(to: readonly string[] | undefined, checker: NumberChecker, exclude?: { readonly set: NumberSet; readonly label: string }, optOuts?: Pick<OptOuts, 'get' | 'removeCommand'>): string[] | undefined {
   if (to === undefined) return undefined;
   const numbers = to.map((n) => {
     const r = checker.check(n);
@@ -42,6 +44,12 @@ export function sampleNumbers(to: readonly string[] | undefined, checker: Number
     if (exclude?.set.has(numberKey(r.e164)) === true) {
       throw new UsageError(`${FLAG.sampleTo}: ${r.e164} is on the ${FLAG.exclude} list ${exclude.label}; a sample to it would message a number that opted out`, {
         hint: 'Send the sample to another number, or take this one off the list if it should not be there.',
+      });
+    }
+    const out = optOuts?.get(r.e164);
+    if (optOuts !== undefined && out !== undefined) {
+      throw new UsageError(`${FLAG.sampleTo}: ${r.e164} is in the opt-out store (${describeOptOut(out)}); a sample to it would message a number that opted out`, {
+        hint: `Send the sample to another number, or take this one off the store if it opted in again (${optOuts.removeCommand(r.e164)}).`,
       });
     }
     return r.e164;

@@ -38,6 +38,10 @@ export interface Summary {
   /** Numbers on rows with different messages (bulk/preflight/repeats.ts). */
   differentMessages: number;
   excluded: number;
+  /** Left out because the number is in the account's opt-out store (docs/optouts.md: "Sending"). */
+  suppressed: number;
+  /** The opt-out store: left out or included, whose, how many numbers it has. */
+  optOuts?: OptOutStoreSummary;
   /** Left out because an earlier run accepted the number (--skip-sent, --restart). */
   alreadySent: number;
   /** Rows to send with a number outside the known plan (sent only with --allow-unlisted-numbers). */
@@ -57,10 +61,23 @@ export interface Summary {
   unfinishedRun?: string;
 }
 
+/** The opt-out store as a run used it. */
+export interface OptOutStoreSummary {
+  /** `left-out` (the default) or `included` (--include-opted-out). */
+  store: 'left-out' | 'included';
+  /** The account whose store it is; null: none known (the store for every account alone). */
+  account: string | null;
+  /** Numbers in it (the account's and those for every account). */
+  numbers: number;
+  files: string[];
+}
+
 /** The summary once the send pass is over. */
 export interface SentSummary extends Summary {
   /** Left out because they went on the --exclude list after the run started (not in accepted, not sent). */
   excludedAfterStart: number;
+  /** Left out because they went into the opt-out store after the run started (not in accepted, not sent). */
+  suppressedAfterStart: number;
   accepted: number;
   acceptedEarlier: number;
   rejected: number;
@@ -88,6 +105,7 @@ export function preflightSummary(run: Pick<Summary, 'runId' | 'file' | 'journal'
     duplicates: pre.duplicates,
     differentMessages: pre.differentMessages,
     excluded: pre.excluded,
+    suppressed: pre.suppressed,
     alreadySent: pre.alreadySent,
     outsidePlan: pre.outsidePlan,
     landlines: { count: pre.landlines, lines: pre.landlineSamples.map((s) => s.line) },
@@ -117,13 +135,14 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
   return {
     ...base,
     excludedAfterStart: r.excludedAfterStart,
+    suppressedAfterStart: r.suppressedAfterStart,
     accepted: r.accepted,
     acceptedEarlier: r.acceptedEarlier,
     rejected: r.rejected,
     inDoubt: r.inDoubt,
     notSent: r.notSent,
     inDoubtBatches: r.inDoubtBatches,
-    stopped: stopReason(r, base.toSend - r.excludedAfterStart) ?? null,
+    stopped: stopReason(r, base.toSend - r.excludedAfterStart - r.suppressedAfterStart) ?? null,
     seconds: Math.round(seconds * 10) / 10,
     resume: resumable ? resumeCommand : null,
   };
@@ -193,7 +212,7 @@ export interface SummaryErrorOptions {
 
 export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
   // Recipients left out since the run started are no longer to be sent.
-  const toSend = summary.toSend - summary.excludedAfterStart;
+  const toSend = summary.toSend - summary.excludedAfterStart - summary.suppressedAfterStart;
   const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add ${FLAG.resendInDoubt} to send them again with their original Idempotency-Key.` : '';
   const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
@@ -297,11 +316,12 @@ export function successDocument(summary: SentSummary): unknown {
  * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
  * error that stops the run lists them, and each is printed once.
  */
-export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; totals?: TextTotals | undefined; sms: boolean; repeats: RepeatMode; resumed?: boolean }): void {
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; store?: OptOutStoreSummary | undefined; totals?: TextTotals | undefined; sms: boolean; repeats: RepeatMode; resumed?: boolean }): void {
   const skipped = [
     pre.invalid > 0 ? `${formatCount(pre.invalid)} invalid` : '',
     pre.duplicates > 0 ? `${formatCount(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
     pre.excluded > 0 ? `${formatCount(pre.excluded)} excluded` : '',
+    pre.suppressed > 0 ? `${formatCount(pre.suppressed)} opted out` : '',
   ].filter((s) => s !== '');
   ui.info(`preflight: ${label}: ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'}, ${formatCount(pre.valid)} valid${skipped.length > 0 ? `, ${skipped.join(', ')}` : ''} (${seconds} s)`);
   ui.info(`  numbers: ${describeNumberColumn(pre.columns.numberColumn, o.resumed === true)}`);
@@ -340,6 +360,13 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   if (o.exclude !== undefined) {
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${formatCount(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${formatCount(numbers)} number${numbers === 1 ? '' : 's'})`);
+  }
+  const store = o.store;
+  if (store !== undefined && store.numbers > 0) {
+    const whose = `the opt-out store${store.account !== null ? ` of account ${store.account}` : ' for every account'}, ${formatCount(store.numbers)} number${store.numbers === 1 ? '' : 's'}`;
+    // Said, not asked: leaving them out is the default, and sending to them takes a flag and --yes.
+    if (store.store === 'left-out') ui.info(`  opted out: ${formatCount(pre.suppressed)} row${pre.suppressed === 1 ? '' : 's'} left out, suppressed (${whose}; msgr optout list)`);
+    else ui.warn(`${FLAG.includeOptedOut}: the numbers in ${whose}, are not left out: they are messaged`);
   }
 }
 
@@ -392,7 +419,7 @@ export function printLeftToSend(ui: Pick<Ui, 'info'>, left: number, earlier: Out
 export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: number): void {
   const rate = seconds > 0 ? Math.round((r.accepted - r.acceptedEarlier) / seconds) : 0;
   const earlier = r.acceptedEarlier > 0 ? ` (${formatCount(r.acceptedEarlier)} before this resume)` : '';
-  const target = s.toSend - r.excludedAfterStart;
+  const target = s.toSend - r.excludedAfterStart - r.suppressedAfterStart;
   const line =
     s.toSend === 0 && s.alreadySent > 0
       ? `nothing left to send: every row to send had already been accepted by an earlier run (${formatCount(s.alreadySent)})`
@@ -409,8 +436,10 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.invalid > 0 ? `${formatCount(s.invalid)} invalid` : '',
     s.duplicates > 0 ? `${formatCount(s.duplicates)} duplicate${s.duplicates === 1 ? '' : 's'}` : '',
     s.excluded > 0 ? `${formatCount(s.excluded)} excluded` : '',
+    s.suppressed > 0 ? `${formatCount(s.suppressed)} opted out (suppressed)` : '',
     s.alreadySent > 0 ? `${formatCount(s.alreadySent)} already sent` : '',
     r.excludedAfterStart > 0 ? `${formatCount(r.excludedAfterStart)} on the ${FLAG.exclude} list since the run started` : '',
+    r.suppressedAfterStart > 0 ? `${formatCount(r.suppressedAfterStart)} opted out since the run started` : '',
   ].filter((x) => x !== '');
   if (skipped.length > 0) ui.info(`  skipped before sending: ${skipped.join(', ')}`);
   if (r.throttled > 0) ui.info(`  the server throttled ${formatCount(r.throttled)} time${r.throttled === 1 ? '' : 's'} (429/503); the run slowed down`);

@@ -116,3 +116,27 @@ export async function loadExcludes(path: string, checker: NumberChecker, options
 function readError(label: string, err: unknown): UsageError {
   return new UsageError(`${FLAG.exclude}: cannot read ${label} (${fileProblem(err)})`, { hint: fileHint(err) });
 }
+
+/**
+ * Why a number is left out, as the value it has in the preflight's one set of numbers not to
+ * message (leaveOutSet): one probe per row, whichever list a number is on.
+ */
+export const LEAVE_OUT = { excluded: 0, optedOut: 1 } as const;
+
+/**
+ * The numbers the preflight leaves out, each with why: the --exclude list's (excluded) and the
+ * opt-out store's (opted out; docs/optouts.md). A number on both is counted as excluded, as it
+ * was before the store applied. Undefined when neither has a number.
+ */
+export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet | undefined): NumberSet | undefined {
+  if ((optedOut?.size ?? 0) === 0) return exclude;
+  if (exclude === undefined || exclude.size === 0) {
+    const set = new NumberSet((optedOut as NumberSet).size);
+    optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
+    return set;
+  }
+  const set = new NumberSet(exclude.size + (optedOut as NumberSet).size);
+  exclude.forEach((key) => set.addValued(key, LEAVE_OUT.excluded));
+  optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
+  return set;
+}

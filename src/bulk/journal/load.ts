@@ -20,8 +20,10 @@ export interface LoadedJournal {
   readonly states: Uint8Array;
   /** Per batch, the recipients of its latest "send" record (0: never sent). */
   readonly recipients: Uint32Array;
-  /** Per batch, its recipients left out since the run started (on the --exclude list now: bulk/send/opt-outs.ts). */
+  /** Per batch, its recipients left out since the run started (on the --exclude list or opted out since: bulk/send/opt-outs.ts). */
   readonly excluded: Uint32Array;
+  /** Per batch, of those, the ones that went into the opt-out store. */
+  readonly optedOut: Uint32Array;
   /** How the last process that wrote the journal ended (its "stop"); undefined when it wrote none. */
   readonly lastStop: string | undefined;
   /** Lines that could not be read (a torn last write). */
@@ -53,6 +55,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   let states = new Uint8Array(0);
   let recipients = new Uint32Array(0);
   let excluded = new Uint32Array(0);
+  let optedOut = new Uint32Array(0);
   let lastStop: string | undefined;
   let badLines = 0;
   let lastAnswerAt: string | undefined;
@@ -78,6 +81,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       states = new Uint8Array(header.totals.requests);
       recipients = new Uint32Array(header.totals.requests);
       excluded = new Uint32Array(header.totals.requests);
+      optedOut = new Uint32Array(header.totals.requests);
       marks = new Uint8Array(header.totals.requests);
       continue;
     }
@@ -92,8 +96,9 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       marks[batch] = (doubt ? 4 : 0) | (sameBoot ? 2 : 0);
       const count = (rec as { count?: unknown }).count;
       if (typeof count === 'number') recipients[batch] = count;
-      const left = (rec as { excluded?: unknown }).excluded;
+      const { excluded: left, optedOut: out } = rec as { excluded?: unknown; optedOut?: unknown };
       excluded[batch] = typeof left === 'number' ? left : 0;
+      optedOut[batch] = typeof out === 'number' ? out : 0;
       options.onSend?.(rec as unknown as SendRecord);
     } else if (rec.type === 'out' && batch >= 0 && batch < states.length) {
       marks[batch] = (marks[batch] as number) | 1;
@@ -110,8 +115,9 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
       if (s === BatchState.notSent && ((marks[batch] as number) & 4) !== 0) s = BatchState.inDoubt;
       if (s !== undefined) states[batch] = s;
       if (s === BatchState.excluded) {
-        const left = (rec as { excluded?: unknown }).excluded;
+        const { excluded: left, optedOut: out } = rec as { excluded?: unknown; optedOut?: unknown };
         excluded[batch] = typeof left === 'number' ? left : 0;
+        optedOut[batch] = typeof out === 'number' ? out : 0;
       }
       // The API answered for the key: what came before is settled by it.
       if (isAnswered(s)) {
@@ -127,7 +133,7 @@ export async function loadJournal(path: string, options: LoadOptions = {}): Prom
   // Lines that are not JSON are skipped above (a line torn by a crash): a file of only those is no journal, not an empty one.
   if (header === undefined) throw new JournalError(badLines > 0 ? `${path} is not a msgr journal (none of its lines is a run header)` : `${path} is empty`);
   for (let b = 0; b < states.length; b++) if (states[b] === BatchState.started && marks[b] === 2) states[b] = BatchState.notSent;
-  return { header, states, recipients, excluded, lastStop, badLines, bytes, lastAnswerAt };
+  return { header, states, recipients, excluded, optedOut, lastStop, badLines, bytes, lastAnswerAt };
 }
 
 /** Recipients by what the API said of their batches: accepted, rejected, or in doubt (isInDoubt). */
@@ -135,7 +141,7 @@ export interface OutcomeTotals {
   readonly accepted: number;
   readonly rejected: number;
   readonly inDoubt: number;
-  /** Left out since the run started: on the --exclude list before their batch was sent. */
+  /** Left out since the run started: on the --exclude list or opted out before their batch was sent. */
   readonly excluded: number;
 }
 

@@ -95,6 +95,15 @@ export interface RunHeader {
   readonly again?: true;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts); absent: a run without one. */
   readonly once?: OnceRecord;
+  /**
+   * The account's opt-out store (docs/optouts.md: "Sending"): `left-out`, its numbers as the run
+   * started are left out (a copy beside the journal, `<journal>.optouts-at-start`) and those opted
+   * out since are left out of the batches not sent yet; `included`, the run sends to them all the
+   * same (--include-opted-out --yes). `numbers`: how many it had at the start; with none, no copy
+   * is kept (a run folder holds its journal alone). `suppressed`: the rows it left out then. Absent: a run of an msgr that did not read the
+   * store, whose resume leaves the store's numbers out of the batches not sent yet.
+   */
+  readonly optOuts?: { readonly store: 'left-out' | 'included'; readonly numbers?: number; readonly suppressed?: number };
 }
 
 /** A run's campaign key (--once), and the name its Idempotency-Keys are made from. */
@@ -121,9 +130,15 @@ export interface SkipSentSource {
   readonly runId: string;
   readonly journal: string;
   readonly bytes: number;
+  /**
+   * --delivered-only: only the numbers whose message the receipts said was delivered were left
+   * out; which, as the run started, is kept beside the journal (`<journal>.delivered-at-start`),
+   * since receipts that come later must not change a resume's batches.
+   */
+  readonly deliveredOnly?: true;
 }
 
-/** `excluded`: every recipient of the batch went on the --exclude list after the run started; nothing was sent. */
+/** `excluded`: every recipient of the batch went on the --exclude list or into the opt-out store after the run started; nothing was sent. */
 export type BatchOutcome = 'accepted' | 'rejected' | 'not-sent' | 'in-doubt' | 'auth' | 'excluded';
 
 export interface SendRecord {
@@ -136,10 +151,13 @@ export interface SendRecord {
   readonly lines?: readonly number[];
   readonly numbers?: readonly string[];
   /**
-   * Recipients of the batch left out because they went on the --exclude list after the run
-   * started (bulk/send/opt-outs.ts): `count` and `numbers` are those sent. Absent: none.
+   * Recipients of the batch left out because they went on a list of numbers not to message after
+   * the run started (the --exclude list, the opt-out store: bulk/send/opt-outs.ts): `count` and
+   * `numbers` are those sent. Absent: none.
    */
   readonly excluded?: number;
+  /** Of those, how many went into the opt-out store. Absent: none. */
+  readonly optedOut?: number;
   readonly at: string;
 }
 
@@ -153,6 +171,8 @@ export interface DoneRecord {
   readonly ids?: ReadonlyArray<string | null>;
   /** Outcome `excluded`: how many recipients were left out (the whole batch). */
   readonly excluded?: number;
+  /** Outcome `excluded`: of those, how many went into the opt-out store. */
+  readonly optedOut?: number;
   readonly at: string;
 }
 
@@ -199,8 +219,8 @@ export function isInDoubt(state: number | undefined): boolean {
 export function sendLine(rec: Omit<SendRecord, 'type' | 'at'>, at: string): string {
   // JSON.stringify here: built as text, a 1,000-recipient line ("lines" joined by hand) cost
   // ~12 MB more peak RSS and ~20 % more time sending 1,000,000 rows in batches of 1,000.
-  const { batch, first, count, key, lines, numbers, excluded } = rec;
-  return `${JSON.stringify({ type: 'send', batch, first, count, key, lines, numbers, excluded, at })}\n`;
+  const { batch, first, count, key, lines, numbers, excluded, optedOut } = rec;
+  return `${JSON.stringify({ type: 'send', batch, first, count, key, lines, numbers, excluded, optedOut, at })}\n`;
 }
 
 export function doneLine(rec: Omit<DoneRecord, 'type' | 'at'>, at: string): string {
@@ -208,7 +228,8 @@ export function doneLine(rec: Omit<DoneRecord, 'type' | 'at'>, at: string): stri
   const error = rec.error !== undefined ? `,"error":${JSON.stringify(rec.error)}` : '';
   const ids = rec.ids !== undefined ? `,"ids":${JSON.stringify(rec.ids)}` : '';
   const excluded = rec.excluded !== undefined ? `,"excluded":${rec.excluded}` : '';
-  return `{"type":"done","batch":${rec.batch},"outcome":"${rec.outcome}"${status}${error}${ids}${excluded},"at":"${at}"}\n`;
+  const optedOut = rec.optedOut !== undefined ? `,"optedOut":${rec.optedOut}` : '';
+  return `{"type":"done","batch":${rec.batch},"outcome":"${rec.outcome}"${status}${error}${ids}${excluded}${optedOut},"at":"${at}"}\n`;
 }
 
 /** What makes each row's message its own; journaled with the run, so --resume does the same. */

@@ -461,6 +461,7 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     invalid: a.invalid + b.invalid,
     duplicates: a.duplicates + b.duplicates + shared,
     excluded: a.excluded + b.excluded,
+    suppressed: a.suppressed + b.suppressed,
     alreadySent: a.alreadySent + b.alreadySent - sharedSent,
     // Messages of their own are never split (bulk/preflight/pass.ts): these stay at 0 here.
     alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines] },

@@ -11,6 +11,7 @@ import { Grouper } from '../compose/grouping.js';
 import { planRowMessage, type MessageSource } from '../compose/personalise.js';
 import { TextTotals } from '../../message/text-totals.js';
 import type { NumberChecker } from '../input/number-check.js';
+import { LEAVE_OUT } from '../input/exclude.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey } from '../input/number-set.js';
 import { duplicatePayload, NumberRepeats, type RepeatMode } from './repeats.js';
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
@@ -31,6 +32,10 @@ export interface RowPassOptions {
   readonly repeats: RepeatMode;
   /** --fix-mojibake: text mangled by a spreadsheet round trip is repaired, not an invalid row. */
   readonly fixMojibake?: boolean | undefined;
+  /**
+   * Numbers not to message (bulk/input/exclude.ts leaveOutSet): valued LEAVE_OUT.excluded (the
+   * --exclude list) or LEAVE_OUT.optedOut (the opt-out store), one probe per row for both.
+   */
   readonly exclude?: NumberSet | undefined;
   /**
    * Numbers an earlier run accepted (--skip-sent, --restart: bulk/runs/already-sent.ts): rows to send with one
@@ -78,6 +83,8 @@ export interface PreflightResult {
   /** Those numbers, for the refusal to find their lines. */
   readonly several: NumberSet;
   readonly excluded: number;
+  /** Left out because the number is in the opt-out store (docs/optouts.md). */
+  readonly suppressed: number;
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
   /**
@@ -148,11 +155,12 @@ export function nothingToSend(pre: PreflightResult, fileLabel: string): { messag
   const why = [
     pre.invalid > 0 ? `${formatCount(pre.invalid)} invalid` : '',
     pre.excluded > 0 ? `${formatCount(pre.excluded)} excluded` : '',
+    pre.suppressed > 0 ? `${formatCount(pre.suppressed)} opted out` : '',
     pre.duplicates > 0 ? `${formatCount(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
   ].filter((x) => x !== '');
   return {
-    message: `nothing to send: every one of the ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'} of ${fileLabel} is invalid, excluded or a duplicate (${why.join(', ')}); nothing was sent`,
-    hint: pre.invalid > 0 ? invalidRowsHint(pre) : `Check that this is the right file and ${FLAG.exclude} list.`,
+    message: `nothing to send: every one of the ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'} of ${fileLabel} is invalid, excluded${pre.suppressed > 0 ? ', opted out' : ''} or a duplicate (${why.join(', ')}); nothing was sent`,
+    hint: pre.invalid > 0 ? invalidRowsHint(pre) : pre.suppressed > 0 ? `Check that this is the right file${pre.excluded > 0 ? ` and ${FLAG.exclude} list` : ''}; the opted-out numbers are listed by \`msgr optout list\`.` : `Check that this is the right file and ${FLAG.exclude} list.`,
   };
 }
 
@@ -176,6 +184,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     differentMessages: r.several.size,
     several: r.several,
     excluded: r.excluded,
+    suppressed: r.suppressed,
     alreadySent: r.alreadySent,
     alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
@@ -222,6 +231,7 @@ export interface RangeResult {
   readonly invalid: number;
   readonly duplicates: number;
   readonly excluded: number;
+  readonly suppressed: number;
   readonly alreadySent: number;
   readonly alreadySentOthers: { count: number; lines: number[] };
   readonly outsidePlan: number;
@@ -317,6 +327,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let invalid = 0;
   let duplicates = 0;
   let excluded = 0;
+  let suppressed = 0;
   let alreadySent = 0;
   let outsidePlan = 0;
   let landlines = 0;
@@ -370,9 +381,15 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         }
       }
       const key = numberKey(r.e164);
-      if (o.exclude?.has(key) === true) {
-        excluded++;
-        o.spool?.skip('X', line, r.e164);
+      const leftOut = o.exclude?.get(key);
+      if (leftOut !== undefined) {
+        if (leftOut === LEAVE_OUT.optedOut) {
+          suppressed++;
+          o.spool?.skip('O', line, r.e164);
+        } else {
+          excluded++;
+          o.spool?.skip('X', line, r.e164);
+        }
         return;
       }
       const seen = repeats as NumberRepeats;
@@ -483,6 +500,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     invalid,
     duplicates,
     excluded,
+    suppressed,
     alreadySent,
     alreadySentOthers,
     outsidePlan,

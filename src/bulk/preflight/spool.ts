@@ -5,7 +5,9 @@
 //                                                     messages of their own (bulk/compose/personalise.ts)
 //   D <tab> line <tab> +E164 <tab>                    duplicate
 //   D <tab> line <tab> +E164 <tab> message key        duplicate, when rows have messages of their own
-//   X <tab> line <tab> +E164 <tab>                    excluded
+//   X <tab> line <tab> +E164 <tab>                    excluded (the --exclude list)
+//   O <tab> line <tab> +E164 <tab>                    opted out (the opt-out store); read with
+//                                                     why as payload (bulk/send/opt-outs.ts withOptOutReasons)
 //   A <tab> line <tab> +E164 <tab>                    to send, but an earlier run accepted the
 //                                                     number (bulk/runs/already-sent.ts); read with the run
 //                                                     and message id as payload (withSentIds)
@@ -17,7 +19,7 @@ import { unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextFile } from '../../files/text-writer.js';
 
-export type SpoolKind = 'S' | 'D' | 'X' | 'I' | 'A';
+export type SpoolKind = 'S' | 'D' | 'X' | 'O' | 'I' | 'A';
 export type SpoolLine = (kind: SpoolKind, line: number, number: string, payload: string) => void;
 
 /**
@@ -44,7 +46,7 @@ export class SpoolWriter {
     this.#file.write(`S\t${line}\t${e164}\t${recipientJson}\n`);
   }
 
-  skip(kind: 'D' | 'X' | 'A', line: number, e164: string, messageKey = ''): void {
+  skip(kind: 'D' | 'X' | 'O' | 'A', line: number, e164: string, messageKey = ''): void {
     this.#file.write(`${kind}\t${line}\t${e164}\t${messageKey}\n`);
   }
 

@@ -17,7 +17,8 @@ import { readHeader } from '../journal/load.js';
 import type { Purpose } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 
-export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'already-sent' | 'in-doubt' | 'not-sent';
+/** `suppressed`: the number is in the opt-out store (docs/optouts.md); `excluded`: on the --exclude list. */
+export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'suppressed' | 'already-sent' | 'in-doubt' | 'not-sent';
 
 export interface ReportRow {
   readonly line: number;
@@ -26,6 +27,11 @@ export interface ReportRow {
   readonly status?: number | undefined;
   readonly messageId?: string | undefined;
   readonly error?: string | undefined;
+  /**
+   * `msgr runs report`: what the receipts say of the row's message (docs/events.md: "Delivery in
+   * runs"); undefined for a row with no message id of the run's.
+   */
+  readonly delivery?: { readonly status: string; readonly at?: string | undefined; readonly errorCode?: string | undefined } | undefined;
 }
 
 export type ReportFormat = 'csv' | 'jsonl';
@@ -65,6 +71,9 @@ function cell(value: string): string {
 
 export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
 
+/** The columns `msgr runs report` adds: the delivery state of the row's message, when, and a failure's code. */
+export const DELIVERY_COLUMNS = 'delivery,delivery_at,delivery_error';
+
 /**
  * Where a report is written until it is complete: beside it (a rename within one folder is
  * atomic), named so that one left by a killed msgr says whose it is (docs/campaigns.md: "Output").
@@ -88,9 +97,12 @@ export class ReportWriter {
   readonly #target: string;
   readonly #temp: string;
   #done = false;
+  /** With the delivery columns (`msgr runs report`). */
+  readonly #delivery: boolean;
   rows = 0;
 
-  constructor(path: string, pid: number) {
+  constructor(path: string, pid: number, options: { readonly delivery?: boolean } = {}) {
+    this.#delivery = options.delivery === true;
     this.format = reportFormat(path);
     this.path = path;
     // The folder the report goes in: a link's, once followed.
@@ -116,13 +128,15 @@ export class ReportWriter {
       const why = code === 'ENOENT' ? `there is no folder ${folder}` : fileProblem(err);
       throw new UsageError(`${FLAG.report}: cannot write ${path} (${why})`, { hint: 'Give a report path in a folder that exists and that you can write to.' });
     }
-    if (this.format === 'csv') this.#file.write(`${CSV_HEADER}\n`);
+    if (this.format === 'csv') this.#file.write(`${CSV_HEADER}${this.#delivery ? `,${DELIVERY_COLUMNS}` : ''}\n`);
   }
 
   write(row: ReportRow): void {
     this.rows++;
     if (this.format === 'csv') {
-      this.#file.write(`${row.line},${cell(row.number)},${row.outcome},${row.status ?? ''},${cell(row.messageId ?? '')},${cell(row.error ?? '')}\n`);
+      const d = row.delivery;
+      const delivery = this.#delivery ? `,${d?.status ?? ''},${d?.at ?? ''},${cell(d?.errorCode ?? '')}` : '';
+      this.#file.write(`${row.line},${cell(row.number)},${row.outcome},${row.status ?? ''},${cell(row.messageId ?? '')},${cell(row.error ?? '')}${delivery}\n`);
     } else {
       this.#file.write(
         `${JSON.stringify({
@@ -132,6 +146,7 @@ export class ReportWriter {
           status: row.status ?? null,
           messageId: row.messageId ?? null,
           error: row.error ?? null,
+          ...(this.#delivery ? { delivery: row.delivery?.status ?? null, deliveryAt: row.delivery?.at ?? null, deliveryError: row.delivery?.errorCode ?? null } : {}),
         })}\n`,
       );
     }

@@ -5,6 +5,7 @@
 // those rows out (bulk/preflight/range.ts) before it groups and counts the rest, so the requests it
 // counts, the journal's header, the send pass and every resume of the run agree on batch k,
 // whether rows share one message or have messages of their own.
+import { existsSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource } from '../journal/records.js';
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
@@ -17,6 +18,9 @@ import type { EarlierRun } from './earlier.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
+import { readDeliveries } from '../../events/delivery.js';
+import { defaultEventsFiles } from './delivery.js';
+import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
 export interface SentRun {
@@ -38,11 +42,38 @@ export interface SentNumbers {
   readonly runs: readonly SentRun[];
   /** The runs named (not those found through them). */
   readonly named: readonly SentRun[];
+  /** --delivered-only: what the receipts said of the accepted messages that do not count as sent. */
+  readonly deliveredOnly?: DeliveredOnly | undefined;
+}
+
+/**
+ * --delivered-only (docs/campaigns.md: "A follow-up to those not delivered"): the accepted numbers
+ * whose receipts do not say delivered, which this run sends to again.
+ */
+export interface DeliveredOnly {
+  /** Failed, expired, or no final receipt long after it was sent (unknown): sent again. */
+  readonly notDelivered: number;
+  /** No final receipt yet: the message may still arrive (a new run with these is refused). */
+  readonly pending: number;
+  /** Accepted without a message id: nothing to match a receipt to, so counted as sent. */
+  readonly withoutId: number;
+  /** Messages with a message id, and how many of them any receipt was found for. */
+  readonly withId: number;
+  readonly matched: number;
+  /** The events files read. */
+  readonly files: readonly string[];
+}
+
+/** Where --delivered-only reads receipts: the listener's files in the state folder, as of now. */
+export interface DeliveredOnlyFrom {
+  readonly state: string;
+  readonly now: Date;
 }
 
 /** Reads a journal for --skip-sent, naming the flag in every error. */
-async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; ids: Map<number, ReadonlyArray<string | null>> }> {
+async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; ids: Map<number, ReadonlyArray<string | null>>; sentAt: Map<number, string> }> {
   const numbers = new Map<number, Float64Array>();
+  const sentAt = new Map<number, string>();
   const ids = new Map<number, ReadonlyArray<string | null>>();
   let loaded: LoadedJournal;
   try {
@@ -50,6 +81,7 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       onSend: (rec) => {
         if (rec.numbers !== undefined) numbers.set(rec.batch, Float64Array.from(rec.numbers, numberKey));
+        sentAt.set(rec.batch, rec.at);
       },
       onDone: (rec) => {
         if (rec.ids !== undefined) ids.set(rec.batch, rec.ids);
@@ -61,14 +93,17 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
     if (code === 'ENOENT') throw new UsageError(`${flag}: the journal ${journal} is gone`, { hint: '`msgr runs list` shows the runs msgr still has.' });
     throw err;
   }
-  return { loaded, numbers, ids };
+  return { loaded, numbers, ids, sentAt };
 }
 
 /**
  * The numbers `runs` accepted, and, through each run's own --skip-sent record, the runs it left
  * out in turn: a follow-up of a follow-up still leaves out everyone who got the message.
  */
-export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; bytes?: number | undefined }>, o: { flag: string; wantIds: boolean }): Promise<SentNumbers> {
+export async function loadSentNumbers(
+  runs: ReadonlyArray<{ journal: string; bytes?: number | undefined }>,
+  o: { flag: string; wantIds: boolean; delivered?: DeliveredOnlyFrom | undefined; atStart?: NumberSet | undefined },
+): Promise<SentNumbers> {
   const accepted = new NumberSet();
   const ids = o.wantIds ? new Map<number, { runId: string; id: string | null }>() : undefined;
   const doubtful: number[] = [];
@@ -76,8 +111,16 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
   const loadedRuns: SentRun[] = [];
   const named: SentRun[] = [];
   const queue = runs.map((r) => ({ ...r, named: true }));
+  // --delivered-only: the accepted messages whose receipts do not (yet) say delivered.
+  const notDelivered = new NumberSet();
+  const pending = new NumberSet();
+  let withoutId = 0;
+  let withId = 0;
+  let matched = 0;
+  const files = new Set<string>();
+  const candidates: Array<{ k: number; id: string; at: string }> = [];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const { loaded, numbers, ids: batchIds } = await readRun(next.journal, o.flag, next.bytes);
+    const { loaded, numbers, ids: batchIds, sentAt } = await readRun(next.journal, o.flag, next.bytes);
     const h = loaded.header;
     if (seen.has(h.runId)) continue;
     seen.add(h.runId);
@@ -96,18 +139,62 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
       if (state === BatchState.accepted) {
         const list = batchIds.get(b);
         keys.forEach((k, i) => {
+          const id = list?.[i] ?? null;
+          if (o.delivered !== undefined && id !== null) {
+            candidates.push({ k, id, at: sentAt.get(b) ?? h.createdAt });
+            return;
+          }
+          if (o.delivered !== undefined) withoutId++;
           accepted.add(k);
-          if (ids !== undefined && !ids.has(k)) ids.set(k, { runId: h.runId, id: list?.[i] ?? null });
+          if (ids !== undefined && !ids.has(k)) ids.set(k, { runId: h.runId, id });
         });
       } else {
         for (const k of keys) doubtful.push(k);
       }
     }
+    if (o.delivered !== undefined && candidates.length > 0) {
+      // Only a receipt that says delivered counts the number as sent (src/events/delivery.ts has the rules).
+      const read = defaultEventsFiles(o.delivered.state, h).filter((f) => existsSync(f));
+      for (const f of read) files.add(f);
+      const { book } = await readDeliveries(read, { only: new Set(candidates.map((c) => c.id)) });
+      for (const c of candidates) {
+        const state = book.state(c.id, { now: o.delivered.now, sentAt: new Date(c.at) });
+        const status = state.status;
+        withId++;
+        if (state.receipts > 0) matched++;
+        if (status === 'delivered') {
+          accepted.add(c.k);
+          if (ids !== undefined && !ids.has(c.k)) ids.set(c.k, { runId: h.runId, id: c.id });
+        } else {
+          notDelivered.add(c.k);
+          if (status === 'pending') pending.add(c.k);
+        }
+      }
+    }
+    candidates.length = 0;
     for (const s of h.skipSent ?? []) queue.push({ journal: s.journal, bytes: s.bytes, named: false });
   }
   const inDoubt = new NumberSet();
   for (const k of doubtful) if (!accepted.has(k)) inDoubt.add(k);
-  return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named };
+  if (o.atStart !== undefined) {
+    // A resume, a report: the numbers counted as delivered when the run started, whatever came since.
+    const kept = new NumberSet(accepted.size);
+    let dropped = 0;
+    for (const key of accepted.export().slots) {
+      if (key === 0) continue;
+      if (o.atStart.has(key)) kept.add(key);
+      else dropped++;
+    }
+    return { accepted: kept, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
+  }
+  // A number another run delivered to counts as sent, whatever its other messages' receipts say.
+  const notYet = (set: NumberSet): number => {
+    let n = 0;
+    for (const key of set.export().slots) if (key !== 0 && !accepted.has(key)) n++;
+    return n;
+  };
+  const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, withId, matched, files: [...files] } : undefined;
+  return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly };
 }
 
 /**
@@ -154,13 +241,55 @@ export function withSentIds(spool: SpoolSource, sent: SentNumbers): SpoolSource 
 /** The journal's record of what was left out, for a resume to leave out exactly the same. */
 export function skipSentRecord(sent: SentNumbers): SkipSentSource[] {
   // Only the runs named: those they left out are found again through their own journals.
-  return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes }));
+  return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes, ...(sent.deliveredOnly !== undefined ? { deliveredOnly: true as const } : {}) }));
 }
 
 /** One line for people about what was left out. */
 export function describeSkipped(skipped: number, sent: SentNumbers): string {
   const ids = sent.named.map((r) => r.runId);
-  return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} already sent (accepted by run ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}): left out`;
+  const runs = `run ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
+  const d = sent.deliveredOnly;
+  if (d !== undefined) {
+    const again = d.notDelivered > 0 ? `; ${formatCount(d.notDelivered)} not delivered (failed, expired, or no final receipt in 72 h) are sent again` : '';
+    const noId = d.withoutId > 0 ? ` (${formatCount(d.withoutId)} accepted without a message id count as sent)` : '';
+    return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} delivered by ${runs}: left out${noId}${again}`;
+  }
+  return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} already sent (accepted by ${runs}): left out`;
+}
+
+/** The copy of the numbers a --delivered-only run counted as sent when it started; a resume without it cannot rebuild its batches. */
+export function deliveredAtStart(journalPath: string, runId: string): NumberSet {
+  const set = readSnapshot(journalPath, DELIVERED_AT_START);
+  if (set === undefined) {
+    throw new UsageError(`${FLAG.resume}: the copy of the numbers run ${runId} counted as delivered when it started (${snapshotPath(journalPath, DELIVERED_AT_START)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
+      hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart}.`,
+    });
+  }
+  return set;
+}
+
+/**
+ * --delivered-only with not one receipt for the runs' messages: no listener received them, or
+ * their fields are not where msgr looks. Every number would read as not delivered (after 72 h)
+ * and be messaged again, so nothing is sent.
+ */
+function noReceiptError(d: DeliveredOnly, runs: readonly SentRun[]): UsageError {
+  const ids = runs.map((r) => r.runId).join(', ');
+  const where = d.files.length > 0 ? `in ${d.files.join(', ')}` : 'in the state folder (no events file for the run\'s account)';
+  return new UsageError(`${FLAG.deliveredOnly}: not one of the ${formatCount(d.withId)} messages of run ${ids} has a receipt ${where}, so msgr cannot tell which were delivered; nothing was sent`, {
+    hint: `Check that msgr listen receives the account's receipts (\`msgr runs show ${runs[0]?.runId ?? ''}\`, with --message-id-field and --status-field where their fields have other names), or leave out every number it accepted: ${FLAG.skipSent} without ${FLAG.deliveredOnly}.`,
+  });
+}
+
+/**
+ * --delivered-only while receipts are still to come: sending now would message again people whose
+ * message may yet arrive, so the run waits for them (or for the time after which none is expected).
+ */
+function pendingError(d: DeliveredOnly, runs: readonly SentRun[]): UsageError {
+  const ids = runs.map((r) => r.runId).join(', ');
+  return new UsageError(`${FLAG.deliveredOnly}: ${formatCount(d.pending)} message${d.pending === 1 ? '' : 's'} of run ${ids} ha${d.pending === 1 ? 's' : 've'} no final receipt yet; sending now could message again people whose message is still on its way; nothing was sent`, {
+    hint: `Run this again once their receipts are in (\`msgr runs show ${runs[0]?.runId ?? ''}\` counts them); a message with no final receipt 72 h after it was sent counts as not delivered.`,
+  });
 }
 
 /**
@@ -219,7 +348,12 @@ export interface LeaveOutIntent {
   readonly bare: boolean;
   /** --again: message them again, on purpose. */
   readonly again: boolean;
+  /** --delivered-only: of the runs left out, only the numbers their receipts say were delivered. */
+  readonly deliveredOnly?: DeliveredOnlyFrom | undefined;
 }
+
+/** The copy of the numbers --delivered-only counted as sent when the run started (see SkipSentSource). */
+export const DELIVERED_AT_START = { id: 'delivered' } as const;
 
 /**
  * The numbers this run leaves out: those of the runs its journal names (a resume), else those of
@@ -239,7 +373,8 @@ export async function leaveOutFor(
 ): Promise<LeaveOut> {
   if (run.kind === 'resume') {
     const recorded = run.previous.header.skipSent ?? [];
-    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds }) : undefined, guard: undefined };
+    const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.previous.header.runId) : undefined;
+    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds, atStart }) : undefined, guard: undefined };
   }
   const named = flags.named;
   const moved = run.moved;
@@ -265,7 +400,9 @@ export async function leaveOutFor(
   let sent: SentNumbers | undefined;
   if (journals.length > 0) {
     const flag = named.length > 0 || flags.bare ? FLAG.skipSent : FLAG.restart;
-    sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds });
+    sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds, delivered: flags.deliveredOnly });
+    if (sent.deliveredOnly !== undefined && sent.deliveredOnly.withId > 0 && sent.deliveredOnly.matched === 0) throw noReceiptError(sent.deliveredOnly, sent.named);
+    if (sent.deliveredOnly !== undefined && sent.deliveredOnly.pending > 0) throw pendingError(sent.deliveredOnly, sent.named);
     for (const left of sent.named) {
       if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
       const note = checkSentRun(left, definition, target, flag);

@@ -294,8 +294,15 @@ export async function pruneRuns(state: string, olderThanMs: number, proc: LockPr
     if (dryRun) continue;
     rmSync(run.journal, { force: true });
     const dir = dirname(run.journal);
-    // A run that read stdin keeps its copy of it beside the journal.
+    // A run that read stdin keeps its copy of it beside the journal; a run its copies of the
+    // lists it left out as it started (`<journal>.<list>-at-start`: src/bulk/send/opt-outs.ts).
     rmSync(join(dir, `${run.runId}.stdin.csv`), { force: true });
+    try {
+      const own = `${basename(run.journal)}.`;
+      for (const f of readdirSync(dir)) if (f.startsWith(own) && f.endsWith('-at-start')) rmSync(join(dir, f), { force: true });
+    } catch {
+      // Gone already.
+    }
     try {
       if (readdirSync(dir).length === 0) rmSync(dir, { recursive: true, force: true });
     } catch {

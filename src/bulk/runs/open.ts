@@ -528,7 +528,7 @@ export function openJournal(
   shape: RunShape,
   message: Record<string, unknown>,
   pre: PreflightResult,
-  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number; readonly again: boolean; readonly once: OnceRecord | undefined },
+  run: { readonly target: JournaledTarget; readonly skipSent: readonly SkipSentSource[]; readonly alreadySent: number; readonly again: boolean; readonly once: OnceRecord | undefined; readonly optOuts: RunHeader['optOuts'] },
 ): Journal {
   const open = (): Journal => {
     if (state.kind === 'resume') return Journal.append(state.journalPath, ctx.now);
@@ -546,6 +546,7 @@ export function openJournal(
       ...(run.skipSent.length > 0 ? { skipSent: run.skipSent } : {}),
       ...(run.again ? { again: true as const } : {}),
       ...(run.once !== undefined ? { once: run.once } : {}),
+      ...(run.optOuts !== undefined ? { optOuts: run.optOuts } : {}),
     };
     const journal = Journal.create(state.journalPath, header, ctx.now);
     input.keep();

@@ -1,6 +1,7 @@
 // What a bulk run sends and how it cuts the file into batches (the journal header's message and
 // shape): from the campaign for a new run, exactly as journaled for a resumed one. Also the number
-// checker and the exclude list those imply.
+// checker and the numbers not to message those imply: the --exclude list and the account's opt-out
+// store (docs/optouts.md: "Sending"), each as the run started, and what went on them since.
 import { existsSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
@@ -8,9 +9,12 @@ import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { loadExcludes, type ExcludeList } from '../input/exclude.js';
-import type { NumberSet } from '../input/number-set.js';
-import { sinceStart, type OptOutSource } from '../send/opt-outs.js';
+import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
+import { NumberSet } from '../input/number-set.js';
+import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send/opt-outs.js';
+import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
+import { stateDir } from '../../files/state-dir.js';
+import { formatCount } from '../../output/count.js';
 import type { RunShape } from '../journal/records.js';
 import { buildMessage } from '../compose/message.js';
 import { createNumberChecker, type NumberChecker } from '../input/number-check.js';
@@ -31,8 +35,32 @@ export interface RunPlan {
   readonly exclude: ExcludeList | undefined;
   /** The lists of numbers not to message, as read now: kept beside a new run's journal. */
   readonly optOuts: readonly OptOutSource[];
+  /** The account's opt-out store, and what the run does with it. */
+  readonly store: PlannedStore;
+  /**
+   * What the preflight leaves out: the --exclude list's and the store's numbers as the run
+   * started, each valued with why (bulk/input/exclude.ts leaveOutSet).
+   */
+  readonly leaveOut: NumberSet | undefined;
   /** On a resume: numbers that went on a list since the run started, left out of the batches not sent yet. */
-  readonly excludedAfterStart: NumberSet | undefined;
+  readonly addedSinceStart: AddedSinceStart | undefined;
+}
+
+/** The opt-out store as a run uses it (docs/optouts.md: "Sending"). */
+export interface PlannedStore {
+  /** `left-out` (the default), or `included` (--include-opted-out --yes, or as the run started). */
+  readonly mode: 'left-out' | 'included';
+  /** The account whose store it is (undefined: none known, the store for every account alone). */
+  readonly account: string | undefined;
+  readonly files: readonly string[];
+  /** Numbers in it now. */
+  readonly numbers: number;
+  /** The numbers the preflight leaves out (the store as the run started); undefined when none. */
+  readonly atStart: NumberSet | undefined;
+  /** Why an opted-out row is left out: the opt-out in force when the run started. */
+  readonly why: (number: string) => string;
+  /** The store itself, to check a number (a sample's). */
+  readonly optOuts: OptOuts | undefined;
 }
 
 /**
@@ -78,7 +106,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
   const checker = createNumberChecker(country, { allowUnlisted: shape.allowUnlisted === true });
   let exclude: ExcludeList | undefined;
   const optOuts: OptOutSource[] = [];
-  let excludedAfterStart: NumberSet | undefined;
+  const added: Array<{ source: OptOutSource; added: NumberSet }> = [];
   if (shape.exclude !== null) {
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
@@ -88,7 +116,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       });
     }
     exclude = await loadExcludes(shape.exclude.path, checker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
-    const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set };
+    const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set, leaves: LEAVE_OUT.excluded, removals: 'refused' };
     optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
       // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
@@ -99,12 +127,72 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
         });
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };
-      excludedAfterStart = since.added;
+      added.push({ source, added: since.added });
       if (since.added.size > 0) ui.info(`${since.added.size} number${since.added.size === 1 ? '' : 's'} went on ${source.name} since run ${previous.header.runId} started: left out of the batches not sent yet`);
     }
     if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
-  return { message, shape, country, checker, exclude, optOuts, excludedAfterStart };
+  const store = planStore(ctx, ui, campaign, run, message, optOuts, added);
+  return {
+    message,
+    shape,
+    country,
+    checker,
+    exclude,
+    optOuts,
+    store,
+    leaveOut: leaveOutSet(exclude?.set, store.atStart),
+    addedSinceStart: addedSinceStart(added, store.optOuts),
+  };
+}
+
+/**
+ * The account's opt-out store, as the run uses it: a new run leaves its numbers out unless
+ * --include-opted-out (its copy is kept beside the journal, `optOuts` gets the source); a resume
+ * does what the run started with, and leaves out of the batches not sent yet the numbers opted out
+ * since (`added`). A run of an msgr that did not read the store: its batches are as they were, and
+ * every number of the store is left out of those not sent yet.
+ */
+function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: Record<string, unknown>, optOuts: OptOutSource[], added: Array<{ source: OptOutSource; added: NumberSet }>): PlannedStore {
+  const previous = run.kind === 'resume' ? run.previous : undefined;
+  const sandbox = previous?.header.target?.sandbox ?? campaign.where.sandbox;
+  const account = optOutAccount(message.accountReference, sandbox);
+  const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
+  const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account);
+  const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
+  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all } as const;
+  if (mode === 'included') {
+    if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
+    return { ...planned, atStart: undefined };
+  }
+  if (previous !== undefined && campaign.input.includeOptedOut) {
+    // Its batches were made without the store's numbers: a resume cannot put them back in.
+    throw new UsageError(`${FLAG.includeOptedOut}: run ${previous.header.runId} was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent`, {
+      hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
+    });
+  }
+  const source = storeSource(all);
+  if (previous === undefined) {
+    // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
+    if (source.set.size > 0) optOuts.push(source);
+    return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
+  }
+  const runId = previous.header.runId;
+  if (previous.header.optOuts === undefined) {
+    // Started by an msgr that did not read the store: its batches are rebuilt as they were.
+    added.push({ source, added: source.set });
+    if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
+    return { ...planned, atStart: undefined };
+  }
+  const since = previous.header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
+  if (since === undefined) {
+    throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, source)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
+      hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart} (it leaves out the store's numbers as they are then, and what this run accepted).`,
+    });
+  }
+  added.push({ source, added: since.added });
+  if (since.added.size > 0) ui.info(`${formatCount(since.added.size)} number${since.added.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
+  return { ...planned, atStart: since.start.size > 0 ? since.start : undefined };
 }
 
 /**

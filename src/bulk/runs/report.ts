@@ -8,17 +8,21 @@ import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseCountry } from '../../message/numbers.js';
-import { loadExcludes } from '../input/exclude.js';
+import { leaveOutSet, loadExcludes } from '../input/exclude.js';
 import { BatchState, isInDoubt } from '../journal/records.js';
 import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
-import type { ReportRow, ReportWriter, RowOutcome } from '../report/writer.js';
+import type { ReportRow, RowOutcome } from '../report/writer.js';
 import { readRunDetail, type RunDetail } from './catalogue.js';
 import { readBatches } from '../send/batches.js';
-import { ReportOrder, type SenderReport } from '../report/order.js';
+import { ReportOrder, type ReportRows, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
-import { EXCLUDED_SINCE_START } from '../send/opt-outs.js';
-import { loadSentNumbers, withSentIds } from './already-sent.js';
+import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, withOptOutReasons } from '../send/opt-outs.js';
+import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
+import { stateDir } from '../../files/state-dir.js';
+import type { RunHeader } from '../journal/records.js';
+import { DELIVERED_AT_START, loadSentNumbers, withSentIds } from './already-sent.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from './delivery.js';
 import { sameInput } from '../input/identity.js';
 
 export interface RunReport {
@@ -28,20 +32,42 @@ export interface RunReport {
   /** Why only the sent rows are listed. */
   readonly partialBecause?: string;
   readonly withIds: number;
+  /** The receipts joined to the run's rows (docs/events.md: "Delivery in runs"); undefined when not asked. */
+  readonly delivery?: RunDelivery | undefined;
 }
 
-export async function writeRunReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, journal: string, report: ReportWriter, debug: (line: string) => void): Promise<RunReport> {
+type ReportContext = Pick<Context, 'env' | 'cwd' | 'interrupt' | 'atQuit'>;
+
+export async function writeRunReport(ctx: ReportContext, journal: string, sink: SenderReport & { readonly rows: number }, debug: (line: string) => void, deliveryOptions?: DeliveryOptions): Promise<RunReport> {
   const detail = await readRunDetail(journal, 'runs report');
-  const why = await fullReportBlocker(detail);
+  const delivery = deliveryOptions !== undefined ? await runDelivery(stateDir(ctx.env, ctx.cwd), detail, deliveryOptions) : undefined;
+  // Each row with a message id of the run's says what its receipts say.
+  const report = {
+    path: sink.path,
+    get rows() {
+      return sink.rows;
+    },
+    write: (row: ReportRow) => {
+      const d = row.messageId !== undefined ? delivery?.of(row.messageId) : undefined;
+      sink.write(d !== undefined ? { ...row, delivery: { status: d.status, at: d.at, errorCode: d.errorCode } } : row);
+    },
+  };
+  const optOuts = runOptOuts(ctx, detail.loaded.header);
+  const why = await fullReportBlocker(detail, journal);
   if (why === undefined) {
-    const r = await fullReport(ctx, detail, report, debug);
-    if (r !== undefined) return r;
+    const r = await fullReport(ctx, detail, journal, optOuts, report, debug);
+    if (r !== undefined) return { ...r, delivery };
   }
-  return sentRowsReport(detail, report, why ?? 'the file no longer gives the rows the run started with');
+  return { ...sentRowsReport(detail, report, why ?? 'the file no longer gives the rows the run started with'), delivery };
+}
+
+/** The opt-out store of the run's account (and the one for every account): why its rows were left out. */
+function runOptOuts(ctx: Pick<Context, 'env' | 'cwd'>, h: RunHeader): OptOuts {
+  return openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(h.message.accountReference, h.target?.sandbox === true));
 }
 
 /** Why the input file cannot give the run's rows again; undefined when it can. */
-async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
+async function fullReportBlocker(d: RunDetail, journal: string): Promise<string | undefined> {
   const h = d.loaded.header;
   const p = h.shape.personal;
   const text = (h.message.body as { text?: unknown } | undefined)?.text;
@@ -57,21 +83,26 @@ async function fullReportBlocker(d: RunDetail): Promise<string | undefined> {
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
     }
   }
+  if (h.optOuts?.store === 'left-out' && h.optOuts.numbers !== 0 && readSnapshot(journal, { id: 'optouts' }) === undefined) return 'the copy of the opt-out store it started with is gone';
   return undefined;
 }
 
 /** Every row, as the run's own --report would have it now; undefined if the rows do not line up. */
-async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d: RunDetail, report: ReportWriter, debug: (line: string) => void): Promise<RunReport | undefined> {
+async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, optOuts: OptOuts, report: SenderReport & { readonly rows: number }, debug: (line: string) => void): Promise<Omit<RunReport, 'delivery'> | undefined> {
   const h = d.loaded.header;
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
   const checker = createNumberChecker(country, { allowUnlisted: h.shape.allowUnlisted === true });
-  const exclude = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
+  // The numbers the run left out as it started: its --exclude list, and its copy of the opt-out store.
+  const excludeList = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
+  const exclude = leaveOutSet(excludeList, h.optOuts?.store === 'left-out' ? readSnapshot(journal, { id: 'optouts' }) : undefined);
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
   ctx.atQuit(() => rmSync(dir, { recursive: true, force: true }));
   const cleanups: Array<() => void> = [];
   try {
     // The rows the run left out as already sent, read as far as its journal says (bulk/runs/already-sent.ts).
-    const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true }) : undefined;
+    // --delivered-only: the numbers counted as delivered as the run started, whatever receipts came since.
+    const atStart = h.skipSent?.some((r) => r.deliveredOnly === true) === true ? readSnapshot(journal, DELIVERED_AT_START) : undefined;
+    const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true, atStart }) : undefined;
     const pass = await preflightPass({
       path: h.input.path,
       fileLabel: h.input.stdin ? 'stdin' : h.input.path,
@@ -90,13 +121,14 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
       defer: (fn) => cleanups.push(fn),
     });
     if (pass.spool === undefined || pass.pre.hash !== h.input.hash || pass.pre.toSend !== h.totals.toSend) return undefined;
-    const spool = sent !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
+    const startedAt = new Date(h.createdAt);
+    const spool = withOptOutReasons(sent !== undefined ? withSentIds(pass.spool, sent) : pass.spool, (n) => optedOutError(optOuts, n, startedAt));
     let withIds = 0;
     const counting = { write: (row: ReportRow) => {
       if (row.messageId !== undefined) withIds++;
       report.write(row);
     } };
-    await reportRows(spool, d, h.shape.batchSize, counting);
+    await reportRows(spool, d, h.shape.batchSize, counting, optOuts);
     return { rows: report.rows, complete: true, withIds };
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -116,7 +148,7 @@ async function fullReport(ctx: Pick<Context, 'env' | 'interrupt' | 'atQuit'>, d:
  * aside with why. What send-bulk's --report says of a batch an earlier run settled, said of every
  * batch, as nothing is sent here.
  */
-async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, report: SenderReport): Promise<void> {
+async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, report: SenderReport, optOuts: Pick<OptOuts, 'optedOutAt'>): Promise<void> {
   const order = new ReportOrder(report);
   const { states } = d.loaded;
   await readBatches({
@@ -129,8 +161,14 @@ async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, r
     onBatch: (b) => {
       const state = states[b.index] ?? BatchState.none;
       const done = d.dones.get(b.index);
+      const send = d.sends.get(b.index);
+      // Recipients left out since the run started (a resume): the rows the batch's request did not
+      // have, each with why, so the others line up with the message ids of those it had.
+      if (state === BatchState.excluded || (send?.excluded !== undefined && send.excluded > 0 && send.numbers !== undefined)) {
+        markLeftOut(b, state === BatchState.excluded ? [] : (send?.numbers ?? []), optOuts, new Date(send?.at ?? done?.at ?? d.loaded.header.createdAt));
+      }
       if (state === BatchState.excluded) {
-        // Every recipient went on the --exclude list before a run of the journal sent it.
+        // Every recipient went on a list before a run of the journal sent it.
         b.outcome = 'excluded';
         b.error = EXCLUDED_SINCE_START;
       } else if (state === BatchState.accepted || state === BatchState.rejected) {
@@ -153,8 +191,24 @@ async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, r
   });
 }
 
+/**
+ * Marks the rows of batch `b` that its request did not have (`sent`: the numbers it had) as left
+ * out since the run started: opted out when the store had them by then (`at`), else excluded.
+ */
+function markLeftOut(b: { readonly rows: ReportRows | undefined }, sent: readonly string[], optOuts: Pick<OptOuts, 'optedOutAt'>, at: Date): void {
+  const rows = b.rows;
+  if (rows === undefined) return;
+  const had = new Set(sent);
+  rows.numbers.forEach((n, i) => {
+    if (rows.skips[i] !== undefined || had.has(n)) return;
+    const entry = optOuts.optedOutAt(n, at);
+    rows.skips[i] = entry !== undefined ? 'suppressed' : 'excluded';
+    rows.errors[i] = entry !== undefined ? `${OPTED_OUT_SINCE_START}: ${optedOutError(optOuts, n, at)}` : EXCLUDED_SINCE_START;
+  });
+}
+
 /** The rows of every batch the run sent, in batch order, from the journal alone. */
-function sentRowsReport(d: RunDetail, report: ReportWriter, why: string): RunReport {
+function sentRowsReport(d: RunDetail, report: SenderReport & { readonly rows: number }, why: string): Omit<RunReport, 'delivery'> {
   let withIds = 0;
   const batches = [...d.sends.keys()].sort((a, b) => a - b);
   for (const b of batches) {

@@ -17,7 +17,7 @@ import { BatchState, isInDoubt, type BatchOutcome, type DoneRecord } from '../jo
 import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from '../../http/message-ids.js';
 import { type Progress, type ProgressStats } from './progress.js';
-import { EXCLUDED_SINCE_START } from './opt-outs.js';
+import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, type LeftOut } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';
 import { formatDuration } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -39,6 +39,8 @@ export interface SendResult {
   notSent: number;
   /** Recipients left out because they went on the --exclude list after the run started (bulk/send/opt-outs.ts). */
   excludedAfterStart: number;
+  /** Recipients left out because they went into the opt-out store after the run started. */
+  suppressedAfterStart: number;
   inDoubtBatches: Array<{ batch: number; idempotencyKey: string; firstLine: number; recipients: number }>;
   stopped: StopReason | undefined;
   authStatus?: number;
@@ -62,6 +64,8 @@ export interface AccountingParts {
   readonly toSend: number;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
   readonly states: Uint8Array | undefined;
+  /** Per batch, of its recipients left out since the run started, those opted out (as journaled). */
+  readonly optedOut?: Uint32Array | undefined;
   readonly resendInDoubt: boolean;
   /** The outcome records of batches an earlier run of this journal finished (for the report). */
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
@@ -85,7 +89,7 @@ export class BatchAccounting {
   #lastRetryNote = Number.NEGATIVE_INFINITY;
   /** Aborted when the run stops for any reason: retries not yet started are dropped. */
   readonly #stopRetries = new AbortController();
-  readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
+  readonly #result: SendResult = { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, suppressedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0 };
 
   constructor(parts: AccountingParts) {
     this.#cfg = parts;
@@ -137,7 +141,7 @@ export class BatchAccounting {
   result(): SendResult {
     const r = this.#result;
     r.stopped = this.#stopped;
-    r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt - r.excludedAfterStart;
+    r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt - r.excludedAfterStart - r.suppressedAfterStart;
     // Settled in the order their answers (or timeouts) came: listed in the order of the file.
     r.inDoubtBatches.sort((a, b) => a.batch - b.batch);
     return r;
@@ -152,10 +156,15 @@ export class BatchAccounting {
     const state = states?.[b.index] ?? BatchState.none;
     const count = b.count;
     if (state === BatchState.excluded) {
-      // Every recipient went on the --exclude list before an earlier run of the journal sent it.
+      // Every recipient went on a list before an earlier run of the journal sent it.
       b.outcome = 'excluded';
       b.error = EXCLUDED_SINCE_START;
-      this.leftOut(count);
+      const optedOut = Math.min(count, this.#cfg.optedOut?.[b.index] ?? 0);
+      if (optedOut === count) {
+        b.outcome = 'suppressed';
+        b.error = OPTED_OUT_SINCE_START;
+      }
+      this.leftOut({ excluded: count - optedOut, optedOut });
       this.#earlier += count;
       return true;
     }
@@ -185,9 +194,10 @@ export class BatchAccounting {
   }
 
   /** Recipients of a batch left out since the run started (bulk/send/opt-outs.ts): not sent, and never will be. */
-  leftOut(n: number): void {
-    this.#result.excludedAfterStart += n;
-    this.#done += n;
+  leftOut(n: LeftOut): void {
+    this.#result.excludedAfterStart += n.excluded;
+    this.#result.suppressedAfterStart += n.optedOut;
+    this.#done += n.excluded + n.optedOut;
   }
 
   /** A batch the run did not send because it had stopped. */

@@ -27,8 +27,10 @@ export interface Batch {
   readonly key?: string;
   readonly seqs?: number[];
   outcome?: RowOutcome;
-  /** Recipients left out because they went on the --exclude list after the run started (bulk/send/opt-outs.ts). */
+  /** Recipients left out because they went on a list after the run started (bulk/send/opt-outs.ts). */
   excluded?: number;
+  /** Of those, how many went into the opt-out store. */
+  optedOut?: number;
   status?: number | undefined;
   error?: string | undefined;
   ids?: Array<string | undefined>;
@@ -112,7 +114,7 @@ class RepeatedRows {
   }
 }
 
-const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'A' ? 'already-sent' : 'invalid');
+const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'O' ? 'suppressed' : kind === 'A' ? 'already-sent' : 'invalid');
 
 /** One shared message: each batch is the rows skipped before it, then its recipients. */
 async function readSegments(source: BatchSource): Promise<void> {
@@ -163,7 +165,7 @@ async function readSegments(source: BatchSource): Promise<void> {
       current.rows.lines.push(line);
       current.rows.numbers.push(number);
       current.rows.skips.push(skipOf(kind));
-      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' ? payload : kind === 'D' ? repeated.error(number, payload) : undefined);
+      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' || kind === 'O' ? payload || undefined : kind === 'D' ? repeated.error(number, payload) : undefined);
     }
   });
   if (current !== undefined) {
@@ -222,7 +224,7 @@ async function readGrouped(source: BatchSource): Promise<void> {
       repeated.seen(number, line, key);
       grouper.add(key, p);
     } else if (withReport) {
-      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : undefined;
+      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' ? payload || undefined : undefined;
       source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error });
     }
   });

@@ -2,16 +2,21 @@
 // message"). A run keeps each list's numbers as they were when it started, beside its journal, so
 // that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
 // it left out then), while a number that went on a list since then is left out of every batch
-// not yet sent (bulk/send/sender.ts). A number taken off a list since the run started is refused: the
-// run was started not to message it, and a resume sends what it started with.
+// not yet sent (bulk/send/sender.ts).
 //
-// Each list is a source: `--exclude FILE` today (bulk/input/exclude.ts); a store of opt-outs (STOP
-// replies) plugs in as another one, with its own `id` (its snapshot's file name) and `name`.
+// Each list is a source: `--exclude FILE` (bulk/input/exclude.ts), and the account's opt-out store
+// (docs/optouts.md). A number taken off the --exclude list since the run started is refused: the
+// run was started not to message it, and a resume sends what it started with. A number taken off
+// the store meanwhile changes nothing either, without a refusal: the store is changed by people
+// and by replies while runs are paused, and the run still leaves out what it left out at its start.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
+import { describeOptOut, type OptOuts } from '../../optouts/store.js';
 import type { Batch } from './batches.js';
 import { BatchState } from '../journal/records.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
+import { LEAVE_OUT } from '../input/exclude.js';
+import type { SpoolSource } from '../preflight/spool.js';
 import { FLAG } from '../flag-names.js';
 
 export interface OptOutSource {
@@ -20,6 +25,22 @@ export interface OptOutSource {
   /** For people: `--exclude optouts.txt`. */
   readonly name: string;
   readonly set: NumberSet;
+  /** Why its numbers are left out (bulk/input/exclude.ts LEAVE_OUT). */
+  readonly leaves: (typeof LEAVE_OUT)[keyof typeof LEAVE_OUT];
+  /** A number taken off it since the run started: `refused` (a resume stops), or `kept` out. */
+  readonly removals: 'refused' | 'kept';
+  /**
+   * The snapshot outlives the run: `msgr runs report` rebuilds the rows it left out from it
+   * (the --exclude list's own file is read again instead).
+   */
+  readonly keep?: boolean;
+}
+
+/** The opt-out store as a run's source (the account's store and the one for every account). */
+export function storeSource(optOuts: OptOuts): OptOutSource {
+  const set = new NumberSet(optOuts.size);
+  for (const n of optOuts.numbers()) set.add(numberKey(n));
+  return { id: 'optouts', name: 'the opt-out store', set, leaves: LEAVE_OUT.optedOut, removals: 'kept', keep: true };
 }
 
 /** A source as the run started, and what changed since. */
@@ -35,7 +56,7 @@ export function snapshotPath(journalPath: string, source: Pick<OptOutSource, 'id
 }
 
 /** Keeps the source's numbers as the run starts (one E.164 number a line), written aside, flushed and renamed. */
-export function keepAtStart(journalPath: string, source: OptOutSource): void {
+export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id' | 'set'>): void {
   const path = snapshotPath(journalPath, source);
   const tmp = `${path}.new`;
   const fd = openSync(tmp, 'w', 0o600);
@@ -58,9 +79,22 @@ export function keepAtStart(journalPath: string, source: OptOutSource): void {
   renameSync(tmp, path);
 }
 
-/** The snapshots go with the run: once nothing is left to resume, nothing reads them. */
-export function dropSnapshots(journalPath: string, sources: ReadonlyArray<Pick<OptOutSource, 'id'>>): void {
-  for (const s of sources) rmSync(snapshotPath(journalPath, s), { force: true });
+/** The snapshots go with the run: once nothing is left to resume, nothing reads them (but those kept for `msgr runs report`). */
+export function dropSnapshots(journalPath: string, sources: ReadonlyArray<Pick<OptOutSource, 'id' | 'keep'>>, all = false): void {
+  for (const s of sources) if (all || s.keep !== true) rmSync(snapshotPath(journalPath, s), { force: true });
+}
+
+/** The numbers of a snapshot, or undefined when the run kept none. */
+export function readSnapshot(journalPath: string, source: Pick<OptOutSource, 'id'>): NumberSet | undefined {
+  let text: string;
+  try {
+    text = readFileSync(snapshotPath(journalPath, source), 'utf8');
+  } catch {
+    return undefined;
+  }
+  const set = new NumberSet(1024);
+  for (const line of text.split('\n')) if (line !== '') set.add(numberKey(line));
+  return set;
 }
 
 /**
@@ -69,21 +103,14 @@ export function dropSnapshots(journalPath: string, sources: ReadonlyArray<Pick<O
  * run started are refused, named.
  */
 export function sinceStart(journalPath: string, source: OptOutSource, runId: string): SinceStart | undefined {
-  let text: string;
-  try {
-    text = readFileSync(snapshotPath(journalPath, source), 'utf8');
-  } catch {
-    return undefined;
-  }
-  const start = new NumberSet(1024);
+  const start = readSnapshot(journalPath, source);
+  if (start === undefined) return undefined;
   const removed: string[] = [];
-  for (const line of text.split('\n')) {
-    if (line === '') continue;
-    const key = numberKey(line);
-    start.add(key);
-    if (!source.set.has(key)) removed.push(line);
-  }
-  if (removed.length > 0) {
+  // keepAtStart wrote each number as `+<key>`.
+  start.forEach((key) => {
+    if (!source.set.has(key)) removed.push(`+${key}`);
+  });
+  if (removed.length > 0 && source.removals === 'refused') {
     const shown = removed.slice(0, 5).join(', ');
     throw new UsageError(`${FLAG.resume}: ${removed.length} number${removed.length === 1 ? ' was' : 's were'} taken off ${source.name} since run ${runId} started (${shown}${removed.length > 5 ? ', …' : ''}); nothing was sent`, {
       hint: `The run was started not to message them, and a resume sends what it started with: put them back on the list and resume, or start a new run with ${FLAG.restart} (it reads the list as it is then, and leaves out what this run accepted).`,
@@ -94,49 +121,111 @@ export function sinceStart(journalPath: string, source: OptOutSource, runId: str
   return { start, added };
 }
 
-/** A report row's error for a recipient left out this way. */
+/** A report row's error for a recipient left out because it went on the --exclude list since the run started. */
 export const EXCLUDED_SINCE_START = `on the ${FLAG.exclude} list since the run started`;
+
+/** A report row's error for a recipient left out because it went into the opt-out store since the run started. */
+export const OPTED_OUT_SINCE_START = 'opted out since the run started';
+
+/** A report row's error for a recipient the opt-out store had when the run started. */
+export function optedOutError(optOuts: Pick<OptOuts, 'optedOutAt'>, number: string, at: Date): string {
+  const entry = optOuts.optedOutAt(number, at);
+  return entry !== undefined ? describeOptOut(entry) : 'opted out';
+}
+
+/**
+ * A resume's numbers that went on a list since the run started, each valued with why (LEAVE_OUT),
+ * and the report's error for each.
+ */
+export interface AddedSinceStart {
+  readonly numbers: NumberSet;
+  readonly why: (number: string, leaves: number) => string;
+}
+
+/** The numbers of several sources added since the run started, in one set (the --exclude list's first). */
+export function addedSinceStart(added: ReadonlyArray<{ readonly source: OptOutSource; readonly added: NumberSet }>, optOuts: Pick<OptOuts, 'get'> | undefined): AddedSinceStart | undefined {
+  const all = new NumberSet(1024);
+  for (const a of added) a.added.forEach((key) => void all.addValued(key, a.source.leaves));
+  if (all.size === 0) return undefined;
+  return {
+    numbers: all,
+    why: (number, leaves) => {
+      if (leaves !== LEAVE_OUT.optedOut) return EXCLUDED_SINCE_START;
+      const entry = optOuts?.get(number);
+      return `${OPTED_OUT_SINCE_START}${entry !== undefined ? `: ${describeOptOut(entry)}` : ''}`;
+    },
+  };
+}
+
+/** Recipients of a batch left out since the run started, by why. */
+export interface LeftOut {
+  readonly excluded: number;
+  readonly optedOut: number;
+}
 
 /**
  * Leaves out of batch `b` the recipients that went on a list since the run started; returns how
- * many. A batch never sent, or not processed (not sent, or the key refused: a resume sends it),
- * loses those in `added`. A batch whose request may have left keeps its exact body and Idempotency-Key: if an
- * earlier resume left recipients out of it, `journaled` (the numbers of its latest "send" record)
- * rebuilds it as it was, and the same rows are counted out again; otherwise it is left as it is.
+ * many, by list. A batch never sent, or not processed (not sent, or the key refused: a resume
+ * sends it), loses those in `added`. A batch whose request may have left keeps its exact body and
+ * Idempotency-Key: if an earlier resume left recipients out of it, `journaled` (the numbers of its
+ * latest "send" record) rebuilds it as it was, and the same rows are counted out again; otherwise
+ * it is left as it is (`journaledOptedOut`: how many of those left out were opted out, as journaled).
  */
-export function leaveOutOfBatch(b: Batch, state: number, added: NumberSet | undefined, journaled: readonly string[] | undefined): number {
+export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0): LeftOut {
   let out: ((number: string) => boolean) | undefined;
   // Never sent, or its request was not processed (not sent; the key refused): a body still free to change.
   if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) {
-    if (added !== undefined && added.size > 0) out = (n) => added.has(numberKey(n));
+    if (added !== undefined) out = (n) => added.numbers.has(numberKey(n));
   } else if (journaled !== undefined) {
     const kept = new Set(journaled);
     out = (n) => !kept.has(n);
   }
-  if (out === undefined) return 0;
+  if (out === undefined) return { excluded: 0, optedOut: 0 };
+  // Why a number is out: the list it went on since the start (the --exclude list, when it is on none now).
+  const leaves = (n: string): number => added?.numbers.get(numberKey(n)) ?? LEAVE_OUT.excluded;
   let dropped = 0;
-  if (b.entries.length > 0) {
+  let optedOut = 0;
+  // Not to be sent now (settled, or in doubt without --resend-in-doubt): counted from the record and the rows.
+  const fromRecord = b.entries.length === 0;
+  if (!fromRecord) {
     for (let i = b.entries.length - 1; i >= 0; i--) {
-      if (!out(b.sendNumbers[i] as string)) continue;
+      const n = b.sendNumbers[i] as string;
+      if (!out(n)) continue;
       b.entries.splice(i, 1);
       b.sendNumbers.splice(i, 1);
       b.sendLines.splice(i, 1);
       dropped++;
+      if (leaves(n) === LEAVE_OUT.optedOut) optedOut++;
     }
   } else if (journaled !== undefined) {
-    // Not to be sent now (settled, or in doubt without --resend-in-doubt): counted from the record.
     dropped = Math.max(0, b.count - journaled.length);
+    optedOut = Math.min(journaledOptedOut, dropped);
   }
   const rows = b.rows;
   if (rows !== undefined && dropped > 0) {
+    let counted = 0;
     rows.numbers.forEach((n, i) => {
-      if (rows.skips[i] === undefined && out(n)) {
-        rows.skips[i] = 'excluded';
-        rows.errors[i] = EXCLUDED_SINCE_START;
-      }
+      if (rows.skips[i] !== undefined || !out(n)) return;
+      const why = leaves(n);
+      rows.skips[i] = why === LEAVE_OUT.optedOut ? 'suppressed' : 'excluded';
+      rows.errors[i] = added?.why(n, why) ?? EXCLUDED_SINCE_START;
+      if (why === LEAVE_OUT.optedOut) counted++;
     });
+    if (fromRecord && journaledOptedOut === 0) optedOut = Math.min(counted, dropped);
   }
   b.count -= dropped;
   b.excluded = dropped;
-  return dropped;
+  b.optedOut = optedOut;
+  return { excluded: dropped - optedOut, optedOut };
+}
+
+/**
+ * The spool with each opted-out row ("O", written by the preflight: bulk/preflight/range.ts)
+ * saying why, for the report: the opt-out in force when the run started.
+ */
+export function withOptOutReasons(spool: SpoolSource, why: (number: string) => string): SpoolSource {
+  return (onLine, afterChunk) =>
+    spool((kind, line, number, payload) => {
+      onLine(kind, line, number, kind === 'O' ? why(number) : payload);
+    }, afterChunk);
 }

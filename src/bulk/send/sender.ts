@@ -30,8 +30,7 @@ import type { Gate, RateLimiter, Window } from './limiter.js';
 import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
-import type { NumberSet } from '../input/number-set.js';
-import { leaveOutOfBatch } from './opt-outs.js';
+import { leaveOutOfBatch, type AddedSinceStart } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';
 
 /**
@@ -94,12 +93,14 @@ export interface SenderParts {
   /** The outcome records of batches an earlier run of this journal finished (for the report). */
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
   /**
-   * A resume: numbers that went on the --exclude list since the run started, left out of the
-   * batches never sent (bulk/send/opt-outs.ts).
+   * A resume: numbers that went on the --exclude list or into the opt-out store since the run
+   * started, left out of the batches never sent (bulk/send/opt-outs.ts).
    */
-  readonly excludedAfterStart?: NumberSet | undefined;
+  readonly addedSinceStart?: AddedSinceStart | undefined;
   /** A resume: the numbers of each batch an earlier resume left recipients out of, as journaled. */
   readonly journaledNumbers?: ReadonlyMap<number, readonly string[]> | undefined;
+  /** A resume: per batch, how many of those left out were opted out, as journaled. */
+  readonly optedOut?: Uint32Array | undefined;
 }
 
 /** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
@@ -157,6 +158,7 @@ export class Sender {
       idempotency: parts.idempotency,
       toSend: parts.toSend,
       states: parts.states,
+      optedOut: parts.optedOut,
       resendInDoubt: parts.resendInDoubt,
       earlier: parts.earlier,
       window: parts.window,
@@ -238,8 +240,8 @@ export class Sender {
   async #pump(queue: Batch[]): Promise<void> {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
-      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.excludedAfterStart, this.#cfg.journaledNumbers?.get(b.index));
-      if (left > 0) this.#books.leftOut(left);
+      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.addedSinceStart, this.#cfg.journaledNumbers?.get(b.index), this.#cfg.optedOut?.[b.index]);
+      if (left.excluded + left.optedOut > 0) this.#books.leftOut(left);
       if (this.#books.settledBefore(b)) {
         this.#complete(b);
         continue;
@@ -250,9 +252,9 @@ export class Sender {
         continue;
       }
       if (b.count === 0) {
-        // Every recipient of it went on the --exclude list since the run started: nothing to send.
+        // Every recipient of it went on a list since the run started: nothing to send.
         b.outcome = 'excluded';
-        this.#cfg.journal.answered({ batch: b.index, outcome: 'excluded', excluded: left });
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'excluded', excluded: left.excluded + left.optedOut, ...(left.optedOut > 0 ? { optedOut: left.optedOut } : {}) });
         this.#complete(b);
         continue;
       }
@@ -267,7 +269,7 @@ export class Sender {
    */
   #journalAhead(b: Batch): void {
     const key = idempotencyKey(this.#cfg.idempotency, b.index);
-    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers, excluded: b.excluded !== undefined && b.excluded > 0 ? b.excluded : undefined };
+    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers, excluded: b.excluded !== undefined && b.excluded > 0 ? b.excluded : undefined, optedOut: b.optedOut !== undefined && b.optedOut > 0 ? b.optedOut : undefined };
     const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
     ahead.written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
       () => {

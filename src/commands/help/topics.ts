@@ -171,8 +171,8 @@ export function configTopic(p: ConfigPaths): string {
                   is _all when none is set.
   opt-outs        ${p.stateDir}/optouts/<account>.jsonl
                   the numbers not to message (0600), every change with its time
-                  and evidence; those in _all.jsonl apply to every account
-                  (docs/optouts.md).
+                  and evidence; those in _all.jsonl apply to every account. send
+                  and send-bulk leave them out by default (docs/optouts.md).
 ${p.override !== undefined ? `\nAll of them are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
 Defaults when MSGR_CONFIG_DIR is unset:
   Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr)

@@ -5,6 +5,7 @@ import { checkToken } from '../../events/token.js';
 import { durationMs } from '../../message/validity.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, int, list, str, type Raw } from '../shared/option-values.js';
+import { fieldPaths } from '../shared/field-paths.js';
 
 export const DEFAULT_LISTEN_PORT = 4020;
 export const DEFAULT_HOST = '127.0.0.1';
@@ -50,17 +51,6 @@ export interface ReplayOptions extends AccountFlags {
   readonly json: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
-}
-
-function fieldPaths(raw: Raw): FieldPaths {
-  const out: Record<string, string> = {};
-  for (const [flag, key] of [['eventIdField', 'eventId'], ['messageIdField', 'messageId'], ['statusField', 'status'], ['numberField', 'number'], ['fromField', 'from'], ['textField', 'text']] as const) {
-    const v = str(raw, flag);
-    if (v === undefined) continue;
-    if (!/^[^.\s]+(\.[^.\s]+)*$/.test(v)) throw new UsageError(`--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: "${v}" is not a dotted path`, { hint: 'Name the field by its keys, joined with dots: data.status, payload.message.id, items.0.id' });
-    out[key] = v;
-  }
-  return out;
 }
 
 function words(raw: Raw, key: string): string[] | undefined {

@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { OptoutOptions } from './options.js';
 
-type Sub = 'add' | 'remove' | 'list' | 'import' | 'export' | 'check';
+type Sub = 'add' | 'remove' | 'list' | 'import' | 'export' | 'check' | 'violations';
 
 function common(cmd: Command, json = '--json'): Command {
   return cmd
@@ -19,18 +19,19 @@ function common(cmd: Command, json = '--json'): Command {
 export function registerOptout(program: Command, ctx: Context, runF?: (sub: Sub, args: string[], opts: OptoutOptions) => Promise<void>): void {
   const optout = program
     .command('optout')
-    .description('the numbers that must not be messaged, per account: add, remove, list, import, export, check')
+    .description('the numbers that must not be messaged, per account: add, remove, list, import, export, check; violations')
     .addHelpText(
       'after',
       `
 The store is kept per account in the state folder (0600), with when, where from and why each
-number was opted out; \`msgr listen --optouts\` adds the senders of STOP replies to it.
+number was opted out; \`msgr listen --optouts\` adds the senders of STOP replies to it. \`send\` and
+\`send-bulk\` leave its numbers out by default (--include-opted-out --yes sends to them).
 
 Examples:
   msgr optout add +447400900123 --note "asked by phone"
   msgr optout check +447400900123
   msgr optout import unsubscribed.csv --column "Phone Number"
-  msgr optout export > optouts.txt && msgr send-bulk list.csv --exclude optouts.txt ...
+  msgr optout violations
   msgr optout list --json`,
     );
   const act = (sub: Sub) => async (...params: unknown[]): Promise<void> => {
@@ -85,4 +86,10 @@ Examples:
       .argument('<number...>', 'numbers')
       .option('--default-country <CC>', 'ISO country code for national numbers'),
   ).action(act('check'));
+  common(
+    optout
+      .command('violations')
+      .description("anyone messaged after opting out: the runs' accepted rows and send --once messages, checked against the store as it was when each left (exit 0 either way; nothing on stdout when there are none)")
+      .option('--sandbox', "check the sandbox's runs and --once messages instead of the real ones"),
+  ).action(act('violations'));
 }

@@ -17,6 +17,8 @@ export interface OptoutOptions {
   readonly format: ExportFormat;
   readonly out?: string | undefined;
   readonly json: boolean;
+  /** violations: the sandbox's runs instead of the real ones. */
+  readonly sandbox: boolean;
   readonly quiet: boolean;
   readonly verbose: boolean;
 }
@@ -37,6 +39,7 @@ export function parseOptoutOptions(sub: string, raw: Raw): OptoutOptions {
     format,
     out: str(raw, 'out'),
     json: bool(raw, 'json') === true,
+    sandbox: bool(raw, 'sandbox') === true,
     quiet,
     verbose,
   };

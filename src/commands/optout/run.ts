@@ -6,15 +6,12 @@ import { UsageError } from '../../errors.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { createUi, type Ui } from '../../output/ui.js';
-import { openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
+import { describeOptOut, openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
 import { resolveAccount } from '../shared/account.js';
 import type { OptoutOptions } from './options.js';
 import { stateDir } from '../../files/state-dir.js';
 
-function describe(e: OptOutEntry): string {
-  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
-  return `${e.reason === 'undeliverable' ? 'undeliverable' : 'opted out'} since ${e.since}, ${e.source}${why}`;
-}
+const describe = describeOptOut;
 
 function entryJson(e: OptOutEntry, store: string): Record<string, unknown> {
   return { number: e.number, since: e.since, reason: e.reason, source: e.source, evidence: e.evidence ?? null, store };
@@ -92,6 +89,12 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
     case 'export':
       exportStore(ctx, ui, state, account, opts);
       return;
+    case 'violations': {
+      const { runViolations } = await import('./violations.js');
+      // Without an account named (or with --all-accounts): every account's sends, each against its own store.
+      await runViolations(ctx, ui, { account, sandbox: opts.sandbox, json: opts.json });
+      return;
+    }
     case 'check': {
       const all = openOptOuts(state, account);
       const results = numbers().map((n) => ({ number: n, entry: all.get(n) }));

@@ -2,10 +2,20 @@
 // is imported when a subcommand runs.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
+import { collect } from '../shared/flags.js';
 
 const QUIET = ['-q, --quiet', 'print nothing on stderr but warnings and errors'] as const;
 const VERBOSE = ['-v, --verbose', 'show stack traces on errors'] as const;
 const JSON_FLAG = ['--json', 'one JSON document on stdout'] as const;
+
+/** Where the receipts are, and their fields where the shape is not the sandbox's (docs/events.md: "Delivery in runs"). */
+function addReceiptOptions(cmd: Command): Command {
+  return cmd
+    .optionsGroup('Delivery (the receipts msgr listen saved, joined by message id):')
+    .option('--events <file>', "an events file saved elsewhere (repeatable; default: msgr listen's for the run's account)", collect)
+    .option('--message-id-field <path>', 'dotted path of the message id in a receipt, where the usual names miss it')
+    .option('--status-field <path>', 'dotted path of the status in a receipt');
+}
 
 export function registerRuns(program: Command, ctx: Context): void {
   const runs = program
@@ -21,6 +31,7 @@ Examples:
   msgr runs list
   msgr runs show customers.csv
   msgr runs report 20261121T161500Z-3fa9c2d1 --report campaign.csv
+  msgr runs report customers.csv --report delivery.csv --events receipts.jsonl --status-field data.state
   msgr runs prune --older-than 30d --dry-run`,
     );
 
@@ -37,9 +48,9 @@ Examples:
       await runList(ctx, parseRunsOptions(opts));
     });
 
-  runs
+  const show = runs
     .command('show')
-    .description('one run: where it sent, what, its totals, the batches in doubt, how to continue it')
+    .description('one run: where it sent, what, its totals, what was delivered, the batches in doubt, how to continue it')
     .argument('<run>', 'run id, journal path, or the CSV file of the run')
     .option(...JSON_FLAG)
     .option(...QUIET)
@@ -49,10 +60,11 @@ Examples:
       const { runShow } = await import('./run.js');
       await runShow(ctx, run, parseRunsOptions(opts));
     });
+  addReceiptOptions(show);
 
-  runs
+  const report = runs
     .command('report')
-    .description("write a run's report: every row with its outcome and the message id of whichever run accepted it")
+    .description("write a run's report: every row with its outcome, the message id of whichever run accepted it, and what its receipts say")
     .argument('<run>', 'run id, journal path, or the CSV file of the run')
     .requiredOption('--report <file>', 'the report to write: .csv or .jsonl')
     .option(...JSON_FLAG)
@@ -63,6 +75,7 @@ Examples:
       const { runReport } = await import('./run.js');
       await runReport(ctx, run, parseRunsOptions(opts));
     });
+  addReceiptOptions(report);
 
   runs
     .command('prune')

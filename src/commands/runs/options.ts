@@ -1,6 +1,8 @@
 // argv → options for `msgr runs`.
 import { UsageError } from '../../errors.js';
-import { bool, str, type Raw } from '../shared/option-values.js';
+import type { FieldPaths } from '../../events/fields.js';
+import { bool, list, str, type Raw } from '../shared/option-values.js';
+import { fieldPaths } from '../shared/field-paths.js';
 
 export interface RunsOptions {
   readonly json: boolean;
@@ -12,6 +14,10 @@ export interface RunsOptions {
   readonly dryRun: boolean;
   /** list: full run ids, paths and targets, every count. */
   readonly wide: boolean;
+  /** show, report: events files saved elsewhere (default: the listener's for the run's account). */
+  readonly events?: readonly string[] | undefined;
+  /** show, report: where a receipt's fields are, when the usual names miss them. */
+  readonly fields: FieldPaths;
 }
 
 export function parseRunsOptions(raw: unknown): RunsOptions {
@@ -29,6 +35,8 @@ export function parseRunsOptions(raw: unknown): RunsOptions {
     olderThanMs,
     dryRun: bool(r, 'dryRun') ?? false,
     wide: bool(r, 'wide') ?? false,
+    events: list(r, 'events'),
+    fields: fieldPaths(r),
   };
 }
 

@@ -7,7 +7,7 @@ import type { LockOwner } from '../../files/lock.js';
 import { stateDir } from '../../files/state-dir.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
-import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunInfo } from '../../bulk/runs.js';
+import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunDelivery, type RunInfo } from '../../bulk/runs.js';
 import type { RunsOptions } from './options.js';
 import { formatCount } from '../../output/count.js';
 
@@ -128,10 +128,39 @@ function stopNote(info: RunInfo, lastStop: string | undefined): string {
   return ' (its last process wrote no stop: it was killed, or the machine went down)';
 }
 
+/** What the receipts say of a run's messages, as --json gives it. */
+function deliveryJson(d: RunDelivery): Record<string, unknown> {
+  return { ...d.counts, events: d.files, missing: d.missing, records: d.records, skipped: d.skipped };
+}
+
+/**
+ * `1,200 delivered, 3 failed, 40 pending, 0 unknown (receipts: …)`: delivered, failed and unknown
+ * always, the others when there are any; or where the receipts would be, when there are none.
+ */
+function describeDelivery(d: RunDelivery): string {
+  const c = d.counts;
+  if (d.files.length === 0) return `no receipts read: no events file yet (msgr listen for the run's account saves them in ${d.missing[0] ?? 'the state folder'}; --events FILE reads one saved elsewhere)`;
+  const parts = [
+    `${formatCount(c.delivered)} delivered`,
+    `${formatCount(c.failed)} failed`,
+    c.expired > 0 ? `${formatCount(c.expired)} expired` : '',
+    c.pending > 0 ? `${formatCount(c.pending)} pending (no final receipt yet)` : '',
+    `${formatCount(c.unknown)} unknown (no final receipt in 72 h)`,
+    c.withoutId > 0 ? `${formatCount(c.withoutId)} accepted without a message id (not matched)` : '',
+  ].filter((p) => p !== '');
+  return `${parts.join(', ')}; receipts from ${d.files.join(', ')}`;
+}
+
+/** `, 3 suppressed (opt-out store), 2 opted out since it started`, or what the run did with the store. */
+function describeSuppressed(s: { readonly atStart: number; readonly sinceStart: number }, store: 'left-out' | 'included' | undefined): string {
+  if (store === 'included') return ', the opt-out store included (--include-opted-out)';
+  return `${s.atStart > 0 ? `, ${formatCount(s.atStart)} suppressed (opt-out store)` : ''}${s.sinceStart > 0 ? `, ${formatCount(s.sinceStart)} opted out since it started` : ''}`;
+}
+
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
-  const view = await showRun(ctx, ref);
+  const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
-  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null };
+  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -151,11 +180,12 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['message', view.described.text],
     ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
-    ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}`],
+    ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}${describeSuppressed(view.suppressed, h.optOuts?.store)}`],
     ['accepted', formatCount(info.accepted)],
     ['rejected', formatCount(info.rejected)],
     ['in doubt', formatCount(info.inDoubt)],
     ['not sent', formatCount(info.notSent)],
+    ['delivery', describeDelivery(view.delivery)],
   ];
   const w = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
@@ -187,11 +217,12 @@ function savedProfile(ctx: Context, name: string, ui: Ui): Profile | undefined {
 
 export async function runReport(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const { journal, path, runId, written: r } = await writeReport(ctx, ref, opts.report ?? '', (line) => ui.debug(line));
+  const { journal, path, runId, written: r } = await writeReport(ctx, ref, opts.report ?? '', (line) => ui.debug(line), { events: opts.events, fields: opts.fields });
   if (!r.complete) ui.warn(`${r.partialBecause ?? 'the input file changed'}: the report lists the ${formatCount(r.rows)} rows the run sent (rows it skipped or never sent are not in it)`);
   ui.success(`wrote ${formatCount(r.rows)} row${r.rows === 1 ? '' : 's'} to ${path} (${formatCount(r.withIds)} with a message id)`);
+  if (r.delivery !== undefined) ui.info(`  delivery: ${describeDelivery(r.delivery)}`);
   if (opts.json) {
-    const doc = { runId: runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null };
+    const doc = { runId: runId ?? null, journal, report: path, rows: r.rows, withIds: r.withIds, complete: r.complete, partialBecause: r.partialBecause ?? null, delivery: r.delivery !== undefined ? deliveryJson(r.delivery) : null };
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
   }
 }

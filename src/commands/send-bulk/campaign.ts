@@ -50,6 +50,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       format: { delimiter: opts.delimiter, encoding: opts.encoding },
       rows: { skipInvalid: opts.skipInvalid, allowDuplicates: opts.allowDuplicates, firstPerNumber: opts.firstPerNumber, allowUnlisted: opts.allowUnlistedNumbers, fixMojibake: opts.fixMojibake },
       exclude: opts.exclude !== undefined ? { given: opts.exclude, path: resolve(ctx.cwd, opts.exclude), column: opts.excludeColumn } : undefined,
+      includeOptedOut: opts.includeOptedOut === true,
       defaultCountry: opts.defaultCountry,
     },
     where: {
@@ -67,6 +68,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       journal: opts.journal,
       resendInDoubt: opts.resendInDoubt,
       skipSent,
+      deliveredOnly: opts.deliveredOnly === true,
       again: opts.again,
       includeSent: opts.includeSent,
       once: opts.once,

@@ -40,6 +40,7 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--restart', 'abandon the unfinished run of this file and start a new one (leaving out the rows it accepted)')
     .option('--include-sent', 'with --restart: send to the rows the abandoned run accepted as well')
     .addOption(new Option('--skip-sent [run]', 'leave out every number earlier runs of this file accepted for the same message (or those of this run: id or journal; repeatable)').preset('').argParser(collect))
+    .option('--delivered-only', "with --skip-sent: only numbers whose receipts say delivered count as sent (a follow-up to those not reached; refused while receipts are pending)")
     .option('--again', 'send to numbers earlier runs of this file accepted, again, on purpose')
     .option('--once <key>', 'a campaign key: a later command with it continues this run, or says it is done (per account)');
   // After the message flags they refine, before the connection's.
@@ -88,6 +89,7 @@ Examples:
   msgr send-bulk patients.csv --from Clinic --text-file reminder.txt --again
   msgr send-bulk today.csv --once "reminders-$(date +%F)" --from Clinic --text-file reminder.txt --again --yes -q
   msgr send-bulk customers-v2.csv --from Acme --text 'Your order has shipped' --skip-sent 20261121T161500Z-3fa9c2d1
+  msgr send-bulk customers.csv --from Acme --text 'Spring sale: 20% off' --skip-sent --delivered-only
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {

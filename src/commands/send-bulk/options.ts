@@ -2,7 +2,7 @@
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
-import { parseConnectionOptions, parseMessageOptions } from '../send/options.js';
+import { checkIncludeOptedOut, parseConnectionOptions, parseMessageOptions } from '../send/options.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { DEFAULT_CONCURRENCY, parseDelimiter, parseRate, type Rate } from '../../bulk/campaign.js';
 
@@ -69,6 +69,8 @@ export interface BulkOptions {
   readonly firstPerNumber: boolean;
   /** Possible numbers outside the known numbering plan are sent (default: invalid rows). */
   readonly allowUnlistedNumbers: boolean;
+  /** Send to numbers in the account's opt-out store too (with --yes; default: left out). */
+  readonly includeOptedOut?: boolean | undefined;
   /** Cells mangled by a spreadsheet round trip are sent repaired (default: invalid rows). */
   readonly fixMojibake: boolean;
   readonly exclude?: string | undefined;
@@ -92,6 +94,8 @@ export interface BulkOptions {
    * runs of this file that sent the same message (bulk/runs/earlier.ts).
    */
   readonly skipSent?: readonly string[] | undefined;
+  /** --delivered-only: of the runs --skip-sent leaves out, only numbers their receipts say were delivered. */
+  readonly deliveredOnly?: boolean | undefined;
   /** Message again the numbers earlier runs of this file accepted, on purpose. */
   readonly again: boolean;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts). */
@@ -195,10 +199,12 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     report: str(raw, 'report'),
     progressEveryMs: parseEvery(str(raw, 'progressEvery')),
     skipSent: list({ skipSent: skipSentRaw }, 'skipSent')?.map((ref) => ref.trim()),
+    deliveredOnly: bool(raw, 'deliveredOnly'),
     again: bool(raw, 'again'),
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
   };
+  checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
     throw new UsageError('--allow-duplicates and --first-per-number cannot be used together', {
       hint: 'For a number on several rows with different messages: --allow-duplicates sends it each of them, --first-per-number only its first row\'s. Keep one.',
@@ -212,6 +218,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   }
   if (opts.again && opts.skipSent !== undefined) {
     throw new UsageError('--again and --skip-sent cannot be used together', { hint: '--skip-sent leaves out the numbers earlier runs accepted; --again sends to them again. Give the one you mean.' });
+  }
+  if (opts.deliveredOnly === true && opts.skipSent === undefined) {
+    throw new UsageError('--delivered-only needs --skip-sent: it says which of the numbers an earlier run accepted count as sent', { hint: 'For a follow-up to those an earlier run did not reach: --skip-sent RUN --delivered-only (RUN: its id, journal or CSV file).' });
   }
   if (opts.includeSent && !opts.restart) throw new UsageError('--include-sent only makes sense with --restart', { hint: '--restart leaves out the rows the abandoned run accepted; --include-sent sends to them again.' });
   if (file === undefined && !(opts.resume && opts.journal !== undefined)) {

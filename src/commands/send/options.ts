@@ -41,6 +41,8 @@ export interface MessageOptions {
   defaultCountry?: string | undefined;
   /** --allow-unlisted-numbers */
   allowUnlistedNumbers?: boolean | undefined;
+  /** --include-opted-out: send to numbers in the opt-out store too (needs --yes). */
+  includeOptedOut?: boolean | undefined;
   dryRun?: boolean | undefined;
 }
 
@@ -91,8 +93,22 @@ export function parseMessageOptions(raw: Raw): MessageOptions {
     validity: str(raw, 'validity'),
     defaultCountry: str(raw, 'defaultCountry'),
     allowUnlistedNumbers: bool(raw, 'allowUnlistedNumbers'),
+    includeOptedOut: bool(raw, 'includeOptedOut'),
     dryRun: bool(raw, 'dryRun'),
   };
+}
+
+/**
+ * --include-opted-out sends to people who asked not to be messaged: it takes --yes as well, on a
+ * terminal too, so that it is always a decision written in the command, never a prompt answered
+ * out of habit (docs/optouts.md: "Sending").
+ */
+export function checkIncludeOptedOut(includeOptedOut: boolean | undefined, yes: boolean | undefined): void {
+  if (includeOptedOut === true && yes !== true) {
+    throw new UsageError('--include-opted-out sends to numbers that opted out: it needs --yes as well; nothing was sent', {
+      hint: 'Add --yes to send to them on purpose, or leave --include-opted-out out (their numbers are then left out, and counted as suppressed).',
+    });
+  }
 }
 
 function textEncoding(value: string | undefined): FileEncoding | undefined {
@@ -105,6 +121,7 @@ function textEncoding(value: string | undefined): FileEncoding | undefined {
 }
 
 export function parseSendOptions(raw: Raw): SendOptions {
+  checkIncludeOptedOut(bool(raw, 'includeOptedOut'), bool(raw, 'yes'));
   return {
     ...parseConnectionOptions(raw),
     ...parseMessageOptions(raw),

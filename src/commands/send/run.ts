@@ -1,5 +1,7 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (docs/design.md: "The flow").
-import { UsageError } from '../../errors.js';
+import { errorDocument, UsageError } from '../../errors.js';
+import { stateDir } from '../../files/state-dir.js';
+import { describeOptOut, openOptOuts, optOutAccount } from '../../optouts/store.js';
 import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -39,7 +41,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // A text read from a file is that file's fault when it is empty: name the flag and the file.
   const built = buildRequest(draft, ctx.now(), opts.textFile !== undefined ? { text: `--text-file ${opts.textFile}` } : {});
   if (!built.ok) throw problemsError(built.problems);
-  let request = built.request;
+  let request = leaveOutOptedOut(ctx, ui, built.request, sandbox, opts.includeOptedOut === true);
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
   // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
   const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
@@ -240,6 +242,38 @@ function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: st
     defaultCountry,
     allowUnlisted: opts.allowUnlistedNumbers === true,
   };
+}
+
+/**
+ * The request without the recipients in the account's opt-out store (docs/optouts.md: "Sending"),
+ * each said on stderr as a warning (a script under -q learns a number it named was not messaged);
+ * with --include-opted-out (and --yes, checked with the flags), as it is, said too. A request left
+ * with no recipient is refused (exit 2): nothing was sent, and sending it would message no one.
+ */
+function leaveOutOptedOut<R extends { accountReference: string; recipients?: Array<{ msisdn: string }> | undefined; addressBook?: { contacts: unknown[] } | undefined }>(ctx: Context, ui: Ui, request: R, sandbox: boolean, include: boolean): R {
+  const numbers = request.recipients ?? [];
+  if (numbers.length === 0) return request;
+  const optOuts = openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(request.accountReference, sandbox));
+  if (optOuts.size === 0) return request;
+  const out = numbers.flatMap((r) => {
+    const entry = optOuts.get(r.msisdn);
+    return entry !== undefined ? [entry] : [];
+  });
+  if (out.length === 0) return request;
+  if (include) {
+    for (const e of out) ui.warn(`${e.number} is ${describeOptOut(e)}: messaged all the same (--include-opted-out)`);
+    return request;
+  }
+  const kept = numbers.filter((r) => !optOuts.has(r.msisdn));
+  const contacts = request.addressBook?.contacts.length ?? 0;
+  const listed = out.map((e) => ({ number: e.number, since: e.since, reason: e.reason, source: e.source, evidence: e.evidence ?? null }));
+  if (kept.length === 0 && contacts === 0) {
+    const message = `${out.length === 1 ? `${out[0]?.number ?? ''} is` : `all ${out.length} recipients are`} in the opt-out store (${out.length === 1 && out[0] !== undefined ? describeOptOut(out[0]) : 'msgr optout check lists them'}); nothing was sent`;
+    const hint = `The store keeps the numbers that must not be messaged. To message ${out.length === 1 ? 'it' : 'them'} on purpose, add --include-opted-out --yes; to take ${out.length === 1 ? 'it' : 'one'} off the store (it opted in again): ${optOuts.removeCommand(out[0]?.number ?? '')}.`;
+    throw new UsageError(message, { hint, jsonFor: (exitCode) => ({ ...errorDocument(message, hint, exitCode), suppressed: listed }) });
+  }
+  for (const e of out) ui.warn(`${e.number} left out, suppressed: ${describeOptOut(e)} (msgr optout check ${e.number})`);
+  return { ...request, recipients: kept };
 }
 
 function problemsError(problems: Problem[]): UsageError {

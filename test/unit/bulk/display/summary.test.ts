@@ -20,6 +20,7 @@ const base: Summary = {
   duplicates: 0,
   differentMessages: 0,
   excluded: 0,
+  suppressed: 0,
   alreadySent: 0,
   outsidePlan: 0,
   landlines: { count: 0, lines: [] },
@@ -32,7 +33,7 @@ const base: Summary = {
 };
 
 function result(r: Partial<SendResult>): SendResult {
-  return { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0, ...r };
+  return { accepted: 0, acceptedEarlier: 0, rejected: 0, inDoubt: 0, notSent: 0, excludedAfterStart: 0, suppressedAfterStart: 0, inDoubtBatches: [], stopped: undefined, throttled: 0, ...r };
 }
 
 const clean = (s: string): string => s;
