@@ -41,7 +41,7 @@ import { DiskReserve } from './journal/reserve.js';
 import { runMessage, type RunMessage } from './compose/run-message.js';
 import type { MessageDefinition } from './compose/definition.js';
 import { preflightPass, reportInvalidRows } from './preflight/pass.js';
-import type { PreflightResult } from './preflight/range.js';
+import { garbledRows, type PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
 import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
@@ -269,7 +269,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
+  // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
+  // until the command says what to do (--fix-mojibake, or the file's --encoding).
+  const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
+  const skipInvalid = shape.skipInvalid && garbled === 0;
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
@@ -288,9 +292,9 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
-  if (pre.invalid > 0 && !shape.skipInvalid) {
+  if (pre.invalid > 0 && !skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label), fixMojibake: shape.fixMojibake }, report ?? new ReportWriter(reportPath, ctx.pid));
-    throw invalidRowsError(refusal, pre, input.label, reportPath, several);
+    throw invalidRowsError(refusal, pre, input.label, reportPath, several, garbled);
   }
   if (several !== undefined) throw severalMessagesError(refusal, pre, input.label, several);
   if (guarded > 0 && leave.guard !== undefined) {

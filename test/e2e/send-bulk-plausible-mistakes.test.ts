@@ -166,6 +166,30 @@ describe('text mangled by a spreadsheet round trip', () => {
     assert.doesNotMatch(r.stderr, /add --skip-invalid/);
   });
 
+  test('--skip-invalid (a cron line that carries it) does not leave out the rows with mangled text: the run stops until --fix-mojibake says what to do', async () => {
+    const path = file(`${MANGLED}07911,Bob\n`);
+    const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{First name}}', '--skip-invalid', '-q', '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(server.requests.length, 0, 'nothing was sent, not even Ann');
+    assert.match(r.stderr, /in\.csv: 3 invalid rows \(2 of them garbled by the file's encoding, which --skip-invalid does not leave out: they are people with accented names\); nothing was sent:\n/);
+    assert.match(r.stderr, /add --fix-mojibake --skip-invalid to send those repaired and leave out the 1 other invalid row/);
+    assert.doesNotMatch(r.stderr, /will not be sent/, 'no warning that says they are skipped');
+    assert.equal((JSON.parse(r.stdout) as { stopped: string }).stopped, 'preflight');
+    const fixed = await bulk([path, '--from', 'Acme', '--text', 'Hi {{First name}}', '--skip-invalid', '--fix-mojibake']);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.deepEqual(texts().sort(), ['Hi Ann', 'Hi José', 'Hi Zoë']);
+    // Text that is not valid UTF-8: the same stop, until the file's encoding is given.
+    server.requests.length = 0;
+    const latin1 = file(Buffer.from('Mobile,First name\r\n+447911123456,Ren\xe9e\r\n+447911123457,Ann\r\n', 'latin1'));
+    const bytes = await bulk([latin1, '--from', 'Acme', '--text', 'Hi {{first name}}', '--skip-invalid']);
+    assert.equal(bytes.code, 2, bytes.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.match(bytes.stderr, /1 invalid row \(1 of them garbled by the file's encoding/);
+    const encoded = await bulk([latin1, '--from', 'Acme', '--text', 'Hi {{first name}}', '--skip-invalid', '--encoding', 'latin1']);
+    assert.equal(encoded.code, 0, encoded.stderr);
+    assert.deepEqual(texts().sort(), ['Hi Ann', 'Hi Renée']);
+  });
+
   test('--fix-mojibake sends the repaired text: placeholders, variables of a template, and a row\'s own text', async () => {
     const r = await bulk([file(MANGLED), '--from', 'Acme', '--text', 'Hi {{First name}}', '--fix-mojibake']);
     assert.equal(r.code, 0, r.stderr);

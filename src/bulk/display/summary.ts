@@ -134,10 +134,12 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
  * different messages (`several`), when the file has them too, are listed with them: every problem
  * at once.
  */
-export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined, several?: readonly RepeatedNumber[]): UsageError {
+export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined, several?: readonly RepeatedNumber[], garbled = 0): UsageError {
   const reportHint = reportPath !== undefined ? ` Every invalid row is listed in ${reportPath}.` : '';
   const also = several !== undefined && several.length > 0 ? severalMessages(pre, several) : undefined;
-  return new UsageError(`${fileLabel}: ${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}${also !== undefined ? `\nand ${also.title}:\n${also.lines.join('\n')}` : ''}`, {
+  // Under --skip-invalid, rows the file's encoding garbled still stop the run (bulk/preflight/range.ts, garbledRows).
+  const why = garbled > 0 ? ` (${formatCount(garbled)} of them garbled by the file's encoding, which ${FLAG.skipInvalid} does not leave out: they are people with accented names)` : '';
+  return new UsageError(`${fileLabel}: ${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}${why}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}${also !== undefined ? `\nand ${also.title}:\n${also.lines.join('\n')}` : ''}`, {
     hint: `${invalidRowsHint(pre)}${reportHint}${also !== undefined ? `\n      ${also.hint}` : ''}`,
     jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight', ...(several !== undefined && several.length > 0 ? { repeatedNumbers: repeatedJson(several) } : {}) }),
   });
