@@ -487,6 +487,7 @@ export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
     spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(run.journalPath), run.journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / checked.shape.batchSize), checked.pre.rows),
     address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
     restart: campaign.rerun.baseUrlFixed,
+    resend: buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
   });
   if (err !== undefined) throw err;
   if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
