@@ -288,7 +288,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // The preview comes before a refusal, to show what the rows render to: printed first, or with
   // --json in the refusal's document (the one document on stdout).
   if (purpose.kind === 'preview' && !campaign.output.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
-  const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
+  // A new run refused here never was one (it wrote no journal): its document names no run id,
+  // which `msgr runs` would not know; a resume's run is the one resumed.
+  const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
+  const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
