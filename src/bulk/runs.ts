@@ -160,7 +160,7 @@ export async function writeReport(ctx: Context, ref: string, report: string, deb
     ["the run's CSV file", header !== undefined && !header.input.stdin ? header.input.path : undefined],
     [`the run's ${FLAG.exclude} list`, header?.shape.exclude?.path],
   ]);
-  const writer = new ReportWriter(path, ctx.pid);
+  const writer = new ReportWriter(path, ctx.pid, ctx.isProcessAlive);
   // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
   ctx.atQuit(() => writer.discard());
   try {

@@ -107,20 +107,16 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
   const opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
-  if (opened.kind === 'running-now' && key !== undefined) {
-    const now = runningNowDocument(key, opened.owner, opened.journalPath);
-    ui.info(now.line);
-    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
-    return undefined;
-  }
-  if (opened.kind === 'running-now') throw new Error('send-bulk: a run being sent by another process without a key');
   const { journalPath } = opened;
   if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
     const used = keyUsedBy(state, place, key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
-  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done')) {
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts), also while
+  // another process sends it (once that one has written its journal's header). A run being sent
+  // cannot be abandoned: the refusal offers what it offers for a finished one.
+  const keyRun = opened.kind === 'resume' || opened.kind === 'done' ? { header: opened.previous.header, finished: isFinished(opened.previous) } : opened.kind === 'running-now' && opened.header !== undefined ? { header: opened.header, finished: true } : undefined;
+  if (key !== undefined && keyRun !== undefined) {
     let data = opened.fileAbs;
     if (campaign.input.file === '-') {
       data = `${journalPath}.${ctx.pid}.stdin`;
@@ -128,8 +124,15 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
       rc.defer(() => rmSync(copy, { force: true }));
       await spoolStdin(ctx, copy);
     }
-    await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
+    await checkKeyUse(ctx, { key, ...keyRun, campaign, input: data });
   }
+  if (opened.kind === 'running-now' && key !== undefined) {
+    const now = runningNowDocument(key, opened.owner, opened.journalPath);
+    ui.info(now.line);
+    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
+    return undefined;
+  }
+  if (opened.kind === 'running-now') throw new Error('send-bulk: a run being sent by another process without a key');
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
   if (opened.kind === 'done') {
     const h = opened.previous.header;
@@ -172,7 +175,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
     [`the ${FLAG.textFile}`, textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
-  const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid }, rc.defer) : undefined;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid, isProcessAlive: ctx.isProcessAlive }, rc.defer) : undefined;
   rc.reportIs(report);
   const input = await openInput(ctx, campaign, run, rc.defer);
   // Piped data an unfinished run read too is that run (known once stdin is read).
