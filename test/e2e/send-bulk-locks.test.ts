@@ -149,6 +149,12 @@ describe('a run suspended with Ctrl-Z', () => {
     assert.match(tick.stderr, new RegExp(`kill -CONT ${pid}`));
     assert.equal(server.requests.length, sent);
     assert.equal((JSON.parse(readFileSync(lock, 'utf8')) as { pid: number }).pid, pid, 'the stopped run keeps its lock');
+    // msgr runs says it is stopped, not sending.
+    const listed = await msgr(['runs', 'list', '--json'], env(server.url, config));
+    const runs = (JSON.parse(listed.stdout) as { runs: Array<{ runId: string; sending: { pid: number; stopped: boolean } | null }> }).runs;
+    assert.deepEqual(runs.map((r) => [r.sending?.pid, r.sending?.stopped]), [[pid, true]]);
+    const shown = await msgr(['runs', 'show', runs[0]?.runId ?? '?'], env(server.url, config));
+    assert.match(shown.stdout, new RegExp(`state +stopped \\(msgr pid ${pid} on \\S+, since [^,]+, suspended: no heartbeat for 12 min\\): nothing is being sent until it is continued \\(kill -CONT ${pid}\\)`));
     first.child.kill('SIGCONT');
     const done = await first.done;
     assert.deepEqual([done.code, done.stderr], [0, '']);
