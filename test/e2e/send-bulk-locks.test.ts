@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { cleanEnv, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 
@@ -113,8 +113,7 @@ describe('a state folder shared by several hosts', () => {
     // Host A's run, started hours ago, touched its lock 40 s ago.
     const owner = `${JSON.stringify({ pid: 4242, host: 'cronbox-a', startedAt: new Date(Date.now() - 3 * 3600_000).toISOString(), command: 'msgr send-bulk today.csv --once reminders-alive', token: 'fedcba9876543210' })}\n`;
     writeFileSync(lock, owner);
-    const beat = new Date(Date.now() - 40_000);
-    utimesSync(lock, beat, beat);
+    quietFor(lock, 40_000);
     const sent = server.requests.length;
     const quiet = await msgr([...line, '-q'], env(server.url, config));
     assert.deepEqual([quiet.code, quiet.stderr], [0, '']);
@@ -126,22 +125,36 @@ describe('a state folder shared by several hosts', () => {
   });
 });
 
+/**
+ * Starts `line` against a server answering each batch in 300 ms and suspends it (Ctrl-Z's
+ * SIGSTOP) once it is sending; killed at the end of the test whatever happens.
+ */
+async function startStopped(t: TestContext, line: string[], e: Record<string, string>): Promise<{ child: ChildProcess; done: Promise<RunResult>; pid: number }> {
+  server.answer = () => ({ ...ACCEPT, delayMs: 300 });
+  const first = start(line, e);
+  t.after(() => first.child.kill('SIGKILL'));
+  await until('the first run is sending', () => server.requests.length > 0);
+  first.child.kill('SIGSTOP');
+  return { ...first, pid: first.child.pid ?? 0 };
+}
+
+/** Backdates the lock's heartbeat (its mtime), as `ms` of a suspended process would leave it. */
+function quietFor(lock: string, ms: number): void {
+  const then = new Date(Date.now() - ms);
+  utimesSync(lock, then, then);
+}
+
 describe('a run suspended with Ctrl-Z', () => {
   test('a keyed run stopped on this host keeps its lock; a later tick says so under -q (pid, how long, what to do) and exits 2, and the run finishes once continued', async (t) => {
     const dir = tempDir();
     const config = join(dir, 'state');
     const file = writeList(join(dir, 'today.csv'), numbers(3, 970));
     const line = ['send-bulk', file, '--once', 'reminders-stopped', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '--yes', '-q'];
-    server.answer = () => ({ ...ACCEPT, delayMs: 300 });
-    const first = start(line, env(server.url, config));
-    t.after(() => first.child.kill('SIGKILL'));
-    await until('the first run is sending', () => server.requests.length > 0);
-    const pid = first.child.pid ?? 0;
-    first.child.kill('SIGSTOP');
+    const first = await startStopped(t, line, env(server.url, config));
+    const { pid } = first;
     // Twelve minutes later: its heartbeat stopped with it.
     const lock = keyLock(config, 'reminders-stopped');
-    const then = new Date(Date.now() - 12 * 60_000);
-    utimesSync(lock, then, then);
+    quietFor(lock, 12 * 60_000);
     const sent = server.requests.length;
     const tick = await msgr(line, env(server.url, config));
     assert.equal(tick.code, 2, tick.stderr);
@@ -166,17 +179,11 @@ describe('a run suspended with Ctrl-Z', () => {
     const config = join(dir, 'state');
     const file = writeList(join(dir, 'list.csv'), numbers(3, 980));
     const line = ['send-bulk', file, '--from', 'Clinic', '--text', 'Hello', '--batch-size', '1', '--concurrency', '1', '--yes', '-q'];
-    server.answer = () => ({ ...ACCEPT, delayMs: 300 });
-    const first = start(line, env(server.url, config));
-    t.after(() => first.child.kill('SIGKILL'));
-    await until('the first run is sending', () => server.requests.length > 0);
-    const pid = first.child.pid ?? 0;
-    first.child.kill('SIGSTOP');
+    const first = await startStopped(t, line, env(server.url, config));
+    const { pid } = first;
     const folder = readdirSync(join(config, 'runs')).find((f) => existsSync(join(config, 'runs', f, 'journal.jsonl.lock')));
     assert.ok(folder !== undefined);
-    const lock = join(config, 'runs', folder, 'journal.jsonl.lock');
-    const then = new Date(Date.now() - 3 * 3600_000);
-    utimesSync(lock, then, then);
+    quietFor(join(config, 'runs', folder, 'journal.jsonl.lock'), 3 * 3600_000);
     const resume = await msgr([...line, '--resume'], env(server.url, config));
     assert.equal(resume.code, 2, resume.stderr);
     assert.match(resume.stderr, new RegExp(`\\(pid ${pid}, .*\\) has been stopped for 3 h`));
