@@ -107,16 +107,24 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
   const opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
+  if (opened.kind === 'running-now' && key !== undefined) {
+    // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
+    // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
+    // what it offers for a finished one.
+    if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc) });
+    const now = runningNowDocument(key, opened.owner, opened.journalPath);
+    ui.info(now.line);
+    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
+    return undefined;
+  }
+  if (opened.kind === 'running-now') throw new Error('send-bulk: a run being sent by another process without a key');
   const { journalPath } = opened;
   if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
     const used = keyUsedBy(state, place, key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts), also while
-  // another process sends it (once that one has written its journal's header). A run being sent
-  // cannot be abandoned: the refusal offers what it offers for a finished one.
-  const keyRun = opened.kind === 'resume' || opened.kind === 'done' ? { header: opened.previous.header, finished: isFinished(opened.previous) } : opened.kind === 'running-now' && opened.header !== undefined ? { header: opened.header, finished: true } : undefined;
-  if (key !== undefined && keyRun !== undefined) {
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
+  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done')) {
     let data = opened.fileAbs;
     if (campaign.input.file === '-') {
       data = `${journalPath}.${ctx.pid}.stdin`;
@@ -124,15 +132,8 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
       rc.defer(() => rmSync(copy, { force: true }));
       await spoolStdin(ctx, copy);
     }
-    await checkKeyUse(ctx, { key, ...keyRun, campaign, input: data });
+    await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
   }
-  if (opened.kind === 'running-now' && key !== undefined) {
-    const now = runningNowDocument(key, opened.owner, opened.journalPath);
-    ui.info(now.line);
-    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
-    return undefined;
-  }
-  if (opened.kind === 'running-now') throw new Error('send-bulk: a run being sent by another process without a key');
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
   if (opened.kind === 'done') {
     const h = opened.previous.header;
@@ -497,4 +498,13 @@ export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
   });
   if (err !== undefined) throw err;
   if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
+}
+
+/** The data a keyed command gives, to compare with its run's: the file, or stdin copied beside the journal. */
+async function keyedData(ctx: Context, campaign: Campaign, at: { readonly journalPath: string; readonly fileAbs: string | undefined }, rc: RunContext): Promise<string | undefined> {
+  if (campaign.input.file !== '-') return at.fileAbs;
+  const copy = `${at.journalPath}.${ctx.pid}.stdin`;
+  rc.defer(() => rmSync(copy, { force: true }));
+  await spoolStdin(ctx, copy);
+  return copy;
 }
