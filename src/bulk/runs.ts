@@ -187,7 +187,7 @@ export async function writeReport(ctx: Context, ref: string, report: string, deb
     [`the run's ${FLAG.exclude} list`, header?.shape.exclude?.path],
     ...(receipts.events ?? []).map((f) => ['the events file', f] as const),
   ]);
-  const writer = new ReportWriter(path, ctx.pid, { delivery: true });
+  const writer = new ReportWriter(path, ctx.pid, { delivery: true, isProcessAlive: ctx.isProcessAlive });
   // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
   ctx.atQuit(() => writer.discard());
   try {

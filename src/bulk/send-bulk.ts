@@ -41,7 +41,7 @@ import { DiskReserve } from './journal/reserve.js';
 import { runMessage, type RunMessage } from './compose/run-message.js';
 import type { MessageDefinition } from './compose/definition.js';
 import { preflightPass, reportInvalidRows } from './preflight/pass.js';
-import type { PreflightResult } from './preflight/range.js';
+import { garbledRows, type PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
 import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
@@ -108,6 +108,10 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
   if (opened.kind === 'running-now' && key !== undefined) {
+    // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
+    // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
+    // what it offers for a finished one.
+    if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc) });
     const now = runningNowDocument(key, opened.owner, opened.journalPath);
     ui.info(now.line);
     if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
@@ -172,7 +176,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
     [`the ${FLAG.textFile}`, textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
-  const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid }, rc.defer) : undefined;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid, isProcessAlive: ctx.isProcessAlive }, rc.defer) : undefined;
   rc.reportIs(report);
   const input = await openInput(ctx, campaign, run, rc.defer);
   // Piped data an unfinished run read too is that run (known once stdin is read).
@@ -272,7 +276,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const store = optOutStoreSummary(plan.store);
   const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid: shape.skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
+  // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
+  // until the command says what to do (--fix-mojibake, or the file's --encoding).
+  const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
+  const skipInvalid = shape.skipInvalid && garbled === 0;
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
   printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
@@ -287,13 +295,16 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // The preview comes before a refusal, to show what the rows render to: printed first, or with
   // --json in the refusal's document (the one document on stdout).
   if (purpose.kind === 'preview' && !campaign.output.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
-  const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...base, preview: previewEntries(plan.message, pre.firstRows) } : base;
+  // A new run refused here never was one (it wrote no journal): its document names no run id,
+  // which `msgr runs` would not know; a resume's run is the one resumed.
+  const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
+  const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
-  if (pre.invalid > 0 && !shape.skipInvalid) {
+  if (pre.invalid > 0 && !skipInvalid) {
     if (reportPath !== undefined) await reportInvalidRows(input.path, pass.format, { columns: pre.columns, checker: plan.checker, message: message.rowPlan(pre.columns.header, input.label), fixMojibake: shape.fixMojibake }, report ?? new ReportWriter(reportPath, ctx.pid));
-    throw invalidRowsError(refusal, pre, input.label, reportPath, several);
+    throw invalidRowsError(refusal, pre, input.label, reportPath, several, garbled);
   }
   if (several !== undefined) throw severalMessagesError(refusal, pre, input.label, several);
   if (guarded > 0 && leave.guard !== undefined) {
@@ -497,7 +508,17 @@ export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
     spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(run.journalPath), run.journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / checked.shape.batchSize), checked.pre.rows),
     address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
     restart: campaign.rerun.baseUrlFixed,
+    resend: buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
   });
   if (err !== undefined) throw err;
   if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
+}
+
+/** The data a keyed command gives, to compare with its run's: the file, or stdin copied beside the journal. */
+async function keyedData(ctx: Context, campaign: Campaign, at: { readonly journalPath: string; readonly fileAbs: string | undefined }, rc: RunContext): Promise<string | undefined> {
+  if (campaign.input.file !== '-') return at.fileAbs;
+  const copy = `${at.journalPath}.${ctx.pid}.stdin`;
+  rc.defer(() => rmSync(copy, { force: true }));
+  await spoolStdin(ctx, copy);
+  return copy;
 }

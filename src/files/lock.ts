@@ -3,13 +3,18 @@
 // (one run per journal: docs/files.md, "Nothing lost, nothing sent twice").
 //
 // The lock file appears with its owner already in it (written aside, then hard-linked into
-// place), so nobody ever finds it empty, takes it for stale and runs beside its owner. A lock
-// whose owner is a dead process on this host (kill -9, power cut) is stale; so is one older than
-// `staleMs` when the caller gives one (the store is changed in milliseconds, a bulk run takes
-// hours). Two processes may find the same stale lock at once; if both simply deleted it, the
+// place), so nobody ever finds it empty, takes it for stale and runs beside its owner. Its holder
+// touches it every HEARTBEAT_MS (its mtime is the heartbeat) for as long as it holds it. A lock
+// whose owner is a dead process on this host (kill -9, power cut) is stale; so is one from another
+// host, whose process cannot be checked from here, once its heartbeat is older than
+// HEARTBEAT_STALE_MS (the host died or lost the shared folder: docs/unattended.md, "A state folder
+// shared by several hosts"); so is one older than `staleMs` when the caller gives one (the store
+// is changed in milliseconds, a bulk run takes hours). A live process on this host whose heartbeat
+// stopped (suspended with Ctrl-Z) still holds its lock: the caller is told its heartbeat's age
+// (LockOwner.heartbeatAgeMs) and says so. Two processes may find the same stale lock at once; if both simply deleted it, the
 // slower could delete the fresh lock the faster one took meanwhile, so a stale lock is removed
 // under a second, short-lived lock and checked again inside it.
-import { existsSync, linkSync, readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, readFileSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { UsageError } from '../errors.js';
 
@@ -18,6 +23,22 @@ export interface LockOwner {
   readonly host: string;
   readonly startedAt: string;
   readonly command: string;
+  /** How long ago its holder last touched the lock (ms): past HEARTBEAT_STALE_MS, it is stopped or gone. */
+  readonly heartbeatAgeMs?: number;
+}
+
+/** How often a holder touches its lock. */
+export const HEARTBEAT_MS = 30_000;
+/**
+ * A lock untouched this long is left behind (another host's) or its process is stopped (this
+ * host's): twenty heartbeats, room for a busy machine and clocks a few minutes apart.
+ */
+export const HEARTBEAT_STALE_MS = 10 * 60_000;
+
+/** A stale lock of another host this process took over: whose it was, and how old its heartbeat. */
+export interface TakenOver {
+  readonly owner: LockOwner;
+  readonly heartbeatAgeMs: number;
 }
 
 /** What the lock needs from the process (the Context has it; tests fake it). */
@@ -29,6 +50,8 @@ export interface LockProcess {
 
 export interface Lock {
   readonly path: string;
+  /** Another host's stale lock this one replaced, for the caller to say. */
+  readonly tookOver: TakenOver | undefined;
   release(): void;
 }
 
@@ -50,24 +73,35 @@ const heldHere = new Set<string>();
 export function tryLock(path: string, command: string, proc: LockProcess, staleMs?: number): Lock | { readonly heldBy: LockOwner | undefined } {
   const token = randomHex(8);
   const me = { pid: proc.pid, host: hostname(), startedAt: proc.now().toISOString(), command, token };
+  let tookOver: TakenOver | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createWith(path, `${JSON.stringify(me)}\n`, proc.pid)) {
       heldHere.add(token);
+      const heartbeat = setInterval(() => {
+        // Only our own lock: once another process took it over (we were stopped too long), the
+        // heartbeat stops rather than keep that one's lock alive.
+        if (!touchIfToken(path, token, proc.now())) clearInterval(heartbeat);
+      }, HEARTBEAT_MS);
+      heartbeat.unref();
       let released = false;
       return {
         path,
+        tookOver,
         release: () => {
           if (released) return;
           released = true;
+          clearInterval(heartbeat);
           heldHere.delete(token);
           removeIfToken(path, token);
         },
       };
     }
-    if (!isStale(path, proc, staleMs)) return { heldBy: readOwner(path) };
-    breakStale(path, proc, staleMs);
+    if (!isStale(path, proc, staleMs)) return { heldBy: holder(path, proc) };
+    const owner = readOwner(path);
+    const ageMs = heartbeatAge(path, proc);
+    if (breakStale(path, proc, staleMs) && owner !== undefined && owner.host !== hostname() && ageMs !== undefined) tookOver = { owner, heartbeatAgeMs: ageMs };
   }
-  return { heldBy: readOwner(path) };
+  return { heldBy: holder(path, proc) };
 }
 
 /** Waits for the lock (jittered backoff), up to timeoutMs; then a UsageError naming the file. */
@@ -91,7 +125,27 @@ export async function waitForLock(path: string, command: string, proc: LockProce
 /** Who holds the lock now, without taking it; undefined when nobody does (no file, or a stale one). */
 export function lockHolder(path: string, proc: LockProcess): LockOwner | undefined {
   if (!existsSync(path) || isStale(path, proc, undefined)) return undefined;
-  return readOwner(path) ?? { pid: 0, host: '?', startedAt: '?', command: '' };
+  return holder(path, proc) ?? { pid: 0, host: '?', startedAt: '?', command: '' };
+}
+
+/** Whether the lock's holder, alive, has stopped touching it (a process suspended with Ctrl-Z). */
+export function heartbeatStopped(owner: LockOwner): boolean {
+  return owner.heartbeatAgeMs !== undefined && owner.heartbeatAgeMs > HEARTBEAT_STALE_MS;
+}
+
+/** The owner, with the age of its heartbeat. */
+function holder(path: string, proc: LockProcess): LockOwner | undefined {
+  const owner = readOwner(path);
+  const ageMs = heartbeatAge(path, proc);
+  return owner !== undefined && ageMs !== undefined ? { ...owner, heartbeatAgeMs: ageMs } : owner;
+}
+
+function heartbeatAge(path: string, proc: LockProcess): number | undefined {
+  try {
+    return Math.max(0, proc.now().getTime() - statSync(path).mtimeMs);
+  } catch {
+    return undefined;
+  }
 }
 
 export function readOwner(path: string): LockOwner | undefined {
@@ -140,6 +194,17 @@ function readToken(path: string): unknown {
   }
 }
 
+/** The heartbeat: true while the lock is still ours. */
+function touchIfToken(path: string, token: string, now: Date): boolean {
+  try {
+    if (readToken(path) !== token) return false;
+    utimesSync(path, now, now);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function removeIfToken(path: string, token: string): void {
   // Only our own lock: after a stale-lock takeover the file is someone else's.
   try {
@@ -159,15 +224,16 @@ function isStale(path: string, proc: LockProcess, staleMs: number | undefined): 
   if (staleMs !== undefined && ageMs > staleMs) return true;
   const owner = readOwner(path);
   if (owner === undefined) return ageMs > UNREADABLE_STALE_MS;
-  // A process on another host cannot be checked from here: assume it runs. Our own pid in the
-  // file is us only if we hold that lock now; otherwise an earlier process with our pid left
-  // it (pid 1 in a container is reused).
-  if (owner.host !== hostname()) return false;
+  // A process on another host cannot be checked from here: it runs while its heartbeat does. Our
+  // own pid in the file is us only if we hold that lock now; otherwise an earlier process with
+  // our pid left it (pid 1 in a container is reused).
+  if (owner.host !== hostname()) return ageMs > HEARTBEAT_STALE_MS;
   if (owner.pid === proc.pid) return !heldHere.has(String(readToken(path)));
   return !proc.isProcessAlive(owner.pid);
 }
 
-function breakStale(path: string, proc: LockProcess, staleMs: number | undefined): void {
+/** Removes a stale lock under the breaker lock; true when this process removed it. */
+function breakStale(path: string, proc: LockProcess, staleMs: number | undefined): boolean {
   const breaker = `${path}.break`;
   if (!createWith(breaker, `${JSON.stringify({ pid: proc.pid, host: hostname() })}\n`, proc.pid)) {
     // Held for microseconds; one left behind by a crash is removed once it is clearly old.
@@ -176,12 +242,15 @@ function breakStale(path: string, proc: LockProcess, staleMs: number | undefined
     } catch {
       // Gone already.
     }
-    return;
+    return false;
   }
   try {
-    if (isStale(path, proc, staleMs)) unlinkSync(path);
+    if (!isStale(path, proc, staleMs)) return false;
+    unlinkSync(path);
+    return true;
   } catch {
     // Removed by its holder meanwhile: the next attempt decides.
+    return false;
   } finally {
     try {
       unlinkSync(breaker);

@@ -29,6 +29,11 @@ export interface ClientOptions {
   readonly nodeVersion?: string | undefined;
   /** The profile in use, named in the TLS hint (`msgr profile set NAME ca-file …`). */
   readonly profile?: string | undefined;
+  /**
+   * Where the base URL came from (settings/resolve.ts describeSource: `flag --base-url`, `env
+   * MSGR_BASE_URL`, `profile prod`), named in the hint for a host name that does not exist.
+   */
+  readonly baseUrlSource?: string | undefined;
   /** Parallel connections (POSTs are not pipelined: concurrency = connections). */
   readonly connections?: number;
   /** Attempts for retryable failures, the first included. */
@@ -269,7 +274,7 @@ export function createClient(options: ClientOptions): ApiClient {
           const hint =
             failure.code === TUNNEL_CODE && err instanceof TunnelError ? describeTunnelFailure(err.failure).hint
             : isTlsCode(failure.code) ? tlsHint(tlsFailureOf(failure.code), options.nodeVersion ?? '0', options.profile)
-            : unreachable ? `${unreachableHint(failure.code, url)} Nothing was sent; it is safe to run the same command again.`
+            : unreachable ? `${unreachableHint(failure.code, url, options.baseUrlSource)} Nothing was sent; it is safe to run the same command again.`
             : undefined;
           return { kind: 'not-sent', message, attempts: attempt, code: failure.code, ...(failure.config === true ? { config: true } : {}), ...(hint !== undefined ? { hint } : {}) };
         }
@@ -339,11 +344,14 @@ export function hostAndPort(url: URL): string {
 }
 
 /** What to check when the connection to the API's host was never made. */
-function unreachableHint(code: string, url: URL): string {
+function unreachableHint(code: string, url: URL, baseUrlSource: string | undefined): string {
   switch (code) {
     case 'ENOTFOUND':
-    case 'EAI_NONAME':
-      return `The host name ${url.hostname} does not exist: check the base URL for a typo (\`msgr profile show\` says where it came from); if this network reaches the internet only through a proxy, set HTTPS_PROXY.`;
+    case 'EAI_NONAME': {
+      // Where to fix it: the flag or variable it came from, or the profile (which profile show shows).
+      const from = baseUrlSource === undefined ? ' (`msgr profile show` says where it came from)' : ` (it came from ${baseUrlSource}${/profile/.test(baseUrlSource) ? '; `msgr profile show` shows it' : ''})`;
+      return `The host name ${url.hostname} does not exist: check the base URL for a typo${from}; if this network reaches the internet only through a proxy, set HTTPS_PROXY.`;
+    }
     case 'EAI_AGAIN':
       return `DNS did not answer for ${url.hostname}: check this machine's network and DNS (\`msgr doctor\` checks each step).`;
     case 'ECONNREFUSED':

@@ -294,7 +294,10 @@ export function fastNormalise(raw: string, _defaultCountry?: CountryCode, option
   const e164 = `+${cc.code}${nationalNumber}`;
   // isValid(): a plan without types checks the national number pattern alone.
   const type = plan.types !== undefined ? typeOf(plan, nationalNumber) : plan.nationalNumber.test(nationalNumber) ? OTHER_TYPE : NO_TYPE;
-  if (type === NO_TYPE) return options?.allowUnlisted === true ? { ok: true, e164, unlisted: true } : undefined; // a failure, worded by normaliseNumber()
+  // Outside the plan: a failure, worded by normaliseNumber(), or with --allow-unlisted-numbers
+  // accepted only when it is no slip of a digit, which normaliseNumber() tells; an opt-out list
+  // accepts every possible number.
+  if (type === NO_TYPE) return options?.anyPossible === true ? { ok: true, e164, unlisted: true } : undefined;
   return type === FIXED_LINE ? { ok: true, e164, landline: true } : { ok: true, e164 };
 }
 

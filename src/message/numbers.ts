@@ -21,21 +21,27 @@ export type NumberResult =
  * Why a number was refused, without the number itself: problems of many rows are grouped by it.
  * `no-plus`: digits that are a valid international number once a `+` is put in front.
  * `unlisted`: possible (a length the country uses) but in no range of its numbering plan.
+ * `mistyped`: possible but outside the plan the way a slip of the keyboard or the spreadsheet
+ * makes it: one digit missing or one too many, or a national 0 kept after the country code.
  */
-export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible' | 'unlisted';
+export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible' | 'unlisted' | 'mistyped';
 
 export interface NumberOptions {
   /**
-   * Accept possible numbers outside the known numbering plan (--allow-unlisted-numbers): for
-   * ranges newer than the phone metadata. Otherwise they are refused with why (docs/contract.md:
-   * Requests).
+   * Accept possible numbers in no range of the known numbering plan (--allow-unlisted-numbers):
+   * for ranges newer than the phone metadata. Never a mistyped one (a digit missing or one too
+   * many, a national 0 kept): no new range explains those (docs/contract.md: Requests).
    */
   readonly allowUnlisted?: boolean | undefined;
+  /** Accept every possible number outside the plan, mistyped ones too: an opt-out list (leaving one out costs nothing). */
+  readonly anyPossible?: boolean | undefined;
 }
 
 /** The flag that accepts numbers outside the known numbering plan, for hints. */
 export const ALLOW_UNLISTED_FLAG = '--allow-unlisted-numbers';
-export const UNLISTED_HINT = `Check these numbers: a digit missing or one too many, or a national 0 after the country code. Numbers in ranges newer than msgr's phone data (libphonenumber-js) can be sent with ${ALLOW_UNLISTED_FLAG}.`;
+export const UNLISTED_HINT = `Check these numbers. Numbers in ranges newer than msgr's phone data (libphonenumber-js) can be sent with ${ALLOW_UNLISTED_FLAG}.`;
+/** A mistyped number is never sent as it is: no flag is offered, only a fix. */
+export const MISTYPED_HINT = 'Check these numbers in the file: a digit missing or one too many, or a national 0 kept after the country code.';
 
 /** What a spreadsheet writes for a long number in a General cell: 4.47911E+11, 4,47911E+11. */
 const SCIENTIFIC = /^[+-]?\d+(?:[.,]\d+)?[eE][+]?\d+$/;
@@ -121,7 +127,7 @@ export function checkCountry(input: string, origin: string): CountryCode {
  * How opt-outs read numbers: one outside the known numbering plan is kept (an opt-out must be
  * honoured whatever the phone metadata knows; `--exclude` lists read them so too).
  */
-export const OPT_OUT_NUMBERS: NumberOptions = { allowUnlisted: true };
+export const OPT_OUT_NUMBERS: NumberOptions = { allowUnlisted: true, anyPossible: true };
 
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode, options: NumberOptions = {}): NumberResult {
   const shown = raw.trim();
@@ -185,8 +191,11 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode, optio
   }
   const e164 = parsed.number;
   if (!parsed.isValid()) {
-    if (options.allowUnlisted === true) return { ok: true, e164, unlisted: true };
-    return { ok: false, cause: 'unlisted', reason: `${shown === e164 ? `${e164} is` : `"${shown}" is ${e164},`} ${unlistedWhy(parsed)}`, hint: UNLISTED_HINT };
+    if (options.anyPossible === true) return { ok: true, e164, unlisted: true };
+    const why = unlistedWhy(parsed);
+    if (options.allowUnlisted === true && !why.mistyped) return { ok: true, e164, unlisted: true };
+    const reason = `${shown === e164 ? `${e164} is` : `"${shown}" is ${e164},`} ${why.words()}`;
+    return why.mistyped ? { ok: false, cause: 'mistyped', reason, hint: MISTYPED_HINT } : { ok: false, cause: 'unlisted', reason, hint: UNLISTED_HINT };
   }
   return parsed.getType() === 'FIXED_LINE' ? { ok: true, e164, landline: true } : { ok: true, e164 };
 }
@@ -195,28 +204,36 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode, optio
 let regionNames: Intl.DisplayNames | undefined;
 
 /**
- * Why a possible number is not a valid one, in words: a digit short or one too many (the same
- * digits with one more, or one fewer, at the end are a valid number), a national 0 kept after
- * the country code (`01632 96` with GB: too short once the 0 is dropped, so libphonenumber-js
- * keeps it), or no range of the plan holds it (+44 7700 900xxx, reserved for drama).
+ * Why a possible number is not a valid one: a digit short or one too many (the same digits with
+ * one more, or one fewer, at the end are a valid number), a national 0 kept after the country
+ * code (`01632 96` with GB: too short once the 0 is dropped, so libphonenumber-js keeps it), all
+ * three `mistyped`; or no range of the plan holds it (+44 7700 900xxx, reserved for drama).
+ * `words()` says it for people (it loads the region names, so only for a refusal).
  */
-function unlistedWhy(parsed: PhoneNumber): string {
+function unlistedWhy(parsed: PhoneNumber): { readonly mistyped: boolean; words(): string } {
   const cc = parsed.countryCallingCode;
   const metadata = metadataJson as unknown as { country_calling_codes: Record<string, string[] | undefined>; countries: Record<string, unknown[] | undefined> };
   // An invalid number of a shared calling code has no country of its own: the code's main one.
   const country = parsed.country ?? metadata.country_calling_codes[cc]?.[0];
-  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
-  const where = `+${cc}${country !== undefined && /^[A-Z]{2}$/.test(country) ? ` (${regionNames.of(country) ?? country})` : ''}`;
   const meta = country !== undefined ? metadata.countries[country] : undefined;
   const zero = parsed.nationalNumber.startsWith('0') && meta?.[5] === '0';
   const digits = zero ? parsed.nationalNumber.slice(1) : parsed.nationalNumber;
   const valid = (national: string): boolean => parsePhoneNumberFromString(`+${cc}${national}`)?.isValid() === true;
-  let length: string | undefined;
-  if ('0123456789'.split('').some((d) => valid(`${digits}${d}`))) length = `too short for a ${where} number: one digit missing?`;
-  else if (digits.length > 1 && valid(digits.slice(0, -1))) length = `too long for a ${where} number: one digit too many?`;
-  else if (validatePhoneNumberLength(`+${cc}${digits}`) === 'TOO_SHORT') length = `too short for a ${where} number`;
-  if (zero) return `with the national 0 kept after the country code (+${cc} 0…); without it, ${length ?? `not in the numbering plan of ${where} either`}`;
-  return length ?? `not in the numbering plan of ${where}: no range of its numbers holds it`;
+  const length: 'short' | 'long' | 'too-short' | undefined =
+    '0123456789'.split('').some((d) => valid(`${digits}${d}`)) ? 'short'
+    : digits.length > 1 && valid(digits.slice(0, -1)) ? 'long'
+    : validatePhoneNumberLength(`+${cc}${digits}`) === 'TOO_SHORT' ? 'too-short'
+    : undefined;
+  return {
+    mistyped: zero || length !== undefined,
+    words: () => {
+      regionNames ??= new Intl.DisplayNames(['en'], { type: 'region' });
+      const where = `+${cc}${country !== undefined && /^[A-Z]{2}$/.test(country) ? ` (${regionNames.of(country) ?? country})` : ''}`;
+      const said = length === 'short' ? `too short for a ${where} number: one digit missing?` : length === 'long' ? `too long for a ${where} number: one digit too many?` : length === 'too-short' ? `too short for a ${where} number` : undefined;
+      if (zero) return `with the national 0 kept after the country code (+${cc} 0…); without it, ${said ?? `not in the numbering plan of ${where} either`}`;
+      return said ?? `not in the numbering plan of ${where}: no range of its numbers holds it`;
+    },
+  };
 }
 
 /**

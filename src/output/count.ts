@@ -21,3 +21,12 @@ export function formatDuration(seconds: number): string {
   const sec = s % 60;
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${String(sec).padStart(2, '0')}` : `${m}:${String(sec).padStart(2, '0')}`;
 }
+
+/** A time span for people, to the minute: `40 s`, `12 min`, `6 h 5 min`. */
+export function formatAge(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const min = Math.floor(s / 60);
+  if (min < 60) return `${min} min`;
+  return `${Math.floor(min / 60)} h${min % 60 > 0 ? ` ${min % 60} min` : ''}`;
+}

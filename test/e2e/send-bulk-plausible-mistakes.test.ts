@@ -107,31 +107,37 @@ describe('numbers outside the numbering plan are invalid rows', () => {
     const r = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--json']);
     assert.equal(r.code, 2, r.stderr);
     assert.equal(server.requests.length, 0);
-    assert.match(r.stderr, /in\.csv: 3 invalid rows; nothing was sent:\n {2}3 rows: numbers outside the numbering plan \(column Mobile\)\n/);
+    assert.match(r.stderr, /in\.csv: 3 invalid rows; nothing was sent:\n {2}2 rows: numbers a digit short or long, or with a national 0 kept \(column Mobile\)\n/);
     assert.match(r.stderr, /\n {4}line 3: "07911 12345" is \+44791112345, too short for a \+44 \(United Kingdom\) number: one digit missing\?\n/);
     assert.match(r.stderr, /\n {4}line 4: "01632 96" is \+440163296, with the national 0 kept after the country code \(\+44 0…\); without it, too short for a \+44 \(United Kingdom\) number\n/);
-    assert.match(r.stderr, /\n {4}line 5: \+447700900123 is not in the numbering plan of \+44 \(United Kingdom\): no range of its numbers holds it\n/);
-    assert.match(r.stderr, /hint: Check these numbers: .* can be sent with --allow-unlisted-numbers\.\n {6}Fix the rows, or add --skip-invalid to send the 1 other recipient/);
+    assert.match(r.stderr, /\n {2}1 row: numbers in no range of the numbering plan \(column Mobile\)\n {4}line 5: \+447700900123 is not in the numbering plan of \+44 \(United Kingdom\): no range of its numbers holds it\n/);
+    // The flag is offered for the number in no range, never for a mistyped one.
+    assert.match(r.stderr, /hint: Check these numbers in the file: a digit missing or one too many, or a national 0 kept after the country code\.\n {6}Check these numbers\. Numbers in ranges newer than msgr's phone data \(libphonenumber-js\) can be sent with --allow-unlisted-numbers\.\n {6}Fix the rows, or add --skip-invalid to send the 1 other recipient/);
     const doc = JSON.parse(r.stdout) as { causes: Array<{ cause: string; lines: number[] }> };
-    assert.deepEqual(doc.causes.map((c) => [c.cause, c.lines]), [['unlisted', [3, 4, 5]]]);
+    assert.deepEqual(doc.causes.map((c) => [c.cause, c.lines]), [['mistyped', [3, 4]], ['unlisted', [5]]]);
   });
 
-  test('--skip-invalid leaves them out as any invalid row; --allow-unlisted-numbers sends them, and says so', async () => {
+  test('--skip-invalid leaves them out as any invalid row; --allow-unlisted-numbers sends a number in no range of the plan, says so, and never a mistyped one', async () => {
     const skip = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--skip-invalid']);
     assert.equal(skip.code, 0, skip.stderr);
     assert.deepEqual(recipients().map((x) => x.msisdn), ['+447911123456']);
-    assert.match(skip.stderr, /warning: 3 invalid rows will not be sent:\n {2}3 rows: numbers outside the numbering plan/);
+    assert.match(skip.stderr, /warning: 3 invalid rows will not be sent:\n {2}2 rows: numbers a digit short or long/);
     server.requests.length = 0;
-    const allowed = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--allow-unlisted-numbers']);
+    // A digit lost in the spreadsheet is no range newer than the phone data: still refused.
+    const mistyped = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--allow-unlisted-numbers']);
+    assert.equal(mistyped.code, 2, mistyped.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.match(mistyped.stderr, /2 invalid rows; nothing was sent:\n {2}2 rows: numbers a digit short or long, or with a national 0 kept/);
+    assert.doesNotMatch(mistyped.stderr, /hint:[^\n]*--allow-unlisted-numbers/, 'the flag is not offered for mistyped numbers');
+    const allowed = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--allow-unlisted-numbers', '--skip-invalid']);
     assert.equal(allowed.code, 0, allowed.stderr);
-    assert.deepEqual(recipients().map((x) => x.msisdn).sort(), ['+440163296', '+44791112345', '+447700900123', '+447911123456'].sort());
-    assert.match(allowed.stderr, /\n {2}outside the known numbering plan, sent as --allow-unlisted-numbers says: 3 rows: \+44791112345 \(line 3\), \+440163296 \(line 4\), \+447700900123 \(line 5\)\n/);
-    assert.doesNotMatch(allowed.stderr, /warning/);
+    assert.deepEqual(recipients().map((x) => x.msisdn).sort(), ['+447700900123', '+447911123456']);
+    assert.match(allowed.stderr, /\n {2}outside the known numbering plan, sent as --allow-unlisted-numbers says: 1 row: \+447700900123 \(line 5\)\n/);
   });
 
   test('an opt-out list may name a number outside the plan: it is still left out', async () => {
     const opt = file('+447700900123\n', 'opt.txt');
-    const r = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--allow-unlisted-numbers', '--exclude', opt]);
+    const r = await bulk([path(), '--from', 'Acme', '--text', 'Hi {{Name}}', '--default-country', 'GB', '--allow-unlisted-numbers', '--skip-invalid', '--exclude', opt]);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(!recipients().some((x) => x.msisdn === '+447700900123'));
     assert.match(r.stderr, /excluded: 1 row on the opt-out list/);
@@ -158,6 +164,30 @@ describe('text mangled by a spreadsheet round trip', () => {
     assert.match(r.stderr, /hint: Add --fix-mojibake to send such text repaired/);
     assert.match(r.stderr, /--skip-invalid is not offered: it would leave out the 2 rows whose text the file's encoding garbled/);
     assert.doesNotMatch(r.stderr, /add --skip-invalid/);
+  });
+
+  test('--skip-invalid (a cron line that carries it) does not leave out the rows with mangled text: the run stops until --fix-mojibake says what to do', async () => {
+    const path = file(`${MANGLED}07911,Bob\n`);
+    const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{First name}}', '--skip-invalid', '-q', '--json']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(server.requests.length, 0, 'nothing was sent, not even Ann');
+    assert.match(r.stderr, /in\.csv: 3 invalid rows \(2 of them garbled by the file's encoding, which --skip-invalid does not leave out: they are people with accented names\); nothing was sent:\n/);
+    assert.match(r.stderr, /add --fix-mojibake --skip-invalid to send those repaired and leave out the 1 other invalid row/);
+    assert.doesNotMatch(r.stderr, /will not be sent/, 'no warning that says they are skipped');
+    assert.equal((JSON.parse(r.stdout) as { stopped: string }).stopped, 'preflight');
+    const fixed = await bulk([path, '--from', 'Acme', '--text', 'Hi {{First name}}', '--skip-invalid', '--fix-mojibake']);
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.deepEqual(texts().sort(), ['Hi Ann', 'Hi José', 'Hi Zoë']);
+    // Text that is not valid UTF-8: the same stop, until the file's encoding is given.
+    server.requests.length = 0;
+    const latin1 = file(Buffer.from('Mobile,First name\r\n+447911123456,Ren\xe9e\r\n+447911123457,Ann\r\n', 'latin1'));
+    const bytes = await bulk([latin1, '--from', 'Acme', '--text', 'Hi {{first name}}', '--skip-invalid']);
+    assert.equal(bytes.code, 2, bytes.stderr);
+    assert.equal(server.requests.length, 0);
+    assert.match(bytes.stderr, /1 invalid row \(1 of them garbled by the file's encoding/);
+    const encoded = await bulk([latin1, '--from', 'Acme', '--text', 'Hi {{first name}}', '--skip-invalid', '--encoding', 'latin1']);
+    assert.equal(encoded.code, 0, encoded.stderr);
+    assert.deepEqual(texts().sort(), ['Hi Ann', 'Hi Renée']);
   });
 
   test('--fix-mojibake sends the repaired text: placeholders, variables of a template, and a row\'s own text', async () => {

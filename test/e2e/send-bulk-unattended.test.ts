@@ -201,7 +201,7 @@ describe('stopping an unattended run, then --resume', () => {
     assert.equal(doc.inDoubtBatches.length, 4);
     assert.match(doc.resume, /--resume/);
     assert.match(r.stderr, /error: interrupted: 200 of 2,000 recipients accepted, 200 in doubt/);
-    assert.match(r.stderr, /check first, then add --resend-in-doubt/);
+    assert.match(r.stderr, /\n {6}Check first whether the 200 recipients in doubt got the message \(`msgr runs show \S+` lists them\); send them again under their original Idempotency-Keys \(safe at an API that honours them\): msgr send-bulk \S+ --resume --resend-in-doubt/);
     assertNoStack(r);
   });
 

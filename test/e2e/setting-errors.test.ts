@@ -240,7 +240,11 @@ describe('a connection that was never made is "not sent": the run stops within s
     assert.ok(send.ms < FAST_MS, `${send.ms} ms`);
     assert.doesNotMatch(send.stderr, /retrying/);
     assert.match(send.stderr, /^error: not sent: cannot reach api\.msgr-test\.invalid:443: host name not found \(DNS\)$/m);
-    assert.match(send.stderr, /^hint: The host name api\.msgr-test\.invalid does not exist: check the base URL for a typo/m);
+    // Where to fix it: the flag it came from, not `msgr profile show` (no profile gave it).
+    assert.match(send.stderr, /^hint: The host name api\.msgr-test\.invalid does not exist: check the base URL for a typo \(it came from flag --base-url\);/m);
+    assert.doesNotMatch(send.stderr, /profile show/);
+    const fromEnv = await timed(['send', '--to', '+447911123456', ...MESSAGE], { env: { ...env, MSGR_BASE_URL: base } });
+    assert.match(fromEnv.stderr, /^hint: The host name api\.msgr-test\.invalid does not exist: check the base URL for a typo \(it came from env MSGR_BASE_URL\);/m);
 
     const bulk = await timed(['send-bulk', campaign(), ...MESSAGE, '--base-url', base, '--batch-size', '10', '--yes', '--json', '--verbose'], { env });
     assert.equal(bulk.code, 5, bulk.stderr);
@@ -251,6 +255,7 @@ describe('a connection that was never made is "not sent": the run stops within s
     const lookups = bulk.stderr.split('\n').filter((l) => l.includes('< network error ENOTFOUND'));
     assert.ok(lookups.length >= 1 && lookups.length <= 4, lookups.join('\n'));
     assert.doesNotMatch(bulk.stderr, /retrying a batch|trying again/);
+    assert.match(bulk.stderr, /check the base URL for a typo \(it came from flag --base-url\)/);
   });
 
   test('the API stopped mid-campaign: the run stops at once with the rows accepted so far, exit 5, nothing in doubt; the resume sends each row once', async () => {

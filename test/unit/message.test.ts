@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { checkSender, parseChannel } from '../../src/message/channel.js';
 import { trimInvisible } from '../../src/message/invisible.js';
-import { normaliseNumber, parseCountry } from '../../src/message/numbers.js';
+import { normaliseNumber, OPT_OUT_NUMBERS, parseCountry } from '../../src/message/numbers.js';
 import { buildRequest, parseKeyValue } from '../../src/message/request.js';
 import { formatUtc, parseValidity } from '../../src/message/validity.js';
 
@@ -26,24 +26,31 @@ describe('normaliseNumber', () => {
       assert.deepEqual(r, { ok: true, e164 });
     });
   }
-  // Possible numbers outside the numbering plan are refused, with why; --allow-unlisted-numbers sends them.
-  const unlisted: Array<[string, string | undefined, string]> = [
-    ['+447700900123', undefined, '+447700900123 is not in the numbering plan of +44 (United Kingdom): no range of its numbers holds it'],
-    ['07911 12345', 'GB', '"07911 12345" is +44791112345, too short for a +44 (United Kingdom) number: one digit missing?'],
-    ['+49 151 234567890', undefined, '"+49 151 234567890" is +49151234567890, too long for a +49 (Germany) number: one digit too many?'],
-    ['01632 96', 'GB', '"01632 96" is +440163296, with the national 0 kept after the country code (+44 0…); without it, too short for a +44 (United Kingdom) number'],
-    ['+491512345678', undefined, '+491512345678 is too short for a +49 (Germany) number: one digit missing?'],
+  // Possible numbers outside the numbering plan are refused, with why. --allow-unlisted-numbers
+  // sends those in no range of the plan (ranges newer than the metadata), never a mistyped one (a
+  // digit missing or one too many, a national 0 kept), and the hint of a mistyped one does not
+  // name the flag.
+  const unlisted: Array<[string, string | undefined, 'unlisted' | 'mistyped', string]> = [
+    ['+447700900123', undefined, 'unlisted', '+447700900123 is not in the numbering plan of +44 (United Kingdom): no range of its numbers holds it'],
+    ['07911 12345', 'GB', 'mistyped', '"07911 12345" is +44791112345, too short for a +44 (United Kingdom) number: one digit missing?'],
+    ['+49 151 234567890', undefined, 'mistyped', '"+49 151 234567890" is +49151234567890, too long for a +49 (Germany) number: one digit too many?'],
+    ['01632 96', 'GB', 'mistyped', '"01632 96" is +440163296, with the national 0 kept after the country code (+44 0…); without it, too short for a +44 (United Kingdom) number'],
+    ['+491512345678', undefined, 'mistyped', '+491512345678 is too short for a +49 (Germany) number: one digit missing?'],
   ];
-  for (const [raw, cc, reason] of unlisted) {
-    test(`${raw} is outside the plan: ${reason}`, () => {
+  for (const [raw, cc, cause, reason] of unlisted) {
+    test(`${raw} is outside the plan (${cause}): ${reason}`, () => {
       const country = cc === undefined ? undefined : parseCountry(cc);
       const r = normaliseNumber(raw, country);
       assert.equal(r.ok, false);
-      assert.equal(!r.ok && r.cause, 'unlisted');
+      assert.equal(!r.ok && r.cause, cause);
       assert.equal(!r.ok && r.reason, reason);
-      assert.ok(!r.ok && r.hint?.includes('--allow-unlisted-numbers'), 'the hint names the flag that accepts them');
+      assert.equal(!r.ok && r.hint?.includes('--allow-unlisted-numbers'), cause === 'unlisted', 'only a number in no range of the plan is offered the flag');
       const allowed = normaliseNumber(raw, country, { allowUnlisted: true });
-      assert.ok(allowed.ok && allowed.unlisted === true, `accepted with allowUnlisted: ${JSON.stringify(allowed)}`);
+      if (cause === 'unlisted') assert.ok(allowed.ok && allowed.unlisted === true, `accepted with allowUnlisted: ${JSON.stringify(allowed)}`);
+      else assert.deepEqual(allowed, r, 'a mistyped number is refused with allowUnlisted too');
+      // An opt-out list reads every possible number: leaving one out costs nothing.
+      const optOut = normaliseNumber(raw, country, OPT_OUT_NUMBERS);
+      assert.ok(optOut.ok && optOut.unlisted === true, JSON.stringify(optOut));
     });
   }
   test('a valid fixed line says so; a mobile, and a number whose plan cannot tell, do not', () => {

@@ -153,10 +153,12 @@ export function sentSummary(base: Summary, r: SendResult, seconds: number, resum
  * different messages (`several`), when the file has them too, are listed with them: every problem
  * at once.
  */
-export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined, several?: readonly RepeatedNumber[]): UsageError {
+export function invalidRowsError(base: Summary, pre: PreflightResult, fileLabel: string, reportPath: string | undefined, several?: readonly RepeatedNumber[], garbled = 0): UsageError {
   const reportHint = reportPath !== undefined ? ` Every invalid row is listed in ${reportPath}.` : '';
   const also = several !== undefined && several.length > 0 ? severalMessages(pre, several) : undefined;
-  return new UsageError(`${fileLabel}: ${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}${also !== undefined ? `\nand ${also.title}:\n${also.lines.join('\n')}` : ''}`, {
+  // Under --skip-invalid, rows the file's encoding garbled still stop the run (bulk/preflight/range.ts, garbledRows).
+  const why = garbled > 0 ? ` (${formatCount(garbled)} of them garbled by the file's encoding, which ${FLAG.skipInvalid} does not leave out: they are people with accented names)` : '';
+  return new UsageError(`${fileLabel}: ${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'}${why}; nothing was sent:\n${formatGroups(pre.groups).join('\n')}${also !== undefined ? `\nand ${also.title}:\n${also.lines.join('\n')}` : ''}`, {
     hint: `${invalidRowsHint(pre)}${reportHint}${also !== undefined ? `\n      ${also.hint}` : ''}`,
     jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight', ...(several !== undefined && several.length > 0 ? { repeatedNumbers: repeatedJson(several) } : {}) }),
   });
@@ -208,13 +210,22 @@ export interface SummaryErrorOptions {
   readonly address?: { readonly endpoint: URL; readonly baseUrl?: string | undefined; readonly source?: string | undefined } | undefined;
   /** The command that sends the rows once the base URL is fixed (the campaign's rerun.baseUrlFixed: src/commands/send-bulk/campaign.ts); undefined: none can be given. */
   readonly restart?: string | undefined;
+  /** The command that continues the run sending its batches in doubt again (--resend-in-doubt). */
+  readonly resend?: string | undefined;
 }
 
 export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
   // Recipients left out since the run started are no longer to be sent.
   const toSend = summary.toSend - summary.excludedAfterStart - summary.suppressedAfterStart;
-  const inDoubtHint = r.inDoubt > 0 ? `\n      In-doubt batches may have been accepted: check first, then add ${FLAG.resendInDoubt} to send them again with their original Idempotency-Key.` : '';
-  const resumeHint = summary.resume !== null ? `Resume with: ${summary.resume}${inDoubtHint}` : undefined;
+  // Batches in doubt need a person: whether they arrived is checked first (msgr runs show lists
+  // them), then those that did not are sent again under their original Idempotency-Keys. When
+  // they are all that is left, a plain resume would send nothing (and end 7 again), so it is not
+  // offered (docs/files.md: "Nothing lost, nothing sent twice").
+  const runRef = summary.runId ?? '';
+  const resend = o.resend !== undefined ? `: ${o.resend}` : ` with ${FLAG.resume} ${FLAG.resendInDoubt}`;
+  const check = `Check first whether the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt got the message (\`msgr runs show ${runRef}\` lists them); send them again under their original Idempotency-Keys (safe at an API that honours them)${resend}`;
+  const inDoubtHint = r.inDoubt > 0 ? `\n      ${check}` : '';
+  const resumeHint = summary.resume === null ? undefined : r.notSent > 0 || r.inDoubt === 0 ? `Resume with: ${summary.resume}${inDoubtHint}` : check;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
   // The last failure's own hint, without its "Nothing was sent": a run may have sent other batches.
   const lastHint = withoutNothingSent(r.lastHint);
@@ -290,7 +301,9 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
     // here too, not only per row in the report, when too few failed in a row to stop the run.
     const last = r.lastFailure !== undefined && r.inDoubt + r.notSent > 0 ? `; last: ${o.clean(r.lastFailure)}` : '';
     return new PartialError(`${formatCount(toSend - r.accepted)} of ${formatCount(toSend)} recipients were not accepted (${parts.join(', ')}${last})`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : `Add ${FLAG.report} FILE to get every row's outcome.`, last !== '' ? lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
+      // The report of a run without one: `msgr runs report` writes it from the journal (a run of
+      // the command again with --report would be a new run of the file, or "already done").
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : `Every row's outcome: msgr runs report ${runRef} ${FLAG.report} FILE`, last !== '' ? lastHint : undefined, resumeHint].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }

@@ -128,7 +128,7 @@ export interface PreflightResult {
 export function invalidRowsHint(pre: PreflightResult): string {
   const hints = [...new Set(pre.groups.flatMap((g) => (g.hint !== undefined ? [g.hint] : [])))];
   const encoding = pre.groups.filter((g) => ENCODING_CAUSES.has(g.cause));
-  const garbled = encoding.reduce((n, g) => n + g.count, 0);
+  const garbled = garbledRows(pre);
   const others = `${formatCount(pre.toSend)} other recipient${pre.toSend === 1 ? '' : 's'}`;
   let skip: string;
   if (garbled === 0) {
@@ -143,6 +143,16 @@ export function invalidRowsHint(pre: PreflightResult): string {
         : `${FLAG.skipInvalid} is not offered: it would leave out the ${rows} whose text the file's encoding garbled, people with accented names; fix the encoding${garbled < pre.invalid ? ', and the other rows,' : ''} first.`;
   }
   return [...hints, skip].join('\n      ');
+}
+
+/**
+ * Invalid rows that fail on the file's encoding (not valid UTF-8, or mangled by a spreadsheet):
+ * --skip-invalid does not leave these out, as it would leave out exactly the people with accented
+ * names; the run stops until the command says what to do with them (--fix-mojibake, or the file's
+ * --encoding).
+ */
+export function garbledRows(pre: Pick<PreflightResult, 'groups'>): number {
+  return pre.groups.filter((g) => ENCODING_CAUSES.has(g.cause)).reduce((n, g) => n + g.count, 0);
 }
 
 /** Why a run would send nothing (every row invalid, excluded or a duplicate; no rows), or undefined. */

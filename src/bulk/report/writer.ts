@@ -5,7 +5,7 @@
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
-import { accessSync, constants, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { accessSync, constants, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { fileProblem, UsageError } from '../../errors.js';
 import { isNoSpace } from '../journal/writer.js';
@@ -83,6 +83,27 @@ export function reportTempPath(path: string, pid: number): string {
 }
 
 /**
+ * Removes the partial files of `report` whose process is no longer alive: a killed run's left
+ * behind, which nothing else would ever remove. The process id in the name is checked on this
+ * host (docs/campaigns.md: "Output"); a live one's file, and this process's, are left alone.
+ */
+function removeDeadPartials(report: string, pid: number, isProcessAlive: (pid: number) => boolean): void {
+  const prefix = `${basename(report)}.msgr-`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(report));
+  } catch {
+    return; // The constructor says what is wrong with the folder.
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.partial')) continue;
+    const owner = name.slice(prefix.length, -'.partial'.length);
+    if (!/^\d+$/.test(owner) || Number(owner) === pid || isProcessAlive(Number(owner))) continue;
+    rmSync(join(dirname(report), name), { force: true });
+  }
+}
+
+/**
  * Writes a report into a temporary file beside it and renames that over the report only once
  * complete (close): a run stopped at once, killed, or out of space leaves the earlier report as
  * it was, never an empty or half one.
@@ -101,8 +122,13 @@ export class ReportWriter {
   readonly #delivery: boolean;
   rows = 0;
 
-  constructor(path: string, pid: number, options: { readonly delivery?: boolean } = {}) {
+  /**
+   * `isProcessAlive`, when given: the partial files beside the report that killed msgr processes
+   * of this host left (`kill -9`, a power cut) are removed (removeDeadPartials).
+   */
+  constructor(path: string, pid: number, options: { readonly delivery?: boolean; readonly isProcessAlive?: (pid: number) => boolean } = {}) {
     this.#delivery = options.delivery === true;
+    const isProcessAlive = options.isProcessAlive;
     this.format = reportFormat(path);
     this.path = path;
     // The folder the report goes in: a link's, once followed.
@@ -112,6 +138,7 @@ export class ReportWriter {
       this.#target = target.path;
       folder = dirname(target.path);
       this.#temp = reportTempPath(this.#target, pid);
+      if (isProcessAlive !== undefined) removeDeadPartials(this.#target, pid, isProcessAlive);
       // Created, never opened through whatever is at its path: a link planted in a shared folder
       // is not followed. One left by a killed run of the same process id is msgr's: replaced.
       try {
@@ -248,7 +275,7 @@ export function refuseReportOver(path: string, reads: readonly (readonly [what: 
  */
 export function openRunReport(
   path: string,
-  o: { purpose: Purpose; reads: readonly (readonly [what: string, path: string | undefined])[]; pid: number },
+  o: { purpose: Purpose; reads: readonly (readonly [what: string, path: string | undefined])[]; pid: number; isProcessAlive: (pid: number) => boolean },
   defer: (cleanup: () => void) => void,
 ): ReportWriter | undefined {
   if (o.purpose.kind === 'preview' || o.purpose.kind === 'sample') {
@@ -261,7 +288,7 @@ export function openRunReport(
     reportFormat(path);
     return undefined;
   }
-  const report = new ReportWriter(path, o.pid);
+  const report = new ReportWriter(path, o.pid, { isProcessAlive: o.isProcessAlive });
   // Closed (renamed into place) where the run completes it; anything else leaves the old report.
   defer(() => report.discard());
   return report;

@@ -118,7 +118,8 @@ export function journalPaths(state: string): string[] {
       } catch {
         continue;
       }
-      for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new')) out.push(join(dir, f));
+      // Each journal once: a keyed run's (runs/once-…) is also pointed to from its file's folder.
+      for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new') && !out.includes(join(dir, f))) out.push(join(dir, f));
       if (files.some((f) => POINTER.test(f))) for (const e of journalsElsewhere(state, dir, root === runsRoot(state, true))) if (!out.includes(e.journal)) out.push(e.journal);
     }
   }

@@ -21,7 +21,7 @@ import { Journal } from '../journal/writer.js';
 import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type RunShape, type SkipSentSource } from '../journal/records.js';
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { RESERVE_BYTES } from '../journal/reserve.js';
-import { lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
+import { heartbeatStopped, lockHolder, tryLock, type LockOwner, type TakenOver } from '../../files/lock.js';
 import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
@@ -32,7 +32,7 @@ import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';
 import { newRunId } from '../journal/keys.js';
-import { formatBytes } from '../../output/count.js';
+import { formatAge, formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
@@ -95,7 +95,7 @@ export interface ResumeRun extends RunAt {
  * What opening finds: a run to go on with, or nothing to do: the run the command names finished
  * (`done`), or a campaign key's run another process is sending now (`running-now`).
  */
-export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly previous: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner });
+export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly previous: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner; readonly header: RunHeader | undefined });
 
 /**
  * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
@@ -178,9 +178,13 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     } catch (err) {
       throw stateWriteError(err, dirname(journalPath));
     }
-    // The key's run is being sent by another process: it is that process's to finish (and report).
-    if (!('release' in lock) && keyed !== undefined) return { kind: 'running-now', runId, journalPath, fileAbs, fileArg, owner: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' } };
+    // The key's run is being sent by another process: it is that process's to finish (and report),
+    // unless that process stopped (its heartbeat did: Ctrl-Z), which is said, not waited on quietly.
+    if (!('release' in lock) && keyed !== undefined && !(lock.heldBy !== undefined && heartbeatStopped(lock.heldBy))) {
+      return { kind: 'running-now', runId, journalPath, fileAbs, fileArg, owner: lock.heldBy ?? { pid: 0, host: '?', startedAt: '?', command: '' }, header: readHeader(journalPath) };
+    }
     if (!('release' in lock)) throw runningError(lockPath, lock.heldBy);
+    if (lock.tookOver !== undefined) ui.warn(tookOverLine(lock.tookOver));
     const held = lock;
     defer(() => held.release());
     ctx.onExit(() => held.release());
@@ -561,6 +565,7 @@ export function openJournal(
 
 /** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
 function runningError(lockPath: string, owner: LockOwner | undefined): UsageError {
+  if (owner !== undefined && heartbeatStopped(owner)) return stoppedError(lockPath, owner);
   if (owner === undefined) {
     return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: `Wait a moment and run the command again with ${FLAG.resume}.` });
   }
@@ -573,6 +578,24 @@ function runningError(lockPath: string, owner: LockOwner | undefined): UsageErro
           : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
     },
   );
+}
+
+/**
+ * The run's process is alive on this host but has not touched its lock for longer than a running
+ * msgr ever leaves it (docs/unattended.md: "A stopped run"): suspended (Ctrl-Z, SIGSTOP). Its lock
+ * is not taken (it would go on sending when continued), and a cron tick does not pass it in
+ * silence: exit 2 under -q too.
+ */
+function stoppedError(lockPath: string, owner: LockOwner): UsageError {
+  const age = formatAge(owner.heartbeatAgeMs ?? 0);
+  return new UsageError(`the msgr running this bulk job (pid ${owner.pid}, started ${owner.startedAt}${owner.command !== '' ? `, ${owner.command}` : ''}) has been stopped for ${age} (suspended, Ctrl-Z?): nothing is being sent, and this command sent nothing`, {
+    hint: `Continue it (fg in its terminal, or kill -CONT ${owner.pid}), or end it (kill ${owner.pid}; a stopped process ends once continued: kill -CONT ${owner.pid} after it), then run this command again to finish the run. Lock file: ${lockPath}`,
+  });
+}
+
+/** Another host's lock taken over: its heartbeat stopped (the host died or lost the shared folder). */
+function tookOverLine(t: TakenOver): string {
+  return `took over this run's lock from msgr pid ${t.owner.pid} on ${t.owner.host} (started ${t.owner.startedAt}): no heartbeat from it for ${formatAge(t.heartbeatAgeMs)}, so that host stopped or lost this folder; this run goes on here. Should that msgr still be running, stop it (kill ${t.owner.pid} on ${t.owner.host})`;
 }
 
 /** What a full disk's message needs, as far as the run got. */

@@ -5,13 +5,17 @@ import { shellQuote } from '../../output/shell.js';
 import { DEFAULT_CONCURRENCY, type ResumeArgs } from '../campaign.js';
 import { FLAG } from '../flag-names.js';
 
-/** The exact command that continues this run. */
-export function buildResumeCommand(flags: ResumeArgs, fileAbs: string | undefined, stdin: boolean, journalPath: string): string {
+/**
+ * The exact command that continues this run; with `resendInDoubt`, sending its batches in doubt
+ * again too (which takes --resume, also under a campaign key).
+ */
+export function buildResumeCommand(flags: ResumeArgs, fileAbs: string | undefined, stdin: boolean, journalPath: string, o: { readonly resendInDoubt?: boolean } = {}): string {
   const args = ['msgr', 'send-bulk'];
   if (!stdin && fileAbs !== undefined) args.push(shellQuote(flags.file ?? fileAbs));
   // A keyed run's journal is the key's: the key finds it, from a file or from stdin piped again.
   if (flags.once !== undefined) args.push(...(stdin ? ['-'] : []), FLAG.once, shellQuote(flags.once));
-  else args.push(FLAG.resume);
+  if (flags.once === undefined || o.resendInDoubt === true) args.push(FLAG.resume);
+  if (o.resendInDoubt === true) args.push(FLAG.resendInDoubt);
   if (flags.once === undefined && (stdin || flags.journal !== undefined)) args.push(FLAG.journal, shellQuote(journalPath));
   if (flags.profile !== undefined) args.push(FLAG.profile, shellQuote(flags.profile));
   if (flags.baseUrl !== undefined) args.push(FLAG.baseUrl, shellQuote(flags.baseUrl));

@@ -6,7 +6,7 @@ import { caFileSource, readCaFile } from '../../http/ca-file.js';
 import type { ClientOptions, MessagesClient } from '../../http/client.js';
 import { userAgent } from '../../http/endpoint.js';
 import { redact } from '../../output/sanitize.js';
-import type { Settings } from '../../settings/resolve.js';
+import { describeSource, type Settings } from '../../settings/resolve.js';
 import type { Target } from '../../settings/target.js';
 
 export type ClientExtras = Pick<ClientOptions, 'connections' | 'maxAttempts' | 'readSuccessBody' | 'onRetry'>;
@@ -18,7 +18,7 @@ export type ClientExtras = Pick<ClientOptions, 'connections' | 'maxAttempts' | '
 export function clientMaker(
   create: ClientFactory,
   ctx: Pick<Context, 'env' | 'onExit' | 'version' | 'nodeVersion'>,
-  c: { target: Target; settings: Pick<Settings, 'caFile' | 'profile'>; timeoutMs: number; debug: ((line: string) => void) | undefined },
+  c: { target: Target; settings: Pick<Settings, 'caFile' | 'profile' | 'baseUrl'>; timeoutMs: number; debug: ((line: string) => void) | undefined },
 ): (extra: ClientExtras) => MessagesClient {
   const caFile = c.settings.caFile.value;
   const source = caFileSource(c.settings.caFile);
@@ -35,6 +35,7 @@ export function clientMaker(
       caFileSource: source,
       nodeVersion: ctx.nodeVersion,
       profile: c.settings.profile.value,
+      baseUrlSource: describeSource(c.settings.baseUrl),
       env: ctx.env,
       direct,
       ...(debug !== undefined ? { debug: (line: string) => debug(redact(line, apiKey)) } : {}),

@@ -52,6 +52,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
     timeoutMs: opts.timeout,
     caFile: settings.caFile.value,
     caFileSource: caFileSource(settings.caFile),
+    baseUrlSource: describeSource(settings.baseUrl),
     connections: 1,
     env: ctx.env,
     direct: target.direct,

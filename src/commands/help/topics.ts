@@ -25,7 +25,7 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
     code: 2,
     meaning: 'usage, input or configuration error; nothing was sent',
     rerun: 'after fixing',
-    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a base URL that ends in /v2; a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent); a bulk run refused because another msgr is running the same file; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP).',
+    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a base URL that ends in /v2; a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent; 7 once rows were accepted); a bulk run refused because another msgr is running the same file; a bulk run (with or without --once) whose msgr on this host is stopped (suspended with Ctrl-Z: its lock untouched for 10 minutes), said even under -q, so that a cron line does not pass it by in silence day after day; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP).',
   },
   { code: 3, meaning: 'the API refused the key or the account (401, 403)', rerun: 'after fixing' },
   { code: 4, meaning: 'the API rejected the request (any other 4xx, or a redirect)', rerun: 'after fixing', more: 'msgr does not follow a redirect (the key would go to the address it names).' },
@@ -45,7 +45,7 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
     code: 7,
     meaning: 'a bulk run ended with rows not accepted: rejected, not sent or in doubt (see the report)',
     rerun: 'with --resume',
-    more: 'Also a stopped bulk run that left batches in doubt: check those rows first (msgr runs show).',
+    more: 'Also a stopped bulk run that left batches in doubt: check those rows first (msgr runs show); and a bulk run stopped by a 3xx, 404 or 405 once rows were accepted.',
   },
   { code: 130, meaning: 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', rerun: 'with --resume', more: 'A bulk run also stops so on a full disk.' },
 ];

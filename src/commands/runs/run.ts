@@ -3,19 +3,20 @@
 // module of src/bulk/ this imports).
 import { basename } from 'node:path';
 import type { Context } from '../../context.js';
-import type { LockOwner } from '../../files/lock.js';
+import { heartbeatStopped, type LockOwner } from '../../files/lock.js';
 import { stateDir } from '../../files/state-dir.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunDelivery, type RunInfo } from '../../bulk/runs.js';
 import type { RunsOptions } from './options.js';
-import { formatCount } from '../../output/count.js';
+import { formatAge, formatCount } from '../../output/count.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
 }
 
-const sendingJson = (o: LockOwner | undefined): { pid: number; host: string; since: string } | null => (o === undefined ? null : { pid: o.pid, host: o.host, since: o.startedAt });
+/** `stopped`: its process is alive but its heartbeat stopped (suspended with Ctrl-Z): nothing is being sent. */
+const sendingJson = (o: LockOwner | undefined): { pid: number; host: string; since: string; stopped: boolean } | null => (o === undefined ? null : { pid: o.pid, host: o.host, since: o.startedAt, stopped: heartbeatStopped(o) });
 
 function shortTarget(r: RunInfo): string {
   const t = r.target;
@@ -169,7 +170,9 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['run', info.runId],
     [
       'state',
-      sending !== undefined
+      sending !== undefined && heartbeatStopped(sending)
+        ? `stopped (msgr pid ${sending.pid} on ${sending.host}, since ${sending.startedAt}, suspended: no heartbeat for ${formatAge(sending.heartbeatAgeMs ?? 0)}): nothing is being sent until it is continued (kill -CONT ${sending.pid}) or ended (kill ${sending.pid}, then kill -CONT ${sending.pid})`
+        : sending !== undefined
         ? `sending now (msgr pid ${sending.pid} on ${sending.host}, since ${sending.startedAt}): a batch without its answer yet is in flight, counted in doubt until it comes`
         : `${view.status}${stopNote(info, view.lastStop)}`,
     ],

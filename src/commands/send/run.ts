@@ -99,6 +99,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     caFileSource: caFileSource(settings.caFile),
     nodeVersion: ctx.nodeVersion,
     profile: settings.profile.value,
+    baseUrlSource: describeSource(settings.baseUrl),
     connections: 1,
     env: ctx.env,
     direct,

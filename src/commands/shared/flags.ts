@@ -63,7 +63,7 @@ export function addMessageOptions(cmd: Command): Command {
     .option('--message-type <type>', 'messageType field, passed through')
     .option('--validity <when>', 'ISO 8601 time, or a duration from now: 90s, 30m, 2h, 3d')
     .addOption(new Option('--default-country <CC>', 'ISO country code for national numbers, e.g. GB (env MSGR_DEFAULT_COUNTRY)').helpGroup('Recipients:'))
-    .addOption(new Option('--allow-unlisted-numbers', "send to numbers outside the known numbering plan (ranges newer than msgr's phone data); default: refused").helpGroup('Recipients:'))
+    .addOption(new Option('--allow-unlisted-numbers', "send to numbers in no range of the known numbering plan (ranges newer than msgr's phone data), never one a digit short or long; default: refused").helpGroup('Recipients:'))
     .addOption(new Option('--include-opted-out', "send to numbers in the account's opt-out store too (needs --yes); default: left out, counted as suppressed").helpGroup('Recipients:'))
     .option('--dry-run', 'validate and print the request; send nothing');
 }

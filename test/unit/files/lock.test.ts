@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import { readOwner, tryLock, waitForLock, type LockProcess } from '../../../src/files/lock.js';
+import { HEARTBEAT_MS, HEARTBEAT_STALE_MS, heartbeatStopped, lockHolder, readOwner, tryLock, waitForLock, type LockProcess } from '../../../src/files/lock.js';
 import { testProcess } from '../../support/fake-context.js';
 
 const proc: LockProcess = { pid: testProcess.pid, now: () => new Date(), isProcessAlive: testProcess.isProcessAlive };
@@ -56,12 +56,80 @@ describe('lock', () => {
     assert.equal(readOwner(path)?.command, 'theirs');
   });
 
-  test('an owner on another host is assumed alive', () => {
+  test('an owner on another host is assumed alive while its heartbeat is', () => {
     const path = join(tmp(), 'l.lock');
     writeFileSync(path, JSON.stringify({ pid: deadPid(), host: 'other-host', startedAt: 'now', command: 'x' }));
+    const beat = new Date(Date.now() - HEARTBEAT_STALE_MS + 60_000);
+    utimesSync(path, beat, beat);
     const got = tryLock(path, 'me', proc);
     assert.ok(!('release' in got));
     assert.equal(got.heldBy?.host, 'other-host');
+    assert.equal(lockHolder(path, proc)?.host, 'other-host');
+  });
+
+  test('another host\'s lock whose heartbeat stopped is taken over, and says whose it was', () => {
+    const path = join(tmp(), 'l.lock');
+    writeFileSync(path, JSON.stringify({ pid: 4242, host: 'other-host', startedAt: 'then', command: 'x', token: 'abc' }));
+    const beat = new Date(Date.now() - HEARTBEAT_STALE_MS - 60_000);
+    utimesSync(path, beat, beat);
+    assert.equal(lockHolder(path, proc), undefined);
+    const lock = tryLock(path, 'me', proc);
+    assert.ok('release' in lock);
+    assert.equal(lock.tookOver?.owner.pid, 4242);
+    assert.equal(lock.tookOver?.owner.host, 'other-host');
+    assert.ok(Math.abs((lock.tookOver?.heartbeatAgeMs ?? 0) - (HEARTBEAT_STALE_MS + 60_000)) < 5000);
+    assert.equal(readOwner(path)?.command, 'me');
+    lock.release();
+    // A dead process of this host is no news: nothing to say.
+    writeFileSync(path, JSON.stringify({ pid: deadPid(), host: hostname(), startedAt: 'then', command: 'x' }));
+    utimesSync(path, beat, beat);
+    const again = tryLock(path, 'me', proc);
+    assert.ok('release' in again);
+    assert.equal(again.tookOver, undefined);
+    again.release();
+  });
+
+  test('a live process of this host whose heartbeat stopped (Ctrl-Z) keeps its lock; the holder says how long it has been quiet', async () => {
+    const path = join(tmp(), 'l.lock');
+    const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 20000)'], { stdio: 'ignore' });
+    try {
+      writeFileSync(path, JSON.stringify({ pid: holder.pid, host: hostname(), startedAt: 'then', command: 'x' }));
+      const beat = new Date(Date.now() - 2 * HEARTBEAT_STALE_MS);
+      utimesSync(path, beat, beat);
+      const got = tryLock(path, 'me', proc);
+      assert.ok(!('release' in got));
+      assert.equal(got.heldBy?.pid, holder.pid);
+      assert.ok(got.heldBy !== undefined && heartbeatStopped(got.heldBy));
+      assert.ok((got.heldBy?.heartbeatAgeMs ?? 0) >= 2 * HEARTBEAT_STALE_MS - 5000);
+      // Fresh again: running.
+      utimesSync(path, new Date(), new Date());
+      const holderNow = lockHolder(path, proc);
+      assert.ok(holderNow !== undefined && !heartbeatStopped(holderNow));
+    } finally {
+      holder.kill();
+      await new Promise((r) => holder.once('exit', r));
+    }
+  });
+
+  test('the holder touches its lock every HEARTBEAT_MS, and stops once someone else took it over', (t) => {
+    t.mock.timers.enable({ apis: ['setInterval'] });
+    const path = join(tmp(), 'l.lock');
+    let now = new Date('2026-01-01T00:00:00Z');
+    const lock = tryLock(path, 'me', { ...proc, now: () => now });
+    assert.ok('release' in lock);
+    const old = new Date('2025-12-31T00:00:00Z');
+    utimesSync(path, old, old);
+    now = new Date('2026-01-01T00:00:30Z');
+    t.mock.timers.tick(HEARTBEAT_MS);
+    assert.equal(statSync(path).mtimeMs, now.getTime());
+    // Taken over (this process was stopped too long): that lock is not ours to keep alive.
+    writeFileSync(path, JSON.stringify({ pid: 4242, host: 'other-host', startedAt: 'now', command: 'theirs', token: 'x' }));
+    utimesSync(path, old, old);
+    now = new Date('2026-01-01T00:01:00Z');
+    t.mock.timers.tick(HEARTBEAT_MS);
+    assert.equal(statSync(path).mtimeMs, old.getTime());
+    lock.release();
+    assert.equal(readOwner(path)?.command, 'theirs');
   });
 
   test('waitForLock serialises holders', async () => {
