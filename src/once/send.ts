@@ -53,7 +53,7 @@ interface SendRecord {
 
 /** What this command does under the key. */
 export type OnceSend =
-  | { readonly kind: 'done'; readonly at: string; readonly status: number; readonly body: unknown; readonly text: string }
+  | { readonly kind: 'done'; readonly at: string; readonly status: number; readonly body: unknown; readonly text: string; readonly request: Record<string, unknown> }
   | {
       readonly kind: 'send';
       readonly idempotencyKey: string;
@@ -107,7 +107,7 @@ export async function openOnceSend(ctx: Context, ui: Ui, o: { readonly key: stri
     }
     if (last?.outcome === 'accepted') {
       lock?.release();
-      return { kind: 'done', at: last.at, status: last.status ?? 200, body: last.body, text: last.text ?? '' };
+      return { kind: 'done', at: last.at, status: last.status ?? 200, body: last.body, text: last.text ?? '', request: record.request };
     }
     const validity = typeof record.request.validity === 'string' ? Date.parse(record.request.validity) : undefined;
     if (validity !== undefined && validity <= ctx.now().getTime()) {

@@ -179,6 +179,12 @@ describe('send --once: one message, once', () => {
     assert.equal(again.stdout, first.stdout, 'the same answer for a script to read');
     assert.match(again.stderr, /^already done: --once order-1234-shipped was accepted at \S+; nothing was sent$/m);
     assert.equal(server.requests.length, 1);
+    // A dry run prints the request (the one the key sent), as every dry run does: not the old answer.
+    const dry = await msgr([...send, '--once', 'order-1234-shipped', '--validity', '2h', '--dry-run'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(JSON.parse(dry.stdout), server.requests[0]?.json);
+    assert.match(dry.stderr, /^dry run: already done: --once order-1234-shipped was accepted at \S+; the same command without --dry-run sends nothing$/m);
+    assert.equal(server.requests.length, 1);
     const other = await msgr(['send', '--to', '+447911123457', '--from', 'Acme', '--text', 'Order 1234 has shipped', '--once', 'order-1234-shipped'], env(server.url, config));
     assert.equal(other.code, 2, other.stderr);
     assert.match(other.stderr, /^error: --once order-1234-shipped was used at \S+ for text "Order 1234 has shipped" from Acme to \+447911123456 \(accepted at \S+ \(HTTP 202\)\); this command sends another message \(recipients differ\); nothing was sent$/m);
