@@ -44,6 +44,7 @@ import { preflightPass, reportInvalidRows } from './preflight/pass.js';
 import { garbledRows, type PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
+import { NumberSet } from './input/number-set.js';
 import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
@@ -63,7 +64,7 @@ import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
@@ -239,6 +240,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
     // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
+    sentMessages: sent?.messages,
     spoolPath: journalOf(purpose) === 'write' ? `${run.journalPath}.spool` : undefined,
     env: ctx.env,
     signal: ctx.interrupt,
@@ -255,7 +257,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // --again reads its file twice.
   const pass = await preflightPass(passConfig);
   const { pre } = pass;
-  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
   const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
@@ -274,7 +276,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
   const skipInvalid = shape.skipInvalid && garbled === 0;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
-  printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
+  printLeftOut(ui, sent, pre.alreadySent);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   if (previous !== undefined) {
@@ -300,6 +302,12 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     throw invalidRowsError(refusal, pre, input.label, reportPath, several, garbled);
   }
   if (several !== undefined) throw severalMessagesError(refusal, pre, input.label, several);
+  // --allow-duplicates: a number an earlier run accepted, with several messages here, and no
+  // telling from its journal which one it had (bulk/preflight/range.ts).
+  if (pre.alreadySentOthers.count > 0 && sent !== undefined) {
+    const unknown = await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), keySet(pre.alreadySentOthers.keys), shape.fixMojibake === true);
+    throw unknownMessagesError(refusal, pre, input.label, unknown, sent.named.map((r) => r.runId));
+  }
   if (guarded > 0 && leave.guard !== undefined) {
     throw sentBeforeError(guarded, leave.guard.runs, open.definition, { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }
@@ -324,6 +332,12 @@ export function showTrial(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
   const reportPath = campaign.output.report?.path;
   if (reportPath !== undefined) ui.info(`dry run: no report written to ${reportPath}: nothing was sent`);
   printDryRun({ ...out, summary: { ...base, report: null } }, open.message.firstFrame(pre.firstKey), pre.firstBatch, pre);
+}
+
+function keySet(keys: readonly number[]): NumberSet {
+  const set = new NumberSet(16);
+  for (const k of keys) set.add(k);
+  return set;
 }
 
 /** A stop asked for before anything was sent ends the run here. */

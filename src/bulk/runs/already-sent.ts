@@ -11,6 +11,7 @@ import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../jo
 import { NumberSet, numberKey } from '../input/number-set.js';
 import { describeTarget, targetDifferences } from './target.js';
 import type { SpoolSource } from '../preflight/spool.js';
+import type { SentMessages } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';
 import type { Run } from './open.js';
 import type { EarlierRun } from './earlier.js';
@@ -30,6 +31,11 @@ export interface SentRun {
 export interface SentNumbers {
   /** Every number the runs accepted. */
   readonly accepted: NumberSet;
+  /**
+   * Which of their messages (with --allow-duplicates, where a number may get several): those
+   * journaled, and the numbers whose batch journaled none (bulk/preflight/range.ts).
+   */
+  readonly messages: SentMessages;
   /** Numbers whose batch is in doubt in those runs and no run accepted: not left out. */
   readonly inDoubt: number;
   /** Number → the run that accepted it and the message id, when asked for (reports). */
@@ -41,8 +47,9 @@ export interface SentNumbers {
 }
 
 /** Reads a journal for --skip-sent, naming the flag in every error. */
-async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; ids: Map<number, ReadonlyArray<string | null>> }> {
+async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; messages: Map<number, readonly number[]>; ids: Map<number, ReadonlyArray<string | null>> }> {
   const numbers = new Map<number, Float64Array>();
+  const messages = new Map<number, readonly number[]>();
   const ids = new Map<number, ReadonlyArray<string | null>>();
   let loaded: LoadedJournal;
   try {
@@ -50,6 +57,9 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
       ...(maxBytes !== undefined ? { maxBytes } : {}),
       onSend: (rec) => {
         if (rec.numbers !== undefined) numbers.set(rec.batch, Float64Array.from(rec.numbers, numberKey));
+        // The latest "send" line of a batch is what was sent (a resume may have sent it smaller).
+        if (rec.messages !== undefined) messages.set(rec.batch, rec.messages);
+        else messages.delete(rec.batch);
       },
       onDone: (rec) => {
         if (rec.ids !== undefined) ids.set(rec.batch, rec.ids);
@@ -61,7 +71,7 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
     if (code === 'ENOENT') throw new UsageError(`${flag}: the journal ${journal} is gone`, { hint: '`msgr runs list` shows the runs msgr still has.' });
     throw err;
   }
-  return { loaded, numbers, ids };
+  return { loaded, numbers, messages, ids };
 }
 
 /**
@@ -70,6 +80,7 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
  */
 export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; bytes?: number | undefined }>, o: { flag: string; wantIds: boolean }): Promise<SentNumbers> {
   const accepted = new NumberSet();
+  const messages: SentMessages = { messages: new NumberSet(16), numbersOnly: new NumberSet(16) };
   const ids = o.wantIds ? new Map<number, { runId: string; id: string | null }>() : undefined;
   const doubtful: number[] = [];
   const seen = new Set<string>();
@@ -77,7 +88,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
   const named: SentRun[] = [];
   const queue = runs.map((r) => ({ ...r, named: true }));
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const { loaded, numbers, ids: batchIds } = await readRun(next.journal, o.flag, next.bytes);
+    const { loaded, numbers, messages: batchMessages, ids: batchIds } = await readRun(next.journal, o.flag, next.bytes);
     const h = loaded.header;
     if (seen.has(h.runId)) continue;
     seen.add(h.runId);
@@ -95,6 +106,9 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
       }
       if (state === BatchState.accepted) {
         const list = batchIds.get(b);
+        const sentMessages = batchMessages.get(b);
+        if (sentMessages !== undefined && sentMessages.length === keys.length) for (const m of sentMessages) messages.messages.add(m);
+        else for (const k of keys) messages.numbersOnly.add(k);
         keys.forEach((k, i) => {
           accepted.add(k);
           if (ids !== undefined && !ids.has(k)) ids.set(k, { runId: h.runId, id: list?.[i] ?? null });
@@ -107,7 +121,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
   }
   const inDoubt = new NumberSet();
   for (const k of doubtful) if (!accepted.has(k)) inDoubt.add(k);
-  return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named };
+  return { accepted, messages, inDoubt: inDoubt.size, ids, runs: loadedRuns, named };
 }
 
 /**
@@ -224,8 +238,8 @@ export interface LeaveOutIntent {
 /**
  * The numbers this run leaves out: those of the runs its journal names (a resume), else those of
  * the runs --skip-sent names, of the earlier runs of this file with the same message (--skip-sent
- * alone) and, for --restart, those the abandoned run accepted (unless --include-sent, or when that
- * run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
+ * alone) and, for --restart, those the abandoned run accepted (unless --include-sent or --again, or
+ * when that run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
  * the earlier runs of the file accepted are the guard.
  */
 export async function leaveOutFor(
@@ -255,7 +269,10 @@ export async function leaveOutFor(
     if (earlier.length === 0) ui.info(`${FLAG.skipSent}: no earlier run of this file sent to this account: nothing to leave out`);
   }
   let abandonedAgain = false;
-  if (abandoned !== undefined && !flags.includeSent && !journals.includes(abandoned.journal)) {
+  // --again messages them again: the numbers the abandoned run accepted too (docs/campaigns.md:
+  // "Running a file again"), as --include-sent says for a restart alone.
+  if (abandoned !== undefined && flags.again && !flags.includeSent) ui.info(`${FLAG.again}: the numbers the abandoned run ${abandoned.header.runId} accepted are messaged again`);
+  if (abandoned !== undefined && !flags.includeSent && !flags.again && !journals.includes(abandoned.journal)) {
     const a = abandoned.header;
     const why = restartSendsToAll(a, definition, target);
     if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);

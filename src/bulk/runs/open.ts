@@ -204,7 +204,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
         const holder = lockHolder(`${away.journal}.lock`, ctx);
         if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
         const blocked = resumeBlocked(ctx, away.header, fileAbs);
-        const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
+        const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again)}`;
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {
           throw new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
@@ -254,8 +254,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
         throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
           hint:
             blocked !== undefined
-              ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
-              : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
+              ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart}${restartDoes(campaign.earlier.again)}. Journal: ${journalPath}`
+              : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart}${restartDoes(campaign.earlier.again)}. Journal: ${journalPath}`,
         });
       }
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
@@ -448,7 +448,7 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, 
     if (campaign.earlier.request !== 'restart' || !own) {
       const restart = own ? FLAG.restart : `${FLAG.restart} ${FLAG.journal} ${shellQuote(journal)}`;
       throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
-        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}${restartDoes(campaign.earlier.again)}.`,
       });
     }
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;
@@ -556,6 +556,17 @@ export function openJournal(
   } catch (err) {
     throw stateWriteError(err, dirname(state.journalPath));
   }
+}
+
+/**
+ * What the offered --restart does with the rows the abandoned run accepted, as this command says
+ * (docs/campaigns.md: "Running a file again"): --again messages them again; without it, they are
+ * left out for the same message, and adding --again sends to them again.
+ */
+function restartDoes(again: boolean): string {
+  return again
+    ? ` (with ${FLAG.again}, it messages every row, those that run accepted too)`
+    : ` (for the same message, it leaves out the rows that run accepted; with ${FLAG.again} too, it messages them again)`;
 }
 
 /** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */

@@ -121,6 +121,7 @@ export function leaveOutOfBatch(b: Batch, state: number, added: NumberSet | unde
       b.entries.splice(i, 1);
       b.sendNumbers.splice(i, 1);
       b.sendLines.splice(i, 1);
+      if (b.sendMessages.length > 0) b.sendMessages.splice(i, 1);
       dropped++;
     }
   } else if (journaled !== undefined) {
