@@ -106,7 +106,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
   const refs = asked.skipSent?.runs ?? [];
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
-  const opened = await openRunState(ctx, ui, campaign, rc.defer);
+  let opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
   if (opened.kind === 'running-now' && key !== undefined) {
     const now = runningNowDocument(key, opened.owner, opened.journalPath);
@@ -120,16 +120,32 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
     const used = keyUsedBy(state, place, key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
-  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done')) {
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
+  // preview beside the key's unfinished run checks what the command without it would, and ends
+  // with its refusal after the preflight.
+  const keyedUnfinished = key !== undefined && opened.kind === 'new' ? opened.unfinished : undefined;
+  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done' || keyedUnfinished !== undefined)) {
     let data = opened.fileAbs;
-    if (campaign.input.file === '-') {
+    // Not for a dry run's new run: it reads stdin itself (its data is checked as the message is).
+    if (campaign.input.file === '-' && opened.kind !== 'new') {
       data = `${journalPath}.${ctx.pid}.stdin`;
       const copy = data;
       rc.defer(() => rmSync(copy, { force: true }));
       await spoolStdin(ctx, copy);
     }
-    await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
+    if (opened.kind === 'new' && keyedUnfinished !== undefined) {
+      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (err instanceof UsageError) return err;
+          throw err;
+        },
+      );
+      if (refused !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refused } };
+      else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
+    } else if (opened.kind === 'resume' || opened.kind === 'done') {
+      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
+    }
   }
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
   if (opened.kind === 'done') {
@@ -294,6 +310,12 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // which `msgr runs` would not know; a resume's run is the one resumed.
   const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
   const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
+  // Beside an unfinished run the same command without --dry-run or --preview is refused: so is
+  // this one, after showing what it checked (bulk/runs/open.ts).
+  const unfinishedRefusal = unfinished?.refused;
+  if (unfinishedRefusal !== undefined) {
+    throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
+  }
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
