@@ -25,7 +25,7 @@ import { dirname, resolve } from 'node:path';
 import type { ClientFactory, Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { stateDir } from '../files/state-dir.js';
-import { keyUsedBy } from '../once/keys.js';
+import { freeKey, keyUsedBy } from '../once/keys.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { shellQuote } from '../output/shell.js';
 import type { Ui } from '../output/ui.js';
@@ -118,7 +118,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const { journalPath } = opened;
   if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
     const used = keyUsedBy(state, place, key, 'send-bulk');
-    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
+    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(freeKey(state, place, key))}).` });
   }
   // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
   // preview beside the key's unfinished run checks what the command without it would, and ends
@@ -134,7 +134,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
       await spoolStdin(ctx, copy);
     }
     if (opened.kind === 'new' && keyedUnfinished !== undefined) {
-      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data }).then(
+      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).then(
         () => undefined,
         (err: unknown) => {
           if (err instanceof UsageError) return err;
@@ -144,7 +144,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
       if (refused !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refused } };
       else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
     } else if (opened.kind === 'resume' || opened.kind === 'done') {
-      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
+      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data, freeKey: freeKey(state, place, key) });
     }
   }
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
