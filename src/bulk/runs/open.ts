@@ -139,6 +139,14 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
           hint: `Continue it with: ${continueElsewhere(campaign, fileArg, fileAbs, away.journal)}`,
         });
       }
+      // The file's last run kept its journal elsewhere (a campaign key's run, --journal) and
+      // finished: nothing to do, as for a finished run in the file's own folder (a cron line's
+      // --resume after the run it continues ended).
+      const last = fileAbs !== undefined && journalGiven === undefined ? journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)[0] : undefined;
+      const lastLoaded = last !== undefined ? await loadJournal(last.journal).catch(() => undefined) : undefined;
+      if (last !== undefined && lastLoaded !== undefined && isFinished(lastLoaded)) journalPath = last.journal;
+    }
+    if (!existsSync(journalPath)) {
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && journalGiven === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
       const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} ${FLAG.sandbox}.` : '';
