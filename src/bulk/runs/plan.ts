@@ -87,7 +87,13 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
         hint: `Put it back at that path, unchanged, and resume again; or start a new run with ${FLAG.restart}.`,
       });
     }
-    exclude = await loadExcludes(shape.exclude.path, checker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
+    // The list is read with the run's country (docs/campaigns.md: "Numbers not to message"); a run
+    // started without one takes the country this command has, for the list alone: a national
+    // number added to it while the run was paused (a STOP reply as the CRM writes it) is read, not
+    // refused with a hint the resume could not follow.
+    const given = campaign.where.settings.defaultCountry;
+    const listChecker = previous !== undefined && country === undefined && given.value !== undefined ? createNumberChecker(checkCountry(given.value, describeSource(given)), { allowUnlisted: shape.allowUnlisted === true }) : checker;
+    exclude = await loadExcludes(shape.exclude.path, listChecker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
     const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set };
     optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
