@@ -26,6 +26,8 @@ export interface SentRun {
   /** The journal's length when it was read (see SkipSentSource). */
   readonly bytes: number;
   readonly header: RunHeader;
+  /** Recipients of its accepted batches (0: it left nothing out). */
+  readonly acceptedCount: number;
 }
 
 export interface SentNumbers {
@@ -92,7 +94,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
     const h = loaded.header;
     if (seen.has(h.runId)) continue;
     seen.add(h.runId);
-    const run = { runId: h.runId, journal: next.journal, bytes: loaded.bytes, header: h };
+    const run = { runId: h.runId, journal: next.journal, bytes: loaded.bytes, header: h, acceptedCount: 0 };
     loadedRuns.push(run);
     if (next.named) named.push(run);
     for (let b = 0; b < loaded.states.length; b++) {
@@ -109,6 +111,7 @@ export async function loadSentNumbers(runs: ReadonlyArray<{ journal: string; byt
         const sentMessages = batchMessages.get(b);
         if (sentMessages !== undefined && sentMessages.length === keys.length) for (const m of sentMessages) messages.messages.add(m);
         else for (const k of keys) messages.numbersOnly.add(k);
+        run.acceptedCount += keys.length;
         keys.forEach((k, i) => {
           accepted.add(k);
           if (ids !== undefined && !ids.has(k)) ids.set(k, { runId: h.runId, id: list?.[i] ?? null });
@@ -286,7 +289,8 @@ export async function leaveOutFor(
     for (const left of sent.named) {
       if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
       const note = checkSentRun(left, definition, target, flag);
-      if (note !== undefined) ui.warn(`${note}${flag === FLAG.restart ? ` (add ${FLAG.includeSent} to send to them here as well)` : ''}`);
+      // A run that accepted nothing leaves nothing out: nothing to warn of (a cron mail about nothing).
+      if (note !== undefined && left.acceptedCount > 0) ui.warn(`${note}${flag === FLAG.restart ? ` (add ${FLAG.includeSent} to send to them here as well)` : ''}`);
     }
   }
   // A restart goes on with what the abandoned run meant: one started with --again sends again.
