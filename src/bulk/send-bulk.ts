@@ -49,7 +49,8 @@ import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js'
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
-import { dropSnapshots, keepAtStart } from './send/opt-outs.js';
+import { addedSinceStart, dropSnapshots, keepAtStart } from './send/opt-outs.js';
+import { formatCount } from '../output/count.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
 import { checkStdinAgain, isFinished, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput } from './runs/open.js';
@@ -298,6 +299,18 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   if (previous !== undefined) {
     const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
+    // Numbers that went on the list while the run was paused: their rows still to send are left
+    // out, and those the run had already messaged are named (docs/campaigns.md: "Numbers not to message").
+    const added = plan.excludedAfterStart;
+    if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
+      const since = await addedSinceStart(run.journalPath, added, pass.spool);
+      left = Math.max(0, left - since.leftOut);
+      const list = plan.optOuts.map((o) => o.name).join(', ');
+      ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${previous.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
+      const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
+      if (since.messaged.count > 0) ui.info(`  ${formatCount(since.messaged.count)} of them had been sent the message by this run before they went on the list: ${named(since.messaged)}`);
+      if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
+    }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
   for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);

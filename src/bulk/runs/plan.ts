@@ -106,7 +106,6 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };
       excludedAfterStart = since.added;
-      if (since.added.size > 0) ui.info(`${since.added.size} number${since.added.size === 1 ? '' : 's'} went on ${source.name} since run ${previous.header.runId} started: left out of the batches not sent yet`);
     }
     if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
