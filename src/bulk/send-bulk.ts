@@ -313,7 +313,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
-  for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
+  // Said when the run started: a resume says it for people, not again under -q.
+  for (const line of message.singleBraceWarnings(pre.columns.header)) {
+    if (previous !== undefined) ui.info(line);
+    else ui.warn(line);
+  }
 
   const out = trialOutput(ctx, ui, campaign, base);
   // The preview comes before a refusal, to show what the rows render to: printed first, or with

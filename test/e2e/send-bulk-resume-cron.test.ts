@@ -100,6 +100,33 @@ describe('cron-friendly resumes', () => {
   });
 });
 
+describe('a cron line resuming a run', () => {
+  const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
+
+  test('the preflight\'s warnings about the file (a landline) are given when the run starts, not again under -q on every resume tick', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const [a, b] = numbers(2, 800) as [string, string];
+    const file = writeCsv(join(dir, 'c.csv'), [a, '+442071234567', b]);
+    const line = [file, ...MSG, '--batch-size', '1', '--concurrency', '1', '-q'];
+    server.script(ACCEPT, REFUSE);
+    const first = await bulk(line, env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    assert.match(first.stderr, /^warning: 1 row to send has a landline number by its numbering plan \(line 3\)/m);
+    const tick = await bulk([...line, '--resume'], env(server.url, config));
+    assert.equal(tick.code, 0, tick.stderr);
+    assert.equal(tick.stderr, '', 'a cron mail about what the first run said');
+    assert.deepEqual(server.requests.slice(2).flatMap(recipients), ['+442071234567', b]);
+    // Without -q it is still said, for people.
+    server.script(ACCEPT, REFUSE);
+    const other = writeCsv(join(dir, 'd.csv'), ['+442071234567', a]);
+    assert.equal((await bulk([other, ...MSG, '--batch-size', '1', '--concurrency', '1', '--again', '-q'], env(server.url, config))).code, 3);
+    const said = await bulk([other, '--resume'], env(server.url, config));
+    assert.match(said.stderr, /^ {2}1 row to send has a landline number/m);
+    assert.doesNotMatch(said.stderr, /^warning: .*landline/m);
+  });
+});
+
 describe('an --exclude list that grows while a run is paused', () => {
   const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
 

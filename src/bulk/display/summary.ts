@@ -349,6 +349,9 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septet' : 'character'}${text.units === 1 ? '' : 's'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${formatCount(text.parts * pre.toSend)} in total`);
   }
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
+  // The warnings about the file's rows were given when the run started: a resume (a cron job's
+  // every tick) says them for people, not again under -q.
+  const warn = o.resumed === true ? (line: string): void => ui.info(`  ${line}`) : (line: string): void => ui.warn(line);
   const several = pre.differentMessages;
   const numbers = `${formatCount(several)} number${several === 1 ? '' : 's'}`;
   if (several > 0 && o.repeats === 'each') ui.info(`  ${numbers} on rows with different messages: each gets each of its messages (${FLAG.allowDuplicates})`);
@@ -364,17 +367,17 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     // only way to tell; the column it came from is named above (docs/campaigns.md: Input).
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
-    ui.warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
+    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
     const one = columns.length <= 1;
     const where = one ? `a column with no name in the header (column ${first.column}` : `columns with no name in the header (columns ${listed(columns)}`;
-    ui.warn(
+    warn(
       `${formatCount(unnamed)} row${unnamed === 1 ? ' has a value' : 's have values'} in ${where}, first on line ${first.line}): such values are not sent; give ${one ? 'the column a name' : 'each column a name'} in the header to send ${one ? 'it as a variable or use it' : 'them as variables or use them'} in {{…}}`,
     );
   }
-  if (pre.invalid > 0 && o.skipInvalid) ui.warn(`${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
+  if (pre.invalid > 0 && o.skipInvalid) warn(`${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
   if (o.exclude !== undefined) {
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${formatCount(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${formatCount(numbers)} number${numbers === 1 ? '' : 's'})`);
