@@ -2,8 +2,9 @@
 // (new, resumed, restarted; its lock and journal); input.ts the file it reads; state-folder.ts
 // where runs live; target.ts where a run sends; resume-checks.ts what a resume must agree with;
 // plan.ts what a run sends; earlier.ts the earlier runs of a file; already-sent.ts the numbers they
-// accepted; once.ts a campaign key's run (--once); resume-command.ts the command that continues a
-// run; catalogue.ts and report.ts are `msgr runs`. It imports every folder above but display/.
+// accepted; once.ts a campaign key's run (--once); unfinished.ts the refusal beside an unfinished
+// run; resume-command.ts the command that continues a run; catalogue.ts and report.ts are `msgr
+// runs`. It imports every folder above but display/.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
@@ -27,6 +28,7 @@ import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
+import { restartDoes, unfinishedError } from './unfinished.js';
 import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
@@ -564,28 +566,6 @@ export function openJournal(
   } catch (err) {
     throw stateWriteError(err, dirname(state.journalPath));
   }
-}
-
-/** A new run of a file beside its unfinished run (docs/files.md: "Nothing lost, nothing sent twice"). */
-function unfinishedError(ctx: Context, header: RunHeader, fileAbs: string | undefined, journalPath: string, again: boolean): UsageError {
-  const blocked = resumeBlocked(ctx, header, fileAbs);
-  return new UsageError(`an unfinished run of this file exists (run ${header.runId}, started ${header.createdAt})`, {
-    hint:
-      blocked !== undefined
-        ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart}${restartDoes(again)}. Journal: ${journalPath}`
-        : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart}${restartDoes(again)}. Journal: ${journalPath}`,
-  });
-}
-
-/**
- * What the offered --restart does with the rows the abandoned run accepted, as this command says
- * (docs/campaigns.md: "Running a file again"): --again messages them again; without it, they are
- * left out for the same message, and adding --again sends to them again.
- */
-function restartDoes(again: boolean): string {
-  return again
-    ? ` (with ${FLAG.again}, it messages every row, those that run accepted too)`
-    : ` (for the same message, it leaves out the rows that run accepted; with ${FLAG.again} too, it messages them again)`;
 }
 
 /** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
