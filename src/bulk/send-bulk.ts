@@ -25,7 +25,7 @@ import { dirname, resolve } from 'node:path';
 import type { ClientFactory, Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { stateDir } from '../files/state-dir.js';
-import { keyUsedBy } from '../once/keys.js';
+import { freeKey, keyUsedBy } from '../once/keys.js';
 import { maskSecret, redact, stripControl } from '../output/sanitize.js';
 import { shellQuote } from '../output/shell.js';
 import type { Ui } from '../output/ui.js';
@@ -44,11 +44,13 @@ import { preflightPass, reportInvalidRows } from './preflight/pass.js';
 import { garbledRows, type PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
+import { NumberSet } from './input/number-set.js';
 import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
-import { dropSnapshots, keepAtStart, withOptOutReasons } from './send/opt-outs.js';
+import { addedEffect, dropSnapshots, keepAtStart, withOptOutReasons } from './send/opt-outs.js';
+import { formatCount } from '../output/count.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
 import { checkStdinAgain, isFinished, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput } from './runs/open.js';
@@ -63,7 +65,7 @@ import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
@@ -105,13 +107,13 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
   const refs = asked.skipSent?.runs ?? [];
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
-  const opened = await openRunState(ctx, ui, campaign, rc.defer);
+  let opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
   if (opened.kind === 'running-now' && key !== undefined) {
     // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
     // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
     // what it offers for a finished one.
-    if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc) });
+    if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc), freeKey: freeKey(state, place, key) });
     const now = runningNowDocument(key, opened.owner, opened.journalPath);
     ui.info(now.line);
     if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
@@ -121,18 +123,34 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const { journalPath } = opened;
   if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
     const used = keyUsedBy(state, place, key, 'send-bulk');
-    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}).` });
+    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(freeKey(state, place, key))}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts).
-  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done')) {
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
+  // preview beside the key's unfinished run checks what the command without it would, and ends
+  // with its refusal after the preflight.
+  const keyedUnfinished = key !== undefined && opened.kind === 'new' ? opened.unfinished : undefined;
+  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done' || keyedUnfinished !== undefined)) {
     let data = opened.fileAbs;
-    if (campaign.input.file === '-') {
+    // Not for a dry run's new run: it reads stdin itself (its data is checked as the message is).
+    if (campaign.input.file === '-' && opened.kind !== 'new') {
       data = `${journalPath}.${ctx.pid}.stdin`;
       const copy = data;
       rc.defer(() => rmSync(copy, { force: true }));
       await spoolStdin(ctx, copy);
     }
-    await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data });
+    if (opened.kind === 'new' && keyedUnfinished !== undefined) {
+      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (err instanceof UsageError) return err;
+          throw err;
+        },
+      );
+      if (refused !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refused } };
+      else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
+    } else if (opened.kind === 'resume' || opened.kind === 'done') {
+      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data, freeKey: freeKey(state, place, key) });
+    }
   }
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
   if (opened.kind === 'done') {
@@ -245,6 +263,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
     // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
+    sentMessages: sent?.messages,
     spoolPath: journalOf(purpose) === 'write' ? `${run.journalPath}.spool` : undefined,
     env: ctx.env,
     signal: ctx.interrupt,
@@ -261,7 +280,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // --again reads its file twice.
   const pass = await preflightPass(passConfig);
   const { pre } = pass;
-  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
   const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
@@ -281,15 +300,31 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
   const skipInvalid = shape.skipInvalid && garbled === 0;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
-  printLeftOut(ui, sent, pre.alreadySent, pre.alreadySentOthers);
+  printLeftOut(ui, sent, pre.alreadySent);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   if (previous !== undefined) {
     const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
+    // Numbers that went on the list while the run was paused: their rows still to send are left
+    // out, and those the run had already messaged are named (docs/campaigns.md: "Numbers not to message").
+    const added = plan.excludedAfterStart;
+    if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
+      const since = await addedEffect(run.journalPath, added, pass.spool);
+      left = Math.max(0, left - since.leftOut);
+      const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
+      ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${previous.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
+      const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
+      if (since.messaged.count > 0) ui.info(`  ${formatCount(since.messaged.count)} of them had been sent the message by this run before they went on the list: ${named(since.messaged)}`);
+      if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
+    }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
-  for (const line of message.singleBraceWarnings(pre.columns.header)) ui.warn(line);
+  // Said when the run started: a resume says it for people, not again under -q.
+  for (const line of message.singleBraceWarnings(pre.columns.header)) {
+    if (previous !== undefined) ui.info(line);
+    else ui.warn(line);
+  }
 
   const out = trialOutput(ctx, ui, campaign, base);
   // The preview comes before a refusal, to show what the rows render to: printed first, or with
@@ -299,6 +334,12 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // which `msgr runs` would not know; a resume's run is the one resumed.
   const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
   const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
+  // Beside an unfinished run the same command without --dry-run or --preview is refused: so is
+  // this one, after showing what it checked (bulk/runs/open.ts).
+  const unfinishedRefusal = unfinished?.refused;
+  if (unfinishedRefusal !== undefined) {
+    throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
+  }
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
@@ -307,6 +348,12 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     throw invalidRowsError(refusal, pre, input.label, reportPath, several, garbled);
   }
   if (several !== undefined) throw severalMessagesError(refusal, pre, input.label, several);
+  // --allow-duplicates: a number an earlier run accepted, with several messages here, and no
+  // telling from its journal which one it had (bulk/preflight/range.ts).
+  if (pre.alreadySentOthers.count > 0 && sent !== undefined) {
+    const unknown = await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), keySet(pre.alreadySentOthers.keys), shape.fixMojibake === true);
+    throw unknownMessagesError(refusal, pre, input.label, unknown, sent.named.map((r) => r.runId));
+  }
   if (guarded > 0 && leave.guard !== undefined) {
     throw sentBeforeError(guarded, leave.guard.runs, open.definition, { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }
@@ -336,6 +383,12 @@ export function showTrial(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
   const reportPath = campaign.output.report?.path;
   if (reportPath !== undefined) ui.info(`dry run: no report written to ${reportPath}: nothing was sent`);
   printDryRun({ ...out, summary: { ...base, report: null } }, open.message.firstFrame(pre.firstKey), pre.firstBatch, pre);
+}
+
+function keySet(keys: readonly number[]): NumberSet {
+  const set = new NumberSet(16);
+  for (const k of keys) set.add(k);
+  return set;
 }
 
 /** A stop asked for before anything was sent ends the run here. */

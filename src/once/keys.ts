@@ -54,6 +54,17 @@ export function keyUsedBy(state: string, place: Place, key: string, command: 'se
   return undefined;
 }
 
+/**
+ * A key no command used yet beside `key` (`key-2`, `key-3`, …), for a hint to offer: one that
+ * is taken would be refused in turn.
+ */
+export function freeKey(state: string, place: Place, key: string): string {
+  for (let n = 2; ; n++) {
+    const candidate = `${key}-${n}`;
+    if (!existsSync(keyedJournal(state, place, candidate)) && !existsSync(keyedSendRecord(state, place, candidate))) return candidate;
+  }
+}
+
 /** The sandbox listens on a new port every run: its journals record this instead. */
 export const SANDBOX_URL = 'sandbox';
 

@@ -24,7 +24,7 @@ import { waitForLock, type Lock } from '../files/lock.js';
 import type { Outcome } from '../http/outcome.js';
 import { redactJson } from '../output/sanitize.js';
 import type { Ui } from '../output/ui.js';
-import { keyedIdempotency, keyedSendRecord, keyUsedBy, type Place } from './keys.js';
+import { freeKey, keyedIdempotency, keyedSendRecord, keyUsedBy, type Place } from './keys.js';
 import { shellQuote } from '../output/shell.js';
 import { ensureParent } from '../files/dirs.js';
 import { stateDir } from '../files/state-dir.js';
@@ -54,7 +54,7 @@ interface SendRecord {
 
 /** What this command does under the key. */
 export type OnceSend =
-  | { readonly kind: 'done'; readonly at: string; readonly status: number; readonly body: unknown; readonly text: string }
+  | { readonly kind: 'done'; readonly at: string; readonly status: number; readonly body: unknown; readonly text: string; readonly request: Record<string, unknown> }
   | {
       readonly kind: 'send';
       readonly idempotencyKey: string;
@@ -79,7 +79,7 @@ export async function openOnceSend(ctx: Context, ui: Ui, o: { readonly key: stri
   const state = stateDir(ctx.env, ctx.cwd);
   const path = keyedSendRecord(state, o.place, o.key);
   const used = keyUsedBy(state, o.place, o.key, 'send');
-  if (used !== undefined) throw new UsageError(`--once ${o.key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this message a key of its own (e.g. --once ${shellQuote(`${o.key}-2`)}).` });
+  if (used !== undefined) throw new UsageError(`--once ${o.key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this message a key of its own (e.g. --once ${shellQuote(freeKey(state, o.place, o.key))}).` });
   let lock: Lock | undefined;
   if (!o.dryRun) {
     try {
@@ -103,12 +103,12 @@ export async function openOnceSend(ctx: Context, ui: Ui, o: { readonly key: stri
     if (diffs.length > 0) {
       lock?.release();
       throw new UsageError(`--once ${o.key} was used at ${record.createdAt} for ${describeRequest(record.request)} (${describeAttempt(last)}); this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 && diffs[0] !== 'recipients' ? 's' : ''}); nothing was sent`, {
-        hint: `A key names one message: give this one a key of its own (e.g. --once ${shellQuote(`${o.key}-2`)}).`,
+        hint: `A key names one message: give this one a key of its own (e.g. --once ${shellQuote(freeKey(state, o.place, o.key))}).`,
       });
     }
     if (last?.outcome === 'accepted') {
       lock?.release();
-      return { kind: 'done', at: last.at, status: last.status ?? 200, body: last.body, text: last.text ?? '' };
+      return { kind: 'done', at: last.at, status: last.status ?? 200, body: last.body, text: last.text ?? '', request: record.request };
     }
     const validity = typeof record.request.validity === 'string' ? Date.parse(record.request.validity) : undefined;
     if (validity !== undefined && validity <= ctx.now().getTime()) {

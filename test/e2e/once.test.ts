@@ -90,6 +90,13 @@ describe('send-bulk --once: the cron line', () => {
     const account = await msgr(line, env(server.url, config, { MSGR_ACCOUNT_REFERENCE: 'ACME02' }));
     assert.equal(account.code, 0, account.stderr);
     assert.equal(server.requests.length, 6);
+    // The key the hint offers is free and, with --again (these numbers had the key's message), accepted.
+    assert.match(text.stderr, /^hint: A key names one campaign: give this campaign a key of its own \(e\.g\. --once reminders-2026-11-28-2 --again\), or leave --once out and add --again\.$/m);
+    const offered = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28-2', '--again', '--from', 'Acme', '--text', 'Another text', '-q'], env(server.url, config));
+    assert.equal(offered.code, 0, offered.stderr);
+    assert.deepEqual(server.requests.slice(6).flatMap(recipients).sort(), [...list].sort());
+    const third = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28', '--from', 'Acme', '--text', 'A third text'], env(server.url, config));
+    assert.match(third.stderr, /\(e\.g\. --once reminders-2026-11-28-3 --again\)/);
   });
 
   test('an interrupted day: the next day\'s line, with a new export at the same path, is not blocked; the same key continues an unfinished run from the same command line', async () => {
@@ -141,12 +148,12 @@ describe('send-bulk --once: the cron line', () => {
     const yesterday = await msgr(line('d2'), env(server.url, config));
     assert.equal(yesterday.code, 2, yesterday.stderr);
     assert.match(yesterday.stderr, /--once reminders-d2 was used for run \S+ .*holds other data/);
-    assert.match(yesterday.stderr, /abandon it and send this data under the key with --once reminders-d2 --restart/);
+    assert.match(yesterday.stderr, /abandon it and send this data under the key with --once reminders-d2 --restart \(with --again, it messages every row, those run \S+ accepted too\)/);
     before = server.requests.length;
     const restarted = await msgr([...line('d2'), '--restart'], env(server.url, config));
     assert.equal(restarted.code, 0, restarted.stderr);
-    // Day 2's run accepted its first two numbers: left out; the rest of today's file goes again (--again).
-    assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3, ...numbers(1, 400)].filter((m) => !day2.slice(0, 2).includes(m)).sort());
+    // --again: every row of today's file, the two numbers day 2's run accepted too.
+    assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3, ...numbers(1, 400)].sort());
   });
 
   test('the same line fired twice at once: one sends, the other says it is running now and sends nothing (exit 0)', async () => {
@@ -178,6 +185,12 @@ describe('send --once: one message, once', () => {
     assert.equal(again.code, 0, again.stderr);
     assert.equal(again.stdout, first.stdout, 'the same answer for a script to read');
     assert.match(again.stderr, /^already done: --once order-1234-shipped was accepted at \S+; nothing was sent$/m);
+    assert.equal(server.requests.length, 1);
+    // A dry run prints the request (the one the key sent), as every dry run does: not the old answer.
+    const dry = await msgr([...send, '--once', 'order-1234-shipped', '--validity', '2h', '--dry-run'], env(server.url, config));
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.deepEqual(JSON.parse(dry.stdout), server.requests[0]?.json);
+    assert.match(dry.stderr, /^dry run: already done: --once order-1234-shipped was accepted at \S+; the same command without --dry-run sends nothing$/m);
     assert.equal(server.requests.length, 1);
     const other = await msgr(['send', '--to', '+447911123457', '--from', 'Acme', '--text', 'Order 1234 has shipped', '--once', 'order-1234-shipped'], env(server.url, config));
     assert.equal(other.code, 2, other.stderr);

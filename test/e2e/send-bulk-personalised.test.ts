@@ -502,10 +502,12 @@ describe('send-bulk: personalised messages', () => {
       assert.match(doc.command, / --resume -- \S+$/);
       assert.match(doc.restartCommand, / --restart -- \S+$/);
       assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume -- \S+\n {2}or start over with msgr send-bulk .* --restart -- \S+\n/);
-      // A dry run's document says so too: the same command without --dry-run is refused.
+      // A dry run is refused as the same command without --dry-run is, after its preflight lines.
       const dry = await bulk([path, ...text, '--journal', journal, '--dry-run', '--json'], env(slow.server.url, config));
-      assert.equal(dry.code, 0, dry.stderr);
-      assert.equal((JSON.parse(dry.stdout) as { unfinishedRun: string }).unfinishedRun, doc.unfinishedRun);
+      assert.equal(dry.code, 2, dry.stderr);
+      assert.match(dry.stderr, /^preflight: [\s\S]*\nerror: an unfinished run of this file exists \(run \S+, started [^)]+\)\nhint: Continue it with --resume/m);
+      const dryDoc = JSON.parse(dry.stdout) as { unfinishedRun: string; stopped: string; exitCode: number };
+      assert.deepEqual([dryDoc.unfinishedRun, dryDoc.stopped, dryDoc.exitCode], [doc.unfinishedRun, 'unfinished-run', 2]);
       // With another text --resume would be refused: only --restart is offered, saying why.
       const changed = await bulk([path, '--from', 'Acme', '--text', 'Hello {{first_name|there}}', '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
       assert.equal(changed.code, 0, changed.stderr);

@@ -100,6 +100,33 @@ describe('cron-friendly resumes', () => {
   });
 });
 
+describe('a cron line resuming a run', () => {
+  const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
+
+  test('the preflight\'s warnings about the file (a landline) are given when the run starts, not again under -q on every resume tick', async () => {
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const [a, b] = numbers(2, 800) as [string, string];
+    const file = writeCsv(join(dir, 'c.csv'), [a, '+442071234567', b]);
+    const line = [file, ...MSG, '--batch-size', '1', '--concurrency', '1', '-q'];
+    server.script(ACCEPT, REFUSE);
+    const first = await bulk(line, env(server.url, config));
+    assert.equal(first.code, 3, first.stderr);
+    assert.match(first.stderr, /^warning: 1 row to send has a landline number by its numbering plan \(line 3\)/m);
+    const tick = await bulk([...line, '--resume'], env(server.url, config));
+    assert.equal(tick.code, 0, tick.stderr);
+    assert.equal(tick.stderr, '', 'a cron mail about what the first run said');
+    assert.deepEqual(server.requests.slice(2).flatMap(recipients), ['+442071234567', b]);
+    // Without -q it is still said, for people.
+    server.script(ACCEPT, REFUSE);
+    const other = writeCsv(join(dir, 'd.csv'), ['+442071234567', a]);
+    assert.equal((await bulk([other, ...MSG, '--batch-size', '1', '--concurrency', '1', '--again', '-q'], env(server.url, config))).code, 3);
+    const said = await bulk([other, '--resume'], env(server.url, config));
+    assert.match(said.stderr, /^ {2}1 row to send has a landline number/m);
+    assert.doesNotMatch(said.stderr, /^warning: .*landline/m);
+  });
+});
+
 describe('an --exclude list that grows while a run is paused', () => {
   const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
 
@@ -122,7 +149,10 @@ describe('an --exclude list that grows while a run is paused', () => {
     const report = join(dir, 'r.csv');
     const resumed = await bulk([file, '--resume', '--report', report, '--json'], env(server.url, config));
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stderr, /3 numbers went on the --exclude list \S+ since run \S+ started: left out of the batches not sent yet/);
+    // Which of them the run had already messaged is said, and the rows left to send count without theirs.
+    assert.match(resumed.stderr, /3 numbers went on the --exclude list \S+ since run \S+ started: 2 rows of theirs left out of the batches not sent yet\n {2}1 of them had been sent the message by this run before they went on the list: (\S+)\n/);
+    assert.equal(/before they went on the list: (\S+)\n/.exec(resumed.stderr)?.[1], n[1]);
+    assert.match(resumed.stderr, /left to send by this resume: 3 recipients \(earlier: 4 accepted\)/);
     assert.match(resumed.stderr, /skipped before sending: 1 excluded, 2 on the --exclude list since the run started/);
     const sent = server.requests.slice(before);
     assert.deepEqual(sent.map(recipients), [[n[4]], [n[7]], [n[8]]]);

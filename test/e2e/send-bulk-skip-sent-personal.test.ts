@@ -126,7 +126,7 @@ describe('--skip-sent with a message per row', () => {
     assert.equal(server.requests.length, count);
   });
 
-  test('a number an earlier run accepted, with a further message in the new file: left out by number, with a warning naming its line', async () => {
+  test('a number an earlier run accepted, with a further message in the new file: sent that message when the journal says which it had (--allow-duplicates), else the run stops naming its lines', async () => {
     server.requests.length = 0;
     server.answer = (r) => ({ status: 202, body: { messages: requestOf(r).to.map((m) => ({ msisdn: m, id: `id-${m}` })) } });
     const dir = tempDir('msgr-ssp-');
@@ -134,6 +134,7 @@ describe('--skip-sent with a message per row', () => {
     const appt = ['--from', 'Clinic', '--text', '{{child}} on {{day}}'];
     const v1 = join(dir, 'v1.csv');
     writeFileSync(v1, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(2)},Eve,Wed\n`);
+    // One message a number: the journal names the numbers, not which message each had.
     const first = await bulk([v1, ...appt, '--json'], env(server.url, config));
     assert.equal(first.code, 0, first.stderr);
     const runId = (JSON.parse(first.stdout) as { runId: string }).runId;
@@ -141,17 +142,24 @@ describe('--skip-sent with a message per row', () => {
     const v2 = join(dir, 'v2.csv');
     writeFileSync(v2, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(2)},Eve,Wed\n${uk(1)},Tom,Tue\n${uk(3)},Max,Fri\n`);
     const before = server.requests.length;
-    // Two messages to one number: --allow-duplicates says each is meant.
+    // Two messages to one number: --allow-duplicates says each is meant; which one it had is not known.
     const second = await bulk([v2, ...appt, '--allow-duplicates', '--skip-sent', runId], env(server.url, config));
-    assert.equal(second.code, 0, second.stderr);
-    assert.match(second.stderr, /warning: 1 row left out as already sent is a further message to a number with another message in this file \(line 4\): an earlier run accepted the number, and its journal does not say which message it had/);
-    assert.deepEqual(server.requests.slice(before).map(requestOf), [{ text: 'Max on Fri', to: [uk(3)] }]);
-    // A follow-up where no number has a further message: no warning.
+    assert.equal(second.code, 2, second.stderr);
+    assert.match(second.stderr, new RegExp(`^error: .*v2\\.csv: 1 number with several messages in this file was messaged by run ${runId}, whose journal does not say which of its messages it had; nothing was sent:\\n  \\${uk(1)}: lines 2, 4$`, 'm'));
+    assert.match(second.stderr, new RegExp(`msgr runs report ${runId} --report sent\\.csv`));
+    assert.equal(server.requests.length, before);
+    // A run with --allow-duplicates journals each recipient's message: its follow-up sends exactly the messages not had.
     const v3 = join(dir, 'v3.csv');
-    writeFileSync(v3, `msisdn,child,day\n${uk(1)},Ann,Mon\n${uk(4)},Zoe,Sat\n`);
-    const third = await bulk([v3, ...appt, '--skip-sent', runId], env(server.url, config));
+    writeFileSync(v3, `msisdn,child,day\n${uk(5)},Kim,Mon\n${uk(5)},Lou,Tue\n${uk(6)},Ned,Wed\n`);
+    const third = await bulk([v3, ...appt, '--allow-duplicates', '--json'], env(server.url, config));
     assert.equal(third.code, 0, third.stderr);
-    assert.doesNotMatch(third.stderr, /further message/);
+    const thirdId = (JSON.parse(third.stdout) as { runId: string }).runId;
+    writeFileSync(v3, `msisdn,child,day\n${uk(5)},Kim,Mon\n${uk(5)},Lou,Tue\n${uk(6)},Ned,Wed\n${uk(5)},Sam,Thu\n${uk(6)},Ned,Wed\n`);
+    const at = server.requests.length;
+    const fourth = await bulk([v3, ...appt, '--allow-duplicates', '--skip-sent', thirdId], env(server.url, config));
+    assert.equal(fourth.code, 0, fourth.stderr);
+    assert.match(fourth.stderr, /3 rows already sent/);
+    assert.deepEqual(server.requests.slice(at).map(requestOf), [{ text: 'Sam on Thu', to: [uk(5)] }]);
   });
 
   test('--restart of an abandoned personalised run leaves out what it accepted; --include-sent sends to every row', async () => {

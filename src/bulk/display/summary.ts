@@ -176,6 +176,27 @@ export function severalMessagesError(base: Summary, pre: PreflightResult, fileLa
   });
 }
 
+/**
+ * With --allow-duplicates, numbers an earlier run accepted that have several messages in this
+ * file, where its journal says which numbers it reached but not which message (a run by an
+ * earlier msgr, or one that sent each number one message): leaving them all out would lose a
+ * message, sending them all would repeat one, so the run stops (docs/campaigns.md: "Changed files
+ * and follow-up campaigns").
+ */
+export function unknownMessagesError(base: Summary, pre: PreflightResult, fileLabel: string, numbers: readonly RepeatedNumber[], runs: readonly string[]): UsageError {
+  const n = numbers.length;
+  const lines = numbers.map((r) => `  ${r.number}: lines ${r.lines.join(', ')}${r.rows > r.lines.length ? `, … (${formatCount(r.rows)} rows)` : ''}`);
+  const more = pre.alreadySentOthers.keys.length > n ? ['  … and more'] : [];
+  const run = runs[0] ?? 'RUN';
+  return new UsageError(
+    `${fileLabel}: ${formatCount(n)} number${n === 1 ? '' : 's'} with several messages in this file ${n === 1 ? 'was' : 'were'} messaged by run ${runs.join(', ')}, whose journal does not say which of ${n === 1 ? 'its' : 'their'} messages ${n === 1 ? 'it' : 'they'} had; nothing was sent:\n${[...lines, ...more].join('\n')}`,
+    {
+      hint: `See which lines that run sent with \`msgr runs report ${run} ${FLAG.report} sent.csv\`; then take the rows already sent out of the file (or put the others in a file of their own) and run the command again.`,
+      jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'preflight', unknownMessages: repeatedJson(numbers) }),
+    },
+  );
+}
+
 function severalMessages(pre: PreflightResult, several: readonly RepeatedNumber[]): { title: string; lines: string[]; hint: string } {
   const n = pre.differentMessages;
   const lines = several.map((r) => `  ${r.number}: lines ${r.lines.join(', ')}${r.rows > r.lines.length ? `, … (${formatCount(r.rows)} rows)` : ''}`);
@@ -265,7 +286,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
     const why =
       wrong === undefined || wrong < 400 || o.address === undefined ? lastHint
       : wrongAddressHint({ status: wrong, method: 'POST', url: o.address.endpoint, built: '{base_url}/v2/messages', baseUrl: o.address.baseUrl, source: o.address.source });
-    const next = wrong === undefined ? resumeHint : withFixedBaseUrl(r, o.restart, 'Once the base URL is right, send the rows with');
+    const next = wrong === undefined ? resumeHint : withFixedBaseUrl(r, o.restart, runRef, 'Once the base URL is right, send the rows with');
     const hint = [why, next, wrong !== undefined && r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      ');
     // Exit 2 says nothing was sent; once something was (or may have been), the run is a partial
     // one (exit 7).
@@ -281,7 +302,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   if (r.stopped === 'unreachable') {
     // The API may be down (then the resume), or the base URL wrong (then a new run).
     const resume = summary.resume !== null ? `Once the API can be reached, resume with: ${summary.resume}${inDoubtHint}` : undefined;
-    const hint = [lastHint, resume, summary.resume !== null ? withFixedBaseUrl(r, o.restart, 'If the base URL is wrong, send the rows with the right one') : undefined].filter((s) => s !== undefined).join('\n      ');
+    const hint = [lastHint, resume, summary.resume !== null ? withFixedBaseUrl(r, o.restart, runRef, 'If the base URL is wrong, send the rows with the right one') : undefined].filter((s) => s !== undefined).join('\n      ');
     const ErrorClass = r.inDoubt > 0 ? PartialError : NotSentError;
     return new ErrorClass(`not sent: ${o.clean(r.lastFailure ?? '?')}; the run stopped with ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted${r.inDoubt > 0 ? inDoubt : ', none in doubt'}`, {
       ...(hint !== '' ? { hint } : {}),
@@ -315,8 +336,12 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
  * where the run started and one to another base URL is refused (docs/files.md: "Nothing lost,
  * nothing sent twice"). `restart`: the command (src/commands/send-bulk/campaign.ts, restartCommand), when it can be given.
  */
-function withFixedBaseUrl(r: SendResult, restart: string | undefined, lead: string): string {
-  const leftOut = r.accepted + r.acceptedEarlier > 0 ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
+function withFixedBaseUrl(r: SendResult, given: string | undefined, runId: string, lead: string): string {
+  const accepted = r.accepted + r.acceptedEarlier > 0;
+  const leftOut = accepted ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
+  // A --restart with --again messages the rows the abandoned run accepted again (docs/campaigns.md:
+  // "Running a file again"): naming this run with --skip-sent instead leaves out only those.
+  const restart = accepted && given !== undefined && / --again(?= |$)/.test(given) ? given.replace(/ --again(?= |$)/, ` ${FLAG.skipSent} ${runId}`) : given;
   return restart !== undefined ? `${lead}: ${restart} (${leftOut})` : `${lead}: the command that started the run, with the base URL fixed and ${FLAG.restart} (${leftOut}).`;
 }
 
@@ -344,6 +369,9 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septet' : 'character'}${text.units === 1 ? '' : 's'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${formatCount(text.parts * pre.toSend)} in total`);
   }
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
+  // The warnings about the file's rows were given when the run started: a resume (a cron job's
+  // every tick) says them for people, not again under -q.
+  const warn = o.resumed === true ? (line: string): void => ui.info(`  ${line}`) : (line: string): void => ui.warn(line);
   const several = pre.differentMessages;
   const numbers = `${formatCount(several)} number${several === 1 ? '' : 's'}`;
   if (several > 0 && o.repeats === 'each') ui.info(`  ${numbers} on rows with different messages: each gets each of its messages (${FLAG.allowDuplicates})`);
@@ -359,17 +387,17 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     // only way to tell; the column it came from is named above (docs/campaigns.md: Input).
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
-    ui.warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
+    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
     const one = columns.length <= 1;
     const where = one ? `a column with no name in the header (column ${first.column}` : `columns with no name in the header (columns ${listed(columns)}`;
-    ui.warn(
+    warn(
       `${formatCount(unnamed)} row${unnamed === 1 ? ' has a value' : 's have values'} in ${where}, first on line ${first.line}): such values are not sent; give ${one ? 'the column a name' : 'each column a name'} in the header to send ${one ? 'it as a variable or use it' : 'them as variables or use them'} in {{…}}`,
     );
   }
-  if (pre.invalid > 0 && o.skipInvalid) ui.warn(`${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
+  if (pre.invalid > 0 && o.skipInvalid) warn(`${formatCount(pre.invalid)} invalid row${pre.invalid === 1 ? '' : 's'} will not be sent:\n${formatGroups(pre.groups).join('\n')}`);
   if (o.exclude !== undefined) {
     const { label: list, numbers } = o.exclude;
     ui.info(`  excluded: ${formatCount(pre.excluded)} row${pre.excluded === 1 ? '' : 's'} on the opt-out list ${list} (${formatCount(numbers)} number${numbers === 1 ? '' : 's'})`);
@@ -399,16 +427,9 @@ function listed(columns: readonly number[]): string {
 }
 
 /** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number, others?: { readonly count: number; readonly lines: readonly number[] }): void {
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number): void {
   if (sent === undefined) return;
   ui.info(`  ${describeSkipped(alreadySent, sent)}`);
-  if (others !== undefined && others.count > 0) {
-    // Left out by number (docs/campaigns.md: "Personalised messages"): the earlier journal does not say which message a number had.
-    const n = others.count;
-    ui.warn(
-      `${formatCount(n)} row${n === 1 ? ' left out as already sent is a further message' : 's left out as already sent are further messages'} to a number with another message in this file (line${others.lines.length === 1 ? '' : 's'} ${others.lines.join(', ')}${n > others.lines.length ? ', …' : ''}): an earlier run accepted the number, and its journal does not say which message it had. If ${n === 1 ? 'this message is' : 'these messages are'} new, send ${n === 1 ? 'it' : 'them'} in a file of ${n === 1 ? 'its' : 'their'} own.`,
-    );
-  }
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
     ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`);

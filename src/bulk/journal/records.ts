@@ -151,6 +151,13 @@ export interface SendRecord {
   readonly lines?: readonly number[];
   readonly numbers?: readonly string[];
   /**
+   * With --allow-duplicates and rows that differ in their message: each recipient's number-and-
+   * message hash (bulk/preflight/repeats.ts messageHash), so a later run of the file leaves out
+   * the messages a number had and sends it the others (bulk/runs/already-sent.ts). Absent: the
+   * journal says which numbers, not which of their messages.
+   */
+  readonly messages?: readonly number[];
+  /**
    * Recipients of the batch left out because they went on a list of numbers not to message after
    * the run started (the --exclude list, the opt-out store: bulk/send/opt-outs.ts): `count` and
    * `numbers` are those sent. Absent: none.
@@ -219,8 +226,8 @@ export function isInDoubt(state: number | undefined): boolean {
 export function sendLine(rec: Omit<SendRecord, 'type' | 'at'>, at: string): string {
   // JSON.stringify here: built as text, a 1,000-recipient line ("lines" joined by hand) cost
   // ~12 MB more peak RSS and ~20 % more time sending 1,000,000 rows in batches of 1,000.
-  const { batch, first, count, key, lines, numbers, excluded, optedOut } = rec;
-  return `${JSON.stringify({ type: 'send', batch, first, count, key, lines, numbers, excluded, optedOut, at })}\n`;
+  const { batch, first, count, key, lines, numbers, messages, excluded, optedOut } = rec;
+  return `${JSON.stringify({ type: 'send', batch, first, count, key, lines, numbers, messages, excluded, optedOut, at })}\n`;
 }
 
 export function doneLine(rec: Omit<DoneRecord, 'type' | 'at'>, at: string): string {

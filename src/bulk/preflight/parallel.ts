@@ -464,7 +464,7 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     suppressed: a.suppressed + b.suppressed,
     alreadySent: a.alreadySent + b.alreadySent - sharedSent,
     // Messages of their own are never split (bulk/preflight/pass.ts): these stay at 0 here.
-    alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines] },
+    alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines], keys: [...a.alreadySentOthers.keys, ...b.alreadySentOthers.keys] },
     outsidePlan: a.outsidePlan + b.outsidePlan - (shared > 0 ? b.outsideKeys.filter((k) => seenA?.has(k) === true).length : 0),
     unnamedValues: { count: a.unnamedValues.count + b.unnamedValues.count, first: a.unnamedValues.first ?? b.unnamedValues.first, columns: mergeColumns(a.unnamedValues.columns, b.unnamedValues.columns) },
     toSend: a.toSend + b.toSend - (shared - sharedSent),

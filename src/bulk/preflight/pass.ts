@@ -18,7 +18,7 @@ import type { NumberSet } from '../input/number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from '../compose/personalise.js';
 import { repeatMode } from './repeats.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
-import { runPreflight, type PreflightResult } from './range.js';
+import { runPreflight, type PreflightResult, type SentMessages } from './range.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../input/csv.js';
 import { windows1252 } from '../../message/text-file.js';
@@ -38,6 +38,8 @@ export interface PreflightPassConfig {
   readonly exclude: NumberSet | undefined;
   /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/runs/already-sent.ts). */
   readonly sent?: NumberSet | undefined;
+  /** With --allow-duplicates: which of their messages (bulk/preflight/range.ts SentMessages). */
+  readonly sentMessages?: SentMessages | undefined;
   /** Where the verdicts go for the send pass; undefined for a dry run. */
   readonly spoolPath: string | undefined;
   readonly env: Context['env'];
@@ -133,7 +135,8 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   } else {
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
-    const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold
+    // Not when a number's messages are left out one by one: the worker gets numbers only.
+    const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold && c.sentMessages === undefined
       ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
       : undefined;
     c.checkpoint();
@@ -153,6 +156,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         fixMojibake: c.shape.fixMojibake === true,
         exclude: c.exclude,
         sent: c.sent,
+        sentMessages: c.sentMessages,
         batchSize: c.shape.batchSize,
         fileBytes: c.fileBytes,
         spool: writer,

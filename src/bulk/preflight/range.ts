@@ -13,7 +13,7 @@ import { TextTotals } from '../../message/text-totals.js';
 import type { NumberChecker } from '../input/number-check.js';
 import { LEAVE_OUT } from '../input/exclude.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey } from '../input/number-set.js';
-import { duplicatePayload, NumberRepeats, type RepeatMode } from './repeats.js';
+import { duplicatePayload, messageHash, NumberRepeats, SEVERAL_SHOWN, type RepeatMode } from './repeats.js';
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
 import { createRowChecker, csvUtf8Hint, ENCODING_CAUSES, type RowCheck, type RowChecker } from './row-check.js';
 import type { SpoolWriter } from './spool.js';
@@ -42,6 +42,12 @@ export interface RowPassOptions {
    * are left out as already sent, before any row is grouped or counted.
    */
   readonly sent?: NumberSet | undefined;
+  /**
+   * With --allow-duplicates and rows that differ in their message: which of a number's messages
+   * the earlier runs accepted, so only those rows are left out (bulk/runs/already-sent.ts).
+   * Absent: rows are left out by number.
+   */
+  readonly sentMessages?: SentMessages | undefined;
   readonly batchSize: number;
   /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
   readonly spool?: SpoolWriter | undefined;
@@ -52,6 +58,14 @@ export interface RowPassOptions {
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep, with their message (--preview, --sample-to). */
   readonly keepFirst?: number | undefined;
+}
+
+/** What earlier runs accepted of each number's messages (bulk/preflight/repeats.ts messageHash). */
+export interface SentMessages {
+  /** The number-and-message hash of each recipient of an accepted batch that journaled them. */
+  readonly messages: NumberSet;
+  /** Numbers accepted by a batch that journaled numbers only: which message they had is unknown. */
+  readonly numbersOnly: NumberSet;
 }
 
 /** One of the first rows to send, as the send pass will send it. */
@@ -88,10 +102,11 @@ export interface PreflightResult {
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
   /**
-   * Of those, with a message per row, rows that are a further message to their number in this
-   * file: the earlier run may not have had it (its journal records numbers, not messages).
+   * With --allow-duplicates, rows of a number an earlier run accepted that has several messages
+   * in this file, where that run's journal does not say which message it had (it journaled
+   * numbers only): the run stops rather than guess (send-bulk.ts). `keys`: the first numbers.
    */
-  readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[] };
+  readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[]; readonly keys: readonly number[] };
   /** Possible numbers outside the known numbering plan, sent as --allow-unlisted-numbers says. */
   readonly outsidePlan: number;
   /** Rows to send whose number is a fixed line by its numbering plan (SMS to it usually fails). */
@@ -243,7 +258,7 @@ export interface RangeResult {
   readonly excluded: number;
   readonly suppressed: number;
   readonly alreadySent: number;
-  readonly alreadySentOthers: { count: number; lines: number[] };
+  readonly alreadySentOthers: { count: number; lines: number[]; keys: number[] };
   readonly outsidePlan: number;
   readonly landlines: number;
   readonly landlineSamples: Array<{ line: number; number: string }>;
@@ -352,6 +367,9 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     o.spool?.invalid(line, raw, p.column !== '' ? `${p.column}: ${p.message}` : p.message);
   };
   let checkRow: RowChecker | undefined;
+  // The journal names each recipient's message (bulk/preflight/repeats.ts messageHash) when a
+  // number may get several: --allow-duplicates with rows that differ in their message.
+  let byMessage = false;
   const planFor = (header: readonly string[]): void => {
     // A header name with U+FFFD would become a column, a placeholder's did-you-mean and a variable
     // named with the replacement character: the file's encoding is wrong, so say that instead.
@@ -360,6 +378,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     }
     columns = planColumns(header, o.columns, o.fileLabel, o.format.delimiter, !o.format.detected ? 'flag' : o.format.firstLine > 1 ? 'sep' : 'detected');
     repeats = new NumberRepeats(o.repeats, capacity, personal !== undefined || columns.vars.length > 0);
+    byMessage = repeats.mode === 'each' && repeats.fingerprinted;
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
     checkRow = createRowChecker(columns, o.checker, utf8Hint, message, o.fixMojibake === true);
   };
@@ -368,7 +387,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   // A number on several rows (bulk/preflight/repeats.ts): the same message again is a duplicate; another
   // message stops the run, or with --first-per-number is left out as a duplicate too, or with
   // --allow-duplicates is sent (`more`: a further message to the number).
-  const alreadySentOthers = { count: 0, lines: [] as number[] };
+  const alreadySentOthers = { count: 0, lines: [] as number[], keys: [] as number[] };
   const onRecord = (raw: string[], _index: number, line: number): void => {
       rows++;
       const plan = columns as ColumnPlan;
@@ -411,13 +430,18 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       const otherMessage = verdict === 'more';
+      const hash = byMessage ? messageHash(key, plan, fields, r.message?.key) : undefined;
       // After the duplicates, as a row to send: the first of a number's rows is "already sent",
       // the others duplicates. Before grouping, so batches are made of the rows that remain.
-      if (o.sent?.has(key) === true) {
+      // With a number's messages journaled, only the messages it had are (each number gets all
+      // of its messages); without, a further message to it cannot be told from the one it had.
+      const told = hash !== undefined && o.sentMessages !== undefined && !o.sentMessages.numbersOnly.has(key);
+      if (o.sent?.has(key) === true && (!told || o.sentMessages?.messages.has(hash) === true)) {
         alreadySent++;
-        if (otherMessage) {
+        if (otherMessage && !told) {
           alreadySentOthers.count++;
           if (alreadySentOthers.lines.length < SAMPLES_PER_CAUSE) alreadySentOthers.lines.push(line);
+          if (alreadySentOthers.keys.length < SEVERAL_SHOWN && !alreadySentOthers.keys.includes(key)) alreadySentOthers.keys.push(key);
         }
         o.spool?.skip('A', line, r.e164);
         return;
@@ -450,13 +474,13 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
           firstBatch.push(...(firstOf.get(firstKey) ?? []).slice(0, firstCount));
           firstOf.clear();
         }
-        o.spool?.send(line, r.e164, `${json}\t${r.message.key}`);
+        o.spool?.send(line, r.e164, `${json}\t${r.message.key}`, hash);
         if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: r.message.key });
         return;
       }
       if (o.spool !== undefined || firstBatch.length < o.batchSize || firstRows.length < keepFirst) {
         const json = recipientJson(plan, r.e164, fields);
-        o.spool?.send(line, r.e164, json);
+        o.spool?.send(line, r.e164, json, hash);
         if (firstBatch.length < o.batchSize) {
           firstBatch.push(json);
           if (keepNumbers) firstNumbers.push(key);

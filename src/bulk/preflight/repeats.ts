@@ -62,6 +62,15 @@ function rowMessage(plan: ColumnPlan, fields: readonly string[], messageKey: str
   return `${messageKey ?? ''}\u0000${plan.vars.map((i) => phoneLineEnds(fields[i] ?? '')).join('\u0000')}`;
 }
 
+/**
+ * A row's number and message as one 52-bit hash: what `--allow-duplicates` journals for each
+ * recipient (the "send" line's `messages`), so a later run leaves out exactly the messages a
+ * number had, not every row of the number (bulk/runs/already-sent.ts).
+ */
+export function messageHash(key: number, plan: ColumnPlan, fields: readonly string[], messageKey: string | undefined): number {
+  return textHash52(`${key}\t${rowMessage(plan, fields, messageKey)}`);
+}
+
 /** One pass's view of the numbers it has seen (a part of a split, or the whole file). */
 export class NumberRepeats {
   /** Every number that passed (to send or already sent), with its first message's fingerprint. */
@@ -92,7 +101,7 @@ export class NumberRepeats {
     if (first === fp) return 'same';
     this.several.add(key);
     if (!this.#byMessage) return 'other';
-    return this.#more.add(textHash52(`${key}\t${rowMessage(plan, fields, messageKey)}`)) ? 'more' : 'same';
+    return this.#more.add(messageHash(key, plan, fields, messageKey)) ? 'more' : 'same';
   }
 
   /** The fingerprint of the row check() saw last (0 when rows are not fingerprinted). */

@@ -3,6 +3,10 @@
 //   S <tab> line <tab> +E164 <tab> recipient JSON     to send
 //   S <tab> line <tab> +E164 <tab> recipient JSON <tab> message key   to send, when rows have
 //                                                     messages of their own (bulk/compose/personalise.ts)
+//   S <tab> line <tab> +E164 <tab> #hash <tab> …       to send, with --allow-duplicates and rows that
+//                                                     differ in their message: the row's number-and-
+//                                                     message hash (base 36) before the payload, for
+//                                                     the journal (bulk/preflight/repeats.ts messageHash)
 //   D <tab> line <tab> +E164 <tab>                    duplicate
 //   D <tab> line <tab> +E164 <tab> message key        duplicate, when rows have messages of their own
 //   X <tab> line <tab> +E164 <tab>                    excluded (the --exclude list)
@@ -42,8 +46,8 @@ export class SpoolWriter {
     this.#file = new TextFile(path);
   }
 
-  send(line: number, e164: string, recipientJson: string): void {
-    this.#file.write(`S\t${line}\t${e164}\t${recipientJson}\n`);
+  send(line: number, e164: string, recipientJson: string, messageHash?: number): void {
+    this.#file.write(`S\t${line}\t${e164}\t${messageHash !== undefined ? `#${messageHash.toString(36)}\t` : ''}${recipientJson}\n`);
   }
 
   skip(kind: 'D' | 'X' | 'O' | 'A', line: number, e164: string, messageKey = ''): void {
@@ -96,6 +100,13 @@ function parse(text: string, start: number, end: number, onLine: SpoolLine): voi
   const t2 = text.indexOf('\t', t1 + 1);
   const t3 = text.indexOf('\t', t2 + 1);
   onLine(text[start] as SpoolKind, Number(text.slice(t1 + 1, t2)), text.slice(t2 + 1, t3), text.slice(t3 + 1, end));
+}
+
+/** An `S` line's payload without its message hash, and the hash (undefined when it has none). */
+export function splitMessageHash(payload: string): { readonly payload: string; readonly hash: number | undefined } {
+  if (payload[0] !== '#') return { payload, hash: undefined };
+  const tab = payload.indexOf('\t');
+  return { payload: payload.slice(tab + 1), hash: Number.parseInt(payload.slice(1, tab), 36) };
 }
 
 export function removeSpool(path: string): void {

@@ -12,6 +12,7 @@ import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../jo
 import { NumberSet, numberKey } from '../input/number-set.js';
 import { describeTarget, targetDifferences } from './target.js';
 import type { SpoolSource } from '../preflight/spool.js';
+import type { SentMessages } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';
 import type { Run } from './open.js';
 import type { EarlierRun } from './earlier.js';
@@ -29,11 +30,18 @@ export interface SentRun {
   /** The journal's length when it was read (see SkipSentSource). */
   readonly bytes: number;
   readonly header: RunHeader;
+  /** Recipients of its accepted batches (0: it left nothing out). */
+  readonly acceptedCount: number;
 }
 
 export interface SentNumbers {
   /** Every number the runs accepted. */
   readonly accepted: NumberSet;
+  /**
+   * Which of their messages (with --allow-duplicates, where a number may get several): those
+   * journaled, and the numbers whose batch journaled none (bulk/preflight/range.ts).
+   */
+  readonly messages: SentMessages;
   /** Numbers whose batch is in doubt in those runs and no run accepted: not left out. */
   readonly inDoubt: number;
   /** Number → the run that accepted it and the message id, when asked for (reports). */
@@ -71,8 +79,9 @@ export interface DeliveredOnlyFrom {
 }
 
 /** Reads a journal for --skip-sent, naming the flag in every error. */
-async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; ids: Map<number, ReadonlyArray<string | null>>; sentAt: Map<number, string> }> {
+async function readRun(journal: string, flag: string, maxBytes?: number): Promise<{ loaded: LoadedJournal; numbers: Map<number, Float64Array>; messages: Map<number, readonly number[]>; ids: Map<number, ReadonlyArray<string | null>>; sentAt: Map<number, string> }> {
   const numbers = new Map<number, Float64Array>();
+  const messages = new Map<number, readonly number[]>();
   const sentAt = new Map<number, string>();
   const ids = new Map<number, ReadonlyArray<string | null>>();
   let loaded: LoadedJournal;
@@ -82,6 +91,9 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
       onSend: (rec) => {
         if (rec.numbers !== undefined) numbers.set(rec.batch, Float64Array.from(rec.numbers, numberKey));
         sentAt.set(rec.batch, rec.at);
+        // The latest "send" line of a batch is what was sent (a resume may have sent it smaller).
+        if (rec.messages !== undefined) messages.set(rec.batch, rec.messages);
+        else messages.delete(rec.batch);
       },
       onDone: (rec) => {
         if (rec.ids !== undefined) ids.set(rec.batch, rec.ids);
@@ -93,7 +105,7 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
     if (code === 'ENOENT') throw new UsageError(`${flag}: the journal ${journal} is gone`, { hint: '`msgr runs list` shows the runs msgr still has.' });
     throw err;
   }
-  return { loaded, numbers, ids, sentAt };
+  return { loaded, numbers, messages, ids, sentAt };
 }
 
 /**
@@ -105,6 +117,7 @@ export async function loadSentNumbers(
   o: { flag: string; wantIds: boolean; delivered?: DeliveredOnlyFrom | undefined; atStart?: NumberSet | undefined },
 ): Promise<SentNumbers> {
   const accepted = new NumberSet();
+  const messages: SentMessages = { messages: new NumberSet(16), numbersOnly: new NumberSet(16) };
   const ids = o.wantIds ? new Map<number, { runId: string; id: string | null }>() : undefined;
   const doubtful: number[] = [];
   const seen = new Set<string>();
@@ -120,11 +133,11 @@ export async function loadSentNumbers(
   const files = new Set<string>();
   const candidates: Array<{ k: number; id: string; at: string }> = [];
   for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-    const { loaded, numbers, ids: batchIds, sentAt } = await readRun(next.journal, o.flag, next.bytes);
+    const { loaded, numbers, messages: batchMessages, ids: batchIds, sentAt } = await readRun(next.journal, o.flag, next.bytes);
     const h = loaded.header;
     if (seen.has(h.runId)) continue;
     seen.add(h.runId);
-    const run = { runId: h.runId, journal: next.journal, bytes: loaded.bytes, header: h };
+    const run = { runId: h.runId, journal: next.journal, bytes: loaded.bytes, header: h, acceptedCount: 0 };
     loadedRuns.push(run);
     if (next.named) named.push(run);
     for (let b = 0; b < loaded.states.length; b++) {
@@ -138,6 +151,10 @@ export async function loadSentNumbers(
       }
       if (state === BatchState.accepted) {
         const list = batchIds.get(b);
+        const sentMessages = batchMessages.get(b);
+        if (sentMessages !== undefined && sentMessages.length === keys.length) for (const m of sentMessages) messages.messages.add(m);
+        else for (const k of keys) messages.numbersOnly.add(k);
+        run.acceptedCount += keys.length;
         keys.forEach((k, i) => {
           const id = list?.[i] ?? null;
           if (o.delivered !== undefined && id !== null) {
@@ -185,7 +202,7 @@ export async function loadSentNumbers(
       if (o.atStart.has(key)) kept.add(key);
       else dropped++;
     }
-    return { accepted: kept, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
+    return { accepted: kept, messages, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
   }
   // A number another run delivered to counts as sent, whatever its other messages' receipts say.
   const notYet = (set: NumberSet): number => {
@@ -194,7 +211,7 @@ export async function loadSentNumbers(
     return n;
   };
   const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, withId, matched, files: [...files] } : undefined;
-  return { accepted, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly };
+  return { accepted, messages, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly };
 }
 
 /**
@@ -358,8 +375,8 @@ export const DELIVERED_AT_START = { id: 'delivered' } as const;
 /**
  * The numbers this run leaves out: those of the runs its journal names (a resume), else those of
  * the runs --skip-sent names, of the earlier runs of this file with the same message (--skip-sent
- * alone) and, for --restart, those the abandoned run accepted (unless --include-sent, or when that
- * run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
+ * alone) and, for --restart, those the abandoned run accepted (unless --include-sent or --again, or
+ * when that run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
  * the earlier runs of the file accepted are the guard.
  */
 export async function leaveOutFor(
@@ -390,7 +407,10 @@ export async function leaveOutFor(
     if (earlier.length === 0) ui.info(`${FLAG.skipSent}: no earlier run of this file sent to this account: nothing to leave out`);
   }
   let abandonedAgain = false;
-  if (abandoned !== undefined && !flags.includeSent && !journals.includes(abandoned.journal)) {
+  // --again messages them again: the numbers the abandoned run accepted too (docs/campaigns.md:
+  // "Running a file again"), as --include-sent says for a restart alone.
+  if (abandoned !== undefined && flags.again && !flags.includeSent) ui.info(`${FLAG.again}: the numbers the abandoned run ${abandoned.header.runId} accepted are messaged again`);
+  if (abandoned !== undefined && !flags.includeSent && !flags.again && !journals.includes(abandoned.journal)) {
     const a = abandoned.header;
     const why = restartSendsToAll(a, definition, target);
     if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);
@@ -406,7 +426,8 @@ export async function leaveOutFor(
     for (const left of sent.named) {
       if (!named.includes(left.journal) && left.journal !== abandoned?.journal) continue;
       const note = checkSentRun(left, definition, target, flag);
-      if (note !== undefined) ui.warn(`${note}${flag === FLAG.restart ? ` (add ${FLAG.includeSent} to send to them here as well)` : ''}`);
+      // A run that accepted nothing leaves nothing out: nothing to warn of (a cron mail about nothing).
+      if (note !== undefined && left.acceptedCount > 0) ui.warn(`${note}${flag === FLAG.restart ? ` (add ${FLAG.includeSent} to send to them here as well)` : ''}`);
     }
   }
   // A restart goes on with what the abandoned run meant: one started with --again sends again.

@@ -42,28 +42,38 @@ export function runningNowDocument(key: string, owner: LockOwner, journal: strin
  * gives one) and its data. Another one is refused, quoting what the key was used for; a run left
  * unfinished can be abandoned for the new data under the key (--restart), a finished one cannot.
  */
-export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly campaign: Pick<Campaign, 'message' | 'input' | 'where'>; readonly input: string | undefined }): Promise<void> {
+export async function checkKeyUse(
+  ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>,
+  o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly campaign: Pick<Campaign, 'message' | 'input' | 'where' | 'earlier'>; readonly input: string | undefined; readonly freeKey: string },
+): Promise<void> {
   const { key, header } = o;
+  // The command the hint offers must be accepted: under a new key the file's earlier runs (the
+  // key's among them) still count, so it says what to do about their numbers (docs/campaigns.md:
+  // "Running a file again") unless the command already does.
+  const stated = o.campaign.earlier.again || o.campaign.earlier.skipSent !== undefined;
+  const offer = (intent: string): string => `${FLAG.once} ${shellQuote(o.freeKey)}${stated ? '' : ` ${intent}`}`;
   const m = o.campaign.message;
   if (m.text !== undefined || m.textFile !== undefined || m.template !== undefined || m.textColumn !== undefined) {
     const message = await buildMessage(ctx, o.campaign);
     const personal = { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null };
     const diffs = definitionDifferences(journaledDefinition(header), { message, personal });
-    if (diffs.length > 0) throw keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false);
+    // Another message: to numbers the key's run may have reached, on purpose (--again).
+    if (diffs.length > 0) throw keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false, offer(FLAG.again), stated ? '' : FLAG.again);
   }
   if (o.input === undefined) return;
   const now = statInput(o.input, o.input);
   if (!(await sameData(o.input, now, header.input))) {
     const size = now.size === header.input.size ? `the same size, ${formatCount(now.size)} bytes, but other bytes` : `${formatCount(now.size)} bytes, ${formatCount(header.input.size)} then`;
-    throw keyReused(key, header, `${header.input.stdin ? 'the data piped in now' : o.input} holds other data (${size})`, !o.finished);
+    // The same message to other data (a list grown): the numbers that have not had it (--skip-sent).
+    throw keyReused(key, header, `${header.input.stdin ? 'the data piped in now' : o.input} holds other data (${size})`, !o.finished, offer(FLAG.skipSent), stated ? '' : FLAG.skipSent, o.campaign.earlier.again);
   }
 }
 
-function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean): UsageError {
-  const other = `give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(`${key}-2`)}), or leave ${FLAG.once} out`;
+function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean, offered: string, intent: string, again = false): UsageError {
+  const other = `give this campaign a key of its own (e.g. ${offered}), or leave ${FLAG.once} out${intent !== '' ? ` and add ${intent}` : ''}`;
   return new UsageError(`${FLAG.once} ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
     hint: unfinished
-      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (for the same message, it leaves out the rows run ${header.runId} accepted); otherwise ${other}.`
+      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (${again ? `with ${FLAG.again}, it messages every row, those run ${header.runId} accepted too` : `for the same message, it leaves out the rows run ${header.runId} accepted`}); otherwise ${other}.`
       : `A key names one campaign: ${other}.`,
   });
 }

@@ -2,8 +2,9 @@
 // (new, resumed, restarted; its lock and journal); input.ts the file it reads; state-folder.ts
 // where runs live; target.ts where a run sends; resume-checks.ts what a resume must agree with;
 // plan.ts what a run sends; earlier.ts the earlier runs of a file; already-sent.ts the numbers they
-// accepted; once.ts a campaign key's run (--once); resume-command.ts the command that continues a
-// run; catalogue.ts and report.ts are `msgr runs`. It imports every folder above but display/.
+// accepted; once.ts a campaign key's run (--once); unfinished.ts the refusal beside an unfinished
+// run; resume-command.ts the command that continues a run; catalogue.ts and report.ts are `msgr
+// runs`. It imports every folder above but display/.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
@@ -27,6 +28,7 @@ import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
+import { restartDoes, unfinishedError } from './unfinished.js';
 import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
@@ -36,7 +38,7 @@ import { formatAge, formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
-import { FLAG, purposeFlag } from '../flag-names.js';
+import { FLAG } from '../flag-names.js';
 
 /** Where a run's journal is, and the file it reads: what every run knows. */
 interface RunAt {
@@ -70,8 +72,12 @@ export interface NewRun extends RunAt {
   readonly moved: Moved | undefined;
   /** A campaign key's new run: what its journal records of the key. */
   readonly once: OnceRecord | undefined;
-  /** A dry run, preview or sample beside an unfinished run of the file: that run, and whether it is sending now. */
-  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean } | undefined;
+  /**
+   * A dry run, preview or sample beside an unfinished run of the file: that run, whether it is
+   * sending now, and the error the same command without --dry-run or --preview would be refused
+   * with, which they end with after showing the preflight (docs/campaigns.md: "Running a file again").
+   */
+  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refused?: UsageError | undefined } | undefined;
 }
 
 export interface RestartRun extends RunAt {
@@ -135,6 +141,14 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
           hint: `Continue it with: ${continueElsewhere(campaign, fileArg, fileAbs, away.journal)}`,
         });
       }
+      // The file's last run kept its journal elsewhere (a campaign key's run, --journal) and
+      // finished: nothing to do, as for a finished run in the file's own folder (a cron line's
+      // --resume after the run it continues ended).
+      const last = fileAbs !== undefined && journalGiven === undefined ? journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)[0] : undefined;
+      const lastLoaded = last !== undefined ? await loadJournal(last.journal).catch(() => undefined) : undefined;
+      if (last !== undefined && lastLoaded !== undefined && isFinished(lastLoaded)) journalPath = last.journal;
+    }
+    if (!existsSync(journalPath)) {
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
       const other = fileAbs !== undefined && journalGiven === undefined ? join(runDirFor(state, fileAbs, !sandbox), 'journal.jsonl') : undefined;
       const otherHint = other !== undefined && existsSync(other) ? ` There is a ${sandbox ? 'real' : 'sandbox'} run of this file (${other}): an unfinished one resumes ${sandbox ? 'without' : 'with'} ${FLAG.sandbox}.` : '';
@@ -198,29 +212,32 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   // Another run of this file, unfinished or sending, counts as this file's run: the one in its own
   // run folder or one kept elsewhere (--journal). A new run beside it, with or without --journal
   // of its own, would send its rows again.
+  let elsewhere: NewRun['unfinished'];
   if (!resume && fileAbs !== undefined) {
     const away = await unfinishedElsewhere(ctx, state, fileAbs, sandbox, journalPath, given, keyed !== undefined);
     if (away !== undefined) {
       const own = away.journal === join(runDirFor(state, fileAbs, sandbox), 'journal.jsonl');
       const awayKey = away.header.once?.key;
       const command = continueElsewhere(campaign, fileArg, fileAbs, own || awayKey !== undefined ? undefined : away.journal, awayKey);
-      if (writes) {
-        const holder = lockHolder(`${away.journal}.lock`, ctx);
-        if (holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
-        const blocked = resumeBlocked(ctx, away.header, fileAbs);
-        const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`} (for the same message, it leaves out the rows that run accepted)`;
+      const holder = lockHolder(`${away.journal}.lock`, ctx);
+      if (writes && holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
+      const blocked = resumeBlocked(ctx, away.header, fileAbs);
+      const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again)}`;
+      const refusal = (): UsageError => {
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {
-          throw new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+          return new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
             hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} ${FLAG.restart}${own ? '' : ` ${FLAG.journal} ${shellQuote(away.journal)}`} (a run without a key), or leave ${FLAG.once} out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
           });
         }
-        throw new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
+        return new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
           hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with ${restart}.` : `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}.`,
         });
-      }
-      const blocked = resumeBlocked(ctx, away.header, fileAbs);
-      ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
+      };
+      if (writes) throw refusal();
+      // A dry run or preview ends with the refusal, after the preflight (a sample says how the campaign goes on).
+      if (holder === undefined && campaign.purpose.kind !== 'sample') elsewhere = { header: away.header, sending: false, refused: refusal() };
+      else ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
     }
   }
 
@@ -253,15 +270,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       });
     }
     if (old !== undefined && !isFinished(old)) {
-      if (request !== 'restart') {
-        const blocked = resumeBlocked(ctx, old.header, fileAbs);
-        throw new UsageError(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt})`, {
-          hint:
-            blocked !== undefined
-              ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`
-              : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart} (for the same message, it leaves out the rows that run accepted). Journal: ${journalPath}`,
-        });
-      }
+      if (request !== 'restart') throw unfinishedError(ctx, old.header, fileAbs, journalPath, campaign.earlier.again);
       const archived = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.abandoned.jsonl`;
       moveJournal(journalPath, archived);
       putBackUnlessStarted(ctx, defer, journalPath, archived);
@@ -290,8 +299,9 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      else if (key !== undefined) ui.info(`run ${old.header.runId} under ${FLAG.once} ${key.key} is unfinished (started ${old.header.createdAt}): the same command without ${purposeFlag(campaign.purpose) ?? FLAG.dryRun} continues it`);
-      else {
+      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/runs/once.ts).
+      else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refused: unfinishedError(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
+      else if (key === undefined) {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
         ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart}` : `the campaign goes on with ${FLAG.resume}, or starts over with ${FLAG.restart}`}`);
       }
@@ -301,7 +311,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   if (previous !== undefined) return { kind: isFinished(previous) ? 'done' : 'resume', runId, ...at, previous };
   const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined ? runId : undefined) } : undefined;
   if (abandoned !== undefined) return { kind: 'restart', runId, ...at, abandoned, moved, once };
-  return { kind: 'new', runId, ...at, moved, once, unfinished };
+  return { kind: 'new', runId, ...at, moved, once, unfinished: unfinished ?? elsewhere };
 }
 
 /**
@@ -452,7 +462,7 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, 
     if (campaign.earlier.request !== 'restart' || !own) {
       const restart = own ? FLAG.restart : `${FLAG.restart} ${FLAG.journal} ${shellQuote(journal)}`;
       throw new UsageError(`an unfinished run of this data exists (${which}); its journal is ${own ? '' : 'kept at '}${journal}`, {
-        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart} (for the same message, it leaves out the rows that run accepted).`,
+        hint: `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}${restartDoes(campaign.earlier.again)}.`,
       });
     }
     const archived = journal.replace(/\.jsonl$/, '') + `.${header.runId}.abandoned.jsonl`;

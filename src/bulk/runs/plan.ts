@@ -44,6 +44,8 @@ export interface RunPlan {
   readonly leaveOut: NumberSet | undefined;
   /** On a resume: numbers that went on a list since the run started, left out of the batches not sent yet. */
   readonly addedSinceStart: AddedSinceStart | undefined;
+  /** Numbers that went on the --exclude list while a resumed run was paused. */
+  readonly excludedAfterStart: NumberSet | undefined;
 }
 
 /** The opt-out store as a run uses it (docs/optouts.md: "Sending"). */
@@ -107,6 +109,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
   let exclude: ExcludeList | undefined;
   const optOuts: OptOutSource[] = [];
   const added: Array<{ source: OptOutSource; added: NumberSet }> = [];
+  let excludedAfterStart: NumberSet | undefined;
   if (shape.exclude !== null) {
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
@@ -115,7 +118,13 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
         hint: `Put it back at that path, unchanged, and resume again; or start a new run with ${FLAG.restart}.`,
       });
     }
-    exclude = await loadExcludes(shape.exclude.path, checker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
+    // The list is read with the run's country (docs/campaigns.md: "Numbers not to message"); a run
+    // started without one takes the country this command has, for the list alone: a national
+    // number added to it while the run was paused (a STOP reply as the CRM writes it) is read, not
+    // refused with a hint the resume could not follow.
+    const given = campaign.where.settings.defaultCountry;
+    const listChecker = previous !== undefined && country === undefined && given.value !== undefined ? createNumberChecker(checkCountry(given.value, describeSource(given)), { allowUnlisted: shape.allowUnlisted === true }) : checker;
+    exclude = await loadExcludes(shape.exclude.path, listChecker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
     const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set, leaves: LEAVE_OUT.excluded, removals: 'refused' };
     optOuts.push(source);
     if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
@@ -128,7 +137,8 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };
       added.push({ source, added: since.added });
-      if (since.added.size > 0) ui.info(`${since.added.size} number${since.added.size === 1 ? '' : 's'} went on ${source.name} since run ${previous.header.runId} started: left out of the batches not sent yet`);
+      // Said by the resume with what it means for the rows (bulk/send-bulk.ts), from excludedAfterStart.
+      excludedAfterStart = since.added;
     }
     if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
@@ -143,6 +153,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     store,
     leaveOut: leaveOutSet(exclude?.set, store.atStart),
     addedSinceStart: addedSinceStart(added, store.optOuts),
+    excludedAfterStart,
   };
 }
 

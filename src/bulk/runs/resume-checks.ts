@@ -61,7 +61,9 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   if (columns.msisdn !== undefined && !sameColumn(columns.msisdn, shape.msisdnColumn)) differs(FLAG.msisdnColumn, shape.msisdnColumn);
   if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs(FLAG.varColumns, shape.varColumns.join(','));
   if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs(FLAG.metaColumns, shape.metaColumns.join(','));
-  if (input.defaultCountry !== undefined && input.defaultCountry.trim().toUpperCase() !== (shape.defaultCountry ?? '').toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
+  // A run started without one read only international numbers from its file: the country given
+  // now reads the --exclude list's national numbers, never the file's (bulk/runs/plan.ts).
+  if (input.defaultCountry !== undefined && shape.defaultCountry !== null && input.defaultCountry.trim().toUpperCase() !== shape.defaultCountry.toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
   if (rows.allowDuplicates && !shape.allowDuplicates) differs(FLAG.allowDuplicates, false);
   if (rows.skipInvalid && !shape.skipInvalid) differs(FLAG.skipInvalid, false);
   if (m.text !== undefined && m.text !== body.text) differs(FLAG.text, body.text ?? null);

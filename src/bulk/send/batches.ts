@@ -8,7 +8,7 @@ import { DUPLICATE_KEYS, numberKey, textHash52 } from '../input/number-set.js';
 import type { ReportRow, RowOutcome } from '../report/writer.js';
 import { alreadySentRow, type ReportRows } from '../report/order.js';
 import { byNumber, duplicateError } from '../preflight/repeats.js';
-import type { SpoolKind, SpoolSource } from '../preflight/spool.js';
+import { splitMessageHash, type SpoolKind, type SpoolSource } from '../preflight/spool.js';
 
 export interface Batch {
   readonly seq: number;
@@ -22,6 +22,8 @@ export interface Batch {
   /** The recipients' input lines and numbers, for the journal. */
   readonly sendLines: number[];
   readonly sendNumbers: string[];
+  /** With --allow-duplicates, each recipient's number-and-message hash, for the journal (empty without). */
+  readonly sendMessages: number[];
   readonly rows: ReportRows | undefined;
   /** Grouped runs: the message's key, and each recipient's position among all rows (report order). */
   readonly key?: string;
@@ -132,6 +134,7 @@ async function readSegments(source: BatchSource): Promise<void> {
     count: 0,
     sendLines: [],
     sendNumbers: [],
+    sendMessages: [],
     rows: source.withReport ? { lines: [], numbers: [], skips: [], errors: [] } : undefined,
   });
   const seal = (b: Batch): void => {
@@ -146,9 +149,11 @@ async function readSegments(source: BatchSource): Promise<void> {
     if (kind === 'S') {
       // Batch `batchIndex` is the one being filled: an earlier run's batches are not sent.
       if (sendable(batchIndex)) {
-        current.entries.push(payload);
+        const row = splitMessageHash(payload);
+        current.entries.push(row.payload);
         current.sendLines.push(line);
         current.sendNumbers.push(number);
+        if (row.hash !== undefined) current.sendMessages.push(row.hash);
       }
       current.count++;
       if (current.rows !== undefined) {
@@ -183,6 +188,7 @@ async function readGrouped(source: BatchSource): Promise<void> {
   let json: string[] = [];
   let lines = new Float64Array(0);
   let numbers: string[] = [];
+  let hashes: number[] = [];
   let seqs = new Float64Array(0);
   const grouper = new Grouper<number>(source.batchSize, (sealed) => {
     const at = sealed.items.map((p) => p % size);
@@ -196,6 +202,7 @@ async function readGrouped(source: BatchSource): Promise<void> {
       count: at.length,
       sendLines: send ? at.map((i) => lines[i] as number) : [],
       sendNumbers: send ? at.map((i) => numbers[i] as string) : [],
+      sendMessages: send && hashes.length > 0 ? at.map((i) => hashes[i] as number) : [],
       rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
       key: sealed.key,
       seqs: withReport ? at.map((i) => seqs[i] as number) : [],
@@ -213,11 +220,16 @@ async function readGrouped(source: BatchSource): Promise<void> {
   await readSpool(source, (kind, line, number, payload) => {
     const seq = position++;
     if (kind === 'S') {
-      const tab = payload.indexOf('\t');
+      const row = splitMessageHash(payload);
+      const tab = row.payload.indexOf('\t');
       const p = toSend++;
       const i = p % size;
-      const key = payload.slice(tab + 1);
-      json[i] = payload.slice(0, tab);
+      const key = row.payload.slice(tab + 1);
+      json[i] = row.payload.slice(0, tab);
+      if (row.hash !== undefined) {
+        if (hashes.length === 0) hashes = new Array<number>(size).fill(0);
+        hashes[i] = row.hash;
+      }
       lines[i] = line;
       numbers[i] = number;
       if (withReport) seqs[i] = seq;

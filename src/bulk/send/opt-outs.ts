@@ -13,10 +13,11 @@ import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, write
 import { UsageError } from '../../errors.js';
 import { describeOptOut, type OptOuts } from '../../optouts/store.js';
 import type { Batch } from './batches.js';
-import { BatchState } from '../journal/records.js';
+import { BatchState, isInDoubt } from '../journal/records.js';
+import { loadJournal } from '../journal/load.js';
+import type { SpoolSource } from '../preflight/spool.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
 import { LEAVE_OUT } from '../input/exclude.js';
-import type { SpoolSource } from '../preflight/spool.js';
 import { FLAG } from '../flag-names.js';
 
 export interface OptOutSource {
@@ -121,6 +122,53 @@ export function sinceStart(journalPath: string, source: OptOutSource, runId: str
   return { start, added };
 }
 
+/** What the numbers that went on a list since the run started mean for this resume. */
+export interface AddedEffect {
+  /** Rows to send of theirs that no batch has settled yet: left out by this resume. */
+  readonly leftOut: number;
+  /** Of those numbers, the ones an accepted batch had already messaged (the first few, and how many). */
+  readonly messaged: { readonly count: number; readonly first: readonly string[] };
+  /** Those in a batch in doubt (they may have had the message). */
+  readonly inDoubt: { readonly count: number; readonly first: readonly string[] };
+}
+
+/**
+ * Which of the numbers added since the start the run had already sent to (read from its
+ * journal's "send" lines), and how many of their rows this resume leaves out: those the preflight
+ * found to send (the spool), less those in batches already settled and those left out before.
+ */
+export async function addedEffect(journalPath: string, added: NumberSet, spool: SpoolSource): Promise<AddedEffect> {
+  const numbers = new Map<number, readonly string[]>();
+  const loaded = await loadJournal(journalPath, {
+    onSend: (rec) => {
+      if (rec.numbers !== undefined) numbers.set(rec.batch, rec.numbers);
+    },
+  });
+  const messaged: string[] = [];
+  const doubt: string[] = [];
+  let settledRows = 0;
+  loaded.states.forEach((state, b) => {
+    if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) return;
+    for (const n of numbers.get(b) ?? []) {
+      if (!added.has(numberKey(n))) continue;
+      settledRows++;
+      if (state === BatchState.accepted && !messaged.includes(n)) messaged.push(n);
+      else if (isInDoubt(state) && !doubt.includes(n)) doubt.push(n);
+    }
+  });
+  let rows = 0;
+  await spool((kind, _line, number) => {
+    if (kind === 'S' && added.has(numberKey(number))) rows++;
+  });
+  const excludedBefore = loaded.excluded.reduce((sum, n, b) => sum + (loaded.states[b] !== BatchState.none && loaded.states[b] !== BatchState.notSent && loaded.states[b] !== BatchState.auth ? n : 0), 0);
+  const SHOWN = 5;
+  return {
+    leftOut: Math.max(0, rows - settledRows - excludedBefore),
+    messaged: { count: messaged.length, first: messaged.slice(0, SHOWN) },
+    inDoubt: { count: doubt.length, first: doubt.slice(0, SHOWN) },
+  };
+}
+
 /** A report row's error for a recipient left out because it went on the --exclude list since the run started. */
 export const EXCLUDED_SINCE_START = `on the ${FLAG.exclude} list since the run started`;
 
@@ -194,6 +242,7 @@ export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart 
       b.entries.splice(i, 1);
       b.sendNumbers.splice(i, 1);
       b.sendLines.splice(i, 1);
+      if (b.sendMessages.length > 0) b.sendMessages.splice(i, 1);
       dropped++;
       if (leaves(n) === LEAVE_OUT.optedOut) optedOut++;
     }

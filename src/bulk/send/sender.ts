@@ -269,7 +269,7 @@ export class Sender {
    */
   #journalAhead(b: Batch): void {
     const key = idempotencyKey(this.#cfg.idempotency, b.index);
-    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers, excluded: b.excluded !== undefined && b.excluded > 0 ? b.excluded : undefined, optedOut: b.optedOut !== undefined && b.optedOut > 0 ? b.optedOut : undefined };
+    const rec = { batch: b.index, first: b.first, count: b.count, key, lines: b.sendLines, numbers: b.sendNumbers, messages: b.sendMessages.length > 0 ? b.sendMessages : undefined, excluded: b.excluded !== undefined && b.excluded > 0 ? b.excluded : undefined, optedOut: b.optedOut !== undefined && b.optedOut > 0 ? b.optedOut : undefined };
     const ahead: Ahead = { b, key, written: Promise.resolve(), settled: false };
     ahead.written = this.#cfg.journal.startedDurably(rec, COMMIT_RECIPIENTS).then(
       () => {

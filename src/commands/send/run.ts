@@ -45,6 +45,13 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
   // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
   const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
+  // A dry run shows the request, as it always does (the one the key sent): never the old answer
+  // where a script reads the request.
+  if (once?.kind === 'done' && opts.dryRun === true) {
+    ctx.stdout.write(`${JSON.stringify(once.request, null, 2)}\n`);
+    ui.info(`dry run: already done: --once ${opts.once ?? ''} was accepted at ${once.at}; the same command without --dry-run sends nothing`);
+    return;
+  }
   if (once?.kind === 'done') {
     ui.info(`already done: --once ${opts.once ?? ''} was accepted at ${once.at}; nothing was sent`);
     renderOutcome(ctx, ui, { kind: 'accepted', status: once.status, body: once.body, text: once.text, attempts: 1 }, {
