@@ -7,7 +7,7 @@ import type { Context } from '../context.js';
 import { stateDir } from '../files/state-dir.js';
 import { isNoSpace } from './journal/writer.js';
 import type { ReportWriter } from './report/writer.js';
-import { noSpaceError, type Where } from './runs/open.js';
+import { noSpaceError, type Where } from './journal/reserve.js';
 
 /**
  * The run's side channels, built first (src/commands/send-bulk/run.ts) and handed to each stage:

@@ -53,7 +53,8 @@ import { addedEffect, dropSnapshots, keepAtStart, withOptOutReasons } from './se
 import { formatCount } from '../output/count.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
-import { checkStdinAgain, isFinished, openJournal, openRunState, spaceToResumeIn, type Run, type RunInput } from './runs/open.js';
+import { checkStdinAgain, isFinished, openJournal, openRunState, type Run, type RunInput } from './runs/open.js';
+import { spaceToResumeIn } from './journal/reserve.js';
 import { openInput, spoolStdin } from './runs/input.js';
 import { planRun, settledShape, type PlannedStore, type RunPlan } from './runs/plan.js';
 import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';

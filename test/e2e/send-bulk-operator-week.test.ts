@@ -1,14 +1,14 @@
-// A review of "stop before a plausible mistake", tried as its users would: an operator's week
-// (yesterday's unfinished run, today's export at the same path, an opt-out added while paused), a
-// cron line, a person following the hints. Each test states what the user expects, from the README
-// ("Campaign workflow", "Nothing lost, nothing sent twice", "Running unattended") and docs/bulk.md,
-// and fails where msgr does otherwise. Against the scriptable server on 127.0.0.1.
+// "Stop before a plausible mistake", tried as its users would: an operator's week (yesterday's
+// unfinished run, today's export at the same path, an opt-out added while paused), a cron line, a
+// person following the hints. Each test states what the user expects, from the README's recipes,
+// docs/campaigns.md and docs/unattended.md, and fails where msgr does otherwise. Against the
+// scriptable server on 127.0.0.1. Locks shared by hosts and a key's run being sent now:
+// send-bulk-locks.test.ts.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { appendFileSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, msgrCommand, offeredCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { cleanEnv, offeredCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, startTestServer, useTestServer } from '../support/test-server.js';
 
 const ACCEPT: ScriptedResponse = { status: 202, body: { status: 'accepted', messages: [{ id: 'm-1' }] } };
@@ -21,18 +21,6 @@ function env(baseUrl: string, config: string, extra: Record<string, string> = {}
 
 function msgr(args: string[], e: Record<string, string>): Promise<RunResult> {
   return runCli(args, { env: e, timeoutMs: 60_000 });
-}
-
-function start(args: string[], e: Record<string, string>): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(...msgrCommand(args), { cwd: ROOT, env: e, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
 }
 
 /** Each request's recipients with the text they got: "+44… Hi Tom, see you Tue". */
@@ -105,42 +93,6 @@ describe('nothing lost: --restart after the file changed', () => {
 });
 
 describe('campaign keys', () => {
-  test('send-bulk --once: another message under a key whose run is being sent now is refused (exit 2), as send --once refuses it, not "running now" (exit 0, silent under -q)', async () => {
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const file = writeList(join(dir, 'today.csv'), numbers(3, 300));
-    server.answer = () => ({ ...ACCEPT, delayMs: 1500 });
-    const first = start(['send-bulk', file, '--once', 'reminders-busy', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1'], env(server.url, config));
-    for (let i = 0; i < 200 && server.requests.length === 0; i++) await new Promise((r) => setTimeout(r, 50));
-    assert.equal(server.requests.length, 1, 'the first run is sending');
-    const other = await msgr(['send-bulk', file, '--once', 'reminders-busy', '--from', 'Clinic', '--text', 'The clinic is closed tomorrow', '-q'], env(server.url, config));
-    const done = await first;
-    assert.equal(done.code, 0, done.stderr);
-    assert.equal(other.code, 2, `another message under the key: ${other.stderr}`);
-    assert.match(other.stderr, /another message/);
-  });
-
-  test('a state folder shared by two cron hosts: a host that died mid-run (its lock hours old) does not leave the day\'s campaign unsent with exit 0 and nothing said under -q', async () => {
-    const dir = tempDir();
-    const config = join(dir, 'state');
-    const file = writeList(join(dir, 'today.csv'), numbers(4, 950));
-    const line = ['send-bulk', file, '--once', 'reminders-shared', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '--yes', '-q'];
-    server.script(ACCEPT, REFUSE);
-    assert.equal((await msgr(line, env(server.url, config))).code, 3);
-    // What cron host A left when it lost power while sending: its lock, in the shared folder.
-    const folder = readdirSync(join(config, 'runs')).find((f) => f.startsWith('once-reminders-shared-'));
-    assert.ok(folder !== undefined);
-    const lock = join(config, 'runs', folder, 'journal.jsonl.lock');
-    const startedAt = new Date(Date.now() - 6 * 3600_000);
-    writeFileSync(lock, `${JSON.stringify({ pid: 4242, host: 'cronbox-a', startedAt: startedAt.toISOString(), command: 'msgr send-bulk today.csv --once reminders-shared', token: '0123456789abcdef' })}\n`);
-    utimesSync(lock, startedAt, startedAt);
-    const sent = server.requests.length;
-    // Host B's cron line, every 15 minutes.
-    const tick = await msgr(line, env(server.url, config));
-    const silentlyUnsent = tick.code === 0 && tick.stderr === '' && server.requests.length === sent;
-    assert.ok(!silentlyUnsent, `3 of 4 rows unsent, exit ${tick.code}, stderr ${JSON.stringify(tick.stderr)}`);
-  });
-
   test('--resume of a file whose keyed run finished says nothing to do (exit 0, nothing under -q), as for any finished run', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');

@@ -2,39 +2,37 @@
 // (new, resumed, restarted; its lock and journal); input.ts the file it reads; state-folder.ts
 // where runs live; target.ts where a run sends; resume-checks.ts what a resume must agree with;
 // plan.ts what a run sends; earlier.ts the earlier runs of a file; already-sent.ts the numbers they
-// accepted; once.ts a campaign key's run (--once); unfinished.ts the refusal beside an unfinished
-// run; resume-command.ts the command that continues a run; catalogue.ts and report.ts are `msgr
-// runs`. It imports every folder above but display/.
+// accepted; once.ts a campaign key's run (--once); unfinished.ts the refusals beside another run
+// of the file (unfinished, or another msgr's: sending now, stopped); resume-command.ts the command
+// that continues a run; delivery.ts the receipts of a run's messages; messaged.ts whom the runs
+// messaged; catalogue.ts and report.ts are `msgr runs`. It imports every folder above but display/.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
-// the journal opened, and the room a stopped run needs (docs/files.md: Nothing lost, nothing sent
-// twice). The input read and known again: bulk/runs/input.ts; the checks that a resumed run sends
-// exactly what it started with: bulk/runs/resume-checks.ts; the journal's format:
-// bulk/journal/records.ts.
+// the journal opened (docs/files.md: "Nothing lost, nothing sent twice"). The room a stopped run
+// needs: bulk/journal/reserve.ts; the input read and known again: bulk/runs/input.ts; the checks
+// that a resumed run sends exactly what it started with: bulk/runs/resume-checks.ts; the journal's
+// format: bulk/journal/records.ts.
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { basename, dirname, join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Context } from '../../context.js';
-import { fileProblem, InterruptedError, UsageError, type MsgrError } from '../../errors.js';
+import { fileProblem, UsageError } from '../../errors.js';
 import type { Ui } from '../../output/ui.js';
 import { Journal } from '../journal/writer.js';
 import { isAnswered, type JournaledTarget, type OnceRecord, type RunHeader, type RunShape, type SkipSentSource } from '../journal/records.js';
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
-import { RESERVE_BYTES } from '../journal/reserve.js';
-import { heartbeatStopped, lockHolder, tryLock, type LockOwner, type TakenOver } from '../../files/lock.js';
+import { heartbeatStopped, lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
 import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
-import { restartDoes, unfinishedError } from './unfinished.js';
+import { restartDoes, runningError, tookOverLine, unfinishedError } from './unfinished.js';
 import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';
 import { newRunId } from '../journal/keys.js';
-import { formatAge, formatBytes } from '../../output/count.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
@@ -499,38 +497,6 @@ function sameBytes(a: string, b: string): boolean {
   }
 }
 
-/** A journal line, generously: what each batch still to send adds to the journal, twice. */
-const JOURNAL_LINE_BYTES = 400;
-
-/**
- * The room a resume needs beside the journal: its reserve, the spool its preflight writes again
- * (this run's, or the input's size when there is none to measure) and the lines still to come.
- */
-export function spaceToResume(journalPath: string, inputBytes: number, batchesLeft: number): number {
-  let spool = 0;
-  try {
-    const prefix = `${basename(journalPath)}.spool`;
-    for (const name of readdirSync(dirname(journalPath))) if (name.startsWith(prefix)) spool += statSync(join(dirname(journalPath), name)).size;
-  } catch {
-    // Measured below from the input instead.
-  }
-  return RESERVE_BYTES + Math.max(spool, inputBytes) + batchesLeft * 2 * JOURNAL_LINE_BYTES;
-}
-
-/** A report line, generously: line, number, outcome, status, message id and a short error. */
-const REPORT_LINE_BYTES = 128;
-
-/**
- * The room a stopped run needs in the folder that filled before it can resume: the journal's
- * (spaceToResume) when that is the journal's folder, and the whole report when the report is
- * written there (a resume writes every row of it again).
- */
-export function spaceToResumeIn(folder: string, journalPath: string, reportPath: string | undefined, inputBytes: number, batchesLeft: number, rows: number): number {
-  const journal = resolve(folder) === resolve(dirname(journalPath)) ? spaceToResume(journalPath, inputBytes, batchesLeft) : 0;
-  const report = reportPath !== undefined && resolve(folder) === resolve(dirname(reportPath)) ? rows * REPORT_LINE_BYTES : 0;
-  return journal + report;
-}
-
 /**
  * The journal of a new run (its header says how to rebuild every batch, where it sends and which
  * runs' numbers it leaves out), or the resumed one's.
@@ -571,61 +537,6 @@ export function openJournal(
   } catch (err) {
     throw stateWriteError(err, dirname(state.journalPath));
   }
-}
-
-/** Another run holds the journal's lock (an overlapping cron job): say who, and what to do. */
-function runningError(lockPath: string, owner: LockOwner | undefined): UsageError {
-  if (owner !== undefined && heartbeatStopped(owner)) return stoppedError(lockPath, owner);
-  if (owner === undefined) {
-    return new UsageError(`another msgr is starting this bulk job (its lock ${lockPath} is being written)`, { hint: `Wait a moment and run the command again with ${FLAG.resume}.` });
-  }
-  return new UsageError(
-    `another msgr is already running this bulk job: pid ${owner.pid} on ${owner.host}, started ${owner.startedAt}${owner.command !== '' ? ` (${owner.command})` : ''}`,
-    {
-      hint:
-        owner.host === hostname()
-          ? `Wait for it to finish (or stop it: kill ${owner.pid}); then run again with ${FLAG.resume}. Lock file: ${lockPath}`
-          : `It runs on another host; if it is surely not running, delete ${lockPath}.`,
-    },
-  );
-}
-
-/**
- * The run's process is alive on this host but has not touched its lock for longer than a running
- * msgr ever leaves it (docs/unattended.md: "A stopped run"): suspended (Ctrl-Z, SIGSTOP). Its lock
- * is not taken (it would go on sending when continued), and a cron tick does not pass it in
- * silence: exit 2 under -q too.
- */
-function stoppedError(lockPath: string, owner: LockOwner): UsageError {
-  const age = formatAge(owner.heartbeatAgeMs ?? 0);
-  return new UsageError(`the msgr running this bulk job (pid ${owner.pid}, started ${owner.startedAt}${owner.command !== '' ? `, ${owner.command}` : ''}) has been stopped for ${age} (suspended, Ctrl-Z?): nothing is being sent, and this command sent nothing`, {
-    hint: `Continue it (fg in its terminal, or kill -CONT ${owner.pid}), or end it (kill ${owner.pid}; a stopped process ends once continued: kill -CONT ${owner.pid} after it), then run this command again to finish the run. Lock file: ${lockPath}`,
-  });
-}
-
-/** Another host's lock taken over: its heartbeat stopped (the host died or lost the shared folder). */
-function tookOverLine(t: TakenOver): string {
-  return `took over this run's lock from msgr pid ${t.owner.pid} on ${t.owner.host} (started ${t.owner.startedAt}): no heartbeat from it for ${formatAge(t.heartbeatAgeMs)}, so that host stopped or lost this folder; this run goes on here. Should that msgr still be running, stop it (kill ${t.owner.pid} on ${t.owner.host})`;
-}
-
-/** What a full disk's message needs, as far as the run got. */
-export interface Where {
-  folder?: string;
-  inputBytes?: number;
-  /** Set once a journal exists: the run is then resumed, not started again. */
-  resume?: string;
-  /** The send pass began: a full disk from then on stops the run as Ctrl-C does. */
-  sending?: boolean;
-}
-
-export function noSpaceError(w: Where): MsgrError {
-  const folder = w.folder ?? '?';
-  const needed = spaceToResume(`${folder}/journal.jsonl`, w.inputBytes ?? 0, 0);
-  // Before the send pass nothing left: an environment error (exit 2); during it, a stop (130).
-  const ErrorClass = w.sending === true ? InterruptedError : UsageError;
-  return new ErrorClass(`no space left in ${folder}: the run stopped${w.resume === undefined ? ' before sending anything' : ', nothing in doubt'}; free at least ${formatBytes(needed)} there, then ${w.resume === undefined ? 'run the same command again' : 'resume'}`, {
-    hint: w.resume !== undefined ? `Resume with: ${w.resume}` : 'msgr keeps a reserve there (1 MiB) so that the answers of batches in flight can always be written down.',
-  });
 }
 
 /** The file the run reads: the CSV, or the copy of stdin. */
