@@ -82,8 +82,8 @@ export default tseslint.config(
   },
   {
     // Only src/main.ts touches the process (argv, env, stdio, exit, signals, pid); everything else
-    // gets it through the Context, so commands run in-process with a fake one (README, "Design
-    // notes"). node:process itself is refused by importRules (below), which every src/ file matches.
+    // gets it through the Context, so commands run in-process with a fake one (docs/design.md:
+    // "Choices"). node:process itself is refused by importRules (below), which every src/ file matches.
     files: ['src/**/*.ts'],
     ignores: ['src/main.ts'],
     rules: {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// msgr performance bench. `npm run bench [-- flags]`; see the README, "Performance", and docs/performance.md.
+// msgr performance bench. `npm run bench [-- flags]`; see docs/performance.md.
 //
 // Sections (all by default; pick with --only a,b):
 //   startup   cold start with hyperfine against `node -e 0` in the same run

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // The `msgr` command. CommonJS (bin/package.json), which Node starts faster than an ES module.
 // `--version`, `--help` and `msgr` alone are answered here without loading the program; anything else runs
-// dist/msgr.cjs (built by scripts/build.mjs; docs/performance.md; README, "Design notes").
+// dist/msgr.cjs (built by scripts/build.mjs; docs/performance.md; docs/design.md: "Choices").
 // The single executable file starts from bin/sea.cjs instead, which does the same from its assets.
 'use strict';
 const { existsSync, readFileSync } = require('node:fs');

@@ -52,7 +52,7 @@ export interface Context {
   readonly enableGracefulInterrupt: (onQuit?: () => QuitState) => void;
   /**
    * What makes the clients that talk to the API. The HTTP stack (undici) loads on the first call,
-   * never at start-up, so `--help` and a dry run pay nothing for it (docs/performance.md: a bundle
+   * never at start-up, so `--help` and a dry run pay nothing for it (docs/performance.md; a bundle
    * per package, loaded on first use). main.ts gives the real one (src/http/client.ts); tests give
    * a fake, so a command runs in-process against canned answers.
    */

@@ -1,6 +1,6 @@
-// The error family and its exit codes: the table in docs/contract.md, "Exit codes" (and README,
-// "Exit codes"). Commands throw; main.ts catches once and maps to process exit codes; under
-// --json every error becomes one document of one shape (README: "Errors as JSON").
+// The error family and its exit codes: the table in docs/contract.md: "Exit codes" (and its
+// copy in README.md, generated from the same table). Commands throw; main.ts catches once and maps to process exit codes; under
+// --json every error becomes one document of one shape (docs/contract.md: "Errors as JSON").
 
 export const ExitCode = {
   OK: 0,
@@ -32,7 +32,7 @@ export interface MsgrErrorOptions {
   cause?: unknown;
 }
 
-/** The one shape of a failure under --json (README: "Errors as JSON"). */
+/** The one shape of a failure under --json (docs/contract.md: "Errors as JSON"). */
 export interface ErrorDocument {
   readonly error: {
     readonly message: string;

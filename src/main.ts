@@ -129,7 +129,7 @@ function parsedFlag(command: Command, name: string): boolean {
 }
 
 /**
- * What a signal does (README "Running unattended"). A command that can wind down (finish what is
+ * What a signal does (docs/unattended.md: "Stopping"). A command that can wind down (finish what is
  * in flight, write down where it stopped) asks for it with ctx.enableGracefulInterrupt(); before
  * that, or in any other command, every signal quits at once, as nothing is in flight. Then:
  * SIGINT, SIGTERM and SIGHUP all start the same stop. SIGTERM and SIGHUP never do more, however
@@ -172,7 +172,7 @@ export async function run(): Promise<number> {
     // written append-only and flushed per record, so an abrupt exit leaves them consistent.
     // Requests left without their answers are in doubt: exit 7, as for a run that drained with
     // batches in doubt, or the code the command gives (send and api: 6, their one request's
-    // outcome unknown; README: "Exit codes"). A command that does not say (no onQuit) exits 130;
+    // outcome unknown; docs/contract.md: "Exit codes"). A command that does not say (no onQuit) exits 130;
     // one whose onQuit fails counts as in doubt, the side that gets the rows checked.
     let inDoubt = false;
     let inDoubtCode: ExitCode | undefined;

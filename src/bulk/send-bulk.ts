@@ -18,7 +18,7 @@
 // run twice. Batch k is always the k-th batch the grouping closes (with one shared message, the
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
-// (docs/campaigns.md: Scale, and docs/files.md: Nothing lost, nothing sent twice). Where each concept lives:
+// (docs/campaigns.md: "Scale", and docs/files.md: "Nothing lost, nothing sent twice"). Where each concept lives:
 // docs/design.md.
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -180,7 +180,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const resumeWith = { ...campaign.resumeWith, file: run.fileArg };
   if (previous !== undefined) rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, journalPath));
   const writes = journalOf(purpose) === 'write';
-  // Room for the answers of the batches in flight should the disk fill (docs/unattended.md: Stopping).
+  // Room for the answers of the batches in flight should the disk fill (docs/unattended.md: "Stopping").
   // Taken before the preflight: a disk too full for it stops the run before any work.
   const reserve = writes ? DiskReserve.take(`${journalPath}.reserve`) : undefined;
   if (reserve !== undefined) {

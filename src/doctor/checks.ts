@@ -1,5 +1,5 @@
 // `msgr doctor`: the way from this machine to the API, one step at a time, without sending a
-// message (README: "Behind a proxy or a TLS-inspecting firewall"). Only a GET of the base URL is
+// message (docs/network.md). Only a GET of the base URL is
 // ever made. Each step says what it found and, when it fails, what to do. The steps use the same
 // pieces a send does: the settings' resolution, the proxy route, the tunnel, the TLS options and
 // the HTTP client's dispatcher.

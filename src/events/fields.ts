@@ -1,5 +1,5 @@
 // What an event says, pulled from whatever shape it came in: the real API's event payloads are
-// not shown (docs/api.md: "Endpoint"; docs/events.md: "What is not known"), so fields are found
+// not shown (docs/api.md: "Endpoint"; docs/events.md: "What is not known about the real API's events"), so fields are found
 // by the names providers commonly use, in the envelopes they commonly wrap them in, and a user
 // names a field the common names miss with a dotted path (`--status-field data.state`). The
 // sandbox's own shape (docs/events.md: "The sandbox's events") is found by these same names.

@@ -1,4 +1,4 @@
-// The listener's token (docs/events.md: "The token"): a request without it is answered 401 and
+// The listener's token (docs/events.md: "The URL and the token"): a request without it is answered 401 and
 // not recorded. Unless one is given, msgr makes one the first time and keeps it beside the events
 // file (0600), so the webhook URL registered with a provider stays the same across restarts, and
 // `msgr listen --print-url` tells a script the URL before the listener runs.

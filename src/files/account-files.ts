@@ -1,4 +1,4 @@
-// Files msgr keeps per account in its state folder (docs/events.md: "Where things are kept"):
+// Files msgr keeps per account in its state folder (docs/files.md: "Where things are kept"):
 // `<state>/<folder>/<account>.<ext>`. The account is the resolved accountReference; with none
 // (no flag, variable or profile gives one) the files are `_all`: opt-outs there apply to every
 // account, and events there belong to none in particular. `_` cannot begin an accountReference

@@ -3,8 +3,8 @@
 // is set; without it (`env -i`, some cron daemons and service managers), the home the password
 // database gives the user, as ssh and git find it: Node's os.homedir() reads both. A user with
 // neither (a container started with a numeric user id unknown to /etc/passwd) has nowhere: that
-// is said, with the setting that fixes it, instead of a system error (README, "Where profiles
-// are kept").
+// is said, with the setting that fixes it, instead of a system error (docs/files.md:
+// "Profiles").
 import { homedir } from 'node:os';
 import { UsageError } from '../errors.js';
 

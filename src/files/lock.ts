@@ -7,8 +7,8 @@
 // touches it every HEARTBEAT_MS (its mtime is the heartbeat) for as long as it holds it. A lock
 // whose owner is a dead process on this host (kill -9, power cut) is stale; so is one from another
 // host, whose process cannot be checked from here, once its heartbeat is older than
-// HEARTBEAT_STALE_MS (the host died or lost the shared folder: docs/unattended.md, "A state folder
-// shared by several hosts"); so is one older than `staleMs` when the caller gives one (the store
+// HEARTBEAT_STALE_MS (the host died or lost the shared folder: docs/unattended.md: "Locks:
+// an overlap, another host, a stopped run"); so is one older than `staleMs` when the caller gives one (the store
 // is changed in milliseconds, a bulk run takes hours). A live process on this host whose heartbeat
 // stopped (suspended with Ctrl-Z) still holds its lock: the caller is told its heartbeat's age
 // (LockOwner.heartbeatAgeMs) and says so. Two processes may find the same stale lock at once; if both simply deleted it, the

@@ -2,7 +2,7 @@
 // environment (http/proxy.ts) reached through msgr's own tunnel (http/tunnel.ts), extra CAs
 // added to (not replacing) the default roots, and msgr's own retry loop (docs/contract.md: "Retries"):
 // retry only what provably did not happen or what the server asked to be retried (429, 503 +
-// Retry-After); never after the request may have been processed (docs/contract.md: Retries).
+// Retry-After); never after the request may have been processed (docs/contract.md: "Retries").
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
@@ -101,7 +101,7 @@ export interface ApiClient extends MessagesClient {
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots
- * (docs/dependencies.md: undici 7), and rebuilding them from `tls.rootCertificates` costs
+ * (docs/dependencies.md: "undici 7"), and rebuilding them from `tls.rootCertificates` costs
  * ~70 ms per run, so the PEM is added to a default context instead (the same call Node makes
  * for each `ca` entry; the default context also keeps NODE_EXTRA_CA_CERTS and, where it is on,
  * NODE_USE_SYSTEM_CA). Where that call is missing, fall back to the documented, slower way.
@@ -170,7 +170,7 @@ const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
  * proxy's too) is tried this many times in all, the first included, and not again once this long
  * has passed since its first failure: enough for a server that is restarting or a resolver that
  * was slow, short enough that a wrong host or port is said within seconds, not after minutes of
- * backoff (docs/contract.md: Retries). A connect timeout (10 s) is therefore not tried again.
+ * backoff (docs/contract.md: "Retries"). A connect timeout (10 s) is therefore not tried again.
  */
 const CONNECT_ATTEMPTS = 3;
 const CONNECT_RETRY_MS = 10_000;
@@ -295,7 +295,7 @@ export function createClient(options: ClientOptions): ApiClient {
       if (cls === 'rejected') return { kind: 'rejected', status, body, message: status < 400 ? redact(`unexpected redirect (${String(responseHeaders.location ?? 'no location')}): ${message}`, options.apiKey) : message, attempts: attempt };
       if (cls === 'throttled' || cls === 'unavailable') {
         const retryAfter = parseRetryAfter(responseHeaders['retry-after'], now());
-        // 503 is retried only when the server says when (docs/contract.md: Retries).
+        // 503 is retried only when the server says when (docs/contract.md: "Retries").
         const retryable = cls === 'throttled' || retryAfter !== undefined;
         if (retryable && attempt < maxAttempts && (retryAfter === undefined || retryAfter <= maxRetryAfterMs)) {
           const delayMs = retryAfter ?? backoffMs(attempt, 1000, 30_000);
@@ -324,7 +324,7 @@ export function createClient(options: ClientOptions): ApiClient {
   };
 }
 
-/** Tolerant: an empty or non-JSON body is kept as text (docs/contract.md: Streams). */
+/** Tolerant: an empty or non-JSON body is kept as text (docs/contract.md: "Streams"). */
 export function parseBody(text: string): unknown {
   const t = text.trim();
   if (t === '') return undefined;

@@ -78,9 +78,9 @@ export interface VersionedBase {
 
 /**
  * A base URL ending in `/v2` or `/v2/messages`: msgr appends `/v2/messages` itself
- * (docs/api.md: Endpoint), so it would post to `/v2/v2/messages`, where no API answers but with
+ * (docs/api.md: "Endpoint"), so it would post to `/v2/v2/messages`, where no API answers but with
  * a 404. Refused rather than corrected with a notice: the value sits in a profile, a variable or
- * a cron line, and is best fixed once where it is written (README: "Exit codes"). Undefined for
+ * a cron line, and is best fixed once where it is written (docs/contract.md: "Exit codes"). Undefined for
  * any other base URL (or one that is no URL).
  */
 export function versionInBase(baseUrl: string): VersionedBase | undefined {

@@ -1,4 +1,4 @@
-// What happened to one request, in the terms of docs/contract.md (Exit codes, Retries).
+// What happened to one request, in the terms of docs/contract.md: "Exit codes" and "Retries".
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
 import { isTlsCode, tlsFailureOf } from './trust.js';
 
@@ -21,7 +21,7 @@ export type Outcome =
 export type OutcomeKind = Outcome['kind'];
 
 // undici and Node error codes for failures that happen before any byte of the request leaves
-// (docs/dependencies.md: undici 7). Certificate failures are in this class too.
+// (docs/dependencies.md: "undici 7"). Certificate failures are in this class too.
 const NEVER_SENT_CODES = new Set([
   // The proxy did not open the tunnel (http/tunnel.ts): nothing of the request left.
   'MSGR_PROXY_TUNNEL',
@@ -58,7 +58,7 @@ const UNREACHABLE_CODES = new Set(['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'ECON
 // Of those, the ones worth retrying: they might go through next time. A name that does not exist
 // (ENOTFOUND, EAI_NONAME) will not exist a second later; a temporary DNS failure (EAI_AGAIN) may
 // clear. Certificate problems are never-sent too, but retrying cannot fix them
-// (docs/contract.md: Retries).
+// (docs/contract.md: "Retries").
 const RETRYABLE_CODES = new Set(['EAI_AGAIN', 'ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 
 /**
@@ -85,7 +85,7 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
   }
   if (failure.cause === 'BAD_ANSWER') return { retryable: false, config: true };
   // TLS with an https:// proxy: retrying cannot fix it; a handshake that fails outright is a
-  // proxy that does not speak TLS there, a setting to fix (README: "When the proxy says no").
+  // proxy that does not speak TLS there, a setting to fix (docs/network.md: "When the proxy says no").
   if (failure.cause !== undefined && isTlsCode(failure.cause)) return { retryable: false, config: tlsFailureOf(failure.cause) === 'handshake' };
   // A proxy host name that does not exist will not exist on the next attempt either.
   if (failure.cause === 'ENOTFOUND' || failure.cause === 'EAI_NONAME') return { retryable: false, config: false };
@@ -96,7 +96,7 @@ export function classifyTunnelFailure(failure: { status?: number | undefined; ca
 export function classifyNetworkError(err: unknown, requestStarted = false): FailureClass & { code: string } {
   const code = errorCode(err);
   // Once the request was on its way, no error proves it never left: a TLS alert or a bad record
-  // while the answer is read is as unknown as a reset (docs/dependencies.md: undici 7).
+  // while the answer is read is as unknown as a reset (docs/dependencies.md: "undici 7").
   if (requestStarted) return { kind: 'unknown', code };
   if (code === TUNNEL_CODE) {
     const failure = findTunnelFailure(err) ?? {};
@@ -106,7 +106,7 @@ export function classifyNetworkError(err: unknown, requestStarted = false): Fail
     return { kind: 'not-sent', retryable: RETRYABLE_CODES.has(code), unreachable: UNREACHABLE_CODES.has(code), code };
   }
   // Headers/body timeouts, "other side closed", ECONNRESET, EPIPE, aborts after the write:
-  // the server may have processed the request (docs/dependencies.md: undici 7).
+  // the server may have processed the request (docs/dependencies.md: "undici 7").
   return { kind: 'unknown', code };
 }
 
@@ -134,7 +134,7 @@ export function errorCode(err: unknown): string {
 
 export type StatusClass = 'accepted' | 'auth' | 'rejected' | 'throttled' | 'unavailable' | 'unknown';
 
-/** HTTP status → class (docs/contract.md: Exit codes; Retries). */
+/** HTTP status → class (docs/contract.md: "Exit codes", "Retries"). */
 export function classifyStatus(status: number): StatusClass {
   if (status >= 200 && status < 300) return 'accepted';
   if (status === 401 || status === 403) return 'auth';
@@ -152,7 +152,7 @@ export const REDIRECT_HINT = 'msgr does not follow redirects (the API key would 
 
 /**
  * A 404 or 405 from the URL msgr built: the address is wrong, not the message. The API has one
- * endpoint (docs/api.md: Endpoint), so every request sent there would get the same answer; like
+ * endpoint (docs/api.md: "Endpoint"), so every request sent there would get the same answer; like
  * a 3xx, it says the base URL needs fixing.
  */
 export function isWrongAddress(status: number | undefined): boolean {

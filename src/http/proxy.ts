@@ -1,5 +1,5 @@
 // Which proxy a request goes through, read from the environment the way curl and gh read it
-// (README: "Behind a proxy or a TLS-inspecting firewall"). Pure: no undici here, so checking a
+// (docs/network.md). Pure: no undici here, so checking a
 // route before a bulk run writes its journal costs nothing at start-up.
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';

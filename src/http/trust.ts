@@ -1,5 +1,4 @@
-// What to say when TLS fails: the ways to trust a private or inspecting root (README: "Behind a
-// proxy or a TLS-inspecting firewall"), and the failures a root cannot fix (a certificate for
+// What to say when TLS fails: the ways to trust a private or inspecting root (docs/network.md), and the failures a root cannot fix (a certificate for
 // another name, one out of its dates, no TLS at all on the port). Pure, for the client and `doctor`.
 
 /** NODE_USE_SYSTEM_CA=1 makes Node trust the operating system's store from 22.19, 24.6 and 25 on. */

@@ -1,6 +1,6 @@
-// Phone numbers to E.164 (docs/contract.md: Requests). libphonenumber-js with
+// Phone numbers to E.164 (docs/contract.md: "Requests"). libphonenumber-js with
 // `max` metadata: the default `min` metadata cannot tell valid from merely possible numbers
-// (docs/dependencies.md: libphonenumber-js).
+// (docs/dependencies.md: "libphonenumber-js").
 import { isSupportedCountry, parsePhoneNumberFromString, validatePhoneNumberLength, type CountryCode, type PhoneNumber } from 'libphonenumber-js/max';
 // The very object libphonenumber-js/max uses: each calling code lists its main country first.
 import metadataJson from 'libphonenumber-js/max/metadata';
@@ -30,7 +30,7 @@ export interface NumberOptions {
   /**
    * Accept possible numbers in no range of the known numbering plan (--allow-unlisted-numbers):
    * for ranges newer than the phone metadata. Never a mistyped one (a digit missing or one too
-   * many, a national 0 kept): no new range explains those (docs/contract.md: Requests).
+   * many, a national 0 kept): no new range explains those (docs/contract.md: "Requests").
    */
   readonly allowUnlisted?: boolean | undefined;
   /** Accept every possible number outside the plan, mistyped ones too: an opt-out list (leaving one out costs nothing). */
@@ -121,7 +121,7 @@ export function checkCountry(input: string, origin: string): CountryCode {
  * Normalises one number. Impossible numbers (wrong length, unknown country code) are refused, and
  * so are possible numbers outside the known numbering plan (`07911 12345`, a digit short; the
  * UK's +44 7700 900xxx drama range), with why, unless `allowUnlisted`: a warning for them was
- * one people learned to ignore (docs/contract.md: Requests).
+ * one people learned to ignore (docs/contract.md: "Requests").
  */
 /**
  * How opt-outs read numbers: one outside the known numbering plan is kept (an opt-out must be
@@ -168,7 +168,7 @@ export function normaliseNumber(raw: string, defaultCountry?: CountryCode, optio
   // that are a valid number with a + and no mobile of their own country are refused as
   // ambiguous, not sent to a stranger (and an opt-out entry written so would exclude nobody).
   // A national mobile is taken as one: `15123456789` (a German mobile whose 0 a spreadsheet
-  // dropped) is sent to +49 151…, not to +1 512… (README: "Input").
+  // dropped) is sent to +49 151…, not to +1 512… (docs/campaigns.md: "Input").
   if (!international && possible && parsed !== undefined && parsed.number !== `+${s}` && !nationalMobile(parsed) && withPlus(s)) {
     return {
       ok: false,

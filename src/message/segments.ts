@@ -1,5 +1,5 @@
 // SMS encoding and parts of a message text: `msgr segments` and send-bulk's preflight totals use
-// this one implementation (README: "msgr segments"). GSM 03.38: a single message holds 160
+// this one implementation (docs/sending.md: "How a text travels as SMS"). GSM 03.38: a single message holds 160
 // septets, each part of a concatenated one 153 (the rest is the UDH); the extension table's
 // characters take an escape plus the character, 2 septets, and are never split across parts.
 // UCS-2: 70 UTF-16 code units, 67 per part; a surrogate pair is never split.

@@ -1,5 +1,5 @@
 // The one reader of a message text file (`--text-file` in send and send-bulk; `-` reads stdin):
-// the same encodings as the CSV reader (README: "Input"). A UTF-8 byte-order mark is dropped
+// the same encodings as the CSV reader (docs/campaigns.md: "Input"). A UTF-8 byte-order mark is dropped
 // (sent, it would be an invisible character that forces UCS-2), UTF-16 is read by its mark,
 // text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the final line
 // end is dropped (an editor adds it; it would be sent as a character).
@@ -103,7 +103,7 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
 /**
  * Line ends as a phone shows them: a Windows editor's CR LF (or a cell's, in a CSV whose line
  * ends were converted) would cost a character per line, and a lone CR (an old Mac's line end,
- * kept inside a quoted cell) is a line break to the reader but not to every phone. README:
+ * kept inside a quoted cell) is a line break to the reader but not to every phone. docs/campaigns.md:
  * "Personalised messages".
  */
 export function phoneLineEnds(text: string): string {
@@ -117,7 +117,7 @@ const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;
  * A message's text as it is sent: phone line ends, and letters composed (Unicode NFC). macOS and
  * some web forms write "é" as "e" and a combining accent, which shows the same but has no GSM-7
  * form, so one such letter made a message UCS-2: up to three times the parts. NFC is the same
- * text by Unicode's definition (README: "msgr segments"); it is seldom longer, but can be: the
+ * text by Unicode's definition (docs/sending.md: "How a text travels as SMS"); it is seldom longer, but can be: the
  * few letters Unicode keeps decomposed (Devanagari "\u0958", Hebrew "\ufb1d") become two
  * characters, so parts are counted on what this returns, never on the text as given.
  */

@@ -1,6 +1,6 @@
 // `msgr send --once KEY`: one message, sent once under a campaign key (once/keys.ts), however
 // often the command runs: a webhook handler retried, a script run twice, two hosts sharing the
-// state folder (README: "One message, once"). The key's record says what was sent and how each
+// state folder (docs/sending.md: "One message, once"). The key's record says what was sent and how each
 // attempt ended, written before the request leaves and after its answer; the request carries an
 // Idempotency-Key made from the key, so a second attempt after an outcome left unknown is one the
 // API can tell from a new message.

@@ -1,4 +1,4 @@
-// `msgr optout import FILE` (docs/optouts.md: "Import and export"): a plain list (one number a
+// `msgr optout import FILE` (docs/optouts.md: "Commands"): a plain list (one number a
 // line), a CSV with a number column (found by the names send-bulk knows, or --column), or the
 // JSON lines of another store's export. Read by send-bulk's own CSV reader (encodings, `sep=`,
 // mixed line ends) and numbers checked by the recipients' rules: an entry that is not a number

@@ -1,4 +1,4 @@
-// The one place errors become text and exit codes (docs/design.md: a command throws, main.ts catches once).
+// The one place errors become text and exit codes (docs/design.md: "The flow"; a command throws, main.ts catches once).
 import { colorLevel, type Context } from '../context.js';
 import { errorDocument, ExitCode, MsgrError } from '../errors.js';
 import { stripControl } from './sanitize.js';

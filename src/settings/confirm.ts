@@ -1,4 +1,4 @@
-// The production guard (README: "The production guard"): an operator must never send a production
+// The production guard (docs/configuration.md: "The production guard"): an operator must never send a production
 // campaign from the wrong account by accident. A profile with `confirm: true` makes every send
 // show where it is going and ask on the terminal; without a terminal it needs --yes. The summary
 // shows each value's source, because the usual accident is an environment variable overriding the

@@ -39,7 +39,7 @@ export interface Settings {
   readonly caFile: Resolved<string | undefined>;
   /** The country national numbers are read in; no built-in default (a guess would misroute). */
   readonly defaultCountry: Resolved<string | undefined>;
-  /** The profile asks for confirmation before every send (the production guard: README, "The production guard"). */
+  /** The profile asks for confirmation before every send (the production guard: docs/configuration.md: "The production guard"). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
   readonly configFile: string;

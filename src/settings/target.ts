@@ -98,7 +98,7 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
 
 /**
  * The messages endpoint of the resolved base URL (undefined when none is set). One that ends in
- * `/v2` is refused (docs/contract.md: Requests) with the command that fixes it where it was
+ * `/v2` is refused (docs/contract.md: "Requests") with the command that fixes it where it was
  * given: this command with the flag's value corrected, the variable set right, or the profile's
  * setting changed, so that the hint is a command msgr then accepts.
  */

@@ -261,7 +261,7 @@ describe('through the scriptable proxy', () => {
     proxy.connects.length = 0;
     const upstream = await runCli([...SEND, '--ca-file', certs.caFile], { env: e, timeoutMs: 40_000 });
     assert.equal(upstream.code, 5, upstream.stderr);
-    assert.equal(proxy.connects.length, 3, 'retried as a connection failure (briefly: docs/contract.md, Retries)');
+    assert.equal(proxy.connects.length, 3, 'retried as a connection failure (briefly: docs/contract.md: "Retries")');
     proxy.script = { dropBeforeTunnel: true };
     const dropped = await runCli([...SEND, '--ca-file', certs.caFile], { env: e, timeoutMs: 40_000 });
     assert.equal(dropped.code, 5, dropped.stderr);

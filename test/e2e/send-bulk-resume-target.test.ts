@@ -1,7 +1,7 @@
 // The command a stopped run prints, and the one `msgr runs show` prints, continue the run as
 // printed when the run had a profile but a flag or the environment gave its account or base URL:
-// a resume with -p alone would be refused as another target (README: "Nothing lost, nothing sent
-// twice" and "`msgr runs`").
+// a resume with -p alone would be refused as another target (docs/files.md: "Run identity" and
+// "Runs").
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,7 +1,7 @@
 // Which run a start of send-bulk belongs to: one file by any name (a symlink, ./x.csv, an absolute
 // path), a run whose journal is kept elsewhere (--journal), and the same data piped in again are
 // each the one unfinished run, refused or resumed, never a fresh run that sends everyone accepted
-// before the stop a second time (README: "Nothing lost, nothing sent twice").
+// before the stop a second time (docs/files.md: "Nothing lost, nothing sent twice").
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

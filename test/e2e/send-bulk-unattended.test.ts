@@ -1,4 +1,4 @@
-// Unattended runs end to end (README "Running unattended"): the built CLI against the scripted
+// Unattended runs end to end (docs/unattended.md: "Stopping"): the built CLI against the scripted
 // test server with a latency, stopped the ways supervisors stop it (GNU timeout, repeated
 // SIGTERM, SIGHUP with the terminal gone, a full disk) and then resumed. What counts is what the
 // server received: every recipient accepted exactly once, and nothing left in doubt.

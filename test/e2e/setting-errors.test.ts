@@ -1,4 +1,4 @@
-// A setting error stops at its first answer (README: "Exit codes", "Retries"): a 404 or 405 from
+// A setting error stops at its first answer (docs/contract.md: "Exit codes", "Retries"): a 404 or 405 from
 // the URL msgr built stops send-bulk with its rows unsent (exit 2), a base URL ending in /v2 is
 // refused before anything is read or sent, and a connection that was never made stops a run
 // within seconds with exit 5, nothing in doubt, and the command that goes on.

@@ -5,7 +5,7 @@
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
-// See docs/campaigns.md: Output, and docs/contract.md: Exit codes.
+// See docs/campaigns.md: "Output", and docs/contract.md: "Exit codes".
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
@@ -212,7 +212,7 @@ function repeatedJson(several: readonly RepeatedNumber[]): Array<{ number: strin
   return several.map((r) => ({ number: r.number, lines: r.lines, rows: r.rows }));
 }
 
-/** The error of a run that would send nothing (docs/campaigns.md: Preflight); undefined when it would send. */
+/** The error of a run that would send nothing (docs/campaigns.md: "Preflight"); undefined when it would send. */
 export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
   const nothing = nothingToSend(pre, fileLabel);
   if (nothing === undefined) return undefined;
@@ -261,7 +261,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // A stop leaves in doubt only what the network did (a batch that timed out while the run
   // drained, or one an earlier run left): those recipients need checking, which a resume alone
   // does not do, so the run ends as a partial one (exit 7), not as a clean stop (exit 130), and
-  // keeps `stopped` to say why (README: "Exit codes"; docs/unattended.md).
+  // keeps `stopped` to say why (docs/contract.md: "Exit codes"; docs/unattended.md).
   const StopClass = r.inDoubt > 0 ? PartialError : InterruptedError;
   const inDoubt = r.inDoubt > 0 ? `, ${formatCount(r.inDoubt)} in doubt` : '';
   if (stopReason(r, toSend) === 'interrupted') {
@@ -298,7 +298,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   }
   // A connection never made (or a proxy's tunnel, a TLS handshake): the rows left were not sent,
   // and a resume sends them once the API can be reached. Nothing in doubt: exit 5, "not sent,
-  // safe to run again", whatever this run had accepted before (README: "Exit codes").
+  // safe to run again", whatever this run had accepted before (docs/contract.md: "Exit codes").
   if (r.stopped === 'unreachable') {
     // The API may be down (then the resume), or the base URL wrong (then a new run).
     const resume = summary.resume !== null ? `Once the API can be reached, resume with: ${summary.resume}${inDoubtHint}` : undefined;
@@ -384,7 +384,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
   if (o.sms && pre.landlines > 0) {
     // Said, not stopped: some fixed lines take SMS (read out by a voice), and the plan is the
-    // only way to tell; the column it came from is named above (docs/campaigns.md: Input).
+    // only way to tell; the column it came from is named above (docs/campaigns.md: "Input").
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
     warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
@@ -411,7 +411,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
 }
 
-/** Which column the numbers come from, and why that one (docs/campaigns.md: Input); a resume reads the journal's. */
+/** Which column the numbers come from, and why that one (docs/campaigns.md: "Input"); a resume reads the journal's. */
 export function describeNumberColumn(c: NumberColumnChoice, resumed = false): string {
   const name = `column "${c.name}"`;
   if (resumed) return `${name}, as the run started`;
@@ -503,7 +503,7 @@ export function finishedDocument(o: { runId: string; file: string; journal: stri
 /**
  * Stopped before anything was sent (`plain`: how it says so, by default at a checkpoint). Exit 130
  * says "nothing in doubt": a resume whose earlier run left batches in doubt still has them, so it
- * is 7 as when it stops later (README: "Exit codes").
+ * is 7 as when it stops later (docs/contract.md: "Exit codes").
  */
 export function interruptedBeforeSending(previous: LoadedJournal | undefined, plain?: InterruptedError): MsgrError {
   const doubt = previous?.states.filter(isInDoubt).length ?? 0;

@@ -1,4 +1,4 @@
-// How a file is known again (docs/files.md: Nothing lost, nothing sent twice): its size and a quick
+// How a file is known again (docs/files.md: "Nothing lost, nothing sent twice"): its size and a quick
 // hash of its first and last MiB, cheap enough for every resume and `msgr runs`, and its whole
 // content's hash where those agree.
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';

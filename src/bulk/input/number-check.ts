@@ -1,5 +1,5 @@
 // Number checks for millions of rows, with exactly the verdicts of `send` (docs/contract.md:
-// Requests: impossible numbers are refused, and so are possible ones outside the known plan
+// "Requests": impossible numbers are refused, and so are possible ones outside the known plan
 // unless --allow-unlisted-numbers). normaliseNumberFast answers international numbers ~70x faster
 // than libphonenumber-js and falls back to it for anything unusual (message/fast-numbers.ts).
 import type { CountryCode } from 'libphonenumber-js/max';

@@ -1,6 +1,6 @@
 // A run's id and each batch's Idempotency-Key: `msgr-<run id>-<batch>`, the same for every
 // attempt and every resume of the batch, so the API can tell a retry from a new request
-// (docs/files.md: Nothing lost, nothing sent twice).
+// (docs/files.md: "Nothing lost, nothing sent twice").
 import { randomBytes } from 'node:crypto';
 
 /** `20261121T161500Z-3fa9c2d1`: sortable, readable, unique enough for Idempotency-Keys. */

@@ -1,4 +1,4 @@
-// Room kept for the answers of the batches in flight when the disk fills (docs/design.md: "A reserve for a full disk"):
+// Room kept for the answers of the batches in flight when the disk fills (docs/design.md: "Choices", a reserve for a full disk):
 // a file of real bytes next to the journal, given back the moment the journal cannot write; and
 // the room a stopped run needs before it can resume, which a full disk's message names.
 import { randomBytes } from 'node:crypto';
@@ -17,7 +17,7 @@ export const RESERVE_BYTES = 1024 * 1024;
 
 /**
  * A ballast file of real, incompressible bytes that gives its space back the moment the journal
- * cannot write (docs/design.md: "A reserve for a full disk"). Random bytes because a compressing file system (btrfs,
+ * cannot write (docs/design.md: "Choices", a reserve for a full disk). Random bytes because a compressing file system (btrfs,
  * ZFS) would store zeros, or any pattern, in next to nothing; flushed so the blocks are taken.
  */
 export class DiskReserve {

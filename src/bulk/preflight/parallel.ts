@@ -1,4 +1,4 @@
-// The preflight on two cores (docs/performance.md, bulk throughput). The file is split at a line end near its
+// The preflight on two cores (docs/performance.md: "What each figure means"). The file is split at a line end near its
 // middle and each part is checked by a worker thread running the very pass of the single-threaded
 // preflight (preflightRange); the two results are merged in row order so that the run sees what a
 // single pass would have given: the same verdicts, totals, problems (line numbers included), the

@@ -1,6 +1,6 @@
 // The file a bulk run reads and how it is known again: the CSV itself, or stdin copied to a file
 // first (so it can be read twice and resumed), with the size and quick hash a resume compares
-// (docs/files.md: Nothing lost, nothing sent twice).
+// (docs/files.md: "Nothing lost, nothing sent twice").
 import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';

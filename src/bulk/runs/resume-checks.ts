@@ -1,6 +1,6 @@
 // The checks that a resumed run sends exactly what it started with: the flags that decide what it
 // sends, the msgr that started it, its validity and the preflight of the same bytes (docs/files.md:
-// Nothing lost, nothing sent twice).
+// "Nothing lost, nothing sent twice").
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import type { Ui } from '../../output/ui.js';

@@ -1,6 +1,6 @@
 // The command that continues a bulk run (`msgr send-bulk FILE --resume …`), printed when it starts,
 // in its summary, in refusals and by `msgr runs show`: the flags a journal does not keep, given
-// again, each quoted for a shell (docs/files.md: Nothing lost, nothing sent twice).
+// again, each quoted for a shell (docs/files.md: "Nothing lost, nothing sent twice").
 import { shellQuote } from '../../output/shell.js';
 import { DEFAULT_CONCURRENCY, type ResumeArgs } from '../campaign.js';
 import { FLAG } from '../flag-names.js';

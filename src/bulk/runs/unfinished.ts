@@ -52,7 +52,7 @@ export function runningError(lockPath: string, owner: LockOwner | undefined): Us
 
 /**
  * The run's process is alive on this host but has not touched its lock for longer than a running
- * msgr ever leaves it (docs/unattended.md: "A stopped run"): suspended (Ctrl-Z, SIGSTOP). Its lock
+ * msgr ever leaves it (docs/unattended.md: "Locks: an overlap, another host, a stopped run"): suspended (Ctrl-Z, SIGSTOP). Its lock
  * is not taken (it would go on sending when continued), and a cron tick does not pass it in
  * silence: exit 2 under -q too.
  */

@@ -8,7 +8,7 @@
 // - a 409 (the Idempotency-Key is still being processed) counts as in doubt, not rejected;
 // - a batch an earlier run finished is never sent again; one in doubt only with --resend-in-doubt;
 // - a local cause (a stop, a journal that cannot be written) never puts a batch in doubt.
-// Why: docs/campaigns.md: Sending; docs/files.md: Nothing lost, nothing sent twice; docs/unattended.md: Stopping.
+// Why: docs/campaigns.md: "Sending"; docs/files.md: "Nothing lost, nothing sent twice"; docs/unattended.md: "Stopping".
 import { setMaxListeners } from 'node:events';
 import { isWrongAddress, REDIRECT_HINT, type Outcome } from '../../http/outcome.js';
 import type { Batch } from './batches.js';
@@ -209,8 +209,8 @@ export class BatchAccounting {
 
   /**
    * A batch an earlier run left in doubt, whose resend (--resend-in-doubt) did not leave: the
-   * earlier request may still have reached the API, so it stays in doubt (docs/files.md: Nothing
-   * lost, nothing sent twice).
+   * earlier request may still have reached the API, so it stays in doubt (docs/files.md: "Nothing
+   * lost, nothing sent twice").
    */
   #stillInDoubt(b: Batch, why: string): boolean {
     const state = this.#cfg.states?.[b.index];
@@ -304,7 +304,7 @@ export class BatchAccounting {
         // would fare better, so the run stops now rather than after five of them. Nor would one
         // after a connection that was never made (or a TLS handshake that failed): the client
         // has tried again already, and all batches go the same way. Nothing left, so nothing of
-        // it is in doubt (docs/contract.md: Exit codes). Said before the count of failures in a
+        // it is in doubt (docs/contract.md: "Exit codes"). Said before the count of failures in a
         // row, which batches in flight as the API went away may have filled.
         if (outcome.config === true) this.stop('config');
         else if (outcome.code !== undefined && outcome.status === undefined) this.stop('unreachable');

@@ -1,5 +1,5 @@
 // The send pass's source of batches: reads the spool in row order and seals its rows into
-// batches, as the preflight counted them (docs/campaigns.md: Sending). One shared message: a batch is
+// batches, as the preflight counted them (docs/campaigns.md: "Sending"). One shared message: a batch is
 // the next `batchSize` rows to send, with the rows set aside before them (for the report). A
 // message per row: rows are grouped by their message (bulk/compose/grouping.ts), and the rows set aside
 // go to the report at their own position.

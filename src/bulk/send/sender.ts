@@ -17,7 +17,7 @@
 //   flight: a local cause never leaves a batch in doubt;
 // - the journal names each batch's numbers before it leaves and keeps the message ids that come
 //   back, so an earlier run's rows keep their ids in a resumed run's report.
-// Why: docs/campaigns.md: Sending; docs/files.md: Nothing lost, nothing sent twice; docs/unattended.md: Stopping.
+// Why: docs/campaigns.md: "Sending"; docs/files.md: "Nothing lost, nothing sent twice"; docs/unattended.md: "Stopping".
 import { dirname } from 'node:path';
 import type { MessagesClient } from '../../http/client.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -38,14 +38,14 @@ import { idempotencyKey } from '../journal/keys.js';
  * on disk already: as many batches as hold this many recipients together, and at least one. With
  * a message per row (a recipient a batch, a request every ~0.1 ms at 16 in flight) that covers a
  * flush of several ms. Without an "out" line they were never sent: a kill -9 leaves them to the
- * resume; only a power cut leaves them in doubt, with those in flight (docs/files.md: Nothing lost,
- * nothing sent twice).
+ * resume; only a power cut leaves them in doubt, with those in flight (docs/files.md: "Nothing lost,
+ * nothing sent twice").
  */
 export const AHEAD_RECIPIENTS = 64;
 /**
  * The "send" lines journaled ahead are committed (written and flushed) in groups of this many
  * recipients, or sooner when a batch needs its line (Journal.need): a flush per group, not per
- * turn of the event loop (docs/performance.md: personalised messages).
+ * turn of the event loop (docs/performance.md: "Personalised messages").
  */
 const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
 
@@ -205,7 +205,7 @@ export class Sender {
     const { states, resendInDoubt } = this.#cfg;
     // After a stop, the batches an earlier run left in doubt are still read, to be counted as in
     // doubt rather than not sent (a resend of theirs never left): a stop that leaves them is a
-    // partial run, exit 7 (summary.ts summaryError; README "Exit codes"), wherever they are.
+    // partial run, exit 7 (summary.ts summaryError; docs/contract.md: "Exit codes"), wherever they are.
     const readAfterStop = withReport || this.#earlierInDoubt.size > 0;
     const queue: Batch[] = [];
     await readBatches({

@@ -25,7 +25,7 @@ export async function runDoctorCommand(ctx: Context, opts: DoctorOptions): Promi
     sandboxUrl = server.url;
   }
   const report = await runDoctor(ctx, { settings, ...(sandboxUrl !== undefined ? { sandboxUrl } : {}), timeoutMs: opts.timeout, userAgent: `${userAgent(ctx)} (doctor)` });
-  // Every step has every field (README, "msgr doctor"): null where a step has no hint, exit code or data.
+  // Every step has every field (docs/network.md: "msgr doctor"): null where a step has no hint, exit code or data.
   const steps = report.steps.map((s) => ({ id: s.id, title: s.title, status: s.status, detail: s.detail, hint: s.hint ?? null, exitCode: s.exitCode ?? null, data: s.data ?? null }));
   const doc = { ok: report.exitCode === 0, exitCode: report.exitCode, baseUrl: report.baseUrl, sandbox, steps };
   if (opts.json !== true) render(ctx, ui, report, sandbox);

@@ -1,5 +1,5 @@
 // The text of `msgr help <topic>`, and the tables the manual is generated from (docs/commands/,
-// the exit-code tables in README.md and docs/contract.md: `npm run docs`). Plain strings and
+// the exit-code tables in README.md and docs/contract.md, by `npm run docs`). Plain strings and
 // functions: main.ts prints the exit codes under the top-level help from the same table, so
 // nothing here is formatted before it is shown.
 

@@ -1,4 +1,4 @@
-// `msgr profile`: saved connection settings (README: "Profiles"; docs/contract.md: "Security"). Commander only:
+// `msgr profile`: saved connection settings (docs/configuration.md: "Profiles"; docs/contract.md: "Security"). Commander only:
 // the store (and conf, ~90 ms to import) loads when a subcommand runs.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';

@@ -1,4 +1,4 @@
-// `msgr sandbox` (README: "Sandbox"; docs/sandbox.md). Commander only here: the server and zod load
+// `msgr sandbox` (docs/sandbox.md). Commander only here: the server and zod load
 // when the command runs (src/sandbox/run.ts).
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';

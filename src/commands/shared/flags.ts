@@ -1,4 +1,4 @@
-// Options every sending command takes (README: "Options every sending command takes").
+// Options every sending command takes (docs/commands/msgr-send.md: "Connection").
 // Commander only: the values are checked when the command runs (commands/option-values.ts).
 import { Option, type Command } from 'commander';
 import { UsageError } from '../../errors.js';

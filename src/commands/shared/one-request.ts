@@ -1,4 +1,4 @@
-// How `send` and `api` treat a signal while their one request is out (README: "Running unattended").
+// How `send` and `api` treat a signal while their one request is out (docs/unattended.md: "Stopping").
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { quitAtOnce, stopName, type Ui } from '../../output/ui.js';
