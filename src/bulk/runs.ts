@@ -19,16 +19,16 @@ import { FLAG } from './flag-names.js';
 import { isInDoubt, type RunHeader } from './journal/records.js';
 import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter } from './report/writer.js';
-import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './runs/catalogue.js';
+import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './history/catalogue.js';
 import { writeRunReport, type RunReport } from './runs/report.js';
-import { runDelivery, type DeliveryOptions, type RunDelivery } from './runs/delivery.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from './history/delivery.js';
 import type { FieldPaths } from '../events/fields.js';
-import { visitMessaged, type Messaged, type MessagedRun } from './runs/messaged.js';
-import { realFile, runDirFor } from './runs/state-folder.js';
+import { visitMessaged, type Messaged, type MessagedRun } from './history/messaged.js';
+import { realFile, runDirFor } from './history/state-folder.js';
 import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './runs/target.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 
-export type { DeliveryCounts, RunDelivery } from './runs/delivery.js';
+export type { DeliveryCounts, RunDelivery } from './history/delivery.js';
 export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun };
 
 export type RunStatus = 'finished' | 'abandoned' | 'sending' | 'unfinished';

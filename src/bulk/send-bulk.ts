@@ -62,7 +62,7 @@ import { announceResume, runTargetOf } from './runs/target.js';
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from './runs/earlier.js';
 import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
 import { checkKeyUse, runningNowDocument } from './runs/once.js';
-import { findRun, leftOutBatches, outcomeRecords } from './runs/catalogue.js';
+import { findRun, leftOutBatches, outcomeRecords } from './history/catalogue.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { realFile, runDirFor } from '../../src/bulk/runs/state-folder.js';
+import { realFile, runDirFor } from '../../src/bulk/history/state-folder.js';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { cleanEnv, killRepeatedly, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, startTestServer, type TestServer, useTestServer } from '../support/test-server.js';

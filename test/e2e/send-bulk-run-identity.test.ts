@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runDirFor } from '../../src/bulk/runs/state-folder.js';
+import { runDirFor } from '../../src/bulk/history/state-folder.js';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 

@@ -20,7 +20,7 @@ import { definitionDifferences, journaledDefinition, type MessageDefinition } fr
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 import { readDeliveries } from '../../events/delivery.js';
-import { defaultEventsFiles } from './delivery.js';
+import { defaultEventsFiles } from '../history/delivery.js';
 import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */

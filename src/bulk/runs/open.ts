@@ -1,11 +1,11 @@
 // src/bulk/runs/: which run this is and what earlier runs did. open.ts (this file) finds the run
-// (new, resumed, restarted; its lock and journal); input.ts the file it reads; state-folder.ts
-// where runs live; target.ts where a run sends; resume-checks.ts what a resume must agree with;
-// plan.ts what a run sends; earlier.ts the earlier runs of a file; already-sent.ts the numbers they
-// accepted; once.ts a campaign key's run (--once); unfinished.ts the refusals beside another run
-// of the file (unfinished, or another msgr's: sending now, stopped); resume-command.ts the command
-// that continues a run; delivery.ts the receipts of a run's messages; messaged.ts whom the runs
-// messaged; catalogue.ts and report.ts are `msgr runs`. It imports every folder above but display/.
+// (new, resumed, restarted; its lock and journal); input.ts the file it reads; target.ts where a
+// run sends; resume-checks.ts what a resume must agree with; plan.ts what a run sends; earlier.ts
+// the earlier runs of a file; already-sent.ts the numbers they accepted; once.ts a campaign key's
+// run (--once); unfinished.ts the refusals beside another run of the file (unfinished, or another
+// msgr's: sending now, stopped); resume-command.ts the command that continues a run; report.ts
+// `msgr runs report`. The runs kept in the state folder, read back: bulk/history/. It imports
+// every folder above but display/.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
@@ -24,11 +24,11 @@ import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../jo
 import { heartbeatStopped, lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
 import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
-import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from './catalogue.js';
+import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from '../history/catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
 import { restartDoes, runningError, tookOverLine, unfinishedError } from './unfinished.js';
-import { realFile, runDirFor, stdinRunDir } from './state-folder.js';
+import { realFile, runDirFor, stdinRunDir } from '../history/state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';

@@ -13,7 +13,7 @@ import { BatchState, isInDoubt } from '../journal/records.js';
 import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
 import type { ReportRow, RowOutcome } from '../report/writer.js';
-import { readRunDetail, type RunDetail } from './catalogue.js';
+import { readRunDetail, type RunDetail } from '../history/catalogue.js';
 import { readBatches } from '../send/batches.js';
 import { ReportOrder, type ReportRows, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
@@ -22,7 +22,7 @@ import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
 import { DELIVERED_AT_START, loadSentNumbers, withSentIds } from './already-sent.js';
-import { runDelivery, type DeliveryOptions, type RunDelivery } from './delivery.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from '../history/delivery.js';
 import { sameInput } from '../input/identity.js';
 
 export interface RunReport {

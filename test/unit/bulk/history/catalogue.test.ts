@@ -11,7 +11,7 @@ import type { JournaledTarget, RunHeader } from '../../../../src/bulk/journal/re
 import { numberKey } from '../../../../src/bulk/input/number-set.js';
 import type { LockProcess } from '../../../../src/files/lock.js';
 import { checkResumeTarget, describeTarget, journaledTarget, keyFingerprint, targetDifferences } from '../../../../src/bulk/runs/target.js';
-import { findRun, listRuns, pruneRuns } from '../../../../src/bulk/runs/catalogue.js';
+import { findRun, listRuns, pruneRuns } from '../../../../src/bulk/history/catalogue.js';
 import { checkSentRun, loadSentNumbers, withSentIds } from '../../../../src/bulk/runs/already-sent.js';
 import type { SpoolKind } from '../../../../src/bulk/preflight/spool.js';
 import { definitionDifferences } from '../../../../src/bulk/compose/definition.js';
