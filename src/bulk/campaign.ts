@@ -120,6 +120,8 @@ export interface CampaignEarlier {
   readonly again: boolean;
   /** A restart sends to the rows the abandoned run accepted as well. */
   readonly includeSent: boolean;
+  /** A restart leaves out the rows its abandoned run left in doubt, as if accepted (a person checked them). */
+  readonly skipInDoubt: boolean;
   /** The campaign key the run is known by (bulk/runs/once.ts). */
   readonly once: string | undefined;
 }

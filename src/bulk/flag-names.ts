@@ -55,6 +55,7 @@ export const FLAG = {
   resendInDoubt: '--resend-in-doubt',
   restart: '--restart',
   includeSent: '--include-sent',
+  skipInDoubt: '--skip-in-doubt',
   skipSent: '--skip-sent',
   deliveredOnly: '--delivered-only',
   again: '--again',

@@ -220,7 +220,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
-  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly }, run, definition, runTarget, reportPath !== undefined, earlier);
+  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);

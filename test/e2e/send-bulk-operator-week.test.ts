@@ -193,6 +193,36 @@ describe('every refusal offers only commands that are accepted', () => {
     assert.equal(server.requests[3]?.headers['idempotency-key'], doubtKey, 'sent again under its original Idempotency-Key');
   });
 
+  test('a --restart whose abandoned run left a row in doubt stops before sending (exit 2): --skip-in-doubt leaves it out, --resend-in-doubt sends to it again', async () => {
+    const dir = tempDir();
+    const list = numbers(3, 770);
+    const line = (file: string): string[] => ['send-bulk', file, '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '--yes', '-q'];
+    for (const [how, expected] of [['--skip-in-doubt', numbers(1, 780)], ['--resend-in-doubt', [list[1] ?? '', ...numbers(1, 780)]]] as const) {
+      const config = join(dir, `state${how}`);
+      const file = writeList(join(dir, `today${how}.csv`), list);
+      server.script(ACCEPT, { status: 500, body: { title: 'Internal Server Error' } }, ACCEPT);
+      const first = await msgr(line(file), env(server.url, config));
+      assert.equal(first.code, 7, first.stderr);
+      // Today's export at the same path: the run cannot be continued, and --restart is offered.
+      writeList(file, [...list, ...numbers(1, 780)]);
+      const refused = await msgr(line(file), env(server.url, config));
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.match(refused.stderr, /abandon it with --restart/);
+      const before = server.requests.length;
+      const restart = await msgr([...line(file), '--restart'], env(server.url, config));
+      assert.equal(restart.code, 2, restart.stderr);
+      assert.match(restart.stderr, /^error: run \S+, which --restart abandons, left 1 recipient in doubt \(their requests may have reached the API\); this restart would send to them again under new Idempotency-Keys; nothing was sent$/m);
+      assert.match(restart.stderr, /^hint: Check them first \(msgr runs show \S+ lists them\); then add --skip-in-doubt to leave them out \(they got the message\), or --resend-in-doubt to send to them again with this restart\.$/m);
+      const dry = await msgr([...line(file), '--restart', '--dry-run'], env(server.url, config));
+      assert.equal(dry.code, 2, 'a dry run predicts the refusal');
+      assert.equal(server.requests.length, before, 'nothing sent');
+      // Either way the command says it; the answer is in the command, for cron and history.
+      const done = await msgr([...line(file), '--restart', how], env(server.url, config));
+      assert.equal(done.code, 0, done.stderr);
+      assert.deepEqual(recipients(server.requests.slice(before)), [...expected], how);
+    }
+  });
+
   test('a --dry-run fails as the real run would while the file\'s run is unfinished', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');

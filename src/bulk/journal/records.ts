@@ -136,6 +136,11 @@ export interface SkipSentSource {
    * since receipts that come later must not change a resume's batches.
    */
   readonly deliveredOnly?: true;
+  /**
+   * --skip-in-doubt: the numbers of batches in doubt in the runs left out were left out too, as if
+   * accepted (a person checked that they arrived), so a resume rebuilds the same batches.
+   */
+  readonly inDoubt?: 'left-out';
 }
 
 /** `excluded`: every recipient of the batch went on the --exclude list or into the opt-out store after the run started; nothing was sent. */

@@ -42,8 +42,10 @@ export interface SentNumbers {
    * journaled, and the numbers whose batch journaled none (bulk/preflight/range.ts).
    */
   readonly messages: SentMessages;
-  /** Numbers whose batch is in doubt in those runs and no run accepted: not left out. */
+  /** Numbers whose batch is in doubt in those runs and no run accepted: not left out (but see inDoubtLeftOut). */
   readonly inDoubt: number;
+  /** --skip-in-doubt: those numbers were left out as if accepted. */
+  readonly inDoubtLeftOut?: boolean;
   /** Number → the run that accepted it and the message id, when asked for (reports). */
   readonly ids: Map<number, { runId: string; id: string | null }> | undefined;
   /** The runs named, then the runs they left out in turn. */
@@ -114,7 +116,7 @@ async function readRun(journal: string, flag: string, maxBytes?: number): Promis
  */
 export async function loadSentNumbers(
   runs: ReadonlyArray<{ journal: string; bytes?: number | undefined }>,
-  o: { flag: string; wantIds: boolean; delivered?: DeliveredOnlyFrom | undefined; atStart?: NumberSet | undefined },
+  o: { flag: string; wantIds: boolean; delivered?: DeliveredOnlyFrom | undefined; atStart?: NumberSet | undefined; inDoubtLeftOut?: boolean },
 ): Promise<SentNumbers> {
   const accepted = new NumberSet();
   const messages: SentMessages = { messages: new NumberSet(16), numbersOnly: new NumberSet(16) };
@@ -193,6 +195,9 @@ export async function loadSentNumbers(
   }
   const inDoubt = new NumberSet();
   for (const k of doubtful) if (!accepted.has(k)) inDoubt.add(k);
+  // --skip-in-doubt: a person checked that they arrived; they are left out as the accepted are.
+  const leftOut = o.inDoubtLeftOut === true ? { inDoubtLeftOut: true } : {};
+  if (o.inDoubtLeftOut === true) for (const k of doubtful) accepted.add(k);
   if (o.atStart !== undefined) {
     // A resume, a report: the numbers counted as delivered when the run started, whatever came since.
     const kept = new NumberSet(accepted.size);
@@ -202,7 +207,7 @@ export async function loadSentNumbers(
       if (o.atStart.has(key)) kept.add(key);
       else dropped++;
     }
-    return { accepted: kept, messages, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
+    return { accepted: kept, messages, inDoubt: inDoubt.size, ...leftOut, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
   }
   // A number another run delivered to counts as sent, whatever its other messages' receipts say.
   const notYet = (set: NumberSet): number => {
@@ -211,7 +216,7 @@ export async function loadSentNumbers(
     return n;
   };
   const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, withId, matched, files: [...files] } : undefined;
-  return { accepted, messages, inDoubt: inDoubt.size, ids, runs: loadedRuns, named, deliveredOnly };
+  return { accepted, messages, inDoubt: inDoubt.size, ...leftOut, ids, runs: loadedRuns, named, deliveredOnly };
 }
 
 /**
@@ -258,7 +263,7 @@ export function withSentIds(spool: SpoolSource, sent: SentNumbers): SpoolSource 
 /** The journal's record of what was left out, for a resume to leave out exactly the same. */
 export function skipSentRecord(sent: SentNumbers): SkipSentSource[] {
   // Only the runs named: those they left out are found again through their own journals.
-  return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes, ...(sent.deliveredOnly !== undefined ? { deliveredOnly: true as const } : {}) }));
+  return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes, ...(sent.deliveredOnly !== undefined ? { deliveredOnly: true as const } : {}), ...(sent.inDoubtLeftOut === true ? { inDoubt: 'left-out' as const } : {}) }));
 }
 
 /** One line for people about what was left out. */
@@ -367,6 +372,8 @@ export interface LeaveOutIntent {
   readonly again: boolean;
   /** --delivered-only: of the runs left out, only the numbers their receipts say were delivered. */
   readonly deliveredOnly?: DeliveredOnlyFrom | undefined;
+  /** What a restart does with the rows its abandoned run left in doubt: left out (--skip-in-doubt), sent again (--resend-in-doubt), or not said. */
+  readonly inDoubt?: 'skip' | 'resend' | undefined;
 }
 
 /** The copy of the numbers --delivered-only counted as sent when the run started (see SkipSentSource). */
@@ -379,6 +386,14 @@ export const DELIVERED_AT_START = { id: 'delivered' } as const;
  * when that run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
  * the earlier runs of the file accepted are the guard.
  */
+/** A restart whose abandoned run left rows in doubt, without saying what to do with them. */
+function restartInDoubtError(runId: string, count: number): UsageError {
+  const rows = `${formatCount(count)} recipient${count === 1 ? '' : 's'}`;
+  return new UsageError(`run ${runId}, which ${FLAG.restart} abandons, left ${rows} in doubt (their requests may have reached the API); this restart would send to them again under new Idempotency-Keys; nothing was sent`, {
+    hint: `Check them first (msgr runs show ${runId} lists them); then add ${FLAG.skipInDoubt} to leave them out (they got the message), or ${FLAG.resendInDoubt} to send to them again with this restart.`,
+  });
+}
+
 export async function leaveOutFor(
   ui: Ui,
   flags: LeaveOutIntent,
@@ -391,7 +406,8 @@ export async function leaveOutFor(
   if (run.kind === 'resume') {
     const recorded = run.previous.header.skipSent ?? [];
     const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.previous.header.runId) : undefined;
-    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds, atStart }) : undefined, guard: undefined };
+    const inDoubtLeftOut = recorded.some((r) => r.inDoubt === 'left-out');
+    return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds, atStart, inDoubtLeftOut }) : undefined, guard: undefined };
   }
   const named = flags.named;
   const moved = run.moved;
@@ -407,10 +423,15 @@ export async function leaveOutFor(
     if (earlier.length === 0) ui.info(`${FLAG.skipSent}: no earlier run of this file sent to this account: nothing to leave out`);
   }
   let abandonedAgain = false;
+  // Under a campaign key the abandoned run is the same campaign (today's, in the cron recipe), and
+  // the key says once: what it accepted is left out, --again or not. --again is about the earlier
+  // runs of the file (yesterday's list) there (docs/campaigns.md: "Campaign keys").
+  const sameCampaign = abandoned !== undefined && run.kind === 'restart' && run.once !== undefined && abandoned.header.once?.key === run.once.key;
   // --again messages them again: the numbers the abandoned run accepted too (docs/campaigns.md:
   // "Running a file again"), as --include-sent says for a restart alone.
-  if (abandoned !== undefined && flags.again && !flags.includeSent) ui.info(`${FLAG.again}: the numbers the abandoned run ${abandoned.header.runId} accepted are messaged again`);
-  if (abandoned !== undefined && !flags.includeSent && !flags.again && !journals.includes(abandoned.journal)) {
+  const again = flags.again && !sameCampaign;
+  if (abandoned !== undefined && again && !flags.includeSent) ui.info(`${FLAG.again}: the numbers the abandoned run ${abandoned.header.runId} accepted are messaged again`);
+  if (abandoned !== undefined && !flags.includeSent && !again && !journals.includes(abandoned.journal)) {
     const a = abandoned.header;
     const why = restartSendsToAll(a, definition, target);
     if (why !== undefined) ui.info(`the abandoned run ${a.runId} ${why}: the numbers it accepted are not left out`);
@@ -420,7 +441,11 @@ export async function leaveOutFor(
   let sent: SentNumbers | undefined;
   if (journals.length > 0) {
     const flag = named.length > 0 || flags.bare ? FLAG.skipSent : FLAG.restart;
-    sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds, delivered: flags.deliveredOnly });
+    sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds, delivered: flags.deliveredOnly, inDoubtLeftOut: abandoned !== undefined && flags.inDoubt === 'skip' });
+    // A restart would send the rows its abandoned run left in doubt again, under new
+    // Idempotency-Keys: they may have arrived. Said before anything is sent (docs/campaigns.md:
+    // "Running a file again").
+    if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) throw restartInDoubtError(abandoned.header.runId, sent.inDoubt);
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.withId > 0 && sent.deliveredOnly.matched === 0) throw noReceiptError(sent.deliveredOnly, sent.named);
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.pending > 0) throw pendingError(sent.deliveredOnly, sent.named);
     for (const left of sent.named) {

@@ -73,7 +73,7 @@ function keyReused(key: string, header: RunHeader, what: string, unfinished: boo
   const other = `give this campaign a key of its own (e.g. ${offered}), or leave ${FLAG.once} out${intent !== '' ? ` and add ${intent}` : ''}`;
   return new UsageError(`${FLAG.once} ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
     hint: unfinished
-      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (${again ? `with ${FLAG.again}, it messages every row, those run ${header.runId} accepted too` : `for the same message, it leaves out the rows run ${header.runId} accepted`}); otherwise ${other}.`
+      ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (it leaves out the rows run ${header.runId} accepted${again ? `, ${FLAG.again} or not: a key messages each number once` : ''}); otherwise ${other}.`
       : `A key names one campaign: ${other}.`,
   });
 }

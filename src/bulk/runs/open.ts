@@ -220,7 +220,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       const holder = lockHolder(`${away.journal}.lock`, ctx);
       if (writes && holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
       const blocked = resumeBlocked(ctx, away.header, fileAbs);
-      const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again)}`;
+      const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again, awayKey !== undefined)}`;
       const refusal = (): UsageError => {
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {

@@ -27,7 +27,8 @@ export function unfinishedError(ctx: Context, header: RunHeader, fileAbs: string
  * (docs/campaigns.md: "Running a file again"): --again messages them again; without it, they are
  * left out for the same message, and adding --again sends to them again.
  */
-export function restartDoes(again: boolean): string {
+export function restartDoes(again: boolean, keyed = false): string {
+  if (keyed) return ` (under the key it leaves out the rows that run accepted${again ? `, ${FLAG.again} or not: a campaign key messages each number once` : ''})`;
   return again
     ? ` (with ${FLAG.again}, it messages every row, those that run accepted too)`
     : ` (for the same message, it leaves out the rows that run accepted; with ${FLAG.again} too, it messages them again)`;

@@ -71,6 +71,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       deliveredOnly: opts.deliveredOnly === true,
       again: opts.again,
       includeSent: opts.includeSent,
+      skipInDoubt: opts.skipInDoubt,
       once: opts.once,
     },
     purpose,

@@ -102,6 +102,7 @@ export interface BulkOptions {
   readonly once?: string | undefined;
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;
+  readonly skipInDoubt: boolean;
 }
 
 const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
@@ -203,6 +204,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     again: bool(raw, 'again'),
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
+    skipInDoubt: bool(raw, 'skipInDoubt'),
   };
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
@@ -211,7 +213,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     });
   }
   if (opts.resume && opts.restart) throw new UsageError('--resume and --restart cannot be used together', { hint: '--resume continues the unfinished run; --restart abandons it and starts again.' });
-  if (opts.resendInDoubt && !opts.resume) throw new UsageError('--resend-in-doubt only makes sense with --resume');
+  if (opts.resendInDoubt && !opts.resume && !opts.restart) throw new UsageError('--resend-in-doubt only makes sense with --resume or --restart');
+  if (opts.skipInDoubt && !opts.restart) throw new UsageError('--skip-in-doubt only makes sense with --restart', { hint: 'A restart asks what to do with the rows the run it abandons left in doubt: --skip-in-doubt leaves them out, --resend-in-doubt sends to them again.' });
+  if (opts.skipInDoubt && opts.resendInDoubt) throw new UsageError('--skip-in-doubt and --resend-in-doubt cannot be used together', { hint: 'Give the one you mean: leave the rows in doubt out, or send to them again.' });
   if (opts.resume && opts.dryRun) throw new UsageError('--dry-run cannot be used with --resume');
   if (opts.once !== undefined && opts.journal !== undefined) {
     throw new UsageError('--once and --journal cannot be used together', { hint: "A keyed run keeps its journal in the key's own folder, where every command with the key finds it; MSGR_CONFIG_DIR moves all of msgr's state." });
