@@ -356,7 +356,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     throw unknownMessagesError(refusal, pre, input.label, unknown, sent.named.map((r) => r.runId));
   }
   if (guarded > 0 && leave.guard !== undefined) {
-    throw sentBeforeError(guarded, leave.guard.runs, open.definition, { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
+    throw sentBeforeError(guarded, leave.guard.runs, open.definition, { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, byMessage: leave.guard.numbers.messages.messages.size > 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;

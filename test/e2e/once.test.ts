@@ -138,7 +138,7 @@ describe('send-bulk --once: the cron line', () => {
     writeCsv(file, [...day3, ...numbers(1, 400)]);
     const unsaid = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG], env(server.url, config));
     assert.equal(unsaid.code, 2, unsaid.stderr);
-    assert.match(unsaid.stderr, /this run would message 5 numbers that run \S+ \(finished [^)]+\) and \d earlier runs? already sent to/);
+    assert.match(unsaid.stderr, /this run would message 5 rows whose numbers run \S+ \(finished [^)]+\) and \d earlier runs? already sent to/);
     // --skip-sent: a list that grows, each number messaged once in all.
     before = server.requests.length;
     const grown = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG, '--skip-sent', '-q'], env(server.url, config));

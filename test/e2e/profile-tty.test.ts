@@ -103,7 +103,7 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     // Up-arrow, Enter; a "y" typed at any question would be taken as the answer.
     const again = await runTty(command, env, [[/\?/, 'y\r']]);
     assert.equal(again.code, 2, again.output);
-    assert.match(again.output, /this run would message 2 numbers that run \S+ \(finished [^)]+\) already sent to/);
+    assert.match(again.output, /this run would message 2 rows whose numbers run \S+ \(finished [^)]+\) already sent to/);
     assert.match(again.output, /add --skip-sent .*, or --again /);
     assert.doesNotMatch(again.output, /\[y\/N\]/);
     assert.equal(server.requests.length, before, 'nothing was sent');

@@ -510,7 +510,7 @@ describe('changed files and follow-up campaigns', () => {
     const refused = await bulk([file, ...MSG], env(server.url, config));
     assert.equal(refused.code, 2, refused.stderr);
     assertNoBug(refused);
-    assert.match(refused.stderr, new RegExp(`^error: \\S+c\\.csv: this run would message 3 numbers that run ${runId} \\(finished [^)]+\\) already sent to \\(with --skip-sent it sends to 2, with --again to 5\\); nothing was sent$`, 'm'));
+    assert.match(refused.stderr, new RegExp(`^error: \\S+c\\.csv: this run would message 3 rows whose numbers run ${runId} \\(finished [^)]+\\) already sent to \\(with --skip-sent it sends to 2, with --again to 5\\); nothing was sent$`, 'm'));
     assert.match(refused.stderr, /^hint: Say which you mean: add --skip-sent to leave them out .*, or --again to message them again on purpose/m);
     assert.equal(sentNumbers(server).length, 3, 'the refused run sent nothing');
     const doc = await bulk([file, ...MSG, '--json'], env(server.url, config));
@@ -521,11 +521,11 @@ describe('changed files and follow-up campaigns', () => {
     const dry = await bulk([file, ...MSG, '--dry-run'], env(server.url, config));
     assert.equal(dry.code, 2, dry.stderr);
     assert.match(dry.stderr, /to send: 5 recipients in 1 request/);
-    assert.match(dry.stderr, /a run of the campaign now \(not this --dry-run\) would message 3 numbers that run \S+ \(finished [^)]+\) already sent to/);
+    assert.match(dry.stderr, /a run of the campaign now \(not this --dry-run\) would message 3 rows whose numbers run \S+ \(finished [^)]+\) already sent to/);
     const preview = await bulk([file, ...MSG, '--preview', '5'], env(server.url, config));
     assert.equal(preview.code, 2, preview.stderr);
     assert.equal(preview.stdout.match(/^line \d+ → /gm)?.length, 5, preview.stdout);
-    assert.match(preview.stderr, /a run of the campaign now \(not this --preview\) would message 3 numbers/);
+    assert.match(preview.stderr, /a run of the campaign now \(not this --preview\) would message 3 rows whose numbers/);
     assert.equal(sentNumbers(server).length, 3);
 
     // The hint's commands are accepted: --skip-sent leaves out what the finished run accepted.
@@ -559,10 +559,10 @@ describe('changed files and follow-up campaigns', () => {
     writeFileSync(copy, readFileSync(file));
     const other = await bulk([copy, ...MSG], env(server.url, config));
     assert.equal(other.code, 2, other.stderr);
-    assert.match(other.stderr, new RegExp(`this run would message 4 numbers that run ${runId} of the same data \\(\\S+c\\.csv, finished [^)]+\\) already sent to`));
+    assert.match(other.stderr, new RegExp(`this run would message 4 rows whose numbers run ${runId} of the same data \\(\\S+c\\.csv, finished [^)]+\\) already sent to`));
     const piped = await runCli(['send-bulk', '-', ...MSG], { env: env(server.url, config), input: readFileSync(file, 'utf8'), timeoutMs: 60_000 });
     assert.equal(piped.code, 2, piped.stderr);
-    assert.match(piped.stderr, /^error: stdin: this run would message 4 numbers that run \S+ of the same data/m);
+    assert.match(piped.stderr, /^error: stdin: this run would message 4 rows whose numbers run \S+ of the same data/m);
     assert.equal(sentNumbers(server).length, 4);
     // Other data under that name is another list: it goes without a word.
     writeCsv(copy, numbers(3, 600));
@@ -576,7 +576,7 @@ describe('changed files and follow-up campaigns', () => {
     const other = [file, '--from', 'Acme', '--text', 'Hello again'];
     const refused = await bulk(other, env(server.url, config));
     assert.equal(refused.code, 2, refused.stderr);
-    assert.match(refused.stderr, new RegExp(`this run would message 3 numbers that run ${runId} \\(finished [^)]+\\) already sent to; nothing was sent`));
+    assert.match(refused.stderr, new RegExp(`this run would message 3 rows whose numbers run ${runId} \\(finished [^)]+\\) already sent to; nothing was sent`));
     assert.match(refused.stderr, /^hint: Add --again to message them again on purpose .*That run sent another message \(body differs\), so --skip-sent, .* would leave none out/m);
     assert.doesNotMatch(refused.stderr, /add --skip-sent/);
     assert.equal(sentNumbers(server).length, 3);

@@ -98,7 +98,7 @@ export function describeEarlier(r: EarlierRun): string {
  * leaves out only numbers that had this message, so it is offered only when an earlier run sent
  * it (`rows`: rows to send whose number those runs accepted, as the preflight counted them).
  */
-export function sentBeforeError(rows: number, runs: readonly EarlierRun[], definition: MessageDefinition, o: { fileLabel: string; trial: string | undefined; toSend: number; jsonFor: (exitCode: ExitCode) => unknown }): UsageError {
+export function sentBeforeError(rows: number, runs: readonly EarlierRun[], definition: MessageDefinition, o: { fileLabel: string; trial: string | undefined; toSend: number; byMessage: boolean; jsonFor: (exitCode: ExitCode) => unknown }): UsageError {
   const last = runs[runs.length - 1] as EarlierRun;
   const more = runs.length > 1 ? ` and ${runs.length - 1} earlier run${runs.length === 2 ? '' : 's'}` : '';
   const who = `${describeEarlier(last)}${more}`;
@@ -112,8 +112,10 @@ export function sentBeforeError(rows: number, runs: readonly EarlierRun[], defin
     same.length > 0
       ? `Say which you mean: add ${skip}, or ${again}.${other !== undefined ? ` (${FLAG.skipSent} leaves out only the numbers that had this message: run ${other.header.runId} sent another, ${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}.)` : ''}`
       : `Add ${again}. ${runs.length === 1 ? 'That run' : 'Those runs'} sent another message (${otherDiffs.join(', ')} differ${otherDiffs.length === 1 ? 's' : ''}), so ${FLAG.skipSent}, which leaves out the numbers that had this message, would leave none out; to leave them out anyway, write the run's report (msgr runs report ${last.header.runId} ${FLAG.report} sent.csv) and give ${FLAG.exclude} a file of its accepted numbers.`;
-  const counts = same.length > 0 ? ` (with ${FLAG.skipSent} it sends to ${formatCount(o.toSend)}, with ${FLAG.again} to ${formatCount(o.toSend + rows)})` : '';
-  return new UsageError(`${o.fileLabel}: ${sends} ${formatCount(rows)} number${rows === 1 ? '' : 's'} that ${who} already sent to${counts}; nothing was sent`, {
+  // Where the earlier runs journaled each number's message (--allow-duplicates), --skip-sent leaves
+  // out by message, not by number: this count, by number, would not be its count.
+  const counts = same.length > 0 && !o.byMessage ? ` (with ${FLAG.skipSent} it sends to ${formatCount(o.toSend)}, with ${FLAG.again} to ${formatCount(o.toSend + rows)})` : '';
+  return new UsageError(`${o.fileLabel}: ${sends} ${formatCount(rows)} row${rows === 1 ? '' : 's'} whose number${rows === 1 ? '' : 's'} ${who} already sent to${counts}; nothing was sent`, {
     hint,
     jsonFor: o.jsonFor,
   });

@@ -181,7 +181,7 @@ describe('a file run again', () => {
     writeFileSync(c.file, `${readFileSync(c.file, 'utf8')}+447911188888,New\n`);
     const again = await send(c.env, argv);
     assert.equal(again.err?.exitCode, ExitCode.USAGE);
-    assert.match(again.err?.message ?? '', /this run would message 3 numbers that run \S+ \(finished [^)]+\) already sent to \(with --skip-sent it sends to 1, with --again to 4\); nothing was sent$/);
+    assert.match(again.err?.message ?? '', /this run would message 3 rows whose numbers run \S+ \(finished [^)]+\) already sent to \(with --skip-sent it sends to 1, with --again to 4\); nothing was sent$/);
     assert.match(again.err?.hint ?? '', /^Say which you mean: add --skip-sent .*, or --again /);
     assert.equal(again.api.requests.length, 0);
     const skipped = await send(c.env, [...argv, '--skip-sent']);
