@@ -42,7 +42,7 @@ describe('bash completion', () => {
     assert.deepEqual(bashComplete(['msgr', '']), ['send', 'send-bulk', 'runs', 'profile', 'sandbox', 'listen', 'optout', 'trigger', 'doctor', 'segments', 'api', 'completion', 'help']);
     assert.deepEqual(bashComplete(['msgr', 'se']), ['send', 'send-bulk', 'segments']);
     assert.deepEqual(bashComplete(['msgr', 'runs', '']), ['list', 'show', 'report', 'prune']);
-    assert.deepEqual(bashComplete(['msgr', 'send-bulk', 'x.csv', '--skip']), ['--skip-invalid', '--skip-sent']);
+    assert.deepEqual(bashComplete(['msgr', 'send-bulk', 'x.csv', '--skip']), ['--skip-invalid', '--skip-in-doubt', '--skip-sent']);
   });
 
   test('options of the command being typed, never the hidden --api-key, repeatable ones again', () => {

@@ -60,7 +60,9 @@ describe('send-bulk: argv → options', () => {
 
   test('flags that contradict each other', async () => {
     assert.equal(await usageError(['a.csv', '--resume', '--restart']), '--resume and --restart cannot be used together');
-    assert.equal(await usageError(['a.csv', '--resend-in-doubt']), '--resend-in-doubt only makes sense with --resume');
+    assert.equal(await usageError(['a.csv', '--resend-in-doubt']), '--resend-in-doubt only makes sense with --resume or --restart');
+    assert.equal(await usageError(['a.csv', '--skip-in-doubt']), '--skip-in-doubt only makes sense with --restart');
+    assert.equal(await usageError(['a.csv', '--restart', '--skip-in-doubt', '--resend-in-doubt']), '--skip-in-doubt and --resend-in-doubt cannot be used together');
     assert.equal(await usageError(['a.csv', '--resume', '--dry-run']), '--dry-run cannot be used with --resume');
     assert.equal(await usageError(['a.csv', '--text', 'a', '--text-file', 'b.txt']), '--text and --text-file cannot be used together');
     assert.equal(await usageError(['-', '--api-key-stdin']), '--api-key-stdin cannot be used when the CSV comes from stdin');
