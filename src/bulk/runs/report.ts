@@ -179,8 +179,11 @@ async function reportRows(spool: SpoolSource, d: RunDetail, cut: Pick<BatchSourc
         b.outcome = 'in-doubt';
         b.error = `in doubt: sent, no answer${done?.error !== undefined ? ` (${done.error})` : ''}`;
       } else {
+        // What the run's own --report said: the journal's "done" line (a 401's status, why the
+        // batches after a stop were not sent), else that it was never reached.
         b.outcome = 'not-sent';
-        b.error = state === BatchState.none ? 'not sent yet' : 'not sent';
+        b.status = done?.status;
+        b.error = done?.error ?? (state === BatchState.none ? 'not sent yet' : 'not sent');
       }
       order.complete(b);
     },

@@ -60,8 +60,8 @@ test('runs report: accepted rows with their ids, rejected, in doubt and never se
     '7,+447911100005,in-doubt,,,"in doubt: sent, no answer (timeout: no answer in 30 s)"',
     '(invalid)',
     '9,+447911100006,in-doubt,,,"in doubt: sent, no answer (timeout: no answer in 30 s)"',
-    '10,+447911100007,not-sent,,,not sent',
-    '11,+447911100008,not-sent,,,not sent',
+    '10,+447911100007,not-sent,,,interrupted before it was sent',
+    '11,+447911100008,not-sent,,,interrupted before it was sent',
   ]);
 });
 
