@@ -641,3 +641,78 @@ describe('send-bulk: personalised messages', () => {
     assert.ok((runs[0]?.[0].split('\n').length ?? 0) < 350, 'rows with the same text shared requests');
   });
 });
+
+/** A report's lines as the run's own --report writes them: `msgr runs report`'s delivery columns taken off. */
+function withoutDelivery(path: string): string[] {
+  const [head, ...rows] = readFileSync(path, 'utf8').trimEnd().split('\n');
+  assert.equal(head, 'line,number,outcome,status,message_id,error,delivery,delivery_at,delivery_error');
+  // No receipts were read here: the three columns hold no comma of their own.
+  return ['line,number,outcome,status,message_id,error', ...rows.map((l) => l.replace(/(,[^,]*){3}$/, ''))];
+}
+
+describe('msgr runs report of a personalised run', () => {
+  test('every row, as the run\'s own --report has it, byte for byte: excluded, invalid, duplicate, accepted, stopped on a 401, then after the resume; once the file changed, the rows sent', async () => {
+    const server = await startTestServer();
+    try {
+      let requests = 0;
+      // Each recipient's id is `id-<number>`; the second request is refused (401): the run stops.
+      const accept = (r: { json?: unknown }): { status: number; body: unknown } => {
+        const recipients = (r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? [];
+        return { status: 202, body: { messages: recipients.map((x) => ({ msisdn: x.msisdn, id: `id-${x.msisdn}` })) } };
+      };
+      server.answer = (r) => (++requests === 2 ? { status: 401, body: { title: 'Unauthorized' } } : accept(r));
+      const dir = tempDir('msgr-pers-report-');
+      const file = join(dir, 'customers.csv');
+      // Line 4 is on the opt-out list, line 5 is no number, line 8 repeats line 2 (number and message).
+      writeFileSync(file, 'msisdn,first_name\n+447911100001,Ann\n+447911100002,Bob\n+447911100003,Cat\nnot a number,Dan\n+447911100004,Ann\n+447911100005,Eve\n+447911100001,Ann\n');
+      const optouts = join(dir, 'optouts.txt');
+      writeFileSync(optouts, '+447911100003\n');
+      const e = env(server.url, join(dir, 'state'));
+      const own = join(dir, 'own.csv');
+      // Batches of 2 by message: Ann's two rows (lines 2 and 6), then Bob's, then Eve's.
+      const first = await bulk([file, '--from', 'Acme', '--text', 'Hi {{first_name}}', '--exclude', optouts, '--skip-invalid', '--batch-size', '2', '--concurrency', '1', '--report', own], e);
+      assert.equal(first.code, 3, first.stderr);
+      const ownLines = readFileSync(own, 'utf8').trimEnd().split('\n');
+      assert.deepEqual(ownLines.map((l) => l.split(',').slice(0, 3).join(',')), [
+        'line,number,outcome',
+        '2,+447911100001,accepted',
+        '3,+447911100002,not-sent',
+        '4,+447911100003,excluded',
+        '5,not a number,invalid',
+        '6,+447911100004,accepted',
+        '7,+447911100005,not-sent',
+        '8,+447911100001,duplicate',
+      ]);
+
+      const full = join(dir, 'full.csv');
+      const written = await runCli(['runs', 'report', file, '--report', full], { env: e });
+      assert.equal(written.code, 0, written.stderr);
+      assert.doesNotMatch(written.stderr, /warning/);
+      assert.match(written.stderr, /wrote 7 rows .*\(2 with a message id\)/);
+      assert.deepEqual(withoutDelivery(full), ownLines);
+
+      // The resume sends Bob's and Eve's; its report keeps the first run's ids, and so does runs report.
+      const resumed = await bulk([file, '--resume', '--report', own], e);
+      assert.equal(resumed.code, 0, resumed.stderr);
+      const after = readFileSync(own, 'utf8').trimEnd().split('\n');
+      assert.deepEqual(after.map((l) => l.split(',').slice(2, 5).join(',')), ['outcome,status,message_id', 'accepted,202,id-+447911100001', 'accepted,202,id-+447911100002', 'excluded,,', 'invalid,,', 'accepted,202,id-+447911100004', 'accepted,202,id-+447911100005', 'duplicate,,']);
+      const again = await runCli(['runs', 'report', file, '--report', full, '--json'], { env: e });
+      assert.equal(again.code, 0, again.stderr);
+      // The one difference: the resume's own report says which rows its earlier process accepted
+      // ("before this resume"), a note about that process, not part of the run's outcome.
+      assert.equal(after.filter((l) => l.endsWith(',before this resume')).length, 2);
+      assert.deepEqual(withoutDelivery(full), after.map((l) => l.replace(/,before this resume$/, ',')));
+      const doc = JSON.parse(again.stdout) as { rows: number; withIds: number; complete: boolean };
+      assert.deepEqual([doc.rows, doc.withIds, doc.complete], [7, 4, true]);
+
+      // The file changed: only the rows the run sent, from its journal, and a warning says so.
+      writeFileSync(file, 'msisdn,first_name\n+447911199999,Zed\n');
+      const partial = await runCli(['runs', 'report', file, '--report', full], { env: e });
+      assert.equal(partial.code, 0, partial.stderr);
+      assert.match(partial.stderr, /changed since the run: the report lists the 4 rows the run sent/);
+      assert.deepEqual(withoutDelivery(full).map((l) => l.split(',').slice(0, 3).join(',')), ['line,number,outcome', '2,+447911100001,accepted', '6,+447911100004,accepted', '3,+447911100002,accepted', '7,+447911100005,accepted']);
+    } finally {
+      await server.close();
+    }
+  });
+});

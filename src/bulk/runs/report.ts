@@ -14,7 +14,9 @@ import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
 import type { ReportRow, RowOutcome } from '../report/writer.js';
 import { readRunDetail, type RunDetail } from '../history/catalogue.js';
-import { readBatches } from '../send/batches.js';
+import { readBatches, type BatchSource } from '../send/batches.js';
+import { runMessage } from '../compose/run-message.js';
+import { FLAG } from '../flag-names.js';
 import { ReportOrder, type ReportRows, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, withOptOutReasons } from '../send/opt-outs.js';
@@ -69,11 +71,6 @@ function runOptOuts(ctx: Pick<Context, 'env' | 'cwd'>, h: RunHeader): OptOuts {
 /** Why the input file cannot give the run's rows again; undefined when it can. */
 async function fullReportBlocker(d: RunDetail, journal: string): Promise<string | undefined> {
   const h = d.loaded.header;
-  const p = h.shape.personal;
-  const text = (h.message.body as { text?: unknown } | undefined)?.text;
-  // Rows with messages of their own are grouped into requests by message (bulk/compose/grouping.ts):
-  // their batches are not rebuilt here, so the journal alone tells.
-  if (p !== undefined && (p.textColumn !== null || p.fromColumn !== null || (p.render && typeof text === 'string' && text.includes('{{')))) return 'its rows had messages of their own';
   if (!sameInput(h.input.path, h.input)) return `${h.input.stdin ? 'its copy of stdin' : h.input.path} is gone or changed since the run`;
   if (h.shape.exclude !== null) {
     try {
@@ -90,6 +87,9 @@ async function fullReportBlocker(d: RunDetail, journal: string): Promise<string 
 /** Every row, as the run's own --report would have it now; undefined if the rows do not line up. */
 async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, optOuts: OptOuts, report: SenderReport & { readonly rows: number }, debug: (line: string) => void): Promise<Omit<RunReport, 'delivery'> | undefined> {
   const h = d.loaded.header;
+  // One shared text, or a message per row, as the journal says: the batches are rebuilt as a
+  // --resume rebuilds them (the spool carries each row's message, grouped by bulk/compose/grouping.ts).
+  const message = runMessage(h.message, h.shape.personal, FLAG.text);
   const country = h.shape.defaultCountry !== null ? parseCountry(h.shape.defaultCountry) : undefined;
   const checker = createNumberChecker(country, { allowUnlisted: h.shape.allowUnlisted === true });
   // The numbers the run left out as it started: its --exclude list, and its copy of the opt-out store.
@@ -119,6 +119,7 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
       checkpoint: () => undefined,
       debug,
       defer: (fn) => cleanups.push(fn),
+      message: message.personal,
     });
     if (pass.spool === undefined || pass.pre.hash !== h.input.hash || pass.pre.toSend !== h.totals.toSend) return undefined;
     const startedAt = new Date(h.createdAt);
@@ -128,7 +129,7 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
       if (row.messageId !== undefined) withIds++;
       report.write(row);
     } };
-    await reportRows(spool, d, h.shape.batchSize, counting, optOuts);
+    await reportRows(spool, d, { batchSize: h.shape.batchSize, grouped: message.personal !== undefined, duplicateKeys: pass.pre.duplicateKeys }, counting, optOuts);
     return { rows: report.rows, complete: true, withIds };
   } finally {
     for (const fn of cleanups.reverse()) {
@@ -148,14 +149,12 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
  * aside with why. What send-bulk's --report says of a batch an earlier run settled, said of every
  * batch, as nothing is sent here.
  */
-async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, report: SenderReport, optOuts: Pick<OptOuts, 'optedOutAt'>): Promise<void> {
+async function reportRows(spool: SpoolSource, d: RunDetail, cut: Pick<BatchSource, 'batchSize' | 'grouped' | 'duplicateKeys'>, report: SenderReport, optOuts: Pick<OptOuts, 'optedOutAt'>): Promise<void> {
   const order = new ReportOrder(report);
   const { states } = d.loaded;
   await readBatches({
     spool,
-    batchSize,
-    // Rows with messages of their own have no full report (fullReportBlocker).
-    grouped: false,
+    ...cut,
     withReport: true,
     sendable: () => false,
     onBatch: (b) => {
@@ -180,8 +179,11 @@ async function reportRows(spool: SpoolSource, d: RunDetail, batchSize: number, r
         b.outcome = 'in-doubt';
         b.error = `in doubt: sent, no answer${done?.error !== undefined ? ` (${done.error})` : ''}`;
       } else {
+        // What the run's own --report said: the journal's "done" line (a 401's status, why the
+        // batches after a stop were not sent), else that it was never reached.
         b.outcome = 'not-sent';
-        b.error = state === BatchState.none ? 'not sent yet' : 'not sent';
+        b.status = done?.status;
+        b.error = done?.error ?? (state === BatchState.none ? 'not sent yet' : 'not sent');
       }
       order.complete(b);
     },

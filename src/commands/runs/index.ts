@@ -64,7 +64,7 @@ Examples:
 
   const report = runs
     .command('report')
-    .description("write a run's report: every row with its outcome (of a run with a message per row, the rows it sent), the message id of whichever run accepted it, and what its receipts say")
+    .description("write a run's report: every row with its outcome, the message id of whichever run accepted it, and what its receipts say")
     .argument('<run>', 'run id, journal path, or the CSV file of the run')
     .requiredOption('--report <file>', 'the report to write: .csv or .jsonl')
     .option(...JSON_FLAG)

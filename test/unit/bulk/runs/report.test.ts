@@ -55,13 +55,13 @@ test('runs report: accepted rows with their ids, rejected, in doubt and never se
     '2,+447911100001,accepted,202,id-+447911100001,',
     '3,+447911100002,accepted,202,id-+447911100002,',
     '4,+447911100003,rejected,400,,400 Bad Request: from is not allowed',
-    '5,+447911100001,duplicate,,,',
+    '5,+447911100001,duplicate,,,same number and message as line 2',
     '6,+447911100004,rejected,400,,400 Bad Request: from is not allowed',
     '7,+447911100005,in-doubt,,,"in doubt: sent, no answer (timeout: no answer in 30 s)"',
     '(invalid)',
     '9,+447911100006,in-doubt,,,"in doubt: sent, no answer (timeout: no answer in 30 s)"',
-    '10,+447911100007,not-sent,,,not sent',
-    '11,+447911100008,not-sent,,,not sent',
+    '10,+447911100007,not-sent,,,interrupted before it was sent',
+    '11,+447911100008,not-sent,,,interrupted before it was sent',
   ]);
 });
 
