@@ -109,7 +109,6 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
   let exclude: ExcludeList | undefined;
   const optOuts: OptOutSource[] = [];
   const added: Array<{ source: OptOutSource; added: NumberSet }> = [];
-  let excludedAfterStart: NumberSet | undefined;
   if (shape.exclude !== null) {
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
@@ -137,8 +136,6 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };
       added.push({ source, added: since.added });
-      // Said by the resume with what it means for the rows (bulk/send-bulk.ts), from excludedAfterStart.
-      excludedAfterStart = since.added;
     }
     if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
@@ -153,7 +150,8 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     store,
     leaveOut: leaveOutSet(exclude?.set, store.atStart),
     addedSinceStart: addedSinceStart(added, store.optOuts),
-    excludedAfterStart,
+    // Said by the resume with what it means for the rows (bulk/send-bulk.ts).
+    excludedAfterStart: added.find((a) => a.source.id === 'exclude')?.added,
   };
 }
 
