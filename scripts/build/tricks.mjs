@@ -6,6 +6,9 @@ const node = Number(process.versions.node.split('.')[0]);
 export const TRICKS = {
   // build/vendors.mjs: a bundle per third-party package, loaded on first use.
   'vendor-bundles': true,
+  // build/send-first.mjs: what `msgr send` can load in msgr.cjs, the other commands' modules in
+  // commands.cjs, read only when one of them runs.
+  'send-first': true,
   // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build, instead of
   // none (Node 20) or Node's own compile cache (Node 22.1+).
   'code-cache': true,
