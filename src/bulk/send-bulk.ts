@@ -63,6 +63,7 @@ import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from '
 import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
 import { checkKeyUse, runningNowDocument } from './runs/once.js';
 import { findRun, leftOutBatches, outcomeRecords } from './history/catalogue.js';
+import { noteRunData } from './history/run-index.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
@@ -494,6 +495,9 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
       if (!existsSync(journalPath)) dropSnapshots(journalPath, [...plan.optOuts, ...delivered], true);
     });
   }
+  // Noted in the runs' index before its header is written: a later run of the same data under
+  // another name finds it there (bulk/history/run-index.ts).
+  if (previous === undefined) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, input.identity, journalPath);
   const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
