@@ -5,51 +5,27 @@
 // others appended since, append, and fdatasync before they return: two processes adding at once
 // lose nothing, and an opt-out that `msgr listen` acknowledged survives a crash.
 //
-// Front doors: `openOptOuts(state, account)` for a sender that must leave the numbers out (the
-// account's store and the `_all` one, whose numbers apply to every account), and
+// Front doors: `openOptOuts(state, account, proc)` for a sender that must leave the numbers out
+// (the account's store and the `_all` one, whose numbers apply to every account), and
 // `OptOutStore.open(path)` to change one store.
-import { chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+//
+// Whether one number is opted out is answered through the index beside the store (lookup.ts,
+// index-file.ts: a few small reads, however many numbers the store holds); what needs the whole
+// store (the list, an export, the history for `optout violations`) reads it whole, once, when
+// first asked. Writers keep the index current after each append, under the same lock.
+import { chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import { waitForLock, type LockProcess } from '../files/lock.js';
+import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
+import { IndexUnusable, stampOf, type LogStamp } from './index-file.js';
+import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
+import { readStoreLines, recordOf, STORE_VERSION, E164, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import type { NumberState } from './state.js';
 
-export const STORE_VERSION = 1;
-
-/** `opt-out`: the person asked; `undeliverable`: a receipt said the number cannot be reached. */
-export type OptOutReason = 'opt-out' | 'undeliverable';
-
-/** What shows the opt-out is real: the reply, the receipt, who typed it in. */
-export interface Evidence {
-  /** The reply's text (STOP), as it came. */
-  readonly text?: string;
-  /** The id of the event in the events file (`ev_…`). */
-  readonly event?: string;
-  readonly messageId?: string;
-  /** A receipt's status and error code. */
-  readonly status?: string;
-  readonly code?: string;
-  /** Free text given with --note. */
-  readonly note?: string;
-  /** The file an import read. */
-  readonly file?: string;
-}
-
-/** One line of the store. */
-export interface OptOutRecord {
-  readonly v: number;
-  readonly op: 'add' | 'remove';
-  readonly number: string;
-  readonly at: string;
-  readonly reason?: OptOutReason;
-  /** Where it came from: `reply`, `receipt`, `manual`, `import`, or what --source said. */
-  readonly source: string;
-  readonly evidence?: Evidence;
-  /** The command that wrote it. */
-  readonly by?: string;
-}
+export { STORE_VERSION, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 
 /** A number opted out now. */
 export interface OptOutEntry {
@@ -73,7 +49,6 @@ export interface StoreWriter extends LockProcess {
   readonly command: string;
 }
 
-const E164 = /^\+[1-9]\d{6,14}$/;
 const LOCK_WAIT_MS = 15_000;
 /** Writers hold the lock for milliseconds: one older than this was left by a crash. */
 const LOCK_STALE_MS = 60_000;
@@ -82,45 +57,127 @@ export function optOutStorePath(state: string, account: string | undefined): str
   return accountFile(state, 'optouts', account, 'jsonl');
 }
 
+/** The whole store read into memory: every number's changes, for what asks about all of them. */
+class Whole {
+  readonly current = new Map<string, OptOutEntry>();
+  /** Every change per number, oldest first, for optedOutAt(). */
+  readonly history = new Map<string, OptOutRecord[]>();
+  offset = 0;
+  lines = 0;
+  skipped = 0;
+}
+
 export class OptOutStore {
   readonly path: string;
-  readonly #current = new Map<string, OptOutEntry>();
-  /** Every change per number, oldest first, for optedOutAt(). */
-  readonly #history = new Map<string, OptOutRecord[]>();
-  #offset = 0;
-  #skipped = 0;
+  /** Makes the index again when it does not describe the store (the lock's process), if given. */
+  readonly #proc: LockProcess | undefined;
+  #whole: Whole | undefined;
 
-  private constructor(path: string) {
+  private constructor(path: string, proc: LockProcess | undefined) {
     this.path = path;
+    this.#proc = proc;
   }
 
-  /** Reads the store; a missing file is an empty store. One that cannot be read is a UsageError. */
-  static open(path: string): OptOutStore {
-    const store = new OptOutStore(path);
-    store.refresh();
+  /**
+   * The store at `path`; a missing file is an empty store. One that cannot be read is a
+   * UsageError, now. With `proc`, an index that does not describe the store is made again here
+   * (under the store's lock, when no writer holds it); without, it is made in memory until a
+   * writer writes it.
+   */
+  static open(path: string, proc?: LockProcess): OptOutStore {
+    const store = new OptOutStore(path, proc);
+    store.#lookup()?.close();
     return store;
   }
 
+  /** The index as it is now (undefined: no store). */
+  #lookup(held = false): Lookup | undefined {
+    try {
+      return currentIndex(this.path, readStoreLines, (build) => {
+        if (held) return build(true);
+        const lock = this.#proc !== undefined ? tryLock(`${this.path}.lock`, 'msgr (the opt-out store\'s index)', this.#proc, LOCK_STALE_MS) : undefined;
+        if (lock === undefined || !('release' in lock)) return build(false);
+        try {
+          return build(true);
+        } finally {
+          lock.release();
+        }
+      });
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw unreadable(this.path, err);
+    }
+  }
+
+  /**
+   * `ask` of the index as it is now (undefined: no store). An index found damaged while reading it
+   * (a slot that does not match its checksum) is made again from the store, and asked again.
+   */
+  #ask<T>(ask: (index: Lookup | undefined) => T, held = false): T {
+    for (let attempt = 1; ; attempt++) {
+      const index = this.#lookup(held);
+      try {
+        return ask(index);
+      } catch (err) {
+        if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
+        rmSync(indexPath(this.path), { force: true });
+      } finally {
+        index?.close();
+      }
+    }
+  }
+
+  /** Numbers opted out now. */
   get size(): number {
-    return this.#current.size;
+    return this.#ask((index) => index?.summary.optedOut ?? 0);
   }
 
   /** Lines that were not a change (hand edits, a torn last line): left alone, counted. */
   get skipped(): number {
-    return this.#skipped;
+    return this.#read().skipped;
   }
 
   has(number: string): boolean {
-    return this.#current.has(number);
+    return this.get(number) !== undefined;
   }
 
   get(number: string): OptOutEntry | undefined {
-    return this.#current.get(number);
+    if (!E164.test(number)) return undefined;
+    return this.#ask((index) => (index !== undefined ? this.#entry(number, index.get(number)) : undefined));
+  }
+
+  /** The entry a number's state says, its records read back from the store by offset. */
+  #entry(number: string, s: NumberState<number> | undefined): OptOutEntry | undefined {
+    if (s?.out === undefined) return undefined;
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (err) {
+      throw unreadable(this.path, err);
+    }
+    try {
+      const since = recordOf(lineAt(fd, s.out.since));
+      const last = recordOf(lineAt(fd, s.out.last));
+      // The index said the store was as it was made from: a line that is no record now is a bug.
+      if (since === undefined || last === undefined || since.number !== number || last.number !== number) throw new Error(`the index of ${this.path} names a line that is not ${number}'s`);
+      return { number, since: since.at, reason: last.reason === 'undeliverable' ? 'undeliverable' : 'opt-out', source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}) };
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** Every number opted out now, in no order (from the index: the store is not read). */
+  optedOut(): string[] {
+    return this.#ask((index) => {
+      const out: string[] = [];
+      for (const [number, s] of index?.entries() ?? []) if (s?.out !== undefined) out.push(number);
+      return out;
+    });
   }
 
   /** The numbers opted out now, oldest opt-out first. */
   entries(): OptOutEntry[] {
-    return [...this.#current.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
+    return [...this.#read().current.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
   }
 
   numbers(): string[] {
@@ -131,15 +188,26 @@ export class OptOutStore {
   optedOutAt(number: string, at: Date): OptOutEntry | undefined {
     const iso = at.toISOString();
     let entry: OptOutEntry | undefined;
-    for (const r of this.#history.get(number) ?? []) {
+    for (const r of this.#read().history.get(number) ?? []) {
       if (r.at > iso) break;
       entry = apply(entry, r);
     }
     return entry;
   }
 
-  /** Reads what was appended since the last read (by this process or another). */
+  /** The whole store, read when first asked for and kept up to date (refresh). */
+  #read(): Whole {
+    if (this.#whole === undefined) {
+      this.#whole = new Whole();
+      this.refresh();
+    }
+    return this.#whole;
+  }
+
+  /** Reads what was appended since the last read (by this process or another), when the whole store was read. */
   refresh(): void {
+    const w = this.#whole;
+    if (w === undefined) return;
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
@@ -149,70 +217,56 @@ export class OptOutStore {
     }
     try {
       const size = fstatSync(fd).size;
-      if (size < this.#offset) {
+      if (size < w.offset) {
         // Replaced by a shorter file (restored from a backup): read it whole again.
-        this.#current.clear();
-        this.#history.clear();
-        this.#offset = 0;
-        this.#skipped = 0;
+        this.#whole = new Whole();
+        closeSync(fd);
+        this.refresh();
+        return;
       }
-      if (size === this.#offset) return;
-      const buf = Buffer.alloc(size - this.#offset);
+      if (size === w.offset) return;
+      const buf = Buffer.alloc(size - w.offset);
       let got = 0;
       while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, this.#offset + got);
+        const n = readSync(fd, buf, got, buf.length - got, w.offset + got);
         if (n === 0) break;
         got += n;
       }
-      const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
-      for (const line of buf.toString('utf8', 0, end).split('\n')) if (line !== '') this.#take(line);
-      this.#offset += end;
+      const read = readStoreLines(buf.subarray(0, got), w.lines + 1, w.offset);
+      for (const { record } of read.records) take(w, record);
+      w.skipped += read.bad.length;
+      w.offset += read.end;
+      w.lines += read.lines;
     } catch (err) {
       throw unreadable(this.path, err);
     } finally {
-      closeSync(fd);
+      try {
+        closeSync(fd);
+      } catch {
+        // Closed above (read again whole).
+      }
     }
-  }
-
-  #take(line: string): void {
-    let r: OptOutRecord;
-    try {
-      r = JSON.parse(line) as OptOutRecord;
-    } catch {
-      this.#skipped++;
-      return;
-    }
-    if ((r.op !== 'add' && r.op !== 'remove') || typeof r.number !== 'string' || !E164.test(r.number) || typeof r.at !== 'string') {
-      this.#skipped++;
-      return;
-    }
-    const next = apply(this.#current.get(r.number), r);
-    if (next === undefined) this.#current.delete(r.number);
-    else this.#current.set(r.number, next);
-    let h = this.#history.get(r.number);
-    if (h === undefined) this.#history.set(r.number, (h = []));
-    h.push(r);
   }
 
   /** Opts numbers out (E.164 only); a number already out for the same reason is left as it is. */
   async add(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ added: OptOutEntry[]; already: OptOutEntry[] }> {
     const added: OptOutEntry[] = [];
     const already: OptOutEntry[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, now) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
         const reason = c.reason ?? 'opt-out';
-        const now = this.#current.get(c.number);
-        if ((now !== undefined && now.reason === reason) || seen.has(c.number)) {
-          if (now !== undefined) already.push(now);
+        const was = now(c.number);
+        if ((was !== undefined && was.reason === reason) || seen.has(c.number)) {
+          if (was !== undefined) already.push(was);
           continue;
         }
         seen.add(c.number);
         const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: c.number, at, reason, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
         lines += `${JSON.stringify(record)}\n`;
-        added.push(apply(now, record) as OptOutEntry);
+        added.push(apply(was, record) as OptOutEntry);
       }
       return lines;
     });
@@ -223,28 +277,31 @@ export class OptOutStore {
   async remove(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ removed: OptOutEntry[]; absent: string[] }> {
     const removed: OptOutEntry[] = [];
     const absent: string[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, now) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
-        const now = this.#current.get(c.number);
-        if (now === undefined || seen.has(c.number)) {
-          if (now === undefined) absent.push(c.number);
+        const was = now(c.number);
+        if (was === undefined || seen.has(c.number)) {
+          if (was === undefined) absent.push(c.number);
           continue;
         }
         seen.add(c.number);
         const record: OptOutRecord = { v: STORE_VERSION, op: 'remove', number: c.number, at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
         lines += `${JSON.stringify(record)}\n`;
-        removed.push(now);
+        removed.push(was);
       }
       return lines;
     });
     return { removed, absent };
   }
 
-  /** Under the lock: read what others wrote, make the lines, append them, fdatasync, read them in. */
-  async #write(writer: StoreWriter, build: (at: string) => string): Promise<void> {
+  /**
+   * Under the lock: the index made current, the lines made from each number's state as the index
+   * says it, appended, fdatasync'ed, then the index stepped on past them.
+   */
+  async #write(writer: StoreWriter, build: (at: string, now: (number: string) => OptOutEntry | undefined) => string): Promise<void> {
     try {
       ensureDir(dirname(this.path));
     } catch (err) {
@@ -254,26 +311,27 @@ export class OptOutStore {
       throw (err as NodeJS.ErrnoException).code !== undefined ? storeWriteError(this.path, err) : err;
     });
     try {
-      this.refresh();
-      const lines = build(writer.now().toISOString());
+      const { kept, lines } = this.#ask((index) => ({ kept: index?.summary.covered ?? 0, lines: build(writer.now().toISOString(), (n) => (index !== undefined ? this.#entry(n, index.get(n)) : undefined)) }), true);
       if (lines === '') return;
       let fd: number | undefined;
+      let appended: { buf: Buffer; stamp: LogStamp } | undefined;
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
         // An unfinished last line (a writer killed mid-write) was never acknowledged: cut it off
         // so the new lines start on a line of their own.
-        if (stat.size > this.#offset) ftruncateSync(fd, this.#offset);
+        if (stat.size > kept) ftruncateSync(fd, kept);
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
         const buf = Buffer.from(lines, 'utf8');
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
+        appended = { buf, stamp: stampOf(fstatSync(fd, { bigint: true })) };
       } catch (err) {
         // Whatever part of the lines got in is cut off again: a change is in the store whole, or not.
         if (fd !== undefined) {
           try {
-            ftruncateSync(fd, this.#offset);
+            ftruncateSync(fd, kept);
           } catch {
             // The next writer cuts it off (above).
           }
@@ -282,11 +340,28 @@ export class OptOutStore {
       } finally {
         if (fd !== undefined) closeSync(fd);
       }
+      // The change is in the store, on disk. The index follows, under the lock still: one that
+      // cannot follow (a crash now, a full disk) no longer describes the store, and the next
+      // reader makes it again from the store.
+      try {
+        afterAppend(this.path, readStoreLines, kept, appended.buf, appended.stamp);
+      } catch {
+        // Made again by the next reader.
+      }
       this.refresh();
     } finally {
       lock.release();
     }
   }
+}
+
+function take(w: Whole, r: OptOutRecord): void {
+  const next = apply(w.current.get(r.number), r);
+  if (next === undefined) w.current.delete(r.number);
+  else w.current.set(r.number, next);
+  let h = w.history.get(r.number);
+  if (h === undefined) w.history.set(r.number, (h = []));
+  h.push(r);
 }
 
 function apply(entry: OptOutEntry | undefined, r: OptOutRecord): OptOutEntry | undefined {
@@ -364,10 +439,15 @@ export function optOutAccount(accountReference: unknown, sandbox: boolean): stri
 /** The account the sandbox sends as when none is given. */
 export const SANDBOX_ACCOUNT = 'SANDBOX';
 
-/** The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). */
-export function openOptOuts(state: string, account: string | undefined): OptOuts {
+/**
+ * The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). One
+ * number's answer (get, has, removeCommand) is looked up in the stores' indexes; `numbers()` lists
+ * them from the indexes, in no order; `optedOutAt` reads the stores whole (their history). `proc`
+ * makes an index that does not describe its store again on disk (else in memory, this time).
+ */
+export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
-  const stores = paths.map((p) => OptOutStore.open(p));
+  const stores = paths.map((p) => OptOutStore.open(p, proc));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);
@@ -375,7 +455,11 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     }
     return undefined;
   };
-  const numbers = (): string[] => [...new Set(stores.flatMap((s) => s.numbers()))];
+  const numbers = (): string[] => {
+    const seen = new Set<string>();
+    for (const s of stores) for (const n of s.optedOut()) seen.add(n);
+    return [...seen];
+  };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.optedOutAt(n, at);
@@ -387,5 +471,10 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.has(n) === true;
     return `msgr optout remove ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
   };
-  return { files: paths, get size() { return numbers().length; }, has: (n) => stores.some((s) => s.has(n)), get, numbers, optedOutAt, removeCommand };
+  // Counted from the indexes; a number in both stores only once (listed then, only when both have numbers).
+  const size = (): number => {
+    const counts = stores.map((s) => s.size);
+    return counts.filter((c) => c > 0).length > 1 ? numbers().length : counts.reduce((a, b) => a + b, 0);
+  };
+  return { files: paths, get size() { return size(); }, has: (n) => get(n) !== undefined, get, numbers, optedOutAt, removeCommand };
 }

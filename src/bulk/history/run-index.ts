@@ -89,8 +89,11 @@ export function journalsWithData(state: string, sandbox: boolean, data: { readon
       all.push({ journal, header });
     }
     try {
-      for (const { journal, header } of all) note(root, header.input, journal);
-      writeWhole(join(root, 'complete'), VERSION);
+      // No runs, nothing to index (and nothing written to a state folder a dry run only reads).
+      if (all.length > 0) {
+        for (const { journal, header } of all) note(root, header.input, journal);
+        writeWhole(join(root, 'complete'), VERSION);
+      }
     } catch {
       // A state folder that cannot be written: read whole again next time.
     }

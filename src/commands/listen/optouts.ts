@@ -48,7 +48,7 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
     sink = { add: (c, w) => list.add(c.number, w), remove: (c, w) => list.remove(c.number, w) };
   } else {
     // Read once here: a store that cannot be read stops the listener before it takes anything.
-    const store = OptOutStore.open(setup.path);
+    const store = OptOutStore.open(setup.path, ctx);
     sink = {
       add: async (c, w) => (await store.add([c], w)).added.length > 0,
       remove: async (c, w) => (await store.remove([c], w)).removed.length > 0,

@@ -40,7 +40,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
   switch (sub) {
     case 'add':
     case 'import': {
-      const store = OptOutStore.open(path);
+      const store = OptOutStore.open(path, ctx);
       let changes;
       if (sub === 'add') {
         changes = numbers().map((number) => ({ number, reason: opts.undeliverable ? ('undeliverable' as const) : ('opt-out' as const), source: opts.source ?? 'manual', ...(opts.note !== undefined ? { evidence: { note: opts.note } } : {}) }));
@@ -62,9 +62,9 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       return;
     }
     case 'remove': {
-      const store = OptOutStore.open(path);
+      const store = OptOutStore.open(path, ctx);
       const { removed, absent } = await store.remove(numbers().map((number) => ({ number, source: 'manual', ...(opts.note !== undefined ? { evidence: { note: opts.note } } : {}) })), writer);
-      const stillOut = openOptOuts(state, account);
+      const stillOut = openOptOuts(state, account, ctx);
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ store: path, removed: removed.map((e) => e.number), absent, stillOptedOut: [...removed.map((e) => e.number), ...absent].filter((n) => stillOut.has(n)) }, null, 2)}\n`);
         return;
@@ -96,7 +96,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       return;
     }
     case 'check': {
-      const all = openOptOuts(state, account);
+      const all = openOptOuts(state, account, ctx);
       const results = numbers().map((n) => ({ number: n, entry: all.get(n) }));
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);
