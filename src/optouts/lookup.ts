@@ -41,6 +41,9 @@ export interface Lookup {
   close(): void;
 }
 
+/** Past this many records appended at once, the index is made again rather than stepped on. */
+const REBUILD_ABOVE = 50_000;
+
 export function indexPath(store: string): string {
   return `${store}.index`;
 }
@@ -207,8 +210,9 @@ export function afterAppend<R extends LineRecord>(path: string, read: LineReader
   }
   try {
     const s = index?.summary;
-    if (index !== undefined && s !== undefined && s.covered === from && after.size === from + bytes.length) {
-      const appended = read(bytes, s.lines + 1, from);
+    const appended = s !== undefined ? read(bytes, s.lines + 1, from) : undefined;
+    // A large import: one pass over the store costs less than a look-up and a write per number.
+    if (index !== undefined && s !== undefined && appended !== undefined && appended.records.length <= REBUILD_ABOVE && s.covered === from && after.size === from + bytes.length) {
       const changed = new Map<string, NumberState<number> | undefined>();
       let optedOut = s.optedOut;
       let pending = s.pending;
