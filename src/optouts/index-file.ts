@@ -70,6 +70,10 @@ export interface IndexSummary {
   readonly damage: { readonly count: number; readonly lines: readonly IndexedBadLine[] };
 }
 
+/** A slot's flags: the number is opted out; it has a possible opt-out undecided. */
+export const OPTED_OUT = 1;
+export const POSSIBLE = 2;
+
 /** The index does not describe any store: read the store whole and make it again. */
 export class IndexUnusable extends Error {}
 
@@ -280,6 +284,10 @@ export class IndexBuilder {
     }
   }
 
+  keys(flags: number, visit: (key: number) => void): void {
+    for (let i = 0; i < this.#slots; i++) if (((this.#buf[i * SLOT + 7] as number) & flags) !== 0) visit(readKey(this.#buf, i * SLOT));
+  }
+
   *entries(): Generator<[string, NumberState<number> | undefined]> {
     for (let i = 0; i < this.#slots; i++) {
       const key = readKey(this.#buf, i * SLOT);
@@ -385,6 +393,27 @@ export class StoreIndex {
       for (let j = 0; j < n; j++) {
         const key = readKey(chunk, j * SLOT);
         if (key !== 0) yield [numberOf(key), decodeSlot(chunk, j * SLOT)];
+      }
+      i += n;
+    }
+  }
+
+  /**
+   * The numbers (as their digits: keyOf) whose slot has any of `flags` (1: opted out, 2: a
+   * possible opt-out), slot after slot: no string made, no state decoded but the flags.
+   */
+  keys(flags: number, visit: (key: number) => void): void {
+    const { slots } = this.#header;
+    const chunk = Buffer.alloc(Math.min(slots, 32_768) * SLOT);
+    for (let i = 0; i < slots; ) {
+      const n = Math.min(chunk.length / SLOT, slots - i);
+      const got = readAt(this.#fd, chunk.subarray(0, n * SLOT), HEADER + i * SLOT);
+      if (got < n * SLOT) throw new IndexUnusable('cut short');
+      for (let j = 0; j < n; j++) {
+        const at = j * SLOT;
+        if (((chunk[at + 7] as number) & flags) === 0) continue;
+        if (chunk.readUInt16LE(at + 30) !== slotCheck(chunk, at)) throw new IndexUnusable('a slot does not match its checksum');
+        visit(readKey(chunk, at));
       }
       i += n;
     }

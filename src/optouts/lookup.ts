@@ -38,6 +38,8 @@ export interface Lookup {
   readonly summary: IndexSummary;
   get(number: string): NumberState<number> | undefined;
   entries(): Iterable<[string, NumberState<number> | undefined]>;
+  /** The numbers' digits (keyOf) whose state has any of `flags` (OPTED_OUT, POSSIBLE). */
+  keys(flags: number, visit: (key: number) => void): void;
   close(): void;
 }
 
@@ -110,7 +112,7 @@ function readWhole<R extends LineRecord>(fd: number, stamp: LogStamp, read: Line
 }
 
 function memoryLookup(builder: IndexBuilder, summary: IndexSummary): Lookup {
-  return { summary, get: (n) => builder.get(n), entries: () => builder.entries(), close: () => undefined };
+  return { summary, get: (n) => builder.get(n), entries: () => builder.entries(), keys: (flags, visit) => builder.keys(flags, visit), close: () => undefined };
 }
 
 /**

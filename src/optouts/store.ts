@@ -20,7 +20,7 @@ import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
-import { IndexUnusable, stampOf, type LogStamp } from './index-file.js';
+import { IndexUnusable, OPTED_OUT, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
 import { readStoreLines, recordOf, STORE_VERSION, E164, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 import type { NumberState } from './state.js';
@@ -166,13 +166,12 @@ export class OptOutStore {
     }
   }
 
-  /** Every number opted out now, in no order (from the index: the store is not read). */
-  optedOut(): string[] {
-    return this.#ask((index) => {
-      const out: string[] = [];
-      for (const [number, s] of index?.entries() ?? []) if (s?.out !== undefined) out.push(number);
-      return out;
-    });
+  /**
+   * Every number opted out now, as its digits (`+447911123456` → 447911123456, the key a bulk
+   * run's sets take), in no order: from the index, the store is not read.
+   */
+  optedOutKeys(visit: (key: number) => void): void {
+    this.#ask((index) => index?.keys(OPTED_OUT, visit));
   }
 
   /** The numbers opted out now, oldest opt-out first. */
@@ -410,9 +409,14 @@ export interface OptOuts {
   /** The store files read (those that exist or not), for messages. */
   readonly files: readonly string[];
   readonly size: number;
+  /** The stores' counts added up: `size`, or more when a number is in both; to size a set with. */
+  readonly capacity: number;
   has(number: string): boolean;
   get(number: string): OptOutEntry | undefined;
+  /** The numbers opted out now, in no order. */
   numbers(): string[];
+  /** The same, as their digits (the key of a bulk run's NumberSet): a number in both stores twice. */
+  keys(visit: (key: number) => void): void;
   /** The opt-out in force for `number` at `at` in either store (OptOutStore.optedOutAt). */
   optedOutAt(number: string, at: Date): OptOutEntry | undefined;
   /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
@@ -455,10 +459,13 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     }
     return undefined;
   };
+  const keys = (visit: (key: number) => void): void => {
+    for (const s of stores) s.optedOutKeys(visit);
+  };
   const numbers = (): string[] => {
-    const seen = new Set<string>();
-    for (const s of stores) for (const n of s.optedOut()) seen.add(n);
-    return [...seen];
+    const out = new Set<string>();
+    keys((k) => out.add(`+${k}`));
+    return [...out];
   };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
@@ -474,7 +481,7 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
   // Counted from the indexes; a number in both stores only once (listed then, only when both have numbers).
   const size = (): number => {
     const counts = stores.map((s) => s.size);
-    return counts.filter((c) => c > 0).length > 1 ? numbers().length : counts.reduce((a, b) => a + b, 0);
+    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
   };
-  return { files: paths, get size() { return size(); }, has: (n) => get(n) !== undefined, get, numbers, optedOutAt, removeCommand };
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has: (n) => get(n) !== undefined, get, numbers, keys, optedOutAt, removeCommand };
 }

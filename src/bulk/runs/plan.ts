@@ -169,10 +169,10 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
   const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account, ctx);
   const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
-  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all } as const;
+  const planned = { mode, account, files: all.files, numbers: 0, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all } as const;
   if (mode === 'included') {
     if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
-    return { ...planned, atStart: undefined };
+    return { ...planned, numbers: all.size, atStart: undefined };
   }
   if (previous !== undefined && campaign.input.includeOptedOut) {
     // Its batches were made without the store's numbers: a resume cannot put them back in.
@@ -180,18 +180,20 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
       hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
     });
   }
+  // Listed once, from the stores' indexes: its size is how many numbers the store has.
   const source = storeSource(all);
+  const numbers = source.set.size;
   if (previous === undefined) {
     // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
     if (source.set.size > 0) optOuts.push(source);
-    return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
+    return { ...planned, numbers, atStart: source.set.size > 0 ? source.set : undefined };
   }
   const runId = previous.header.runId;
   if (previous.header.optOuts === undefined) {
     // Started by an msgr that did not read the store: its batches are rebuilt as they were.
     added.push({ source, added: source.set });
     if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
-    return { ...planned, atStart: undefined };
+    return { ...planned, numbers, atStart: undefined };
   }
   const since = previous.header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
   if (since === undefined) {
@@ -201,7 +203,7 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   }
   added.push({ source, added: since.added });
   if (since.added.size > 0) ui.info(`${formatCount(since.added.size)} number${since.added.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
-  return { ...planned, atStart: since.start.size > 0 ? since.start : undefined };
+  return { ...planned, numbers, atStart: since.start.size > 0 ? since.start : undefined };
 }
 
 /**
