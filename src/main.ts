@@ -7,6 +7,7 @@ import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
+import { REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
 import { lineWidth, pageWidth, wrap, wrapPage } from './output/wrap.js';
@@ -55,6 +56,7 @@ export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked')
   const only = scope === 'all' || help || (first !== undefined && WHOLE_TREE.has(first)) ? undefined : commands.find(([name]) => name === first);
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   fitHelpText(program, ctx);
+  refuseRepeatedOptions(program);
   return program;
 }
 
@@ -144,12 +146,14 @@ export async function main(ctx: Context): Promise<number> {
       // so the user asked for JSON and gets the document.
       const askedJson = (err.code === 'commander.unknownOption' && /'--json'/.test(err.message)) || (err.code === 'commander.unknownCommand' && ctx.argv.includes('--json'));
       const path = commandPath(refusedBy);
-      const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
+      const hint = err.code === REPEATED_OPTION
+        ? `Give it once. The options that take several values say "repeatable" in: msgr ${path} --help`
+        : `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
       if (parsedFlag(program, 'json') || askedJson) {
         ctx.stdout.write(`${JSON.stringify(errorDocument(err.message.replace(/^error: /, ''), hint, ExitCode.USAGE), null, 2)}\n`);
       } else if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed') {
         // Commander wrote the "error:" line (outputError); what to do comes next, as for every error.
-        ctx.stderr.write(`hint: ${hint}\n`);
+        ctx.stderr.write(`${wrap(`hint: ${hint}`, lineWidth(ctx.stderr))}\n`);
       }
       return ExitCode.USAGE;
     }
@@ -240,7 +244,8 @@ export async function run(): Promise<number> {
     // The summary that would say how to continue is not written: the command is said here.
     const resumeHint = resume !== undefined ? `Resume with: ${resume}` : undefined;
     const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': batches are left in doubt (a request sent has no answer written down)';
-    process.stderr.write(`\nmsgr: interrupted${inDoubt ? left : ''}\n${resumeHint !== undefined ? `hint: ${resumeHint}\n` : ''}`);
+    const width = lineWidth(process.stderr);
+    process.stderr.write(`\n${wrap(`msgr: interrupted${inDoubt ? left : ''}`, width)}\n${resumeHint !== undefined ? `${wrap(`hint: ${resumeHint}`, width)}\n` : ''}`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {
