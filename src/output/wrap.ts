@@ -30,7 +30,8 @@ export interface WrapOptions {
   /**
    * How much deeper than the line's own indentation its wrapped part starts: 2 by default, so a
    * wrapped message is told from the next; 0 for a help page's paragraphs. A line that starts
-   * with a list marker (`- `, `• `) wraps under its text whatever this says.
+   * with a list marker (`- `, `• `) wraps under its text whatever this says; by default, so does
+   * an indented line of a two-column list (`  base URL  --base-url …`) under its second column.
    */
   readonly hang?: number;
   /** Each line is a shell command (a help example): every break ends in ` \`. */
@@ -76,7 +77,10 @@ function wrapLine(line: string, width: number, o: WrapOptions): string {
   const indent = /^ */.exec(line)?.[0] ?? '';
   const content = line.slice(indent.length);
   const bullet = /^(?:[-*•] )/.test(content);
-  const lead = o.lead ?? ' '.repeat(indent.length + (bullet ? 2 : (o.hang ?? 2)));
+  // An indented `term  value` line (two spaces or more after a short term) wraps under its value.
+  const column = o.hang === undefined && indent.length >= 2 ? /^(\S+(?: \S+)?) {2,}(?=\S)/.exec(content)?.[0].length : undefined;
+  const hang = bullet ? 2 : (o.hang ?? (column !== undefined && column <= 18 ? column : 2));
+  const lead = o.lead ?? ' '.repeat(indent.length + hang);
   // A command's wrapped parts go two deeper than the text's, as shell scripts indent them.
   const commandLead = `${lead}  `;
   const units = unitsOf(content, o.command === true);

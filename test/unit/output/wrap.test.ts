@@ -92,3 +92,13 @@ describe('wrap', () => {
     assert.equal(pageWidth({ isTTY: true, columns: 60 }), 60);
   });
 });
+
+test('an indented two-column line wraps under its second column', () => {
+  const out = wrap('  base URL  --base-url https://..., MSGR_BASE_URL, or a profile of your own', 40);
+  const [first, ...rest] = out.split('\n');
+  assert.match(first ?? '', /^ {2}base URL {2}--base-url/);
+  assert.ok(rest.length > 0);
+  for (const l of rest) assert.match(l, /^ {12}\S/);
+  // Prose with one space between its words, and a term too long to be one, wrap two deeper.
+  assert.match(wrap('  numbers: column "Mobile", whose name says mobile, over "Phone", "Tel"', 40), /\n {4}\S/);
+});
