@@ -28,12 +28,13 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     const dir = tempDir('msgr-e2e-tty-');
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     assert.equal((await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'OLD'], { env, input: `${KEY}\n` })).code, 0);
-    const no = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [[/already exists .*Replace it\? \[y\/N\] /, 'n\r']]);
+    // The question fits the terminal: it may go on to a second line.
+    const no = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [[/already exists [\s\S]*Replace\s+it\? \[y\/N\] /, 'n\r']]);
     assert.equal(no.code, 2, no.output);
     assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"OLD"/);
     const yes = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [
-      [/Replace it\? \[y\/N\] /, 'y\r'],
-      [/input hidden\): /, 'sk_replacement_0001\r'],
+      [/Replace\s+it\? \[y\/N\] /, 'y\r'],
+      [/input\s+hidden\): /, 'sk_replacement_0001\r'],
     ]);
     assert.equal(yes.code, 0, yes.output);
     assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"NEW"/);
