@@ -266,6 +266,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
     sentMessages: sent?.messages,
+    resent: sent?.deliveredOnly?.keys,
     spoolPath: journalOf(purpose) === 'write' ? `${run.journalPath}.spool` : undefined,
     env: ctx.env,
     signal: ctx.interrupt,
@@ -302,7 +303,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
   const skipInvalid = shape.skipInvalid && garbled === 0;
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
-  printLeftOut(ui, sent, pre.alreadySent);
+  printLeftOut(ui, sent, pre, plan.leaveOut);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   if (previous !== undefined) {

@@ -234,6 +234,20 @@ describe('send-bulk: personalised messages', () => {
     }
   });
 
+  test('a --text-file ending in line breaks and a blank line: none of them is sent, counted or previewed', async () => {
+    const dir = tempDir('msgr-pers-trailing-');
+    const file = join(dir, 'list.csv');
+    writeFileSync(file, 'msisdn,name\n+447911100001,Ann\n');
+    const text = join(dir, 'notice.txt');
+    writeFileSync(text, 'Hi {{name}},\nsee you at 5.\n\n  \n');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state') });
+    const preview = await runCli(['send-bulk', file, '--sandbox', '--from', 'Acme', '--text-file', text, '--preview'], { env });
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.equal(preview.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann,\n  │ see you at 5.\n');
+    const parts = await runCli(['segments', '--text-file', text, '--json'], { env });
+    assert.equal((JSON.parse(parts.stdout) as { characters: number }).characters, 'Hi {{name}},\nsee you at 5.'.length);
+  });
+
   test('a decomposed letter (as macOS writes it) is sent composed: GSM-7, not UCS-2, in the totals and at the server', async () => {
     const { server, record } = await sandbox();
     try {

@@ -15,7 +15,8 @@ import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
-import { describeSkipped, type SentNumbers } from '../runs/already-sent.js';
+import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../runs/already-sent.js';
+import type { NumberSet } from '../input/number-set.js';
 import { isInDoubt } from '../journal/records.js';
 import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
@@ -360,6 +361,8 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     pre.duplicates > 0 ? `${formatCount(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
     pre.excluded > 0 ? `${formatCount(pre.excluded)} excluded` : '',
     pre.suppressed > 0 ? `${formatCount(pre.suppressed)} opted out` : '',
+    // So that the rows to send (next line) are the valid rows less those listed here.
+    pre.alreadySent > 0 ? `${formatCount(pre.alreadySent)} already sent` : '',
   ].filter((s) => s !== '');
   ui.info(`preflight: ${label}: ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'}, ${formatCount(pre.valid)} valid${skipped.length > 0 ? `, ${skipped.join(', ')}` : ''} (${seconds} s)`);
   ui.info(`  numbers: ${describeNumberColumn(pre.columns.numberColumn, o.resumed === true)}`);
@@ -426,10 +429,14 @@ function listed(columns: readonly number[]): string {
   return columns.length === 1 ? String(columns[0]) : `${columns.slice(0, -1).join(', ')} and ${String(columns[columns.length - 1])}`;
 }
 
-/** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number): void {
+/**
+ * After the preflight's lines: the rows an earlier run accepted, left out (with --delivered-only,
+ * what became of the numbers not delivered, in the same line), and the numbers in doubt, not left out.
+ */
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: NumberSet | undefined): void {
   if (sent === undefined) return;
-  ui.info(`  ${describeSkipped(alreadySent, sent)}`);
+  const d = sent.deliveredOnly;
+  ui.info(`  ${describeSkipped(pre.alreadySent, sent, d !== undefined ? { resent: pre.resent, ...notDeliveredLeftOut(d, leaveOut) } : undefined)}`);
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
     ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`);

@@ -39,6 +39,8 @@ export interface RunInfo {
   /** When the run last wrote to its journal. */
   readonly lastActivity: string;
   readonly msgr: string;
+  /** Its campaign key (--once); null: a run without one. */
+  readonly once: string | null;
 }
 
 /**
@@ -229,6 +231,7 @@ export async function runInfo(journal: string): Promise<RunInfo> {
     abandoned: /\.abandoned\.jsonl$/.test(journal),
     lastActivity: statSync(journal).mtime.toISOString(),
     msgr: h.msgr,
+    once: h.once?.key ?? null,
   };
 }
 

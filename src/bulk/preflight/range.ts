@@ -48,6 +48,12 @@ export interface RowPassOptions {
    * Absent: rows are left out by number.
    */
   readonly sentMessages?: SentMessages | undefined;
+  /**
+   * --delivered-only: the numbers the earlier runs' message did not reach, sent again. Those
+   * among the rows to send are counted (`resent`), so that the line that says how many were not
+   * delivered says in the same breath how many are sent again (bulk/runs/already-sent.ts).
+   */
+  readonly resent?: NumberSet | undefined;
   readonly batchSize: number;
   /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
   readonly spool?: SpoolWriter | undefined;
@@ -101,6 +107,8 @@ export interface PreflightResult {
   readonly suppressed: number;
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
+  /** Numbers of `resent` among the rows to send (each number once). */
+  readonly resent: number;
   /**
    * With --allow-duplicates, rows of a number an earlier run accepted that has several messages
    * in this file, where that run's journal does not say which message it had (it journaled
@@ -211,6 +219,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     excluded: r.excluded,
     suppressed: r.suppressed,
     alreadySent: r.alreadySent,
+    resent: r.resent,
     alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
     landlines: r.landlines,
@@ -258,6 +267,7 @@ export interface RangeResult {
   readonly excluded: number;
   readonly suppressed: number;
   readonly alreadySent: number;
+  readonly resent: number;
   readonly alreadySentOthers: { count: number; lines: number[]; keys: number[] };
   readonly outsidePlan: number;
   readonly landlines: number;
@@ -270,6 +280,8 @@ export interface RangeResult {
   /** With `firstNumbers`: the numbers counted in `outsidePlan` and `landlines` (8 bytes each), for the join of a split. */
   readonly outsideKeys: number[];
   readonly landlineKeys: number[];
+  /** With `firstNumbers`: the numbers counted in `resent`, for the join of a split. */
+  readonly resentKeys: number[];
   readonly firstBatch: string[];
   readonly firstKey?: string | undefined;
   /** Requests, when rows were grouped by their message (else one per batch-size rows). */
@@ -318,6 +330,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const outsideKeys: number[] = [];
   const landlineSamples: Array<{ line: number; number: string }> = [];
   const landlineKeys: number[] = [];
+  const resentKeys: number[] = [];
   // Only for a send (a spool), whose report may name the line a duplicate repeats.
   const duplicateKeys = new Set<number>();
   const firstBatch: string[] = [];
@@ -354,6 +367,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let excluded = 0;
   let suppressed = 0;
   let alreadySent = 0;
+  let resent = 0;
   let outsidePlan = 0;
   let landlines = 0;
   let toSend = 0;
@@ -447,6 +461,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
+      if (!otherMessage && o.resent?.has(key) === true) {
+        resent++;
+        if (keepNumbers) resentKeys.push(key);
+      }
       // Counted among the rows to send only: "sending anyway" must not name an opted-out number or
       // a duplicate (a split's join drops the second half's rows of numbers the first half has).
       if (r.verdict === 'outside') {
@@ -536,6 +554,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     excluded,
     suppressed,
     alreadySent,
+    resent,
     alreadySentOthers,
     outsidePlan,
     landlines,
@@ -547,6 +566,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     outsideSamples,
     outsideKeys,
     landlineKeys,
+    resentKeys,
     firstBatch,
     firstKey,
     requests: grouper?.sealed,

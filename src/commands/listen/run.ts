@@ -12,6 +12,7 @@ import { clock, eventJson, eventLine, type OptOutNote } from '../../events/termi
 import { checkToken, keptToken, webhookUrl } from '../../events/token.js';
 import { optOutStorePath } from '../../optouts/store.js';
 import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
@@ -97,7 +98,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
       stopHinted = true;
     }
     if (opts.json) ctx.stdout.write(`${eventJson(ev.record, ev.summary, ev.parsed, note)}\n`);
-    else if (!opts.quiet) ctx.stdout.write(`${eventLine(ev.record, ev.summary, note)}\n`);
+    else if (!opts.quiet) ctx.stdout.write(`${wrap(eventLine(ev.record, ev.summary, note), lineWidth(ctx.stdout), { hang: 10 })}\n`);
   };
 
   const listener = await startListener({

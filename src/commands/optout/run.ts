@@ -6,6 +6,7 @@ import { UsageError } from '../../errors.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { createUi, type Ui } from '../../output/ui.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { describeOptOut, openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
 import { resolveAccount } from '../shared/account.js';
 import type { OptoutOptions } from './options.js';
@@ -82,7 +83,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, stores: out.files, numbers: out.entries.map(([e, f]) => entryJson(e, f)) }, null, 2)}\n`);
         return;
       }
-      for (const [e, f] of out.entries) ctx.stdout.write(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}\n`);
+      for (const [e, f] of out.entries) ctx.stdout.write(`${wrap(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}`, lineWidth(ctx.stdout), { hang: e.number.length + 2 })}\n`);
       ui.info(`${out.entries.length} number${out.entries.length === 1 ? '' : 's'} opted out for ${scope}${account !== undefined ? ` (with those for every account, marked [${NO_ACCOUNT}])` : ''}`);
       return;
     }
@@ -102,7 +103,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);
         return;
       }
-      for (const r of results) ctx.stdout.write(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}\n`);
+      for (const r of results) ctx.stdout.write(`${wrap(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}`, lineWidth(ctx.stdout), { hang: r.number.length + 2 })}\n`);
       return;
     }
     default:

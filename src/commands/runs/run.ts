@@ -10,6 +10,8 @@ import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunDelivery, type RunInfo } from '../../bulk/runs.js';
 import type { RunsOptions } from './options.js';
 import { formatAge, formatCount } from '../../output/count.js';
+import { alignColumns, formatTable } from '../../output/table.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
@@ -24,11 +26,6 @@ function shortTarget(r: RunInfo): string {
   return t.sandbox ? 'sandbox' : `${t.baseUrl} ${t.account ?? ''}`.trim();
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
-}
-
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
   const runs = await listRuns(ctx);
@@ -40,10 +37,13 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
     ui.info(`no runs in ${state(ctx)}`);
     return;
   }
+  const width = lineWidth(ctx.stdout);
   if (!opts.wide) {
     // 80 columns (or the terminal's width): the run by the last 8 characters of its id (which
-    // every `msgr runs` command takes), its file by name; --wide and --json give them in full.
-    const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ACCEPTED', 'STATE']];
+    // every `msgr runs` command takes), its file by name, its campaign key when a run has one;
+    // --wide and --json give them in full. A terminal too narrow for that gets a record per run.
+    const keyed = runs.some((r) => r.once !== null);
+    const rows = [['RUN', 'STARTED', 'FILE', ...(keyed ? ['KEY'] : []), 'TARGET', 'ACCEPTED', 'STATE']];
     for (const r of runs) {
       // What needs a look; the rows not sent yet are the rest of ACCEPTED's total. While a run
       // sends, its batches without an answer are in flight, not in doubt.
@@ -52,21 +52,31 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
         r.runId.slice(r.runId.lastIndexOf('-') + 1),
         r.startedAt.slice(5, 16).replace('T', ' ') + 'Z',
         basename(r.file),
+        ...(keyed ? [r.once ?? ''] : []),
         narrowTarget(r),
         `${formatCount(r.accepted)}${r.alreadySent > 0 ? `+${formatCount(r.alreadySent)}` : ''} of ${formatCount(r.toSend + r.alreadySent)}`,
         `${r.status}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
-    const width = ctx.stdout.isTTY === true ? Math.max(80, ctx.stdout.columns ?? 80) : 80;
-    ctx.stdout.write(`${table(fitWidth(rows, width, [[3, 8, 'end'], [2, 12, 'middle'], [5, 10, 'end']]))}\n`);
+    // Cut to 80 columns at least (the key last: it is the name the operator gave the run); a
+    // narrower terminal gets each run as a record, its values whole.
+    const k = keyed ? 1 : 0;
+    if (width !== undefined && width < 80) {
+      ctx.stdout.write(`${formatTable(rows, width, 3)}\n`);
+      return;
+    }
+    const fitted = fitWidth(rows, width ?? 80, [[3 + k, 8, 'end'], [2, 12, 'middle'], [5 + k, 10, 'end'], ...(keyed ? [[3, 12, 'middle'] as const] : [])]);
+    ctx.stdout.write(`${alignColumns(fitted).join('\n')}\n`);
     return;
   }
-  const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
+  const keyed = runs.some((r) => r.once !== null);
+  const rows = [['RUN', 'STARTED', 'FILE', ...(keyed ? ['KEY'] : []), 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
   for (const r of runs) {
     rows.push([
       r.runId,
       r.startedAt.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'),
       r.file,
+      ...(keyed ? [r.once ?? '-'] : []),
       shortTarget(r),
       formatCount(r.rows),
       `${formatCount(r.accepted)}${r.alreadySent > 0 ? ` (+${formatCount(r.alreadySent)} earlier)` : ''}`,
@@ -75,7 +85,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       r.status,
     ]);
   }
-  ctx.stdout.write(`${table(rows)}\n`);
+  ctx.stdout.write(`${alignColumns(rows).join('\n')}\n`);
 }
 
 /** Sandbox, else the account (or the API's host when the run had none). */
@@ -190,10 +200,12 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['not sent', formatCount(info.notSent)],
     ['delivery', describeDelivery(view.delivery)],
   ];
+  // On a terminal each value wraps under itself (output/wrap.ts); on a pipe, whole lines.
+  const width = lineWidth(ctx.stdout);
   const w = Math.max(...lines.map(([k]) => k.length));
-  let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  let out = lines.map(([k, v]) => wrap(`${k.padEnd(w)}  ${v}`, width, { hang: w + 2 })).join('\n');
   for (const b of inDoubt.slice(0, 20)) {
-    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
+    out += `\n${wrap(`in doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`, width)}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
@@ -238,7 +250,7 @@ export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
     return;
   }
   const verb = opts.dryRun ? 'would remove' : 'removed';
-  for (const run of r.removed) ctx.stdout.write(`${verb} ${run.runId}  ${run.file}  ${run.journal}\n`);
+  for (const run of r.removed) ctx.stdout.write(`${wrap(`${verb} ${run.runId}  ${run.file}  ${run.journal}`, lineWidth(ctx.stdout))}\n`);
   ui.info(`${verb} ${formatCount(r.removed.length)} finished or abandoned run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
   if (r.keptUnfinished.length > 0) ui.info(`kept ${formatCount(r.keptUnfinished.length)} unfinished run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
   if (r.keptElsewhere.length > 0) {

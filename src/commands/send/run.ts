@@ -10,6 +10,7 @@ import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type P
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
 import { createUi, paint, type Ui } from '../../output/ui.js';
+import { lineWidth } from '../../output/wrap.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
@@ -43,6 +44,9 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   if (!built.ok) throw problemsError(built.problems);
   let request = leaveOutOptedOut(ctx, ui, built.request, sandbox, opts.includeOptedOut === true);
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
+  // Numbers given and left out as opted out: said with the count they change (named in warnings above).
+  const suppressed = (built.request.recipients?.length ?? 0) - (request.recipients?.length ?? 0);
+  const leftOut = suppressed > 0 ? ` (${suppressed} more left out: opted out)` : '';
   // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
   const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
   // A dry run shows the request, as it always does (the one the key sent): never the old answer
@@ -79,7 +83,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
       totals.add(analyseText(request.body.text), undefined, Math.max(1, recipientCount));
       ui.info(totals.describe());
     }
-    ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid; nothing was sent`);
+    ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid${leftOut}; nothing was sent`);
     return;
   }
 
@@ -122,8 +126,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey, stopRetries }));
   once?.answered(outcome);
   const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
-  const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, settings, account, host: sandbox ? undefined : endpoint.host };
-  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, result, address: sandbox ? undefined : address });
+  const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, suppressed, settings, account, host: sandbox ? undefined : endpoint.host };
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, leftOut, apiKey, result, address: sandbox ? undefined : address });
 }
 
 /** The key's record for this request (a dry run only reads it). */
@@ -134,7 +138,7 @@ async function openOnce(ctx: Context, ui: Ui, opts: SendOptions, settings: Setti
   return openOnceSend(ctx, ui, { key: opts.once ?? '', place, request: { ...request }, dryRun: opts.dryRun === true, timeoutMs: opts.timeout, apiKey: settings.apiKey.value });
 }
 
-function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address?: OutcomeErrorOptions['address']; again?: boolean }): void {
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; leftOut?: string; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address?: OutcomeErrorOptions['address']; again?: boolean }): void {
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
@@ -156,10 +160,10 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
         }
       }
       if (person) {
-        ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout))));
+        ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout)), lineWidth(ctx.stdout)));
         return;
       }
-      if (o.again !== true) ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
+      if (o.again !== true) ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}${o.leftOut ?? ''}; accepted is not yet delivered`);
       if (o.sandbox && o.again !== true) ui.info('sandbox: nothing was delivered');
       return;
     }
