@@ -19,7 +19,7 @@ import { FLAG } from './flag-names.js';
 import { isInDoubt, type RunHeader } from './journal/records.js';
 import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter } from './report/writer.js';
-import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './history/catalogue.js';
+import { catalogueRuns, findRun, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun, type UnreadableJournal } from './history/catalogue.js';
 import { writeRunReport, type RunReport } from './runs/report.js';
 import { runDelivery, type DeliveryOptions, type RunDelivery } from './history/delivery.js';
 import type { FieldPaths } from '../events/fields.js';
@@ -29,7 +29,7 @@ import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseU
 import { buildResumeCommand } from './runs/resume-command.js';
 
 export type { DeliveryCounts, RunDelivery } from './history/delivery.js';
-export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun };
+export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun, UnreadableJournal };
 
 export type RunStatus = 'finished' | 'abandoned' | 'sending' | 'unfinished';
 
@@ -57,11 +57,16 @@ function state(ctx: Pick<Context, 'env' | 'cwd'>): string {
   return stateDir(ctx.env, ctx.cwd);
 }
 
-export async function listRuns(ctx: Context): Promise<RunListing[]> {
-  return (await catalogue(state(ctx))).map((r) => {
-    const owner = sendingNow(ctx, r);
-    return { ...r, sending: owner, status: status(r, owner) };
-  });
+/** Every run, with its state; and the journals that cannot be read, which are listed too. */
+export async function listRuns(ctx: Context): Promise<{ readonly runs: RunListing[]; readonly unreadable: readonly UnreadableJournal[] }> {
+  const { runs, unreadable } = await catalogueRuns(state(ctx));
+  return {
+    runs: runs.map((r) => {
+      const owner = sendingNow(ctx, r);
+      return { ...r, sending: owner, status: status(r, owner) };
+    }),
+    unreadable,
+  };
 }
 
 /** A batch whose request may have reached the API with no answer written down. */

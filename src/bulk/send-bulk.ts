@@ -50,6 +50,7 @@ import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
 import { addedEffect, dropSnapshots, keepAtStart, withOptOutReasons } from './send/opt-outs.js';
+import { describePossible } from '../optouts/store.js';
 import { formatCount } from '../output/count.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
@@ -66,7 +67,7 @@ import { findRun, leftOutBatches, outcomeRecords } from './history/catalogue.js'
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
@@ -341,6 +342,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
   }
+  // Possible opt-outs no one has decided on stop the run: a new run's preflight found their rows;
+  // a resume looks for them in the batches it would send (docs/optouts.md: "Possible opt-outs").
+  const undecided = await undecidedRows(run, plan.store, pre, pass.spool, campaign.earlier.resendInDoubt);
+  if (undecided !== undefined) throw possibleOptOutsError(refusal, undecided.rows, undecided.numbers, input.label, previous !== undefined);
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
@@ -361,6 +366,33 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
   return { pre, spool, shape, base, left };
+}
+
+/**
+ * The rows this run would send whose numbers have a possible opt-out no one has decided on: those
+ * the preflight found (a new run), or those of the batches a resume sends (its preflight leaves
+ * out the lists as they were, so its batches stay the same). Undefined when there are none.
+ */
+async function undecidedRows(run: Run, store: PlannedStore, pre: PreflightResult, spool: SpoolSource | undefined, resendInDoubt: boolean): Promise<{ rows: number; numbers: UndecidedNumber[] } | undefined> {
+  const optOuts = store.optOuts;
+  if (optOuts === undefined || store.undecided === undefined) return undefined;
+  const lines = new Map<string, number[]>();
+  let rows = 0;
+  if (run.kind !== 'resume') {
+    rows = pre.undecided.count;
+    for (const r of pre.undecided.rows) lines.set(r.number, [...(lines.get(r.number) ?? []), r.line]);
+  } else if (spool !== undefined) {
+    const effect = await addedEffect(run.journalPath, store.undecided, spool);
+    rows = effect.leftOut + (resendInDoubt ? effect.inDoubt.count : 0);
+    for (const n of resendInDoubt ? [...effect.pending.first, ...effect.inDoubt.first] : effect.pending.first) lines.set(n, []);
+  }
+  if (rows === 0) return undefined;
+  const numbers = [...lines.entries()].flatMap(([number, at]) => {
+    const p = optOuts.undecided(number);
+    if (p === undefined) return [];
+    return [{ number, lines: at, described: describePossible(p), accept: optOuts.decideCommand(number, 'accept'), dismiss: optOuts.decideCommand(number, 'dismiss'), json: { number, lines: at, since: p.since, source: p.source, evidence: p.evidence ?? null } }];
+  });
+  return { rows, numbers };
 }
 
 /** The opt-out store as the summary and the --json document tell it. */

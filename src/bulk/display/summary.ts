@@ -212,6 +212,33 @@ function repeatedJson(several: readonly RepeatedNumber[]): Array<{ number: strin
   return several.map((r) => ({ number: r.number, lines: r.lines, rows: r.rows }));
 }
 
+/** What a refusal says of one possible opt-out: the number, when and what the reply said. */
+export interface UndecidedNumber {
+  readonly number: string;
+  readonly lines: readonly number[];
+  /** describePossible's words (src/optouts/store.ts), and the commands that decide. */
+  readonly described: string;
+  readonly accept: string;
+  readonly dismiss: string;
+  readonly json: Record<string, unknown>;
+}
+
+/**
+ * Rows whose numbers have a possible opt-out no one has decided on (docs/optouts.md: "Possible
+ * opt-outs"): the run stops before anything is sent, naming them and the commands that decide.
+ * Only a person's decision sends to them, or leaves them out: no flag of this command does.
+ */
+export function possibleOptOutsError(base: Summary, rows: number, numbers: readonly UndecidedNumber[], fileLabel: string, resumed: boolean): UsageError {
+  const shown = numbers.slice(0, 5).map((n) => `  ${n.number}${n.lines.length > 0 ? ` (line${n.lines.length === 1 ? '' : 's'} ${n.lines.join(', ')})` : ''}: ${n.described}`);
+  const more = numbers.length > shown.length ? [`  … and ${formatCount(numbers.length - shown.length)} more number${numbers.length - shown.length === 1 ? '' : 's'} (msgr optout possible lists them)`] : [];
+  const first = numbers[0];
+  const what = resumed ? `the batches this resume would send hold ${formatCount(rows)} row${rows === 1 ? '' : 's'}` : `${formatCount(rows)} row${rows === 1 ? '' : 's'} of ${fileLabel}`;
+  return new UsageError(`${what} whose number${numbers.length === 1 ? ' has a possible opt-out' : 's have possible opt-outs'} no one has decided on; nothing was sent:\n${[...shown, ...more].join('\n')}`, {
+    hint: `A person reads each reply and decides, then runs this command again: ${first?.accept ?? 'msgr optout possible --accept NUMBER'} (an opt-out: the number is left out as opted out), or ${first?.dismiss ?? 'msgr optout possible --dismiss NUMBER'} (not one: it is sent to).`,
+    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'possible-opt-outs', possibleOptOuts: numbers.map((n) => n.json) }),
+  });
+}
+
 /** The error of a run that would send nothing (docs/campaigns.md: "Preflight"); undefined when it would send. */
 export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
   const nothing = nothingToSend(pre, fileLabel);

@@ -225,16 +225,47 @@ export async function runInfo(journal: string): Promise<RunInfo> {
   };
 }
 
+/** A journal msgr cannot read (emptied, cut in its header, not a journal): shown, never passed over. */
+export interface UnreadableJournal {
+  readonly journal: string;
+  readonly why: string;
+  /** When it was last written. */
+  readonly lastActivity: string;
+}
+
 export async function listRuns(state: string): Promise<RunInfo[]> {
+  return (await catalogueRuns(state)).runs;
+}
+
+/** Every run in the state folder, oldest first, and the journals there that cannot be read. */
+export async function catalogueRuns(state: string): Promise<{ readonly runs: RunInfo[]; readonly unreadable: UnreadableJournal[] }> {
   const out: RunInfo[] = [];
+  const unreadable: UnreadableJournal[] = [];
   for (const p of journalPaths(state)) {
     try {
       out.push(await runInfo(p));
-    } catch {
-      // Not a journal (or torn at its header): not a run to list.
+    } catch (err) {
+      // It may be the only record of whom a run messaged: listed as such (docs/files.md: "A journal that cannot be read").
+      let lastActivity = '';
+      try {
+        lastActivity = statSync(p).mtime.toISOString();
+      } catch {
+        continue;
+      }
+      unreadable.push({ journal: p, why: unreadableWhy(err), lastActivity });
     }
   }
-  return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+  return { runs: out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId)), unreadable };
+}
+
+/** Why a journal cannot be read, for people: `it is empty`, `its first line is not a run header`. */
+export function unreadableWhy(err: unknown): string {
+  if (err instanceof JournalError || err instanceof UsageError) {
+    const m = /(is empty|is not a msgr journal.*|is a version .*)$/.exec(err.message);
+    return m !== null ? (m[1] as string).replace(/^is /, 'it is ') : err.message;
+  }
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined ? `it cannot be read (${code})` : String((err as Error).message);
 }
 
 export interface PruneResult {

@@ -130,6 +130,8 @@ export interface AddedEffect {
   readonly messaged: { readonly count: number; readonly first: readonly string[] };
   /** Those in a batch in doubt (they may have had the message). */
   readonly inDoubt: { readonly count: number; readonly first: readonly string[] };
+  /** Those with rows in no batch settled yet: the ones this resume would send to (the first few). */
+  readonly pending: { readonly count: number; readonly first: readonly string[] };
 }
 
 /**
@@ -147,18 +149,23 @@ export async function addedEffect(journalPath: string, added: NumberSet, spool: 
   const messaged: string[] = [];
   const doubt: string[] = [];
   let settledRows = 0;
+  const settled = new Set<string>();
   loaded.states.forEach((state, b) => {
     if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) return;
     for (const n of numbers.get(b) ?? []) {
       if (!added.has(numberKey(n))) continue;
       settledRows++;
+      settled.add(n);
       if (state === BatchState.accepted && !messaged.includes(n)) messaged.push(n);
       else if (isInDoubt(state) && !doubt.includes(n)) doubt.push(n);
     }
   });
   let rows = 0;
+  const pending: string[] = [];
   await spool((kind, _line, number) => {
-    if (kind === 'S' && added.has(numberKey(number))) rows++;
+    if (kind !== 'S' || !added.has(numberKey(number))) return;
+    rows++;
+    if (!settled.has(number) && !pending.includes(number)) pending.push(number);
   });
   const excludedBefore = loaded.excluded.reduce((sum, n, b) => sum + (loaded.states[b] !== BatchState.none && loaded.states[b] !== BatchState.notSent && loaded.states[b] !== BatchState.auth ? n : 0), 0);
   const SHOWN = 5;
@@ -166,6 +173,7 @@ export async function addedEffect(journalPath: string, added: NumberSet, spool: 
     leftOut: Math.max(0, rows - settledRows - excludedBefore),
     messaged: { count: messaged.length, first: messaged.slice(0, SHOWN) },
     inDoubt: { count: doubt.length, first: doubt.slice(0, SHOWN) },
+    pending: { count: pending.length, first: pending.slice(0, SHOWN) },
   };
 }
 

@@ -1,7 +1,7 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
 // stderr. The work is the engine's, through its front door for runs (src/bulk/runs.ts, the only
 // module of src/bulk/ this imports).
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { heartbeatStopped, type LockOwner } from '../../files/lock.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -31,12 +31,17 @@ function table(rows: string[][]): string {
 
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const runs = await listRuns(ctx);
+  const { runs, unreadable } = await listRuns(ctx);
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })), unreadable }, null, 2)}\n`);
     return;
   }
-  if (runs.length === 0) {
+  // A journal msgr cannot read may be the only record of whom a run messaged: never passed over.
+  for (const u of unreadable) {
+    const blocks = basename(u.journal) === 'journal.jsonl';
+    ui.warn(`${u.journal} cannot be read (${u.why}; last written ${u.lastActivity})${blocks ? ': a new run of its file stops until it is restored, or set aside by a --restart' : ': kept aside'} (docs/files.md: "A journal that cannot be read")`);
+  }
+  if (runs.length === 0 && unreadable.length === 0) {
     ui.info(`no runs in ${state(ctx)}`);
     return;
   }
@@ -57,6 +62,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
         `${r.status}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
+    for (const u of unreadable) rows.push(['?', `${u.lastActivity.slice(5, 16).replace('T', ' ')}Z`, basename(dirname(u.journal)), '?', '?', 'unreadable']);
     const width = ctx.stdout.isTTY === true ? Math.max(80, ctx.stdout.columns ?? 80) : 80;
     ctx.stdout.write(`${table(fitWidth(rows, width, [[3, 8, 'end'], [2, 12, 'middle'], [5, 10, 'end']]))}\n`);
     return;
@@ -75,6 +81,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       r.status,
     ]);
   }
+  for (const u of unreadable) rows.push(['?', u.lastActivity.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'), u.journal, '?', '?', '?', '?', '?', 'unreadable']);
   ctx.stdout.write(`${table(rows)}\n`);
 }
 
