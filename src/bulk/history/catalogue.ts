@@ -178,14 +178,23 @@ export interface RunDetail {
   /** Per batch sent: its last "send" record and its last "done" record. */
   readonly sends: Map<number, SendRecord>;
   readonly dones: Map<number, DoneRecord>;
+  /** Per batch sent: when its first request left (a resend keeps the key of the first). */
+  readonly firstSent: Map<number, string>;
 }
 
 export async function readRunDetail(journal: string, flag: string): Promise<RunDetail> {
   const sends = new Map<number, SendRecord>();
   const dones = new Map<number, DoneRecord>();
+  const firstSent = new Map<number, string>();
   try {
-    const loaded = await loadJournal(journal, { onSend: (r) => sends.set(r.batch, r), onDone: (r) => dones.set(r.batch, r) });
-    return { loaded, sends, dones };
+    const loaded = await loadJournal(journal, {
+      onSend: (r) => {
+        sends.set(r.batch, r);
+        if (!firstSent.has(r.batch) && typeof r.at === 'string') firstSent.set(r.batch, r.at);
+      },
+      onDone: (r) => dones.set(r.batch, r),
+    });
+    return { loaded, sends, dones, firstSent };
   } catch (err) {
     if (err instanceof JournalError) throw new UsageError(`${flag}: ${err.message}`);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${flag}: ${journal} is gone`);

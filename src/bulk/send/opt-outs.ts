@@ -222,19 +222,23 @@ export interface LeftOut {
 /**
  * Leaves out of batch `b` the recipients that went on a list since the run started; returns how
  * many, by list. A batch never sent, or not processed (not sent, or the key refused: a resume
- * sends it), loses those in `added`. A batch whose request may have left keeps its exact body and
- * Idempotency-Key: if an earlier resume left recipients out of it, `journaled` (the numbers of its
- * latest "send" record) rebuilds it as it was, and the same rows are counted out again; otherwise
- * it is left as it is (`journaledOptedOut`: how many of those left out were opted out, as journaled).
+ * sends it), loses those in `added`. A batch whose request may have left keeps its Idempotency-Key:
+ * if an earlier resume left recipients out of it, `journaled` (the numbers of its latest "send"
+ * record) rebuilds it as it was, and the same rows are counted out again; otherwise it is left as
+ * it is (`journaledOptedOut`: how many of those left out were opted out, as journaled). Sent again
+ * (`resend`: --resend-in-doubt), it loses those in `added` too: they may have had the message, and
+ * they do not want another (docs/campaigns.md: "In doubt meets consent").
  */
-export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0): LeftOut {
+export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0, resend = false): LeftOut {
   let out: ((number: string) => boolean) | undefined;
   // Never sent, or its request was not processed (not sent; the key refused): a body still free to change.
   if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) {
     if (added !== undefined) out = (n) => added.numbers.has(numberKey(n));
   } else if (journaled !== undefined) {
     const kept = new Set(journaled);
-    out = (n) => !kept.has(n);
+    out = resend && isInDoubt(state) && added !== undefined ? (n) => !kept.has(n) || added.numbers.has(numberKey(n)) : (n) => !kept.has(n);
+  } else if (resend && isInDoubt(state) && added !== undefined) {
+    out = (n) => added.numbers.has(numberKey(n));
   }
   if (out === undefined) return { excluded: 0, optedOut: 0 };
   // Why a number is out: the list it went on since the start (the --exclude list, when it is on none now).

@@ -240,7 +240,7 @@ export class Sender {
   async #pump(queue: Batch[]): Promise<void> {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
-      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.addedSinceStart, this.#cfg.journaledNumbers?.get(b.index), this.#cfg.optedOut?.[b.index]);
+      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.addedSinceStart, this.#cfg.journaledNumbers?.get(b.index), this.#cfg.optedOut?.[b.index], this.#cfg.resendInDoubt);
       if (left.excluded + left.optedOut > 0) this.#books.leftOut(left);
       if (this.#books.settledBefore(b)) {
         this.#complete(b);

@@ -168,7 +168,10 @@ function describeSuppressed(s: { readonly atStart: number; readonly sinceStart: 
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
-  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
+  // Receipts settle doubt: a batch in doubt every recipient of which has one counts as accepted
+  // (docs/campaigns.md: "In doubt meets consent"); a resume journals it so.
+  const settled = view.settledByReceipts;
+  const doc = { ...info, accepted: info.accepted + settled, inDoubt: info.inDoubt - settled, settledByReceipts: settled, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -191,16 +194,17 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
     ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}${describeSuppressed(view.suppressed, h.optOuts?.store)}`],
-    ['accepted', formatCount(info.accepted)],
+    ['accepted', `${formatCount(info.accepted + settled)}${settled > 0 ? ` (${formatCount(settled)} of them left in doubt, but the receipts show every one: a resume records them as accepted, and sends them nothing)` : ''}`],
     ['rejected', formatCount(info.rejected)],
-    ['in doubt', formatCount(info.inDoubt)],
+    ['in doubt', formatCount(info.inDoubt - settled)],
     ['not sent', formatCount(info.notSent)],
     ['delivery', describeDelivery(view.delivery)],
   ];
   const w = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
   for (const b of inDoubt.slice(0, 20)) {
-    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
+    const receipts = b.settled ? ': settled, every recipient has a receipt (accepted)' : b.withReceipt > 0 ? `; receipts for ${b.withReceipt} of ${b.recipients}` : '';
+    out += `\n${b.settled ? 'was in doubt' : 'in doubt'}: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}${receipts}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);
