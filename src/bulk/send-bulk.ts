@@ -63,7 +63,7 @@ import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';
 import { announceResume, runTargetOf } from './runs/target.js';
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from './runs/earlier.js';
 import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
-import { checkKeyUse, runningNowDocument } from './runs/once.js';
+import { checkKeyUse, runningNowDocument, sameDataError, sameDataJson, sameDataRun } from './runs/once.js';
 import { findRun, leftOutBatches, outcomeRecords, readRunDetail } from './history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from './history/delivery.js';
 import { buildResumeCommand } from './runs/resume-command.js';
@@ -96,6 +96,8 @@ export interface OpenRun {
   readonly clients: Promise<ClientFactory> | undefined;
   /** What the printed resume command repeats, the file named as the run names it. */
   readonly resumeWith: ResumeArgs;
+  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
+  readonly sameDataAs: EarlierRun | undefined;
 }
 
 /**
@@ -221,13 +223,17 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // guard (docs/campaigns.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
+  // The daily line on a file nobody replaced: the same data as an earlier run under another key
+  // stops the run unless the command says it is meant (docs/campaigns.md: "The same data under
+  // another key"). Not with --skip-sent, which leaves out every number those runs accepted.
+  const sameDataAs = key !== undefined && run.kind !== 'resume' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }) : undefined;
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);
-  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith };
+  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs };
 }
 
 /** What the preflight found, as the stages after it need it. */
@@ -303,7 +309,8 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const store = optOutStoreSummary(plan.store);
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
+  const sameDataAs = open.sameDataAs;
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -367,6 +374,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const unfinishedRefusal = unfinished?.refused;
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
+  }
+  const key = campaign.earlier.once;
+  if (sameDataAs !== undefined && key !== undefined) {
+    if (!campaign.earlier.sameData) throw sameDataError(sameDataAs, key, input.label, (exitCode) => ({ ...refusal, exitCode, stopped: 'same-data' }));
+    ui.info(`${FLAG.sameData}: the same data as run ${sameDataAs.header.runId}${sameDataAs.header.once !== undefined ? ` under ${FLAG.once} ${sameDataAs.header.once.key}` : ''}, on purpose`);
   }
   // Possible opt-outs no one has decided on stop the run: a new run's preflight found their rows;
   // a resume looks for them in the batches it would send (docs/optouts.md: "Possible opt-outs").

@@ -61,6 +61,8 @@ export interface Summary {
   unfinishedRun?: string;
   /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/writer.ts requestFields). */
   requestFields?: string[];
+  /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
+  sameData?: Record<string, unknown>;
 }
 
 /** The opt-out store as a run used it. */
