@@ -282,7 +282,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // when they show every row; the resend is offered only for what they do not show.
   const rc = o.receipts;
   const settled = rc !== undefined && rc.settledRows >= r.inDoubt && r.inDoubt > 0;
-  const seen = rc !== undefined && rc.withReceipt > 0 ? `the receipts show ${formatCount(rc.withReceipt)} of them (a resume records the batches they show whole as accepted); ` : '';
+  const seen = rc !== undefined && rc.withReceipt > 0 ? `the receipts show ${formatCount(rc.withReceipt)} of them, not every recipient of their batch${rc.withReceipt === 1 ? '' : 'es'}; ` : '';
   const check = settled
     ? `The receipts show every one of the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt (\`msgr runs show ${runRef}\`): they were accepted, and a resume records that and sends them nothing`
     : `Check first whether the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt got the message (${seen}\`msgr runs show ${runRef}\` lists them); send them again under their original Idempotency-Keys (safe at an API that honours them)${resend}`;
