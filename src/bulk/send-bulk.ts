@@ -225,8 +225,9 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   // The daily line on a file nobody replaced: the same data as an earlier run under another key
   // stops the run unless the command says it is meant (docs/campaigns.md: "The same data under
-  // another key"). Not with --skip-sent, which leaves out every number those runs accepted.
-  const sameDataAs = key !== undefined && run.kind !== 'resume' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }) : undefined;
+  // another key"). Not with --skip-sent, which leaves out every number those runs accepted, nor
+  // for a --restart, which names the run it abandons for this data.
+  const sameDataAs = key !== undefined && run.kind === 'new' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }, definition) : undefined;
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);

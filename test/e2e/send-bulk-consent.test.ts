@@ -33,6 +33,16 @@ function bulk(args: string[], e: Record<string, string>): Promise<RunResult> {
 describe('in doubt meets consent', () => {
   const server = useTestServer({ reset: (s) => (s.answer = undefined) });
 
+  /** today.csv of 6 rows, its run killed in doubt: the folder, the environment, the numbers, the requests that left. */
+  async function killedRun(): Promise<{ dir: string; e: Record<string, string>; list: string[]; file: string; first: ReceivedRequest[] }> {
+    const dir = tempDir();
+    const e = env(server.url, join(dir, 'state'));
+    const list = numbers(6);
+    const file = join(dir, 'today.csv');
+    writeFileSync(file, `msisdn\n${list.join('\n')}\n`);
+    return { dir, e, list, file, first: await killedInDoubt(e, file) };
+  }
+
   /** A run of 6 rows in 3 batches, killed (-9) while all three requests wait for their answers. */
   async function killedInDoubt(e: Record<string, string>, file: string): Promise<ReceivedRequest[]> {
     server.fallback = { status: 202, body: {}, delayMs: 30_000 };
@@ -55,12 +65,7 @@ describe('in doubt meets consent', () => {
   }
 
   test('kill -9 with batches in doubt, a STOP for one of their numbers, then the resend: it leaves that number out, under the same key, and names it; no violation', async () => {
-    const dir = tempDir();
-    const e = env(server.url, join(dir, 'state'));
-    const list = numbers(6);
-    const file = join(dir, 'today.csv');
-    writeFileSync(file, `msisdn\n${list.join('\n')}\n`);
-    const first = await killedInDoubt(e, file);
+    const { e, list, file, first } = await killedRun();
     const shown = await runCli(['runs', 'show', file], { env: e });
     assert.match(shown.stdout, /in doubt\s+6\n/);
 
@@ -90,12 +95,7 @@ describe('in doubt meets consent', () => {
   });
 
   test('receipts settle doubt: runs show counts a batch every recipient of which has a receipt as accepted; a resume records it and sends it nothing; the exit-7 hint says what the receipts show', async () => {
-    const dir = tempDir();
-    const e = env(server.url, join(dir, 'state'));
-    const list = numbers(6);
-    const file = join(dir, 'today.csv');
-    writeFileSync(file, `msisdn\n${list.join('\n')}\n`);
-    const first = await killedInDoubt(e, file);
+    const { dir, e, file, first } = await killedRun();
     const byBatch = first.map(recipients);
     const [whole, half] = byBatch;
     assert.ok(whole !== undefined && half !== undefined);

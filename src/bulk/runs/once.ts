@@ -12,7 +12,7 @@ import { buildMessage } from '../compose/message.js';
 import type { Campaign } from '../campaign.js';
 import { describeSender, describeText } from './target.js';
 import { shellQuote } from '../../output/shell.js';
-import { definitionDifferences, journaledDefinition } from '../compose/definition.js';
+import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
 import type { EarlierRun } from './earlier.js';
@@ -81,14 +81,15 @@ function keyReused(key: string, header: RunHeader, what: string, unfinished: boo
 
 /**
  * A new run under a campaign key whose input is the same data (the same content, whatever its
- * name) as an earlier run's under another key, or under none (docs/campaigns.md: "The same data
- * under another key"): the daily cron line run on a `today.csv` nobody replaced. The newest such
- * run; undefined when there is none.
+ * name) as an earlier run's under another key, or under none, that sent the same message
+ * (docs/campaigns.md: "The same data under another key"): the daily cron line run on a
+ * `today.csv` nobody replaced. Another message to the same list is another campaign. The newest
+ * such run; undefined when there is none.
  */
-export async function sameDataRun(earlier: readonly EarlierRun[], key: string, input: { readonly path: string; readonly size: number; readonly quickHash: string }): Promise<EarlierRun | undefined> {
+export async function sameDataRun(earlier: readonly EarlierRun[], key: string, input: { readonly path: string; readonly size: number; readonly quickHash: string }, definition: MessageDefinition): Promise<EarlierRun | undefined> {
   const memo = {};
   for (const r of [...earlier].reverse()) {
-    if (r.header.once?.key === key) continue;
+    if (r.header.once?.key === key || definitionDifferences(journaledDefinition(r.header), definition).length > 0) continue;
     if (await sameData(input.path, input, r.header.input, memo)) return r;
   }
   return undefined;

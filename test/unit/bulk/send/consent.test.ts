@@ -48,6 +48,31 @@ describe('possible opt-outs in send-bulk', () => {
     assert.deepEqual(sentTo(r.api), [c.numbers[0], c.numbers[1], c.numbers[3]]);
   });
 
+  test('one that comes while a run is paused stops its resume when a batch still to send holds the number; not when only a batch sent has it', async () => {
+    const c = bulkFiles(4, 'msgr-consent-');
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--concurrency', '1', '--yes'];
+    const stop = new AbortController();
+    const api = fakeApi((r, i) => {
+      if (i === 0) stop.abort('SIGINT');
+      return accept(r, i);
+    });
+    const err = await sendBulk({ ...fakeContext({ env: c.env, http: api.http }), interrupt: stop.signal }, argv);
+    assert.equal(err?.exitCode, ExitCode.INTERRUPTED, err?.message);
+    const store = OptOutStore.open(optOutStorePath(c.env.MSGR_CONFIG_DIR as string, 'ACME01'));
+    // A number of the batch already accepted: no reason to stop.
+    await store.possible([{ number: c.numbers[0] as string, source: 'reply', evidence: { text: 'no more texts' } }], writer);
+    // One of a batch still to send: the resume stops, naming it.
+    await store.possible([{ number: c.numbers[3] as string, source: 'reply', evidence: { text: 'unsub' } }], writer);
+    const stopped = await send(c.env, [c.file, '--resume', '--yes']);
+    assert.equal(stopped.err?.exitCode, ExitCode.USAGE, stopped.err?.message);
+    assert.match(stopped.err?.message ?? '', /^the batches this resume would send hold 1 row whose number has a possible opt-out no one has decided on; nothing was sent:\n {2}\+447911100003: "unsub"/);
+    assert.deepEqual(stopped.api.requests, []);
+    await store.decide([c.numbers[3] as string], 'dismiss', writer);
+    const resumed = await send(c.env, [c.file, '--resume', '--yes']);
+    assert.equal(resumed.err, undefined, resumed.err?.message);
+    assert.deepEqual(sentTo(resumed.api), [c.numbers[2], c.numbers[3]]);
+  });
+
   test('dismissed, the number is sent to', async () => {
     const c = bulkFiles(2, 'msgr-consent-');
     const store = OptOutStore.open(optOutStorePath(c.env.MSGR_CONFIG_DIR as string, 'ACME01'));
@@ -106,6 +131,19 @@ describe('in doubt meets consent', () => {
     assert.equal(resend.err, undefined, resend.err?.message);
     assert.deepEqual(resend.api.requests.map((r) => [r.idempotencyKey, (r.body.recipients ?? []).map((x) => x.msisdn)]), [[key, [c.numbers[0]]]]);
     assert.match(resend.stderr, new RegExp(`warning: 1 number in the batches in doubt opted out \\(or went on the --exclude list\\) since run \\S+ started, and is left out of their resend \\(the first request may have reached it\\): \\${c.numbers[1] as string}`));
+  });
+
+  test("a resend without a number that opted out, answered 422 (the key holds the first request's body), stays in doubt: the first request reached the API", async () => {
+    const c = bulkFiles(2, 'msgr-consent-');
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--yes'];
+    assert.equal((await send(c.env, argv, firstInDoubt)).err?.exitCode, ExitCode.PARTIAL);
+    await OptOutStore.open(optOutStorePath(c.env.MSGR_CONFIG_DIR as string, 'ACME01')).add([{ number: c.numbers[1] as string, source: 'reply' }], { ...writer, now: () => new Date() });
+    const conflict: Responder = () => ({ kind: 'rejected', status: 422, body: {}, message: 'Idempotency-Key reused with another body', attempts: 1 });
+    const resend = await send(c.env, [c.file, '--resume', '--resend-in-doubt', '--yes', '--json'], conflict);
+    assert.equal(resend.err?.exitCode, ExitCode.PARTIAL, resend.err?.message);
+    const doc = resend.err?.toJson() as { rejected: number; inDoubt: number };
+    assert.deepEqual([doc.rejected, doc.inDoubt], [0, 1]);
+    assert.deepEqual(resend.api.requests.map((r) => (r.body.recipients ?? []).map((x) => x.msisdn)), [[c.numbers[0]]]);
   });
 
   test('receipts settle doubt: a resume records the batch as accepted and sends nothing; the exit-7 hint and a restart say what the receipts show', async () => {
