@@ -7,25 +7,28 @@
 //
 // Front doors: `openOptOuts(state, account, proc)` for a sender that must leave the numbers out
 // (the account's store and the `_all` one, whose numbers apply to every account), and
-// `OptOutStore.open(path)` to change one store.
+// `OptOutStore.open(path, proc)` to change one store. What is a line of the store, and what is
+// damage: records.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender
+// (openOptOuts, refuseDamage), never a writer: an opt-out is recorded whatever else the file holds.
 //
-// Whether one number is opted out is answered through the index beside the store (lookup.ts,
-// index-file.ts: a few small reads, however many numbers the store holds); what needs the whole
-// store (the list, an export, the history for `optout violations`) reads it whole, once, when
-// first asked. Writers keep the index current after each append, under the same lock.
-import { chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
+// One number's answer (opted out, a possible opt-out undecided) is looked up in the index beside
+// the store (lookup.ts, index-file.ts: a few small reads, however many numbers the store holds), as
+// are its totals and its damage; what needs every change (the list, an export, the history for
+// `optout violations`) reads the store whole, once, when first asked. Writers keep the index
+// current after each append, under the same lock.
+import { appendFileSync, chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
-import { IndexUnusable, OPTED_OUT, stampOf, type LogStamp } from './index-file.js';
+import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
-import { readStoreLines, recordOf, STORE_VERSION, E164, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import { E164, readStoreLines, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 import type { NumberState } from './state.js';
 
-export { STORE_VERSION, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 
 /** A number opted out now. */
 export interface OptOutEntry {
@@ -35,6 +38,18 @@ export interface OptOutEntry {
   readonly reason: OptOutReason;
   readonly source: string;
   readonly evidence?: Evidence;
+}
+
+/** A reply that may be an opt-out, kept until a person decides (docs/optouts.md: "Possible opt-outs"). */
+export interface PossibleEntry {
+  readonly number: string;
+  /** The first such reply since the number was last decided on. */
+  readonly since: string;
+  readonly source: string;
+  /** The latest such reply's. */
+  readonly evidence?: Evidence;
+  /** How many such replies came since. */
+  readonly replies: number;
 }
 
 export interface OptOutChange {
@@ -57,14 +72,20 @@ export function optOutStorePath(state: string, account: string | undefined): str
   return accountFile(state, 'optouts', account, 'jsonl');
 }
 
+/** Where the bytes of a write cut short are kept when the next writer takes them off the store. */
+export function tornPath(path: string): string {
+  return `${path}.torn`;
+}
+
 /** The whole store read into memory: every number's changes, for what asks about all of them. */
 class Whole {
   readonly current = new Map<string, OptOutEntry>();
-  /** Every change per number, oldest first, for optedOutAt(). */
+  readonly pending = new Map<string, PossibleEntry>();
+  /** Every change per number, oldest first, for optedOutAt() and history(). */
   readonly history = new Map<string, OptOutRecord[]>();
   offset = 0;
   lines = 0;
-  skipped = 0;
+  ino = -1;
 }
 
 export class OptOutStore {
@@ -79,23 +100,24 @@ export class OptOutStore {
   }
 
   /**
-   * The store at `path`; a missing file is an empty store. One that cannot be read is a
-   * UsageError, now. With `proc`, an index that does not describe the store is made again here
-   * (under the store's lock, when no writer holds it); without, it is made in memory until a
-   * writer writes it.
+   * The store at `path`; a missing file is an empty store, one that cannot be read a UsageError,
+   * now. Lines that are not records are kept in `damage` (never thrown here: writers still record
+   * opt-outs; those that decide whom to message refuse: refuseDamage, openOptOuts). With `proc`, an
+   * index that does not describe the store is made again on disk (under the store's lock, when no
+   * writer holds it); without, in memory, until a writer writes it.
    */
   static open(path: string, proc?: LockProcess): OptOutStore {
     const store = new OptOutStore(path, proc);
-    store.#lookup()?.close();
+    store.#ask(() => undefined);
     return store;
   }
 
   /** The index as it is now (undefined: no store). */
-  #lookup(held = false): Lookup | undefined {
+  #lookup(held: boolean): Lookup | undefined {
     try {
       return currentIndex(this.path, readStoreLines, (build) => {
         if (held) return build(true);
-        const lock = this.#proc !== undefined ? tryLock(`${this.path}.lock`, 'msgr (the opt-out store\'s index)', this.#proc, LOCK_STALE_MS) : undefined;
+        const lock = this.#proc !== undefined ? tryLock(`${this.path}.lock`, "msgr (the opt-out store's index)", this.#proc, LOCK_STALE_MS) : undefined;
         if (lock === undefined || !('release' in lock)) return build(false);
         try {
           return build(true);
@@ -132,9 +154,9 @@ export class OptOutStore {
     return this.#ask((index) => index?.summary.optedOut ?? 0);
   }
 
-  /** Lines that were not a change (hand edits, a torn last line): left alone, counted. */
-  get skipped(): number {
-    return this.#read().skipped;
+  /** Lines that are not records (the first 20 of them), and how many there are. */
+  get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
+    return this.#ask((index) => index?.summary.damage ?? { lines: [], count: 0 });
   }
 
   has(number: string): boolean {
@@ -146,24 +168,20 @@ export class OptOutStore {
     return this.#ask((index) => (index !== undefined ? this.#entry(number, index.get(number)) : undefined));
   }
 
-  /** The entry a number's state says, its records read back from the store by offset. */
-  #entry(number: string, s: NumberState<number> | undefined): OptOutEntry | undefined {
-    if (s?.out === undefined) return undefined;
-    let fd: number;
-    try {
-      fd = openSync(this.path, 'r');
-    } catch (err) {
-      throw unreadable(this.path, err);
-    }
-    try {
-      const since = recordOf(lineAt(fd, s.out.since));
-      const last = recordOf(lineAt(fd, s.out.last));
-      // The index said the store was as it was made from: a line that is no record now is a bug.
-      if (since === undefined || last === undefined || since.number !== number || last.number !== number) throw new Error(`the index of ${this.path} names a line that is not ${number}'s`);
-      return { number, since: since.at, reason: last.reason === 'undeliverable' ? 'undeliverable' : 'opt-out', source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}) };
-    } finally {
-      closeSync(fd);
-    }
+  /** A possible opt-out of `number` no one has decided on yet (and the number is not opted out). */
+  undecided(number: string): PossibleEntry | undefined {
+    if (!E164.test(number)) return undefined;
+    return this.#ask((index) => (index !== undefined ? this.#possible(number, index.get(number)) : undefined));
+  }
+
+  /** Every possible opt-out not decided yet, oldest first (the index's slots, then their records). */
+  pending(): PossibleEntry[] {
+    return this.#ask((index) => {
+      if (index === undefined || index.summary.pending === 0) return [];
+      const numbers: string[] = [];
+      index.keys(POSSIBLE, (k) => numbers.push(`+${k}`));
+      return numbers.map((n) => this.#possible(n, index.get(n))).filter((p): p is PossibleEntry => p !== undefined).sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
+    });
   }
 
   /**
@@ -172,6 +190,40 @@ export class OptOutStore {
    */
   optedOutKeys(visit: (key: number) => void): void {
     this.#ask((index) => index?.keys(OPTED_OUT, visit));
+  }
+
+  /** The records a number's state refers to, read back from the store by their offsets. */
+  #records(number: string, offsets: readonly number[]): OptOutRecord[] {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (err) {
+      throw unreadable(this.path, err);
+    }
+    try {
+      return offsets.map((o) => {
+        const r = recordOf(lineAt(fd, o));
+        // The index said the store was as it was made from: a line that is not this number's record is damage to the index.
+        if (r === undefined || r.number !== number) throw new IndexUnusable(`the index names a line that is not ${number}'s`);
+        return r;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The entry a number's state says (state.ts), as apply() makes it from the records. */
+  #entry(number: string, s: NumberState<number> | undefined): OptOutEntry | undefined {
+    if (s?.out === undefined) return undefined;
+    const [since, last] = this.#records(number, [s.out.since, s.out.last]) as [OptOutRecord, OptOutRecord];
+    return { number, since: since.at, reason: last.reason === 'undeliverable' ? 'undeliverable' : 'opt-out', source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}) };
+  }
+
+  /** The possible opt-out a number's state says, as #take makes it from the records. */
+  #possible(number: string, s: NumberState<number> | undefined): PossibleEntry | undefined {
+    if (s?.possible === undefined || s.out !== undefined) return undefined;
+    const [since, last] = this.#records(number, [s.possible.since, s.possible.last]) as [OptOutRecord, OptOutRecord];
+    return { number, since: since.at, source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}), replies: s.possible.replies };
   }
 
   /** The numbers opted out now, oldest opt-out first. */
@@ -194,6 +246,11 @@ export class OptOutStore {
     return entry;
   }
 
+  /** The changes of `number`, oldest first. */
+  history(number: string): readonly OptOutRecord[] {
+    return this.#read().history.get(number) ?? [];
+  }
+
   /** The whole store, read when first asked for and kept up to date (refresh). */
   #read(): Whole {
     if (this.#whole === undefined) {
@@ -211,31 +268,35 @@ export class OptOutStore {
     try {
       fd = openSync(this.path, 'r');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        if (w.offset > 0) this.#whole = new Whole();
+        return;
+      }
       throw unreadable(this.path, err);
     }
     try {
-      const size = fstatSync(fd).size;
-      if (size < w.offset) {
-        // Replaced by a shorter file (restored from a backup): read it whole again.
+      const stat = fstatSync(fd);
+      // Replaced (restored from a backup, repaired: another file) or cut shorter: read it whole again.
+      if ((w.ino !== -1 && stat.ino !== w.ino) || stat.size < w.offset) {
         this.#whole = new Whole();
         closeSync(fd);
         this.refresh();
         return;
       }
-      if (size === w.offset) return;
-      const buf = Buffer.alloc(size - w.offset);
+      const now = this.#whole as Whole;
+      now.ino = stat.ino;
+      if (stat.size === now.offset) return;
+      const buf = Buffer.alloc(stat.size - now.offset);
       let got = 0;
       while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, w.offset + got);
+        const n = readSync(fd, buf, got, buf.length - got, now.offset + got);
         if (n === 0) break;
         got += n;
       }
-      const read = readStoreLines(buf.subarray(0, got), w.lines + 1, w.offset);
-      for (const { record } of read.records) take(w, record);
-      w.skipped += read.bad.length;
-      w.offset += read.end;
-      w.lines += read.lines;
+      const read = readStoreLines(buf.subarray(0, got), now.lines + 1, now.offset);
+      for (const { record } of read.records) take(now, record);
+      now.offset += read.end;
+      now.lines += read.lines;
     } catch (err) {
       throw unreadable(this.path, err);
     } finally {
@@ -251,21 +312,21 @@ export class OptOutStore {
   async add(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ added: OptOutEntry[]; already: OptOutEntry[] }> {
     const added: OptOutEntry[] = [];
     const already: OptOutEntry[] = [];
-    await this.#write(writer, (at, now) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
         const reason = c.reason ?? 'opt-out';
-        const was = now(c.number);
-        if ((was !== undefined && was.reason === reason) || seen.has(c.number)) {
-          if (was !== undefined) already.push(was);
+        const now = state.entry(c.number);
+        if ((now !== undefined && now.reason === reason) || seen.has(c.number)) {
+          if (now !== undefined) already.push(now);
           continue;
         }
         seen.add(c.number);
         const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: c.number, at, reason, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
         lines += `${JSON.stringify(record)}\n`;
-        added.push(apply(was, record) as OptOutEntry);
+        added.push(apply(now, record) as OptOutEntry);
       }
       return lines;
     });
@@ -276,20 +337,20 @@ export class OptOutStore {
   async remove(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ removed: OptOutEntry[]; absent: string[] }> {
     const removed: OptOutEntry[] = [];
     const absent: string[] = [];
-    await this.#write(writer, (at, now) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
-        const was = now(c.number);
-        if (was === undefined || seen.has(c.number)) {
-          if (was === undefined) absent.push(c.number);
+        const now = state.entry(c.number);
+        if (now === undefined || seen.has(c.number)) {
+          if (now === undefined) absent.push(c.number);
           continue;
         }
         seen.add(c.number);
         const record: OptOutRecord = { v: STORE_VERSION, op: 'remove', number: c.number, at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
         lines += `${JSON.stringify(record)}\n`;
-        removed.push(was);
+        removed.push(now);
       }
       return lines;
     });
@@ -297,31 +358,92 @@ export class OptOutStore {
   }
 
   /**
-   * Under the lock: the index made current, the lines made from each number's state as the index
-   * says it, appended, fdatasync'ed, then the index stepped on past them.
+   * Keeps replies that may be opt-outs until a person decides; a number opted out already is left
+   * as it is (returned in `already`).
    */
-  async #write(writer: StoreWriter, build: (at: string, now: (number: string) => OptOutEntry | undefined) => string): Promise<void> {
-    try {
-      ensureDir(dirname(this.path));
-    } catch (err) {
-      throw storeWriteError(this.path, err);
-    }
-    const lock = await waitForLock(`${this.path}.lock`, writer.command, writer, { timeoutMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS }).catch((err: unknown) => {
-      throw (err as NodeJS.ErrnoException).code !== undefined ? storeWriteError(this.path, err) : err;
+  async possible(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ kept: PossibleEntry[]; already: OptOutEntry[] }> {
+    const kept: PossibleEntry[] = [];
+    const already: OptOutEntry[] = [];
+    await this.#write(writer, (at, state) => {
+      let lines = '';
+      for (const c of changes) {
+        checkNumber(c.number);
+        const now = state.entry(c.number);
+        if (now !== undefined) {
+          already.push(now);
+          continue;
+        }
+        const record: OptOutRecord = { v: STORE_VERSION, op: 'possible', number: c.number, at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
+        lines += `${JSON.stringify(record)}\n`;
+        const p = state.possible(c.number);
+        kept.push({ number: c.number, since: p?.since ?? at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
+      }
+      return lines;
     });
-    try {
-      const { kept, lines } = this.#ask((index) => ({ kept: index?.summary.covered ?? 0, lines: build(writer.now().toISOString(), (n) => (index !== undefined ? this.#entry(n, index.get(n)) : undefined)) }), true);
+    return { kept, already };
+  }
+
+  /**
+   * A person's decision on possible opt-outs: `accept` opts each number out (with its reply as the
+   * evidence), `dismiss` keeps it messageable. Numbers with no possible opt-out pending are
+   * returned in `none`.
+   */
+  async decide(numbers: readonly string[], decision: 'accept' | 'dismiss', writer: StoreWriter, note?: string): Promise<{ decided: PossibleEntry[]; none: string[] }> {
+    const decided: PossibleEntry[] = [];
+    const none: string[] = [];
+    await this.#write(writer, (at, state) => {
+      let lines = '';
+      const seen = new Set<string>();
+      for (const number of numbers) {
+        checkNumber(number);
+        const p = state.possible(number);
+        if (p === undefined || seen.has(number)) {
+          if (p === undefined) none.push(number);
+          continue;
+        }
+        seen.add(number);
+        const withNote = { ...(p.evidence ?? {}), ...(note !== undefined ? { note } : {}) };
+        const record: OptOutRecord =
+          decision === 'accept'
+            ? { v: STORE_VERSION, op: 'add', number, at, reason: 'opt-out', source: p.source, evidence: withNote, by: writer.command }
+            : { v: STORE_VERSION, op: 'dismiss', number, at, source: 'manual', ...(note !== undefined ? { evidence: { note } } : {}), by: writer.command };
+        lines += `${JSON.stringify(record)}\n`;
+        decided.push(p);
+      }
+      return lines;
+    });
+    return { decided, none };
+  }
+
+  /**
+   * Under the lock: the index made current, the lines made from each number's state as the index
+   * says it, appended and fdatasync'ed, then the index stepped on past them.
+   */
+  async #write(writer: StoreWriter, build: (at: string, state: { entry(n: string): OptOutEntry | undefined; possible(n: string): PossibleEntry | undefined }) => string): Promise<void> {
+    await withStoreLock(this.path, writer, () => {
+      const { kept, openEnd, lines } = this.#ask(
+        (index) => ({
+          kept: index?.summary.covered ?? 0,
+          openEnd: index?.summary.openEnd ?? false,
+          lines: build(writer.now().toISOString(), {
+            entry: (n) => (index !== undefined ? this.#entry(n, index.get(n)) : undefined),
+            possible: (n) => (index !== undefined ? this.#possible(n, index.get(n)) : undefined),
+          }),
+        }),
+        true,
+      );
       if (lines === '') return;
       let fd: number | undefined;
       let appended: { buf: Buffer; stamp: LogStamp } | undefined;
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
-        // An unfinished last line (a writer killed mid-write) was never acknowledged: cut it off
-        // so the new lines start on a line of their own.
-        if (stat.size > kept) ftruncateSync(fd, kept);
+        // A last line cut short by a crash (it does not parse: records.ts) was never acknowledged.
+        // It is set aside, not lost, and the new lines start on a line of their own.
+        if (stat.size > kept) setAside(fd, this.path, kept, stat.size - kept);
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
-        const buf = Buffer.from(lines, 'utf8');
+        // A last record without its newline (a hand edit) stays whole: the new lines go after it.
+        const buf = Buffer.from(`${openEnd ? '\n' : ''}${lines}`, 'utf8');
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
@@ -332,7 +454,7 @@ export class OptOutStore {
           try {
             ftruncateSync(fd, kept);
           } catch {
-            // The next writer cuts it off (above).
+            // The next writer sets it aside (above).
           }
         }
         throw storeWriteError(this.path, err);
@@ -348,23 +470,64 @@ export class OptOutStore {
         // Made again by the next reader.
       }
       this.refresh();
-    } finally {
-      lock.release();
-    }
+    });
   }
 }
 
+/** A record read into the whole store: the one rule of records.ts's ops, with the records themselves. */
 function take(w: Whole, r: OptOutRecord): void {
-  const next = apply(w.current.get(r.number), r);
-  if (next === undefined) w.current.delete(r.number);
-  else w.current.set(r.number, next);
+  const now = w.current.get(r.number);
+  if (r.op === 'add' || r.op === 'remove') {
+    const next = apply(now, r);
+    if (next === undefined) w.current.delete(r.number);
+    else w.current.set(r.number, next);
+    // A decision, whichever: what was possible is settled.
+    w.pending.delete(r.number);
+  } else if (r.op === 'dismiss') {
+    w.pending.delete(r.number);
+  } else if (now === undefined) {
+    // A possible opt-out of a number opted out already changes nothing.
+    const p = w.pending.get(r.number);
+    w.pending.set(r.number, { number: r.number, since: p?.since ?? r.at, source: r.source, ...(r.evidence !== undefined ? { evidence: r.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
+  }
   let h = w.history.get(r.number);
   if (h === undefined) w.history.set(r.number, (h = []));
   h.push(r);
 }
 
+/** Runs `fn` holding the store's lock (`<store>.lock`), its folder made first. */
+export async function withStoreLock<T>(path: string, writer: StoreWriter, fn: () => T): Promise<T> {
+  try {
+    ensureDir(dirname(path));
+  } catch (err) {
+    throw storeWriteError(path, err);
+  }
+  const lock = await waitForLock(`${path}.lock`, writer.command, writer, { timeoutMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS }).catch((err: unknown) => {
+    throw (err as NodeJS.ErrnoException).code !== undefined ? storeWriteError(path, err) : err;
+  });
+  try {
+    return fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/** Moves the `length` bytes at `offset` of the store to its `.torn` file, then cuts them off. */
+function setAside(fd: number, path: string, offset: number, length: number): void {
+  const bytes = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, bytes, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  appendFileSync(tornPath(path), Buffer.concat([bytes.subarray(0, got), Buffer.from('\n')]), { mode: 0o600 });
+  ftruncateSync(fd, offset);
+}
+
 function apply(entry: OptOutEntry | undefined, r: OptOutRecord): OptOutEntry | undefined {
   if (r.op === 'remove') return undefined;
+  if (r.op !== 'add') return entry;
   return {
     number: r.number,
     since: entry?.since ?? r.at,
@@ -378,6 +541,37 @@ function checkNumber(number: string): void {
   if (!E164.test(number)) throw new UsageError(`"${number}" is not an international number (E.164: + and 7 to 15 digits)`);
 }
 
+/** The command that repairs the store of `account` (undefined: the one for every account). */
+export function repairCommand(account: string | undefined): string {
+  return `msgr optout repair ${account === undefined || account === NO_ACCOUNT ? '--all-accounts' : `--account ${shellWord(account)}`}`;
+}
+
+/**
+ * A store with lines that are not records: the numbers they may hold cannot be left out, so a
+ * command that decides whom to message stops (exit 2), naming the lines and the repair.
+ */
+export class DamagedStoreError extends UsageError {
+  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined) {
+    const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
+    const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
+    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; nothing was sent`, {
+      hint: `${repairCommand(account)} turns the numbers typed on such lines into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
+    });
+  }
+}
+
+/** A line for a message: control characters shown, and no longer than a line. */
+function visible(text: string): string {
+  const t = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}
+
+/** Stops a command that decides whom to message when the store holds lines that are not records. */
+export function refuseDamage(store: OptOutStore, account: string | undefined): OptOutStore {
+  if (store.damage.count > 0) throw new DamagedStoreError(store.path, store.damage, account);
+  return store;
+}
+
 /** The store could not be written: the environment's fault, named with the file (exit 2). */
 export class OptOutWriteError extends UsageError {
   readonly code: string;
@@ -389,7 +583,7 @@ export class OptOutWriteError extends UsageError {
 
 const WHY: Readonly<Record<string, string>> = { ENOSPC: 'the disk is full', EDQUOT: 'the disk quota is used up', EROFS: 'the file system is read-only', EACCES: 'permission denied', EPERM: 'permission denied', EIO: 'an I/O error' };
 
-function storeWriteError(path: string, err: unknown): unknown {
+export function storeWriteError(path: string, err: unknown): unknown {
   if (err instanceof OptOutWriteError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === undefined) return err;
@@ -421,11 +615,20 @@ export interface OptOuts {
   optedOutAt(number: string, at: Date): OptOutEntry | undefined;
   /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
   removeCommand(number: string): string;
+  /** A possible opt-out of `number` not decided yet (and the number not opted out in either store). */
+  undecided(number: string): PossibleEntry | undefined;
+  /** Every possible opt-out not decided yet. */
+  pending(): PossibleEntry[];
+  /** The commands that decide on `number`'s possible opt-out, for a refusal's hint. */
+  decideCommand(number: string, decision: 'accept' | 'dismiss'): string;
 }
 
 /** An opt-out for people: `opted out since 2030-01-01T09:00:03.120Z, reply "STOP"`. */
 export function describeOptOut(e: OptOutEntry): string {
-  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
+  // The word that made a longer reply an opt-out ("Stop by tomorrow?": "stop").
+  const alone = e.evidence?.text?.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const word = e.evidence?.word !== undefined && alone !== undefined && alone !== e.evidence.word ? ` (stop word "${e.evidence.word}")` : '';
+  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}${word}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
   return `${e.reason === 'undeliverable' ? 'undeliverable' : 'opted out'} since ${e.since}, ${e.source}${why}`;
 }
 
@@ -445,13 +648,15 @@ export const SANDBOX_ACCOUNT = 'SANDBOX';
 
 /**
  * The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). One
- * number's answer (get, has, removeCommand) is looked up in the stores' indexes; `numbers()` lists
- * them from the indexes, in no order; `optedOutAt` reads the stores whole (their history). `proc`
- * makes an index that does not describe its store again on disk (else in memory, this time).
+ * number's answer (get, has, undecided, the commands) is looked up in the stores' indexes, and so
+ * are their damage, totals and numbers (`keys`, `numbers()` in no order); `optedOutAt` reads the
+ * stores whole (their history). `proc` (the Context) lets an index that does not describe its
+ * store be made again on disk; without it, in memory, this time.
  */
 export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
-  const stores = paths.map((p) => OptOutStore.open(p, proc));
+  // A store with lines that are not records stops the send: its numbers cannot all be left out.
+  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);
@@ -467,6 +672,11 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     keys((k) => out.add(`+${k}`));
     return [...out];
   };
+  // Counted from the indexes; a number in both stores only once (listed then, when both have numbers).
+  const size = (): number => {
+    const counts = stores.map((s) => s.size);
+    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
+  };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.optedOutAt(n, at);
@@ -478,10 +688,37 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.has(n) === true;
     return `msgr optout remove ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
   };
-  // Counted from the indexes; a number in both stores only once (listed then, only when both have numbers).
-  const size = (): number => {
-    const counts = stores.map((s) => s.size);
-    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
+  const has = (n: string): boolean => get(n) !== undefined;
+  const undecided = (n: string): PossibleEntry | undefined => {
+    if (has(n)) return undefined;
+    for (const s of stores) {
+      const p = s.undecided(n);
+      if (p !== undefined) return p;
+    }
+    return undefined;
   };
-  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has: (n) => get(n) !== undefined, get, numbers, keys, optedOutAt, removeCommand };
+  const pending = (): PossibleEntry[] => {
+    const seen = new Set<string>();
+    const out: PossibleEntry[] = [];
+    for (const s of stores) {
+      for (const p of s.pending()) {
+        if (seen.has(p.number) || has(p.number)) continue;
+        seen.add(p.number);
+        out.push(p);
+      }
+    }
+    return out;
+  };
+  const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => {
+    const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined;
+    return `msgr optout possible --${decision} ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
+  };
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, optedOutAt, removeCommand, undecided, pending, decideCommand };
+}
+
+/** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */
+export function describePossible(p: PossibleEntry): string {
+  const text = p.evidence?.text !== undefined ? `${JSON.stringify(p.evidence.text)} ` : '';
+  const why = p.evidence?.why !== undefined ? `; ${p.evidence.why}${p.evidence.matched !== undefined ? ` "${p.evidence.matched}"` : ''}` : '';
+  return `${text}(${p.source}, ${p.since}${p.replies > 1 ? `, ${p.replies} replies` : ''}${why})`;
 }

@@ -26,7 +26,7 @@ import { GROUP_WINDOW } from '../compose/grouping.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey, type ExportedSet } from '../input/number-set.js';
 import { mergeSeveral, rejudged, settledPayload, type RepeatMode } from './repeats.js';
 import type { MessageSource } from '../compose/personalise.js';
-import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, type PreflightResult, type RangeResult } from './range.js';
+import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, UNDECIDED_SHOWN, type PreflightResult, type RangeResult } from './range.js';
 import { mergeGroups } from './problems.js';
 import { TextTotals } from '../../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from '../input/csv.js';
@@ -466,6 +466,7 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     duplicates: a.duplicates + b.duplicates + shared,
     excluded: a.excluded + b.excluded,
     suppressed: a.suppressed + b.suppressed,
+    undecided: { count: a.undecided.count + b.undecided.count, rows: [...a.undecided.rows, ...b.undecided.rows].slice(0, UNDECIDED_SHOWN) },
     alreadySent: a.alreadySent + b.alreadySent - sharedSent,
     resent: a.resent + b.resent - (shared > 0 ? b.resentKeys.filter((k) => seenA.has(k)).length : 0),
     // Messages of their own are never split (bulk/preflight/pass.ts): these stay at 0 here.

@@ -105,6 +105,8 @@ export interface PreflightResult {
   readonly excluded: number;
   /** Left out because the number is in the opt-out store (docs/optouts.md). */
   readonly suppressed: number;
+  /** Rows whose number has a possible opt-out no one has decided on: the run stops (docs/optouts.md). */
+  readonly undecided: { readonly count: number; readonly rows: ReadonlyArray<{ readonly line: number; readonly number: string }> };
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
   /** Numbers of `resent` among the rows to send (each number once). */
@@ -218,6 +220,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     several: r.several,
     excluded: r.excluded,
     suppressed: r.suppressed,
+    undecided: r.undecided,
     alreadySent: r.alreadySent,
     resent: r.resent,
     alreadySentOthers: r.alreadySentOthers,
@@ -255,6 +258,9 @@ export interface RangeOptions extends RowPassOptions {
   readonly firstNumbers?: boolean;
 }
 
+/** Rows of numbers with possible opt-outs named by line (the count is of all of them). */
+export const UNDECIDED_SHOWN = 20;
+
 /** Landline rows named by line (the count is of all of them). */
 export const LANDLINE_SAMPLES = 10;
 
@@ -266,6 +272,7 @@ export interface RangeResult {
   readonly duplicates: number;
   readonly excluded: number;
   readonly suppressed: number;
+  readonly undecided: { readonly count: number; readonly rows: ReadonlyArray<{ readonly line: number; readonly number: string }> };
   readonly alreadySent: number;
   readonly resent: number;
   readonly alreadySentOthers: { count: number; lines: number[]; keys: number[] };
@@ -366,6 +373,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let duplicates = 0;
   let excluded = 0;
   let suppressed = 0;
+  const undecided = { count: 0, rows: [] as Array<{ line: number; number: string }> };
   let alreadySent = 0;
   let resent = 0;
   let outsidePlan = 0;
@@ -428,6 +436,11 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       if (leftOut !== undefined) {
         if (leftOut === LEAVE_OUT.optedOut) {
           suppressed++;
+          o.spool?.skip('O', line, r.e164);
+        } else if (leftOut === LEAVE_OUT.undecided) {
+          // The run stops at these (send-bulk.ts): named by line, the first few.
+          undecided.count++;
+          if (undecided.rows.length < UNDECIDED_SHOWN) undecided.rows.push({ line, number: r.e164 });
           o.spool?.skip('O', line, r.e164);
         } else {
           excluded++;
@@ -553,6 +566,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     duplicates,
     excluded,
     suppressed,
+    undecided,
     alreadySent,
     resent,
     alreadySentOthers,

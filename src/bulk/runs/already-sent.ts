@@ -21,7 +21,8 @@ import { definitionDifferences, journaledDefinition, type MessageDefinition } fr
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 import { readDeliveries } from '../../events/delivery.js';
-import { defaultEventsFiles } from '../history/delivery.js';
+import { defaultEventsFiles, settleInDoubt } from '../history/delivery.js';
+import { readRunDetail } from '../history/catalogue.js';
 import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
@@ -410,6 +411,8 @@ export interface LeaveOutIntent {
   readonly deliveredOnly?: DeliveredOnlyFrom | undefined;
   /** What a restart does with the rows its abandoned run left in doubt: left out (--skip-in-doubt), sent again (--resend-in-doubt), or not said. */
   readonly inDoubt?: 'skip' | 'resend' | undefined;
+  /** The state folder, where the account's receipts are (they say whether rows in doubt were accepted). */
+  readonly state?: string | undefined;
 }
 
 /** The copy of the numbers --delivered-only counted as sent when the run started (see SkipSentSource). */
@@ -422,11 +425,19 @@ export const DELIVERED_AT_START = { id: 'delivered' } as const;
  * when that run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
  * the earlier runs of the file accepted are the guard.
  */
-/** A restart whose abandoned run left rows in doubt, without saying what to do with them. */
-function restartInDoubtError(runId: string, count: number): UsageError {
+/**
+ * A restart whose abandoned run left rows in doubt, without saying what to do with them.
+ * --skip-in-doubt is offered only when the receipts show every one of them (they were accepted:
+ * docs/campaigns.md: "In doubt meets consent"); else only the resend, after a check.
+ */
+function restartInDoubtError(runId: string, count: number, receipts: { readonly withReceipt: number; readonly settledRows: number } | undefined): UsageError {
   const rows = `${formatCount(count)} recipient${count === 1 ? '' : 's'}`;
+  const shown = receipts !== undefined && receipts.settledRows >= count;
+  const some = receipts !== undefined && receipts.withReceipt > 0 && !shown ? ` (the receipts show ${formatCount(receipts.withReceipt)} of them)` : '';
   return new UsageError(`run ${runId}, which ${FLAG.restart} abandons, left ${rows} in doubt (their requests may have reached the API); this restart would send to them again under new Idempotency-Keys; nothing was sent`, {
-    hint: `Check them first (msgr runs show ${runId} lists them); then add ${FLAG.skipInDoubt} to leave them out (they got the message), or ${FLAG.resendInDoubt} to send to them again with this restart.`,
+    hint: shown
+      ? `The receipts show every one of them (msgr runs show ${runId}): they were accepted. Add ${FLAG.skipInDoubt} to leave them out as accepted, or ${FLAG.resendInDoubt} to send to them again with this restart.`
+      : `No receipt shows that they got it${some}: check them first (msgr runs show ${runId} lists them), then add ${FLAG.resendInDoubt} to send to them again with this restart.`,
   });
 }
 
@@ -481,7 +492,10 @@ export async function leaveOutFor(
     // A restart would send the rows its abandoned run left in doubt again, under new
     // Idempotency-Keys: they may have arrived. Said before anything is sent (docs/campaigns.md:
     // "Running a file again").
-    if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) throw restartInDoubtError(abandoned.header.runId, sent.inDoubt);
+    if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) {
+      const receipts = flags.state !== undefined ? await settleInDoubt(flags.state, await readRunDetail(abandoned.journal, FLAG.restart)).catch(() => undefined) : undefined;
+      throw restartInDoubtError(abandoned.header.runId, sent.inDoubt, receipts);
+    }
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.withId > 0 && sent.deliveredOnly.matched === 0) throw noReceiptError(sent.deliveredOnly, sent.named);
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.pending > 0) throw pendingError(sent.deliveredOnly, sent.named);
     for (const left of sent.named) {

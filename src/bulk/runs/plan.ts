@@ -10,7 +10,7 @@ import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
-import { NumberSet } from '../input/number-set.js';
+import { NumberSet, numberKey } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -63,6 +63,12 @@ export interface PlannedStore {
   readonly why: (number: string) => string;
   /** The store itself, to check a number (a sample's). */
   readonly optOuts: OptOuts | undefined;
+  /**
+   * Numbers with a possible opt-out no one has decided on (docs/optouts.md: "Possible opt-outs"):
+   * a new run's preflight finds their rows and the run stops; a resume stops when a batch it
+   * would send has one. Undefined when there are none.
+   */
+  readonly undecided: NumberSet | undefined;
 }
 
 /**
@@ -148,7 +154,9 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     exclude,
     optOuts,
     store,
-    leaveOut: leaveOutSet(exclude?.set, store.atStart),
+    // A resume rebuilds its batches from the lists as they were: a possible opt-out since is found
+    // in the batches still to send instead (bulk/send-bulk.ts).
+    leaveOut: leaveOutSet(exclude?.set, store.atStart, run.kind === 'resume' ? undefined : store.undecided),
     addedSinceStart: addedSinceStart(added, store.optOuts),
     // Said by the resume with what it means for the rows (bulk/send-bulk.ts).
     excludedAfterStart: added.find((a) => a.source.id === 'exclude')?.added,
@@ -169,10 +177,13 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
   const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account, ctx);
   const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
-  const planned = { mode, account, files: all.files, numbers: 0, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all } as const;
+  const pending = all.pending();
+  const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;
+  for (const p of pending) undecided?.add(numberKey(p.number));
+  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all, undecided } as const;
   if (mode === 'included') {
     if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
-    return { ...planned, numbers: all.size, atStart: undefined };
+    return { ...planned, atStart: undefined };
   }
   if (previous !== undefined && campaign.input.includeOptedOut) {
     // Its batches were made without the store's numbers: a resume cannot put them back in.
@@ -180,20 +191,18 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
       hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
     });
   }
-  // Listed once, from the stores' indexes: its size is how many numbers the store has.
   const source = storeSource(all);
-  const numbers = source.set.size;
   if (previous === undefined) {
     // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
     if (source.set.size > 0) optOuts.push(source);
-    return { ...planned, numbers, atStart: source.set.size > 0 ? source.set : undefined };
+    return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
   }
   const runId = previous.header.runId;
   if (previous.header.optOuts === undefined) {
     // Started by an msgr that did not read the store: its batches are rebuilt as they were.
     added.push({ source, added: source.set });
     if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
-    return { ...planned, numbers, atStart: undefined };
+    return { ...planned, atStart: undefined };
   }
   const since = previous.header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
   if (since === undefined) {
@@ -203,7 +212,7 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   }
   added.push({ source, added: since.added });
   if (since.added.size > 0) ui.info(`${formatCount(since.added.size)} number${since.added.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
-  return { ...planned, numbers, atStart: since.start.size > 0 ? since.start : undefined };
+  return { ...planned, atStart: since.start.size > 0 ? since.start : undefined };
 }
 
 /**

@@ -72,7 +72,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
       const plain = opts.optouts !== true;
       const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
       if (!plain) ensureDir(resolve(path, '..'));
-      hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain });
+      hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain, storePath: optOutStorePath(state, account), account, warn: (line) => ui.warn(line) });
     }
   } catch (err) {
     await log.close();
@@ -93,7 +93,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
     if (ev.summary.kind === 'delivery') lastReceiptMs = lastEventMs;
     let note: OptOutNote | undefined = hook?.noteFor(ev.record.id);
     // A stop word with --optouts off: said once, so nobody believes it was recorded.
-    if (note === undefined && stopWords !== undefined && !stopHinted && ev.summary.kind === 'inbound' && ev.summary.text !== undefined && classifyReply(ev.summary.text, stopWords) === 'stop') {
+    if (note === undefined && stopWords !== undefined && !stopHinted && ev.summary.kind === 'inbound' && ev.summary.text !== undefined && classifyReply(ev.summary.text, stopWords)?.kind === 'stop') {
       note = 'stop-ignored';
       stopHinted = true;
     }
@@ -126,7 +126,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   }
   ui.info(`  events are saved to ${out}${existing > 0 ? ` (${existing} there already)` : ''}`);
   ui.info(`  account: ${account ?? `none (${source}): the ${NO_ACCOUNT} files`}`);
-  if (hook !== undefined) ui.info(`  opt-outs: a reply of a stop word adds its sender to ${hook.where}${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
+  if (hook !== undefined) ui.info(`  opt-outs: a reply with a stop word adds its sender to ${hook.where}; one that may ask to stop is kept as a possible opt-out${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
   if (tornBytes > 0) ui.warn(`cut an unfinished last line (${tornBytes} bytes) off ${out}: an event being written when the listener was stopped; it was never answered, so its sender sends it again`);
 
   const forwarder = opts.forwardTo === undefined ? undefined : await startForwarding(ui, opts.forwardTo, out, log);

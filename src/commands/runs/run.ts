@@ -1,7 +1,7 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
 // stderr. The work is the engine's, through its front door for runs (src/bulk/runs.ts, the only
 // module of src/bulk/ this imports).
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { heartbeatStopped, type LockOwner } from '../../files/lock.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -28,12 +28,17 @@ function shortTarget(r: RunInfo): string {
 
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const runs = await listRuns(ctx);
+  const { runs, unreadable } = await listRuns(ctx);
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })), unreadable }, null, 2)}\n`);
     return;
   }
-  if (runs.length === 0) {
+  // A journal msgr cannot read may be the only record of whom a run messaged: never passed over.
+  for (const u of unreadable) {
+    const blocks = basename(u.journal) === 'journal.jsonl';
+    ui.warn(`${u.journal} cannot be read (${u.why}; last written ${u.lastActivity})${blocks ? ': a new run of its file stops until it is restored, or set aside by a --restart' : ': kept aside'} (docs/files.md: "A journal that cannot be read")`);
+  }
+  if (runs.length === 0 && unreadable.length === 0) {
     ui.info(`no runs in ${state(ctx)}`);
     return;
   }
@@ -58,6 +63,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
         `${r.status}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
+    for (const u of unreadable) rows.push(['?', `${u.lastActivity.slice(5, 16).replace('T', ' ')}Z`, basename(dirname(u.journal)), ...(keyed ? [''] : []), '?', '?', 'unreadable']);
     // Cut to 80 columns at least (the key last: it is the name the operator gave the run); a
     // narrower terminal gets each run as a record, its values whole.
     const k = keyed ? 1 : 0;
@@ -85,6 +91,7 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       r.status,
     ]);
   }
+  for (const u of unreadable) rows.push(['?', u.lastActivity.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'), u.journal, ...(keyed ? ['-'] : []), '?', '?', '?', '?', '?', 'unreadable']);
   ctx.stdout.write(`${alignColumns(rows).join('\n')}\n`);
 }
 
@@ -171,7 +178,10 @@ function describeSuppressed(s: { readonly atStart: number; readonly sinceStart: 
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
-  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
+  // Receipts settle doubt: a batch in doubt every recipient of which has one counts as accepted
+  // (docs/campaigns.md: "In doubt meets consent"); a resume journals it so.
+  const settled = view.settledByReceipts;
+  const doc = { ...info, accepted: info.accepted + settled, inDoubt: info.inDoubt - settled, settledByReceipts: settled, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -194,9 +204,9 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
     ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}${describeSuppressed(view.suppressed, h.optOuts?.store)}`],
-    ['accepted', formatCount(info.accepted)],
+    ['accepted', `${formatCount(info.accepted + settled)}${settled > 0 ? ` (${formatCount(settled)} of them left in doubt, but the receipts show every one: a resume records them as accepted, and sends them nothing)` : ''}`],
     ['rejected', formatCount(info.rejected)],
-    ['in doubt', formatCount(info.inDoubt)],
+    ['in doubt', formatCount(info.inDoubt - settled)],
     ['not sent', formatCount(info.notSent)],
     ['delivery', describeDelivery(view.delivery)],
   ];
@@ -205,7 +215,8 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
   const w = Math.max(...lines.map(([k]) => k.length));
   let out = lines.map(([k, v]) => wrap(`${k.padEnd(w)}  ${v}`, width, { hang: w + 2 })).join('\n');
   for (const b of inDoubt.slice(0, 20)) {
-    out += `\n${wrap(`in doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`, width)}`;
+    const receipts = b.settled ? ': settled, every recipient has a receipt (accepted)' : b.withReceipt > 0 ? `; receipts for ${b.withReceipt} of ${b.recipients}` : '';
+    out += `\n${wrap(`${b.settled ? 'was in doubt' : 'in doubt'}: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}${receipts}`, width)}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   ctx.stdout.write(`${out}\n`);

@@ -1,7 +1,7 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (docs/design.md: "The flow").
 import { errorDocument, UsageError } from '../../errors.js';
 import { stateDir } from '../../files/state-dir.js';
-import { describeOptOut, openOptOuts, optOutAccount } from '../../optouts/store.js';
+import { describeOptOut, describePossible, openOptOuts, optOutAccount, type OptOuts, type PossibleEntry } from '../../optouts/store.js';
 import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -266,6 +266,12 @@ function leaveOutOptedOut<R extends { accountReference: string; recipients?: Arr
   const numbers = request.recipients ?? [];
   if (numbers.length === 0) return request;
   const optOuts = openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(request.accountReference, sandbox), ctx);
+  // A possible opt-out stops the send until a person decides (docs/optouts.md: "Possible opt-outs").
+  const undecided = numbers.flatMap((r) => {
+    const p = optOuts.undecided(r.msisdn);
+    return p !== undefined ? [p] : [];
+  });
+  if (undecided.length > 0) throw possibleOptOutsError(undecided, optOuts);
   if (optOuts.size === 0) return request;
   const out = numbers.flatMap((r) => {
     const entry = optOuts.get(r.msisdn);
@@ -286,6 +292,14 @@ function leaveOutOptedOut<R extends { accountReference: string; recipients?: Arr
   }
   for (const e of out) ui.warn(`${e.number} left out, suppressed: ${describeOptOut(e)} (msgr optout check ${e.number})`);
   return { ...request, recipients: kept };
+}
+
+/** A send to numbers with possible opt-outs no one has decided on: stopped, naming them and the decision. */
+function possibleOptOutsError(undecided: readonly PossibleEntry[], optOuts: OptOuts): UsageError {
+  const first = undecided[0] as PossibleEntry;
+  const message = undecided.length === 1 ? `${first.number} has a possible opt-out no one has decided on: ${describePossible(first)}; nothing was sent` : `${undecided.length} recipients have possible opt-outs no one has decided on (${undecided.slice(0, 3).map((p) => `${p.number}: ${describePossible(p)}`).join('; ')}); nothing was sent`;
+  const hint = `A person reads the reply and decides: ${optOuts.decideCommand(first.number, 'accept')} (it is an opt-out: the number is left out from then on), or ${optOuts.decideCommand(first.number, 'dismiss')} (it is not); msgr optout possible lists them all.`;
+  return new UsageError(message, { hint, jsonFor: (exitCode) => ({ ...errorDocument(message, hint, exitCode), possibleOptOuts: undecided.map((p) => ({ number: p.number, since: p.since, source: p.source, evidence: p.evidence ?? null })) }) });
 }
 
 function problemsError(problems: Problem[]): UsageError {

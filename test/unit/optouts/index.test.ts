@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { IndexUnusable, StoreIndex } from '../../../src/optouts/index-file.js';
 import { indexPath } from '../../../src/optouts/lookup.js';
-import { openOptOuts, optOutStorePath, OptOutStore, type StoreWriter } from '../../../src/optouts/store.js';
+import { DamagedStoreError, openOptOuts, optOutStorePath, OptOutStore, type StoreWriter } from '../../../src/optouts/store.js';
 import { step } from '../../../src/optouts/state.js';
 import { testProcess } from '../../support/fake-context.js';
 
@@ -181,6 +181,27 @@ describe('the opt-out store index', () => {
     await Promise.all([a.add([{ number: n(100), source: 'a' }], writer()), b.add([{ number: n(101), source: 'b' }], writer()), a.add([{ number: n(102), source: 'a' }], writer())]);
     assert.deepEqual(indexStamp(path), { size: statSync(path).size, covered: statSync(path).size });
     agree(path, [n(100), n(101), n(102)]);
+  });
+
+  test('damage appended by hand is found (the index made again names the line) and stops a sender; possible opt-outs go through the index too', async () => {
+    const path = store(20);
+    agree(path, [n(1)]);
+    appendFileSync(path, '+447911199999\n');
+    assert.throws(() => openOptOuts(join(path, '..', '..'), 'ACME', proc), DamagedStoreError);
+    assert.deepEqual(OptOutStore.open(path, proc).damage.lines, [{ line: 21, text: '+447911199999' }]);
+    const clean = store(5);
+    const s = OptOutStore.open(clean, proc);
+    await s.possible([{ number: n(100), source: 'reply', evidence: { text: 'remove me' } }], writer('2030-01-02T00:00:00.000Z'));
+    await s.possible([{ number: n(100), source: 'reply', evidence: { text: 'please remove me' } }], writer('2030-01-03T00:00:00.000Z'));
+    const o = openOptOuts(join(clean, '..', '..'), 'ACME', proc);
+    assert.deepEqual(o.undecided(n(100)), { number: n(100), since: '2030-01-02T00:00:00.000Z', source: 'reply', evidence: { text: 'please remove me' }, replies: 2 });
+    assert.deepEqual(o.pending().map((p) => p.number), [n(100)]);
+    assert.deepEqual(OptOutStore.open(clean).pending(), o.pending());
+    await s.decide([n(100)], 'accept', writer('2030-01-04T00:00:00.000Z'));
+    const after = openOptOuts(join(clean, '..', '..'), 'ACME', proc);
+    assert.equal(after.undecided(n(100)), undefined);
+    assert.equal(after.get(n(100))?.since, '2030-01-04T00:00:00.000Z');
+    agree(clean, [n(100)]);
   });
 
   test('no store: nothing opted out, and no index made', () => {
