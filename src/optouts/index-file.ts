@@ -213,7 +213,8 @@ function decodeHeader(h: Buffer, fileSize: number): Header {
   };
 }
 
-function readAt(fd: number, buf: Buffer, position: number): number {
+/** Reads `buf.length` bytes at `position` (fewer at the end of the file); returns how many. */
+export function readAt(fd: number, buf: Buffer, position: number): number {
   let got = 0;
   while (got < buf.length) {
     const n = readSync(fd, buf, got, buf.length - got, position + got);
@@ -382,19 +383,26 @@ export class StoreIndex {
     return found ? decodeSlot(slot, 0) : undefined;
   }
 
-  /** Every number the table holds, with its state (a number taken off the store: undefined). */
-  *entries(): Generator<[string, NumberState<number> | undefined]> {
+  /** The table read in runs of slots: each run's bytes and how many slots it holds. */
+  *#runs(): Generator<{ chunk: Buffer; n: number }> {
     const { slots } = this.#header;
     const chunk = Buffer.alloc(Math.min(slots, 32_768) * SLOT);
     for (let i = 0; i < slots; ) {
       const n = Math.min(chunk.length / SLOT, slots - i);
       const got = readAt(this.#fd, chunk.subarray(0, n * SLOT), HEADER + i * SLOT);
       if (got < n * SLOT) throw new IndexUnusable('cut short');
+      yield { chunk, n };
+      i += n;
+    }
+  }
+
+  /** Every number the table holds, with its state (a number taken off the store: undefined). */
+  *entries(): Generator<[string, NumberState<number> | undefined]> {
+    for (const { chunk, n } of this.#runs()) {
       for (let j = 0; j < n; j++) {
         const key = readKey(chunk, j * SLOT);
         if (key !== 0) yield [numberOf(key), decodeSlot(chunk, j * SLOT)];
       }
-      i += n;
     }
   }
 
@@ -403,19 +411,13 @@ export class StoreIndex {
    * possible opt-out), slot after slot: no string made, no state decoded but the flags.
    */
   keys(flags: number, visit: (key: number) => void): void {
-    const { slots } = this.#header;
-    const chunk = Buffer.alloc(Math.min(slots, 32_768) * SLOT);
-    for (let i = 0; i < slots; ) {
-      const n = Math.min(chunk.length / SLOT, slots - i);
-      const got = readAt(this.#fd, chunk.subarray(0, n * SLOT), HEADER + i * SLOT);
-      if (got < n * SLOT) throw new IndexUnusable('cut short');
+    for (const { chunk, n } of this.#runs()) {
       for (let j = 0; j < n; j++) {
         const at = j * SLOT;
         if (((chunk[at + 7] as number) & flags) === 0) continue;
         if (chunk.readUInt16LE(at + 30) !== slotCheck(chunk, at)) throw new IndexUnusable('a slot does not match its checksum');
         visit(readKey(chunk, at));
       }
-      i += n;
     }
   }
 

@@ -7,9 +7,9 @@
 // a send, `optout check` and the listener's decisions read a few hundred bytes from a store of any
 // size; the first command after a crash between an append and its index update, after a hand edit
 // or after an older msgr wrote, pays for one whole read.
-import { closeSync, fstatSync, mkdirSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { IndexBuilder, IndexUnusable, sameStamp, stampOf, StoreIndex, type IndexSummary, type LogStamp } from './index-file.js';
+import { IndexBuilder, IndexUnusable, readAt, sameStamp, stampOf, StoreIndex, type IndexSummary, type LogStamp } from './index-file.js';
 import { step, type NumberState, type StoreOp } from './state.js';
 
 /** A change of the store as the rule needs it (the record itself is read back by offset). */
@@ -50,22 +50,12 @@ export function indexPath(store: string): string {
   return `${store}.index`;
 }
 
-function readInto(fd: number, buf: Buffer, position: number): number {
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, position + got);
-    if (n === 0) break;
-    got += n;
-  }
-  return got;
-}
-
 /** The line of the store starting at `offset` (a record msgr or a person wrote: at most 1 MiB). */
 export function lineAt(fd: number, offset: number): string {
   let size = 1024;
   for (;;) {
     const buf = Buffer.alloc(size);
-    const got = readInto(fd, buf, offset);
+    const got = readAt(fd, buf, offset);
     const nl = buf.subarray(0, got).indexOf(0x0a);
     if (nl !== -1 || got < size || size >= 1 << 20) return buf.toString('utf8', 0, nl === -1 ? got : nl);
     size *= 4;
@@ -86,7 +76,7 @@ function readWhole<R extends LineRecord>(fd: number, stamp: LogStamp, read: Line
   let torn = 0;
   const chunk = Buffer.alloc(Math.min(4 << 20, Math.max(1, stamp.size)));
   while (offset < stamp.size) {
-    const got = readInto(fd, chunk.subarray(0, Math.min(chunk.length, stamp.size - offset)), offset);
+    const got = readAt(fd, chunk.subarray(0, Math.min(chunk.length, stamp.size - offset)), offset);
     if (got === 0) break;
     // Whole lines only, but the last chunk: a line longer than a chunk is read in the next, larger one.
     const last = offset + got >= stamp.size;
@@ -131,15 +121,20 @@ export function currentIndex<R extends LineRecord>(path: string, read: LineReade
   });
 }
 
-/** The index, if it describes the store now; undefined when there is no store; 'stale' otherwise. */
-function tryIndex(path: string): Lookup | undefined | 'stale' {
-  let fd: number;
+/** The store open for reading; undefined when there is none. */
+function openStore(path: string): number | undefined {
   try {
-    fd = openSync(path, 'r');
+    return openSync(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw err;
   }
+}
+
+/** The index, if it describes the store now; undefined when there is no store; 'stale' otherwise. */
+function tryIndex(path: string): Lookup | undefined | 'stale' {
+  const fd = openStore(path);
+  if (fd === undefined) return undefined;
   try {
     const stamp = stampOf(fstatSync(fd, { bigint: true }));
     let index: StoreIndex | undefined;
@@ -162,13 +157,8 @@ function tryIndex(path: string): Lookup | undefined | 'stale' {
 
 /** Reads the store whole and writes its index (kept in memory when it cannot be written). */
 function rebuild<R extends LineRecord>(path: string, read: LineReader<R>, write = true): Lookup | undefined {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const fd = openStore(path);
+  if (fd === undefined) return undefined;
   try {
     // A person may write without the lock: read again while the store changed during a read (an
     // index that says the store as it was before the change is made again by the next reader).
