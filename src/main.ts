@@ -10,7 +10,7 @@ import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
-import { lineWidth, pageWidth, wrap, wrapPage } from './output/wrap.js';
+import { lineWidth, pageWidth, wrap, wrapForScripts, wrapPage } from './output/wrap.js';
 
 
 /**
@@ -106,6 +106,7 @@ let inFlightHint = 'A request in flight may have reached the API: check whether 
 
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
+  wrapForScripts(false);
   const program = buildProgram(ctx);
   // `msgr` alone is a question, not a mistake: its help on stdout, exit 0, as `gh` does.
   // (bin/msgr.js answers it from dist/help.txt without loading this bundle.)
@@ -119,6 +120,7 @@ export async function main(ctx: Context): Promise<number> {
   program.hook('preAction', (_program, action) => {
     parsed = action.opts();
     jsonAsked = parsed.json === true;
+    wrapForScripts(jsonAsked);
     if (action.name() === 'send-bulk') inFlightHint = 'A batch in flight may have reached the API: `msgr runs show FILE` lists the run\'s batches in doubt, and --resume continues it.';
   });
   // Which command refused the command line, for the hint.

@@ -11,12 +11,22 @@ export const DEFAULT_COLUMNS = 80;
 const NARROWEST = 20;
 
 /**
+ * Whether the command being run asked for --json: then its lines on stderr are for a script's log
+ * as well, and are never wrapped, on a terminal either (docs/contract.md: "Streams"). Set once by
+ * main.ts from the options the command parsed.
+ */
+let forScripts = false;
+export function wrapForScripts(json: boolean): void {
+  forScripts = json;
+}
+
+/**
  * The width of a stream's lines for people: its terminal's, or 80 when the terminal does not
- * say; undefined off a terminal (a pipe, a file, a log), where lines are never wrapped: scripts
- * and `grep` read whole lines (docs/contract.md: "Streams").
+ * say; undefined off a terminal (a pipe, a file, a log) and under --json, where lines are never
+ * wrapped: scripts and `grep` read whole lines (docs/contract.md: "Streams").
  */
 export function lineWidth(stream: Pick<OutStream, 'isTTY' | 'columns'>): number | undefined {
-  if (stream.isTTY !== true) return undefined;
+  if (stream.isTTY !== true || forScripts) return undefined;
   const c = stream.columns;
   return c !== undefined && c > 0 ? c : DEFAULT_COLUMNS;
 }
