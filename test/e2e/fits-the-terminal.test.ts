@@ -130,7 +130,7 @@ describe('every line fits the terminal', () => {
     // The preflight and the error, with its hint: one line each, as a script's 2>&1 would grep them.
     const refused = await run(['send-bulk', file, '--sandbox', '--from', 'Clinic', '--text', text, '--json']);
     assert.equal(refused.code, 2, refused.err);
-    assert.equal(JSON.parse(refused.out).exitCode, 2);
+    assert.equal((JSON.parse(refused.out) as { exitCode: number }).exitCode, 2);
     assert.match(refused.err, /^ {2}parts: 2 messages, \d+ SMS parts; largest \d parts? \(line \d\); 1 UCS-2, forced most often by ë \(U\+00EB\) in 1$/m);
     assert.match(refused.err, /^ {4}line 4: "07911 123457 \/ 07400 123458" holds two numbers \(07911 123457, 07400 123458\), not one$/m);
     assert.match(refused.err, /^hint: Give one number to a cell: each number on a row of its own \(or the one to message\), or a --to for each number in msgr send\.$/m);
