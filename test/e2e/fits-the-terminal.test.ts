@@ -65,6 +65,25 @@ describe('every line fits the terminal', () => {
     assert.match(narrow, /^ {2}msgr send-bulk today\.csv --once "reminders-\$\(date \+%F\)" \\\n {4}--from Clinic/m);
   });
 
+  test('msgr help lists the topics with their summaries as prose, in a column of their own', async () => {
+    for (const columns of [80, 60, 50, 40]) {
+      const out = (await inProcess(['help'], columns)).out;
+      const list = out.slice(out.indexOf('Help topics:'));
+      assert.deepEqual(tooWide(list, columns), [], `msgr help at ${columns} columns`);
+      // A summary is no command: never continued with ` \`.
+      assert.doesNotMatch(list, /\\$/m, `msgr help at ${columns} columns:\n${list}`);
+      for (const [name, summary] of allTopics()) {
+        const at = list.indexOf(`  msgr help ${name}`);
+        assert.ok(at >= 0, list);
+        // The summary's words follow the topic's name, its wrapped lines under one another.
+        const rest = list.slice(at + `  msgr help ${name}`.length).split('\n  msgr help ')[0] ?? '';
+        assert.equal(rest.replace(/\s+/g, ' ').trim(), summary, `${name} at ${columns} columns:\n${list}`);
+        const indents = new Set(rest.split('\n').slice(1).filter((l) => l.trim() !== '' && !l.startsWith('Help')).map((l) => /^ */.exec(l)?.[0].length));
+        assert.ok(indents.size <= 1, `${name} at ${columns} columns:\n${list}`);
+      }
+    }
+  });
+
   test('msgr --help on a narrow terminal is fitted to it, not printed as laid out for 80 columns', { skip: hasScript ? false : 'util-linux script is not installed' }, async () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
     const narrow = await runTty(['--help'], env, [], { columns: 60 });
