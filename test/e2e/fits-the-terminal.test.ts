@@ -65,6 +65,48 @@ describe('every line fits the terminal', () => {
     assert.match(narrow, /^ {2}msgr send-bulk today\.csv --once "reminders-\$\(date \+%F\)" \\\n {4}--from Clinic/m);
   });
 
+  test('msgr help lists the topics with their summaries as prose, in a column of their own', async () => {
+    for (const columns of [80, 60, 50, 40]) {
+      const out = (await inProcess(['help'], columns)).out;
+      const list = out.slice(out.indexOf('Help topics:'));
+      assert.deepEqual(tooWide(list, columns), [], `msgr help at ${columns} columns`);
+      // A summary is no command: never continued with ` \`.
+      assert.doesNotMatch(list, /\\$/m, `msgr help at ${columns} columns:\n${list}`);
+      for (const [name, summary] of allTopics()) {
+        const at = list.indexOf(`  msgr help ${name}`);
+        assert.ok(at >= 0, list);
+        // The summary's words follow the topic's name, its wrapped lines under one another.
+        const rest = list.slice(at + `  msgr help ${name}`.length).split('\n  msgr help ')[0] ?? '';
+        assert.equal(rest.replace(/\s+/g, ' ').trim(), summary, `${name} at ${columns} columns:\n${list}`);
+        const indents = new Set(rest.split('\n').slice(1).filter((l) => l.trim() !== '' && !l.startsWith('Help')).map((l) => /^ */.exec(l)?.[0].length));
+        assert.ok(indents.size <= 1, `${name} at ${columns} columns:\n${list}`);
+      }
+    }
+  });
+
+  test('profile show on a narrow terminal: each setting\'s source whole, under its value', async () => {
+    const dir = tempDir('msgr-fits-show-');
+    writeFileSync(join(dir, 'live.key'), 'live-key-0123456789abcdef\n');
+    const env = { MSGR_CONFIG_DIR: dir, NO_COLOR: '1' };
+    const run = async (argv: string[], columns: number): Promise<string> => {
+      const ctx = fakeContext({ tty: true, columns, env });
+      (ctx as { argv: readonly string[] }).argv = argv;
+      assert.equal(await main(ctx), 0, ctx.err());
+      return ctx.out();
+    };
+    await run(['profile', 'add', 'live', '--api-key-file', join(dir, 'live.key'), '--account', 'ACME-EUROPE-PRODUCTION', '--base-url', 'https://eu.api.example.com/messaging/gateway', '--from', 'Acme'], 80);
+    const wide = await run(['profile', 'show', '-p', 'live'], 80);
+    assert.match(wide, /^profile {3}live +flag --profile$/m);
+    assert.match(wide, /^CA file {3}\(not set\) +not set$/m);
+    const narrow = await run(['profile', 'show', '-p', 'live'], 60);
+    assert.deepEqual(tooWide(narrow, 60), [], narrow);
+    // Each source is one line of its own under its value: never "not" beside the value and "set" under it.
+    const settings: Array<[string, string, string]> = [['profile', 'live', 'flag --profile'], ['base URL', 'https://eu.api.example.com/messaging/gateway', 'profile live'], ['CA file', '(not set)', 'not set']];
+    for (const [name, value, source] of settings) {
+      assert.match(narrow, new RegExp(`^${name} +${value.replace(/[().]/g, '\\$&')}\\n {10}${source}$`, 'm'), narrow);
+    }
+  });
+
   test('msgr --help on a narrow terminal is fitted to it, not printed as laid out for 80 columns', { skip: hasScript ? false : 'util-linux script is not installed' }, async () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
     const narrow = await runTty(['--help'], env, [], { columns: 60 });

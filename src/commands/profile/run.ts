@@ -6,7 +6,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { maskSecret, stripControl } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
-import { alignColumns, formatTable } from '../../output/table.js';
+import { formatSources, formatTable } from '../../output/table.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkBaseUrl } from '../../profiles/base-url.js';
@@ -428,7 +428,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
     const confirmRow: Resolved<string | undefined> = settings.confirm
       ? { value: 'yes', source: 'profile', origin: settings.profile.value ?? '' }
       : { value: 'no', source: 'default' };
-    const rows = [
+    const rows: Array<[string, string, string]> = [
       ['profile', settings.profile.value ?? '(none)', describeSource(settings.profile)],
       ['base URL', settings.baseUrl.value ?? '(not set)', describeSource(settings.baseUrl)],
       ['account', settings.account.value ?? '(not set)', describeSource(settings.account)],
@@ -440,9 +440,9 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.
-    // Each setting's line wraps under its value (output/wrap.ts).
+    // On a narrow terminal each source goes under its value (output/table.ts).
     const width = lineWidth(ctx.stdout);
-    const shown = alignColumns(rows.map((r) => r.map((c) => stripControl(c)))).map((l) => wrap(l, width, { hang: 10 }));
+    const shown = formatSources(rows.map(([name, value, source]) => [name, stripControl(value), stripControl(source)] as const), width);
     ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${stripControl(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   }
   await warnMissing(ui, settings);
