@@ -5,7 +5,7 @@
 // profile.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { maskSecret, stripControl } from '../output/sanitize.js';
+import { maskSecret, showControls } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
 import { describeSource, type Resolved, type Settings } from './resolve.js';
 import { formatCount } from '../output/count.js';
@@ -49,8 +49,8 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
   const width = Math.max(...rows.map((r) => r[1].length));
   ctx.stderr.write(
     [
-      `${c.yellow('Confirm:')} profile "${stripControl(name)}" asks before every send.`,
-      ...rows.map(([label, value, source]) => `  ${label.padEnd(9)} ${c.bold(stripControl(value).padEnd(width))}  ${c.dim(source)}`.trimEnd()),
+      `${c.yellow('Confirm:')} profile "${showControls(name)}" asks before every send.`,
+      ...rows.map(([label, value, source]) => `  ${label.padEnd(9)} ${c.bold(showControls(value).padEnd(width))}  ${c.dim(source)}`.trimEnd()),
       '',
     ].join('\n'),
   );

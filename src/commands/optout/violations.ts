@@ -13,6 +13,7 @@ import { acceptedOnceSends } from '../../once/send.js';
 import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptOuts } from '../../optouts/store.js';
 import type { Ui } from '../../output/ui.js';
 import { formatCount } from '../../output/count.js';
+import { showControls } from '../../output/sanitize.js';
 
 export interface Violation {
   readonly number: string;
@@ -81,7 +82,7 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
   } else {
     for (const v of found) {
       const by = v.run !== null ? `run ${v.run.runId}${v.run.line !== null ? ` line ${v.run.line}` : ''}${v.run.includedOptedOut ? ' (--include-opted-out)' : ''}` : `--once ${v.once?.key ?? ''}`;
-      ctx.stdout.write(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}: ${v.why}\n`);
+      ctx.stdout.write(`${showControls(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}: ${v.why}`)}\n`);
     }
   }
   if (found.length === 0) ui.info(`no one was messaged after opting out (checked ${where})`);

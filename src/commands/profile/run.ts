@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { maskSecret, stripControl } from '../../output/sanitize.js';
+import { maskSecret, maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkBaseUrl } from '../../profiles/base-url.js';
@@ -129,9 +129,9 @@ async function obtainKey(ctx: Context, name: string, opts: { apiKeyStdin?: boole
 }
 
 function describeProfile(p: Profile): string {
-  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl ?? 'no base URL'];
+  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl !== undefined ? maskUrl(p.baseUrl) : 'no base URL'];
   if (p.apiKey !== undefined) parts.push(`key ${maskSecret(p.apiKey)}`);
-  return stripControl(parts.join(', '));
+  return showControls(parts.join(', '));
 }
 
 function warnIncomplete(ui: Ui, name: string, p: Profile): void {
@@ -389,7 +389,7 @@ export function runList(ctx: Context, raw: unknown): void {
 }
 
 function formatTable(rows: string[][]): string {
-  const clean = rows.map((r) => r.map((c) => stripControl(c)));
+  const clean = rows.map((r) => r.map((c) => showControls(c)));
   const widths: number[] = [];
   for (const r of clean) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
   return clean.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd() + '\n').join('');
@@ -440,7 +440,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.
-    ctx.stdout.write(`${formatTable(rows)}${'config'.padEnd(8)}  ${stripControl(settings.configFile)}\n`);
+    ctx.stdout.write(`${formatTable(rows)}${'config'.padEnd(8)}  ${showControls(settings.configFile)}\n`);
   }
   await warnMissing(ui, settings);
 }

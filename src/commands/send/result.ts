@@ -4,7 +4,7 @@
 // terminal) get the answer itself, as before (docs/contract.md: "Streams").
 import type { ChalkInstance } from 'chalk';
 import { extractMessageIds } from '../../http/message-ids.js';
-import { stripControl } from '../../output/sanitize.js';
+import { showControls } from '../../output/sanitize.js';
 import { describeSource, type Resolved, type Settings } from '../../settings/resolve.js';
 
 export interface AcceptedSend {
@@ -28,7 +28,7 @@ export function acceptedLines(a: AcceptedSend, color: ChalkInstance): string {
   const recipients = a.numbers.length + a.contacts;
   const out = [`${color.green('✔')} Accepted for ${recipients} recipient${recipients === 1 ? '' : 's'} (HTTP ${a.status}); accepted is not yet delivered.`];
   const ids = extractMessageIds(a.body, a.numbers);
-  const found = a.numbers.flatMap((n, i) => (ids[i] !== undefined ? [[stripControl(ids[i]), n] as const] : []));
+  const found = a.numbers.flatMap((n, i) => (ids[i] !== undefined ? [[showControls(ids[i]), n] as const] : []));
   const width = Math.max(0, ...found.slice(0, SHOWN_IDS).map(([id]) => id.length));
   for (const [id, number] of found.slice(0, SHOWN_IDS)) out.push(`  message id  ${id.padEnd(width)}  ${number}`);
   if (found.length > SHOWN_IDS) out.push(`  … and ${found.length - SHOWN_IDS} more message ids (--json prints the API's whole answer)`);
