@@ -23,7 +23,7 @@ try {
       const how = root.includes(`${sep}node_modules${sep}`) ? 'installed with npm' : 'run from a checkout (node bin/msgr.js)';
       answer += `${how}, on Node ${process.versions.node}: ${root}\n`;
     }
-  } else if (only === '--help' || only === '-h' || args.length === 0) answer = readFileSync(join(DIST, 'help.txt'), 'utf8');
+  } else if ((only === '--help' || only === '-h' || args.length === 0) && !narrowTerminal()) answer = readFileSync(join(DIST, 'help.txt'), 'utf8');
 } catch {
   // Not built yet, or an odd install: the program answers instead.
 }
@@ -43,4 +43,9 @@ if (answer !== undefined) {
     process.exitCode = 1;
   }
   program?.launch();
+}
+
+/** help.txt is laid out for 80 columns: a narrower terminal gets the help the program fits to it. */
+function narrowTerminal() {
+  return process.stdout.isTTY === true && process.stdout.columns > 0 && process.stdout.columns < 80;
 }

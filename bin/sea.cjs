@@ -68,7 +68,7 @@ if (only === '--version' || only === '-V') {
   // The first line is the version alone, all that scripts read; a person at a terminal also
   // learns how this msgr was installed (docs/install.md), as does --verbose.
   if (process.stdout.isTTY || verbose) answer += `single executable file for ${process.platform}-${process.arch}, Node ${process.versions.node} inside: ${process.execPath}\n`;
-} else if (only === '--help' || only === '-h') answer = getAsset('help.txt', 'utf8');
+} else if ((only === '--help' || only === '-h') && !narrowTerminal()) answer = getAsset('help.txt', 'utf8');
 if (answer !== undefined) {
   // `msgr --help | head -1` closes the pipe early: that is not an error.
   process.stdout.on('error', (err) => process.exit(err.code === 'EPIPE' ? 0 : 1));
@@ -83,4 +83,9 @@ if (answer !== undefined) {
     process.exitCode = 1;
   }
   program?.launch();
+}
+
+/** help.txt is laid out for 80 columns: a narrower terminal gets the help the program fits to it. */
+function narrowTerminal() {
+  return process.stdout.isTTY === true && process.stdout.columns > 0 && process.stdout.columns < 80;
 }

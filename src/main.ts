@@ -3,12 +3,14 @@
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
+import { REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
+import { lineWidth, pageWidth, wrap, wrapPage } from './output/wrap.js';
 
 
 /**
@@ -23,16 +25,27 @@ export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked')
     .version(VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
     .showSuggestionAfterError(true)
-    // A command's line in the list is its usage (`api [method] <path>`), not every argument name.
-    .configureHelp({ subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}`.trim() })
+    .configureHelp({
+      // A command's line in the list is its usage (`api [method] <path>`), not every argument name.
+      subcommandTerm: (cmd) => `${cmd.name()} ${cmd.usage()}`.trim(),
+      // Fitted to the terminal by the one wrapping function (output/wrap.ts), as the rest of the help.
+      boxWrap: (str, width) => wrap(str, width, { hang: 0 }),
+      formatItem: fitItem,
+      minWidthToWrap: 30,
+      // An option group's title (`Delivery (the receipts …):`) fitted too.
+      formatItemList: (heading, items, helper) => (items.length === 0 ? [] : [wrap(helper.styleTitle(heading), helper.helpWidth ?? 80), ...items, '']),
+    })
     .exitOverride()
     .configureOutput({
       writeOut: (s) => ctx.stdout.write(s),
-      writeErr: (s) => ctx.stderr.write(s),
+      // Commander's own errors: on a terminal, fitted to it like every other line for people.
+      writeErr: (s) => ctx.stderr.write(wrap(s, lineWidth(ctx.stderr))),
       // "error: …" as every other error; the hint line follows (see the catch below).
       outputError: (s, write) => write(s),
+      getOutHelpWidth: () => pageWidth(ctx.stdout),
+      getErrHelpWidth: () => pageWidth(ctx.stderr),
     })
-    .addHelpText('after', () => `${exitCodesHelp()}\nRun \`msgr <command> --help\` for a command's options and examples, and\n\`msgr help\` for the help topics: exit codes, CSV files, placeholders, cron, ...\n`);
+    .addHelpText('after', (c) => `${exitCodesHelp(pageWidth(c.error ? ctx.stderr : ctx.stdout))}\nRun \`msgr <command> --help\` for a command's options and examples, and \`msgr help\` for the help topics: exit codes, CSV files, placeholders, cron, ...\n`);
   // Only the command being run needs its options built (commander parses every flag string as it
   // is declared): `msgr send` skips the other commands' ~60 options. Anything else, a typo (for
   // suggestions), `help`, any --help (`msgr --help send` is the top-level help), or no command at
@@ -42,7 +55,41 @@ export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked')
   const help = ctx.argv.includes('-h') || ctx.argv.includes('--help');
   const only = scope === 'all' || help || (first !== undefined && WHOLE_TREE.has(first)) ? undefined : commands.find(([name]) => name === first);
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
+  fitHelpText(program, ctx);
+  refuseRepeatedOptions(program);
   return program;
+}
+
+/**
+ * Each command's text before and after its options (`addHelpText`) fitted to the page as the
+ * options are: paragraphs filled, examples broken with ` \` (output/wrap.ts, wrapPage). The text
+ * is written as it reads, and wrapped only when shown.
+ */
+function fitHelpText(cmd: Command, ctx: Context): void {
+  // A Command is an EventEmitter (addHelpText listens for these events), which its typings omit.
+  const emitter = cmd as unknown as NodeJS.EventEmitter;
+  for (const event of ['beforeHelp', 'afterHelp']) {
+    for (const listener of emitter.listeners(event) as Array<(c: HelpContext) => void>) {
+      emitter.off(event, listener);
+      emitter.on(event, (c: HelpContext) => listener({ ...c, write: (s: string) => c.write(wrapPage(s, pageWidth(c.error ? ctx.stderr : ctx.stdout))) }));
+    }
+  }
+  for (const sub of cmd.commands) fitHelpText(sub, ctx);
+}
+
+interface HelpContext {
+  readonly error: boolean;
+  readonly write: (s: string) => void;
+}
+
+/**
+ * An option or a command in the help: Commander's two columns where the description keeps 30
+ * columns, else (a narrow terminal, a long option) the description under its term.
+ */
+function fitItem(this: Help, term: string, termWidth: number, description: string, helper: Help): string {
+  const width = helper.helpWidth ?? 80;
+  if (description === '' || width - termWidth - 4 >= 30) return Help.prototype.formatItem.call(this, term, termWidth, description, helper);
+  return `  ${term}\n${wrap(`      ${description}`, width, { hang: 0 })}`;
 }
 
 /** The command's name as typed after `msgr` (`profile add`). */
@@ -99,12 +146,14 @@ export async function main(ctx: Context): Promise<number> {
       // so the user asked for JSON and gets the document.
       const askedJson = (err.code === 'commander.unknownOption' && /'--json'/.test(err.message)) || (err.code === 'commander.unknownCommand' && ctx.argv.includes('--json'));
       const path = commandPath(refusedBy);
-      const hint = `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
+      const hint = err.code === REPEATED_OPTION
+        ? `Give it once. The options that take several values say "repeatable" in: msgr ${path} --help`
+        : `See the ${path === '' ? 'commands' : 'options'} with: msgr ${path === '' ? '' : `${path} `}--help`;
       if (parsedFlag(program, 'json') || askedJson) {
         ctx.stdout.write(`${JSON.stringify(errorDocument(err.message.replace(/^error: /, ''), hint, ExitCode.USAGE), null, 2)}\n`);
       } else if (err.code !== 'commander.help' && err.code !== 'commander.helpDisplayed') {
         // Commander wrote the "error:" line (outputError); what to do comes next, as for every error.
-        ctx.stderr.write(`hint: ${hint}\n`);
+        ctx.stderr.write(`${wrap(`hint: ${hint}`, lineWidth(ctx.stderr))}\n`);
       }
       return ExitCode.USAGE;
     }
@@ -215,7 +264,8 @@ export async function run(): Promise<number> {
     // The summary that would say how to continue is not written: the command is said here.
     const resumeHint = resume !== undefined ? `Resume with: ${resume}` : undefined;
     const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': batches are left in doubt (a request sent has no answer written down)';
-    process.stderr.write(`\nmsgr: interrupted${inDoubt ? left : ''}\n${resumeHint !== undefined ? `hint: ${resumeHint}\n` : ''}`);
+    const width = lineWidth(process.stderr);
+    process.stderr.write(`\n${wrap(`msgr: interrupted${inDoubt ? left : ''}`, width)}\n${resumeHint !== undefined ? `${wrap(`hint: ${resumeHint}`, width)}\n` : ''}`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {

@@ -124,6 +124,11 @@ export interface CampaignEarlier {
   readonly skipInDoubt: boolean;
   /** The campaign key the run is known by (bulk/runs/once.ts). */
   readonly once: string | undefined;
+  /**
+   * --same-data: a new run under a campaign key may read the same data as an earlier run under
+   * another key (bulk/runs/once.ts sameDataRun); without it, that stops the run.
+   */
+  readonly sameData: boolean;
 }
 
 /** What this command does with the campaign. */

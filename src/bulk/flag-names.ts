@@ -60,6 +60,7 @@ export const FLAG = {
   deliveredOnly: '--delivered-only',
   again: '--again',
   once: '--once',
+  sameData: '--same-data',
   // what this command does
   dryRun: '--dry-run',
   preview: '--preview',

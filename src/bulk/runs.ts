@@ -18,10 +18,10 @@ import { DEFAULT_CONCURRENCY } from './campaign.js';
 import { FLAG } from './flag-names.js';
 import { isInDoubt, type RunHeader } from './journal/records.js';
 import { readHeader } from './journal/load.js';
-import { refuseReportOver, ReportWriter } from './report/writer.js';
-import { findRun, listRuns as catalogue, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun } from './history/catalogue.js';
+import { refuseReportOver, ReportWriter, requestFields } from './report/writer.js';
+import { catalogueRuns, findRun, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun, type UnreadableJournal } from './history/catalogue.js';
 import { writeRunReport, type RunReport } from './runs/report.js';
-import { runDelivery, type DeliveryOptions, type RunDelivery } from './history/delivery.js';
+import { runDelivery, settleInDoubt, type DeliveryOptions, type RunDelivery } from './history/delivery.js';
 import type { FieldPaths } from '../events/fields.js';
 import { visitMessaged, type Messaged, type MessagedRun } from './history/messaged.js';
 import { realFile, runDirFor } from './history/state-folder.js';
@@ -29,7 +29,7 @@ import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseU
 import { buildResumeCommand } from './runs/resume-command.js';
 
 export type { DeliveryCounts, RunDelivery } from './history/delivery.js';
-export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun };
+export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun, UnreadableJournal };
 
 export type RunStatus = 'finished' | 'abandoned' | 'sending' | 'unfinished';
 
@@ -57,11 +57,16 @@ function state(ctx: Pick<Context, 'env' | 'cwd'>): string {
   return stateDir(ctx.env, ctx.cwd);
 }
 
-export async function listRuns(ctx: Context): Promise<RunListing[]> {
-  return (await catalogue(state(ctx))).map((r) => {
-    const owner = sendingNow(ctx, r);
-    return { ...r, sending: owner, status: status(r, owner) };
-  });
+/** Every run, with its state; and the journals that cannot be read, which are listed too. */
+export async function listRuns(ctx: Context): Promise<{ readonly runs: RunListing[]; readonly unreadable: readonly UnreadableJournal[] }> {
+  const { runs, unreadable } = await catalogueRuns(state(ctx));
+  return {
+    runs: runs.map((r) => {
+      const owner = sendingNow(ctx, r);
+      return { ...r, sending: owner, status: status(r, owner) };
+    }),
+    unreadable,
+  };
 }
 
 /** A batch whose request may have reached the API with no answer written down. */
@@ -71,6 +76,10 @@ export interface InDoubtBatch {
   readonly firstLine: number | null;
   readonly recipients: number;
   readonly numbers: readonly string[];
+  /** Its recipients the account's receipts show (bulk/history/delivery.ts settleInDoubt). */
+  readonly withReceipt: number;
+  /** Every one has a receipt: the API took it, and it counts as accepted. */
+  readonly settled: boolean;
 }
 
 /** One run, as `msgr runs show` tells it. */
@@ -85,6 +94,8 @@ export interface RunView {
   readonly lastStop: string | undefined;
   /** What the saved receipts say of its messages. */
   readonly delivery: RunDelivery;
+  /** Rows in doubt whose batches the receipts settle (every recipient has one): accepted. */
+  readonly settledByReceipts: number;
   /** Rows left out because their number was in the opt-out store: as the run started, and since. */
   readonly suppressed: { readonly atStart: number; readonly sinceStart: number };
   /** For people: where it sent, its text and its sender. */
@@ -111,14 +122,17 @@ export async function showRun(ctx: Context, ref: string, receipts: ReceiptOption
   const info = await runInfo(journal);
   const detail = await readRunDetail(journal, 'runs show');
   const delivery = await runDelivery(state(ctx), detail, deliveryOptions(ctx, receipts));
+  const owner = sendingNow(ctx, info);
+  // While a run sends, its batches without an answer are in flight: receipts settle nothing yet.
+  const settlement = owner === undefined ? await settleInDoubt(state(ctx), detail, deliveryOptions(ctx, receipts)) : undefined;
   const h = detail.loaded.header;
   const inDoubt: InDoubtBatch[] = [];
   detail.loaded.states.forEach((s, b) => {
     if (!isInDoubt(s)) return;
     const send = detail.sends.get(b);
-    inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [] });
+    const settled = settlement?.batches.find((x) => x.batch === b);
+    inDoubt.push({ batch: b, idempotencyKey: send?.key ?? '', firstLine: send?.lines?.[0] ?? null, recipients: send?.count ?? 0, numbers: send?.numbers ?? [], withReceipt: settled?.withReceipt.length ?? 0, settled: settled?.settled ?? false });
   });
-  const owner = sendingNow(ctx, info);
   return {
     journal,
     info,
@@ -128,6 +142,7 @@ export async function showRun(ctx: Context, ref: string, receipts: ReceiptOption
     inDoubt,
     lastStop: detail.loaded.lastStop,
     delivery,
+    settledByReceipts: settlement?.settledRows ?? 0,
     suppressed: { atStart: h.optOuts?.suppressed ?? 0, sinceStart: detail.loaded.optedOut.reduce((a, b) => a + b, 0) },
     described: { target: describeTarget(h.target), text: describeText(h.message, h.shape.personal) ?? '', from: describeSender(h.message, h.shape.personal) ?? '' },
   };
@@ -188,6 +203,7 @@ export async function writeReport(ctx: Context, ref: string, report: string, deb
     ...(receipts.events ?? []).map((f) => ['the events file', f] as const),
   ]);
   const writer = new ReportWriter(path, ctx.pid, { delivery: true, isProcessAlive: ctx.isProcessAlive });
+  if (header !== undefined) writer.carries(requestFields(header.shape.varColumns, header.shape.metaColumns));
   // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
   ctx.atQuit(() => writer.discard());
   try {

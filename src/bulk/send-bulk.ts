@@ -33,11 +33,12 @@ import { describeSource, type Resolved } from '../settings/resolve.js';
 import { checkSetUp, resolveTarget, type Target } from '../settings/target.js';
 import { isOffline, journalOf, type Campaign, type ResumeArgs } from './campaign.js';
 import { FLAG, purposeFlag } from './flag-names.js';
-import { isInDoubt, type JournaledTarget, type RunShape } from './journal/records.js';
+import { BatchState, isInDoubt, type JournaledTarget, type RunShape } from './journal/records.js';
 import type { RunContext } from './run-context.js';
 import { outcomeTotals } from './journal/load.js';
 import { newRunId } from './journal/keys.js';
 import { DiskReserve } from './journal/reserve.js';
+import { msgrRenders } from './compose/message.js';
 import { runMessage, type RunMessage } from './compose/run-message.js';
 import type { MessageDefinition } from './compose/definition.js';
 import { preflightPass, reportInvalidRows } from './preflight/pass.js';
@@ -45,11 +46,12 @@ import { garbledRows, type PreflightResult } from './preflight/range.js';
 import type { SpoolSource } from './preflight/spool.js';
 import { findRepeatedLines, repeatMode } from './preflight/repeats.js';
 import { NumberSet } from './input/number-set.js';
-import { closeRunReport, openRunReport, ReportWriter } from './report/writer.js';
+import { closeRunReport, openRunReport, ReportWriter, requestFields } from './report/writer.js';
 import { Gate, RateLimiter, Window } from './send/limiter.js';
 import { createProgress } from './send/progress.js';
 import { clientMaker } from './send/client.js';
 import { addedEffect, dropSnapshots, keepAtStart, withOptOutReasons } from './send/opt-outs.js';
+import { describePossible } from '../optouts/store.js';
 import { formatCount } from '../output/count.js';
 import { Sender } from './send/sender.js';
 import type { SendResult } from './send/accounting.js';
@@ -61,12 +63,13 @@ import { checkSamePreflight, resumeRefusal } from './runs/resume-checks.js';
 import { announceResume, runTargetOf } from './runs/target.js';
 import { describeEarlier, earlierRuns, sentBeforeError, type EarlierRun } from './runs/earlier.js';
 import { checkSameIntent, DELIVERED_AT_START, leaveOutFor, restartSendsToAll, skipSentRecord, withSentIds, type LeaveOut } from './runs/already-sent.js';
-import { checkKeyUse, runningNowDocument } from './runs/once.js';
-import { findRun, leftOutBatches, outcomeRecords } from './history/catalogue.js';
+import { checkKeyUse, runningNowDocument, sameDataError, sameDataJson, sameDataRun } from './runs/once.js';
+import { findRun, leftOutBatches, outcomeRecords, readRunDetail } from './history/catalogue.js';
+import { settleInDoubt, type InDoubtSettlement } from './history/delivery.js';
 import { buildResumeCommand } from './runs/resume-command.js';
 import { previewEntries, printDryRun, printPreview, type TrialOutput } from './display/preview.js';
 import { runSamples, sampleNumbers, type UnfinishedRun } from './display/sample.js';
-import { finishedDocument, interruptedBeforeSending, invalidRowsError, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
+import { finishedDocument, interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, printSummary, sentSummary, severalMessagesError, stopReason, unknownMessagesError, successDocument, summaryError, type OptOutStoreSummary, type SentSummary, type Summary } from './display/summary.js';
 
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
@@ -93,6 +96,8 @@ export interface OpenRun {
   readonly clients: Promise<ClientFactory> | undefined;
   /** What the printed resume command repeats, the file named as the run names it. */
   readonly resumeWith: ResumeArgs;
+  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
+  readonly sameDataAs: EarlierRun | undefined;
 }
 
 /**
@@ -218,13 +223,18 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // guard (docs/campaigns.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
+  // The daily line on a file nobody replaced: the same data as an earlier run under another key
+  // stops the run unless the command says it is meant (docs/campaigns.md: "The same data under
+  // another key"). Not with --skip-sent, which leaves out every number those runs accepted, nor
+  // for a --restart, which names the run it abandons for this data.
+  const sameDataAs = key !== undefined && run.kind === 'new' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }, definition) : undefined;
   if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
-  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined }, run, definition, runTarget, reportPath !== undefined, earlier);
+  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);
-  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith };
+  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs };
 }
 
 /** What the preflight found, as the stages after it need it. */
@@ -238,6 +248,8 @@ export interface Checked {
   readonly base: Summary;
   /** A resume: the rows still to send. */
   readonly left: number | undefined;
+  /** A resume: its batches in doubt that the receipts show whole, recorded as accepted before sending. */
+  readonly settled: InDoubtSettlement | undefined;
 }
 
 /**
@@ -256,7 +268,9 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     fileLabel: input.label,
     fileBytes: input.identity.size,
     shape: plan.shape,
-    varColumnsGiven: previous !== undefined || campaign.input.columns.vars !== undefined,
+    // A new run whose text msgr fills in sends no column as variables unless --var-columns names
+    // them (the shape's varColumns are then []); a resume, the columns its journal has.
+    varColumnsGiven: previous !== undefined || campaign.input.columns.vars !== undefined || msgrRenders(plan.message, plan.shape.personal),
     country: plan.country,
     checker: plan.checker,
     // The --exclude list's and the opt-out store's numbers as the run started, in one set.
@@ -265,6 +279,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     // journaled or confirmed (bulk/runs/already-sent.ts).
     sent: sent?.accepted,
     sentMessages: sent?.messages,
+    resent: sent?.deliveredOnly?.keys,
     spoolPath: journalOf(purpose) === 'write' ? `${run.journalPath}.spool` : undefined,
     env: ctx.env,
     signal: ctx.interrupt,
@@ -288,23 +303,37 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
   const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
+  // The report says what each row's request carries beside its number (docs/campaigns.md: "The report").
+  report?.carries(requestFields(shape.varColumns, shape.metaColumns));
   const writes = journalOf(purpose) === 'write';
   // No journal is named before one exists: a new run writes it once confirmed.
   const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const store = optOutStoreSummary(plan.store);
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
+  const sameDataAs = open.sameDataAs;
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
   const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
   const skipInvalid = shape.skipInvalid && garbled === 0;
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined });
-  printLeftOut(ui, sent, pre.alreadySent);
+  const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (previous !== undefined || campaign.input.columns.vars !== undefined) };
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined, columns });
+  printLeftOut(ui, sent, pre, plan.leaveOut);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
+  let settled: InDoubtSettlement | undefined;
   if (previous !== undefined) {
+    // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
+    // (docs/campaigns.md: "In doubt meets consent"); the send stage journals it so.
+    if (previous.states.some(isInDoubt)) {
+      settled = await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume));
+      for (const b of settled.batches) if (b.settled) previous.states[b.batch] = BatchState.accepted;
+      if (settled.settledRows > 0) ui.info(`the receipts show every recipient of ${formatCount(settled.batches.filter((b) => b.settled).length)} batch${settled.batches.filter((b) => b.settled).length === 1 ? '' : 'es'} left in doubt (${formatCount(settled.settledRows)} rows): recorded as accepted, not sent again`);
+      const partly = settled.withReceipt - settled.settledRows;
+      if (partly > 0) ui.info(`  the receipts show ${formatCount(partly)} more row${partly === 1 ? '' : 's'} in doubt, in batches they do not show whole: those stay in doubt (msgr runs show ${previous.header.runId})`);
+    }
     const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on the list while the run was paused: their rows still to send are left
@@ -318,6 +347,13 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
       const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
       if (since.messaged.count > 0) ui.info(`  ${formatCount(since.messaged.count)} of them had been sent the message by this run before they went on the list: ${named(since.messaged)}`);
       if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
+    }
+    // A resend of batches in doubt leaves out whoever went on a list since the run started: they
+    // may have had the message, and they do not want another (docs/campaigns.md: "In doubt meets consent").
+    const since = plan.addedSinceStart;
+    if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
+      const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;
+      if (doubt.count > 0) ui.warn(`${formatCount(doubt.count)} number${doubt.count === 1 ? '' : 's'} in the batches in doubt opted out (or went on the ${FLAG.exclude} list) since run ${previous.header.runId} started, and ${doubt.count === 1 ? 'is' : 'are'} left out of their resend (the first request may have reached ${doubt.count === 1 ? 'it' : 'them'}): ${doubt.first.join(', ')}${doubt.count > doubt.first.length ? ', …' : ''}`);
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
@@ -341,6 +377,15 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
   }
+  const key = campaign.earlier.once;
+  if (sameDataAs !== undefined && key !== undefined) {
+    if (!campaign.earlier.sameData) throw sameDataError(sameDataAs, key, input.label, (exitCode) => ({ ...refusal, exitCode, stopped: 'same-data' }));
+    ui.info(`${FLAG.sameData}: the same data as run ${sameDataAs.header.runId}${sameDataAs.header.once !== undefined ? ` under ${FLAG.once} ${sameDataAs.header.once.key}` : ''}, on purpose`);
+  }
+  // Possible opt-outs no one has decided on stop the run: a new run's preflight found their rows;
+  // a resume looks for them in the batches it would send (docs/optouts.md: "Possible opt-outs").
+  const undecided = await undecidedRows(run, plan.store, pre, pass.spool, campaign.earlier.resendInDoubt);
+  if (undecided !== undefined) throw possibleOptOutsError(refusal, undecided.rows, undecided.numbers, input.label, previous !== undefined);
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
@@ -360,7 +405,34 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
-  return { pre, spool, shape, base, left };
+  return { pre, spool, shape, base, left, settled };
+}
+
+/**
+ * The rows this run would send whose numbers have a possible opt-out no one has decided on: those
+ * the preflight found (a new run), or those of the batches a resume sends (its preflight leaves
+ * out the lists as they were, so its batches stay the same). Undefined when there are none.
+ */
+async function undecidedRows(run: Run, store: PlannedStore, pre: PreflightResult, spool: SpoolSource | undefined, resendInDoubt: boolean): Promise<{ rows: number; numbers: UndecidedNumber[] } | undefined> {
+  const optOuts = store.optOuts;
+  if (optOuts === undefined || store.undecided === undefined) return undefined;
+  const lines = new Map<string, number[]>();
+  let rows = 0;
+  if (run.kind !== 'resume') {
+    rows = pre.undecided.count;
+    for (const r of pre.undecided.rows) lines.set(r.number, [...(lines.get(r.number) ?? []), r.line]);
+  } else if (spool !== undefined) {
+    const effect = await addedEffect(run.journalPath, store.undecided, spool);
+    rows = effect.leftOut + (resendInDoubt ? effect.inDoubt.count : 0);
+    for (const n of resendInDoubt ? [...effect.pending.first, ...effect.inDoubt.first] : effect.pending.first) lines.set(n, []);
+  }
+  if (rows === 0) return undefined;
+  const numbers = [...lines.entries()].flatMap(([number, at]) => {
+    const p = optOuts.undecided(number);
+    if (p === undefined) return [];
+    return [{ number, lines: at, described: describePossible(p), accept: optOuts.decideCommand(number, 'accept'), dismiss: optOuts.decideCommand(number, 'dismiss'), json: { number, lines: at, since: p.since, source: p.source, evidence: p.evidence ?? null } }];
+  });
+  return { rows, numbers };
 }
 
 /** The opt-out store as the summary and the --json document tell it. */
@@ -497,6 +569,10 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
+  // Batches left in doubt that the receipts show whole: accepted, with the ids the receipts carry.
+  const settledBatches = checked.settled?.batches.filter((b) => b.settled) ?? [];
+  for (const b of settledBatches) journal.done({ batch: b.batch, outcome: 'accepted', ids: b.withReceipt.map((x) => x.messageId ?? null), settledBy: 'receipts' });
+  if (settledBatches.length > 0) journal.sync();
   rc.resumable(buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
   ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
@@ -549,12 +625,14 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
 }
 
 /** The summary on stderr; then the error that gives the exit code, or the --json document of a run that ended well. */
-export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, sent: Sent): void {
+export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, sent: Sent): Promise<void> {
   const { run, input, report } = open;
   const { endpoint, apiKey: key } = targetOf(open);
   const { settings } = campaign.where;
   const { result: r, summary } = sent;
   printSummary(ui, summary, r, sent.seconds);
+  // What the receipts already say of the rows left in doubt, for the hint (they settle doubt).
+  const receipts = r.inDoubt > 0 ? await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume)).catch(() => undefined) : undefined;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? showControls(s) : s, key);
   const err = summaryError(summary, r, {
     reportPath: sent.reportWritten ? report?.path : undefined,
@@ -563,6 +641,7 @@ export function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRu
     address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
     restart: campaign.rerun.baseUrlFixed,
     resend: buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
+    receipts,
   });
   if (err !== undefined) throw err;
   if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);

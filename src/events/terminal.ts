@@ -8,15 +8,16 @@ import type { EventSummary } from './fields.js';
 import type { EventRecord } from './records.js';
 
 /** What the opt-outs made of an event, for its line. */
-export type OptOutNote = 'opted-out' | 'already-opted-out' | 'undeliverable' | 'resubscribed' | 'not-opted-out' | 'start-ignored' | 'not-a-number' | 'stop-ignored';
+export type OptOutNote = 'opted-out' | 'possible' | 'already-opted-out' | 'undeliverable' | 'resubscribed' | 'not-opted-out' | 'start-ignored' | 'not-a-number' | 'stop-ignored';
 
 const NOTES: Readonly<Record<OptOutNote, string>> = {
   'opted-out': '→ opted out',
+  possible: '→ possible opt-out: msgr optout possible',
   'already-opted-out': '→ opted out already',
   undeliverable: '→ added as undeliverable',
   resubscribed: '→ re-subscribed (taken off the opt-outs)',
   'not-opted-out': '→ START: was not opted out',
-  'start-ignored': '→ START not applied (--allow-start not given)',
+  'start-ignored': '→ START not applied (--ignore-start)',
   'not-a-number': '→ not a phone number: opt-out not recorded',
   'stop-ignored': '→ a stop word: run msgr listen --optouts to record opt-outs',
 };

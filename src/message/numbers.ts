@@ -23,8 +23,10 @@ export type NumberResult =
  * `unlisted`: possible (a length the country uses) but in no range of its numbering plan.
  * `mistyped`: possible but outside the plan the way a slip of the keyboard or the spreadsheet
  * makes it: one digit missing or one too many, or a national 0 kept after the country code.
+ * `two-numbers`: a cell (or a --to) holding two numbers or more (`07911 123457 / 07400 123458`),
+ * which would otherwise read as one number too long.
  */
-export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible' | 'unlisted' | 'mistyped';
+export type NumberProblem = 'empty' | 'scientific' | 'decimal' | 'formula' | 'characters' | 'national' | 'no-plus' | 'too-long' | 'impossible' | 'unlisted' | 'mistyped' | 'two-numbers';
 
 export interface NumberOptions {
   /**
@@ -130,6 +132,28 @@ export function checkCountry(input: string, origin: string): CountryCode {
 export const OPT_OUT_NUMBERS: NumberOptions = { allowUnlisted: true, anyPossible: true };
 
 export function normaliseNumber(raw: string, defaultCountry?: CountryCode, options: NumberOptions = {}): NumberResult {
+  const one = normaliseOne(raw, defaultCountry, options);
+  return one.ok ? one : (severalNumbers(raw) ?? one);
+}
+
+export const TWO_NUMBERS_HINT = 'Give one number to a cell: each number on a row of its own (or the one to message), or a --to for each number in msgr send.';
+
+/** Between two numbers in one cell: a slash, comma, semicolon, bar, ampersand, "or", "and". */
+const BETWEEN_NUMBERS = /\s*(?:[/,;|&]|\s(?:or|and|ou|oder|o|y|et|und)\s)\s*/i;
+
+/**
+ * A value that is not one number but holds two or more (`07911 123457 / 07400 123458`,
+ * `+447911123457, +447400123458`): each part is written as a number of its own. Asked only of a
+ * value that is not a number as a whole, as a slash is also a separator within one number
+ * (`0151/23456789`).
+ */
+function severalNumbers(raw: string): NumberResult | undefined {
+  const parts = raw.trim().split(BETWEEN_NUMBERS).map((p) => p.trim()).filter((p) => p !== '');
+  if (parts.length < 2 || !parts.every((p) => /^(?:\+|00)?\d{7,15}$/.test(p.replace(SEPARATORS, '')))) return undefined;
+  return { ok: false, cause: 'two-numbers', reason: `"${raw.trim()}" holds ${parts.length === 2 ? 'two' : parts.length} numbers (${parts.join(', ')}), not one`, hint: TWO_NUMBERS_HINT };
+}
+
+function normaliseOne(raw: string, defaultCountry: CountryCode | undefined, options: NumberOptions): NumberResult {
   const shown = raw.trim();
   if (isSpreadsheetError(shown)) {
     return { ok: false, cause: 'formula', reason: `"${shown}" is a spreadsheet's error value, not a number: the cell held a formula`, hint: FORMULA_HINT };

@@ -1,8 +1,10 @@
 // The one reader of a message text file (`--text-file` in send and send-bulk; `-` reads stdin):
 // the same encodings as the CSV reader (docs/campaigns.md: "Input"). A UTF-8 byte-order mark is dropped
 // (sent, it would be an invisible character that forces UCS-2), UTF-16 is read by its mark,
-// text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the final line
-// end is dropped (an editor adds it; it would be sent as a character).
+// text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the line
+// breaks at its end are dropped, with any blank lines there (docs/sending.md: "Text from a file").
+// An editor adds one, a blank line is easily left: each would be sent as a character nobody sees,
+// and could push a message into a second part.
 import { resolve } from 'node:path';
 import type { Context } from '../context.js';
 import { fileHint, fileProblem, UsageError } from '../errors.js';
@@ -97,8 +99,11 @@ export function decodeText(bytes: Buffer, label: string, o: TextFileOptions): st
       hint: `Is it UTF-16 without a byte-order mark? Give ${o.encodingFlag} utf16le (or utf16be), or save it as UTF-8.`,
     });
   }
-  return phoneText(text).replace(/\n$/, '');
+  return phoneText(text).replace(TRAILING_BREAKS, '');
 }
+
+/** The line breaks at a text's end, and the blank lines (spaces or tabs alone) among them. */
+const TRAILING_BREAKS = /(?:\n[ \t]*)+$/;
 
 /**
  * Line ends as a phone shows them: a Windows editor's CR LF (or a cell's, in a CSV whose line

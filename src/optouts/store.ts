@@ -7,49 +7,19 @@
 //
 // Front doors: `openOptOuts(state, account)` for a sender that must leave the numbers out (the
 // account's store and the `_all` one, whose numbers apply to every account), and
-// `OptOutStore.open(path)` to change one store.
-import { chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+// `OptOutStore.open(path)` to change one store. What is a line of the store, and what is damage:
+// records.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender (openOptOuts,
+// refuseDamage), never a writer: an opt-out is recorded whatever else the file holds.
+import { appendFileSync, chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
 import { waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
+import { E164, readStoreLines, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 
-export const STORE_VERSION = 1;
-
-/** `opt-out`: the person asked; `undeliverable`: a receipt said the number cannot be reached. */
-export type OptOutReason = 'opt-out' | 'undeliverable';
-
-/** What shows the opt-out is real: the reply, the receipt, who typed it in. */
-export interface Evidence {
-  /** The reply's text (STOP), as it came. */
-  readonly text?: string;
-  /** The id of the event in the events file (`ev_…`). */
-  readonly event?: string;
-  readonly messageId?: string;
-  /** A receipt's status and error code. */
-  readonly status?: string;
-  readonly code?: string;
-  /** Free text given with --note. */
-  readonly note?: string;
-  /** The file an import read. */
-  readonly file?: string;
-}
-
-/** One line of the store. */
-export interface OptOutRecord {
-  readonly v: number;
-  readonly op: 'add' | 'remove';
-  readonly number: string;
-  readonly at: string;
-  readonly reason?: OptOutReason;
-  /** Where it came from: `reply`, `receipt`, `manual`, `import`, or what --source said. */
-  readonly source: string;
-  readonly evidence?: Evidence;
-  /** The command that wrote it. */
-  readonly by?: string;
-}
+export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 
 /** A number opted out now. */
 export interface OptOutEntry {
@@ -59,6 +29,18 @@ export interface OptOutEntry {
   readonly reason: OptOutReason;
   readonly source: string;
   readonly evidence?: Evidence;
+}
+
+/** A reply that may be an opt-out, kept until a person decides (docs/optouts.md: "Possible opt-outs"). */
+export interface PossibleEntry {
+  readonly number: string;
+  /** The first such reply since the number was last decided on. */
+  readonly since: string;
+  readonly source: string;
+  /** The latest such reply's. */
+  readonly evidence?: Evidence;
+  /** How many such replies came since. */
+  readonly replies: number;
 }
 
 export interface OptOutChange {
@@ -73,7 +55,6 @@ export interface StoreWriter extends LockProcess {
   readonly command: string;
 }
 
-const E164 = /^\+[1-9]\d{6,14}$/;
 const LOCK_WAIT_MS = 15_000;
 /** Writers hold the lock for milliseconds: one older than this was left by a crash. */
 const LOCK_STALE_MS = 60_000;
@@ -82,19 +63,33 @@ export function optOutStorePath(state: string, account: string | undefined): str
   return accountFile(state, 'optouts', account, 'jsonl');
 }
 
+/** Where the bytes of a write cut short are kept when the next writer takes them off the store. */
+export function tornPath(path: string): string {
+  return `${path}.torn`;
+}
+
 export class OptOutStore {
   readonly path: string;
   readonly #current = new Map<string, OptOutEntry>();
+  readonly #pending = new Map<string, PossibleEntry>();
   /** Every change per number, oldest first, for optedOutAt(). */
   readonly #history = new Map<string, OptOutRecord[]>();
   #offset = 0;
-  #skipped = 0;
+  #lines = 0;
+  #openEnd = false;
+  #ino = -1;
+  #bad: BadLine[] = [];
+  #badCount = 0;
 
   private constructor(path: string) {
     this.path = path;
   }
 
-  /** Reads the store; a missing file is an empty store. One that cannot be read is a UsageError. */
+  /**
+   * Reads the store; a missing file is an empty store, one that cannot be read a UsageError. Lines
+   * that are not records are kept in `damage` (never thrown here: writers still record opt-outs;
+   * those that decide whom to message refuse: refuseDamage, openOptOuts).
+   */
   static open(path: string): OptOutStore {
     const store = new OptOutStore(path);
     store.refresh();
@@ -105,9 +100,9 @@ export class OptOutStore {
     return this.#current.size;
   }
 
-  /** Lines that were not a change (hand edits, a torn last line): left alone, counted. */
-  get skipped(): number {
-    return this.#skipped;
+  /** Lines that are not records (the first 20 of them), and how many there are. */
+  get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
+    return { lines: this.#bad, count: this.#badCount };
   }
 
   has(number: string): boolean {
@@ -127,6 +122,16 @@ export class OptOutStore {
     return this.entries().map((e) => e.number);
   }
 
+  /** A possible opt-out of `number` no one has decided on yet (and the number is not opted out). */
+  undecided(number: string): PossibleEntry | undefined {
+    return this.#pending.get(number);
+  }
+
+  /** Every possible opt-out not decided yet, oldest first. */
+  pending(): PossibleEntry[] {
+    return [...this.#pending.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
+  }
+
   /** The opt-out in force for `number` at `at`, from the history (for "messaged after opting out"). */
   optedOutAt(number: string, at: Date): OptOutEntry | undefined {
     const iso = at.toISOString();
@@ -138,25 +143,34 @@ export class OptOutStore {
     return entry;
   }
 
+  /** The changes of `number`, oldest first. */
+  history(number: string): readonly OptOutRecord[] {
+    return this.#history.get(number) ?? [];
+  }
+
   /** Reads what was appended since the last read (by this process or another). */
   refresh(): void {
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
+        if (this.#offset > 0) this.#reset();
+        return;
+      }
       throw unreadable(this.path, err);
     }
     try {
-      const size = fstatSync(fd).size;
-      if (size < this.#offset) {
-        // Replaced by a shorter file (restored from a backup): read it whole again.
-        this.#current.clear();
-        this.#history.clear();
-        this.#offset = 0;
-        this.#skipped = 0;
+      const stat = fstatSync(fd);
+      // Replaced (restored from a backup, repaired: another file) or cut shorter: read it whole again.
+      if (stat.ino !== this.#ino || stat.size < this.#offset) {
+        if (this.#ino !== -1 || this.#offset > 0) this.#reset();
+        this.#ino = stat.ino;
       }
-      if (size === this.#offset) return;
+      const size = stat.size;
+      if (size === this.#offset) {
+        return;
+      }
       const buf = Buffer.alloc(size - this.#offset);
       let got = 0;
       while (got < buf.length) {
@@ -164,9 +178,13 @@ export class OptOutStore {
         if (n === 0) break;
         got += n;
       }
-      const end = buf.subarray(0, got).lastIndexOf(0x0a) + 1;
-      for (const line of buf.toString('utf8', 0, end).split('\n')) if (line !== '') this.#take(line);
-      this.#offset += end;
+      const read = readStoreLines(buf.subarray(0, got), this.#lines + 1);
+      for (const { record } of read.records) this.#take(record);
+      for (const b of read.bad) if (this.#bad.length < 20) this.#bad.push(b);
+      this.#badCount += read.bad.length;
+      if (read.end > 0) this.#openEnd = read.openEnd;
+      this.#offset += read.end;
+      this.#lines += read.lines;
     } catch (err) {
       throw unreadable(this.path, err);
     } finally {
@@ -174,21 +192,32 @@ export class OptOutStore {
     }
   }
 
-  #take(line: string): void {
-    let r: OptOutRecord;
-    try {
-      r = JSON.parse(line) as OptOutRecord;
-    } catch {
-      this.#skipped++;
-      return;
+  #reset(): void {
+    this.#current.clear();
+    this.#pending.clear();
+    this.#history.clear();
+    this.#offset = 0;
+    this.#lines = 0;
+    this.#openEnd = false;
+    this.#bad = [];
+    this.#badCount = 0;
+  }
+
+  #take(r: OptOutRecord): void {
+    const now = this.#current.get(r.number);
+    if (r.op === 'add' || r.op === 'remove') {
+      const next = apply(now, r);
+      if (next === undefined) this.#current.delete(r.number);
+      else this.#current.set(r.number, next);
+      // A decision, whichever: what was possible is settled.
+      this.#pending.delete(r.number);
+    } else if (r.op === 'dismiss') {
+      this.#pending.delete(r.number);
+    } else if (now === undefined) {
+      // A possible opt-out of a number opted out already changes nothing.
+      const p = this.#pending.get(r.number);
+      this.#pending.set(r.number, { number: r.number, since: p?.since ?? r.at, source: r.source, ...(r.evidence !== undefined ? { evidence: r.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
     }
-    if ((r.op !== 'add' && r.op !== 'remove') || typeof r.number !== 'string' || !E164.test(r.number) || typeof r.at !== 'string') {
-      this.#skipped++;
-      return;
-    }
-    const next = apply(this.#current.get(r.number), r);
-    if (next === undefined) this.#current.delete(r.number);
-    else this.#current.set(r.number, next);
     let h = this.#history.get(r.number);
     if (h === undefined) this.#history.set(r.number, (h = []));
     h.push(r);
@@ -243,29 +272,82 @@ export class OptOutStore {
     return { removed, absent };
   }
 
+  /**
+   * Keeps replies that may be opt-outs until a person decides; a number opted out already is left
+   * as it is (returned in `already`).
+   */
+  async possible(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ kept: PossibleEntry[]; already: OptOutEntry[] }> {
+    const kept: PossibleEntry[] = [];
+    const already: OptOutEntry[] = [];
+    await this.#write(writer, (at) => {
+      let lines = '';
+      for (const c of changes) {
+        checkNumber(c.number);
+        const now = this.#current.get(c.number);
+        if (now !== undefined) {
+          already.push(now);
+          continue;
+        }
+        const record: OptOutRecord = { v: STORE_VERSION, op: 'possible', number: c.number, at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
+        lines += `${JSON.stringify(record)}\n`;
+        const p = this.#pending.get(c.number);
+        kept.push({ number: c.number, since: p?.since ?? at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
+      }
+      return lines;
+    });
+    return { kept, already };
+  }
+
+  /**
+   * A person's decision on possible opt-outs: `accept` opts each number out (with its reply as the
+   * evidence), `dismiss` keeps it messageable. Numbers with no possible opt-out pending are
+   * returned in `none`.
+   */
+  async decide(numbers: readonly string[], decision: 'accept' | 'dismiss', writer: StoreWriter, note?: string): Promise<{ decided: PossibleEntry[]; none: string[] }> {
+    const decided: PossibleEntry[] = [];
+    const none: string[] = [];
+    await this.#write(writer, (at) => {
+      let lines = '';
+      const seen = new Set<string>();
+      for (const number of numbers) {
+        checkNumber(number);
+        const p = this.#pending.get(number);
+        if (p === undefined || seen.has(number)) {
+          if (p === undefined) none.push(number);
+          continue;
+        }
+        seen.add(number);
+        const withNote = { ...(p.evidence ?? {}), ...(note !== undefined ? { note } : {}) };
+        const record: OptOutRecord =
+          decision === 'accept'
+            ? { v: STORE_VERSION, op: 'add', number, at, reason: 'opt-out', source: p.source, evidence: withNote, by: writer.command }
+            : { v: STORE_VERSION, op: 'dismiss', number, at, source: 'manual', ...(note !== undefined ? { evidence: { note } } : {}), by: writer.command };
+        lines += `${JSON.stringify(record)}\n`;
+        decided.push(p);
+      }
+      return lines;
+    });
+    return { decided, none };
+  }
+
   /** Under the lock: read what others wrote, make the lines, append them, fdatasync, read them in. */
   async #write(writer: StoreWriter, build: (at: string) => string): Promise<void> {
-    try {
-      ensureDir(dirname(this.path));
-    } catch (err) {
-      throw storeWriteError(this.path, err);
-    }
-    const lock = await waitForLock(`${this.path}.lock`, writer.command, writer, { timeoutMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS }).catch((err: unknown) => {
-      throw (err as NodeJS.ErrnoException).code !== undefined ? storeWriteError(this.path, err) : err;
-    });
-    try {
+    await withStoreLock(this.path, writer, () => {
       this.refresh();
       const lines = build(writer.now().toISOString());
       if (lines === '') return;
       let fd: number | undefined;
+      let kept = this.#offset;
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
-        // An unfinished last line (a writer killed mid-write) was never acknowledged: cut it off
-        // so the new lines start on a line of their own.
-        if (stat.size > this.#offset) ftruncateSync(fd, this.#offset);
+        // A last line cut short by a crash (it does not parse: records.ts) was never acknowledged.
+        // It is set aside, not lost, and the new lines start on a line of their own.
+        if (stat.size > this.#offset) setAside(fd, this.path, this.#offset, stat.size - this.#offset);
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
-        const buf = Buffer.from(lines, 'utf8');
+        // A last record without its newline (a hand edit) stays whole: the new lines go after it.
+        const buf = Buffer.from(`${this.#openEnd ? '\n' : ''}${lines}`, 'utf8');
+        kept = this.#offset;
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
@@ -273,9 +355,9 @@ export class OptOutStore {
         // Whatever part of the lines got in is cut off again: a change is in the store whole, or not.
         if (fd !== undefined) {
           try {
-            ftruncateSync(fd, this.#offset);
+            ftruncateSync(fd, kept);
           } catch {
-            // The next writer cuts it off (above).
+            // The next writer sets it aside (above).
           }
         }
         throw storeWriteError(this.path, err);
@@ -283,14 +365,43 @@ export class OptOutStore {
         if (fd !== undefined) closeSync(fd);
       }
       this.refresh();
-    } finally {
-      lock.release();
-    }
+    });
   }
+}
+
+/** Runs `fn` holding the store's lock (`<store>.lock`), its folder made first. */
+export async function withStoreLock<T>(path: string, writer: StoreWriter, fn: () => T): Promise<T> {
+  try {
+    ensureDir(dirname(path));
+  } catch (err) {
+    throw storeWriteError(path, err);
+  }
+  const lock = await waitForLock(`${path}.lock`, writer.command, writer, { timeoutMs: LOCK_WAIT_MS, staleMs: LOCK_STALE_MS }).catch((err: unknown) => {
+    throw (err as NodeJS.ErrnoException).code !== undefined ? storeWriteError(path, err) : err;
+  });
+  try {
+    return fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/** Moves the `length` bytes at `offset` of the store to its `.torn` file, then cuts them off. */
+function setAside(fd: number, path: string, offset: number, length: number): void {
+  const bytes = Buffer.alloc(length);
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, bytes, got, length - got, offset + got);
+    if (n === 0) break;
+    got += n;
+  }
+  appendFileSync(tornPath(path), Buffer.concat([bytes.subarray(0, got), Buffer.from('\n')]), { mode: 0o600 });
+  ftruncateSync(fd, offset);
 }
 
 function apply(entry: OptOutEntry | undefined, r: OptOutRecord): OptOutEntry | undefined {
   if (r.op === 'remove') return undefined;
+  if (r.op !== 'add') return entry;
   return {
     number: r.number,
     since: entry?.since ?? r.at,
@@ -304,6 +415,37 @@ function checkNumber(number: string): void {
   if (!E164.test(number)) throw new UsageError(`"${number}" is not an international number (E.164: + and 7 to 15 digits)`);
 }
 
+/** The command that repairs the store of `account` (undefined: the one for every account). */
+export function repairCommand(account: string | undefined): string {
+  return `msgr optout repair ${account === undefined || account === NO_ACCOUNT ? '--all-accounts' : `--account ${shellWord(account)}`}`;
+}
+
+/**
+ * A store with lines that are not records: the numbers they may hold cannot be left out, so a
+ * command that decides whom to message stops (exit 2), naming the lines and the repair.
+ */
+export class DamagedStoreError extends UsageError {
+  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined) {
+    const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
+    const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
+    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; nothing was sent`, {
+      hint: `${repairCommand(account)} turns the numbers typed on such lines into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
+    });
+  }
+}
+
+/** A line for a message: control characters shown, and no longer than a line. */
+function visible(text: string): string {
+  const t = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
+  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+}
+
+/** Stops a command that decides whom to message when the store holds lines that are not records. */
+export function refuseDamage(store: OptOutStore, account: string | undefined): OptOutStore {
+  if (store.damage.count > 0) throw new DamagedStoreError(store.path, store.damage, account);
+  return store;
+}
+
 /** The store could not be written: the environment's fault, named with the file (exit 2). */
 export class OptOutWriteError extends UsageError {
   readonly code: string;
@@ -315,7 +457,7 @@ export class OptOutWriteError extends UsageError {
 
 const WHY: Readonly<Record<string, string>> = { ENOSPC: 'the disk is full', EDQUOT: 'the disk quota is used up', EROFS: 'the file system is read-only', EACCES: 'permission denied', EPERM: 'permission denied', EIO: 'an I/O error' };
 
-function storeWriteError(path: string, err: unknown): unknown {
+export function storeWriteError(path: string, err: unknown): unknown {
   if (err instanceof OptOutWriteError) return err;
   const code = (err as NodeJS.ErrnoException).code;
   if (code === undefined) return err;
@@ -342,11 +484,20 @@ export interface OptOuts {
   optedOutAt(number: string, at: Date): OptOutEntry | undefined;
   /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
   removeCommand(number: string): string;
+  /** A possible opt-out of `number` not decided yet (and the number not opted out in either store). */
+  undecided(number: string): PossibleEntry | undefined;
+  /** Every possible opt-out not decided yet. */
+  pending(): PossibleEntry[];
+  /** The commands that decide on `number`'s possible opt-out, for a refusal's hint. */
+  decideCommand(number: string, decision: 'accept' | 'dismiss'): string;
 }
 
 /** An opt-out for people: `opted out since 2030-01-01T09:00:03.120Z, reply "STOP"`. */
 export function describeOptOut(e: OptOutEntry): string {
-  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
+  // The word that made a longer reply an opt-out ("Stop by tomorrow?": "stop").
+  const alone = e.evidence?.text?.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  const word = e.evidence?.word !== undefined && alone !== undefined && alone !== e.evidence.word ? ` (stop word "${e.evidence.word}")` : '';
+  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}${word}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
   return `${e.reason === 'undeliverable' ? 'undeliverable' : 'opted out'} since ${e.since}, ${e.source}${why}`;
 }
 
@@ -367,7 +518,8 @@ export const SANDBOX_ACCOUNT = 'SANDBOX';
 /** The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). */
 export function openOptOuts(state: string, account: string | undefined): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
-  const stores = paths.map((p) => OptOutStore.open(p));
+  // A store with lines that are not records stops the send: its numbers cannot all be left out.
+  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p), i === 0 ? account : undefined));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);
@@ -387,5 +539,37 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.has(n) === true;
     return `msgr optout remove ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
   };
-  return { files: paths, get size() { return numbers().length; }, has: (n) => stores.some((s) => s.has(n)), get, numbers, optedOutAt, removeCommand };
+  const has = (n: string): boolean => stores.some((s) => s.has(n));
+  const undecided = (n: string): PossibleEntry | undefined => {
+    if (has(n)) return undefined;
+    for (const s of stores) {
+      const p = s.undecided(n);
+      if (p !== undefined) return p;
+    }
+    return undefined;
+  };
+  const pending = (): PossibleEntry[] => {
+    const seen = new Set<string>();
+    const out: PossibleEntry[] = [];
+    for (const s of stores) {
+      for (const p of s.pending()) {
+        if (seen.has(p.number) || has(p.number)) continue;
+        seen.add(p.number);
+        out.push(p);
+      }
+    }
+    return out;
+  };
+  const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => {
+    const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined;
+    return `msgr optout possible --${decision} ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
+  };
+  return { files: paths, get size() { return numbers().length; }, has, get, numbers, optedOutAt, removeCommand, undecided, pending, decideCommand };
+}
+
+/** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */
+export function describePossible(p: PossibleEntry): string {
+  const text = p.evidence?.text !== undefined ? `${JSON.stringify(p.evidence.text)} ` : '';
+  const why = p.evidence?.why !== undefined ? `; ${p.evidence.why}${p.evidence.matched !== undefined ? ` "${p.evidence.matched}"` : ''}` : '';
+  return `${text}(${p.source}, ${p.since}${p.replies > 1 ? `, ${p.replies} replies` : ''}${why})`;
 }

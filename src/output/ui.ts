@@ -2,6 +2,7 @@
 import { Chalk, type ChalkInstance } from 'chalk';
 import { colorLevel, type Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { lineWidth, wrap } from './wrap.js';
 
 export interface UiOptions {
   quiet?: boolean | undefined;
@@ -50,8 +51,11 @@ export function verbosity(options: UiOptions): { quiet: boolean; verbose: boolea
 export function createUi(ctx: Context, options: UiOptions = {}): Ui {
   const color = paint(colorLevel(ctx.env, ctx.stderr));
   const { quiet, verbose } = verbosity(options);
+  // Fitted to the terminal; whole lines on a pipe or in a log (output/wrap.ts).
+  const width = lineWidth(ctx.stderr);
   const out = (line: string): void => {
-    ctx.stderr.write(line.endsWith('\n') ? line : `${line}\n`);
+    const text = line.endsWith('\n') ? line.slice(0, -1) : line;
+    ctx.stderr.write(`${wrap(text, width)}\n`);
   };
   return {
     color,

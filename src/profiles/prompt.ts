@@ -3,6 +3,7 @@
 // a stdin that is not a terminal, so cron jobs and CI fail fast with a hint instead of hanging.
 import type { Context } from '../context.js';
 import { InterruptedError } from '../errors.js';
+import { lineWidth, wrap } from '../output/wrap.js';
 
 type Stdin = Context['stdin'] & { setRawMode?: (raw: boolean) => unknown };
 
@@ -14,7 +15,7 @@ export function canPrompt(ctx: Context): boolean {
 export async function promptHidden(ctx: Context, question: string): Promise<string> {
   // Raw mode first: a key typed the moment the question appears must not be echoed.
   const line = readLine(ctx.stdin, true, ctx.interrupt);
-  ctx.stderr.write(question);
+  ctx.stderr.write(fitted(ctx, question));
   const answer = await line;
   ctx.stderr.write('\n');
   return answer;
@@ -22,9 +23,15 @@ export async function promptHidden(ctx: Context, question: string): Promise<stri
 
 /** Asks a yes/no question; only y or yes (any case) is yes. */
 export async function promptYesNo(ctx: Context, question: string): Promise<boolean> {
-  ctx.stderr.write(`${question} [y/N] `);
+  ctx.stderr.write(fitted(ctx, `${question} [y/N] `));
   const answer = await readLine(ctx.stdin, false, ctx.interrupt);
   return /^(y|yes)$/i.test(answer.trim());
+}
+
+/** A question fitted to the terminal (output/wrap.ts), the space before the answer kept. */
+function fitted(ctx: Context, question: string): string {
+  const trailing = /\s*$/.exec(question)?.[0] ?? '';
+  return `${wrap(question.slice(0, question.length - trailing.length), lineWidth(ctx.stderr))}${trailing}`;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { maskSecret, showControls } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
+import { lineWidth, wrap } from '../output/wrap.js';
 import { describeSource, type Resolved, type Settings } from './resolve.js';
 import { formatCount } from '../output/count.js';
 
@@ -47,10 +48,12 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
     ['sending', options.what !== undefined ? `${options.what}${count > 0 ? ` (${formatCount(count)} recipient${count === 1 ? '' : 's'})` : ''}` : `${formatCount(count)} recipient${count === 1 ? '' : 's'}`, ''],
   ];
   const width = Math.max(...rows.map((r) => r[1].length));
+  // Fitted to the terminal (output/wrap.ts): a wrapped value goes on under itself.
+  const columns = lineWidth(ctx.stderr);
   ctx.stderr.write(
     [
-      `${c.yellow('Confirm:')} profile "${showControls(name)}" asks before every send.`,
-      ...rows.map(([label, value, source]) => `  ${label.padEnd(9)} ${c.bold(showControls(value).padEnd(width))}  ${c.dim(source)}`.trimEnd()),
+      wrap(`${c.yellow('Confirm:')} profile "${showControls(name)}" asks before every send.`, columns),
+      ...rows.map(([label, value, source]) => wrap(`  ${label.padEnd(9)} ${c.bold(showControls(value).padEnd(width))}  ${c.dim(source)}`.trimEnd(), columns, { hang: 10 })),
       '',
     ].join('\n'),
   );

@@ -23,6 +23,7 @@ async function main(job: PartJob): Promise<void> {
       fixMojibake: job.fixMojibake === true,
       exclude: job.exclude !== undefined ? NumberSet.from(job.exclude) : undefined,
       sent: job.sent !== undefined ? NumberSet.from(job.sent) : undefined,
+      resent: job.resent !== undefined ? NumberSet.from(job.resent) : undefined,
       batchSize: job.batchSize,
       setCapacity: job.setCapacity,
       spool,

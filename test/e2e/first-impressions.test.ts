@@ -159,6 +159,30 @@ describe('msgr runs list', () => {
     assert.deepEqual(json.runs.map((r) => r.file).sort(), [...files].sort());
   });
 
+  test('keyed runs show their campaign key (within 80 columns); runs without one show none', async () => {
+    const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
+    const file = join(tempDir('msgr-runs-keys-'), 'today.csv');
+    const plain = await runCli(['runs', 'list'], { env });
+    for (const [i, day] of ['2026-12-01', '2026-12-02'].entries()) {
+      // Each day's export (the same data under another key would stop: the file not replaced).
+      writeFileSync(file, `msisdn\n+44791112345${i}\n+44791112346${i}\n`);
+      const r = await runCli(['send-bulk', file, '--sandbox', '--from', 'Clinic', '--text', 'Hi', '--account', 'CLINIC01', '--once', `reminders-${day}`, '--again', '--yes', '-q'], { env });
+      assert.equal(r.code, 0, r.stderr);
+    }
+    assert.doesNotMatch(plain.stdout, /KEY/);
+    const list = await runCli(['runs', 'list'], { env });
+    const lines = list.stdout.trimEnd().split('\n');
+    assert.match(lines[0] ?? '', /^RUN +STARTED +FILE +KEY +TARGET +ACCEPTED +STATE$/);
+    // Whole where 80 columns hold it; else cut in the middle, as a file name is: its start and its end (the day) kept.
+    for (const day of ['12-01', '12-02']) assert.match(list.stdout, new RegExp(`today\\.csv +(reminders-2026-${day}|remind\\S*…\\S*${day}) +sandbox +2 of 2 +finished`));
+    for (const line of lines) assert.ok([...line].length <= 80, `${[...line].length} columns: ${line}`);
+    assert.match((await runCli(['runs', 'list', '--wide'], { env })).stdout, /today\.csv +reminders-2026-12-02 +sandbox/);
+    if (hasScript) assert.match((await runTty(['runs', 'list'], env, [], { columns: 100 })).output, /today\.csv +reminders-2026-12-02 +sandbox/);
+    const json = JSON.parse((await runCli(['runs', 'list', '--json'], { env })).stdout) as { runs: Array<{ once: string | null }> };
+    assert.deepEqual(json.runs.map((r) => r.once).sort(), ['reminders-2026-12-01', 'reminders-2026-12-02']);
+    assert.match((await runCli(['runs', 'list', '--wide'], { env })).stdout, /^RUN +STARTED +FILE +KEY +TARGET/m);
+  });
+
   test('on a wider terminal the names get the room', { skip: hasScript ? false : 'util-linux script is not installed' }, async () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
     const dir = tempDir();

@@ -15,10 +15,10 @@ interface Listed {
 }
 
 describe('opt-outs', () => {
-  test("STOP replies reach the account's store before their answer; other replies do not; START only with --allow-start", async () => {
+  test("STOP replies reach the account's store before their answer; other replies do not; START takes the sender off", async () => {
     const dir = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
-    const listen = await startMsgr(['listen', '--port', '0', '--account', 'ACME', '--optouts', '--allow-start', '--undeliverable'], env, LISTENING);
+    const listen = await startMsgr(['listen', '--port', '0', '--account', 'ACME', '--optouts', '--undeliverable'], env, LISTENING);
     const record = join(dir, 'acked.jsonl');
     const sbx = await startMsgr(['sandbox', '--port', '0', '--webhook-url', listen.ready, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'Stop.', '--webhook-record', record], env, SANDBOX_URL);
     const numbers = ['+447400900201', '+447400900202', '+447400900203'];
@@ -43,24 +43,28 @@ describe('opt-outs', () => {
         assert.match(n.evidence?.messageId ?? '', /^sbx_m_/);
       }
       assert.equal(statSync(join(dir, 'optouts', 'ACME.jsonl')).mode & 0o777, 0o600);
-      // A reply that is not a stop word changes nothing; START takes the sender off.
+      // A reply with no stop word in it changes nothing; one with a stop word among other words
+      // opts out (47 CFR 64.1200(a)(10)); START takes the sender off.
       assert.equal((await runCli(['trigger', 'inbound', '--url', listen.ready, '--number', '+447400900204', '--text', 'please stop it'], { env })).code, 0);
+      assert.equal((await runCli(['trigger', 'inbound', '--url', listen.ready, '--number', '+447400900207', '--text', 'see you then'], { env })).code, 0);
       assert.equal((await runCli(['trigger', 'inbound', '--url', listen.ready, '--number', '+447400900201', '--text', 'START'], { env })).code, 0);
       // A permanent failure: undeliverable; a temporary one: nothing.
       assert.equal((await runCli(['trigger', 'failed', '--url', listen.ready, '--number', '+447400900205'], { env })).code, 0);
       assert.equal((await runCli(['trigger', 'failed', '--temporary', '--url', listen.ready, '--number', '+447400900206'], { env })).code, 0);
-      const check = await runCli(['optout', 'check', '--account', 'ACME', '+447400900201', '+447400900202', '+447400900204', '+447400900205', '+447400900206'], { env });
+      const check = await runCli(['optout', 'check', '--account', 'ACME', '+447400900201', '+447400900202', '+447400900204', '+447400900205', '+447400900206', '+447400900207'], { env });
       assert.equal(check.code, 0, check.stderr);
       assert.deepEqual(check.stdout.trim().split('\n').map((l) => l.replace(/ since \S+,/, ',')), [
         '+447400900201  not opted out',
         '+447400900202  opted out, reply "Stop."',
-        '+447400900204  not opted out',
+        '+447400900204  opted out, reply "please stop it" (stop word "stop")',
         '+447400900205  undeliverable, receipt (unknown-subscriber)',
         '+447400900206  not opted out',
+        '+447400900207  not opted out',
       ]);
       await waitFor('the lines', () => /re-subscribed/.test(listen.stdout()) && /added as undeliverable/.test(listen.stdout()));
       assert.match(listen.stdout(), /inbound\s+\+447400900202\s+sbx_m_\w+\s+"Stop\."\s+→ opted out/);
-      assert.match(listen.stdout(), /inbound\s+\+447400900204\s+"please stop it"\n/);
+      assert.match(listen.stdout(), /inbound\s+\+447400900204\s+"please stop it"\s+→ opted out/);
+      assert.match(listen.stdout(), /inbound\s+\+447400900207\s+"see you then"\n/);
     } finally {
       await sbx.stop();
       await listen.stop();
@@ -71,16 +75,17 @@ describe('opt-outs', () => {
     const exported = await runCli(['optout', 'export', '--account', 'ACME'], { env });
     // Oldest opt-out first: the two replies came in either order, the receipt after them.
     assert.deepEqual(exported.stdout.split('\n').slice(0, 2).sort(), ['+447400900202', '+447400900203']);
-    assert.equal(exported.stdout.split('\n').slice(2).join('\n'), '+447400900205\n');
+    assert.equal(exported.stdout.split('\n').slice(2).join('\n'), '+447400900204\n+447400900205\n');
   });
 
   test('--optouts FILE writes a plain list, one number a line, that send-bulk --exclude leaves out', async () => {
     const dir = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
     const list = join(dir, 'stop.txt');
-    const listen = await startMsgr(['listen', '--port', '0', '--optouts', list, '--stop-words', 'STOP,ARRET'], env, LISTENING);
+    // --stop-words adds to the FCC's words, which always apply.
+    const listen = await startMsgr(['listen', '--port', '0', '--optouts', list, '--stop-words', 'ARRET'], env, LISTENING);
     try {
-      for (const [n, text] of [['+447400900211', 'arret'], ['+447400900212', 'STOP'], ['+447400900212', 'stop'], ['+447400900213', 'Unsubscribe']]) {
+      for (const [n, text] of [['+447400900211', 'arret'], ['+447400900212', 'STOP'], ['+447400900212', 'stop'], ['+447400900214', 'thanks']]) {
         assert.equal((await runCli(['trigger', 'inbound', '--url', listen.ready, '--number', n ?? '', '--text', text ?? ''], { env })).code, 0);
       }
     } finally {

@@ -28,12 +28,13 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     const dir = tempDir('msgr-e2e-tty-');
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     assert.equal((await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'OLD'], { env, input: `${KEY}\n` })).code, 0);
-    const no = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [[/already exists .*Replace it\? \[y\/N\] /, 'n\r']]);
+    // The question fits the terminal: it may go on to a second line.
+    const no = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [[/already exists [\s\S]*Replace\s+it\? \[y\/N\] /, 'n\r']]);
     assert.equal(no.code, 2, no.output);
     assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"OLD"/);
     const yes = await runTty(['profile', 'add', 'prod', '--account', 'NEW'], env, [
-      [/Replace it\? \[y\/N\] /, 'y\r'],
-      [/input hidden\): /, 'sk_replacement_0001\r'],
+      [/Replace\s+it\? \[y\/N\] /, 'y\r'],
+      [/input\s+hidden\): /, 'sk_replacement_0001\r'],
     ]);
     assert.equal(yes.code, 0, yes.output);
     assert.match(readFileSync(join(dir, 'config.json'), 'utf8'), /"NEW"/);
@@ -86,8 +87,10 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     assert.equal(r.code, 7, r.output);
     // The question counts what this resume would send: not the accepted row, nor the one in doubt.
     assert.match(r.output, /sending\s+1 recipient\s*$/m);
-    assert.match(r.output, /interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
-    assert.match(r.output, new RegExp(`msgr runs show ${runId}\` lists them`));
+    // The terminal's lines are wrapped: read as one.
+    const said = r.output.replace(/\r?\n +/g, ' ');
+    assert.match(said, /interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
+    assert.match(said, new RegExp(`msgr runs show ${runId}\` lists them`));
     assert.equal(server.requests.length, before, 'nothing was sent');
   });
 
@@ -103,8 +106,9 @@ describe('on a terminal', { skip: hasScript ? false : 'util-linux script is not 
     // Up-arrow, Enter; a "y" typed at any question would be taken as the answer.
     const again = await runTty(command, env, [[/\?/, 'y\r']]);
     assert.equal(again.code, 2, again.output);
-    assert.match(again.output, /this run would message 2 rows whose numbers run \S+ \(finished [^)]+\) already sent to/);
-    assert.match(again.output, /add --skip-sent .*, or --again /);
+    const said = again.output.replace(/\r?\n +/g, ' ');
+    assert.match(said, /this run would message 2 rows whose numbers run \S+ \(finished [^)]+\) already sent to/);
+    assert.match(said, /add --skip-sent .*, or --again /);
     assert.doesNotMatch(again.output, /\[y\/N\]/);
     assert.equal(server.requests.length, before, 'nothing was sent');
   });

@@ -78,8 +78,9 @@ function host(rows: number): Host {
   const numbers = Array.from({ length: rows }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
   writeFileSync(at('/srv/sms/today.csv'), `msisdn\n${numbers.join('\n')}\n`);
   writeFileSync(at('/srv/sms/text.txt'), 'Your order is ready\n');
+  // An opt-out in the account's store (a STOP msgr listen recorded): the recipe leaves it out
+  // without an --exclude file.
   const excluded = numbers[3] ?? '';
-  writeFileSync(at('/srv/sms/optouts.txt'), `${excluded}\n`);
   const bin = join(root, 'shim');
   mkdirSync(bin);
   writeFileSync(join(bin, 'msgr'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
@@ -92,6 +93,7 @@ function host(rows: number): Host {
   chmodSync(at(scriptPath), 0o755);
   const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'config'), PATH: `${bin}:${process.env.PATH ?? ''}` });
   execFileSync(process.execPath, [BIN, 'profile', 'add', 'prod', '--api-key-stdin', '--account', 'ACME01', '--base-url', server.url], { env, input: `${KEY}\n` });
+  execFileSync(process.execPath, [BIN, 'optout', 'add', excluded, '-p', 'prod', '--source', 'reply', '--note', 'STOP', '-q'], { env });
   return { root, env, at, moved, day, numbers, excluded };
 }
 
@@ -123,7 +125,9 @@ interface Status {
   accepted: number;
   inDoubt: number;
   excluded: number;
+  suppressed: number;
   resume: string | null;
+  sameData?: { runId: string; key: string | null; finishedAt: string | null };
   error?: { message: string };
 }
 
@@ -159,7 +163,10 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
     const doc = status(h);
     assert.equal(doc.exitCode, 0);
     assert.equal(doc.accepted, 299);
-    assert.equal(doc.excluded, 1);
+    // The recipe relies on the opt-out store, not on an --exclude file.
+    assert.doesNotMatch(script, /--exclude/);
+    assert.equal(doc.suppressed, 1);
+    assert.equal(doc.excluded, 0);
     assert.ok(existsSync(h.at(`/var/log/msgr/${h.day}.csv`)), 'no report');
     assertEachOnce(h);
     const again = await sh(h, cronCommand(h)).done;
@@ -268,6 +275,30 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
     const again = await sh(h, `FAKE_DAY=2031-03-04 ${h.at(scriptPath)}`).done;
     assert.equal(again.code, 0, again.stderr);
     assert.equal(server.requests.length - day1Sent, Math.ceil(got.length / 100), 'the same day again sent nothing');
+  });
+
+  test('the cron line on a file nobody replaced: the next day, the same data as the day before stops before sending (exit 2), naming that run; a new export goes', async () => {
+    const h = host(40);
+    const day1 = await sh(h, `FAKE_DAY=2031-04-01 ${cronCommand(h)}`).done;
+    assert.equal(day1.code, 0, day1.stderr);
+    const sent = server.requests.length;
+    const day1Status = JSON.parse(readFileSync(h.at('/var/log/msgr/2031-04-01.json'), 'utf8')) as Status & { runId: string };
+    // The next day's export did not run: today.csv is yesterday's, byte for byte.
+    for (let tick = 0; tick < 2; tick++) {
+      const day2 = await sh(h, `FAKE_DAY=2031-04-02 ${cronCommand(h)}`).done;
+      assert.equal(day2.code, 2, day2.stderr);
+      assert.match(day2.stderr, new RegExp(`^error: \\S+today\\.csv holds the same data, byte for byte, as run ${day1Status.runId} under --once reminders-2031-04-01 \\(this file, finished \\S+\\); under --once reminders-2031-04-02 it would send the same rows again; nothing was sent\\nhint: .*add --same-data\\.\\n$`));
+      const doc = status(h, '2031-04-02');
+      assert.equal(doc.exitCode, 2);
+      assert.equal(doc.stopped, 'same-data');
+      assert.deepEqual([doc.sameData?.runId, doc.sameData?.key], [day1Status.runId, 'reminders-2031-04-01']);
+      assert.equal(server.requests.length, sent, 'nothing was sent');
+    }
+    // The export runs: the new file goes.
+    writeFileSync(h.at('/srv/sms/today.csv'), `msisdn\n${h.numbers.slice(0, 10).join('\n')}\n+447911199001\n`);
+    const fixed = await sh(h, `FAKE_DAY=2031-04-02 ${cronCommand(h)}`).done;
+    assert.equal(fixed.code, 0, fixed.stderr);
+    assert.equal(status(h, '2031-04-02').accepted, 10);
   });
 
   test('the systemd service: TimeoutStopSec outlasts a request, SIGTERM drains, 130 is no failure, runs never overlap; its ExecStart runs', async () => {

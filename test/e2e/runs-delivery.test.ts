@@ -152,6 +152,18 @@ describe('delivery in runs', () => {
       await trigger('delivered', 4);
       await waitFor('5 receipts shown', () => listen.stdout().split('\n').filter((l) => /delivered|failed|expired/.test(l)).length === 5);
 
+      // What becomes of the numbers not delivered is said in the line that counts them: one opted
+      // out since, then one on the --exclude list too; the others are sent again.
+      assert.equal((await runCli(['optout', 'add', n[1] ?? '', '--account', 'ACME04'], { env })).code, 0);
+      const optedOut = await runCli(['send-bulk', ...follow, '--dry-run'], { env });
+      assert.equal(optedOut.code, 0, optedOut.stderr);
+      assert.match(optedOut.stderr, /3 rows delivered by run \S+: left out; 2 not delivered \(failed, expired, or no final receipt in 72 h\): 1 sent again, 1 opted out\n/);
+      const list = join(dir, 'excluded.txt');
+      writeFileSync(list, `${n[3] ?? ''}\n`);
+      const both = await runCli(['send-bulk', ...follow, '--dry-run', '--exclude', list], { env });
+      assert.match(both.stderr, /2 not delivered \(failed, expired, or no final receipt in 72 h\): 0 sent again, 1 opted out, 1 on the --exclude list\n/);
+      assert.equal((await runCli(['optout', 'remove', n[1] ?? '', '--account', 'ACME04'], { env })).code, 0);
+
       // The follow-up sends to n[1] and n[3]; it stops after the first (401), and meanwhile a late
       // receipt says n[3]'s first message was delivered after all: the resume still sends it, as the run started.
       server.answer = (req) => ({ status: 202, body: { messages: recipients(req).map((m) => ({ id: `f-${m}`, msisdn: m })) } });
@@ -159,7 +171,7 @@ describe('delivery in runs', () => {
       const before = server.requests.length;
       const first = await runCli(['send-bulk', ...follow], { env });
       assert.equal(first.code, 3, first.stderr);
-      assert.match(first.stderr, /3 rows delivered by run \S+: left out; 2 not delivered \(failed, expired, or no final receipt in 72 h\) are sent again/);
+      assert.match(first.stderr, /3 rows delivered by run \S+: left out; 2 not delivered \(failed, expired, or no final receipt in 72 h\): 2 sent again\n/);
       await trigger('delivered', 3, ['--set', 'timestamp=2099-01-01T00:00:00Z']);
       await waitFor('the late receipt shown', () => listen.stdout().split('\n').filter((l) => /delivered|failed|expired/.test(l)).length === 6);
       const runs = (JSON.parse((await runCli(['runs', 'list', '--json'], { env })).stdout) as { runs: Array<{ runId: string }> }).runs;

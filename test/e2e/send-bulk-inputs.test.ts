@@ -24,6 +24,8 @@ function file(content: string | Buffer, name = 'in.csv'): string {
 }
 
 const MSG = ['--from', 'Acme', '--text', 'Hello'];
+/** A template: the provider fills it in, so every column but the number's goes as variables. */
+const TEMPLATE = ['--from', 'Acme', '--template', 'hello'];
 
 function bulk(args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
   return runCli(['send-bulk', ...args], { env: env(extra), timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
@@ -144,7 +146,7 @@ describe('opt-out lists are strict', () => {
 describe('spreadsheet exports', () => {
   test('rows of delimiters and spaces are blank; "Phone Number" is the number column', async () => {
     const path = file('Phone Number;First Name\r\n+447911123401;Ann\r\n;;\r\n ; \r\n;\r\n+447911123402;Bob\r\n;;\r\n');
-    const r = await bulk([path, ...MSG, '--yes', '--json']);
+    const r = await bulk([path, ...TEMPLATE, '--yes', '--json']);
     assert.equal(r.code, 0, r.stderr);
     assert.deepEqual(sent(), ['+447911123401', '+447911123402']);
     assert.equal((JSON.parse(r.stdout) as { rows: number }).rows, 2);
@@ -159,7 +161,7 @@ describe('spreadsheet exports', () => {
     const path = file(`${rows.join('\n')}\n`);
     for (const split of ['off', '0']) {
       server.requests.length = 0;
-      const r = await bulk([path, ...MSG, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
+      const r = await bulk([path, ...TEMPLATE, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /warning: 2 rows have values in a column with no name in the header \(column 3, first on line 6\): such values are not sent; give the column a name/);
       const vars = (server.requests[0]?.json as { recipients: Array<{ variables?: unknown }> }).recipients[4]?.variables;
@@ -168,7 +170,7 @@ describe('spreadsheet exports', () => {
     // Values under two unnamed columns: the warning names both, not only the first it met.
     const two = file('msisdn,,name,\n+447911123401,x,Ann,\n+447911123402,,Bob,y\n+447911123403,,Cy,z\n');
     for (const split of ['off', '0']) {
-      const r = await bulk([two, ...MSG, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
+      const r = await bulk([two, ...TEMPLATE, '--yes'], { MSGR_BULK_PARALLEL_MIN_BYTES: split });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /warning: 3 rows have values in columns with no name in the header \(columns 2 and 4, first on line 2\): such values are not sent; give each column a name in the header to send them as variables/);
     }

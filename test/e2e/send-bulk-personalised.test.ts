@@ -63,7 +63,7 @@ const PEOPLE = [
 ].join('\n');
 
 describe('send-bulk: personalised messages', () => {
-  test('every row receives its own rendered text; identical texts share a request; used columns are not variables', async () => {
+  test('every row receives its own rendered text; identical texts share a request; no column goes as a variable, used or not', async () => {
     const { server, record } = await sandbox();
     try {
       const config = tempDir();
@@ -81,19 +81,18 @@ describe('send-bulk: personalised messages', () => {
       // Ann's two rows (lines 2 and 5) share one request; the others have one each.
       assert.equal(requests.length, 4);
       const ann = requests.find((q) => q.request.body.text === 'Hi Ann, see you Monday');
-      assert.deepEqual(ann?.request.recipients, [
-        { msisdn: '+447911100001', variables: { city: 'Leeds' } },
-        { msisdn: '+447911100004', variables: { city: 'Bath' } },
-      ]);
+      // msgr fills in the text: the provider gets the number and the text, not the unused city.
+      assert.deepEqual(ann?.request.recipients, [{ msisdn: '+447911100001' }, { msisdn: '+447911100004' }]);
+      assert.doesNotMatch(r.stderr, /variables:/);
       assert.match(r.stderr, /to send: 5 recipients in 4 requests/);
       assert.match(r.stderr, /parts: 5 messages, 5 SMS parts; largest 1 part \(line 2\); 1 UCS-2, forced most often by ë \(U\+00EB\) in 1, 😀 \(U\+1F600\) in 1/);
       // The report is in input order, whatever the grouping.
-      assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).join(',')), [
-        '2,+447911100001,accepted',
-        '3,+447911100002,accepted',
-        '4,+447911100003,accepted',
-        '5,+447911100004,accepted',
-        '6,+447911100005,accepted',
+      assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => [...l.split(',').slice(0, 3), l.split(',').at(-1)].join(',')), [
+        '2,+447911100001,accepted,msisdn',
+        '3,+447911100002,accepted,msisdn',
+        '4,+447911100003,accepted,msisdn',
+        '5,+447911100004,accepted,msisdn',
+        '6,+447911100005,accepted,msisdn',
       ]);
     } finally {
       await server.close();
@@ -152,9 +151,9 @@ describe('send-bulk: personalised messages', () => {
         });
         assert.match(f.stderr, /1 number on rows with different messages: each gets its first row's message only \(--first-per-number\)/);
         assert.deepEqual(readFileSync(firstReport, 'utf8').trim().split('\n').slice(1).filter((l) => l.includes(',duplicate,')), [
-          '3,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number',
-          '4,+447911100001,duplicate,,,same number and message as line 2',
-          '5,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number',
+          '3,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number,',
+          '4,+447911100001,duplicate,,,same number and message as line 2,',
+          '5,+447911100001,duplicate,,,another message to the number of line 2: left out by --first-per-number,',
         ]);
       } finally {
         await first.server.close();
@@ -232,6 +231,20 @@ describe('send-bulk: personalised messages', () => {
     } finally {
       await server.close();
     }
+  });
+
+  test('a --text-file ending in line breaks and a blank line: none of them is sent, counted or previewed', async () => {
+    const dir = tempDir('msgr-pers-trailing-');
+    const file = join(dir, 'list.csv');
+    writeFileSync(file, 'msisdn,name\n+447911100001,Ann\n');
+    const text = join(dir, 'notice.txt');
+    writeFileSync(text, 'Hi {{name}},\nsee you at 5.\n\n  \n');
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(dir, 'state') });
+    const preview = await runCli(['send-bulk', file, '--sandbox', '--from', 'Acme', '--text-file', text, '--preview'], { env });
+    assert.equal(preview.code, 0, preview.stderr);
+    assert.equal(preview.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann,\n  │ see you at 5.\n');
+    const parts = await runCli(['segments', '--text-file', text, '--json'], { env });
+    assert.equal((JSON.parse(parts.stdout) as { characters: number }).characters, 'Hi {{name}},\nsee you at 5.'.length);
   });
 
   test('a decomposed letter (as macOS writes it) is sent composed: GSM-7, not UCS-2, in the totals and at the server', async () => {
@@ -342,11 +355,12 @@ describe('send-bulk: personalised messages', () => {
       const path = csv(`${PEOPLE}\n`);
       const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{first_name|there}}', '--preview', '2'], env(server.url, config));
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(r.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann\n  {"variables":{"date":"Monday","city":"Leeds"}}\n\nline 3 → +447911100002 from Acme (GSM-7, 1 SMS part)\n  │ Hi Bob\n  {"variables":{"date":"Tuesday","city":"York"}}\n');
+      // What each request carries beside the text: here nothing (msgr fills in the text).
+      assert.equal(r.stdout, 'line 2 → +447911100001 from Acme (GSM-7, 1 SMS part)\n  │ Hi Ann\n\nline 3 → +447911100002 from Acme (GSM-7, 1 SMS part)\n  │ Hi Bob\n');
       assert.match(r.stderr, /preview: the first 2 of 5 messages; nothing was sent/);
       // A cell's control characters are shown, not obeyed: an ESC would recolour the terminal. A
       // lone CR is a line break, sent as LF, so it cannot hide the start of the line either.
-      const ctl = await bulk([csv('msisdn,name,x\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007",\u009b2J\u202eevil\n+447911100002,"tab\there\rCR",\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--preview'], env(server.url, config));
+      const ctl = await bulk([csv('msisdn,name,x\n+447911100001,"A\u001b[31mRED\u001b[0m\u0007",\u009b2J\u202eevil\n+447911100002,"tab\there\rCR",\n'), '--from', 'Acme', '--text', 'Hi {{name}}!', '--var-columns', 'x', '--preview'], env(server.url, config));
       assert.equal(ctl.code, 0, ctl.stderr);
       assert.equal(ctl.stdout, 'line 2 → +447911100001 from Acme (UCS-2, 1 SMS part)\n  │ Hi A<U+001B>[31mRED<U+001B>[0m<U+0007>!\n  {"variables":{"x":"<U+009B>2J<U+202E>evil"}}\n\nline 3 → +447911100002 from Acme (UCS-2, 1 SMS part)\n  │ Hi tab<U+0009>here\n  │ CR!\n  {"variables":{"x":""}}\n');
       // The file name is read as the file, not as the count, when it follows --preview.
@@ -446,8 +460,8 @@ describe('send-bulk: personalised messages', () => {
       const r = await bulk([path, '--from', 'Acme', '--text', 'Hi {{name}}', '--allow-duplicates', '--report', report], env(server.url));
       assert.equal(r.code, 0, r.stderr);
       assert.deepEqual(readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,')), [
-        '4,+447911100001,duplicate,,,same number and message as line 2',
-        '6,+447911100001,duplicate,,,same number and message as line 3',
+        '4,+447911100001,duplicate,,,same number and message as line 2,',
+        '6,+447911100001,duplicate,,,same number and message as line 3,',
       ]);
     } finally {
       await server.close();
@@ -645,9 +659,9 @@ describe('send-bulk: personalised messages', () => {
 /** A report's lines as the run's own --report writes them: `msgr runs report`'s delivery columns taken off. */
 function withoutDelivery(path: string): string[] {
   const [head, ...rows] = readFileSync(path, 'utf8').trimEnd().split('\n');
-  assert.equal(head, 'line,number,outcome,status,message_id,error,delivery,delivery_at,delivery_error');
+  assert.equal(head, 'line,number,outcome,status,message_id,error,request_fields,delivery,delivery_at,delivery_error');
   // No receipts were read here: the three columns hold no comma of their own.
-  return ['line,number,outcome,status,message_id,error', ...rows.map((l) => l.replace(/(,[^,]*){3}$/, ''))];
+  return ['line,number,outcome,status,message_id,error,request_fields', ...rows.map((l) => l.replace(/(,[^,]*){3}$/, ''))];
 }
 
 describe('msgr runs report of a personalised run', () => {
@@ -700,8 +714,8 @@ describe('msgr runs report of a personalised run', () => {
       assert.equal(again.code, 0, again.stderr);
       // The one difference: the resume's own report says which rows its earlier process accepted
       // ("before this resume"), a note about that process, not part of the run's outcome.
-      assert.equal(after.filter((l) => l.endsWith(',before this resume')).length, 2);
-      assert.deepEqual(withoutDelivery(full), after.map((l) => l.replace(/,before this resume$/, ',')));
+      assert.equal(after.filter((l) => l.endsWith(',before this resume,msisdn')).length, 2);
+      assert.deepEqual(withoutDelivery(full), after.map((l) => l.replace(/,before this resume,msisdn$/, ',,msisdn')));
       const doc = JSON.parse(again.stdout) as { rows: number; withIds: number; complete: boolean };
       assert.deepEqual([doc.rows, doc.withIds, doc.complete], [7, 4, true]);
 

@@ -50,8 +50,8 @@ describe('the number column is never a guess', () => {
     assert.deepEqual(recipients().map((x) => x.msisdn), ['+447911123456', '+447911123457']);
     assert.match(r.stderr, /\n {2}numbers: column "Mobile", whose name says mobile, over "Phone" \(--msisdn-column chooses another\)\n/);
     assert.deepEqual((JSON.parse(r.stdout) as { numberColumn: unknown }).numberColumn, { name: 'Mobile', how: 'mobile', over: ['Phone'] });
-    // The Phone column is still a variable, as every other column is.
-    assert.equal(recipients()[0]?.variables?.Phone, '020 7946 0000');
+    // msgr fills in the text: the Phone column (a landline) goes nowhere, as no other column does.
+    assert.equal(recipients()[0]?.variables, undefined);
   });
 
   test('one column: named as it is, accents and all (Téléphone); --msisdn-column: named as given', async () => {

@@ -536,7 +536,7 @@ describe('the --report file when the run does not end normally', () => {
     const r = await run.done;
     assert.equal(r.code, 130, r.stderr);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    assert.equal(lines[0], 'line,number,outcome,status,message_id,error');
+    assert.equal(lines[0], 'line,number,outcome,status,message_id,error,request_fields');
     assert.equal(lines.length, numbers.length + 1);
     assert.deepEqual(leftBeside(report, run.child.pid), []);
   });

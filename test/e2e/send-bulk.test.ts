@@ -94,7 +94,7 @@ describe('send-bulk against the sandbox', () => {
     const report = join(dir, 'report.csv');
     // Line 5 repeats line 2's number with another name: --first-per-number keeps line 2's.
     const r = await bulk(
-      [join(FIXTURES, 'mixed.csv'), ...MSG, '--default-country', 'GB', '--skip-invalid', '--first-per-number', '--exclude', join(FIXTURES, 'optouts.csv'), '--meta-columns', 'campaign', '--batch-size', '2', '--report', report, '--json'],
+      [join(FIXTURES, 'mixed.csv'), ...MSG, '--default-country', 'GB', '--skip-invalid', '--first-per-number', '--exclude', join(FIXTURES, 'optouts.csv'), '--var-columns', 'First name,code', '--meta-columns', 'campaign', '--batch-size', '2', '--report', report, '--json'],
       env(sbx.server.url),
     );
     assert.equal(r.code, 0, r.stderr);
@@ -119,7 +119,7 @@ describe('send-bulk against the sandbox', () => {
       [8, 7, 1, 1, 1, 5, 3, 5, 0],
     );
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    assert.equal(lines[0], 'line,number,outcome,status,message_id,error');
+    assert.equal(lines[0], 'line,number,outcome,status,message_id,error,request_fields');
     const outcomes = lines.slice(1).map((l) => l.split(',').slice(0, 3).join(','));
     assert.deepEqual(outcomes, [
       '2,+447911123401,accepted',
@@ -131,9 +131,9 @@ describe('send-bulk against the sandbox', () => {
       '8,+447911123405,excluded',
       '9,+447911123406,accepted',
     ]);
-    assert.match(lines[1] ?? '', /,202,sbx_m_[0-9a-f]+_0,$/);
+    assert.match(lines[1] ?? '', /,202,sbx_m_[0-9a-f]+_0,,msisdn; variables\.First name; variables\.code; metaData\.campaign$/);
     // A duplicate names the row it repeats, and why it was left out.
-    assert.equal(lines[4], '5,+447911123401,duplicate,,,another message to the number of line 2: left out by --first-per-number');
+    assert.equal(lines[4], '5,+447911123401,duplicate,,,another message to the number of line 2: left out by --first-per-number,');
     assert.equal(summary.differentMessages, 1);
     assert.match(lines[5] ?? '', /^6,12,invalid,,,"?Phone: .*cannot be a phone number/);
   });
@@ -150,7 +150,7 @@ describe('send-bulk against the sandbox', () => {
       if (split !== 'off') assert.match(r.stderr, /preflight: two threads, the second from line \d+/);
       const dups = readFileSync(report, 'utf8').trim().split('\n').filter((l) => l.includes(',duplicate,'));
       assert.equal(dups.length, 500, split);
-      assert.deepEqual(dups.filter((l) => { const [line, , , , , error] = l.split(','); return error !== `same number and message as line ${Number(line) - 1000}`; }), [], split);
+      assert.deepEqual(dups.filter((l) => { const [line, , , , , error] = l.split(','); return error !== `same number as line ${Number(line) - 1000}`; }), [], split);
     }
   });
 
@@ -184,10 +184,8 @@ describe('send-bulk against the sandbox', () => {
     const r = await bulk([path, '--from', 'Acme', '--text', `Price: 5€ ’ok’ ${'x'.repeat(60)}`, '--batch-size', '2', '--dry-run'], env(sbx.server.url));
     assert.equal(r.code, 0, r.stderr);
     const req = JSON.parse(r.stdout) as { recipients: Array<{ msisdn: string; variables: unknown }>; body: unknown };
-    assert.deepEqual(req.recipients, [
-      { msisdn: '+447911100000', variables: { name: 'N0' } },
-      { msisdn: '+447911100001', variables: { name: 'N1' } },
-    ]);
+    // msgr fills in the text: no column rides along as a variable.
+    assert.deepEqual(req.recipients, [{ msisdn: '+447911100000' }, { msisdn: '+447911100001' }]);
     assert.match(r.stderr, /5 rows, 5 valid/);
     assert.match(r.stderr, /to send: 5 recipients in 3 requests/);
     assert.match(r.stderr, /UCS-2 \(forced by ’ \(U\+2019\)\), 75 characters: 2 SMS parts per message, 10 in total/);

@@ -88,11 +88,13 @@ describe('a successful send', () => {
   });
 
   test('every message flag lands in its spec field', async () => {
-    const r = await send([
+    // The sender is the one --from (a second would be refused: the repeated-flag test below).
+    const r = await runCli([
+      'send', '--to', '+447911123456', '--text', 'Hello there',
       '--to', '+33612345678,+4915112345678', '--channel', 'rcs', '--from', 'acme_agent',
       '--var', 'name=Ann', '--var', 'code=a=b', '--meta', 'campaign=winter', '--name', 'Winter',
       '--character-set', 'GSM', '--message-type', 'promo', '--validity', '2h', '--contact', 'c-1', '--contact', 'c-2,c-3',
-    ]);
+    ], { env: env() });
     assert.equal(r.code, 0, r.stderr);
     const body = server.requests[0]!.json as Record<string, unknown>;
     assert.deepEqual(Object.keys(body), ['accountReference', 'name', 'characterSet', 'channel', 'from', 'validity', 'messageType', 'body', 'recipients', 'addressBook', 'metaData']);
@@ -107,6 +109,23 @@ describe('a successful send', () => {
     assert.match(String(body.validity), /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/);
     const ms = Date.parse(String(body.validity)) - Date.now();
     assert.ok(ms > 7_100_000 && ms <= 7_200_000, `validity 2h from now, got ${ms} ms`);
+  });
+
+  test('a flag that takes one value, given twice, is refused (exit 2, nothing sent); the repeatable ones add up', async () => {
+    const held = server.requests.length;
+    const twice = await send(['--from', 'Other']);
+    assert.equal(twice.code, 2);
+    assert.equal(twice.stderr, "error: option '--from <sender>' was given twice: it takes one value, and msgr does not choose between them\nhint: Give it once. The options that take several values say \"repeatable\" in: msgr send --help\n");
+    const files = tempDir();
+    writeFileSync(join(files, 'a.txt'), 'one');
+    writeFileSync(join(files, 'b.txt'), 'two');
+    const json = await runCli(['send', '--to', '+447911123456', '--from', 'Acme', '--text-file', join(files, 'a.txt'), `--text-file=${join(files, 'b.txt')}`, '--json'], { env: env() });
+    assert.equal(json.code, 2);
+    assert.deepEqual(JSON.parse(json.stdout), { error: { message: "option '--text-file <path>' was given twice: it takes one value, and msgr does not choose between them", hint: 'Give it once. The options that take several values say "repeatable" in: msgr send --help', exitCode: 2 } });
+    assert.equal(server.requests.length, held, 'nothing was sent');
+    // Without a value, a flag given twice asks the same thing twice.
+    const quiet = await send(['-q', '--quiet', '--json']);
+    assert.equal(quiet.code, 0, quiet.stderr);
   });
 
   test('text comes from stdin when piped, and from --text-file', async () => {

@@ -9,6 +9,8 @@ export interface FakeContextOptions {
   env?: Record<string, string | undefined>;
   /** stdin and stderr (and stdout) claim to be a terminal. */
   tty?: boolean;
+  /** The terminal's width, with `tty` (undefined: the terminal does not say). */
+  columns?: number;
   /** Written to stdin, which then ends. */
   input?: string;
   /** The API clients the command gets (test/support/fake-api.ts); by default none: a request fails the test. */
@@ -50,8 +52,8 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     argv: [],
     env: options.env ?? {},
     cwd: process.cwd(),
-    stdout: { write: (s: string) => ((out += s), true), isTTY: tty },
-    stderr: { write: (s: string) => ((err += s), true), isTTY: tty },
+    stdout: { write: (s: string) => ((out += s), true), isTTY: tty, columns: tty ? options.columns : undefined },
+    stderr: { write: (s: string) => ((err += s), true), isTTY: tty, columns: tty ? options.columns : undefined },
     stdin,
     now: () => new Date(),
     interrupt: new AbortController().signal,

@@ -14,7 +14,11 @@ describe('the message text decoder', () => {
     assert.equal(decodeText(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Zoë\r\n', 'utf16le')]), 't', o), 'Zoë');
     assert.equal(decodeText(Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from('Zoë', 'utf16le').swap16()]), 't', o), 'Zoë');
     assert.equal(decodeText(Buffer.from([0x80, 0x93, 0x41, 0x94, 0xe9]), 't', { ...o, encoding: 'latin1' }), '€“A”é');
-    assert.equal(decodeText(Buffer.from('two\nlines\n\n'), 't', o), 'two\nlines\n');
+    // Every line break at the end goes, and blank lines there: none is sent, or counted.
+    assert.equal(decodeText(Buffer.from('two\nlines\n\n'), 't', o), 'two\nlines');
+    assert.equal(decodeText(Buffer.from('Hi\r\n\r\n \t\r\n'), 't', o), 'Hi');
+    assert.equal(decodeText(Buffer.from('Hi\n\nthere   \n'), 't', o), 'Hi\n\nthere   ');
+    assert.equal(decodeText(Buffer.from('\n\n'), 't', o), '');
     // Decomposed letters (macOS writes them) are composed: the same text, with a GSM-7 form.
     assert.equal(decodeText(Buffer.from('Jose\u0301 Mu\u0308ller\n'), 't', o), 'Jos\u00e9 M\u00fcller');
   });

@@ -90,6 +90,17 @@ describe('normaliseNumber', () => {
     const r = normaliseNumber('07911 123456');
     assert.ok(!r.ok && r.needsCountry === true);
   });
+  test('two numbers in one value are said as such, whatever joins them; a slash inside one number is a separator', () => {
+    for (const [raw, cc] of [['07911 123457 / 07400 123458', 'GB'], ['+447911123457, +447400123458', undefined], ['07911 123457 or 07400 123458', 'GB'], ['+447911123457;+447400123458;+447400123459', undefined], ['07911123457 & 07400123458', undefined]] as const) {
+      const r = normaliseNumber(raw, cc === undefined ? undefined : parseCountry(cc));
+      assert.ok(!r.ok && r.cause === 'two-numbers', `${raw}: ${JSON.stringify(r)}`);
+      assert.match(r.reason, /holds (two|3) numbers \(/);
+    }
+    assert.deepEqual(normaliseNumber('0151/23456789', parseCountry('DE')), { ok: true, e164: '+4915123456789' });
+    // One number and something else: the number's own problem, not two numbers.
+    const ext = normaliseNumber('07911 123456, ext 12', parseCountry('GB'));
+    assert.ok(!ext.ok && ext.cause !== 'two-numbers', JSON.stringify(ext));
+  });
   test('parseCountry accepts ISO codes case-insensitively and refuses others', () => {
     assert.equal(parseCountry('gb'), 'GB');
     assert.equal(parseCountry('XX'), undefined);

@@ -89,3 +89,16 @@ export function metaMap(values: readonly string[]): Record<string, string> {
     return [kv?.key ?? m, kv?.value ?? ''];
   }));
 }
+
+/**
+ * Whether msgr fills in the text itself (`--text`, `--text-file`, `--text-column`): then the
+ * provider needs no column, and a run's requests carry no `recipients[].variables` unless
+ * --var-columns names them (docs/campaigns.md: "What goes to the provider"). A template, or a
+ * text sent as written for the API to fill in (--no-render), is the provider's to render: every
+ * other column goes as variables unless --var-columns narrows them.
+ */
+export function msgrRenders(message: Record<string, unknown>, personal: { readonly render: boolean; readonly textColumn: string | null } | undefined): boolean {
+  if (personal?.textColumn !== undefined && personal.textColumn !== null) return true;
+  const body = message.body as { text?: unknown } | undefined;
+  return typeof body?.text === 'string' && personal?.render !== false;
+}

@@ -7,6 +7,7 @@ import { ExitCode } from '../../errors.js';
 import { analyseText } from '../../message/segments.js';
 import type { Ui } from '../../output/ui.js';
 import { showControls } from '../../output/sanitize.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { messageForKey } from '../compose/personalise.js';
 import type { FirstRow } from '../preflight/range.js';
 import type { Summary } from './summary.js';
@@ -49,18 +50,23 @@ export function previewEntries(message: Record<string, unknown>, rows: readonly 
   });
 }
 
-/** For people: one block per message. */
-export function formatPreview(entries: readonly PreviewEntry[]): string {
+/**
+ * For people: one block per message. On a terminal `columns` wide (output/wrap.ts), a line of the
+ * message wraps with `┆` beside its continuation, so that it is told from a line break of the
+ * message (`│`), and the recipient's fields are spaced so that they can wrap.
+ */
+export function formatPreview(entries: readonly PreviewEntry[], columns?: number): string {
   return entries
     .map((e) => {
       const what = e.text !== null ? `${e.encoding ?? ''}, ${e.parts ?? 0} SMS part${e.parts === 1 ? '' : 's'}` : `template ${e.templateId ?? ''}`;
-      const head = `line ${e.line} → ${e.msisdn}${e.from !== null ? ` from ${e.from}` : ''} (${what})`;
+      const head = wrap(`line ${e.line} → ${e.msisdn}${e.from !== null ? ` from ${e.from}` : ''} (${what})`, columns);
       // JSON escapes C0 but not C1 or the bidirectional overrides.
-      const extra = Object.keys(e.recipient).length > 0 ? `\n  ${showControls(JSON.stringify(e.recipient))}` : '';
+      const json = columns === undefined ? JSON.stringify(e.recipient) : JSON.stringify(e.recipient, null, 1).replace(/\n */g, ' ');
+      const extra = Object.keys(e.recipient).length > 0 ? `\n${wrap(`  ${showControls(json)}`, columns)}` : '';
       // Lines as sent (a line feed, the only control character a message line may end with);
       // any other control character is shown as <U+...>: a cell's ESC or lone CR must neither
       // recolour the terminal nor hide part of the text.
-      const text = e.text !== null ? `\n${e.text.split('\n').map((l) => `  │ ${showControls(l)}`).join('\n')}` : '';
+      const text = e.text !== null ? `\n${e.text.split('\n').map((l) => wrap(`  │ ${showControls(l)}`, columns, { lead: '  ┆ ' })).join('\n')}` : '';
       return `${head}${text}${extra}`;
     })
     .join('\n\n');
@@ -90,7 +96,7 @@ export interface TrialOutput {
 export function printPreview(out: TrialOutput, message: Record<string, unknown>, rows: readonly FirstRow[], toSend: number): void {
   const entries = previewEntries(message, rows);
   if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, preview: entries, exitCode: ExitCode.OK }, null, 2)}\n`);
-  else if (entries.length > 0) out.stdout.write(`${formatPreview(entries)}\n`);
+  else if (entries.length > 0) out.stdout.write(`${formatPreview(entries, lineWidth(out.stdout))}\n`);
   out.ui.info(`preview: the first ${formatCount(entries.length)} of ${formatCount(toSend)} message${toSend === 1 ? '' : 's'}; nothing was sent`);
 }
 

@@ -15,7 +15,8 @@ import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
-import { describeSkipped, type SentNumbers } from '../runs/already-sent.js';
+import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../runs/already-sent.js';
+import type { NumberSet } from '../input/number-set.js';
 import { isInDoubt } from '../journal/records.js';
 import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
@@ -59,6 +60,10 @@ export interface Summary {
   causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
   /** A dry run, preview or sample beside an unfinished run of the file: that run's id. */
   unfinishedRun?: string;
+  /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/writer.ts requestFields). */
+  requestFields?: string[];
+  /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
+  sameData?: Record<string, unknown>;
 }
 
 /** The opt-out store as a run used it. */
@@ -212,6 +217,33 @@ function repeatedJson(several: readonly RepeatedNumber[]): Array<{ number: strin
   return several.map((r) => ({ number: r.number, lines: r.lines, rows: r.rows }));
 }
 
+/** What a refusal says of one possible opt-out: the number, when and what the reply said. */
+export interface UndecidedNumber {
+  readonly number: string;
+  readonly lines: readonly number[];
+  /** describePossible's words (src/optouts/store.ts), and the commands that decide. */
+  readonly described: string;
+  readonly accept: string;
+  readonly dismiss: string;
+  readonly json: Record<string, unknown>;
+}
+
+/**
+ * Rows whose numbers have a possible opt-out no one has decided on (docs/optouts.md: "Possible
+ * opt-outs"): the run stops before anything is sent, naming them and the commands that decide.
+ * Only a person's decision sends to them, or leaves them out: no flag of this command does.
+ */
+export function possibleOptOutsError(base: Summary, rows: number, numbers: readonly UndecidedNumber[], fileLabel: string, resumed: boolean): UsageError {
+  const shown = numbers.slice(0, 5).map((n) => `  ${n.number}${n.lines.length > 0 ? ` (line${n.lines.length === 1 ? '' : 's'} ${n.lines.join(', ')})` : ''}: ${n.described}`);
+  const more = numbers.length > shown.length ? [`  … and ${formatCount(numbers.length - shown.length)} more number${numbers.length - shown.length === 1 ? '' : 's'} (msgr optout possible lists them)`] : [];
+  const first = numbers[0];
+  const what = resumed ? `the batches this resume would send hold ${formatCount(rows)} row${rows === 1 ? '' : 's'}` : `${formatCount(rows)} row${rows === 1 ? '' : 's'} of ${fileLabel}`;
+  return new UsageError(`${what} whose number${numbers.length === 1 ? ' has a possible opt-out' : 's have possible opt-outs'} no one has decided on; nothing was sent:\n${[...shown, ...more].join('\n')}`, {
+    hint: `A person reads each reply and decides, then runs this command again: ${first?.accept ?? 'msgr optout possible --accept NUMBER'} (an opt-out: the number is left out as opted out), or ${first?.dismiss ?? 'msgr optout possible --dismiss NUMBER'} (not one: it is sent to).`,
+    jsonFor: (exitCode) => ({ ...base, exitCode, stopped: 'possible-opt-outs', possibleOptOuts: numbers.map((n) => n.json) }),
+  });
+}
+
 /** The error of a run that would send nothing (docs/campaigns.md: "Preflight"); undefined when it would send. */
 export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
   const nothing = nothingToSend(pre, fileLabel);
@@ -233,6 +265,8 @@ export interface SummaryErrorOptions {
   readonly restart?: string | undefined;
   /** The command that continues the run sending its batches in doubt again (--resend-in-doubt). */
   readonly resend?: string | undefined;
+  /** What the account's receipts say of the rows in doubt (bulk/history/delivery.ts settleInDoubt). */
+  readonly receipts?: { readonly rows: number; readonly withReceipt: number; readonly settledRows: number } | undefined;
 }
 
 export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErrorOptions): MsgrError | undefined {
@@ -244,9 +278,17 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // offered (docs/files.md: "Nothing lost, nothing sent twice").
   const runRef = summary.runId ?? '';
   const resend = o.resend !== undefined ? `: ${o.resend}` : ` with ${FLAG.resume} ${FLAG.resendInDoubt}`;
-  const check = `Check first whether the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt got the message (\`msgr runs show ${runRef}\` lists them); send them again under their original Idempotency-Keys (safe at an API that honours them)${resend}`;
+  // Receipts settle doubt (docs/campaigns.md: "In doubt meets consent"): a resume records the
+  // batches they show whole as accepted and sends them nothing, so a plain resume is what to run
+  // when they show every row; the resend is offered only for what they do not show.
+  const rc = o.receipts;
+  const settled = rc !== undefined && rc.settledRows >= r.inDoubt && r.inDoubt > 0;
+  const seen = rc !== undefined && rc.withReceipt > 0 ? `the receipts show ${formatCount(rc.withReceipt)} of them, not every recipient of their batch${rc.withReceipt === 1 ? '' : 'es'}; ` : '';
+  const check = settled
+    ? `The receipts show every one of the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt (\`msgr runs show ${runRef}\`): they were accepted, and a resume records that and sends them nothing`
+    : `Check first whether the ${formatCount(r.inDoubt)} recipient${r.inDoubt === 1 ? '' : 's'} in doubt got the message (${seen}\`msgr runs show ${runRef}\` lists them); send them again under their original Idempotency-Keys (safe at an API that honours them)${resend}`;
   const inDoubtHint = r.inDoubt > 0 ? `\n      ${check}` : '';
-  const resumeHint = summary.resume === null ? undefined : r.notSent > 0 || r.inDoubt === 0 ? `Resume with: ${summary.resume}${inDoubtHint}` : check;
+  const resumeHint = summary.resume === null ? undefined : r.notSent > 0 || r.inDoubt === 0 || settled ? `Resume with: ${summary.resume}${inDoubtHint}` : check;
   const jsonFor = (exitCode: ExitCode): unknown => ({ ...summary, exitCode });
   // The last failure's own hint, without its "Nothing was sent": a run may have sent other batches.
   const lastHint = withoutNothingSent(r.lastHint);
@@ -354,12 +396,35 @@ export function successDocument(summary: SentSummary): unknown {
  * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
  * error that stops the run lists them, and each is printed once.
  */
-export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; store?: OptOutStoreSummary | undefined; totals?: TextTotals | undefined; sms: boolean; repeats: RepeatMode; resumed?: boolean }): void {
+/** What goes to the provider beside each number (docs/campaigns.md: "What goes to the provider"). */
+export interface RequestColumns {
+  readonly vars: readonly string[];
+  readonly meta: readonly string[];
+  /** Who fills in the text: msgr (--text, --text-file, --text-column), or the provider (--template, --no-render). */
+  readonly renderer: 'msgr' | 'provider';
+  /** --var-columns was given (or the run's journal has its columns). */
+  readonly given: boolean;
+}
+
+/** The preflight's line on what each request carries beside its numbers. */
+export function describeRequestColumns(c: RequestColumns): string[] {
+  const names = (list: readonly string[]): string => list.map((n) => JSON.stringify(n)).join(', ');
+  const n = c.vars.length;
+  const count = `${formatCount(n)} column${n === 1 ? '' : 's'}`;
+  let vars: string;
+  if (c.renderer === 'provider') vars = n === 0 ? 'none (the provider fills in the template without them)' : `${count} go${n === 1 ? 'es' : ''} to the provider as recipients[].variables with each number, for it to fill in the template: ${names(c.vars)}${c.given ? ` (${FLAG.varColumns})` : ` (every column but the number's${c.meta.length > 0 ? ' and metaData' : ''}; ${FLAG.varColumns} narrows them)`}`;
+  else vars = n === 0 ? `none: msgr fills in the text, and no column goes to the provider (${FLAG.varColumns} sends some)` : `${count} go${n === 1 ? 'es' : ''} to the provider as recipients[].variables with each number (${FLAG.varColumns}): ${names(c.vars)}`;
+  return [`variables: ${vars}`, ...(c.meta.length > 0 ? [`metaData: ${names(c.meta)} with each number (${FLAG.metaColumns})`] : [])];
+}
+
+export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis | undefined, label: string, seconds: string, o: { skipInvalid: boolean; exclude: { label: string; numbers: number } | undefined; store?: OptOutStoreSummary | undefined; totals?: TextTotals | undefined; sms: boolean; repeats: RepeatMode; resumed?: boolean; columns?: RequestColumns | undefined }): void {
   const skipped = [
     pre.invalid > 0 ? `${formatCount(pre.invalid)} invalid` : '',
     pre.duplicates > 0 ? `${formatCount(pre.duplicates)} duplicate${pre.duplicates === 1 ? '' : 's'}` : '',
     pre.excluded > 0 ? `${formatCount(pre.excluded)} excluded` : '',
     pre.suppressed > 0 ? `${formatCount(pre.suppressed)} opted out` : '',
+    // So that the rows to send (next line) are the valid rows less those listed here.
+    pre.alreadySent > 0 ? `${formatCount(pre.alreadySent)} already sent` : '',
   ].filter((s) => s !== '');
   ui.info(`preflight: ${label}: ${formatCount(pre.rows)} row${pre.rows === 1 ? '' : 's'}, ${formatCount(pre.valid)} valid${skipped.length > 0 ? `, ${skipped.join(', ')}` : ''} (${seconds} s)`);
   ui.info(`  numbers: ${describeNumberColumn(pre.columns.numberColumn, o.resumed === true)}`);
@@ -369,6 +434,10 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     ui.info(`  text: ${text.encoding}${forcing}, ${text.units} ${text.encoding === 'GSM-7' ? 'septet' : 'character'}${text.units === 1 ? '' : 's'}: ${text.parts} SMS part${text.parts === 1 ? '' : 's'} per message, ${formatCount(text.parts * pre.toSend)} in total`);
   }
   if (o.totals !== undefined && o.totals.messages > 0) ui.info(`  ${o.totals.describe()}`);
+  // Said when a column goes to the provider, or a template takes none: msgr filling in the text
+  // and sending no column is the default, and goes without a line.
+  const c = o.columns;
+  if (c !== undefined && (c.vars.length > 0 || c.meta.length > 0 || c.renderer === 'provider')) for (const line of describeRequestColumns(c)) ui.info(`  ${line}`);
   // The warnings about the file's rows were given when the run started: a resume (a cron job's
   // every tick) says them for people, not again under -q.
   const warn = o.resumed === true ? (line: string): void => ui.info(`  ${line}`) : (line: string): void => ui.warn(line);
@@ -426,10 +495,14 @@ function listed(columns: readonly number[]): string {
   return columns.length === 1 ? String(columns[0]) : `${columns.slice(0, -1).join(', ')} and ${String(columns[columns.length - 1])}`;
 }
 
-/** After the preflight's lines: the rows an earlier run accepted, left out, and the numbers in doubt, not left out. */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, alreadySent: number): void {
+/**
+ * After the preflight's lines: the rows an earlier run accepted, left out (with --delivered-only,
+ * what became of the numbers not delivered, in the same line), and the numbers in doubt, not left out.
+ */
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: NumberSet | undefined): void {
   if (sent === undefined) return;
-  ui.info(`  ${describeSkipped(alreadySent, sent)}`);
+  const d = sent.deliveredOnly;
+  ui.info(`  ${describeSkipped(pre.alreadySent, sent, d !== undefined ? { resent: pre.resent, ...notDeliveredLeftOut(d, leaveOut) } : undefined)}`);
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
     ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`);

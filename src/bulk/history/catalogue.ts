@@ -39,6 +39,8 @@ export interface RunInfo {
   /** When the run last wrote to its journal. */
   readonly lastActivity: string;
   readonly msgr: string;
+  /** Its campaign key (--once); null: a run without one. */
+  readonly once: string | null;
 }
 
 /**
@@ -178,14 +180,23 @@ export interface RunDetail {
   /** Per batch sent: its last "send" record and its last "done" record. */
   readonly sends: Map<number, SendRecord>;
   readonly dones: Map<number, DoneRecord>;
+  /** Per batch sent: when its first request left (a resend keeps the key of the first). */
+  readonly firstSent: Map<number, string>;
 }
 
 export async function readRunDetail(journal: string, flag: string): Promise<RunDetail> {
   const sends = new Map<number, SendRecord>();
   const dones = new Map<number, DoneRecord>();
+  const firstSent = new Map<number, string>();
   try {
-    const loaded = await loadJournal(journal, { onSend: (r) => sends.set(r.batch, r), onDone: (r) => dones.set(r.batch, r) });
-    return { loaded, sends, dones };
+    const loaded = await loadJournal(journal, {
+      onSend: (r) => {
+        sends.set(r.batch, r);
+        if (!firstSent.has(r.batch) && typeof r.at === 'string') firstSent.set(r.batch, r.at);
+      },
+      onDone: (r) => dones.set(r.batch, r),
+    });
+    return { loaded, sends, dones, firstSent };
   } catch (err) {
     if (err instanceof JournalError) throw new UsageError(`${flag}: ${err.message}`);
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw new UsageError(`${flag}: ${journal} is gone`);
@@ -222,19 +233,51 @@ export async function runInfo(journal: string): Promise<RunInfo> {
     abandoned: /\.abandoned\.jsonl$/.test(journal),
     lastActivity: statSync(journal).mtime.toISOString(),
     msgr: h.msgr,
+    once: h.once?.key ?? null,
   };
 }
 
+/** A journal msgr cannot read (emptied, cut in its header, not a journal): shown, never passed over. */
+export interface UnreadableJournal {
+  readonly journal: string;
+  readonly why: string;
+  /** When it was last written. */
+  readonly lastActivity: string;
+}
+
 export async function listRuns(state: string): Promise<RunInfo[]> {
+  return (await catalogueRuns(state)).runs;
+}
+
+/** Every run in the state folder, oldest first, and the journals there that cannot be read. */
+export async function catalogueRuns(state: string): Promise<{ readonly runs: RunInfo[]; readonly unreadable: UnreadableJournal[] }> {
   const out: RunInfo[] = [];
+  const unreadable: UnreadableJournal[] = [];
   for (const p of journalPaths(state)) {
     try {
       out.push(await runInfo(p));
-    } catch {
-      // Not a journal (or torn at its header): not a run to list.
+    } catch (err) {
+      // It may be the only record of whom a run messaged: listed as such (docs/files.md: "A journal that cannot be read").
+      let lastActivity = '';
+      try {
+        lastActivity = statSync(p).mtime.toISOString();
+      } catch {
+        continue;
+      }
+      unreadable.push({ journal: p, why: unreadableWhy(err), lastActivity });
     }
   }
-  return out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId));
+  return { runs: out.sort((a, b) => a.startedAt.localeCompare(b.startedAt) || a.runId.localeCompare(b.runId)), unreadable };
+}
+
+/** Why a journal cannot be read, for people: `it is empty`, `its first line is not a run header`. */
+export function unreadableWhy(err: unknown): string {
+  if (err instanceof JournalError || err instanceof UsageError) {
+    const m = /(is empty|is not a msgr journal.*|is a version .*)$/.exec(err.message);
+    return m !== null ? (m[1] as string).replace(/^is /, 'it is ') : err.message;
+  }
+  const code = (err as NodeJS.ErrnoException).code;
+  return code !== undefined ? `it cannot be read (${code})` : String((err as Error).message);
 }
 
 export interface PruneResult {

@@ -7,9 +7,13 @@
 import { existsSync } from 'node:fs';
 import { accountFile, NO_ACCOUNT } from '../../files/account-files.js';
 import type { FieldPaths } from '../../events/fields.js';
-import { readDeliveries, type MessageDelivery, type MessageStatus } from '../../events/delivery.js';
+import { readDeliveries, UNKNOWN_AFTER_MS, type MessageDelivery, type MessageStatus } from '../../events/delivery.js';
+import { summarise } from '../../events/fields.js';
+import { readEventsFile } from '../../events/read.js';
+import { parseEventBody } from '../../events/records.js';
+import { eventNumber } from '../../optouts/replies.js';
 import { optOutAccount } from '../../optouts/store.js';
-import { BatchState, type RunHeader } from '../journal/records.js';
+import { BatchState, isInDoubt, type RunHeader } from '../journal/records.js';
 import type { RunDetail } from './catalogue.js';
 
 /** Where to read receipts, and how their fields are named where the shape is not the sandbox's. */
@@ -88,4 +92,88 @@ export async function runDelivery(state: string, d: RunDetail, o: DeliveryOption
     counts[status]++;
   }
   return { files, missing, records: read.records, skipped: read.skipped, counts, of };
+}
+
+/** What the receipts say of one batch in doubt. */
+export interface SettledBatch {
+  readonly batch: number;
+  /** Its recipients, as its last "send" record names them. */
+  readonly numbers: readonly string[];
+  /** Those with a receipt (in request order), each with its message id when the receipt has one. */
+  readonly withReceipt: ReadonlyArray<{ readonly number: string; readonly messageId: string | undefined }>;
+  /** Every recipient has one: the API took the request; it counts as accepted. */
+  readonly settled: boolean;
+}
+
+export interface InDoubtSettlement {
+  /** The batches in doubt, each with what its receipts say. */
+  readonly batches: readonly SettledBatch[];
+  /** Rows in doubt, and of those, the rows with a receipt. */
+  readonly rows: number;
+  readonly withReceipt: number;
+  /** Rows of the batches every recipient of which has one. */
+  readonly settledRows: number;
+  /** The events files read. */
+  readonly files: readonly string[];
+}
+
+/**
+ * Receipts settle doubt (docs/campaigns.md: "In doubt meets consent"): a recipient of a batch in
+ * doubt has a receipt when the events hold one for its message id (when its batch's outcome
+ * record names one), or else one for its number received after the batch's first request left and
+ * within UNKNOWN_AFTER_MS of it, whose message id is none of the run's other messages'. A receipt
+ * of any state counts (a failed one too): the API took the message. A batch every recipient of
+ * which has one was accepted; one with some is still in doubt, and said so.
+ */
+export async function settleInDoubt(state: string, d: RunDetail, o: Pick<DeliveryOptions, 'events' | 'fields'> = {}): Promise<InDoubtSettlement> {
+  const doubt: Array<{ batch: number; numbers: readonly string[]; ids: ReadonlyArray<string | null> | undefined; from: number }> = [];
+  d.loaded.states.forEach((s, b) => {
+    if (!isInDoubt(s)) return;
+    const send = d.sends.get(b);
+    const from = Date.parse(d.firstSent.get(b) ?? send?.at ?? d.loaded.header.createdAt);
+    doubt.push({ batch: b, numbers: send?.numbers ?? [], ids: d.dones.get(b)?.ids, from });
+  });
+  const files = o.events ?? defaultEventsFiles(state, d.loaded.header).filter((f) => existsSync(f));
+  if (doubt.length === 0) return { batches: [], rows: 0, withReceipt: 0, settledRows: 0, files };
+  // The run's other messages: a receipt for one of them says nothing of a batch in doubt.
+  const others = new Set<string>();
+  for (const [b, done] of d.dones) if (!isInDoubt(d.loaded.states[b] ?? BatchState.none)) for (const id of done.ids ?? []) if (typeof id === 'string') others.add(id);
+  const wantedNumbers = new Set(doubt.flatMap((x) => x.numbers));
+  const wantedIds = new Set(doubt.flatMap((x) => (x.ids ?? []).filter((id): id is string => typeof id === 'string')));
+  const byNumber = new Map<string, Array<{ at: number; messageId: string | undefined }>>();
+  const byId = new Set<string>();
+  for (const file of files) {
+    await readEventsFile(file, (record) => {
+      const e = summarise(parseEventBody(record), o.fields);
+      if (e.kind !== 'delivery') return;
+      if (e.messageId !== undefined && wantedIds.has(e.messageId)) byId.add(e.messageId);
+      if (e.number === undefined) return;
+      const number = eventNumber(e.number);
+      if (number === undefined || !wantedNumbers.has(number) || (e.messageId !== undefined && others.has(e.messageId))) return;
+      const list = byNumber.get(number) ?? [];
+      list.push({ at: Date.parse(record.receivedAt), messageId: e.messageId });
+      byNumber.set(number, list);
+    }, '--events');
+  }
+  let rows = 0;
+  let withReceipt = 0;
+  let settledRows = 0;
+  const batches = doubt.map((x): SettledBatch => {
+    const found: Array<{ number: string; messageId: string | undefined }> = [];
+    x.numbers.forEach((number, i) => {
+      const id = x.ids?.[i];
+      if (typeof id === 'string' && byId.has(id)) {
+        found.push({ number, messageId: id });
+        return;
+      }
+      const r = (byNumber.get(number) ?? []).find((e) => e.at >= x.from && e.at <= x.from + UNKNOWN_AFTER_MS);
+      if (r !== undefined) found.push({ number, messageId: r.messageId });
+    });
+    const settled = x.numbers.length > 0 && found.length === x.numbers.length;
+    rows += x.numbers.length;
+    withReceipt += found.length;
+    if (settled) settledRows += x.numbers.length;
+    return { batch: x.batch, numbers: x.numbers, withReceipt: found, settled };
+  });
+  return { batches, rows, withReceipt, settledRows, files };
 }

@@ -13,6 +13,12 @@ export interface Messaged {
   readonly at: string;
   readonly line: number | undefined;
   readonly messageId: string | undefined;
+  /**
+   * When the batch's first request left, under the same Idempotency-Key: earlier than `at` for a
+   * batch sent again (--resend-in-doubt), whose accepted answer may be the API's replay of the first.
+   */
+  readonly firstAt: string;
+  readonly idempotencyKey: string | undefined;
 }
 
 /** A run, as the recipients it messaged are told with. */
@@ -47,8 +53,9 @@ export async function visitMessaged(state: string, sandbox: boolean, visit: (run
       if (detail.loaded.states[b] !== BatchState.accepted) continue;
       const send = detail.sends.get(b);
       const ids = detail.dones.get(b)?.ids;
+      const at = send?.at ?? h.createdAt;
       (send?.numbers ?? []).forEach((number, i) => {
-        visit(run, { number, at: send?.at ?? h.createdAt, line: send?.lines?.[i], messageId: ids?.[i] ?? undefined });
+        visit(run, { number, at, line: send?.lines?.[i], messageId: ids?.[i] ?? undefined, firstAt: detail.firstSent.get(b) ?? at, idempotencyKey: send?.key });
       });
     }
   }

@@ -217,6 +217,9 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
   const unnamed: number[] = [];
   if (options.varColumns !== undefined) {
     vars = options.varColumns.map((n) => find(n, FLAG.varColumns));
+    // Columns with no name are read by nothing here either: a row may leave them out, and a
+    // value typed under one is said (bulk/preflight/range.ts).
+    for (let i = 0; i < header.length; i++) if (header[i] === '' && i !== msisdn && !meta.includes(i) && !vars.includes(i)) unnamed.push(i);
   } else {
     vars = [];
     const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(clean(n))));

@@ -119,24 +119,22 @@ function readError(label: string, err: unknown): UsageError {
 
 /**
  * Why a number is left out, as the value it has in the preflight's one set of numbers not to
- * message (leaveOutSet): one probe per row, whichever list a number is on.
+ * message (leaveOutSet): one probe per row, whichever list a number is on. `undecided`: a possible
+ * opt-out no one has decided on (docs/optouts.md): the run stops rather than send to it.
  */
-export const LEAVE_OUT = { excluded: 0, optedOut: 1 } as const;
+export const LEAVE_OUT = { excluded: 0, optedOut: 1, undecided: 2 } as const;
 
 /**
- * The numbers the preflight leaves out, each with why: the --exclude list's (excluded) and the
- * opt-out store's (opted out; docs/optouts.md). A number on both is counted as excluded, as it
- * was before the store applied. Undefined when neither has a number.
+ * The numbers the preflight leaves out, each with why: the --exclude list's (excluded), the
+ * opt-out store's (opted out; docs/optouts.md) and its possible opt-outs not decided yet. A number
+ * on several is counted as the first of them, as it was before the store applied. Undefined when
+ * none has a number.
  */
-export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet | undefined): NumberSet | undefined {
-  if ((optedOut?.size ?? 0) === 0) return exclude;
-  if (exclude === undefined || exclude.size === 0) {
-    const set = new NumberSet((optedOut as NumberSet).size);
-    optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
-    return set;
-  }
-  const set = new NumberSet(exclude.size + (optedOut as NumberSet).size);
-  exclude.forEach((key) => set.addValued(key, LEAVE_OUT.excluded));
+export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet | undefined, undecided?: NumberSet): NumberSet | undefined {
+  if ((optedOut?.size ?? 0) === 0 && (undecided?.size ?? 0) === 0) return exclude;
+  const set = new NumberSet(Math.max(16, (exclude?.size ?? 0) + (optedOut?.size ?? 0) + (undecided?.size ?? 0)));
+  exclude?.forEach((key) => set.addValued(key, LEAVE_OUT.excluded));
   optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
+  undecided?.forEach((key) => set.addValued(key, LEAVE_OUT.undecided));
   return set;
 }

@@ -185,6 +185,12 @@ export interface DoneRecord {
   readonly excluded?: number;
   /** Outcome `excluded`: of those, how many went into the opt-out store. */
   readonly optedOut?: number;
+  /**
+   * Outcome `accepted` written by a resume for a batch left in doubt, because the receipts in the
+   * account's events show every one of its recipients (bulk/history/delivery.ts settleInDoubt):
+   * no answer came, but the API had taken it.
+   */
+  readonly settledBy?: 'receipts';
   readonly at: string;
 }
 
@@ -241,7 +247,8 @@ export function doneLine(rec: Omit<DoneRecord, 'type' | 'at'>, at: string): stri
   const ids = rec.ids !== undefined ? `,"ids":${JSON.stringify(rec.ids)}` : '';
   const excluded = rec.excluded !== undefined ? `,"excluded":${rec.excluded}` : '';
   const optedOut = rec.optedOut !== undefined ? `,"optedOut":${rec.optedOut}` : '';
-  return `{"type":"done","batch":${rec.batch},"outcome":"${rec.outcome}"${status}${error}${ids}${excluded}${optedOut},"at":"${at}"}\n`;
+  const settled = rec.settledBy !== undefined ? `,"settledBy":"${rec.settledBy}"` : '';
+  return `{"type":"done","batch":${rec.batch},"outcome":"${rec.outcome}"${status}${error}${ids}${excluded}${optedOut}${settled},"at":"${at}"}\n`;
 }
 
 /** What makes each row's message its own; journaled with the run, so --resume does the same. */

@@ -26,7 +26,7 @@ import { GROUP_WINDOW } from '../compose/grouping.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey, type ExportedSet } from '../input/number-set.js';
 import { mergeSeveral, rejudged, settledPayload, type RepeatMode } from './repeats.js';
 import type { MessageSource } from '../compose/personalise.js';
-import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, type PreflightResult, type RangeResult } from './range.js';
+import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, UNDECIDED_SHOWN, type PreflightResult, type RangeResult } from './range.js';
 import { mergeGroups } from './problems.js';
 import { TextTotals } from '../../message/text-totals.js';
 import { countLineEnds, readCsv, type CsvFormat } from '../input/csv.js';
@@ -69,6 +69,8 @@ export interface PartJob extends PartFile {
   readonly exclude: ExportedSet | undefined;
   /** Numbers an earlier run accepted (bulk/runs/already-sent.ts). */
   readonly sent?: ExportedSet | undefined;
+  /** --delivered-only: the numbers not delivered, counted among the rows to send (bulk/preflight/range.ts). */
+  readonly resent?: ExportedSet | undefined;
   readonly setCapacity: number;
   readonly spoolPath: string | undefined;
   readonly maxProblems: number;
@@ -94,6 +96,7 @@ export interface ParallelOptions extends PartFile {
   readonly exclude?: NumberSet | undefined;
   /** Numbers an earlier run accepted: left out as already sent (bulk/runs/already-sent.ts). */
   readonly sent?: NumberSet | undefined;
+  readonly resent?: NumberSet | undefined;
   readonly fileBytes: number;
   /** The spool of the first part; the second part's is beside it (secondSpool). None for a dry run. */
   readonly spoolPath?: string | undefined;
@@ -365,7 +368,7 @@ export async function runParallelPreflight(o: ParallelOptions): Promise<SplitPre
 }
 
 /** What every worker job of this file is given, whichever part of it the worker reads. */
-function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'format' | 'columns' | 'country' | 'allowUnlisted' | 'fixMojibake' | 'repeats' | 'exclude' | 'sent' | 'batchSize' | 'maxProblems'> {
+function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'format' | 'columns' | 'country' | 'allowUnlisted' | 'fixMojibake' | 'repeats' | 'exclude' | 'sent' | 'resent' | 'batchSize' | 'maxProblems'> {
   return {
     path: o.path,
     fileLabel: o.fileLabel,
@@ -377,6 +380,7 @@ function jobBase(o: ParallelOptions): Pick<PartJob, 'path' | 'fileLabel' | 'form
     repeats: o.repeats,
     exclude: o.exclude?.export(),
     sent: o.sent?.export(),
+    resent: o.resent?.export(),
     batchSize: o.batchSize,
     maxProblems: o.maxProblems ?? 20,
   };
@@ -462,7 +466,9 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     duplicates: a.duplicates + b.duplicates + shared,
     excluded: a.excluded + b.excluded,
     suppressed: a.suppressed + b.suppressed,
+    undecided: { count: a.undecided.count + b.undecided.count, rows: [...a.undecided.rows, ...b.undecided.rows].slice(0, UNDECIDED_SHOWN) },
     alreadySent: a.alreadySent + b.alreadySent - sharedSent,
+    resent: a.resent + b.resent - (shared > 0 ? b.resentKeys.filter((k) => seenA.has(k)).length : 0),
     // Messages of their own are never split (bulk/preflight/pass.ts): these stay at 0 here.
     alreadySentOthers: { count: a.alreadySentOthers.count + b.alreadySentOthers.count, lines: [...a.alreadySentOthers.lines, ...b.alreadySentOthers.lines], keys: [...a.alreadySentOthers.keys, ...b.alreadySentOthers.keys] },
     outsidePlan: a.outsidePlan + b.outsidePlan - (shared > 0 ? b.outsideKeys.filter((k) => seenA?.has(k) === true).length : 0),
@@ -475,6 +481,7 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     landlines: a.landlines + b.landlines - (shared > 0 ? b.landlineKeys.filter((k) => seenA?.has(k) === true).length : 0),
     landlineSamples: [...a.landlineSamples, ...b.landlineSamples.filter((x) => shared === 0 || seenA?.has(numberKey(x.number)) !== true)].slice(0, LANDLINE_SAMPLES),
     landlineKeys: [],
+    resentKeys: [],
     firstBatch,
     firstNumbers: [],
     hash: a.hash,

@@ -40,6 +40,8 @@ export interface PreflightPassConfig {
   readonly sent?: NumberSet | undefined;
   /** With --allow-duplicates: which of their messages (bulk/preflight/range.ts SentMessages). */
   readonly sentMessages?: SentMessages | undefined;
+  /** --delivered-only: the numbers not delivered, sent again (bulk/preflight/range.ts). */
+  readonly resent?: NumberSet | undefined;
   /** Where the verdicts go for the send pass; undefined for a dry run. */
   readonly spoolPath: string | undefined;
   readonly env: Context['env'];
@@ -118,6 +120,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     repeats: repeatMode(c.shape),
     exclude: c.exclude,
     sent: c.sent,
+    resent: c.resent,
     batchSize: c.shape.batchSize,
     fileBytes: c.fileBytes,
     spoolPath,
@@ -157,6 +160,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         exclude: c.exclude,
         sent: c.sent,
         sentMessages: c.sentMessages,
+        resent: c.resent,
         batchSize: c.shape.batchSize,
         fileBytes: c.fileBytes,
         spool: writer,

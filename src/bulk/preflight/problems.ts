@@ -36,6 +36,8 @@ const CAUSES: Record<string, string> = {
   impossible: 'numbers that cannot be phone numbers',
   unlisted: 'numbers in no range of the numbering plan',
   mistyped: 'numbers a digit short or long, or with a national 0 kept',
+  'two-numbers': 'cells with two numbers or more',
+  header: 'the header row again (two exports joined?)',
   fields: 'rows with a wrong number of fields',
   utf8: 'text that is not valid UTF-8',
   mojibake: 'text mangled by a spreadsheet (UTF-8 read as Windows-1252)',

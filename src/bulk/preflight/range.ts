@@ -48,6 +48,12 @@ export interface RowPassOptions {
    * Absent: rows are left out by number.
    */
   readonly sentMessages?: SentMessages | undefined;
+  /**
+   * --delivered-only: the numbers the earlier runs' message did not reach, sent again. Those
+   * among the rows to send are counted (`resent`), so that the line that says how many were not
+   * delivered says in the same breath how many are sent again (bulk/runs/already-sent.ts).
+   */
+  readonly resent?: NumberSet | undefined;
   readonly batchSize: number;
   /** Where the verdicts and recipient JSON go for the send pass; none for a dry run. */
   readonly spool?: SpoolWriter | undefined;
@@ -99,8 +105,12 @@ export interface PreflightResult {
   readonly excluded: number;
   /** Left out because the number is in the opt-out store (docs/optouts.md). */
   readonly suppressed: number;
+  /** Rows whose number has a possible opt-out no one has decided on: the run stops (docs/optouts.md). */
+  readonly undecided: { readonly count: number; readonly rows: ReadonlyArray<{ readonly line: number; readonly number: string }> };
   /** Left out because an earlier run accepted the number (not in toSend). */
   readonly alreadySent: number;
+  /** Numbers of `resent` among the rows to send (each number once). */
+  readonly resent: number;
   /**
    * With --allow-duplicates, rows of a number an earlier run accepted that has several messages
    * in this file, where that run's journal does not say which message it had (it journaled
@@ -210,7 +220,9 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     several: r.several,
     excluded: r.excluded,
     suppressed: r.suppressed,
+    undecided: r.undecided,
     alreadySent: r.alreadySent,
+    resent: r.resent,
     alreadySentOthers: r.alreadySentOthers,
     outsidePlan: r.outsidePlan,
     landlines: r.landlines,
@@ -246,6 +258,9 @@ export interface RangeOptions extends RowPassOptions {
   readonly firstNumbers?: boolean;
 }
 
+/** Rows of numbers with possible opt-outs named by line (the count is of all of them). */
+export const UNDECIDED_SHOWN = 20;
+
 /** Landline rows named by line (the count is of all of them). */
 export const LANDLINE_SAMPLES = 10;
 
@@ -257,7 +272,9 @@ export interface RangeResult {
   readonly duplicates: number;
   readonly excluded: number;
   readonly suppressed: number;
+  readonly undecided: { readonly count: number; readonly rows: ReadonlyArray<{ readonly line: number; readonly number: string }> };
   readonly alreadySent: number;
+  readonly resent: number;
   readonly alreadySentOthers: { count: number; lines: number[]; keys: number[] };
   readonly outsidePlan: number;
   readonly landlines: number;
@@ -270,6 +287,8 @@ export interface RangeResult {
   /** With `firstNumbers`: the numbers counted in `outsidePlan` and `landlines` (8 bytes each), for the join of a split. */
   readonly outsideKeys: number[];
   readonly landlineKeys: number[];
+  /** With `firstNumbers`: the numbers counted in `resent`, for the join of a split. */
+  readonly resentKeys: number[];
   readonly firstBatch: string[];
   readonly firstKey?: string | undefined;
   /** Requests, when rows were grouped by their message (else one per batch-size rows). */
@@ -318,6 +337,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const outsideKeys: number[] = [];
   const landlineSamples: Array<{ line: number; number: string }> = [];
   const landlineKeys: number[] = [];
+  const resentKeys: number[] = [];
   // Only for a send (a spool), whose report may name the line a duplicate repeats.
   const duplicateKeys = new Set<number>();
   const firstBatch: string[] = [];
@@ -353,7 +373,9 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let duplicates = 0;
   let excluded = 0;
   let suppressed = 0;
+  const undecided = { count: 0, rows: [] as Array<{ line: number; number: string }> };
   let alreadySent = 0;
+  let resent = 0;
   let outsidePlan = 0;
   let landlines = 0;
   let toSend = 0;
@@ -415,6 +437,11 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         if (leftOut === LEAVE_OUT.optedOut) {
           suppressed++;
           o.spool?.skip('O', line, r.e164);
+        } else if (leftOut === LEAVE_OUT.undecided) {
+          // The run stops at these (send-bulk.ts): named by line, the first few.
+          undecided.count++;
+          if (undecided.rows.length < UNDECIDED_SHOWN) undecided.rows.push({ line, number: r.e164 });
+          o.spool?.skip('O', line, r.e164);
         } else {
           excluded++;
           o.spool?.skip('X', line, r.e164);
@@ -447,6 +474,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
+      if (!otherMessage && o.resent?.has(key) === true) {
+        resent++;
+        if (keepNumbers) resentKeys.push(key);
+      }
       // Counted among the rows to send only: "sending anyway" must not name an opted-out number or
       // a duplicate (a split's join drops the second half's rows of numbers the first half has).
       if (r.verdict === 'outside') {
@@ -535,7 +566,9 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     duplicates,
     excluded,
     suppressed,
+    undecided,
     alreadySent,
+    resent,
     alreadySentOthers,
     outsidePlan,
     landlines,
@@ -547,6 +580,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     outsideSamples,
     outsideKeys,
     landlineKeys,
+    resentKeys,
     firstBatch,
     firstKey,
     requests: grouper?.sealed,

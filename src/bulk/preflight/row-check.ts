@@ -70,11 +70,29 @@ export function createRowChecker(columns: ColumnPlan, checker: NumberChecker, ut
     }
     if (repaired !== undefined) fields = repaired;
     const r = checker.check(fields[columns.msisdn] as string);
-    if (r.verdict === 'invalid') return { ...r, column: columns.msisdnName };
+    if (r.verdict === 'invalid') return headerAgain(fields, columns) ?? { ...r, column: columns.msisdnName };
     // Millions of rows: no object made for a row with nothing repaired and one shared message.
     if (message === undefined) return repaired !== undefined ? { ...r, fields: repaired } : r;
     const m = message.message(fields);
     if (!m.ok) return { verdict: 'invalid', e164: '', cause: m.cause, column: m.column, reason: m.reason, ...(m.hint !== undefined ? { hint: m.hint } : {}) };
     return repaired !== undefined ? { ...r, message: m, fields: repaired } : { ...r, message: m };
   };
+}
+
+export const HEADER_AGAIN_HINT = 'Two files were joined, each with its header: delete the header row in the middle (and check that the rows after it are the ones meant), or export the list again as one file.';
+
+/**
+ * The header row again, in the middle of the file: two exports joined (`cat a.csv b.csv`), the
+ * second one's header read as a recipient. Said as such rather than as a number that is not
+ * one. Known by its number cell: the number column's name, or its row: the header's names.
+ */
+function headerAgain(fields: readonly string[], columns: ColumnPlan): RowCheck | undefined {
+  const name = (s: string | undefined): string => (s ?? '').trim().toLowerCase();
+  const cell = name(fields[columns.msisdn]);
+  // Columns without a header (--no-header) are named 1, 2, …: no row repeats those.
+  if (!/[a-z]/.test(cell)) return undefined;
+  const header = columns.header.map(name);
+  const same = fields.filter((f, i) => name(f) !== '' && name(f) === header[i]).length;
+  if (cell !== name(columns.msisdnName) && same < Math.max(2, header.filter((h) => h !== '').length / 2)) return undefined;
+  return { verdict: 'invalid', e164: '', cause: 'header', column: columns.msisdnName, reason: `is the header row again ("${(fields[columns.msisdn] ?? '').trim()}"): two files joined?`, hint: HEADER_AGAIN_HINT };
 }

@@ -69,7 +69,19 @@ function cell(value: string): string {
   return csvField(defuse(value));
 }
 
-export const CSV_HEADER = 'line,number,outcome,status,message_id,error';
+export const CSV_HEADER = 'line,number,outcome,status,message_id,error,request_fields';
+
+/** Outcomes of rows whose request this run built: their `request_fields` say what it carried. */
+const BUILT: ReadonlySet<string> = new Set(['accepted', 'rejected', 'in-doubt', 'not-sent']);
+
+/**
+ * What each recipient's request carries (docs/campaigns.md: "The report"): `msisdn`, then each
+ * `variables.NAME` and `metaData.NAME` the run's columns put beside it. The same for every row a
+ * run sends: the columns are the run's, not the row's.
+ */
+export function requestFields(vars: readonly string[], meta: readonly string[]): string[] {
+  return ['msisdn', ...vars.map((n) => `variables.${n}`), ...meta.map((n) => `metaData.${n}`)];
+}
 
 /** The columns `msgr runs report` adds: the delivery state of the row's message, when, and a failure's code. */
 export const DELIVERY_COLUMNS = 'delivery,delivery_at,delivery_error';
@@ -120,6 +132,8 @@ export class ReportWriter {
   #done = false;
   /** With the delivery columns (`msgr runs report`). */
   readonly #delivery: boolean;
+  /** What the requests of the run's rows carry (requestFields), said once it is known. */
+  #fields: readonly string[] = ['msisdn'];
   rows = 0;
 
   /**
@@ -158,12 +172,18 @@ export class ReportWriter {
     if (this.format === 'csv') this.#file.write(`${CSV_HEADER}${this.#delivery ? `,${DELIVERY_COLUMNS}` : ''}\n`);
   }
 
+  /** The fields every request of the run carries per recipient (requestFields). */
+  carries(fields: readonly string[]): void {
+    this.#fields = fields;
+  }
+
   write(row: ReportRow): void {
     this.rows++;
+    const fields = BUILT.has(row.outcome) ? this.#fields : undefined;
     if (this.format === 'csv') {
       const d = row.delivery;
       const delivery = this.#delivery ? `,${d?.status ?? ''},${d?.at ?? ''},${cell(d?.errorCode ?? '')}` : '';
-      this.#file.write(`${row.line},${cell(row.number)},${row.outcome},${row.status ?? ''},${cell(row.messageId ?? '')},${cell(row.error ?? '')}${delivery}\n`);
+      this.#file.write(`${row.line},${cell(row.number)},${row.outcome},${row.status ?? ''},${cell(row.messageId ?? '')},${cell(row.error ?? '')},${cell(fields?.join('; ') ?? '')}${delivery}\n`);
     } else {
       this.#file.write(
         `${JSON.stringify({
@@ -173,6 +193,7 @@ export class ReportWriter {
           status: row.status ?? null,
           messageId: row.messageId ?? null,
           error: row.error ?? null,
+          requestFields: fields ?? null,
           ...(this.#delivery ? { delivery: row.delivery?.status ?? null, deliveryAt: row.delivery?.at ?? null, deliveryError: row.delivery?.errorCode ?? null } : {}),
         })}\n`,
       );

@@ -10,6 +10,7 @@ import { UsageError } from '../../errors.js';
 import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource } from '../journal/records.js';
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
+import { LEAVE_OUT } from '../input/exclude.js';
 import { describeTarget, targetDifferences } from './target.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import type { SentMessages } from '../preflight/range.js';
@@ -20,7 +21,8 @@ import { definitionDifferences, journaledDefinition, type MessageDefinition } fr
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 import { readDeliveries } from '../../events/delivery.js';
-import { defaultEventsFiles } from '../history/delivery.js';
+import { defaultEventsFiles, settleInDoubt } from '../history/delivery.js';
+import { readRunDetail } from '../history/catalogue.js';
 import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
@@ -63,6 +65,8 @@ export interface SentNumbers {
 export interface DeliveredOnly {
   /** Failed, expired, or no final receipt long after it was sent (unknown): sent again. */
   readonly notDelivered: number;
+  /** Those numbers: the preflight counts them among the rows to send, the line says where the others went. */
+  readonly keys: NumberSet;
   /** No final receipt yet: the message may still arrive (a new run with these is refused). */
   readonly pending: number;
   /** Accepted without a message id: nothing to match a receipt to, so counted as sent. */
@@ -201,21 +205,22 @@ export async function loadSentNumbers(
   if (o.atStart !== undefined) {
     // A resume, a report: the numbers counted as delivered when the run started, whatever came since.
     const kept = new NumberSet(accepted.size);
-    let dropped = 0;
+    const dropped = new NumberSet();
     for (const key of accepted.export().slots) {
       if (key === 0) continue;
       if (o.atStart.has(key)) kept.add(key);
-      else dropped++;
+      else dropped.add(key);
     }
-    return { accepted: kept, messages, inDoubt: inDoubt.size, ...leftOut, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
+    return { accepted: kept, messages, inDoubt: inDoubt.size, ...leftOut, ids, runs: loadedRuns, named, deliveredOnly: { notDelivered: dropped.size, keys: dropped, pending: 0, withoutId: 0, withId: 0, matched: 0, files: [] } };
   }
   // A number another run delivered to counts as sent, whatever its other messages' receipts say.
-  const notYet = (set: NumberSet): number => {
-    let n = 0;
-    for (const key of set.export().slots) if (key !== 0 && !accepted.has(key)) n++;
-    return n;
+  const notYet = (set: NumberSet): NumberSet => {
+    const left = new NumberSet();
+    for (const key of set.export().slots) if (key !== 0 && !accepted.has(key)) left.add(key);
+    return left;
   };
-  const deliveredOnly = o.delivered !== undefined ? { notDelivered: notYet(notDelivered), pending: notYet(pending), withoutId, withId, matched, files: [...files] } : undefined;
+  const again = notYet(notDelivered);
+  const deliveredOnly = o.delivered !== undefined ? { notDelivered: again.size, keys: again, pending: notYet(pending).size, withoutId, withId, matched, files: [...files] } : undefined;
   return { accepted, messages, inDoubt: inDoubt.size, ...leftOut, ids, runs: loadedRuns, named, deliveredOnly };
 }
 
@@ -266,13 +271,45 @@ export function skipSentRecord(sent: SentNumbers): SkipSentSource[] {
   return sent.named.map((r) => ({ runId: r.runId, journal: r.journal, bytes: r.bytes, ...(sent.deliveredOnly !== undefined ? { deliveredOnly: true as const } : {}), ...(sent.inDoubtLeftOut === true ? { inDoubt: 'left-out' as const } : {}) }));
 }
 
-/** One line for people about what was left out. */
-export function describeSkipped(skipped: number, sent: SentNumbers): string {
+/**
+ * What became of the numbers --delivered-only found not delivered: among this run's rows to send
+ * (the preflight's count), opted out, on the --exclude list; the rest are not among the file's
+ * rows to send (no longer in it, or a row that is now invalid).
+ */
+export interface NotDeliveredFate {
+  readonly resent: number;
+  readonly optedOut: number;
+  readonly excluded: number;
+}
+
+/** The --delivered-only numbers the run leaves out, by the list that leaves each out (LEAVE_OUT). */
+export function notDeliveredLeftOut(d: DeliveredOnly, leaveOut: NumberSet | undefined): { optedOut: number; excluded: number } {
+  let optedOut = 0;
+  let excluded = 0;
+  if (leaveOut !== undefined) {
+    for (const key of d.keys.export().slots) {
+      if (key === 0) continue;
+      const why = leaveOut.get(key);
+      if (why === LEAVE_OUT.optedOut) optedOut++;
+      else if (why !== undefined) excluded++;
+    }
+  }
+  return { optedOut, excluded };
+}
+
+/** One line for people about what was left out; with --delivered-only, what became of the numbers not delivered, in the same line. */
+export function describeSkipped(skipped: number, sent: SentNumbers, fate?: NotDeliveredFate): string {
   const ids = sent.named.map((r) => r.runId);
   const runs = `run ${ids.slice(0, 3).join(', ')}${ids.length > 3 ? ', …' : ''}`;
   const d = sent.deliveredOnly;
   if (d !== undefined) {
-    const again = d.notDelivered > 0 ? `; ${formatCount(d.notDelivered)} not delivered (failed, expired, or no final receipt in 72 h) are sent again` : '';
+    const parts = fate === undefined ? ['sent again'] : [
+      `${formatCount(fate.resent)} sent again`,
+      ...(fate.optedOut > 0 ? [`${formatCount(fate.optedOut)} opted out`] : []),
+      ...(fate.excluded > 0 ? [`${formatCount(fate.excluded)} on the ${FLAG.exclude} list`] : []),
+      ...(d.notDelivered - fate.resent - fate.optedOut - fate.excluded > 0 ? [`${formatCount(d.notDelivered - fate.resent - fate.optedOut - fate.excluded)} not among this file's rows to send`] : []),
+    ];
+    const again = d.notDelivered > 0 ? `; ${formatCount(d.notDelivered)} not delivered (failed, expired, or no final receipt in 72 h): ${parts.join(', ')}` : '';
     const noId = d.withoutId > 0 ? ` (${formatCount(d.withoutId)} accepted without a message id count as sent)` : '';
     return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} delivered by ${runs}: left out${noId}${again}`;
   }
@@ -374,6 +411,8 @@ export interface LeaveOutIntent {
   readonly deliveredOnly?: DeliveredOnlyFrom | undefined;
   /** What a restart does with the rows its abandoned run left in doubt: left out (--skip-in-doubt), sent again (--resend-in-doubt), or not said. */
   readonly inDoubt?: 'skip' | 'resend' | undefined;
+  /** The state folder, where the account's receipts are (they say whether rows in doubt were accepted). */
+  readonly state?: string | undefined;
 }
 
 /** The copy of the numbers --delivered-only counted as sent when the run started (see SkipSentSource). */
@@ -386,11 +425,19 @@ export const DELIVERED_AT_START = { id: 'delivered' } as const;
  * when that run sent another message or only to the sandbox). Without --skip-sent or --again, the numbers
  * the earlier runs of the file accepted are the guard.
  */
-/** A restart whose abandoned run left rows in doubt, without saying what to do with them. */
-function restartInDoubtError(runId: string, count: number): UsageError {
+/**
+ * A restart whose abandoned run left rows in doubt, without saying what to do with them.
+ * --skip-in-doubt is offered only when the receipts show every one of them (they were accepted:
+ * docs/campaigns.md: "In doubt meets consent"); else only the resend, after a check.
+ */
+function restartInDoubtError(runId: string, count: number, receipts: { readonly withReceipt: number; readonly settledRows: number } | undefined): UsageError {
   const rows = `${formatCount(count)} recipient${count === 1 ? '' : 's'}`;
+  const shown = receipts !== undefined && receipts.settledRows >= count;
+  const some = receipts !== undefined && receipts.withReceipt > 0 && !shown ? ` (the receipts show ${formatCount(receipts.withReceipt)} of them)` : '';
   return new UsageError(`run ${runId}, which ${FLAG.restart} abandons, left ${rows} in doubt (their requests may have reached the API); this restart would send to them again under new Idempotency-Keys; nothing was sent`, {
-    hint: `Check them first (msgr runs show ${runId} lists them); then add ${FLAG.skipInDoubt} to leave them out (they got the message), or ${FLAG.resendInDoubt} to send to them again with this restart.`,
+    hint: shown
+      ? `The receipts show every one of them (msgr runs show ${runId}): they were accepted. Add ${FLAG.skipInDoubt} to leave them out as accepted, or ${FLAG.resendInDoubt} to send to them again with this restart.`
+      : `No receipt shows that they got it${some}: check them first (msgr runs show ${runId} lists them), then add ${FLAG.resendInDoubt} to send to them again with this restart.`,
   });
 }
 
@@ -445,7 +492,10 @@ export async function leaveOutFor(
     // A restart would send the rows its abandoned run left in doubt again, under new
     // Idempotency-Keys: they may have arrived. Said before anything is sent (docs/campaigns.md:
     // "Running a file again").
-    if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) throw restartInDoubtError(abandoned.header.runId, sent.inDoubt);
+    if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) {
+      const receipts = flags.state !== undefined ? await settleInDoubt(flags.state, await readRunDetail(abandoned.journal, FLAG.restart)).catch(() => undefined) : undefined;
+      throw restartInDoubtError(abandoned.header.runId, sent.inDoubt, receipts);
+    }
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.withId > 0 && sent.deliveredOnly.matched === 0) throw noReceiptError(sent.deliveredOnly, sent.named);
     if (sent.deliveredOnly !== undefined && sent.deliveredOnly.pending > 0) throw pendingError(sent.deliveredOnly, sent.named);
     for (const left of sent.named) {

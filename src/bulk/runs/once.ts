@@ -12,9 +12,10 @@ import { buildMessage } from '../compose/message.js';
 import type { Campaign } from '../campaign.js';
 import { describeSender, describeText } from './target.js';
 import { shellQuote } from '../../output/shell.js';
-import { definitionDifferences, journaledDefinition } from '../compose/definition.js';
+import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
+import type { EarlierRun } from './earlier.js';
 import { FLAG } from '../flag-names.js';
 
 /** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */
@@ -75,5 +76,37 @@ function keyReused(key: string, header: RunHeader, what: string, unfinished: boo
     hint: unfinished
       ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (it leaves out the rows run ${header.runId} accepted${again ? `, ${FLAG.again} or not: a key messages each number once` : ''}); otherwise ${other}.`
       : `A key names one campaign: ${other}.`,
+  });
+}
+
+/**
+ * A new run under a campaign key whose input is the same data (the same content, whatever its
+ * name) as an earlier run's under another key, or under none, that sent the same message
+ * (docs/campaigns.md: "The same data under another key"): the daily cron line run on a
+ * `today.csv` nobody replaced. Another message to the same list is another campaign. The newest
+ * such run; undefined when there is none.
+ */
+export async function sameDataRun(earlier: readonly EarlierRun[], key: string, input: { readonly path: string; readonly size: number; readonly quickHash: string }, definition: MessageDefinition): Promise<EarlierRun | undefined> {
+  const memo = {};
+  for (const r of [...earlier].reverse()) {
+    if (r.header.once?.key === key || definitionDifferences(journaledDefinition(r.header), definition).length > 0) continue;
+    if (await sameData(input.path, input, r.header.input, memo)) return r;
+  }
+  return undefined;
+}
+
+/** What --json says of that run (`sameData`). */
+export function sameDataJson(r: EarlierRun): Record<string, unknown> {
+  return { runId: r.header.runId, key: r.header.once?.key ?? null, finished: r.finished, finishedAt: r.finishedAt ?? null, file: r.header.input.stdin ? '-' : r.header.input.path, journal: r.journal };
+}
+
+/** The refusal of such a run, naming that run, its key and when it finished, and the flag for the case that is meant. */
+export function sameDataError(r: EarlierRun, key: string, fileLabel: string, jsonFor: (exitCode: ExitCode) => unknown): UsageError {
+  const was = r.header.once !== undefined ? `${FLAG.once} ${r.header.once.key}` : `no ${FLAG.once}`;
+  const when = r.finished ? `finished ${r.finishedAt ?? r.header.createdAt}` : `left unfinished, started ${r.header.createdAt}`;
+  const where = r.header.input.stdin ? 'data read from stdin' : r.header.input.path === fileLabel || r.header.input.path.endsWith(`/${fileLabel}`) ? 'this file' : r.header.input.path;
+  return new UsageError(`${fileLabel} holds the same data, byte for byte, as run ${r.header.runId} under ${was} (${where}, ${when}); under ${FLAG.once} ${key} it would send the same rows again; nothing was sent`, {
+    hint: `If the file was not replaced (an export that did not run), replace it with the new data and run the command again. If these rows are meant for ${FLAG.once} ${key} too, add ${FLAG.sameData}.`,
+    jsonFor,
   });
 }

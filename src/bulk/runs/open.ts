@@ -24,7 +24,7 @@ import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../jo
 import { heartbeatStopped, lockHolder, tryLock, type LockOwner } from '../../files/lock.js';
 import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
-import { journalsElsewhere, pointedJournals, pointerPath, writePointer } from '../history/catalogue.js';
+import { journalsElsewhere, pointedJournals, pointerPath, unreadableWhy, writePointer } from '../history/catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
 import { restartDoes, runningError, tookOverLine, unfinishedError } from './unfinished.js';
@@ -243,12 +243,15 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   let abandoned: RestartRun['abandoned'] | undefined;
   let moved: Moved | undefined;
   let unfinished: NewRun['unfinished'];
+  // A journal that could not be read was set aside by --restart: this run's keys are its own.
+  let setAside = false;
   if (resume) {
     try {
       previous = await loadJournal(journalPath);
     } catch (err) {
-      if (err instanceof JournalError) throw new UsageError(`${FLAG.resume}: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
-      throw err;
+      // A journal given by path that is none: a path mistyped, most likely.
+      if (err instanceof JournalError && journalGiven !== undefined) throw new UsageError(`${FLAG.resume}: ${err.message}`, { hint: 'Give the journal path printed by the run you want to resume.' });
+      throw unreadableJournalError(journalPath, err, { label: file ?? 'stdin', key: key?.key, restart: request === 'resume' ? `the campaign's command (with its message flags) and ${FLAG.restart}` : campaign.rerun.restart });
     }
     runId = previous.header.runId;
     // A keyed run goes on from any path with the same data (bulk/runs/once.ts checks the data).
@@ -261,7 +264,20 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     }
     if (previous.badLines > 0) ui.warn(`the journal had ${previous.badLines} unreadable line${previous.badLines === 1 ? '' : 's'} (a write cut short); the batches they named count as in doubt`);
   } else if (writes && existsSync(journalPath)) {
-    const old = await loadJournal(journalPath).catch(() => undefined);
+    // A journal that cannot be read is never written over (docs/files.md: "A journal that cannot be read").
+    const old = await loadJournal(journalPath).catch((err: unknown) => {
+      if (request !== 'restart') throw unreadableJournalError(journalPath, err, { label: file ?? 'stdin', key: key?.key, restart: campaign.rerun.restart });
+      return undefined;
+    });
+    if (old === undefined) {
+      // --restart: kept aside, where `msgr runs list` still shows it, and put back if this run sends nothing.
+      const aside = journalPath.replace(/\.jsonl$/, '') + `.unreadable-${ctx.now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.jsonl`;
+      moveJournal(journalPath, aside);
+      putBackUnlessStarted(ctx, defer, journalPath, aside);
+      moved = { from: journalPath, to: aside };
+      setAside = true;
+      ui.warn(`the journal ${journalPath}, which cannot be read, is kept as ${aside}; this run does not know whom that run messaged`);
+    }
     if (old !== undefined && keyed !== undefined && key !== undefined && isFinished(old)) {
       throw new UsageError(`${FLAG.restart}: run ${old.header.runId} under ${FLAG.once} ${key.key} finished; there is nothing to restart`, {
         hint: 'A key names one campaign: a new campaign needs a key of its own.',
@@ -284,7 +300,11 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       ui.debug(`the last run of this file, ${old.header.runId}, is kept as ${kept}`);
     }
   } else if (!writes && existsSync(journalPath)) {
-    const old = await loadJournal(journalPath).catch(() => undefined);
+    // A dry run or preview says what the command would: it stops at a journal that cannot be read.
+    const old = await loadJournal(journalPath).catch((err: unknown) => {
+      if (request !== 'restart') throw unreadableJournalError(journalPath, err, { label: file ?? 'stdin', key: key?.key, restart: campaign.rerun.restart });
+      return undefined;
+    });
     if (old !== undefined && keyed !== undefined && isFinished(old)) {
       // The key's run is done: a dry run says so, as the command would.
       previous = old;
@@ -307,9 +327,24 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   }
   const at = { journalPath, fileAbs, fileArg };
   if (previous !== undefined) return { kind: isFinished(previous) ? 'done' : 'resume', runId, ...at, previous };
-  const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined ? runId : undefined) } : undefined;
+  const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined || setAside ? runId : undefined) } : undefined;
   if (abandoned !== undefined) return { kind: 'restart', runId, ...at, abandoned, moved, once };
   return { kind: 'new', runId, ...at, moved, once, unfinished: unfinished ?? elsewhere };
+}
+
+/**
+ * The journal of the file's run (or of a campaign key's) that cannot be read: emptied, cut in its
+ * header, not a journal. It may be the only record of whom that run messaged, so a new run of the
+ * file stops (exit 2) and the journal is never written over; --restart keeps it aside and starts
+ * anew (docs/files.md: "A journal that cannot be read").
+ */
+function unreadableJournalError(journal: string, err: unknown, o: { readonly label: string; readonly key: string | undefined; readonly restart: string }): UsageError {
+  const why = unreadableWhy(err);
+  const whose = o.key !== undefined ? `the run under ${FLAG.once} ${o.key}` : `the last run of ${o.label}`;
+  return new UsageError(`the journal of ${whose}, ${journal}, cannot be read (${why}); it may be the only record of whom that run messaged, and it is not written over; nothing was sent`, {
+    hint: `Keep the file. If you have a copy of it from before it was damaged, put it back and run the command again. To start anew all the same: ${o.restart} (the journal is kept aside as journal.unreadable-<time>.jsonl, never written over, and every row is sent, since msgr cannot tell whom that run reached; leave out numbers you know it reached with ${FLAG.exclude} FILE).`,
+    cause: err,
+  });
 }
 
 /**

@@ -10,7 +10,7 @@ import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
-import { NumberSet } from '../input/number-set.js';
+import { NumberSet, numberKey } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -63,6 +63,12 @@ export interface PlannedStore {
   readonly why: (number: string) => string;
   /** The store itself, to check a number (a sample's). */
   readonly optOuts: OptOuts | undefined;
+  /**
+   * Numbers with a possible opt-out no one has decided on (docs/optouts.md: "Possible opt-outs"):
+   * a new run's preflight finds their rows and the run stops; a resume stops when a batch it
+   * would send has one. Undefined when there are none.
+   */
+  readonly undecided: NumberSet | undefined;
 }
 
 /**
@@ -148,7 +154,9 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     exclude,
     optOuts,
     store,
-    leaveOut: leaveOutSet(exclude?.set, store.atStart),
+    // A resume rebuilds its batches from the lists as they were: a possible opt-out since is found
+    // in the batches still to send instead (bulk/send-bulk.ts).
+    leaveOut: leaveOutSet(exclude?.set, store.atStart, run.kind === 'resume' ? undefined : store.undecided),
     addedSinceStart: addedSinceStart(added, store.optOuts),
     // Said by the resume with what it means for the rows (bulk/send-bulk.ts).
     excludedAfterStart: added.find((a) => a.source.id === 'exclude')?.added,
@@ -169,7 +177,10 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
   const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account);
   const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
-  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all } as const;
+  const pending = all.pending();
+  const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;
+  for (const p of pending) undecided?.add(numberKey(p.number));
+  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all, undecided } as const;
   if (mode === 'included') {
     if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
     return { ...planned, atStart: undefined };

@@ -283,6 +283,12 @@ export class BatchAccounting {
           this.markInDoubt(b, `HTTP 409: ${outcome.message}`);
           return 'in-doubt';
         }
+        if (outcome.status === 422 && b.resentSmaller === true) {
+          // The key with another body (draft-ietf-httpapi-idempotency-key-header): the first,
+          // larger request reached the API, so these rows may have had it; not a verdict on them.
+          this.markInDoubt(b, `HTTP 422 to a resend without the numbers that opted out since: the API holds this Idempotency-Key with the first request, which reached it; whether it was accepted, the receipts say (msgr runs show)`);
+          return 'in-doubt';
+        }
         b.outcome = 'rejected';
         this.#result.rejected += count;
         this.#failed += count;

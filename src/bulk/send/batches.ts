@@ -33,6 +33,12 @@ export interface Batch {
   excluded?: number;
   /** Of those, how many went into the opt-out store. */
   optedOut?: number;
+  /**
+   * A batch in doubt sent again smaller than its first request (numbers left out since the run
+   * started), under the same Idempotency-Key: an API that has the key with the first body refuses
+   * this one (422), which tells that the first reached it, not that these rows were rejected.
+   */
+  resentSmaller?: boolean;
   status?: number | undefined;
   error?: string | undefined;
   ids?: Array<string | undefined>;

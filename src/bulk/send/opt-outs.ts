@@ -130,6 +130,8 @@ export interface AddedEffect {
   readonly messaged: { readonly count: number; readonly first: readonly string[] };
   /** Those in a batch in doubt (they may have had the message). */
   readonly inDoubt: { readonly count: number; readonly first: readonly string[] };
+  /** Those with rows in no batch settled yet: the ones this resume would send to (the first few). */
+  readonly pending: { readonly count: number; readonly first: readonly string[] };
 }
 
 /**
@@ -147,18 +149,23 @@ export async function addedEffect(journalPath: string, added: NumberSet, spool: 
   const messaged: string[] = [];
   const doubt: string[] = [];
   let settledRows = 0;
+  const settled = new Set<string>();
   loaded.states.forEach((state, b) => {
     if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) return;
     for (const n of numbers.get(b) ?? []) {
       if (!added.has(numberKey(n))) continue;
       settledRows++;
+      settled.add(n);
       if (state === BatchState.accepted && !messaged.includes(n)) messaged.push(n);
       else if (isInDoubt(state) && !doubt.includes(n)) doubt.push(n);
     }
   });
   let rows = 0;
+  const pending: string[] = [];
   await spool((kind, _line, number) => {
-    if (kind === 'S' && added.has(numberKey(number))) rows++;
+    if (kind !== 'S' || !added.has(numberKey(number))) return;
+    rows++;
+    if (!settled.has(number) && !pending.includes(number)) pending.push(number);
   });
   const excludedBefore = loaded.excluded.reduce((sum, n, b) => sum + (loaded.states[b] !== BatchState.none && loaded.states[b] !== BatchState.notSent && loaded.states[b] !== BatchState.auth ? n : 0), 0);
   const SHOWN = 5;
@@ -166,6 +173,7 @@ export async function addedEffect(journalPath: string, added: NumberSet, spool: 
     leftOut: Math.max(0, rows - settledRows - excludedBefore),
     messaged: { count: messaged.length, first: messaged.slice(0, SHOWN) },
     inDoubt: { count: doubt.length, first: doubt.slice(0, SHOWN) },
+    pending: { count: pending.length, first: pending.slice(0, SHOWN) },
   };
 }
 
@@ -214,19 +222,23 @@ export interface LeftOut {
 /**
  * Leaves out of batch `b` the recipients that went on a list since the run started; returns how
  * many, by list. A batch never sent, or not processed (not sent, or the key refused: a resume
- * sends it), loses those in `added`. A batch whose request may have left keeps its exact body and
- * Idempotency-Key: if an earlier resume left recipients out of it, `journaled` (the numbers of its
- * latest "send" record) rebuilds it as it was, and the same rows are counted out again; otherwise
- * it is left as it is (`journaledOptedOut`: how many of those left out were opted out, as journaled).
+ * sends it), loses those in `added`. A batch whose request may have left keeps its Idempotency-Key:
+ * if an earlier resume left recipients out of it, `journaled` (the numbers of its latest "send"
+ * record) rebuilds it as it was, and the same rows are counted out again; otherwise it is left as
+ * it is (`journaledOptedOut`: how many of those left out were opted out, as journaled). Sent again
+ * (`resend`: --resend-in-doubt), it loses those in `added` too: they may have had the message, and
+ * they do not want another (docs/campaigns.md: "In doubt meets consent").
  */
-export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0): LeftOut {
+export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0, resend = false): LeftOut {
   let out: ((number: string) => boolean) | undefined;
   // Never sent, or its request was not processed (not sent; the key refused): a body still free to change.
   if (state === BatchState.none || state === BatchState.notSent || state === BatchState.auth) {
     if (added !== undefined) out = (n) => added.numbers.has(numberKey(n));
   } else if (journaled !== undefined) {
     const kept = new Set(journaled);
-    out = (n) => !kept.has(n);
+    out = resend && isInDoubt(state) && added !== undefined ? (n) => !kept.has(n) || added.numbers.has(numberKey(n)) : (n) => !kept.has(n);
+  } else if (resend && isInDoubt(state) && added !== undefined) {
+    out = (n) => added.numbers.has(numberKey(n));
   }
   if (out === undefined) return { excluded: 0, optedOut: 0 };
   // Why a number is out: the list it went on since the start (the --exclude list, when it is on none now).

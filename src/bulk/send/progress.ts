@@ -5,6 +5,7 @@
 // (docs/unattended.md); with --verbose (TTY or not) plain lines, every 10 seconds by default.
 import { colorLevel, type Context, type OutStream } from '../../context.js';
 import { formatCount, formatDuration } from '../../output/count.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 
 export interface ProgressStats {
   /** Recipients with an outcome, this run's and an earlier run's. */
@@ -46,8 +47,10 @@ export async function createProgress(ctx: Context, o: ProgressOptions): Promise<
   const now = o.now ?? (() => performance.now());
   const started = now();
   const err: OutStream = ctx.stderr;
+  // Fitted to the terminal (output/wrap.ts); whole lines in a log.
+  const width = lineWidth(err);
   const write = (line: string): void => {
-    err.write(line.endsWith('\n') ? line : `${line}\n`);
+    err.write(`${wrap(line.endsWith('\n') ? line.slice(0, -1) : line, width)}\n`);
   };
   let last: ProgressStats = { done: 0, total: 0, failed: 0, inFlight: 0 };
   const describe = (s: ProgressStats): string => {
@@ -78,7 +81,8 @@ export async function createProgress(ctx: Context, o: ProgressOptions): Promise<
         const t = now();
         if (t - lastRender < 100 && s.done < s.total) return;
         lastRender = t;
-        spinner.text = describe(s);
+        // The spinner's frame and a space go before the text.
+        spinner.text = wrap(describe(s), width !== undefined ? width - 2 : undefined);
       },
       log(line) {
         spinner.clear();

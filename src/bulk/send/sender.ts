@@ -240,8 +240,10 @@ export class Sender {
   async #pump(queue: Batch[]): Promise<void> {
     while (queue.length > 0) {
       const b = queue.shift() as Batch;
-      const left = leaveOutOfBatch(b, this.#cfg.states?.[b.index] ?? BatchState.none, this.#cfg.addedSinceStart, this.#cfg.journaledNumbers?.get(b.index), this.#cfg.optedOut?.[b.index]);
+      const state = this.#cfg.states?.[b.index] ?? BatchState.none;
+      const left = leaveOutOfBatch(b, state, this.#cfg.addedSinceStart, this.#cfg.journaledNumbers?.get(b.index), this.#cfg.optedOut?.[b.index], this.#cfg.resendInDoubt);
       if (left.excluded + left.optedOut > 0) this.#books.leftOut(left);
+      if (this.#cfg.resendInDoubt && isInDoubt(state) && (b.excluded ?? 0) > 0) b.resentSmaller = true;
       if (this.#books.settledBefore(b)) {
         this.#complete(b);
         continue;

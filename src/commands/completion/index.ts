@@ -36,12 +36,16 @@ Each script asks msgr for candidates at every TAB (commands, options, values suc
 and --encoding, and your profile names), so it follows upgrades and profile changes by itself.
 
 Install:
-  bash        echo 'source <(msgr completion bash)' >> ~/.bashrc
-              (or: msgr completion bash > ~/.local/share/bash-completion/completions/msgr)
-  zsh         echo 'source <(msgr completion zsh)' >> ~/.zshrc      (after compinit)
-              (or: msgr completion zsh > "\${fpath[1]}/_msgr")
-  fish        msgr completion fish > ~/.config/fish/completions/msgr.fish
-  powershell  msgr completion powershell >> $PROFILE
-              (or, for this session: msgr completion powershell | Out-String | Invoke-Expression)
+  # bash
+  echo 'source <(msgr completion bash)' >> ~/.bashrc
+  # zsh, after compinit
+  echo 'source <(msgr completion zsh)' >> ~/.zshrc
+  # fish
+  msgr completion fish > ~/.config/fish/completions/msgr.fish
+  # PowerShell
+  msgr completion powershell >> $PROFILE
 
-Open a new shell afterwards.`;
+Or: bash also loads \`msgr completion bash > ~/.local/share/bash-completion/completions/msgr\`,
+zsh a file in its $fpath (\`msgr completion zsh > "\${fpath[1]}/_msgr"\`), and PowerShell takes
+\`msgr completion powershell | Out-String | Invoke-Expression\` for this session. Open a new shell
+afterwards.`;

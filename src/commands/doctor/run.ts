@@ -5,6 +5,7 @@ import { NotSentError, UsageError } from '../../errors.js';
 import { runDoctor, type DoctorReport, type Step } from '../../doctor/checks.js';
 import { maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import type { DoctorOptions } from './options.js';
 import { userAgent } from '../../http/endpoint.js';
@@ -53,15 +54,18 @@ function render(ctx: Context, ui: Ui, report: DoctorReport, sandbox: boolean): v
   const c = ui.color;
   const fancy = c.level > 0;
   const paint = (s: Step['status'], text: string): string => (s === 'pass' ? c.green(text) : s === 'fail' ? c.red(text) : s === 'warn' ? c.yellow(text) : c.dim(text));
-  const out = (line: string): void => void ctx.stdout.write(`${line}\n`);
+  // On a terminal, a step's words wrap under its detail's column (output/wrap.ts).
+  const columns = lineWidth(ctx.stdout);
+  const out = (line: string, lead?: string): void => void ctx.stdout.write(`${wrap(line, columns, lead !== undefined ? { lead } : {})}\n`);
   out(`msgr doctor: the way from this machine to ${report.baseUrl !== null && report.baseUrl !== undefined ? maskUrl(report.baseUrl) : '(no base URL)'}${sandbox ? ' (the built-in sandbox)' : ''}; nothing is sent`);
   const width = Math.max(...report.steps.map((s) => s.title.length));
   for (const step of report.steps) {
     const mark = MARKS[step.status][fancy ? 1 : 0];
     const [first = '', ...rest] = showControls(step.detail).split('\n');
-    out(`  ${paint(step.status, mark.padEnd(fancy ? 1 : 4))}  ${step.title.padEnd(width)}  ${first}`);
-    for (const line of rest) out(`  ${' '.repeat(fancy ? 1 : 4)}  ${' '.repeat(width)}  ${line}`);
-    if (step.hint !== undefined && (step.status === 'fail' || step.status === 'warn')) out(`  ${' '.repeat(fancy ? 1 : 4)}  ${' '.repeat(width)}  ${c.dim('→')} ${showControls(step.hint)}`);
+    const lead = `  ${' '.repeat(fancy ? 1 : 4)}  ${' '.repeat(width)}  `;
+    out(`  ${paint(step.status, mark.padEnd(fancy ? 1 : 4))}  ${step.title.padEnd(width)}  ${first}`, lead);
+    for (const line of rest) out(`${lead}${line}`, lead);
+    if (step.hint !== undefined && (step.status === 'fail' || step.status === 'warn')) out(`${lead}${c.dim('→')} ${showControls(step.hint)}`, `${lead}  `);
   }
   const failed = report.steps.filter((s) => s.status === 'fail').length;
   out(failed === 0 ? (report.steps.some((s) => s.status === 'warn') ? 'every step passed (see the warnings above)' : 'every step passed') : `${failed} step${failed === 1 ? '' : 's'} failed: exit ${report.exitCode}`);

@@ -4,7 +4,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { storePaths } from '../../profiles/paths.js';
 import { allTopics, DOC_TOPICS } from './doc-topics.js';
-import { configTopic, ENVIRONMENT_TOPIC, exitCodesTopic, wrap } from './topics.js';
+import { configTopic, environmentTopic, exitCodesTopic } from './topics.js';
+import { pageWidth, wrap, wrapPage } from '../../output/wrap.js';
 import { stateDir } from '../../files/state-dir.js';
 
 export function runHelp(ctx: Context, program: Command, words: readonly string[]): void {
@@ -13,10 +14,7 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
     program.outputHelp();
     const topics = allTopics();
     const width = Math.max(...topics.map(([name]) => name.length)) + 2;
-    const lines = topics.flatMap(([name, summary]) => {
-      const [first = '', ...rest] = wrap(summary, 80, ' '.repeat(12 + width));
-      return [`  msgr help ${name.padEnd(width)}${first.trimStart()}`, ...rest];
-    });
+    const lines = topics.map(([name, summary]) => wrap(`  msgr help ${name.padEnd(width)}${summary}`, pageWidth(ctx.stdout), { hang: 10 + width }));
     ctx.stdout.write(`\nHelp topics:\n${lines.join('\n')}\n`);
     return;
   }
@@ -42,21 +40,22 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
 }
 
 function topicText(ctx: Context, name: string): string | undefined {
+  const width = pageWidth(ctx.stdout);
   switch (name) {
     case 'exit-codes':
-      return exitCodesTopic();
+      return exitCodesTopic(width);
     case 'environment':
     case 'env':
-      return ENVIRONMENT_TOPIC;
+      return environmentTopic(width);
     case 'config': {
       const override = ctx.env.MSGR_CONFIG_DIR;
       return configTopic({
         profileFile: storePaths(ctx.env, ctx.cwd).file,
         stateDir: stateDir(ctx.env, ctx.cwd),
         override: override !== undefined && override !== '' ? override : undefined,
-      });
+      }, width);
     }
     default:
-      return Object.hasOwn(DOC_TOPICS, name) ? DOC_TOPICS[name]?.text : undefined;
+      return Object.hasOwn(DOC_TOPICS, name) ? wrapPage(DOC_TOPICS[name]?.text ?? '', width) : undefined;
   }
 }

@@ -1,7 +1,8 @@
 // The text of `msgr help <topic>`, and the tables the manual is generated from (docs/commands/,
 // the exit-code tables in README.md and docs/contract.md, by `npm run docs`). Plain strings and
 // functions: main.ts prints the exit codes under the top-level help from the same table, so
-// nothing here is formatted before it is shown.
+// nothing here is formatted before it is shown, and then for the width it is shown at.
+import { DEFAULT_COLUMNS, wrap, wrapPage } from '../../output/wrap.js';
 
 export interface ExitCodeRow {
   readonly code: number;
@@ -25,7 +26,7 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
     code: 2,
     meaning: 'usage, input or configuration error; nothing was sent',
     rerun: 'after fixing',
-    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a base URL that ends in /v2; a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent; 7 once rows were accepted); a bulk run refused because another msgr is running the same file, or beside an unfinished run of the file (its --dry-run or --preview too, which predict the refusal); a bulk run (with or without --once) whose msgr on this host is stopped (suspended with Ctrl-Z: its lock untouched for 10 minutes), said even under -q, so that a cron line does not pass it by in silence day after day; with --allow-duplicates, a number an earlier run reached whose journal does not say which of its messages it had; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP).',
+    more: 'Also: a file run again that would message numbers its earlier runs accepted, without --skip-sent or --again; a --once key used for another message or other data; a base URL that ends in /v2; a bulk run stopped at its first answer by a 3xx, 404 or 405 (the base URL is wrong; its rows not sent; 7 once rows were accepted); a bulk run refused because another msgr is running the same file, or beside an unfinished run of the file (its --dry-run or --preview too, which predict the refusal); a bulk run (with or without --once) whose msgr on this host is stopped (suspended with Ctrl-Z: its lock untouched for 10 minutes), said even under -q, so that a cron line does not pass it by in silence day after day; with --allow-duplicates, a number an earlier run reached whose journal does not say which of its messages it had; a send to a number with a possible opt-out no one has decided on (msgr optout possible); an opt-out store with lines that are not records (msgr optout repair); a bulk run of a file the journal of whose last run cannot be read; a new run under --once whose data is the same as that of an earlier run under another key, without --same-data; a proxy that refused the tunnel (missing or wrong proxy credentials, 407 or 401; its policy, 403; any other 4xx to CONNECT; an https:// proxy URL for a proxy that takes plain HTTP).',
   },
   { code: 3, meaning: 'the API refused the key or the account (401, 403)', rerun: 'after fixing' },
   { code: 4, meaning: 'the API rejected the request (any other 4xx, or a redirect)', rerun: 'after fixing', more: 'msgr does not follow a redirect (the key would go to the address it names).' },
@@ -50,48 +51,22 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
   { code: 130, meaning: 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', rerun: 'with --resume', more: 'A bulk run also stops so on a full disk.' },
 ];
 
-/** Words of `text` in lines of at most `width` characters, each after `indent`. */
-export function wrap(text: string, width: number, indent = ''): string[] {
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line !== '' && indent.length + line.length + 1 + word.length > width) {
-      lines.push(indent + line);
-      line = word;
-    } else line = line === '' ? word : `${line} ${word}`;
-  }
-  if (line !== '') lines.push(indent + line);
-  return lines;
-}
-
-/** The short list under `msgr --help`, 80 columns wide. */
-export function exitCodesHelp(): string {
-  const rows = EXIT_CODES.map(({ code, meaning }) => {
-    const [first = '', ...rest] = wrap(meaning, 80, '       ');
-    return [`  ${String(code).padEnd(5)}${first.trimStart()}`, ...rest].join('\n');
-  });
+/** The short list under `msgr --help`, fitted to `width` (80 off a terminal). */
+export function exitCodesHelp(width = DEFAULT_COLUMNS): string {
+  const rows = EXIT_CODES.map(({ code, meaning }) => wrap(`  ${String(code).padEnd(5)}${meaning}`, width, { hang: 5 }));
   return `\nExit codes:\n${rows.join('\n')}\n`;
 }
 
-export function exitCodesTopic(): string {
-  const rows = EXIT_CODES.map(({ code, meaning, rerun, more }) => {
-    const [first = '', ...rest] = wrap(more !== undefined ? `${meaning}. ${more}` : meaning, 80, ' '.repeat(23));
-    return [`  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${first.trimStart()}`, ...rest].join('\n');
-  });
-  return `msgr exit codes: what happened, and whether running the same command again is
-safe.
+export function exitCodesTopic(width = DEFAULT_COLUMNS): string {
+  const rows = EXIT_CODES.map(({ code, meaning, rerun, more }) => wrap(`  ${String(code).padEnd(4)}  ${rerun.padEnd(13)}  ${more !== undefined ? `${meaning}. ${more}` : meaning}`, width, { hang: 21 }));
+  return wrapPage(`msgr exit codes: what happened, and whether running the same command again is safe.
 
   code  run again?     meaning
 ${rows.join('\n')}
 
-A 2xx answer is "accepted", never "delivered". Only failures that provably did
-not reach the API (no connection, 429, 503 with Retry-After) are retried by msgr
-itself, a connection briefly (3 attempts within 10 s; a host name that does not
-exist not at all); anything that may have been processed is exit 6, for you to
-check. With --json every failure also prints one document on stdout:
+A 2xx answer is "accepted", never "delivered". Only failures that provably did not reach the API (no connection, 429, 503 with Retry-After) are retried by msgr itself, a connection briefly (3 attempts within 10 s; a host name that does not exist not at all); anything that may have been processed is exit 6, for you to check. With --json every failure also prints one document on stdout:
   {"error": {"message", "hint", "exitCode"}}
-with "status" and "body" for an HTTP error; a bulk run prints its summary
-instead, with "exitCode" at the top level.
+with "status" and "body" for an HTTP error; a bulk run prints its summary instead, with "exitCode" at the top level.
 
 In a script:
   msgr send ... --json > out.json
@@ -101,7 +76,7 @@ In a script:
     6) echo 'check before sending again' ;;
     *) exit 1 ;;
   esac
-`;
+`, width);
 }
 
 /** Every variable msgr reads (test/e2e/help.test.ts checks this list against the source). */
@@ -133,20 +108,20 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
   ['MSGR_WRITE_CODE_CACHE', 'used by the build only (it records compiled code for Node 20); never set it yourself'],
 ];
 
-export const ENVIRONMENT_TOPIC = `Environment variables msgr reads.
+export function environmentTopic(width = DEFAULT_COLUMNS): string {
+  const rows = ENVIRONMENT.map(([names, meaning]) => `  ${names}\n${wrap(`      ${meaning}`, width, { hang: 0 })}`);
+  return wrapPage(`Environment variables msgr reads.
 
-Precedence, highest first: command-line flag > environment variable > selected
-profile > built-in default. msgr profile show prints every resolved setting and
-where it came from.
+Precedence, highest first: command-line flag > environment variable > selected profile > built-in default. msgr profile show prints every resolved setting and where it came from.
 
-${ENVIRONMENT.map(([names, meaning]) => [`  ${names}`, ...wrap(meaning, 80, '      ')].join('\n')).join('\n')}
+${rows.join('\n')}
 
-Example (a container or CI job: everything from the environment, the key from
-the CI's secrets):
+Example (a container or CI job: everything from the environment, the key from the CI's secrets):
   MSGR_BASE_URL=https://eu.api.example.com MSGR_ACCOUNT_REFERENCE=ACME \\
   MSGR_API_KEY=$KEY \\
     msgr send --to +447911123456 --from Acme --text 'Deployed'
-`;
+`, width);
+}
 
 export interface ConfigPaths {
   readonly profileFile: string;
@@ -154,48 +129,34 @@ export interface ConfigPaths {
   readonly override: string | undefined;
 }
 
-export function configTopic(p: ConfigPaths): string {
-  return `Files and folders msgr keeps.
+export function configTopic(p: ConfigPaths, width = DEFAULT_COLUMNS): string {
+  // A file, then what it is, under it; the paths may be wider than the page (output/wrap.ts).
+  const item = (name: string, path: string, what: string): string => `${wrap(`  ${name.padEnd(16)}${path}`, width, { hang: 16 })}\n${wrap(`${' '.repeat(18)}${what}`, width, { hang: 0 })}`;
+  const place = (line: string): string => wrap(line, width, { lead: ' '.repeat(20) });
+  const bullet = (text: string): string => wrap(`  - ${text}`, width);
+  return `${wrapPage('Files and folders msgr keeps.', width)}
 
-  profile store   ${p.profileFile}
-                  one JSON file (0600, in a 0700 folder): profiles, their keys,
-                  the default profile. Changed only through msgr profile
-                  add|set|unset|use|remove, under a lock (config.json.lock
-                  beside it).
-  bulk run state  ${p.stateDir}/runs/<file name>-<hash of its real path>/
-                  per input file: journal.jsonl (what was sent, for --resume),
-                  its lock, the spooled stdin; --journal PATH puts a journal
-                  elsewhere (its path is left here, so a run without --journal
-                  knows of it).
-  events          ${p.stateDir}/events/<account>.jsonl
-                  what msgr listen received (0600), one JSON line per event;
-                  <account>.token beside it is the listener's token. <account>
-                  is _all when none is set.
-  opt-outs        ${p.stateDir}/optouts/<account>.jsonl
-                  the numbers not to message (0600), every change with its time
-                  and evidence; those in _all.jsonl apply to every account. send
-                  and send-bulk leave them out by default (docs/optouts.md).
-${p.override !== undefined ? `\nAll of them are under MSGR_CONFIG_DIR=${p.override} here.\n` : ''}
+${item('profile store', p.profileFile, 'one JSON file (0600, in a 0700 folder): profiles, their keys, the default profile. Changed only through msgr profile add|set|unset|use|remove, under a lock (config.json.lock beside it).')}
+${item('bulk run state', `${p.stateDir}/runs/<file name>-<hash of its real path>/`, 'per input file: journal.jsonl (what was sent, for --resume), its lock, the spooled stdin; --journal PATH puts a journal elsewhere (its path is left here, so a run without --journal knows of it).')}
+${item('events', `${p.stateDir}/events/<account>.jsonl`, 'what msgr listen received (0600), one JSON line per event; <account>.token beside it is the listener\'s token. <account> is _all when none is set.')}
+${item('opt-outs', `${p.stateDir}/optouts/<account>.jsonl`, 'the numbers not to message (0600), every change with its time and evidence; those in _all.jsonl apply to every account. send and send-bulk leave them out by default (docs/optouts.md).')}
+${p.override !== undefined ? `\n${wrap(`All of them are under MSGR_CONFIG_DIR=${p.override} here.`, width, { hang: 0 })}\n` : ''}
 Defaults when MSGR_CONFIG_DIR is unset:
-  Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr)
-           state    $XDG_STATE_HOME/msgr (~/.local/state/msgr)
-  macOS    profiles ~/Library/Preferences/msgr
-           state    ~/Library/Application Support/msgr
-  Windows  profiles %APPDATA%\\msgr\\Config
-           state    %LOCALAPPDATA%\\msgr
+${[
+    '  Linux    profiles $XDG_CONFIG_HOME/msgr (~/.config/msgr)',
+    '           state    $XDG_STATE_HOME/msgr (~/.local/state/msgr)',
+    '  macOS    profiles ~/Library/Preferences/msgr',
+    '           state    ~/Library/Application Support/msgr',
+    '  Windows  profiles %APPDATA%\\msgr\\Config',
+    '           state    %LOCALAPPDATA%\\msgr',
+  ].map(place).join('\n')}
 
 Moving them:
-  - MSGR_CONFIG_DIR=/path puts both in that folder (containers, a service user,
-    tests):
+${bullet('MSGR_CONFIG_DIR=/path puts both in that folder (containers, a service user, tests):')}
       export MSGR_CONFIG_DIR=/srv/msgr; msgr profile list
-  - To move profiles to another machine, copy config.json into the new folder
-    (keep it 0600; msgr tightens a copy that is open to others, and warns) or
-    add them again with msgr profile add.
-  - A bulk run's state belongs to its input file's real path (symlinks
-    resolved): finish or --restart a run before moving the CSV file, or resume
-    it with --journal PATH.
-  - msgr never resets a damaged profile file: fix it, or move it aside and add
-    the profiles again.
+${bullet('To move profiles to another machine, copy config.json into the new folder (keep it 0600; msgr tightens a copy that is open to others, and warns) or add them again with msgr profile add.')}
+${bullet('A bulk run\'s state belongs to its input file\'s real path (symlinks resolved): finish or --restart a run before moving the CSV file, or resume it with --journal PATH.')}
+${bullet('msgr never resets a damaged profile file: fix it, or move it aside and add the profiles again.')}
 `;
 }
 

@@ -43,10 +43,11 @@ export function registerListen(program: Command, ctx: Context, runF?: (opts: Lis
   addAccountOptions(listen);
   listen
     .optionsGroup('Opt-outs (docs/optouts.md):')
-    .option('--optouts [file]', "add the sender of every reply that is a stop word to the account's opt-out store (or to FILE, a plain list for --exclude)")
-    .option('--stop-words <words>', `stop words, comma separated (default ${'STOP,STOPALL,UNSUBSCRIBE,CANCEL,END,QUIT,REVOKE,OPTOUT'})`)
-    .option('--start-words <words>', 'words that opt back in, comma separated (default START,UNSTOP)')
-    .option('--allow-start', 'a start word takes its sender off the opt-outs (by default it is shown, not applied)')
+    .option('--optouts [file]', "add the sender of every reply with a stop word to the account's opt-out store (or to FILE, a plain list for --exclude); keep replies that may ask to stop as possible opt-outs")
+    .option('--stop-words <words>', 'more stop words, comma separated, beside STOP, STOPALL, QUIT, END, REVOKE, CANCEL, UNSUBSCRIBE, OPT OUT (which always apply)')
+    .option('--start-words <words>', 'words that opt back in as the whole reply, comma separated (default START,UNSTOP)')
+    .option('--ignore-start', 'a start word is shown, not applied (by default it takes its sender off the opt-outs)')
+    .option('--allow-start', 'a start word takes its sender off the opt-outs (the default; kept for scripts)')
     .option('--undeliverable', 'a receipt of a permanent failure adds its number as undeliverable')
     .option('--permanent-codes <codes>', 'error codes that mean permanent, comma separated (beyond an event\'s own permanent: true)')
     .option('--default-country <CC>', 'ISO country code for national numbers in events (env MSGR_DEFAULT_COUNTRY)');

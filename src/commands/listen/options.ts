@@ -108,7 +108,8 @@ export function parseListenOptions(raw: Raw): ListenOptions {
     optouts,
     stopWords: words(raw, 'stopWords'),
     startWords: words(raw, 'startWords'),
-    allowStart: bool(raw, 'allowStart') === true,
+    // A start word opts back in by default (CTIA); --ignore-start turns that off.
+    allowStart: bool(raw, 'ignoreStart') !== true,
     undeliverable: bool(raw, 'undeliverable') === true,
     permanentCodes: (str(raw, 'permanentCodes') ?? '').split(',').map((c) => c.trim()).filter((c) => c !== ''),
     defaultCountry: str(raw, 'defaultCountry'),
@@ -121,7 +122,8 @@ export function parseListenOptions(raw: Raw): ListenOptions {
   };
   if (opts.printUrl && opts.printToken) throw new UsageError('--print-url and --print-token cannot be used together', { hint: 'The URL holds the token; give one of them.' });
   if (opts.printUrl && opts.port === 0) throw new UsageError('--print-url needs a fixed --port: with 0 the port is only known once the listener runs', { hint: 'Give --port 4020 (the default) or another, to both commands.' });
-  const optoutFlag = [opts.allowStart ? '--allow-start' : '', opts.undeliverable ? '--undeliverable' : '', opts.stopWords !== undefined ? '--stop-words' : '', opts.startWords !== undefined ? '--start-words' : '', opts.permanentCodes.length > 0 ? '--permanent-codes' : ''].find((f) => f !== '');
+  if (bool(raw, 'ignoreStart') === true && bool(raw, 'allowStart') === true) throw new UsageError('--allow-start and --ignore-start cannot be used together', { hint: 'A start word opts back in by default; --ignore-start shows it without applying it.' });
+  const optoutFlag = [bool(raw, 'allowStart') === true ? '--allow-start' : '', bool(raw, 'ignoreStart') === true ? '--ignore-start' : '', opts.undeliverable ? '--undeliverable' : '', opts.stopWords !== undefined ? '--stop-words' : '', opts.startWords !== undefined ? '--start-words' : '', opts.permanentCodes.length > 0 ? '--permanent-codes' : ''].find((f) => f !== '');
   if (optoutFlag !== undefined && opts.optouts === undefined) throw new UsageError(`${optoutFlag} needs --optouts: it says how replies change the opt-outs`, { hint: `For example: msgr listen --optouts ${optoutFlag}` });
   if (opts.permanentCodes.length > 0 && !opts.undeliverable) throw new UsageError('--permanent-codes needs --undeliverable', { hint: 'It names the error codes whose receipts add their number as undeliverable.' });
   return opts;

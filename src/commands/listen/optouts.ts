@@ -1,7 +1,8 @@
 // `msgr listen --optouts`: what the listener does with replies and permanent failures before it
 // answers (docs/optouts.md: "From replies"). The change reaches the store (or the plain list) and
 // its disk before the 2xx; one that cannot be written is answered 503 like an event that cannot,
-// and the sender's retry, a duplicate by then, gets its opt-out through.
+// and the sender's retry, a duplicate by then, gets its opt-out through. A possible opt-out, and a
+// reply whose sender is no number, are warnings on stderr (under -q too): a person must act.
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
 import { StoreError } from '../../events/event-log.js';
@@ -10,8 +11,9 @@ import type { OptOutNote } from '../../events/terminal.js';
 import { keywords } from '../../optouts/keywords.js';
 import { PlainList } from '../../optouts/plain-list.js';
 import { optOutAction, type ReplyPolicy } from '../../optouts/replies.js';
-import { OptOutStore, OptOutWriteError, type OptOutChange, type StoreWriter } from '../../optouts/store.js';
+import { describePossible, OptOutStore, OptOutWriteError, repairCommand, type OptOutChange, type StoreWriter } from '../../optouts/store.js';
 import { checkCountry } from '../../message/numbers.js';
+import { shellQuote } from '../../output/shell.js';
 import type { ListenOptions } from './options.js';
 
 export interface OptOutHook {
@@ -31,6 +33,12 @@ export interface OptOutSetup extends Pick<ListenOptions, 'stopWords' | 'startWor
   /** The account's store path, or a plain list's. */
   readonly path: string;
   readonly plain: boolean;
+  /** The account's store, where possible opt-outs are kept (with a plain list too: it has no room for them). */
+  readonly storePath: string;
+  /** The account (undefined: none), for the commands a warning names. */
+  readonly account: string | undefined;
+  /** A line on stderr that -q does not hide. */
+  readonly warn: (line: string) => void;
 }
 
 export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
@@ -43,17 +51,21 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
     defaultCountry: country,
   };
   let sink: Sink;
+  // Read once here: a store that cannot be read stops the listener before it takes anything. Lines
+  // that are not records do not: the listener records opt-outs whatever else the file holds, and
+  // says so (a send is what the damage stops).
+  const store = OptOutStore.open(setup.storePath);
+  if (store.damage.count > 0) setup.warn(`the opt-out store ${store.path} has ${store.damage.count} line${store.damage.count === 1 ? '' : 's'} that ${store.damage.count === 1 ? 'is not a record' : 'are not records'} (line ${store.damage.lines[0]?.line ?? '?'} first): opt-outs are still recorded, but sends stop until it is repaired: ${repairCommand(setup.account)}`);
   if (setup.plain) {
     const list = new PlainList(setup.path);
     sink = { add: (c, w) => list.add(c.number, w), remove: (c, w) => list.remove(c.number, w) };
   } else {
-    // Read once here: a store that cannot be read stops the listener before it takes anything.
-    const store = OptOutStore.open(setup.path);
     sink = {
       add: async (c, w) => (await store.add([c], w)).added.length > 0,
       remove: async (c, w) => (await store.remove([c], w)).removed.length > 0,
     };
   }
+  const account = setup.account !== undefined ? ` --account ${shellQuote(setup.account)}` : ' --all-accounts';
   const writer: StoreWriter = { pid: ctx.pid, now: ctx.now, isProcessAlive: ctx.isProcessAlive, command: 'msgr listen' };
   const notes = new Map<string, OptOutNote>();
   return {
@@ -69,10 +81,16 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
         if (action === undefined) continue;
         if (action.op === 'ignore') {
           notes.set(ev.record.id, action.why === 'start-not-allowed' ? 'start-ignored' : 'not-a-number');
+          if (action.why === 'not-a-number') setup.warn(`a ${action.word === 'undeliverable' ? 'permanent failure' : `reply that reads as ${action.word === 'start' ? 'a start word' : action.word === 'possible' ? 'a possible opt-out' : 'an opt-out'}`} came from ${JSON.stringify(action.raw.slice(0, 40))}, which is not a phone number: nothing was recorded (${ev.record.id}; msgr listen replay --filter id=${ev.record.id}). If it is one, add it by hand: msgr optout add NUMBER --note "…"`);
           continue;
         }
         try {
-          if (action.op === 'add') {
+          if (action.op === 'possible') {
+            const { kept } = await store.possible([action.change], writer);
+            const p = kept[0];
+            notes.set(ev.record.id, p !== undefined ? 'possible' : 'already-opted-out');
+            if (p !== undefined) setup.warn(`possible opt-out from ${p.number}: ${describePossible(p)}; sends to it stop until a person decides: msgr optout possible --accept ${p.number}${account} (an opt-out), or --dismiss ${p.number}${account} (not one)`);
+          } else if (action.op === 'add') {
             const added = await sink.add(action.change, writer);
             notes.set(ev.record.id, added ? (action.why === 'undeliverable' ? 'undeliverable' : 'opted-out') : 'already-opted-out');
           } else {

@@ -11,6 +11,7 @@ import { parseEventBody, type EventRecord } from '../../events/records.js';
 import { eventJson, eventLine } from '../../events/terminal.js';
 import { showControls } from '../../output/sanitize.js';
 import { createUi } from '../../output/ui.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ReplayOptions } from './options.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -78,7 +79,7 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
     }
     matched++;
     if (target === undefined) {
-      ctx.stdout.write(`${opts.json ? eventJson(record, s, parsed) : eventLine(record, s)}\n`);
+      ctx.stdout.write(`${opts.json ? eventJson(record, s, parsed) : wrap(eventLine(record, s), lineWidth(ctx.stdout), { hang: 10 })}\n`);
       return;
     }
     if (ctx.interrupt.aborted) {
@@ -98,7 +99,7 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
     else failed.push(record.id);
     const what = a.status !== undefined ? String(a.status) : (a.error ?? 'no answer');
     if (opts.json) ctx.stdout.write(`${JSON.stringify({ id: record.id, receivedAt: record.receivedAt, ok, status: a.status ?? null, error: a.error ?? null, attempts, ms: Math.round(a.ms) })}\n`);
-    else if (!opts.quiet) ctx.stdout.write(`${eventLine(record, s)}  → ${showControls(what)}${attempts > 1 ? ` after ${attempts} attempts` : ''}\n`);
+    else if (!opts.quiet) ctx.stdout.write(`${wrap(`${eventLine(record, s)}  → ${showControls(what)}${attempts > 1 ? ` after ${attempts} attempts` : ''}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   });
   if (read.skipped > 0) ui.warn(`${read.skipped} line${read.skipped === 1 ? '' : 's'} of ${file} ${read.skipped === 1 ? 'is' : 'are'} not an event and ${read.skipped === 1 ? 'was' : 'were'} passed over`);
   if (target === undefined) {

@@ -13,6 +13,7 @@ import { checkToken, keptToken, webhookUrl } from '../../events/token.js';
 import { optOutStorePath } from '../../optouts/store.js';
 import { showControls } from '../../output/sanitize.js';
 import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
@@ -98,7 +99,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
       const plain = opts.optouts !== true;
       const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
       if (!plain) ensureDir(resolve(path, '..'));
-      hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain });
+      hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain, storePath: optOutStorePath(state, account), account, warn: (line) => ui.warn(line) });
     }
   } catch (err) {
     await log.close();
@@ -120,13 +121,13 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
     lastEventMs = Date.now();
     if (ev.summary.kind === 'delivery') lastReceiptMs = lastEventMs;
     // A stop word with --optouts off: said once, so nobody believes it was recorded.
-    if (note === undefined && stopWords !== undefined && !stopHinted && ev.summary.kind === 'inbound' && ev.summary.text !== undefined && classifyReply(ev.summary.text, stopWords) === 'stop') {
+    if (note === undefined && stopWords !== undefined && !stopHinted && ev.summary.kind === 'inbound' && ev.summary.text !== undefined && classifyReply(ev.summary.text, stopWords)?.kind === 'stop') {
       note = 'stop-ignored';
       stopHinted = true;
     }
     let line: string | undefined;
     try {
-      line = opts.json ? eventJson(ev.record, ev.summary, ev.parsed, note) : opts.quiet ? undefined : eventLine(ev.record, ev.summary, note);
+      line = opts.json ? eventJson(ev.record, ev.summary, ev.parsed, note) : opts.quiet ? undefined : wrap(eventLine(ev.record, ev.summary, note), lineWidth(ctx.stdout), { hang: 10 });
     } catch (err) {
       // A printer's bug must not cost the line: the event is stored and answered, so it is shown.
       failed(ui, forwardedNotes, err);
@@ -161,7 +162,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   }
   ui.info(`  events are saved to ${out}${existing > 0 ? ` (${existing} there already)` : ''}`);
   ui.info(`  account: ${account ?? `none (${source}): the ${NO_ACCOUNT} files`}`);
-  if (hook !== undefined) ui.info(`  opt-outs: a reply of a stop word adds its sender to ${hook.where}${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
+  if (hook !== undefined) ui.info(`  opt-outs: a reply with a stop word adds its sender to ${hook.where}; one that may ask to stop is kept as a possible opt-out${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
   if (tornBytes > 0) ui.warn(`cut an unfinished last line (${tornBytes} bytes) off ${out}: an event being written when the listener was stopped; it was never answered, so its sender sends it again`);
   if (mended) ui.info(`  the last event in ${out} had no newline at its end (a hand edit, another program): kept, and its newline added`);
   sayModes(together(stateModes, tightened));

@@ -1,10 +1,10 @@
-// `msgr optout add|remove|list|import|export|check` (docs/optouts.md). Commander only: the store
+// `msgr optout add|remove|list|import|export|check|possible|repair|violations` (docs/optouts.md). Commander only: the store
 // and libphonenumber-js load when a subcommand runs.
 import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import type { OptoutOptions } from './options.js';
 
-type Sub = 'add' | 'remove' | 'list' | 'import' | 'export' | 'check' | 'violations';
+type Sub = 'add' | 'remove' | 'list' | 'import' | 'export' | 'check' | 'possible' | 'repair' | 'violations';
 
 function common(cmd: Command, json = '--json'): Command {
   return cmd
@@ -16,20 +16,28 @@ function common(cmd: Command, json = '--json'): Command {
     .option('-v, --verbose', 'show stack traces on errors');
 }
 
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), ...value.split(',').map((v) => v.trim()).filter((v) => v !== '')];
+}
+
 export function registerOptout(program: Command, ctx: Context, runF?: (sub: Sub, args: string[], opts: OptoutOptions) => Promise<void>): void {
   const optout = program
     .command('optout')
-    .description('the numbers that must not be messaged, per account: add, remove, list, import, export, check; violations')
+    .description('the numbers that must not be messaged, per account: add, remove, list, import, export, check; possible opt-outs; repair; violations')
     .addHelpText(
       'after',
       `
 The store is kept per account in the state folder (0600), with when, where from and why each
-number was opted out; \`msgr listen --optouts\` adds the senders of STOP replies to it. \`send\` and
-\`send-bulk\` leave its numbers out by default (--include-opted-out --yes sends to them).
+number was opted out; \`msgr listen --optouts\` adds the senders of replies with a stop word to
+it, and keeps replies that may ask to stop as possible opt-outs, which stop every send to their
+number until a person decides (\`msgr optout possible\`). \`send\` and \`send-bulk\` leave its
+numbers out by default (--include-opted-out --yes sends to them).
 
 Examples:
   msgr optout add +447400900123 --note "asked by phone"
   msgr optout check +447400900123
+  msgr optout possible
+  msgr optout possible --accept +447400900124 --note "read it: an opt-out"
   msgr optout import unsubscribed.csv --column "Phone Number"
   msgr optout violations
   msgr optout list --json`,
@@ -86,6 +94,21 @@ Examples:
       .argument('<number...>', 'numbers')
       .option('--default-country <CC>', 'ISO country code for national numbers'),
   ).action(act('check'));
+  common(
+    optout
+      .command('possible')
+      .description('replies that may ask to stop, kept until a person decides; --accept makes them opt-outs, --dismiss keeps the numbers messageable (one step)')
+      .option('--accept <number...>', 'these possible opt-outs are opt-outs (repeatable, comma lists allowed)', collect)
+      .option('--dismiss <number...>', 'these are not: sends to the numbers go on (repeatable, comma lists allowed)', collect)
+      .option('--note <text>', 'why (kept with the decision)')
+      .option('--default-country <CC>', 'ISO country code for national numbers'),
+  ).action(act('possible'));
+  common(
+    optout
+      .command('repair')
+      .description('a store with lines that are not records: numbers typed on such lines become opt-outs, other lines are set aside in a file beside it (the store as it was is kept too)')
+      .option('--default-country <CC>', 'ISO country code for national numbers typed in the store'),
+  ).action(act('repair'));
   common(
     optout
       .command('violations')

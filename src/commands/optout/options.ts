@@ -1,7 +1,7 @@
 // argv → options for `msgr optout …`.
 import { UsageError } from '../../errors.js';
 import { verbosity } from '../../output/ui.js';
-import { bool, str, type Raw } from '../shared/option-values.js';
+import { bool, list, str, type Raw } from '../shared/option-values.js';
 
 export type ExportFormat = 'list' | 'csv' | 'jsonl';
 
@@ -17,6 +17,9 @@ export interface OptoutOptions {
   readonly format: ExportFormat;
   readonly out?: string | undefined;
   readonly json: boolean;
+  /** possible: the numbers whose possible opt-outs are accepted, or dismissed. */
+  readonly accept: readonly string[];
+  readonly dismiss: readonly string[];
   /** violations: the sandbox's runs instead of the real ones. */
   readonly sandbox: boolean;
   readonly quiet: boolean;
@@ -40,11 +43,15 @@ export function parseOptoutOptions(sub: string, raw: Raw): OptoutOptions {
     out: str(raw, 'out'),
     json: bool(raw, 'json') === true,
     sandbox: bool(raw, 'sandbox') === true,
+    accept: list(raw, 'accept') ?? [],
+    dismiss: list(raw, 'dismiss') ?? [],
     quiet,
     verbose,
   };
   if (opts.allAccounts && opts.account !== undefined) throw new UsageError('--all-accounts and --account cannot be used together', { hint: '--all-accounts is the store whose numbers every account leaves out.' });
   if (opts.source !== undefined && !/^[\w .:/-]{1,64}$/.test(opts.source)) throw new UsageError(`--source: "${opts.source}" must be 1 to 64 letters, digits, spaces or . : / - _`);
+  const both = opts.accept.find((n) => opts.dismiss.includes(n));
+  if (both !== undefined) throw new UsageError(`${both} is given to both --accept and --dismiss`, { hint: 'Decide once for each number.' });
   if (sub === 'export' && opts.json && opts.format !== 'list') throw new UsageError('--json and --format cannot be used together', { hint: '--json prints one document; --format jsonl prints one line per number.' });
   return opts;
 }

@@ -7,7 +7,9 @@ import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
 import { showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
-import { describeOptOut, openOptOuts, optOutStorePath, OptOutStore, type OptOutEntry, type StoreWriter } from '../../optouts/store.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
+import { describeOptOut, describePossible, openOptOuts, optOutStorePath, OptOutStore, refuseDamage, type OptOutEntry, type PossibleEntry, type StoreWriter } from '../../optouts/store.js';
+import { shellQuote } from '../../output/shell.js';
 import { resolveAccount } from '../shared/account.js';
 import type { OptoutOptions } from './options.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -26,9 +28,9 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
   const path = optOutStorePath(state, account);
   const country = chosen.defaultCountry !== undefined ? checkCountry(chosen.defaultCountry, '--default-country') : undefined;
   const writer: StoreWriter = { pid: ctx.pid, now: ctx.now, isProcessAlive: ctx.isProcessAlive, command: `msgr optout ${sub}` };
-  const numbers = (): string[] => {
+  const numbers = (given: readonly string[] = args): string[] => {
     const bad: string[] = [];
-    const out = args.map((raw) => {
+    const out = given.map((raw) => {
       const r = normaliseNumber(raw, country, OPT_OUT_NUMBERS);
       if (!r.ok) bad.push(`${raw}: ${r.reason}`);
       return r.ok ? r.e164 : '';
@@ -65,7 +67,8 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
     case 'remove': {
       const store = OptOutStore.open(path);
       const { removed, absent } = await store.remove(numbers().map((number) => ({ number, source: 'manual', ...(opts.note !== undefined ? { evidence: { note: opts.note } } : {}) })), writer);
-      const stillOut = openOptOuts(state, account);
+      // Still out for every account (the _all store), whatever else either file holds.
+      const stillOut = OptOutStore.open(optOutStorePath(state, NO_ACCOUNT));
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ store: path, removed: removed.map((e) => e.number), absent, stillOptedOut: [...removed.map((e) => e.number), ...absent].filter((n) => stillOut.has(n)) }, null, 2)}\n`);
         return;
@@ -77,6 +80,48 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       }
       return;
     }
+    case 'possible': {
+      if (opts.accept.length === 0 && opts.dismiss.length === 0) {
+        const pending = openOptOuts(state, account).pending();
+        if (opts.json) {
+          ctx.stdout.write(`${JSON.stringify({ account: account ?? null, possible: pending.map(possibleJson) }, null, 2)}\n`);
+          return;
+        }
+        for (const p of pending) ctx.stdout.write(`${p.number}  ${describePossible(p)}\n`);
+        const flag = account !== undefined ? ` --account ${shellQuote(account)}` : opts.allAccounts ? ' --all-accounts' : '';
+        if (pending.length > 0) ui.info(`${pending.length} possible opt-out${pending.length === 1 ? '' : 's'} to decide for ${scope}: sends to ${pending.length === 1 ? 'its number' : 'their numbers'} stop until then. Decide with msgr optout possible --accept NUMBER${flag} (an opt-out) or --dismiss NUMBER${flag} (not one).`);
+        else ui.info(`no possible opt-outs to decide for ${scope}`);
+        return;
+      }
+      const store = OptOutStore.open(path);
+      const accepted = await store.decide(numbers(opts.accept), 'accept', writer, opts.note);
+      const dismissed = await store.decide(numbers(opts.dismiss), 'dismiss', writer, opts.note);
+      const none = [...accepted.none, ...dismissed.none];
+      if (opts.json) {
+        ctx.stdout.write(`${JSON.stringify({ store: path, accepted: accepted.decided.map((p) => p.number), dismissed: dismissed.decided.map((p) => p.number), notPossible: none }, null, 2)}\n`);
+      } else {
+        for (const p of accepted.decided) ui.success(`${p.number}: opted out (${describePossible(p)})`);
+        for (const p of dismissed.decided) ui.success(`${p.number}: not an opt-out; sends to it go on`);
+      }
+      for (const n of none) ui.warn(`${n} has no possible opt-out to decide in ${scope}${store.has(n) ? ' (it is opted out)' : ''}: nothing was changed for it`);
+      return;
+    }
+    case 'repair': {
+      const { repairStore } = await import('../../optouts/repair.js');
+      const r = await repairStore(path, writer, country);
+      if (opts.json) {
+        ctx.stdout.write(`${JSON.stringify({ store: path, optedOut: r.numbers.map((n) => ({ line: n.line, number: n.number, already: n.already })), setAside: r.setAside, setAsideFile: r.setAsideFile ?? null, backup: r.backup ?? null }, null, 2)}\n`);
+        return;
+      }
+      if (r.backup === undefined) {
+        ui.info(`nothing to repair: every line of ${path} is a record`);
+        return;
+      }
+      for (const n of r.numbers) ui.success(`line ${n.line}: ${n.number} ${n.already ? 'was opted out already' : 'is opted out now (typed into the store by hand)'}`);
+      for (const a of r.setAside) ui.warn(`line ${a.line} set aside (${a.why}): ${JSON.stringify(a.text.slice(0, 60))}`);
+      ui.info(`repaired ${path}${r.setAsideFile !== undefined ? `; lines set aside are in ${r.setAsideFile}` : ''}; the store as it was is kept as ${r.backup}`);
+      return;
+    }
     case 'list': {
       const out = listEntries(state, account);
       if (opts.json) {
@@ -84,7 +129,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         return;
       }
       // An entry's evidence is a stranger's reply (and the store a file anyone may have edited): made visible.
-      for (const [e, f] of out.entries) ctx.stdout.write(`${showControls(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}`)}\n`);
+      for (const [e, f] of out.entries) ctx.stdout.write(`${wrap(showControls(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}`), lineWidth(ctx.stdout), { hang: e.number.length + 2 })}\n`);
       ui.info(`${out.entries.length} number${out.entries.length === 1 ? '' : 's'} opted out for ${scope}${account !== undefined ? ` (with those for every account, marked [${NO_ACCOUNT}])` : ''}`);
       return;
     }
@@ -104,7 +149,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);
         return;
       }
-      for (const r of results) ctx.stdout.write(`${showControls(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}`)}\n`);
+      for (const r of results) ctx.stdout.write(`${wrap(showControls(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}`), lineWidth(ctx.stdout), { hang: r.number.length + 2 })}\n`);
       return;
     }
     default:
@@ -118,14 +163,18 @@ function listEntries(state: string, account: string | undefined): { files: strin
   const files = [...new Set([own, optOutStorePath(state, NO_ACCOUNT)])];
   const seen = new Set<string>();
   const entries: Array<[OptOutEntry, string]> = [];
-  for (const f of files) {
-    for (const e of OptOutStore.open(f).entries()) {
+  for (const [i, f] of files.entries()) {
+    for (const e of refuseDamage(OptOutStore.open(f), i === 0 ? account : undefined).entries()) {
       if (seen.has(e.number)) continue;
       seen.add(e.number);
       entries.push([e, f]);
     }
   }
   return { files, entries };
+}
+
+function possibleJson(p: PossibleEntry): Record<string, unknown> {
+  return { number: p.number, since: p.since, source: p.source, replies: p.replies, evidence: p.evidence ?? null };
 }
 
 function csvCell(s: string): string {

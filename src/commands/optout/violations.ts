@@ -14,6 +14,7 @@ import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptO
 import type { Ui } from '../../output/ui.js';
 import { formatCount } from '../../output/count.js';
 import { showControls } from '../../output/sanitize.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 
 export interface Violation {
   readonly number: string;
@@ -24,6 +25,12 @@ export interface Violation {
   readonly once: { readonly key: string; readonly record: string } | null;
   readonly messageId: string | null;
   readonly optOut: { readonly since: string; readonly source: string; readonly evidence: OptOutEntry['evidence'] | null };
+  /**
+   * A batch first sent before the opt-out and sent again after it (--resend-in-doubt) under the
+   * same Idempotency-Key: the accepted answer may be the API's replay of the first request, not a
+   * new message. Null: a message sent after the opt-out, the first time.
+   */
+  readonly resend: { readonly firstSentAt: string; readonly idempotencyKey: string | null } | null;
   /** For people: what the opt-out was. */
   readonly why: string;
 }
@@ -62,7 +69,8 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
     const e = optedOut(storeOf(account), m.number, m.at);
     if (e === undefined) return;
     const includedOptedOut = run.header.optOuts?.store === 'included';
-    found.push({ number: m.number, messagedAt: m.at, account: account ?? null, run: { runId: run.runId, journal: run.journal, line: m.line ?? null, includedOptedOut }, once: null, messageId: m.messageId ?? null, optOut: optOutOf(e), why: describeOptOut(e) });
+    const resend = m.firstAt < m.at && optedOut(storeOf(account), m.number, m.firstAt) === undefined ? { firstSentAt: m.firstAt, idempotencyKey: m.idempotencyKey ?? null } : null;
+    found.push({ number: m.number, messagedAt: m.at, account: account ?? null, run: { runId: run.runId, journal: run.journal, line: m.line ?? null, includedOptedOut }, once: null, messageId: m.messageId ?? null, optOut: optOutOf(e), resend, why: describeOptOut(e) });
   });
   const once = acceptedOnceSends(state, o.sandbox);
   for (const s of once) {
@@ -71,7 +79,7 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
     s.numbers.forEach((number, i) => {
       const e = optedOut(storeOf(account), number, s.at);
       if (e === undefined) return;
-      found.push({ number, messagedAt: s.at, account: account ?? null, run: null, once: { key: s.key, record: s.record }, messageId: s.messageIds[i] ?? null, optOut: optOutOf(e), why: describeOptOut(e) });
+      found.push({ number, messagedAt: s.at, account: account ?? null, run: null, once: { key: s.key, record: s.record }, messageId: s.messageIds[i] ?? null, optOut: optOutOf(e), resend: null, why: describeOptOut(e) });
     });
   }
   found.sort((a, b) => a.messagedAt.localeCompare(b.messagedAt) || a.number.localeCompare(b.number));
@@ -82,9 +90,13 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
   } else {
     for (const v of found) {
       const by = v.run !== null ? `run ${v.run.runId}${v.run.line !== null ? ` line ${v.run.line}` : ''}${v.run.includedOptedOut ? ' (--include-opted-out)' : ''}` : `--once ${v.once?.key ?? ''}`;
-      ctx.stdout.write(`${showControls(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}: ${v.why}`)}\n`);
+      const replay = v.resend !== null ? ` (a resend, under the same Idempotency-Key, of a request first sent ${v.resend.firstSentAt}, before the opt-out: possibly the API's replay of that one, not a new message)` : '';
+      ctx.stdout.write(`${wrap(showControls(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}${replay}: ${v.why}`), lineWidth(ctx.stdout), { hang: v.number.length + 2 })}\n`);
     }
   }
   if (found.length === 0) ui.info(`no one was messaged after opting out (checked ${where})`);
-  else ui.warn(`${formatCount(found.length)} message${found.length === 1 ? ' was' : 's were'} sent to numbers that had opted out (checked ${where})`);
+  else {
+    const resends = found.filter((v) => v.resend !== null).length;
+    ui.warn(`${formatCount(found.length)} message${found.length === 1 ? ' was' : 's were'} sent to numbers that had opted out${resends > 0 ? ` (${formatCount(resends)} of them resends of requests first sent before the opt-out, under the same Idempotency-Key: possibly replays)` : ''} (checked ${where})`);
+  }
 }

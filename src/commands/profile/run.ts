@@ -6,6 +6,8 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { maskSecret, maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
+import { alignColumns, formatTable } from '../../output/table.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkBaseUrl } from '../../profiles/base-url.js';
 import { msgrCommand, shellQuote } from '../../output/shell.js';
@@ -384,15 +386,13 @@ export function runList(ctx: Context, raw: unknown): void {
     ['', 'NAME', 'ACCOUNT', 'BASE URL', 'API KEY', 'FROM', 'CHANNEL', 'COUNTRY', ''],
     ...rows.map((r) => [r.default ? '*' : '', r.name, r.account ?? '-', r.baseUrl ?? '-', r.apiKey ?? '-', r.from ?? '-', r.channel ?? '-', r.defaultCountry ?? '-', r.confirm ? 'confirm' : '']),
   ];
-  ctx.stdout.write(formatTable(table));
+  ctx.stdout.write(profileTable(ctx, table, 2));
   if (data.default === undefined && rows.length > 1) ui.info('no default profile: sends need -p NAME or MSGR_PROFILE (msgr profile use NAME sets one)');
 }
 
-function formatTable(rows: string[][]): string {
-  const clean = rows.map((r) => r.map((c) => showControls(c)));
-  const widths: number[] = [];
-  for (const r of clean) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.length)));
-  return clean.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ').trimEnd() + '\n').join('');
+/** Cells with control characters made visible (a profile's values are the user's), as a table for the terminal (output/table.ts). */
+function profileTable(ctx: Context, rows: string[][], title: number): string {
+  return `${formatTable(rows.map((r) => r.map((c) => showControls(c))), lineWidth(ctx.stdout), title)}\n`;
 }
 
 // msgr profile show
@@ -440,7 +440,10 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.
-    ctx.stdout.write(`${formatTable(rows)}${'config'.padEnd(8)}  ${showControls(settings.configFile)}\n`);
+    // Each setting's line wraps under its value (output/wrap.ts).
+    const width = lineWidth(ctx.stdout);
+    const shown = alignColumns(rows.map((r) => r.map((c) => showControls(c)))).map((l) => wrap(l, width, { hang: 10 }));
+    ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${showControls(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   }
   await warnMissing(ui, settings);
 }

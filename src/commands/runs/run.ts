@@ -1,7 +1,7 @@
 // `msgr runs list|show|report|prune`: data on stdout (a table, or --json), people's lines on
 // stderr. The work is the engine's, through its front door for runs (src/bulk/runs.ts, the only
 // module of src/bulk/ this imports).
-import { basename } from 'node:path';
+import { basename, dirname } from 'node:path';
 import type { Context } from '../../context.js';
 import { heartbeatStopped, type LockOwner } from '../../files/lock.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -11,6 +11,8 @@ import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunDeliver
 import type { RunsOptions } from './options.js';
 import { formatAge, formatCount } from '../../output/count.js';
 import { maskUrl, showControls } from '../../output/sanitize.js';
+import { alignColumns, formatTable } from '../../output/table.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 
 function state(ctx: Context): string {
   return stateDir(ctx.env, ctx.cwd);
@@ -25,26 +27,29 @@ function shortTarget(r: RunInfo): string {
   return t.sandbox ? 'sandbox' : `${maskUrl(t.baseUrl)} ${t.account ?? ''}`.trim();
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]?.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length))) ?? [];
-  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i] ?? 0))).join('  ')).join('\n');
-}
-
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
   const ui = createUi(ctx, opts);
-  const runs = await listRuns(ctx);
+  const { runs, unreadable } = await listRuns(ctx);
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })) }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ stateDir: state(ctx), runs: runs.map(({ status: _status, ...r }) => ({ ...r, sending: sendingJson(r.sending) })), unreadable }, null, 2)}\n`);
     return;
   }
-  if (runs.length === 0) {
+  // A journal msgr cannot read may be the only record of whom a run messaged: never passed over.
+  for (const u of unreadable) {
+    const blocks = basename(u.journal) === 'journal.jsonl';
+    ui.warn(`${u.journal} cannot be read (${u.why}; last written ${u.lastActivity})${blocks ? ': a new run of its file stops until it is restored, or set aside by a --restart' : ': kept aside'} (docs/files.md: "A journal that cannot be read")`);
+  }
+  if (runs.length === 0 && unreadable.length === 0) {
     ui.info(`no runs in ${state(ctx)}`);
     return;
   }
+  const width = lineWidth(ctx.stdout);
   if (!opts.wide) {
     // 80 columns (or the terminal's width): the run by the last 8 characters of its id (which
-    // every `msgr runs` command takes), its file by name; --wide and --json give them in full.
-    const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ACCEPTED', 'STATE']];
+    // every `msgr runs` command takes), its file by name, its campaign key when a run has one;
+    // --wide and --json give them in full. A terminal too narrow for that gets a record per run.
+    const keyed = runs.some((r) => r.once !== null);
+    const rows = [['RUN', 'STARTED', 'FILE', ...(keyed ? ['KEY'] : []), 'TARGET', 'ACCEPTED', 'STATE']];
     for (const r of runs) {
       // What needs a look; the rows not sent yet are the rest of ACCEPTED's total. While a run
       // sends, its batches without an answer are in flight, not in doubt.
@@ -53,21 +58,32 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
         r.runId.slice(r.runId.lastIndexOf('-') + 1),
         r.startedAt.slice(5, 16).replace('T', ' ') + 'Z',
         basename(r.file),
+        ...(keyed ? [r.once ?? ''] : []),
         narrowTarget(r),
         `${formatCount(r.accepted)}${r.alreadySent > 0 ? `+${formatCount(r.alreadySent)}` : ''} of ${formatCount(r.toSend + r.alreadySent)}`,
         `${r.status}${look.length > 0 ? ` (${look.join(', ')})` : ''}`,
       ]);
     }
-    const width = ctx.stdout.isTTY === true ? Math.max(80, ctx.stdout.columns ?? 80) : 80;
-    ctx.stdout.write(`${table(fitWidth(rows, width, [[3, 8, 'end'], [2, 12, 'middle'], [5, 10, 'end']]))}\n`);
+    for (const u of unreadable) rows.push(['?', `${u.lastActivity.slice(5, 16).replace('T', ' ')}Z`, basename(dirname(u.journal)), ...(keyed ? [''] : []), '?', '?', 'unreadable']);
+    // Cut to 80 columns at least (the key last: it is the name the operator gave the run); a
+    // narrower terminal gets each run as a record, its values whole.
+    const k = keyed ? 1 : 0;
+    if (width !== undefined && width < 80) {
+      ctx.stdout.write(`${formatTable(rows, width, 3)}\n`);
+      return;
+    }
+    const fitted = fitWidth(rows, width ?? 80, [[3 + k, 8, 'end'], [2, 12, 'middle'], [5 + k, 10, 'end'], ...(keyed ? [[3, 12, 'middle'] as const] : [])]);
+    ctx.stdout.write(`${alignColumns(fitted).join('\n')}\n`);
     return;
   }
-  const rows = [['RUN', 'STARTED', 'FILE', 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
+  const keyed = runs.some((r) => r.once !== null);
+  const rows = [['RUN', 'STARTED', 'FILE', ...(keyed ? ['KEY'] : []), 'TARGET', 'ROWS', 'ACCEPTED', 'IN DOUBT', 'NOT SENT', 'STATE']];
   for (const r of runs) {
     rows.push([
       r.runId,
       r.startedAt.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'),
       r.file,
+      ...(keyed ? [r.once ?? '-'] : []),
       shortTarget(r),
       formatCount(r.rows),
       `${formatCount(r.accepted)}${r.alreadySent > 0 ? ` (+${formatCount(r.alreadySent)} earlier)` : ''}`,
@@ -76,7 +92,8 @@ export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
       r.status,
     ]);
   }
-  ctx.stdout.write(`${table(rows)}\n`);
+  for (const u of unreadable) rows.push(['?', u.lastActivity.replace('T', ' ').replace(/:\d\d\.\d+Z$/, 'Z'), u.journal, ...(keyed ? ['-'] : []), '?', '?', '?', '?', '?', 'unreadable']);
+  ctx.stdout.write(`${alignColumns(rows).join('\n')}\n`);
 }
 
 /** Sandbox, else the account (or the API's host when the run had none). */
@@ -162,7 +179,10 @@ function describeSuppressed(s: { readonly atStart: number; readonly sinceStart: 
 export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Promise<void> {
   const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
-  const doc = { ...info, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
+  // Receipts settle doubt: a batch in doubt every recipient of which has one counts as accepted
+  // (docs/campaigns.md: "In doubt meets consent"); a resume journals it so.
+  const settled = view.settledByReceipts;
+  const doc = { ...info, accepted: info.accepted + settled, inDoubt: info.inDoubt - settled, settledByReceipts: settled, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     return;
@@ -185,16 +205,19 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     ['from', view.described.from],
     ...(h.once !== undefined ? [['key', `--once ${h.once.key}`] as [string, string]] : []),
     ['rows', `${formatCount(info.rows)}, ${formatCount(info.toSend)} to send${info.alreadySent > 0 ? `, ${formatCount(info.alreadySent)} already sent by ${(h.skipSent ?? []).map((s) => s.runId).join(', ')}` : ''}${describeSuppressed(view.suppressed, h.optOuts?.store)}`],
-    ['accepted', formatCount(info.accepted)],
+    ['accepted', `${formatCount(info.accepted + settled)}${settled > 0 ? ` (${formatCount(settled)} of them left in doubt, but the receipts show every one: a resume records them as accepted, and sends them nothing)` : ''}`],
     ['rejected', formatCount(info.rejected)],
-    ['in doubt', formatCount(info.inDoubt)],
+    ['in doubt', formatCount(info.inDoubt - settled)],
     ['not sent', formatCount(info.notSent)],
     ['delivery', describeDelivery(view.delivery)],
   ];
+  // On a terminal each value wraps under itself (output/wrap.ts); on a pipe, whole lines.
+  const width = lineWidth(ctx.stdout);
   const w = Math.max(...lines.map(([k]) => k.length));
-  let out = lines.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n');
+  let out = lines.map(([k, v]) => wrap(`${k.padEnd(w)}  ${v}`, width, { hang: w + 2 })).join('\n');
   for (const b of inDoubt.slice(0, 20)) {
-    out += `\nin doubt: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}`;
+    const receipts = b.settled ? ': settled, every recipient has a receipt (accepted)' : b.withReceipt > 0 ? `; receipts for ${b.withReceipt} of ${b.recipients}` : '';
+    out += `\n${wrap(`${b.settled ? 'was in doubt' : 'in doubt'}: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}${receipts}`, width)}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
   // File names, message texts and what receipts say are not msgr's own words: made visible.
@@ -240,7 +263,7 @@ export async function runPrune(ctx: Context, opts: RunsOptions): Promise<void> {
     return;
   }
   const verb = opts.dryRun ? 'would remove' : 'removed';
-  for (const run of r.removed) ctx.stdout.write(`${verb} ${run.runId}  ${run.file}  ${run.journal}\n`);
+  for (const run of r.removed) ctx.stdout.write(`${wrap(`${verb} ${run.runId}  ${run.file}  ${run.journal}`, lineWidth(ctx.stdout))}\n`);
   ui.info(`${verb} ${formatCount(r.removed.length)} finished or abandoned run${r.removed.length === 1 ? '' : 's'}${opts.dryRun ? ' (dry run: nothing was removed)' : ''}`);
   if (r.keptUnfinished.length > 0) ui.info(`kept ${formatCount(r.keptUnfinished.length)} unfinished run${r.keptUnfinished.length === 1 ? '' : 's'} as old (\`msgr runs list\`): resume them, or delete their journals by hand`);
   if (r.keptElsewhere.length > 0) {

@@ -4,6 +4,7 @@ import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 // The one loopback rule msgr has: what the sandbox may listen on is what the key may be sent to.
 import { isLoopbackHost } from '../../http/endpoint.js';
 import { DEFAULT_EVENT_PLAN, DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
@@ -104,8 +105,9 @@ export const SANDBOX_DRAIN_MS = 1_000;
 
 export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Promise<void> {
   const { options, quiet } = parseSandboxFlags(raw, ctx.cwd);
+  const width = lineWidth(ctx.stderr);
   const say = (line: string): void => {
-    if (!quiet) ctx.stderr.write(`${line}\n`);
+    if (!quiet) ctx.stderr.write(`${wrap(line, width)}\n`);
   };
   // Requests with numbers and texts, events with replies: 0600, however they were made before.
   const loose = privateWarning(makePrivate([options.record, options.webhook?.record].flatMap((f) => (f !== undefined ? [[f, 0o600] as const] : []))), 'the sandbox\'s record files', 'They hold numbers and message texts.');

@@ -19,7 +19,7 @@ export function registerSegments(program: Command, ctx: Context, runF?: (opts: S
       'after',
       `
 Nothing is sent and no profile is needed. The text is counted exactly as send and send-bulk
-would send it (a final newline of a file or of piped text is dropped).
+would send it (the line breaks and blank lines at the end of a file or of piped text are dropped).
 
 Examples:
   msgr segments 'Your order has shipped'

@@ -73,6 +73,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       includeSent: opts.includeSent,
       skipInDoubt: opts.skipInDoubt,
       once: opts.once,
+      sameData: opts.sameData,
     },
     purpose,
     output: {

@@ -43,7 +43,8 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .addOption(new Option('--skip-sent [run]', 'leave out every number earlier runs of this file accepted for the same message (or those of this run: id or journal; repeatable)').preset('').argParser(collect))
     .option('--delivered-only', "with --skip-sent: only numbers whose receipts say delivered count as sent (a follow-up to those not reached; refused while receipts are pending)")
     .option('--again', 'send to numbers earlier runs of this file accepted, again, on purpose')
-    .option('--once <key>', 'a campaign key: a later command with it continues this run, or says it is done (per account)');
+    .option('--once <key>', 'a campaign key: a later command with it continues this run, or says it is done (per account)')
+    .option('--same-data', 'with --once: the input is, on purpose, the same data as an earlier run under another key (without it, that stops the run: a file nobody replaced)');
   // After the message flags they refine, before the connection's.
   addMessageOptions(cmd)
     .optionsGroup('Messages per row:')
@@ -83,7 +84,7 @@ Examples:
   msgr send-bulk customers.csv --from Acme --text 'Your order has shipped' --dry-run
   msgr send-bulk customers.csv --from Acme --text 'Hi {{first_name|there}}, see you {{date}}' --preview
   msgr send-bulk customers.csv --from Acme --text-column message --sample-to +447911123456
-  msgr send-bulk customers.csv --template spring_sale --exclude optouts.txt --report out.csv
+  msgr send-bulk customers.csv --template spring_sale --report out.csv
   msgr send-bulk list.csv --from Acme --text 'Hi' --rate 300/m --batch-size 50
   msgr send-bulk customers.csv --resume
   msgr send-bulk customers.csv --from Acme --text 'Spring sale: 20% off' --skip-sent

@@ -98,6 +98,8 @@ export interface BulkOptions {
   readonly deliveredOnly?: boolean | undefined;
   /** Message again the numbers earlier runs of this file accepted, on purpose. */
   readonly again: boolean;
+  /** Under --once: the same data as an earlier run under another key, on purpose. */
+  readonly sameData: boolean;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts). */
   readonly once?: string | undefined;
   /** --restart: do not leave out what the abandoned run accepted. */
@@ -202,6 +204,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     skipSent: list({ skipSent: skipSentRaw }, 'skipSent')?.map((ref) => ref.trim()),
     deliveredOnly: bool(raw, 'deliveredOnly'),
     again: bool(raw, 'again'),
+    sameData: bool(raw, 'sameData'),
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
@@ -220,6 +223,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.once !== undefined && opts.journal !== undefined) {
     throw new UsageError('--once and --journal cannot be used together', { hint: "A keyed run keeps its journal in the key's own folder, where every command with the key finds it; MSGR_CONFIG_DIR moves all of msgr's state." });
   }
+  if (opts.sameData && opts.once === undefined) throw new UsageError('--same-data only makes sense with --once', { hint: '--same-data says that a run under a campaign key reads, on purpose, the same data as an earlier run under another key.' });
   if (opts.again && opts.skipSent !== undefined) {
     throw new UsageError('--again and --skip-sent cannot be used together', { hint: '--skip-sent leaves out the numbers earlier runs accepted; --again sends to them again. Give the one you mean.' });
   }

@@ -23,7 +23,7 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
     await confirm(ctx, campaign, open, checked);
     if (campaign.purpose.kind === 'sample') return await sample(ctx, ui, campaign, open, checked);
     const sent = await send(ctx, ui, campaign, open, checked, rc);
-    summarise(ctx, ui, campaign, open, checked, sent);
+    await summarise(ctx, ui, campaign, open, checked, sent);
   } catch (err) {
     throw rc.failed(ctx, err);
   } finally {

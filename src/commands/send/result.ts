@@ -5,6 +5,7 @@
 import type { ChalkInstance } from 'chalk';
 import { extractMessageIds } from '../../http/message-ids.js';
 import { showControls } from '../../output/sanitize.js';
+import { wrap } from '../../output/wrap.js';
 import { describeSource, type Resolved, type Settings } from '../../settings/resolve.js';
 
 export interface AcceptedSend {
@@ -14,6 +15,8 @@ export interface AcceptedSend {
   /** The numbers sent to, in request order; contacts are counted apart. */
   readonly numbers: readonly string[];
   readonly contacts: number;
+  /** Numbers given and left out as opted out (said in warnings before). */
+  readonly suppressed?: number;
   readonly settings: Settings;
   /** The account the request carried (it may come from --input). */
   readonly account: Resolved<string | undefined>;
@@ -24,9 +27,12 @@ export interface AcceptedSend {
 /** Ids listed before "… and N more". */
 const SHOWN_IDS = 5;
 
-export function acceptedLines(a: AcceptedSend, color: ChalkInstance): string {
+/** The lines for a terminal `width` columns wide (output/wrap.ts), each value wrapping under itself. */
+export function acceptedLines(a: AcceptedSend, color: ChalkInstance, columns?: number): string {
   const recipients = a.numbers.length + a.contacts;
-  const out = [`${color.green('✔')} Accepted for ${recipients} recipient${recipients === 1 ? '' : 's'} (HTTP ${a.status}); accepted is not yet delivered.`];
+  const suppressed = a.suppressed ?? 0;
+  const count = suppressed > 0 ? `${recipients} of ${recipients + suppressed} recipients (HTTP ${a.status}); ${suppressed} left out: opted out` : `${recipients} recipient${recipients === 1 ? '' : 's'} (HTTP ${a.status})`;
+  const out = [`${color.green('✔')} Accepted for ${count}; accepted is not yet delivered.`];
   const ids = extractMessageIds(a.body, a.numbers);
   const found = a.numbers.flatMap((n, i) => (ids[i] !== undefined ? [[showControls(ids[i]), n] as const] : []));
   const width = Math.max(0, ...found.slice(0, SHOWN_IDS).map(([id]) => id.length));
@@ -39,5 +45,5 @@ export function acceptedLines(a: AcceptedSend, color: ChalkInstance): string {
   const accountFrom = acc.source === 'profile' || acc.value === undefined ? '' : ` (${acc.source === 'default' ? "the sandbox's" : describeSource(acc)})`;
   out.push(`  account     ${acc.value ?? 'none'}${accountFrom}`);
   out.push(`  sent to     ${a.host ?? 'the built-in sandbox; nothing is delivered'}`);
-  return `${out.join('\n')}\n`;
+  return `${out.map((line, i) => wrap(line, columns, { hang: i === 0 ? 2 : 12 })).join('\n')}\n`;
 }

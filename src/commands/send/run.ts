@@ -1,7 +1,7 @@
 // `msgr send`: options → request → HTTP → outcome → output → exit code (docs/design.md: "The flow").
 import { errorDocument, UsageError } from '../../errors.js';
 import { stateDir } from '../../files/state-dir.js';
-import { describeOptOut, openOptOuts, optOutAccount } from '../../optouts/store.js';
+import { describeOptOut, describePossible, openOptOuts, optOutAccount, type OptOuts, type PossibleEntry } from '../../optouts/store.js';
 import { awaitAnswer } from '../shared/one-request.js';
 import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error.js';
 import type { Outcome } from '../../http/outcome.js';
@@ -10,6 +10,7 @@ import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type P
 import type { InputRequest } from '../../message/input.js';
 import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../output/sanitize.js';
 import { createUi, paint, type Ui } from '../../output/ui.js';
+import { lineWidth } from '../../output/wrap.js';
 import { caFileSource } from '../../http/ca-file.js';
 import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
@@ -43,6 +44,9 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   if (!built.ok) throw problemsError(built.problems);
   let request = leaveOutOptedOut(ctx, ui, built.request, sandbox, opts.includeOptedOut === true);
   const recipientCount = (request.recipients?.length ?? 0) + (request.addressBook?.contacts.length ?? 0);
+  // Numbers given and left out as opted out: said with the count they change (named in warnings above).
+  const suppressed = (built.request.recipients?.length ?? 0) - (request.recipients?.length ?? 0);
+  const leftOut = suppressed > 0 ? ` (${suppressed} more left out: opted out)` : '';
   // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
   const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
   // A dry run shows the request, as it always does (the one the key sent): never the old answer
@@ -79,7 +83,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
       totals.add(analyseText(request.body.text), undefined, Math.max(1, recipientCount));
       ui.info(totals.describe());
     }
-    ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid; nothing was sent`);
+    ui.info(`dry run: request for ${recipientCount} recipient${recipientCount === 1 ? '' : 's'} is valid${leftOut}; nothing was sent`);
     return;
   }
 
@@ -122,8 +126,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const outcome = await awaitAnswer(ctx, ui, opts.timeout, (stopRetries) => client.send(request, { idempotencyKey, stopRetries }));
   once?.answered(outcome);
   const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
-  const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, settings, account, host: sandbox ? undefined : endpoint.host };
-  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, apiKey, result, address: sandbox ? undefined : address });
+  const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, suppressed, settings, account, host: sandbox ? undefined : endpoint.host };
+  renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, leftOut, apiKey, result, address: sandbox ? undefined : address });
 }
 
 /** The key's record for this request (a dry run only reads it). */
@@ -134,7 +138,7 @@ async function openOnce(ctx: Context, ui: Ui, opts: SendOptions, settings: Setti
   return openOnceSend(ctx, ui, { key: opts.once ?? '', place, request: { ...request }, dryRun: opts.dryRun === true, timeoutMs: opts.timeout, apiKey: settings.apiKey.value });
 }
 
-function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address?: OutcomeErrorOptions['address']; again?: boolean }): void {
+function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolean; sandbox: boolean; recipients: number; leftOut?: string; apiKey: string; result: Omit<AcceptedSend, 'status' | 'body'>; address?: OutcomeErrorOptions['address']; again?: boolean }): void {
   const plural = o.recipients === 1 ? '' : 's';
   switch (outcome.kind) {
     case 'accepted': {
@@ -156,10 +160,10 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
         }
       }
       if (person) {
-        ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout))));
+        ctx.stdout.write(acceptedLines({ ...o.result, status: outcome.status, body }, paint(colorLevel(ctx.env, ctx.stdout)), lineWidth(ctx.stdout)));
         return;
       }
-      if (o.again !== true) ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}; accepted is not yet delivered`);
+      if (o.again !== true) ui.success(`accepted by the API (HTTP ${outcome.status}) for ${o.recipients} recipient${plural}${o.leftOut ?? ''}; accepted is not yet delivered`);
       if (o.sandbox && o.again !== true) ui.info('sandbox: nothing was delivered');
       return;
     }
@@ -262,6 +266,12 @@ function leaveOutOptedOut<R extends { accountReference: string; recipients?: Arr
   const numbers = request.recipients ?? [];
   if (numbers.length === 0) return request;
   const optOuts = openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(request.accountReference, sandbox));
+  // A possible opt-out stops the send until a person decides (docs/optouts.md: "Possible opt-outs").
+  const undecided = numbers.flatMap((r) => {
+    const p = optOuts.undecided(r.msisdn);
+    return p !== undefined ? [p] : [];
+  });
+  if (undecided.length > 0) throw possibleOptOutsError(undecided, optOuts);
   if (optOuts.size === 0) return request;
   const out = numbers.flatMap((r) => {
     const entry = optOuts.get(r.msisdn);
@@ -282,6 +292,14 @@ function leaveOutOptedOut<R extends { accountReference: string; recipients?: Arr
   }
   for (const e of out) ui.warn(`${e.number} left out, suppressed: ${describeOptOut(e)} (msgr optout check ${e.number})`);
   return { ...request, recipients: kept };
+}
+
+/** A send to numbers with possible opt-outs no one has decided on: stopped, naming them and the decision. */
+function possibleOptOutsError(undecided: readonly PossibleEntry[], optOuts: OptOuts): UsageError {
+  const first = undecided[0] as PossibleEntry;
+  const message = undecided.length === 1 ? `${first.number} has a possible opt-out no one has decided on: ${describePossible(first)}; nothing was sent` : `${undecided.length} recipients have possible opt-outs no one has decided on (${undecided.slice(0, 3).map((p) => `${p.number}: ${describePossible(p)}`).join('; ')}); nothing was sent`;
+  const hint = `A person reads the reply and decides: ${optOuts.decideCommand(first.number, 'accept')} (it is an opt-out: the number is left out from then on), or ${optOuts.decideCommand(first.number, 'dismiss')} (it is not); msgr optout possible lists them all.`;
+  return new UsageError(message, { hint, jsonFor: (exitCode) => ({ ...errorDocument(message, hint, exitCode), possibleOptOuts: undecided.map((p) => ({ number: p.number, since: p.since, source: p.source, evidence: p.evidence ?? null })) }) });
 }
 
 function problemsError(problems: Problem[]): UsageError {

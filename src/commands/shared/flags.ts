@@ -8,6 +8,39 @@ export function collect(value: string, previous: string[] | undefined): string[]
   return [...(previous ?? []), value];
 }
 
+/** Whether an option takes several values: given more than once, each is kept (its help says "repeatable"). */
+export function isRepeatable(option: Option): boolean {
+  return option.variadic || option.parseArg === collect;
+}
+
+/** The usage error of an option that takes one value, given twice (main.ts words its hint). */
+export const REPEATED_OPTION = 'msgr.repeatedOption';
+
+/**
+ * An option that takes one value, given twice, is refused (exit 2) in every command, before the
+ * command runs (docs/contract.md: "Precedence"): Commander would keep the last without a word, and two
+ * `--text-file`s or two `--account`s are a mistake to be told, not a choice to be guessed. Options
+ * that take several values are declared with `collect` (or as variadic), and say "repeatable" in
+ * their help; a flag without a value (`--json`) given twice asks the same thing twice.
+ */
+export function refuseRepeatedOptions(cmd: Command): void {
+  // Said once the whole command line is read, so that a --json after it gets its document.
+  let repeated: string | undefined;
+  for (const option of cmd.options) {
+    if (isRepeatable(option) || (!option.required && !option.optional)) continue;
+    const key = option.attributeName();
+    // Before Commander's own listener stores the value: a value already from the command line is the first.
+    // The values are not repeated back: one may be a secret (--token).
+    (cmd as unknown as NodeJS.EventEmitter).prependListener(`option:${option.name()}`, () => {
+      if (repeated === undefined && cmd.getOptionValueSource(key) === 'cli') repeated = `error: option '${option.flags}' was given twice: it takes one value, and msgr does not choose between them`;
+    });
+  }
+  cmd.hook('preAction', () => {
+    if (repeated !== undefined) cmd.error(repeated, { code: REPEATED_OPTION, exitCode: 2 });
+  });
+  for (const sub of cmd.commands) refuseRepeatedOptions(sub);
+}
+
 /**
  * `--api-key` does not exist on purpose; people (and other CLIs' habits) reach for it, so it is
  * answered with why and what to use instead, never with the value it was given.
@@ -54,7 +87,7 @@ export function addMessageOptions(cmd: Command): Command {
     .option('--channel <channel>', 'SMS or RCS (default: the profile\'s, else SMS)')
     .option('--from <sender>', 'sender id: a number, or 1-11 letters/digits for SMS; an agent name for RCS')
     .option('--text <text>', 'message text')
-    .option('--text-file <path>', "read the message text from a file ('-' reads stdin); UTF-8, or UTF-16 with a BOM")
+    .option('--text-file <path>', "read the message text from a file ('-' reads stdin); UTF-8, or UTF-16 with a BOM; line breaks and blank lines at its end are not sent")
     .option('--text-encoding <name>', 'encoding of a --text-file without a BOM: utf8 (default), latin1 (Windows-1252), utf16le, utf16be')
     .option('--template <id>', 'template id (body.templateId) instead of text')
     .option('--meta <key=value>', 'message metaData entry (repeatable)', collect)

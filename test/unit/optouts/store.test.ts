@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import { classifyReply, keywordOf, keywords } from '../../../src/optouts/keywords.js';
+import { keywords } from '../../../src/optouts/keywords.js';
 import { PlainList } from '../../../src/optouts/plain-list.js';
 import { eventNumber, optOutAction, type ReplyPolicy } from '../../../src/optouts/replies.js';
-import { openOptOuts, optOutStorePath, OptOutStore, type StoreWriter } from '../../../src/optouts/store.js';
+import { DamagedStoreError, openOptOuts, optOutStorePath, OptOutStore, tornPath, type StoreWriter } from '../../../src/optouts/store.js';
+import { repairStore } from '../../../src/optouts/repair.js';
 import { summarise } from '../../../src/events/fields.js';
 import { testProcess } from '../../support/fake-context.js';
 
@@ -55,16 +56,81 @@ describe('the opt-out store', () => {
     assert.equal(store.get('+447400900125')?.since, '2030-01-01T09:00:00.000Z');
   });
 
-  test("a torn last line and lines that are not changes are passed over, and the next writer starts a line of its own", async () => {
+  test('a last record without its newline counts, and the next writer keeps it whole', async () => {
     const path = join(tmp(), 'o.jsonl');
-    writeFileSync(path, '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\nnot json\n{"v":1,"op":"add","number":"123","at":"x","source":"x"}\n{"v":1,"op":"add","num');
+    // A hand edit that left the last line without its newline: the record counts.
+    writeFileSync(path, '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\n{"v":1,"op":"add","number":"+447400900128","at":"2030-01-01T00:00:00Z","source":"manual"}');
     const store = OptOutStore.open(path);
-    assert.deepEqual(store.numbers(), ['+447400900126']);
-    assert.equal(store.skipped, 2);
+    assert.deepEqual(store.numbers().sort(), ['+447400900126', '+447400900128']);
+    assert.equal(openOptOuts(join(path, '..', '..'), undefined).size, 0, 'another store');
     await store.add([{ number: '+447400900127', source: 'x' }], writer());
     const lines = readFileSync(path, 'utf8').split('\n');
-    assert.match(lines[3] ?? '', /"number":"\+447400900127"/);
-    assert.deepEqual(OptOutStore.open(path).numbers().sort(), ['+447400900126', '+447400900127']);
+    assert.match(lines[1] ?? '', /"number":"\+447400900128"/);
+    assert.match(lines[2] ?? '', /"number":"\+447400900127"/);
+    assert.deepEqual(OptOutStore.open(path).numbers().sort(), ['+447400900126', '+447400900127', '+447400900128']);
+  });
+
+  test('a write cut short is passed over, and the next writer sets it aside in <store>.torn', async () => {
+    const path = join(tmp(), 'o.jsonl');
+    writeFileSync(path, '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\n{"v":1,"op":"add","num');
+    const store = OptOutStore.open(path);
+    assert.deepEqual(store.numbers(), ['+447400900126']);
+    assert.equal(store.damage.count, 0);
+    await store.add([{ number: '+447400900127', source: 'x' }], writer());
+    assert.match(readFileSync(path, 'utf8').split('\n')[1] ?? '', /"number":"\+447400900127"/);
+    assert.equal(readFileSync(tornPath(path), 'utf8'), '{"v":1,"op":"add","num\n');
+  });
+
+  test('lines that are not records are damage: a sender stops, naming them; a writer still records; repair turns typed numbers into opt-outs', async () => {
+    const state = tmp();
+    const path = optOutStorePath(state, 'ACME');
+    mkdirSync(join(state, 'optouts'), { recursive: true });
+    writeFileSync(path, '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\n+447400900129\nnot json\n{"v":1,"op":"add","number":"123","at":"x","source":"x"}\n07400 900131 # asked at the desk');
+    const store = OptOutStore.open(path);
+    assert.equal(store.damage.count, 4);
+    assert.deepEqual(store.damage.lines.map((b) => b.line), [2, 3, 4, 5]);
+    assert.throws(() => openOptOuts(state, 'ACME'), (err: unknown) => err instanceof DamagedStoreError && /4 lines that are not records \(line 2: "\+447400900129"; line 3: "not json"; line 4: .*, and 1 more\)/.test(err.message) && /msgr optout repair --account ACME/.test(err.hint ?? ''));
+    // A writer records whatever else the file holds (an opt-out must not be lost to a hand edit).
+    await store.add([{ number: '+447400900130', source: 'reply' }], writer());
+    assert.ok(OptOutStore.open(path).has('+447400900130'));
+    const r = await repairStore(path, writer('2030-01-05T00:00:00.000Z'), 'GB');
+    assert.deepEqual(r.numbers.map((n) => [n.line, n.number]), [[2, '+447400900129'], [5, '+447400900131']]);
+    assert.deepEqual(r.setAside.map((a) => a.line), [3, 4]);
+    assert.equal(readFileSync(r.setAsideFile ?? '', 'utf8'), 'not json\n{"v":1,"op":"add","number":"123","at":"x","source":"x"}\n');
+    assert.match(readFileSync(r.backup ?? '', 'utf8'), /^\{"v":1.*\n\+447400900129\n/);
+    const repaired = openOptOuts(state, 'ACME');
+    assert.deepEqual(repaired.numbers().sort(), ['+447400900126', '+447400900129', '+447400900130', '+447400900131']);
+    assert.match(repaired.get('+447400900129')?.evidence?.note ?? '', /typed into the store by hand \(line 2\)/);
+    // A reader that read the store before the repair reads the new file whole.
+    store.refresh();
+    assert.equal(store.damage.count, 0);
+    assert.equal(store.size, 4);
+    assert.equal((await repairStore(path, writer(), 'GB')).backup, undefined, 'nothing left to repair');
+  });
+
+  test('possible opt-outs: kept until a person decides; accept opts out with the reply as evidence, dismiss keeps the number', async () => {
+    const state = tmp();
+    const store = OptOutStore.open(optOutStorePath(state, 'ACME'));
+    const evidence = { text: 'remove me please', matched: 'remove me', why: 'an informal request', event: 'ev_1' };
+    await store.possible([{ number: '+447400900140', source: 'reply', evidence }], writer('2030-01-01T09:00:00.000Z'));
+    await store.possible([{ number: '+447400900140', source: 'reply', evidence: { text: 'no more texts' } }], writer('2030-01-01T10:00:00.000Z'));
+    await store.possible([{ number: '+447400900141', source: 'reply', evidence }], writer());
+    const all = openOptOuts(state, 'ACME');
+    assert.equal(all.has('+447400900140'), false);
+    assert.deepEqual(all.undecided('+447400900140'), { number: '+447400900140', since: '2030-01-01T09:00:00.000Z', source: 'reply', evidence: { text: 'no more texts' }, replies: 2 });
+    assert.equal(all.decideCommand('+447400900140', 'accept'), 'msgr optout possible --accept +447400900140 --account ACME');
+    const accepted = await store.decide(['+447400900140', '+447400900199'], 'accept', writer('2030-01-02T00:00:00.000Z'), 'read it');
+    assert.deepEqual(accepted.none, ['+447400900199']);
+    await store.decide(['+447400900141'], 'dismiss', writer('2030-01-02T00:00:00.000Z'));
+    const after = openOptOuts(state, 'ACME');
+    assert.deepEqual(after.pending(), []);
+    assert.equal(after.get('+447400900140')?.evidence?.note, 'read it');
+    assert.equal(after.get('+447400900140')?.evidence?.text, 'no more texts');
+    assert.equal(after.has('+447400900141'), false);
+    // A possible opt-out of a number opted out already changes nothing.
+    const again = await store.possible([{ number: '+447400900140', source: 'reply' }], writer());
+    assert.equal(again.kept.length, 0);
+    assert.equal(OptOutStore.open(store.path).undecided('+447400900140'), undefined);
   });
 
   test("a sender's front door: the account's store and the one for every account", async () => {
@@ -113,25 +179,22 @@ describe('the opt-out store', () => {
 
 describe('replies and receipts', () => {
   const policy: ReplyPolicy = { words: keywords(), allowStart: false, undeliverable: false, permanentCodes: new Set() };
-  test('the whole text must be a stop word, in any case, with trailing punctuation and inner spaces forgiven', () => {
-    const w = keywords();
-    for (const t of ['STOP', 'stop', ' Stop. ', 'Stop!', '"STOP"', 'opt-out', 'Stop All', 'ＳＴＯＰ', 'unsubscribe']) assert.equal(classifyReply(t, w), 'stop', t);
-    for (const t of ['please stop', 'Stop by tomorrow?', 'STOPPED', '', 'Hello']) assert.equal(classifyReply(t, w), undefined, t);
-    assert.equal(classifyReply('start', w), 'start');
-    assert.equal(classifyReply('ARRET', keywords(['arrêt', 'arret'])), 'stop');
-    assert.equal(keywordOf(' Stop all! '), 'STOPALL');
-  });
-
   test('numbers as providers write them: with +, without it, national with a country', () => {
     assert.equal(eventNumber('+447400900123'), '+447400900123');
     assert.equal(eventNumber('447400900123'), '+447400900123');
     assert.equal(eventNumber('07400 900123', 'GB'), '+447400900123');
     assert.equal(eventNumber('Acme'), undefined);
+    // A tel: URI (RFC 3966) is a number: its separators and parameters dropped.
+    assert.equal(eventNumber('tel:+44-7400-900123'), '+447400900123');
+    assert.equal(eventNumber('TEL:+447400900123;phone-context=example.com'), '+447400900123');
+    assert.equal(eventNumber('tel:Acme'), undefined);
   });
 
-  test('STOP opts out, START only when allowed, a permanent failure only when asked', () => {
-    const stop = optOutAction(summarise({ type: 'message.inbound', from: '447400900123', text: 'Stop' }), 'ev_1', policy);
-    assert.deepEqual(stop, { op: 'add', why: 'stop', change: { number: '+447400900123', reason: 'opt-out', source: 'reply', evidence: { text: 'Stop', event: 'ev_1' } } });
+  test('STOP opts out with its word, a possible one is kept, START unless turned off, a permanent failure only when asked', () => {
+    const stop = optOutAction(summarise({ type: 'message.inbound', from: 'tel:+447400900123', text: 'Stop texting me 🙂' }), 'ev_1', policy);
+    assert.deepEqual(stop, { op: 'add', why: 'stop', change: { number: '+447400900123', reason: 'opt-out', source: 'reply', evidence: { text: 'Stop texting me 🙂', event: 'ev_1', word: 'stop' } } });
+    const possible = optOutAction(summarise({ type: 'message.inbound', from: '+447400900123', text: 'please remove me from your list' }), 'ev_9', policy);
+    assert.deepEqual(possible, { op: 'possible', why: 'possible', change: { number: '+447400900123', source: 'reply', evidence: { text: 'please remove me from your list', event: 'ev_9', matched: 'remove me', why: 'an informal request' } } });
     const start = summarise({ type: 'message.inbound', from: '+447400900123', text: 'START' });
     assert.deepEqual(optOutAction(start, 'ev_2', policy), { op: 'ignore', why: 'start-not-allowed', raw: '+447400900123', word: 'start' });
     assert.equal(optOutAction(start, 'ev_2', { ...policy, allowStart: true })?.op, 'remove');

@@ -94,6 +94,24 @@ describe('the generated manual', () => {
     ]);
   });
 
+  test('the pages show the help\'s code and escapes as written: every example line, and \\{{ with its backslash', () => {
+    for (const doc of flatten(wholeTree(ROOT))) {
+      const man = generated.files.get(`docs/man/${doc.slug}.1`) ?? '';
+      const md = generated.files.get(`docs/commands/${doc.slug}.md`) ?? '';
+      // The exit codes are the table's, not the help's text.
+      for (const block of doc.sections.filter((x) => x.heading !== 'Exit codes').flatMap((x) => x.blocks).filter((b) => b.kind === 'code')) {
+        for (const line of block.lines) {
+          assert.ok(man.includes(roffText(line)), `${doc.slug}.1 lacks: ${line}`);
+          assert.ok(md.includes(line), `${doc.slug}.md lacks: ${line}`);
+        }
+      }
+    }
+    const bulk = flatten(wholeTree(ROOT)).find((d) => d.slug === 'msgr-send-bulk');
+    assert.ok(bulk?.sections.some((x) => x.blocks.some((b) => b.lines.some((l) => l.includes('\\{{ is a literal {{')))));
+    assert.match(generated.files.get('docs/man/msgr-send-bulk.1') ?? '', /\\e\{\{ is a literal \{\{/);
+    assert.match(generated.files.get('docs/commands/msgr-send-bulk.md') ?? '', /\\\\\{\{ is a literal \{\{/);
+  });
+
   test('roff: minus signs, backslashes, leading dots and non-ASCII are escaped', () => {
     assert.equal(roffText('--to'), '\\-\\-to');
     assert.equal(roffText('a\\{{b'), 'a\\e{{b');

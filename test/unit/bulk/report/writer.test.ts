@@ -36,7 +36,7 @@ describe('ReportWriter: the file', () => {
     assert.equal(statSync(temp).mode & 0o777, 0o600);
     w.close();
     assert.deepEqual(readdirSync(dir), ['r.csv']);
-    assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error\n2,\+447400900001,accepted,202,m1,\n$/);
+    assert.match(readFileSync(path, 'utf8'), /^line,number,outcome,status,message_id,error,request_fields\n2,\+447400900001,accepted,202,m1,,msisdn\n$/);
     w.discard();
     assert.match(readFileSync(path, 'utf8'), /m1/, 'a discard after close removes nothing');
   });
@@ -122,11 +122,11 @@ describe('report and responses', () => {
     csv.write({ line: 2, number: '+447400900001', outcome: 'accepted', status: 202, messageId: 'm1' });
     csv.write({ line: 3, number: 'abc', outcome: 'invalid', error: '=cmd, "x"' });
     csv.close();
-    assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error\n2,+447400900001,accepted,202,m1,\n3,abc,invalid,,,"\'=cmd, ""x"""\n');
+    assert.equal(readFileSync(join(dir, 'r.csv'), 'utf8'), 'line,number,outcome,status,message_id,error,request_fields\n2,+447400900001,accepted,202,m1,,msisdn\n3,abc,invalid,,,"\'=cmd, ""x""",\n');
     const jl = new ReportWriter(join(dir, 'r.jsonl'), 4242);
     jl.write({ line: 2, number: '+447400900001', outcome: 'in-doubt', error: 'timeout' });
     jl.close();
-    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447400900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout' });
+    assert.deepEqual(JSON.parse(readFileSync(join(dir, 'r.jsonl'), 'utf8')), { line: 2, number: '+447400900001', outcome: 'in-doubt', status: null, messageId: null, error: 'timeout', requestFields: ['msisdn'] });
     assert.throws(() => new ReportWriter(join(dir, 'r.txt'), 4242), /must end in .csv or .jsonl/);
   });
 

@@ -207,4 +207,33 @@ describe('a file run again', () => {
     assert.match(other.err?.message ?? '', /^--once spring-1 was used for run \S+ .*; this command sends another message \(body differs\); nothing was sent$/);
     assert.equal(other.api.requests.length, 0);
   });
+
+  test('a journal that cannot be read stops a new run of its file and is never written over; --restart keeps it aside; runs list shows it', async () => {
+    const c = bulkFiles(3, 'msgr-open-unit-');
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--again'];
+    assert.equal((await send(c.env, argv)).err, undefined);
+    const { dir } = runFolder(c.env);
+    const journal = join(dir, 'journal.jsonl');
+    for (const damage of ['', '{}\n', '{"type":"run","vers']) {
+      writeFileSync(journal, damage);
+      for (const trial of [[], ['--dry-run'], ['--resume']]) {
+        const r = await send(c.env, trial[0] === '--resume' ? [c.file, '--resume'] : [...argv, ...trial]);
+        assert.equal(r.err?.exitCode, ExitCode.USAGE, `${JSON.stringify(damage)} ${trial.join(' ')}`);
+        assert.match(r.err?.message ?? '', /^the journal of the last run of \S+list\.csv, \S+journal\.jsonl, cannot be read \(it is (empty|not a msgr journal .*)\); it may be the only record of whom that run messaged, and it is not written over; nothing was sent$/);
+        assert.equal(r.api.requests.length, 0);
+        assert.equal(readFileSync(journal, 'utf8'), damage, 'never written over');
+      }
+    }
+    const r = await send(c.env, argv);
+    assert.match(r.err?.hint ?? '', /To start anew all the same: msgr .*--restart \(the journal is kept aside as journal\.unreadable-<time>\.jsonl/);
+    const { listRuns } = await import('../../../../src/bulk/runs.js');
+    const listed = await listRuns(fakeContext({ env: c.env }));
+    assert.deepEqual(listed.unreadable.map((u) => [u.journal, u.why]), [[journal, 'it is not a msgr journal (none of its lines is a run header)']]);
+    const restart = await send(c.env, [...argv, '--restart']);
+    assert.equal(restart.err, undefined, restart.err?.message);
+    assert.deepEqual(sent(restart.api), c.numbers);
+    const kept = readdirSync(dir).filter((f) => f.startsWith('journal.unreadable-'));
+    assert.equal(kept.length, 1);
+    assert.equal(readFileSync(join(dir, kept[0] as string), 'utf8'), '{"type":"run","vers');
+  });
 });

@@ -39,7 +39,7 @@ describe('send-bulk in-process, against a fake API', () => {
     assert.equal(api.clients[0]?.apiKey, KEY);
     assert.equal(api.clients[0]?.readSuccessBody, true);
     const lines = readFileSync(report, 'utf8').trim().split('\n');
-    assert.deepEqual(lines.slice(1), c.numbers.map((m, i) => `${i + 2},${m},accepted,202,id-${m},`));
+    assert.deepEqual(lines.slice(1), c.numbers.map((m, i) => `${i + 2},${m},accepted,202,id-${m},,msisdn`));
     // The key never reaches the output.
     assert.doesNotMatch(ctx.out() + ctx.err(), new RegExp(KEY));
   });
