@@ -2,7 +2,7 @@
 // process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
@@ -202,15 +202,35 @@ export function signalAction(sig: NodeJS.Signals, state: { readonly graceful: bo
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/**
+ * Whether this process has a controlling terminal that still works: /dev/tty opens (ENXIO once
+ * the terminal hung up, or in a service that never had one). Measured with `script` and setsid.
+ */
+function hasTerminal(): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
 export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
   const quitTidies: Array<() => void> = [];
-  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined };
+  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined, onHangup: undefined as (() => void) | undefined, hadTerminal: false };
   let wroteStdout = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (state.finished) return;
+    // A reopen (log rotation), unless the terminal msgr was started from is gone: closing it
+    // sends SIGHUP too, and then it stops as ever.
+    if (sig === 'SIGHUP' && state.onHangup !== undefined && state.stoppingSince === undefined && !(state.hadTerminal && !hasTerminal())) {
+      state.onHangup();
+      return;
+    }
     const now = performance.now();
     const action = signalAction(sig, state, now);
     if (action === 'ignore') return;
@@ -300,6 +320,10 @@ export async function run(): Promise<number> {
     enableGracefulInterrupt: (onQuit) => {
       state.graceful = true;
       state.onQuit = onQuit;
+    },
+    onHangup: (reopen) => {
+      state.onHangup = reopen;
+      state.hadTerminal = hasTerminal();
     },
     http: () => import('./http/client.js').then((m) => m.createClient),
   };

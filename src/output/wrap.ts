@@ -181,7 +181,7 @@ function unitsOf(content: string, command: boolean, indented: boolean): Unit[] {
       : /^\(?`msgr /.test(rest) || (COMMAND.test(rest) && ((units.length === 0 && indented) || previous.endsWith(':') || previous === '|')) || (previous.endsWith(':') && ENV_COMMAND.test(rest));
     if (starts) {
       commands++;
-      const backtick = rest.startsWith('`');
+      const backtick = /^\(?`/.test(rest);
       let first = true;
       while (at < content.length) {
         const g = first ? gap : content.slice(at, skipSpaces(content, at));
@@ -195,9 +195,11 @@ function unitsOf(content: string, command: boolean, indented: boolean): Unit[] {
         const word = content.slice(at, end);
         units.push({ text: word, gap: g, command: commands });
         at = end;
+        // The closing backtick may have punctuation after it: "(`msgr optout possible`)."
+        const closes = backtick && (first ? /^\(?`.*`/.test(word) : word.includes('`'));
         first = false;
         previous = word;
-        if (!command && ((backtick && word.endsWith('`') && word.length > 1) || /[,;]$/.test(word))) break;
+        if (!command && (closes || /[,;]$/.test(word))) break;
       }
       continue;
     }

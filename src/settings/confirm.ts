@@ -5,7 +5,7 @@
 // profile.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { maskSecret, stripControl } from '../output/sanitize.js';
+import { maskSecret, showControls } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
 import { formatSources } from '../output/table.js';
 import { lineWidth, wrap } from '../output/wrap.js';
@@ -52,8 +52,8 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
   const columns = lineWidth(ctx.stderr);
   ctx.stderr.write(
     [
-      wrap(`${c.yellow('Confirm:')} profile "${stripControl(name)}" asks before every send.`, columns),
-      ...formatSources(rows.map(([label, value, source]) => [label, c.bold(stripControl(value)), source === '' ? '' : c.dim(source)] as const), columns, '  '),
+      wrap(`${c.yellow('Confirm:')} profile "${showControls(name)}" asks before every send.`, columns),
+      ...formatSources(rows.map(([label, value, source]) => [label, c.bold(showControls(value)), source === '' ? '' : c.dim(source)] as const), columns, '  '),
       '',
     ].join('\n'),
   );

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { maskSecret, stripControl } from '../../output/sanitize.js';
+import { maskSecret, maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { formatSources, formatTable } from '../../output/table.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
@@ -131,9 +131,9 @@ async function obtainKey(ctx: Context, name: string, opts: { apiKeyStdin?: boole
 }
 
 function describeProfile(p: Profile): string {
-  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl ?? 'no base URL'];
+  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl !== undefined ? maskUrl(p.baseUrl) : 'no base URL'];
   if (p.apiKey !== undefined) parts.push(`key ${maskSecret(p.apiKey)}`);
-  return stripControl(parts.join(', '));
+  return showControls(parts.join(', '));
 }
 
 function warnIncomplete(ui: Ui, name: string, p: Profile): void {
@@ -390,9 +390,9 @@ export function runList(ctx: Context, raw: unknown): void {
   if (data.default === undefined && rows.length > 1) ui.info('no default profile: sends need -p NAME or MSGR_PROFILE (msgr profile use NAME sets one)');
 }
 
-/** Cells stripped of control characters (a profile's values are the user's), as a table for the terminal (output/table.ts). */
+/** Cells with control characters made visible (a profile's values are the user's), as a table for the terminal (output/table.ts). */
 function profileTable(ctx: Context, rows: string[][], title: number): string {
-  return `${formatTable(rows.map((r) => r.map((c) => stripControl(c))), lineWidth(ctx.stdout), title)}\n`;
+  return `${formatTable(rows.map((r) => r.map((c) => showControls(c))), lineWidth(ctx.stdout), title)}\n`;
 }
 
 // msgr profile show
@@ -442,8 +442,8 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
     // The path is long: outside the table, so it does not widen the value column.
     // On a narrow terminal each source goes under its value (output/table.ts).
     const width = lineWidth(ctx.stdout);
-    const shown = formatSources(rows.map(([name, value, source]) => [name, stripControl(value), stripControl(source)] as const), width);
-    ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${stripControl(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
+    const shown = formatSources(rows.map(([name, value, source]) => [name, showControls(value), showControls(source)] as const), width);
+    ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${showControls(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   }
   await warnMissing(ui, settings);
 }

@@ -75,6 +75,13 @@ describe('wrap', () => {
     assert.doesNotMatch(out, /another \\|msgr is \\/);
   });
 
+  test('a backticked command in brackets ends at its backtick, whatever punctuation follows it', () => {
+    const text = 'possible opt-outs stop every send to their number until a person decides (`msgr optout possible`). `send` and `send-bulk` leave its numbers out by default (--include-opted-out --yes sends to them).';
+    const out = wrap(text, 80);
+    assert.doesNotMatch(out, /\\$/m, out);
+    assert.match(out, /out by\n +default \(--include-opted-out/, out);
+  });
+
   test('colour codes and wide characters are measured as a terminal shows them', () => {
     assert.equal(displayWidth('\u001b[31merror:\u001b[39m x'), 8);
     assert.equal(displayWidth('日本'), 4);
