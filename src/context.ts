@@ -51,6 +51,13 @@ export interface Context {
    */
   readonly enableGracefulInterrupt: (onQuit?: () => QuitState) => void;
   /**
+   * A command that keeps files open for a long time (msgr listen) takes SIGHUP to mean "open
+   * them again", as daemons do for log rotation (docs/events.md: "Rotating the events file"),
+   * instead of a stop. A SIGHUP that comes because the terminal msgr runs in was closed still
+   * stops it (main.ts).
+   */
+  readonly onHangup: (reopen: () => void) => void;
+  /**
    * What makes the clients that talk to the API. The HTTP stack (undici) loads on the first call,
    * never at start-up, so `--help` and a dry run pay nothing for it (docs/performance.md; a bundle
    * per package, loaded on first use). main.ts gives the real one (src/http/client.ts); tests give

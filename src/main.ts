@@ -2,7 +2,7 @@
 // process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
@@ -10,7 +10,7 @@ import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
-import { lineWidth, pageWidth, wrap, wrapPage } from './output/wrap.js';
+import { lineWidth, pageWidth, wrap, wrapForScripts, wrapPage } from './output/wrap.js';
 
 
 /**
@@ -106,6 +106,7 @@ let inFlightHint = 'A request in flight may have reached the API: check whether 
 
 /** Runs msgr with a context; returns the exit code. Never throws. */
 export async function main(ctx: Context): Promise<number> {
+  wrapForScripts(false);
   const program = buildProgram(ctx);
   // `msgr` alone is a question, not a mistake: its help on stdout, exit 0, as `gh` does.
   // (bin/msgr.js answers it from dist/help.txt without loading this bundle.)
@@ -119,6 +120,7 @@ export async function main(ctx: Context): Promise<number> {
   program.hook('preAction', (_program, action) => {
     parsed = action.opts();
     jsonAsked = parsed.json === true;
+    wrapForScripts(jsonAsked);
     if (action.name() === 'send-bulk') inFlightHint = 'A batch in flight may have reached the API: `msgr runs show FILE` lists the run\'s batches in doubt, and --resume continues it.';
   });
   // Which command refused the command line, for the hint.
@@ -200,15 +202,35 @@ export function signalAction(sig: NodeJS.Signals, state: { readonly graceful: bo
 
 const STOP_SIGNALS: readonly NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/**
+ * Whether this process has a controlling terminal that still works: /dev/tty opens (ENXIO once
+ * the terminal hung up, or in a service that never had one). Measured with `script` and setsid.
+ */
+function hasTerminal(): boolean {
+  if (process.platform === 'win32') return false;
+  try {
+    closeSync(openSync('/dev/tty', 'r'));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
 export async function run(): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
   const quitTidies: Array<() => void> = [];
-  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined };
+  const state = { graceful: false, stoppingSince: undefined as number | undefined, finished: false, onQuit: undefined as (() => QuitState) | undefined, onHangup: undefined as (() => void) | undefined, hadTerminal: false };
   let wroteStdout = false;
   const onSignal = (sig: NodeJS.Signals): void => {
     if (state.finished) return;
+    // A reopen (log rotation), unless the terminal msgr was started from is gone: closing it
+    // sends SIGHUP too, and then it stops as ever.
+    if (sig === 'SIGHUP' && state.onHangup !== undefined && state.stoppingSince === undefined && !(state.hadTerminal && !hasTerminal())) {
+      state.onHangup();
+      return;
+    }
     const now = performance.now();
     const action = signalAction(sig, state, now);
     if (action === 'ignore') return;
@@ -298,6 +320,10 @@ export async function run(): Promise<number> {
     enableGracefulInterrupt: (onQuit) => {
       state.graceful = true;
       state.onQuit = onQuit;
+    },
+    onHangup: (reopen) => {
+      state.onHangup = reopen;
+      state.hadTerminal = hasTerminal();
     },
     http: () => import('./http/client.js').then((m) => m.createClient),
   };

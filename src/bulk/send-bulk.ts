@@ -26,7 +26,7 @@ import type { ClientFactory, Context } from '../context.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { stateDir } from '../files/state-dir.js';
 import { freeKey, keyUsedBy } from '../once/keys.js';
-import { maskSecret, redact, stripControl } from '../output/sanitize.js';
+import { maskSecret, maskUrl, redact, showControls } from '../output/sanitize.js';
 import { shellQuote } from '../output/shell.js';
 import type { Ui } from '../output/ui.js';
 import { describeSource, type Resolved } from '../settings/resolve.js';
@@ -582,7 +582,7 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
 
   // Message ids go to the journal (msgr runs report), not only to --report.
   const client = newClient({ connections: campaign.pace.concurrency, maxAttempts: BULK_MAX_ATTEMPTS, readSuccessBody: true, onRetry: (info) => sender.onRetry(info) });
-  ui.debug(`sending to ${target.endpoint.toString()} with key ${maskSecret(target.apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  ui.debug(`sending to ${maskUrl(target.endpoint)} with key ${maskSecret(target.apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
 
   const progress = await createProgress(ctx, { quiet: campaign.output.quiet, verbose: campaign.output.verbose, everyMs: campaign.output.progressEveryMs });
   rc.defer(() => progress.stop());
@@ -637,7 +637,7 @@ export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: 
   printSummary(ui, summary, r, sent.seconds);
   // What the receipts already say of the rows left in doubt, for the hint (they settle doubt).
   const receipts = r.inDoubt > 0 ? await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume)).catch(() => undefined) : undefined;
-  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? stripControl(s) : s, key);
+  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? showControls(s) : s, key);
   const err = summaryError(summary, r, {
     reportPath: sent.reportWritten ? report?.path : undefined,
     clean,

@@ -1,7 +1,7 @@
 // Reading events files back (replay, delivery states, forwarding): one record a line; a line
 // that is not a record (a torn last line, a hand edit) is skipped and counted, never fatal.
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { UsageError, fileHint, fileProblem } from '../errors.js';
 import { asRecord, type EventRecord } from './records.js';
@@ -49,28 +49,23 @@ export async function readEventsFile(path: string, onRecord: (r: EventRecord) =>
  * one: what a forwarder that follows the file reads next. A last line without its newline is
  * still being written and is left for the next read.
  */
-export async function readLinesFrom(path: string, offset: number, limit = 1024 * 1024): Promise<{ lines: Array<{ text: string; end: number }>; next: number; size: number }> {
-  const fh = await open(path, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    if (offset >= size) return { lines: [], next: offset, size };
-    const buf = Buffer.alloc(Math.min(limit, size - offset));
-    const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
-    const lastNl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
-    if (lastNl === -1) {
-      // One line longer than `limit`: read it whole.
-      if (bytesRead < size - offset) return readLinesFrom(path, offset, limit * 4);
-      return { lines: [], next: offset, size };
-    }
-    const lines: Array<{ text: string; end: number }> = [];
-    let start = 0;
-    while (start <= lastNl) {
-      const nl = buf.indexOf(0x0a, start);
-      lines.push({ text: buf.toString('utf8', start, nl), end: offset + nl + 1 });
-      start = nl + 1;
-    }
-    return { lines, next: offset + lastNl + 1, size };
-  } finally {
-    await fh.close();
+export async function readLinesFrom(fh: FileHandle, offset: number, limit = 1024 * 1024): Promise<{ lines: Array<{ text: string; end: number }>; next: number; size: number }> {
+  const size = (await fh.stat()).size;
+  if (offset >= size) return { lines: [], next: offset, size };
+  const buf = Buffer.alloc(Math.min(limit, size - offset));
+  const { bytesRead } = await fh.read(buf, 0, buf.length, offset);
+  const lastNl = buf.subarray(0, bytesRead).lastIndexOf(0x0a);
+  if (lastNl === -1) {
+    // One line longer than `limit`: read it whole.
+    if (bytesRead < size - offset) return readLinesFrom(fh, offset, limit * 4);
+    return { lines: [], next: offset, size };
   }
+  const lines: Array<{ text: string; end: number }> = [];
+  let start = 0;
+  while (start <= lastNl) {
+    const nl = buf.indexOf(0x0a, start);
+    lines.push({ text: buf.toString('utf8', start, nl), end: offset + nl + 1 });
+    start = nl + 1;
+  }
+  return { lines, next: offset + lastNl + 1, size };
 }

@@ -3,6 +3,7 @@
 // replay send the app the very bytes the provider sent (a signature over the body still checks);
 // what it says (status, number, message id) is read from it when needed (fields.ts).
 import type { IncomingHttpHeaders } from 'node:http';
+import { isSecretName } from '../output/sanitize.js';
 
 export const RECORD_VERSION = 1;
 
@@ -67,11 +68,27 @@ export function parseForm(text: string): Record<string, string> {
 
 const decoder = new TextDecoder('utf-8', { fatal: true });
 
+/** More events than this in one body can never be stored: answered 413, final (docs/events.md: "Nothing acknowledged is lost"). */
+export const MAX_EVENTS_PER_BODY = 10_000;
+
+/** A body holding more than MAX_EVENTS_PER_BODY events. */
+export class TooManyEventsError extends Error {
+  readonly count: number;
+  constructor(count: number) {
+    super(`a JSON array of ${count} events (at most ${MAX_EVENTS_PER_BODY} in one body)`);
+    this.count = count;
+    this.name = 'TooManyEventsError';
+  }
+}
+
 /**
  * The events in one request body: a JSON array is one event per element (an empty array none);
- * any other body, JSON, form or text, is one event. JSON that does not parse is kept as text.
+ * any other body, JSON, form or text, is one event. JSON that does not parse is kept as text. An
+ * array whose elements cannot be written back as JSON (nested thousands deep: V8's
+ * JSON.stringify runs out of stack) is kept whole, as one event, byte for byte. An array of more
+ * than `maxEvents` elements throws TooManyEventsError.
  */
-export function splitBody(raw: Uint8Array, contentType: string | undefined): BodyEvent[] {
+export function splitBody(raw: Uint8Array, contentType: string | undefined, maxEvents = Number.POSITIVE_INFINITY): BodyEvent[] {
   let text: string;
   try {
     text = decoder.decode(raw);
@@ -88,10 +105,15 @@ export function splitBody(raw: Uint8Array, contentType: string | undefined): Bod
       return [{ body: text, parsed: text, bytes: raw }];
     }
     if (Array.isArray(parsed)) {
-      return parsed.map((element, index) => {
-        const body = JSON.stringify(element);
-        return { body, parsed: element as unknown, item: { index, of: parsed.length }, bytes: Buffer.from(body) };
-      });
+      if (parsed.length > maxEvents) throw new TooManyEventsError(parsed.length);
+      try {
+        return parsed.map((element, index) => {
+          const body = JSON.stringify(element);
+          return { body, parsed: element as unknown, item: { index, of: parsed.length }, bytes: Buffer.from(body) };
+        });
+      } catch {
+        return [{ body: text, parsed, bytes: raw }];
+      }
     }
     return [{ body: text, parsed, bytes: raw }];
   }
@@ -117,19 +139,19 @@ export function parseEventBody(record: Pick<EventRecord, 'body' | 'bodyBase64' |
 
 // Headers that describe the connection, not the event.
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'content-length', 'host', 'expect', 'proxy-connection', 'content-type']);
-/** Names of headers (and query parameters) that carry a secret: never saved, never shown. */
-const SECRET_NAME = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i;
 
-export function isSecretName(name: string): boolean {
-  return SECRET_NAME.test(name);
-}
-
-/** The headers worth keeping: not hop-by-hop, not secret; repeated ones joined with ", ". */
-export function keptHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+/**
+ * The headers worth keeping: not hop-by-hop, not secret; repeated ones joined with ", ". `hide`
+ * takes the listener's token out of a value that carries it (a Referer, a proxy's
+ * X-Forwarded-Uri or X-Original-URI holding the request's path); a value it returns undefined for
+ * is dropped.
+ */
+export function keptHeaders(headers: IncomingHttpHeaders, hide: (value: string) => string | undefined = (v) => v): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined || HOP_BY_HOP.has(name) || isSecretName(name)) continue;
-    out[name] = Array.isArray(value) ? value.join(', ') : value;
+    const kept = hide(Array.isArray(value) ? value.join(', ') : value);
+    if (kept !== undefined) out[name] = kept;
   }
   return out;
 }
@@ -143,6 +165,28 @@ export function keptQuery(query: string): string | undefined {
   for (const name of names) if (isSecretName(name)) params.delete(name);
   const out = params.toString();
   return out === '' ? undefined : out;
+}
+
+/**
+ * A provider's sub-path as the listener keeps it and forwarding appends it to the app's path:
+ * `.` and `..` segments, also written `%2e`, are resolved within it and never climb above its
+ * start, and `\` or an encoded `/` or `\` (`%2f`, `%5c`) separate segments as `/` does (an app
+ * or a proxy that decodes them would otherwise see a `..` climb). Empty segments go; a
+ * trailing slash stays. So `/../../admin` is `/admin` under the app's path, never beside it.
+ */
+export function subPath(path: string): string {
+  const out: string[] = [];
+  const segments = path.split(/\/|\\|%2f|%5c/i);
+  let trailing = false;
+  for (const segment of segments) {
+    const plain = segment.replace(/%2e/gi, '.');
+    trailing = plain === '' || plain === '.' || plain === '..';
+    if (plain === '' || plain === '.') continue;
+    if (plain === '..') out.pop();
+    else out.push(segment);
+  }
+  if (out.length === 0) return '/';
+  return `/${out.join('/')}${trailing ? '/' : ''}`;
 }
 
 /** A record read back from a file, checked enough to be used (the rest of the line is trusted). */

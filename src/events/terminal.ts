@@ -1,6 +1,8 @@
 // How an event is shown (docs/events.md: "On the terminal"): one line for people, or one JSON
-// line for scripts (--json). Text from the sender is never shown raw: its control characters are
-// made visible, so a reply cannot move the cursor or recolour the terminal.
+// line for scripts (--json). Nothing from the sender is shown raw: the whole line, every field and
+// label, goes through showControls, so an event cannot move the cursor, clear the screen or
+// retitle the window. The JSON line is printed whatever the event holds (nested too deep to
+// re-serialise, or to parse for jq): a --json reader sees every stored event once.
 import { showControls } from '../output/sanitize.js';
 import type { EventSummary } from './fields.js';
 import type { EventRecord } from './records.js';
@@ -46,7 +48,7 @@ function short(text: string, max: number): string {
 }
 
 export function eventLine(record: EventRecord, s: EventSummary, note?: OptOutNote): string {
-  const cells = [clock(record.receivedAt), label(s).padEnd(10), (s.number !== undefined ? short(s.number, 20) : '-').padEnd(16)];
+  const cells = [clock(record.receivedAt), short(label(s), 12).padEnd(10), (s.number !== undefined ? short(s.number, 20) : '-').padEnd(16)];
   if (s.messageId !== undefined) cells.push(short(s.messageId, 48));
   if (s.kind === 'inbound' && s.text !== undefined) cells.push(JSON.stringify(short(s.text, 60)));
   if (s.kind === 'fallback') cells.push('RCS → SMS');
@@ -56,12 +58,33 @@ export function eventLine(record: EventRecord, s: EventSummary, note?: OptOutNot
   if (s.kind === 'delivery' && s.part !== undefined) cells.push(`part ${s.part.index}/${s.part.count}`);
   if (s.kind === 'other') cells.push(`${record.method} ${short(record.path, 40)}${record.contentType !== undefined ? ` ${short(record.contentType, 40)}` : ''}`);
   if (note !== undefined) cells.push(NOTES[note]);
-  return cells.join('  ').trimEnd();
+  return showControls(cells.join('  ').trimEnd());
 }
 
-/** The JSON line of an event for --json: what was pulled from it, and the event itself. */
+/**
+ * Deeper than this, an event's JSON line gives its body as text (`body`) instead of parsed
+ * (`event`): jq refuses input nested deeper than 256 levels (its older releases) and V8 cannot
+ * re-serialise a few thousand, while no real event nests more than a dozen.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether a parsed JSON value nests objects and arrays deeper than `limit`, without recursion. */
+export function deeperThan(value: unknown, limit: number): boolean {
+  const stack: Array<{ v: unknown; d: number }> = [{ v: value, d: 1 }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    const { v, d } = top;
+    if (typeof v !== 'object' || v === null) continue;
+    if (d > limit) return true;
+    for (const child of Array.isArray(v) ? (v as unknown[]) : Object.values(v)) {
+      if (typeof child === 'object' && child !== null) stack.push({ v: child, d: d + 1 });
+    }
+  }
+  return false;
+}
+
+/** The JSON line of an event for --json: what was pulled from it, and the event itself. Never throws. */
 export function eventJson(record: EventRecord, s: EventSummary, parsed: unknown, note?: OptOutNote): string {
-  return JSON.stringify({
+  const head = {
     id: record.id,
     receivedAt: record.receivedAt,
     kind: s.kind,
@@ -73,6 +96,12 @@ export function eventJson(record: EventRecord, s: EventSummary, parsed: unknown,
     ...(s.part !== undefined ? { part: s.part } : {}),
     ...(note !== undefined ? { optout: note } : {}),
     path: record.path,
-    event: parsed ?? null,
-  });
+  };
+  const asText = { ...head, event: null, body: record.body ?? null, ...(record.bodyBase64 !== undefined ? { bodyBase64: record.bodyBase64 } : {}) };
+  try {
+    if (deeperThan(parsed, MAX_JSON_DEPTH)) return JSON.stringify(asText);
+    return JSON.stringify({ ...head, event: parsed ?? null });
+  } catch {
+    return JSON.stringify(asText);
+  }
 }

@@ -71,13 +71,3 @@ export function webhookUrl(host: string, port: number, token: string): string {
   const h = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
   return `http://${h.includes(':') ? `[${h}]` : h}:${port}/${token}`;
 }
-
-/** A webhook URL for people: scheme, host and port; the path may hold a token. */
-export function redactPath(url: string): string {
-  try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.host}${u.pathname === '/' ? '/' : '/…'}`;
-  } catch {
-    return '(a URL)';
-  }
-}

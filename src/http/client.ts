@@ -8,7 +8,7 @@ import { createSecureContext, rootCertificates, type SecureContext } from 'node:
 import type { Dispatcher } from 'undici';
 import { AfterRequestStart, Agent, BodyCutShort, roundTrip } from './undici.js';
 import { readCaFile } from './ca-file.js';
-import { maskSecret, redact } from '../output/sanitize.js';
+import { maskSecret, maskUrl, redact } from '../output/sanitize.js';
 import { backoffMs, classifyNetworkError, errorCode, classifyStatus, parseRetryAfter, serverMessage, TUNNEL_CODE, type Outcome } from './outcome.js';
 import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route } from './proxy.js';
 import { isTlsCode, tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
@@ -226,7 +226,7 @@ export function createClient(options: ClientOptions): ApiClient {
         }
       }
       if (debug !== undefined) {
-        debug(`> ${method} ${url.toString()} (attempt ${attempt})`);
+        debug(`> ${method} ${maskUrl(url)} (attempt ${attempt})`);
         for (const [k, v] of Object.entries(headers)) debug(`> ${k}: ${k === 'x-api-key' ? maskSecret(v) : v}`);
         if (json !== undefined) debug(`> ${json.length > 4000 ? `${json.slice(0, 4000)}… (${json.length} bytes)` : json}`);
       }

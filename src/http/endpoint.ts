@@ -1,6 +1,7 @@
 // Where requests go, and the rule that keeps the key off plain http (docs/contract.md: "Security").
 // Kept apart from client.ts so that checking a URL (dry runs, profiles) does not load undici.
 import { UsageError } from '../errors.js';
+import { maskUrl } from '../output/sanitize.js';
 
 const LOOPBACK_HOSTS = new Set(['localhost', '::1', '[::1]']);
 
@@ -42,10 +43,10 @@ function checkedBase(baseUrl: string, flagName: string): { url: URL; prefix: str
   try {
     url = new URL(baseUrl.trim());
   } catch {
-    throw new UsageError(`${flagName}: "${baseUrl}" is not a URL`, { hint: 'Give the regional base URL, for example https://api.example.com' });
+    throw new UsageError(`${flagName}: "${maskUrl(baseUrl)}" is not a URL`, { hint: 'Give the regional base URL, for example https://api.example.com' });
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new UsageError(`${flagName}: "${baseUrl}" must start with https://`);
+    throw new UsageError(`${flagName}: "${maskUrl(baseUrl)}" must start with https://`);
   }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     throw new UsageError(`${flagName}: refusing to send the API key over plain http to ${url.hostname}`, {
@@ -103,8 +104,8 @@ export function versionInBase(baseUrl: string): VersionedBase | undefined {
 
 /** The refusal of such a base URL; `fix`: the command that sets it right where it was given. */
 export function versionInBaseError(flagName: string, given: string, v: VersionedBase, fix?: string): UsageError {
-  return new UsageError(`${flagName}: the base URL ${given.trim()} ends in ${v.suffix}, which msgr appends itself: it would post to ${v.built}`, {
-    hint: fix ?? `Give the base URL without ${v.suffix}: ${v.fixed}`,
+  return new UsageError(`${flagName}: the base URL ${maskUrl(given.trim())} ends in ${v.suffix}, which msgr appends itself: it would post to ${maskUrl(v.built)}`, {
+    hint: fix ?? `Give the base URL without ${v.suffix}: ${maskUrl(v.fixed)}`,
   });
 }
 

@@ -2,7 +2,7 @@
 // body for --json. Shared by every command that calls the API (send, api), so they name, hint
 // and exit the same way.
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError, UsageError, errorDocument, type ExitCode, type MsgrError, type MsgrErrorOptions } from '../errors.js';
-import { redact, redactJson, stripControl } from '../output/sanitize.js';
+import { redact, redactJson, showControls } from '../output/sanitize.js';
 import { isWrongAddress, REDIRECT_HINT, wrongAddressHint, type Outcome, type WrongAddress } from './outcome.js';
 
 export interface OutcomeErrorOptions {
@@ -27,7 +27,7 @@ export interface OutcomeErrorOptions {
 }
 
 export function outcomeError(outcome: Exclude<Outcome, { kind: 'accepted' }>, o: OutcomeErrorOptions): MsgrError {
-  const clean = (s: string): string => redact(o.tty ? stripControl(s) : s, o.apiKey);
+  const clean = (s: string): string => redact(o.tty ? showControls(s) : s, o.apiKey);
   // Whatever the server sends back, the key never reaches stdout.
   const body = redactJson(outcome.body, o.apiKey);
   const prefix = o.prefix ?? '';

@@ -1,6 +1,7 @@
 // What happened to one request, in the terms of docs/contract.md: "Exit codes" and "Retries".
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
 import { isTlsCode, tlsFailureOf } from './trust.js';
+import { maskUrl } from '../output/sanitize.js';
 
 export type Outcome =
   /** Any 2xx: accepted, never "delivered". The body may be empty or not JSON. */
@@ -174,9 +175,9 @@ export interface WrongAddress {
 /** What to do about a 404 or 405: the URL msgr built, how, and from which base URL. */
 export function wrongAddressHint(w: WrongAddress): string {
   const answer = w.status === 405 ? `HTTP 405 (it takes no ${w.method} there)` : 'HTTP 404 (nothing there)';
-  const from = w.baseUrl !== undefined ? ` from the base URL ${w.baseUrl}${w.source !== undefined ? ` (${w.source})` : ''}` : '';
+  const from = w.baseUrl !== undefined ? ` from the base URL ${maskUrl(w.baseUrl)}${w.source !== undefined ? ` (${w.source})` : ''}` : '';
   const what = w.built.includes('{path}') ? 'check the path and the base URL' : 'the API has this one endpoint, so check the base URL';
-  return `msgr sent ${w.method} ${w.url.toString()}, built as ${w.built}${from}, and got ${answer}: ${what} (--base-url, MSGR_BASE_URL or the profile's base-url; \`msgr profile show\` says which is in use).`;
+  return `msgr sent ${w.method} ${maskUrl(w.url)}, built as ${w.built}${from}, and got ${answer}: ${what} (--base-url, MSGR_BASE_URL or the profile's base-url; \`msgr profile show\` says which is in use).`;
 }
 
 /** Parses Retry-After: delta seconds or an HTTP date. Returns milliseconds, or undefined. */

@@ -3,6 +3,7 @@
 // route before a bulk run writes its journal costs nothing at start-up.
 import { BlockList, isIP } from 'node:net';
 import { UsageError } from '../errors.js';
+import { maskUrl } from '../output/sanitize.js';
 import { TUNNEL_CODE } from './outcome.js';
 import { isTlsCode, tlsFailureOf, tlsHint } from './trust.js';
 
@@ -90,8 +91,8 @@ export function parseProxyUrl(value: string, variable: string): ProxyConfig {
   const port = url.port !== '' ? Number(url.port) : protocol === 'https:' ? 443 : 80;
   const origin = `${protocol}//${bracket(hostname)}:${port}`;
   const authorization = user !== undefined || password !== undefined ? `Basic ${Buffer.from(`${user ?? ''}:${password ?? ''}`).toString('base64')}` : undefined;
-  const userPart = user !== undefined ? `${encodeURIComponent(user)}${password !== undefined ? ':***' : ''}@` : password !== undefined ? ':***@' : '';
-  return { variable, protocol, hostname, port, user, authorization, origin, shown: `${protocol}//${userPart}${bracket(hostname)}:${port}` };
+  const userPart = user !== undefined || password !== undefined ? `${url.username}${password !== undefined ? `:${url.password}` : ''}@` : '';
+  return { variable, protocol, hostname, port, user, authorization, origin, shown: maskUrl(`${protocol}//${userPart}${bracket(hostname)}:${port}`) };
 }
 
 /** One NO_PROXY entry, parsed. */

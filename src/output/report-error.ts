@@ -1,7 +1,7 @@
 // The one place errors become text and exit codes (docs/design.md: "The flow"; a command throws, main.ts catches once).
 import { colorLevel, type Context } from '../context.js';
 import { errorDocument, ExitCode, MsgrError } from '../errors.js';
-import { stripControl } from './sanitize.js';
+import { showControls } from './sanitize.js';
 import { paint } from './ui.js';
 import { lineWidth, wrap } from './wrap.js';
 
@@ -18,7 +18,9 @@ export function reportError(ctx: Context, err: unknown, options: ReportOptions):
   const width = lineWidth(ctx.stderr);
   if (err instanceof MsgrError) {
     if (options.json) ctx.stdout.write(`${JSON.stringify(err.toJson(), null, 2)}\n`);
-    const message = ctx.stderr.isTTY ? stripControl(err.message) : err.message;
+    // An error may quote what a server, a file or an event said: made visible, on a terminal or
+    // in a log that is read on one later.
+    const message = showControls(err.message);
     ctx.stderr.write(`${wrap(`${color.red('error:')} ${message}`, width)}\n`);
     if (err.hint !== undefined) ctx.stderr.write(`${wrap(`${color.dim('hint:')} ${err.hint}`, width)}\n`);
     if (options.verbose && err.stack !== undefined) ctx.stderr.write(`${color.dim(err.stack)}\n`);
@@ -28,7 +30,7 @@ export function reportError(ctx: Context, err: unknown, options: ReportOptions):
   if (options.json) {
     ctx.stdout.write(`${JSON.stringify(errorDocument(message, `This is a bug in msgr; please report it at ${ISSUES_URL}`, ExitCode.INTERNAL), null, 2)}\n`);
   }
-  ctx.stderr.write(`${wrap(`${color.red('internal error:')} ${message}`, width)}\n`);
+  ctx.stderr.write(`${wrap(`${color.red('internal error:')} ${showControls(message)}`, width)}\n`);
   if (options.verbose && err instanceof Error && err.stack !== undefined) {
     ctx.stderr.write(`${color.dim(err.stack)}\n`);
   } else {

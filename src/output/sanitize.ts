@@ -1,20 +1,11 @@
 /**
- * Strips control characters (C0 except tab and newline, DEL, C1, and ANSI escape sequences)
- * from server-supplied text before it reaches a terminal (docs/contract.md: "Streams"). A hostile or
- * broken server must not be able to move the cursor or retitle the window.
- */
-export function stripControl(text: string): string {
-  return text
-    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '')
-    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, '')
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, '');
-}
-
-/**
- * Control characters (C0 but the line feed, DEL, C1) and the bidirectional overrides made visible
- * as `<U+001B>`: for text shown to say what will be sent (a preview), where stripping them would
- * hide part of the message, and printing them would let a cell recolour the terminal, move the
- * cursor or show its text in another order.
+ * The one way msgr shows text it did not write (a server's answer, an event's fields, a CSV cell,
+ * a file name) to people: control characters (C0 but the line feed, DEL, C1 such as U+009B, the
+ * 8-bit CSI) and the bidirectional overrides made visible as `<U+001B>` (docs/contract.md: "Streams").
+ * Not stripped: stripping would hide part of what was said or will be sent. Once the escape
+ * character is visible, what followed it (`[2J`, `]0;title`) is plain text, so no sequence of
+ * any form (CSI, OSC, C1) can move the cursor, clear the screen, retitle the window or show
+ * text in another order. Idempotent: its output holds no control character.
  */
 export function showControls(text: string): string {
   return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
@@ -58,4 +49,84 @@ export function redactJson(value: unknown, secret: string | undefined): unknown 
   if (value === undefined || secret === undefined || secret.length === 0) return value;
   const text = JSON.stringify(value);
   return text.includes(secret) ? (JSON.parse(redact(text, secret)) as unknown) : value;
+}
+
+/**
+ * Names of headers and query parameters that carry a secret (docs/events.md: "The events file"):
+ * never saved by the listener, never shown.
+ */
+const SECRET_NAME = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/**
+ * Query parameters whose value is hidden where a URL is shown: the secret names above, and the
+ * short ones URLs use for keys and signatures. Wider than what the listener drops from events
+ * (signatures are kept there, for the app to check), as showing is never needed.
+ */
+const SHOWN_SECRET = /^(key|sig|signature|auth|pass|pwd|code)$/i;
+
+const HIDDEN = '***';
+
+function maskParams(params: string): string {
+  return params
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // Shown as written.
+      }
+      return isSecretName(name) || SHOWN_SECRET.test(name) ? `${pair.slice(0, eq)}=${HIDDEN}` : pair;
+    })
+    .join('&');
+}
+
+/**
+ * The one rule for showing a URL (a proxy, a --forward-to app, a base URL, a webhook URL): the
+ * password of its user part and the values of query parameters named like secrets become `***`;
+ * `hidePath` also hides the path and query (a webhook URL's path may hold a listener's token).
+ * Works on the text as given, so a URL that does not parse is masked too, and one that does is
+ * shown as written, not as the URL parser rewrites it.
+ */
+export function maskUrl(url: string | URL, options: { readonly hidePath?: boolean } = {}): string {
+  const text = typeof url === 'string' ? url : url.href;
+  const scheme = /^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? '';
+  const rest = text.slice(scheme.length);
+  // The user part ends at the last @ of the authority, which ends at the first / ? # or \. A
+  // password holding an unencoded / ? or # makes the URL unparsable: then it is taken up to the
+  // last @ of all, so that no part of such a password is shown.
+  let parses = true;
+  try {
+    new URL(text);
+  } catch {
+    parses = false;
+  }
+  const authorityEnd = rest.search(/[/?#\\]/);
+  const at = scheme === '' ? -1 : parses ? (authorityEnd < 0 ? rest : rest.slice(0, authorityEnd)).lastIndexOf('@') : rest.lastIndexOf('@');
+  let user = '';
+  let hostAndPath = rest;
+  if (at >= 0) {
+    const userinfo = rest.slice(0, at);
+    const colon = userinfo.indexOf(':');
+    user = `${colon < 0 ? userinfo : `${userinfo.slice(0, colon)}:${HIDDEN}`}@`;
+    hostAndPath = rest.slice(at + 1);
+  }
+  if (options.hidePath === true) {
+    const end = hostAndPath.search(/[/?#\\]/);
+    const host = end < 0 ? hostAndPath : hostAndPath.slice(0, end);
+    const tail = end < 0 ? '' : hostAndPath.slice(end);
+    return showControls(`${scheme}${user}${host}${tail === '' || tail === '/' ? tail : '/…'}`);
+  }
+  const hash = hostAndPath.indexOf('#');
+  const beforeHash = hash < 0 ? hostAndPath : hostAndPath.slice(0, hash);
+  const fragment = hash < 0 ? '' : `#${maskParams(hostAndPath.slice(hash + 1))}`;
+  const q = beforeHash.indexOf('?');
+  const shown = q < 0 ? beforeHash : `${beforeHash.slice(0, q)}?${maskParams(beforeHash.slice(q + 1))}`;
+  return showControls(`${scheme}${user}${shown}${fragment}`);
 }

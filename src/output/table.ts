@@ -33,3 +33,20 @@ export function formatTable(rows: ReadonlyArray<readonly string[]>, width: numbe
     })
     .join('\n');
 }
+
+/**
+ * Settings and where each came from (`name  value  source`, `msgr profile show`, a profile's
+ * confirmation): aligned columns when every line fits `width` (undefined: not a terminal,
+ * always); else each source on a line of its own under its value, so that no source is split
+ * between lines, its second half read as a value.
+ */
+export function formatSources(rows: ReadonlyArray<readonly [name: string, value: string, source: string]>, width: number | undefined, indent = ''): string[] {
+  const lines = alignColumns(rows).map((l) => `${indent}${l}`);
+  if (width === undefined || lines.every((l) => displayWidth(l) <= width)) return lines;
+  const nameWidth = Math.max(...rows.map(([name]) => displayWidth(name)));
+  const hang = nameWidth + 2;
+  return rows.flatMap(([name, value, source]) => {
+    const head = wrap(`${indent}${name}${' '.repeat(nameWidth - displayWidth(name))}  ${value}`.trimEnd(), width, { hang });
+    return source === '' ? [head] : [head, wrap(`${indent}${' '.repeat(hang)}${source}`, width, { hang: 0 })];
+  });
+}

@@ -11,12 +11,22 @@ export const DEFAULT_COLUMNS = 80;
 const NARROWEST = 20;
 
 /**
+ * Whether the command being run asked for --json: then its lines on stderr are for a script's log
+ * as well, and are never wrapped, on a terminal either (docs/contract.md: "Streams"). Set once by
+ * main.ts from the options the command parsed.
+ */
+let forScripts = false;
+export function wrapForScripts(json: boolean): void {
+  forScripts = json;
+}
+
+/**
  * The width of a stream's lines for people: its terminal's, or 80 when the terminal does not
- * say; undefined off a terminal (a pipe, a file, a log), where lines are never wrapped: scripts
- * and `grep` read whole lines (docs/contract.md: "Streams").
+ * say; undefined off a terminal (a pipe, a file, a log) and under --json, where lines are never
+ * wrapped: scripts and `grep` read whole lines (docs/contract.md: "Streams").
  */
 export function lineWidth(stream: Pick<OutStream, 'isTTY' | 'columns'>): number | undefined {
-  if (stream.isTTY !== true) return undefined;
+  if (stream.isTTY !== true || forScripts) return undefined;
   const c = stream.columns;
   return c !== undefined && c > 0 ? c : DEFAULT_COLUMNS;
 }
@@ -83,7 +93,7 @@ function wrapLine(line: string, width: number, o: WrapOptions): string {
   const lead = o.lead ?? ' '.repeat(indent.length + hang);
   // A command's wrapped parts go two deeper than the text's, as shell scripts indent them.
   const commandLead = `${lead}  `;
-  const units = unitsOf(content, o.command === true);
+  const units = unitsOf(content, o.command === true, indent.length > 0);
   const out: string[] = [];
   let cur = indent;
   let curWidth = displayWidth(indent);
@@ -94,8 +104,13 @@ function wrapLine(line: string, width: number, o: WrapOptions): string {
     curWidth = displayWidth(next);
     empty = true;
   };
+  // The command last broken with ` \`: what follows it on its last line would be read as its words.
+  let broken = 0;
   for (let i = 0; i < units.length; i++) {
     let u = units[i] as Unit;
+    // Prose after a command broken over lines starts a line of its own: the command's lines,
+    // copied, run as printed.
+    if (!empty && broken !== 0 && u.command !== broken && units[i - 1]?.command === broken) flush(lead, false);
     // A list without spaces (`STOP,STOPALL,…`) wider than a whole line breaks after its commas.
     if (u.command === 0 && u.text.includes(',') && displayWidth(u.text) > width - displayWidth(lead)) {
       const pieces = u.text.split(/(?<=,)(?=.)/);
@@ -119,6 +134,7 @@ function wrapLine(line: string, width: number, o: WrapOptions): string {
     const keepPair = value !== undefined && displayWidth(commandLead) + pair <= width && curWidth + gapWidth + pair > width;
     if (!empty && (keepPair || curWidth + gapWidth + uw + reserve > width)) {
       const inCommand = u.command !== 0 && units[i - 1]?.command === u.command;
+      if (inCommand) broken = u.command;
       flush(inCommand ? commandLead : lead, inCommand);
     }
     if (!empty) {
@@ -142,12 +158,14 @@ function commandWidth(units: readonly Unit[], i: number): number {
 }
 
 /**
- * The line's words. A command (`msgr` as the line's first word, after a word ending in a colon,
- * or after a backtick; or the whole line when `command`) is split into shell words, its quotes
- * kept whole, up to its closing backtick, a word ending in `,` or `;`, or a `(` that starts a
- * remark.
+ * The line's words. A command (`msgr` as the first word of an indented line, after a word ending
+ * in a colon, or after a backtick; or the whole line when `command`) is split into shell words,
+ * its quotes kept whole, up to its closing backtick, a word ending in `,` or `;`, or a `(` that
+ * starts a remark. After a colon, environment variables set for it (`MSGR_BASE_URL=… msgr send …`)
+ * are its words too. A line that is not indented and starts with `msgr` is prose (`msgr sandbox
+ * listening on …`, a help page's paragraph), as a command shown to be copied is indented.
  */
-function unitsOf(content: string, command: boolean): Unit[] {
+function unitsOf(content: string, command: boolean, indented: boolean): Unit[] {
   const units: Unit[] = [];
   let commands = 0;
   let at = 0;
@@ -158,10 +176,12 @@ function unitsOf(content: string, command: boolean): Unit[] {
     at = gapEnd;
     if (at >= content.length) break;
     const rest = content.slice(at);
-    const starts = command ? units.length === 0 : /^\(?`msgr /.test(rest) || (COMMAND.test(rest) && (units.length === 0 || previous.endsWith(':') || previous === '|'));
+    const starts = command
+      ? units.length === 0
+      : /^\(?`msgr /.test(rest) || (COMMAND.test(rest) && ((units.length === 0 && indented) || previous.endsWith(':') || previous === '|')) || (previous.endsWith(':') && ENV_COMMAND.test(rest));
     if (starts) {
       commands++;
-      const backtick = rest.startsWith('`');
+      const backtick = /^\(?`/.test(rest);
       let first = true;
       while (at < content.length) {
         const g = first ? gap : content.slice(at, skipSpaces(content, at));
@@ -175,9 +195,11 @@ function unitsOf(content: string, command: boolean): Unit[] {
         const word = content.slice(at, end);
         units.push({ text: word, gap: g, command: commands });
         at = end;
+        // The closing backtick may have punctuation after it: "(`msgr optout possible`)."
+        const closes = backtick && (first ? /^\(?`.*`/.test(word) : word.includes('`'));
         first = false;
         previous = word;
-        if (!command && ((backtick && word.endsWith('`') && word.length > 1) || /[,;]$/.test(word))) break;
+        if (!command && (closes || /[,;]$/.test(word))) break;
       }
       continue;
     }
@@ -195,6 +217,9 @@ function unitsOf(content: string, command: boolean): Unit[] {
  * is a command to copy. A command missing here is wrapped as prose (without ` \`), nothing worse.
  */
 const COMMAND = /^msgr (?:send|send-bulk|runs|profile|sandbox|listen|optout|trigger|doctor|segments|api|completion|help)(?: |$)/;
+
+/** A command that sets environment variables for msgr: `MSGR_BASE_URL=http://… MSGR_API_KEY=any-key msgr send …`. */
+const ENV_COMMAND = /^(?:[A-Z][A-Z0-9_]*=\S+ +)+msgr (?:send|send-bulk|runs|profile|sandbox|listen|optout|trigger|doctor|segments|api|completion|help)(?: |$)/;
 
 function skipSpaces(s: string, at: number): number {
   let i = at;

@@ -5,13 +5,13 @@
 // file mode) inside a lock file, re-reading the file inside the lock first: conf alone loses
 // concurrent updates (docs/dependencies.md: "conf 15"). An invalid file is an error naming the file
 // and the problem; msgr never resets it (conf's clearInvalidConfig would wipe every profile).
-import { chmodSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync } from 'node:fs';
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
+import { makePrivate } from '../files/private.js';
 import { createUi } from '../output/ui.js';
 import { waitForLock, type Lock } from '../files/lock.js';
 import { CONFIG_NAME, storePaths, type StorePaths } from './paths.js';
-import { platform as osPlatform } from 'node:os';
 import { join } from 'node:path';
 
 export type Channel = 'SMS' | 'RCS';
@@ -279,34 +279,12 @@ let warnedModes = false;
  * open is tightened, with one warning, since the key may already have been read by others.
  */
 export function tightenModes(paths: StorePaths, warn: Warn): void {
-  if (osPlatform() === 'win32') return; // POSIX modes mean nothing there.
-  const changed: string[] = [];
-  const failed: string[] = [];
-  let shared = false;
-  for (const [path, want] of [
+  const t = makePrivate([
     [paths.dir, 0o700],
     [paths.file, 0o600],
-  ] as const) {
-    let mode: number;
-    try {
-      mode = statSync(path).mode & 0o1777;
-    } catch {
-      continue; // Not created yet.
-    }
-    // A sticky folder (/tmp, a CI runner's temp folder) is every user's: made 0700 it would break
-    // the machine for them. It is left alone; the file in it is still made private.
-    if (path === paths.dir && (mode & 0o1000) !== 0) {
-      shared = true;
-      continue;
-    }
-    if ((mode & 0o077) === 0) continue;
-    try {
-      chmodSync(path, want);
-      changed.push(`${path} (was ${mode.toString(8).padStart(4, '0')}, now ${want.toString(8).padStart(4, '0')})`);
-    } catch (err) {
-      failed.push(`${path} (mode ${mode.toString(8).padStart(4, '0')}: ${(err as NodeJS.ErrnoException).code ?? String(err)})`);
-    }
-  }
+  ]);
+  const { changed, failed } = t;
+  const shared = t.shared.length > 0;
   if (warnedModes || (changed.length === 0 && failed.length === 0 && !shared)) return;
   warnedModes = true;
   if (shared) {

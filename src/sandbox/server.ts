@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UsageError } from '../errors.js';
+import { maskUrl, showControls } from '../output/sanitize.js';
 import { IdempotencyCache, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 import { examineBody, type Examined, type ExamineJob } from './examine.js';
 import { ExaminePool } from './pool.js';
@@ -206,7 +207,7 @@ function checkWebhook(w: SandboxWebhook): void {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`the webhook URL ${JSON.stringify(w.url)} is not an http:// or https:// URL`, { hint: 'For a local listener: --webhook-url "$(msgr listen --print-url)"' });
+    throw new UsageError(`the webhook URL ${maskUrl(w.url, { hidePath: true })} is not an http:// or https:// URL`, { hint: 'For a local listener: MSGR_WEBHOOK_URL="$(msgr listen --print-url)" (a variable keeps its token out of `ps`)' });
   }
   const p = w.plan;
   if (!(p.failedRate >= 0 && p.expiredRate >= 0 && p.failedRate + p.expiredRate <= 1)) throw new UsageError('the failed and expired rates must be fractions from 0 to 1 that add up to 1 at most');
@@ -246,7 +247,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let recordFd: number | undefined;
   if (options.record !== undefined) {
     try {
-      recordFd = openSync(options.record, 'a');
+      recordFd = openSync(options.record, 'a', 0o600);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
       throw new UsageError(`cannot open the record file ${options.record} (${code})`, { hint: 'check that its folder exists and is writable' });
@@ -447,7 +448,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
       const path = (req.url ?? '/').replace(/\?.*$/s, '').replace(/[^\x21-\x7e]/g, '?').slice(0, 120);
       const ms = Math.round(performance.now() - started);
       const line = `${new Date().toISOString()} ${req.method ?? '?'} ${path} ${reply.status} ${reply.note} (${ms} ms)`;
-      log(redactLine(line.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'), headerValue(req.headers['x-api-key'])));
+      log(redactLine(showControls(line), headerValue(req.headers['x-api-key'])));
     }
   }
 

@@ -6,7 +6,7 @@
 // at most, bounded by MAX_QUEUED (beyond it events are dropped, counted and said).
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { SandboxEvent } from './events.js';
-import { redactPath } from '../events/token.js';
+import { maskUrl } from '../output/sanitize.js';
 
 export const DEFAULT_RETRY_FOR_MS = 10 * 60_000;
 export const MAX_QUEUED = 1_000_000;
@@ -106,7 +106,7 @@ export class WebhookSender {
 
   constructor(options: WebhookOptions) {
     this.#o = options;
-    if (options.record !== undefined) this.#recordFd = openSync(options.record, 'a');
+    if (options.record !== undefined) this.#recordFd = openSync(options.record, 'a', 0o600);
   }
 
   stats(): Readonly<WebhookStats> {
@@ -202,7 +202,7 @@ export class WebhookSender {
       this.#stats.retries++;
       item.due = now + Math.round(Math.min(MAX_BACKOFF_MS, FIRST_BACKOFF_MS * 2 ** (item.attempts - 1)) * (0.75 + Math.random() * 0.5));
       this.#queue.push(item);
-      this.#say(`webhook ${redactPath(this.#o.url)}: ${why} for ${item.id}; retrying (attempt ${item.attempts + 1})`);
+      this.#say(`webhook ${maskUrl(this.#o.url, { hidePath: true })}: ${why} for ${item.id}; retrying (attempt ${item.attempts + 1})`);
     }
     this.#pump();
   }

@@ -5,8 +5,9 @@
 // profile.
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
-import { maskSecret, stripControl } from '../output/sanitize.js';
+import { maskSecret, showControls } from '../output/sanitize.js';
 import { createUi } from '../output/ui.js';
+import { formatSources } from '../output/table.js';
 import { lineWidth, wrap } from '../output/wrap.js';
 import { describeSource, type Resolved, type Settings } from './resolve.js';
 import { formatCount } from '../output/count.js';
@@ -47,13 +48,12 @@ export async function confirmSend(ctx: Context, settings: Settings, options: Con
     ['API key', key ?? '(not set)', describeSource(settings.apiKey)],
     ['sending', options.what !== undefined ? `${options.what}${count > 0 ? ` (${formatCount(count)} recipient${count === 1 ? '' : 's'})` : ''}` : `${formatCount(count)} recipient${count === 1 ? '' : 's'}`, ''],
   ];
-  const width = Math.max(...rows.map((r) => r[1].length));
-  // Fitted to the terminal (output/wrap.ts): a wrapped value goes on under itself.
+  // Fitted to the terminal: on a narrow one, each source under its value (output/table.ts).
   const columns = lineWidth(ctx.stderr);
   ctx.stderr.write(
     [
-      wrap(`${c.yellow('Confirm:')} profile "${stripControl(name)}" asks before every send.`, columns),
-      ...rows.map(([label, value, source]) => wrap(`  ${label.padEnd(9)} ${c.bold(stripControl(value).padEnd(width))}  ${c.dim(source)}`.trimEnd(), columns, { hang: 10 })),
+      wrap(`${c.yellow('Confirm:')} profile "${showControls(name)}" asks before every send.`, columns),
+      ...formatSources(rows.map(([label, value, source]) => [label, c.bold(showControls(value)), source === '' ? '' : c.dim(source)] as const), columns, '  '),
       '',
     ].join('\n'),
   );

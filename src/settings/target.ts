@@ -57,7 +57,11 @@ export function checkSetUp(settings: Settings, has: SendHas): void {
 /** How long a command's in-process sandbox keeps posting its events once the command is done. */
 export const WEBHOOK_FLUSH_MS = 10_000;
 
-export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean, webhookUrl?: string): Promise<Target> {
+export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sandbox: boolean, webhookFlag?: string): Promise<Target> {
+  // The webhook URL carries a listener's token: MSGR_WEBHOOK_URL keeps it out of `ps`
+  // (docs/events.md: "msgr listen"). Only for the sandbox: a real send has no events to post.
+  const fromEnv = ctx.env.MSGR_WEBHOOK_URL;
+  const webhookUrl = webhookFlag ?? (sandbox && fromEnv !== undefined && fromEnv !== '' ? fromEnv : undefined);
   let baseUrl = settings.baseUrl.value;
   let apiKey = settings.apiKey.value;
   if (sandbox) {

@@ -162,9 +162,10 @@ describe('msgr runs list', () => {
   test('keyed runs show their campaign key (within 80 columns); runs without one show none', async () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
     const file = join(tempDir('msgr-runs-keys-'), 'today.csv');
-    writeFileSync(file, 'msisdn\n+447911123456\n+447911123457\n');
     const plain = await runCli(['runs', 'list'], { env });
-    for (const day of ['2026-12-01', '2026-12-02']) {
+    for (const [i, day] of ['2026-12-01', '2026-12-02'].entries()) {
+      // Each day's export (the same data under another key would stop: the file not replaced).
+      writeFileSync(file, `msisdn\n+44791112345${i}\n+44791112346${i}\n`);
       const r = await runCli(['send-bulk', file, '--sandbox', '--from', 'Clinic', '--text', 'Hi', '--account', 'CLINIC01', '--once', `reminders-${day}`, '--again', '--yes', '-q'], { env });
       assert.equal(r.code, 0, r.stderr);
     }

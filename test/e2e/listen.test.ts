@@ -149,7 +149,7 @@ describe('msgr listen', () => {
     assert.match(refused.stderr, /0 of 1 event taken by .*; 1 not/);
   });
 
-  test('a full disk: 503 with Retry-After, nothing half-written; once there is room, the retry is recorded', async (t) => {
+  test('a full disk: 503 with Retry-After and no local path, nothing half-written; once there is room, the retry is recorded', async (t) => {
     const disk = tmpfs(t, '64k');
     if (disk === undefined) return;
     try {
@@ -170,6 +170,10 @@ describe('msgr listen', () => {
         const full = await post(listen.ready, event, { 'content-type': 'application/json' });
         assert.equal(full.status, 503);
         assert.equal(full.headers.get('retry-after'), '5');
+        // The sender is a stranger: told why, never where.
+        const said = await full.text();
+        assert.equal(said, 'not stored: the disk is full (ENOSPC); retry later\n');
+        assert.ok(!said.includes(disk));
         assert.equal(readFileSync(out, 'utf8'), before, 'nothing of the refused event is in the file');
         rmSync(filler);
         const retry = await post(listen.ready, event, { 'content-type': 'application/json' });

@@ -52,6 +52,7 @@ async function runInProcess(argv: string[]): Promise<{ code: number; stdout: str
     onExit: () => undefined,
     atQuit: () => undefined,
     enableGracefulInterrupt: () => undefined,
+    onHangup: () => undefined,
     // Dry runs: nothing may ask for an API client.
     http: noHttp,
   };

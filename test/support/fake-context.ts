@@ -62,6 +62,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     onExit: () => {},
     atQuit: () => {},
     enableGracefulInterrupt: () => {},
+    onHangup: () => {},
     http: options.http !== undefined ? () => Promise.resolve(options.http as ClientFactory) : noHttp,
     out: () => out,
     err: () => err,

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { parseBody } from '../../src/http/client.js';
 import { apiUrl, isLoopbackHost, messagesEndpoint, versionInBase } from '../../src/http/endpoint.js';
 import { backoffMs, classifyNetworkError, classifyStatus, isWrongAddress, parseRetryAfter, serverMessage } from '../../src/http/outcome.js';
-import { maskSecret, redact, redactJson, stripControl } from '../../src/output/sanitize.js';
+import { maskSecret, redact, redactJson } from '../../src/output/sanitize.js';
 
 describe('failure classification', () => {
   test('statuses map to the contract classes', () => {
@@ -108,11 +108,6 @@ describe('endpoint and security rules', () => {
 });
 
 describe('output hygiene', () => {
-  test('control characters and escape sequences are stripped; text survives', () => {
-    assert.equal(stripControl('ok\u001b[31mred\u001b[0m\u0007 done\u001b]0;title\u0007!'), 'okred done!');
-    assert.equal(stripControl('tab\tand\nnewline\u009b'), 'tab\tand\nnewline');
-    assert.equal(stripControl('héllo ✔'), 'héllo ✔');
-  });
   test('secrets are masked to their last 4 characters', () => {
     assert.equal(maskSecret('sk_live_1234567890'), '****7890');
     assert.equal(maskSecret('abc'), '****');

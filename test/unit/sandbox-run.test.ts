@@ -65,6 +65,7 @@ function fakeContext(cwd: string): { ctx: Context; out: string[]; err: string[];
     enableGracefulInterrupt: () => {
       graceful = true;
     },
+    onHangup: () => undefined,
     http: noHttp,
   };
   return { ctx, out, err, stop: () => controller.abort('SIGINT'), graceful: () => graceful };

@@ -10,6 +10,7 @@ import type { Settings } from '../../settings/resolve.js';
 import type { Target } from '../../settings/target.js';
 import type { JournaledTarget, PersonalSpec, RunHeader } from '../journal/records.js';
 import { shellQuote } from '../../output/shell.js';
+import { maskUrl } from '../../output/sanitize.js';
 import { SANDBOX_URL, type Place } from '../../once/keys.js';
 import { FLAG } from '../flag-names.js';
 
@@ -76,7 +77,7 @@ export function describeTarget(t: JournaledTarget | undefined): string {
 export function targetDifferences(was: JournaledTarget, now: JournaledTarget): string[] {
   const out: string[] = [];
   if (was.sandbox !== now.sandbox) out.push(was.sandbox ? 'it ran against the sandbox, this run sends for real' : 'it sent for real, this run sends to the sandbox');
-  else if (!was.sandbox && was.baseUrl !== now.baseUrl) out.push(`base URL ${was.baseUrl} then, ${now.baseUrl} now`);
+  else if (!was.sandbox && was.baseUrl !== now.baseUrl) out.push(`base URL ${maskUrl(was.baseUrl)} then, ${maskUrl(now.baseUrl)} now`);
   if (was.account !== now.account) out.push(`account ${was.account ?? '(none)'} then, ${now.account ?? '(none)'} now`);
   return out;
 }

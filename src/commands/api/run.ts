@@ -8,7 +8,7 @@ import { apiUrl, userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import type { ApiRequest } from '../../http/client.js';
 import { outcomeError } from '../../http/outcome-error.js';
-import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
+import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../output/sanitize.js';
 import { createUi } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
@@ -60,7 +60,7 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
     onRetry: ({ delayMs, reason }) => ui.info(`retrying in ${(delayMs / 1000).toFixed(1)} s (${reason})`),
   });
   ctx.onExit(() => client.close());
-  ui.debug(`${method} ${url.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  ui.debug(`${method} ${maskUrl(url)} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const request: ApiRequest = { method, url, body, headers: opts.headers };
   const { randomUUID } = await import('node:crypto');
   // Every attempt of one POST carries the same key, as `send` does, unless -H gives one.
@@ -82,9 +82,9 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
     ctx.stdout.write(`${JSON.stringify(parsed !== undefined ? parsed : { accepted: true, status: outcome.status, text }, null, 2)}\n`);
   } else if (parsed !== undefined) {
     const out = JSON.stringify(parsed, null, 2);
-    ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
+    ctx.stdout.write(`${ctx.stdout.isTTY === true ? showControls(out) : out}\n`);
   } else if (text !== '') {
-    ctx.stdout.write(ctx.stdout.isTTY === true ? stripControl(text) : text);
+    ctx.stdout.write(ctx.stdout.isTTY === true ? showControls(text) : text);
     if (!text.endsWith('\n')) ctx.stdout.write('\n');
   }
   ui.success(`HTTP ${outcome.status} for ${method} ${url.pathname}${target.sandbox ? ' (sandbox: nothing was delivered)' : ''}`);

@@ -3,7 +3,7 @@
 import type { Context } from '../../context.js';
 import { NotSentError, UsageError } from '../../errors.js';
 import { runDoctor, type DoctorReport, type Step } from '../../doctor/checks.js';
-import { stripControl } from '../../output/sanitize.js';
+import { maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveSettings } from '../../settings/resolve.js';
@@ -57,15 +57,15 @@ function render(ctx: Context, ui: Ui, report: DoctorReport, sandbox: boolean): v
   // On a terminal, a step's words wrap under its detail's column (output/wrap.ts).
   const columns = lineWidth(ctx.stdout);
   const out = (line: string, lead?: string): void => void ctx.stdout.write(`${wrap(line, columns, lead !== undefined ? { lead } : {})}\n`);
-  out(`msgr doctor: the way from this machine to ${report.baseUrl ?? '(no base URL)'}${sandbox ? ' (the built-in sandbox)' : ''}; nothing is sent`);
+  out(`msgr doctor: the way from this machine to ${report.baseUrl !== null && report.baseUrl !== undefined ? maskUrl(report.baseUrl) : '(no base URL)'}${sandbox ? ' (the built-in sandbox)' : ''}; nothing is sent`);
   const width = Math.max(...report.steps.map((s) => s.title.length));
   for (const step of report.steps) {
     const mark = MARKS[step.status][fancy ? 1 : 0];
-    const [first = '', ...rest] = stripControl(step.detail).split('\n');
+    const [first = '', ...rest] = showControls(step.detail).split('\n');
     const lead = `  ${' '.repeat(fancy ? 1 : 4)}  ${' '.repeat(width)}  `;
     out(`  ${paint(step.status, mark.padEnd(fancy ? 1 : 4))}  ${step.title.padEnd(width)}  ${first}`, lead);
     for (const line of rest) out(`${lead}${line}`, lead);
-    if (step.hint !== undefined && (step.status === 'fail' || step.status === 'warn')) out(`${lead}${c.dim('→')} ${stripControl(step.hint)}`, `${lead}  `);
+    if (step.hint !== undefined && (step.status === 'fail' || step.status === 'warn')) out(`${lead}${c.dim('→')} ${showControls(step.hint)}`, `${lead}  `);
   }
   const failed = report.steps.filter((s) => s.status === 'fail').length;
   out(failed === 0 ? (report.steps.some((s) => s.status === 'warn') ? 'every step passed (see the warnings above)' : 'every step passed') : `${failed} step${failed === 1 ? '' : 's'} failed: exit ${report.exitCode}`);

@@ -14,7 +14,17 @@ export function runHelp(ctx: Context, program: Command, words: readonly string[]
     program.outputHelp();
     const topics = allTopics();
     const width = Math.max(...topics.map(([name]) => name.length)) + 2;
-    const lines = topics.map(([name, summary]) => wrap(`  msgr help ${name.padEnd(width)}${summary}`, pageWidth(ctx.stdout), { hang: 10 + width }));
+    // The summary is prose, wrapped in its own column: the line starts with a command, and
+    // wrapping it whole would break the summary as one, with ` \` (output/wrap.ts).
+    // On a terminal too narrow for two columns, the summary goes under its topic, as an option's does.
+    const page = pageWidth(ctx.stdout);
+    const column = page - ('  msgr help '.length + width) >= 30 ? '  msgr help '.length + width : 6;
+    const lines = topics.map(([name, summary]) => {
+      const summaryLines = wrap(summary, page - column, { hang: 0 }).split('\n').map((l) => `${' '.repeat(column)}${l}`);
+      if (column === 6) return [`  msgr help ${name}`, ...summaryLines].join('\n');
+      const [first = '', ...rest] = summaryLines;
+      return [`  msgr help ${name.padEnd(width)}${first.trimStart()}`, ...rest].join('\n');
+    });
     ctx.stdout.write(`\nHelp topics:\n${lines.join('\n')}\n`);
     return;
   }

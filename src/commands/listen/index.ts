@@ -38,7 +38,7 @@ export function registerListen(program: Command, ctx: Context, runF?: (opts: Lis
     .option('--out <file>', 'the events file, one JSON line per event (default: in the state folder, per account)')
     .option('--max-body <size>', 'largest body taken, e.g. 256k, 4m (default 1m); larger ones get 413')
     .option('--dedup-window <duration>', 'an event without an id or idempotency header that repeats a body seen this recently is a duplicate (default 10m; 0: off)')
-    .option('--forward-to <url>', 'post each event, as received, to your app (in order, retried until it answers 2xx)')
+    .addOption(new Option('--forward-to <url>', 'post each event, as received, to your app, in order, 20 attempts each (env MSGR_FORWARD_TO, which keeps a password in it out of `ps`; user:password@ is sent as basic authentication)').env('MSGR_FORWARD_TO'))
     .option('--warn-after <duration>', 'warn when a send-bulk run is sending and no receipt came for this long (default 2m)');
   addAccountOptions(listen);
   listen
@@ -60,19 +60,20 @@ export function registerListen(program: Command, ctx: Context, runF?: (opts: Lis
     .addHelpText(
       'after',
       `
-Every event is flushed to the events file before the 2xx answer; what cannot be stored (a full
-disk) is answered 503, so the sender keeps it and retries. Duplicates are recorded once.
+Every event is flushed to the events file before the 2xx answer; what cannot be stored now (a
+full disk) is answered 503, so the sender keeps it and retries; a body that never can (over
+--max-body) 413. Duplicates are recorded once. SIGHUP opens the events file again (log rotation).
 
 Examples:
   msgr listen
   msgr listen --optouts --forward-to http://127.0.0.1:3000/webhooks
-  msgr sandbox --webhook-url "$(msgr listen --print-url)" --reply-rate 0.1 &
+  MSGR_WEBHOOK_URL="$(msgr listen --print-url)" msgr sandbox --reply-rate 0.1 &
   msgr listen --json -q --out events.jsonl | jq -c 'select(.kind == "inbound")'
   msgr listen replay --since 2h --filter status=failed --forward-to http://127.0.0.1:3000/webhooks`,
     )
     .action(async (_opts: unknown, command: Command) => {
       const { parseListenOptions } = await import('./options.js');
-      const opts = parseListenOptions(command.opts());
+      const opts = parseListenOptions({ ...command.opts(), forwardToInArgv: command.getOptionValueSource('forwardTo') === 'cli' });
       if (runF !== undefined) return runF(opts);
       const { runListen } = await import('./run.js');
       await runListen(ctx, opts);

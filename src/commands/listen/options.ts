@@ -1,6 +1,7 @@
 // argv → options for `msgr listen` and `msgr listen replay`, every refusal naming its flag.
 import { UsageError } from '../../errors.js';
 import type { FieldPaths } from '../../events/fields.js';
+import { forwardTarget, type ForwardTarget } from '../../events/forward.js';
 import { checkToken } from '../../events/token.js';
 import { durationMs } from '../../message/validity.js';
 import { verbosity } from '../../output/ui.js';
@@ -25,7 +26,9 @@ export interface ListenOptions extends AccountFlags {
   readonly out?: string | undefined;
   readonly maxBodyBytes?: number | undefined;
   readonly dedupWindowMs?: number | undefined;
-  readonly forwardTo?: URL | undefined;
+  readonly forwardTo?: ForwardTarget | undefined;
+  /** --forward-to came on the command line (not MSGR_FORWARD_TO): visible in `ps` while it runs. */
+  readonly forwardToInArgv: boolean;
   readonly warnAfterMs: number;
   /** `true`: the account's store; a string: a plain list at that path; undefined: no opt-outs. */
   readonly optouts?: true | string | undefined;
@@ -46,7 +49,7 @@ export interface ReplayOptions extends AccountFlags {
   readonly since?: Date | undefined;
   readonly until?: Date | undefined;
   readonly filters: ReadonlyArray<{ readonly key: string; readonly values: readonly string[] }>;
-  readonly forwardTo?: URL | undefined;
+  readonly forwardTo?: ForwardTarget | undefined;
   readonly fields: FieldPaths;
   readonly json: boolean;
   readonly quiet: boolean;
@@ -61,20 +64,7 @@ function words(raw: Raw, key: string): string[] | undefined {
   return out;
 }
 
-/** An app URL for --forward-to: http or https. */
-function appUrl(value: string | undefined): URL | undefined {
-  if (value === undefined) return undefined;
-  let url: URL | undefined;
-  try {
-    url = new URL(value);
-  } catch {
-    url = undefined;
-  }
-  if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new UsageError(`--forward-to: "${value}" is not an http:// or https:// URL`, { hint: 'For example --forward-to http://127.0.0.1:3000/webhooks' });
-  }
-  return url;
-}
+const target = (value: string | undefined): ForwardTarget | undefined => (value === undefined ? undefined : forwardTarget(value));
 
 /** `256k`, `4m`, `65536`: bytes, from 1 KiB to 64 MiB. */
 export function parseSize(value: string): number | undefined {
@@ -112,7 +102,8 @@ export function parseListenOptions(raw: Raw): ListenOptions {
     out: str(raw, 'out'),
     maxBodyBytes,
     dedupWindowMs: duration(raw, 'dedupWindow', '--dedup-window', true),
-    forwardTo: appUrl(str(raw, 'forwardTo')),
+    forwardTo: target(str(raw, 'forwardTo')),
+    forwardToInArgv: bool(raw, 'forwardToInArgv') === true,
     warnAfterMs: duration(raw, 'warnAfter', '--warn-after', false) ?? DEFAULT_WARN_AFTER_MS,
     optouts,
     stopWords: words(raw, 'stopWords'),
@@ -162,7 +153,7 @@ export function parseReplayOptions(raw: Raw, now: Date): ReplayOptions {
     since: parseWhen('--since', str(raw, 'since'), now),
     until: parseWhen('--until', str(raw, 'until'), now),
     filters,
-    forwardTo: appUrl(str(raw, 'forwardTo')),
+    forwardTo: target(str(raw, 'forwardTo')),
     profile: str(raw, 'profile'),
     account: str(raw, 'account'),
     fields: fieldPaths(raw),

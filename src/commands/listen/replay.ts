@@ -5,10 +5,11 @@ import type { Context } from '../../context.js';
 import { InterruptedError, PartialError } from '../../errors.js';
 import { accountFile } from '../../files/account-files.js';
 import { getPath, nameKey, summarise, type EventSummary } from '../../events/fields.js';
-import { backoffMs, forwardOnce, isDelivered, worthRetrying, type ForwardAttempt } from '../../events/forward.js';
+import { backoffMs, forwardOnce, forwardWarnings, isDelivered, worthRetrying, type ForwardAttempt } from '../../events/forward.js';
 import { readEventsFile } from '../../events/read.js';
 import { parseEventBody, type EventRecord } from '../../events/records.js';
 import { eventJson, eventLine } from '../../events/terminal.js';
+import { showControls } from '../../output/sanitize.js';
 import { createUi } from '../../output/ui.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
@@ -58,7 +59,10 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
   const since = opts.since?.getTime();
   const until = opts.until?.getTime();
   const target = opts.forwardTo;
-  if (target !== undefined) ctx.enableGracefulInterrupt();
+  if (target !== undefined) {
+    for (const line of forwardWarnings(target, false)) ui.warn(line);
+    ctx.enableGracefulInterrupt();
+  }
   let matched = 0;
   let delivered = 0;
   const failed: string[] = [];
@@ -95,18 +99,18 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
     else failed.push(record.id);
     const what = a.status !== undefined ? String(a.status) : (a.error ?? 'no answer');
     if (opts.json) ctx.stdout.write(`${JSON.stringify({ id: record.id, receivedAt: record.receivedAt, ok, status: a.status ?? null, error: a.error ?? null, attempts, ms: Math.round(a.ms) })}\n`);
-    else if (!opts.quiet) ctx.stdout.write(`${wrap(`${eventLine(record, s)}  → ${what}${attempts > 1 ? ` after ${attempts} attempts` : ''}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
+    else if (!opts.quiet) ctx.stdout.write(`${wrap(`${eventLine(record, s)}  → ${showControls(what)}${attempts > 1 ? ` after ${attempts} attempts` : ''}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   });
   if (read.skipped > 0) ui.warn(`${read.skipped} line${read.skipped === 1 ? '' : 's'} of ${file} ${read.skipped === 1 ? 'is' : 'are'} not an event and ${read.skipped === 1 ? 'was' : 'were'} passed over`);
   if (target === undefined) {
     ui.info(`${matched} of ${read.records} saved event${read.records === 1 ? '' : 's'} match${matched === 1 ? 'es' : ''} (${file})`);
     return;
   }
-  const summary = `${delivered} of ${matched} event${matched === 1 ? '' : 's'} taken by ${target.href}`;
+  const summary = `${delivered} of ${matched} event${matched === 1 ? '' : 's'} taken by ${target.shown}`;
   if (stopped) throw new InterruptedError(`interrupted: ${summary}`, { hint: 'Run the same command again with --since set to where it stopped, or filter by id.' });
   if (failed.length > 0) {
-    throw new PartialError(`${summary}; ${failed.length} not (${failed.slice(0, 3).join(', ')}${failed.length > 3 ? ', …' : ''})`, {
-      hint: `Send them again once the app takes them: ${failed.length <= 20 ? `the same command with --filter id=${failed.join(',')}` : 'the same command'}.`,
+    throw new PartialError(`${summary}; ${failed.length} not (${failed.slice(0, 3).map(showControls).join(', ')}${failed.length > 3 ? ', …' : ''})`, {
+      hint: `Send them again once the app takes them: ${failed.length <= 20 ? `the same command with --filter id=${failed.map(showControls).join(',')}` : 'the same command'}.`,
     });
   }
   ui.success(summary);

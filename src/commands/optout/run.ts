@@ -5,6 +5,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { NO_ACCOUNT } from '../../files/account-files.js';
 import { checkCountry, normaliseNumber, OPT_OUT_NUMBERS } from '../../message/numbers.js';
+import { showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { describeOptOut, describePossible, openOptOuts, optOutStorePath, OptOutStore, refuseDamage, type OptOutEntry, type PossibleEntry, type StoreWriter } from '../../optouts/store.js';
@@ -56,8 +57,8 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ store: path, added: added.map((e) => entryJson(e, path)), already: already.map((e) => entryJson(e, path)) }, null, 2)}\n`);
       } else if (sub === 'add') {
-        for (const e of added) ui.success(`${e.number}: ${describe(e)} (${scope})`);
-        for (const e of already) ui.info(`${e.number}: already ${describe(e)}`);
+        for (const e of added) ui.success(showControls(`${e.number}: ${describe(e)} (${scope})`));
+        for (const e of already) ui.info(showControls(`${e.number}: already ${describe(e)}`));
       } else {
         ui.success(`imported ${added.length} number${added.length === 1 ? '' : 's'} into the opt-outs of ${scope}${already.length > 0 ? `; ${already.length} were there already` : ''}`);
       }
@@ -127,7 +128,8 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, stores: out.files, numbers: out.entries.map(([e, f]) => entryJson(e, f)) }, null, 2)}\n`);
         return;
       }
-      for (const [e, f] of out.entries) ctx.stdout.write(`${wrap(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}`, lineWidth(ctx.stdout), { hang: e.number.length + 2 })}\n`);
+      // An entry's evidence is a stranger's reply (and the store a file anyone may have edited): made visible.
+      for (const [e, f] of out.entries) ctx.stdout.write(`${wrap(showControls(`${e.number}  ${describe(e)}${f !== path ? ` [${NO_ACCOUNT}]` : ''}`), lineWidth(ctx.stdout), { hang: e.number.length + 2 })}\n`);
       ui.info(`${out.entries.length} number${out.entries.length === 1 ? '' : 's'} opted out for ${scope}${account !== undefined ? ` (with those for every account, marked [${NO_ACCOUNT}])` : ''}`);
       return;
     }
@@ -147,7 +149,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);
         return;
       }
-      for (const r of results) ctx.stdout.write(`${wrap(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}`, lineWidth(ctx.stdout), { hang: r.number.length + 2 })}\n`);
+      for (const r of results) ctx.stdout.write(`${wrap(showControls(`${r.number}  ${r.entry !== undefined ? describe(r.entry) : 'not opted out'}`), lineWidth(ctx.stdout), { hang: r.number.length + 2 })}\n`);
       return;
     }
     default:

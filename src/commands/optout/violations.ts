@@ -13,6 +13,7 @@ import { acceptedOnceSends } from '../../once/send.js';
 import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptOuts } from '../../optouts/store.js';
 import type { Ui } from '../../output/ui.js';
 import { formatCount } from '../../output/count.js';
+import { showControls } from '../../output/sanitize.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 
 export interface Violation {
@@ -90,7 +91,7 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
     for (const v of found) {
       const by = v.run !== null ? `run ${v.run.runId}${v.run.line !== null ? ` line ${v.run.line}` : ''}${v.run.includedOptedOut ? ' (--include-opted-out)' : ''}` : `--once ${v.once?.key ?? ''}`;
       const replay = v.resend !== null ? ` (a resend, under the same Idempotency-Key, of a request first sent ${v.resend.firstSentAt}, before the opt-out: possibly the API's replay of that one, not a new message)` : '';
-      ctx.stdout.write(`${wrap(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}${replay}: ${v.why}`, lineWidth(ctx.stdout), { hang: v.number.length + 2 })}\n`);
+      ctx.stdout.write(`${wrap(showControls(`${v.number}  messaged ${v.messagedAt} by ${by}${v.messageId !== null ? `, message id ${v.messageId}` : ''}${replay}: ${v.why}`), lineWidth(ctx.stdout), { hang: v.number.length + 2 })}\n`);
     }
   }
   if (found.length === 0) ui.info(`no one was messaged after opting out (checked ${where})`);

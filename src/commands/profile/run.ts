@@ -4,9 +4,9 @@
 import { z } from 'zod';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
-import { maskSecret, stripControl } from '../../output/sanitize.js';
+import { maskSecret, maskUrl, showControls } from '../../output/sanitize.js';
 import { createUi, type Ui } from '../../output/ui.js';
-import { alignColumns, formatTable } from '../../output/table.js';
+import { formatSources, formatTable } from '../../output/table.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { checkApiKey, describeSource, readApiKey, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkBaseUrl } from '../../profiles/base-url.js';
@@ -131,9 +131,9 @@ async function obtainKey(ctx: Context, name: string, opts: { apiKeyStdin?: boole
 }
 
 function describeProfile(p: Profile): string {
-  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl ?? 'no base URL'];
+  const parts = [p.account !== undefined ? `account ${p.account}` : 'no account', p.baseUrl !== undefined ? maskUrl(p.baseUrl) : 'no base URL'];
   if (p.apiKey !== undefined) parts.push(`key ${maskSecret(p.apiKey)}`);
-  return stripControl(parts.join(', '));
+  return showControls(parts.join(', '));
 }
 
 function warnIncomplete(ui: Ui, name: string, p: Profile): void {
@@ -390,9 +390,9 @@ export function runList(ctx: Context, raw: unknown): void {
   if (data.default === undefined && rows.length > 1) ui.info('no default profile: sends need -p NAME or MSGR_PROFILE (msgr profile use NAME sets one)');
 }
 
-/** Cells stripped of control characters (a profile's values are the user's), as a table for the terminal (output/table.ts). */
+/** Cells with control characters made visible (a profile's values are the user's), as a table for the terminal (output/table.ts). */
 function profileTable(ctx: Context, rows: string[][], title: number): string {
-  return `${formatTable(rows.map((r) => r.map((c) => stripControl(c))), lineWidth(ctx.stdout), title)}\n`;
+  return `${formatTable(rows.map((r) => r.map((c) => showControls(c))), lineWidth(ctx.stdout), title)}\n`;
 }
 
 // msgr profile show
@@ -428,7 +428,7 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
     const confirmRow: Resolved<string | undefined> = settings.confirm
       ? { value: 'yes', source: 'profile', origin: settings.profile.value ?? '' }
       : { value: 'no', source: 'default' };
-    const rows = [
+    const rows: Array<[string, string, string]> = [
       ['profile', settings.profile.value ?? '(none)', describeSource(settings.profile)],
       ['base URL', settings.baseUrl.value ?? '(not set)', describeSource(settings.baseUrl)],
       ['account', settings.account.value ?? '(not set)', describeSource(settings.account)],
@@ -440,10 +440,10 @@ export async function runShow(ctx: Context, name: string | undefined, raw: unkno
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
     ];
     // The path is long: outside the table, so it does not widen the value column.
-    // Each setting's line wraps under its value (output/wrap.ts).
+    // On a narrow terminal each source goes under its value (output/table.ts).
     const width = lineWidth(ctx.stdout);
-    const shown = alignColumns(rows.map((r) => r.map((c) => stripControl(c)))).map((l) => wrap(l, width, { hang: 10 }));
-    ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${stripControl(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
+    const shown = formatSources(rows.map(([name, value, source]) => [name, showControls(value), showControls(source)] as const), width);
+    ctx.stdout.write(`${shown.join('\n')}\n${wrap(`${'config'.padEnd(8)}  ${showControls(settings.configFile)}`, lineWidth(ctx.stdout), { hang: 10 })}\n`);
   }
   await warnMissing(ui, settings);
 }

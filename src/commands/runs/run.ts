@@ -10,6 +10,7 @@ import { getProfile, loadStore, type Profile } from '../../profiles/store.js';
 import { continueRun, listRuns, pruneRuns, showRun, writeReport, type RunDelivery, type RunInfo } from '../../bulk/runs.js';
 import type { RunsOptions } from './options.js';
 import { formatAge, formatCount } from '../../output/count.js';
+import { maskUrl, showControls } from '../../output/sanitize.js';
 import { alignColumns, formatTable } from '../../output/table.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 
@@ -23,7 +24,7 @@ const sendingJson = (o: LockOwner | undefined): { pid: number; host: string; sin
 function shortTarget(r: RunInfo): string {
   const t = r.target;
   if (t === null || t === undefined) return 'unknown';
-  return t.sandbox ? 'sandbox' : `${t.baseUrl} ${t.account ?? ''}`.trim();
+  return t.sandbox ? 'sandbox' : `${maskUrl(t.baseUrl)} ${t.account ?? ''}`.trim();
 }
 
 export async function runList(ctx: Context, opts: RunsOptions): Promise<void> {
@@ -219,7 +220,8 @@ export async function runShow(ctx: Context, ref: string, opts: RunsOptions): Pro
     out += `\n${wrap(`${b.settled ? 'was in doubt' : 'in doubt'}: batch ${b.batch} (${b.recipients} recipient${b.recipients === 1 ? '' : 's'} from line ${b.firstLine ?? '?'}, Idempotency-Key ${b.idempotencyKey})${b.numbers.length > 0 ? `: ${b.numbers.slice(0, 5).join(', ')}${b.numbers.length > 5 ? ', …' : ''}` : ''}${receipts}`, width)}`;
   }
   if (inDoubt.length > 20) out += `\n… and ${inDoubt.length - 20} more batches in doubt`;
-  ctx.stdout.write(`${out}\n`);
+  // File names, message texts and what receipts say are not msgr's own words: made visible.
+  ctx.stdout.write(`${showControls(out)}\n`);
   const ui = createUi(ctx, opts);
   if (sending !== undefined) {
     ui.info(`it is sending now; once it ends, \`msgr runs show ${info.runId}\` says what it left, and how to continue`);

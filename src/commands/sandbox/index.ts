@@ -19,7 +19,7 @@ export function registerSandbox(program: Command, ctx: Context): void {
     .option('--seed <n>', 'seed for --error-rate, so the same requests fail on every run')
     .option('--threads <n>', 'worker threads that parse big request bodies; 0: none (default 2 on 2 cores or more)')
     .optionsGroup('Events (docs/events.md):')
-    .option('--webhook-url <url>', 'post delivery events and replies for every accepted recipient to this URL (e.g. "$(msgr listen --print-url)")')
+    .addOption(new Option('--webhook-url <url>', 'post delivery events and replies for every accepted recipient to this URL (env MSGR_WEBHOOK_URL, which keeps a listener\'s token out of `ps`)').env('MSGR_WEBHOOK_URL'))
     .option('--event-delay <ms>', 'milliseconds from acceptance to the final receipt, each jittered 50-150 % (default 1000)')
     .option('--failed-rate <fraction>', 'fraction (0..1) of recipients whose receipt is failed (half of them permanently)')
     .option('--expired-rate <fraction>', 'fraction (0..1) of recipients whose receipt is expired')
@@ -42,7 +42,7 @@ Examples:
   msgr sandbox
   MSGR_BASE_URL=http://127.0.0.1:4010 MSGR_API_KEY=test msgr send --to +447911123456 --from Acme --text Hi
   msgr sandbox --port 0 --api-key test --record sent.jsonl --rate-limit 50 --error-rate 0.05 --seed 7
-  msgr sandbox --webhook-url "$(msgr listen --print-url)" --failed-rate 0.1 --reply-rate 0.05`,
+  MSGR_WEBHOOK_URL="$(msgr listen --print-url)" msgr sandbox --failed-rate 0.1 --reply-rate 0.05`,
     )
     .action(async (_opts: unknown, command: Command) => {
       const { runSandbox } = await import('./run.js');

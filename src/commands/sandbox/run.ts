@@ -9,7 +9,9 @@ import { lineWidth, wrap } from '../../output/wrap.js';
 import { isLoopbackHost } from '../../http/endpoint.js';
 import { DEFAULT_EVENT_PLAN, DEFAULT_HOST, DEFAULT_PORT, startSandbox, type SandboxOptions } from '../../sandbox/server.js';
 import { flagName } from '../shared/option-values.js';
-import { redactPath } from '../../events/token.js';
+import { maskUrl } from '../../output/sanitize.js';
+import { makePrivate, privateWarning } from '../../files/private.js';
+import { createUi } from '../../output/ui.js';
 
 function numberFlag(flag: string, what: string, ok: (n: number) => boolean): z.ZodType<number | undefined> {
   return z
@@ -93,7 +95,7 @@ export function parseSandboxFlags(raw: Record<string, unknown>, cwd: string): { 
     };
   } else {
     const stray = EVENT_FLAGS.find((k) => f[k] !== undefined);
-    if (stray !== undefined) throw new UsageError(`${flagName(stray)} needs --webhook-url: without it the sandbox sends no events`, { hint: 'For example: msgr sandbox --webhook-url "$(msgr listen --print-url)" ' + flagName(stray) + ' ...' });
+    if (stray !== undefined) throw new UsageError(`${flagName(stray)} needs --webhook-url: without it the sandbox sends no events`, { hint: `For example: MSGR_WEBHOOK_URL="$(msgr listen --print-url)" msgr sandbox ${flagName(stray)} ...` });
   }
   return { options, quiet: f.quiet === true };
 }
@@ -107,6 +109,9 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
   const say = (line: string): void => {
     if (!quiet) ctx.stderr.write(`${wrap(line, width)}\n`);
   };
+  // Requests with numbers and texts, events with replies: 0600, however they were made before.
+  const loose = privateWarning(makePrivate([options.record, options.webhook?.record].flatMap((f) => (f !== undefined ? [[f, 0o600] as const] : []))), 'the sandbox\'s record files', 'They hold numbers and message texts.');
+  if (loose !== undefined) createUi(ctx).warn(loose);
   // Ctrl-C closes the server and lets the action return instead of killing the process.
   ctx.enableGracefulInterrupt();
   const sandbox = await startSandbox({ ...options, startThreads: true, ...(quiet ? {} : { log: say }) });
@@ -126,7 +131,7 @@ export async function runSandbox(ctx: Context, raw: Record<string, unknown>): Pr
     const p = w.plan;
     const outcomes = [`failed ${p.failedRate}`, `expired ${p.expiredRate}`, ...(p.replyRate > 0 ? [`replies ${p.replyRate} (${p.replyTexts.map((t) => JSON.stringify(t)).join(', ')})`] : [])];
     // The URL carries the listener's token: its path is not shown.
-    say(`events: posted to ${redactPath(w.url)} about ${p.delayMs} ms after each acceptance; ${outcomes.join(', ')}`);
+    say(`events: posted to ${maskUrl(w.url, { hidePath: true })} about ${p.delayMs} ms after each acceptance; ${outcomes.join(', ')}`);
   }
   say('Ctrl-C to stop');
 

@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { segmentText, type Segments } from '../../message/segments.js';
 import { phoneText } from '../../message/text-file.js';
-import { stripControl } from '../../output/sanitize.js';
+import { showControls } from '../../output/sanitize.js';
 import type { SegmentsOptions } from './options.js';
 
 export async function runSegments(ctx: Context, opts: SegmentsOptions): Promise<void> {
@@ -46,7 +46,7 @@ function tail(text: string, visible: boolean): string {
   const chars = [...text];
   const end = chars.slice(-12).join('');
   const shown = JSON.stringify(chars.length > 12 ? `…${end}` : end);
-  return visible ? stripControl(shown) : shown;
+  return visible ? showControls(shown) : shown;
 }
 
 export function formatSegments(s: Segments, tty: boolean): string {

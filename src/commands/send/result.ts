@@ -4,7 +4,7 @@
 // terminal) get the answer itself, as before (docs/contract.md: "Streams").
 import type { ChalkInstance } from 'chalk';
 import { extractMessageIds } from '../../http/message-ids.js';
-import { stripControl } from '../../output/sanitize.js';
+import { showControls } from '../../output/sanitize.js';
 import { wrap } from '../../output/wrap.js';
 import { describeSource, type Resolved, type Settings } from '../../settings/resolve.js';
 
@@ -34,7 +34,7 @@ export function acceptedLines(a: AcceptedSend, color: ChalkInstance, columns?: n
   const count = suppressed > 0 ? `${recipients} of ${recipients + suppressed} recipients (HTTP ${a.status}); ${suppressed} left out: opted out` : `${recipients} recipient${recipients === 1 ? '' : 's'} (HTTP ${a.status})`;
   const out = [`${color.green('✔')} Accepted for ${count}; accepted is not yet delivered.`];
   const ids = extractMessageIds(a.body, a.numbers);
-  const found = a.numbers.flatMap((n, i) => (ids[i] !== undefined ? [[stripControl(ids[i]), n] as const] : []));
+  const found = a.numbers.flatMap((n, i) => (ids[i] !== undefined ? [[showControls(ids[i]), n] as const] : []));
   const width = Math.max(0, ...found.slice(0, SHOWN_IDS).map(([id]) => id.length));
   for (const [id, number] of found.slice(0, SHOWN_IDS)) out.push(`  message id  ${id.padEnd(width)}  ${number}`);
   if (found.length > SHOWN_IDS) out.push(`  … and ${found.length - SHOWN_IDS} more message ids (--json prints the API's whole answer)`);

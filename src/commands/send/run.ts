@@ -8,7 +8,7 @@ import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
 import type { InputRequest } from '../../message/input.js';
-import { maskSecret, redact, redactJson, stripControl } from '../../output/sanitize.js';
+import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../output/sanitize.js';
 import { createUi, paint, type Ui } from '../../output/ui.js';
 import { lineWidth } from '../../output/wrap.js';
 import { caFileSource } from '../../http/ca-file.js';
@@ -118,7 +118,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     onRetry: ({ delayMs, reason }) => ui.info(`retrying in ${(delayMs / 1000).toFixed(1)} s (${reason})`),
   });
   ctx.onExit(() => client.close());
-  ui.debug(`sending to ${endpoint.toString()} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+  ui.debug(`sending to ${maskUrl(endpoint)} with key ${maskSecret(apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
   const { randomUUID } = await import('node:crypto');
   const idempotencyKey = once?.idempotencyKey ?? `msgr-${randomUUID()}`;
   once?.sending();
@@ -154,9 +154,9 @@ function renderOutcome(ctx: Context, ui: Ui, outcome: Outcome, o: { json: boolea
       } else if (!person || ui.verbose) {
         if (body !== undefined) {
           const out = JSON.stringify(body, null, 2);
-          ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(out) : out}\n`);
+          ctx.stdout.write(`${ctx.stdout.isTTY === true ? showControls(out) : out}\n`);
         } else if (text.trim() !== '') {
-          ctx.stdout.write(`${ctx.stdout.isTTY === true ? stripControl(text) : text}\n`);
+          ctx.stdout.write(`${ctx.stdout.isTTY === true ? showControls(text) : text}\n`);
         }
       }
       if (person) {

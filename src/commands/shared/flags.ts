@@ -70,7 +70,7 @@ export function addConnectionOptions(cmd: Command, options: { send?: boolean; we
     .option('--ca-file <path>', 'extra trusted CA certificates, PEM, added to the default roots (env MSGR_CA_FILE; profile ca-file)')
     .option('--sandbox', 'send to a built-in local emulator; nothing is delivered');
   // The emulator's events (docs/events.md: "The sandbox's events"), for the commands that send messages.
-  if (options.webhook === true) cmd.option('--webhook-url <url>', 'with --sandbox: post its delivery events to this URL (e.g. "$(msgr listen --print-url)")');
+  if (options.webhook === true) cmd.option('--webhook-url <url>', 'with --sandbox: post its delivery events to this URL (env MSGR_WEBHOOK_URL, which keeps a listener\'s token out of `ps`: MSGR_WEBHOOK_URL="$(msgr listen --print-url)")');
   // `doctor` resolves the same settings but sends nothing: no confirmation to skip.
   if (options.send !== false) cmd.option('-y, --yes', "skip the profile's confirmation prompt (needed without a TTY)");
   return cmd

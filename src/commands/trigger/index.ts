@@ -1,6 +1,6 @@
 // `msgr trigger delivered|failed|expired|sent|fallback|inbound` (docs/events.md: "msgr trigger").
 // Commander only: the event is built and sent when the command runs.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { collect } from '../shared/flags.js';
 import type { TriggerOptions } from './options.js';
@@ -12,7 +12,7 @@ export function registerTrigger(program: Command, ctx: Context, runF?: (opts: Tr
     .command('trigger')
     .description('send one event in the sandbox\'s shape to a listener (msgr listen, or your own app): a receipt or a reply')
     .argument('<kind>', TRIGGER_KINDS.join(' | '))
-    .option('--url <url>', "where to post it (default: msgr listen's URL on this machine, with its token)")
+    .addOption(new Option('--url <url>', "where to post it (env MSGR_WEBHOOK_URL; default: msgr listen's URL on this machine, with its token)").env('MSGR_WEBHOOK_URL'))
     .option('--number <number>', 'the customer: the recipient of a receipt, the sender of a reply (default +447400900123)')
     .option('--message-id <id>', 'the message the receipt is for, or the reply answers (default: a new sbx_m_ id)')
     .option('--text <text>', 'inbound: the reply\'s text (default Hello)')

@@ -1,5 +1,6 @@
 // argv → options for `msgr trigger`.
 import { UsageError } from '../../errors.js';
+import { maskUrl } from '../../output/sanitize.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, int, list, str, type Raw } from '../shared/option-values.js';
 import { DEFAULT_LISTEN_PORT } from '../listen/options.js';
@@ -39,7 +40,7 @@ export function parseTriggerOptions(kind: string, raw: Raw): TriggerOptions {
     } catch {
       url = undefined;
     }
-    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`--url: "${urlText}" is not an http:// or https:// URL`, { hint: 'For a local listener leave --url out, or: --url "$(msgr listen --print-url)"' });
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) throw new UsageError(`--url: "${maskUrl(urlText, { hidePath: true })}" is not an http:// or https:// URL`, { hint: 'For a local listener leave --url out; for another, MSGR_WEBHOOK_URL=URL keeps a token in it out of `ps`.' });
   }
   const channel = (str(raw, 'channel') ?? 'SMS').toUpperCase();
   if (channel !== 'SMS' && channel !== 'RCS') throw new UsageError(`--channel: "${str(raw, 'channel') ?? ''}" is not SMS or RCS`);

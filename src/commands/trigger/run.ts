@@ -5,7 +5,8 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError } from '../../errors.js';
 import { accountFile } from '../../files/account-files.js';
-import { keptToken, redactPath, webhookUrl } from '../../events/token.js';
+import { keptToken, webhookUrl } from '../../events/token.js';
+import { maskUrl } from '../../output/sanitize.js';
 import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/events.js';
 import { createUi } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
@@ -64,7 +65,7 @@ export async function runTrigger(ctx: Context, opts: TriggerOptions): Promise<vo
   }
   const event = buildEvent(opts, ctx.now());
   const body = JSON.stringify(event);
-  const shown = redactPath(url);
+  const shown = maskUrl(url, { hidePath: true });
   let status: number;
   let answer: string;
   try {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
-import { EventLog } from '../../../src/events/event-log.js';
+import { EventLog, type Reopened } from '../../../src/events/event-log.js';
 import { testProcess } from '../../support/fake-context.js';
 
 const proc = { pid: testProcess.pid, now: () => new Date(), isProcessAlive: testProcess.isProcessAlive };
@@ -38,6 +38,52 @@ describe('the events file', () => {
     await log.append('{"key":"d"}\n');
     await log.close();
     assert.equal(readFileSync(path, 'utf8'), '{"key":"a"}\n{"key":"b"}\n{"key":"d"}\n');
+  });
+
+  test('a last line that is a whole record but for its newline is kept, its newline added; the file made 0600', async () => {
+    const path = join(tmp(), 'events.jsonl');
+    const last = '{"v":1,"id":"ev_x_1","receivedAt":"2030-01-01T00:00:00.000Z","key":"id:b","method":"POST","path":"/","headers":{}}';
+    writeFileSync(path, `{"key":"a"}\n${last}`, { mode: 0o644 });
+    chmodSync(path, 0o644);
+    const seen: string[] = [];
+    const { log, tornBytes, mended, tightened } = await EventLog.open(path, proc, { command: 'test', onExisting: (l) => seen.push(l) });
+    assert.deepEqual([tornBytes, mended], [0, true]);
+    assert.equal(seen[1], last);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.match(tightened.changed[0] ?? '', /was 0644, now 0600/);
+    await log.append('{"key":"c"}\n');
+    await log.close();
+    assert.equal(readFileSync(path, 'utf8'), `{"key":"a"}\n${last}\n{"key":"c"}\n`);
+  });
+
+  test('moved, removed, cut short or replaced under it: the next flush is in the file at the path before it resolves; reopen() (SIGHUP) opens it at once', async () => {
+    const dir = tmp();
+    const path = join(dir, 'events.jsonl');
+    const { log } = await EventLog.open(path, proc, { command: 'test' });
+    const seen: Reopened[] = [];
+    log.onReopened = (r) => seen.push(r);
+    await log.append('{"n":1}\n');
+    renameSync(path, `${path}.1`);
+    await log.append('{"n":2}\n');
+    assert.equal(readFileSync(path, 'utf8'), '{"n":2}\n', 'the flush after the move is at the path');
+    assert.equal(readFileSync(`${path}.1`, 'utf8'), '{"n":1}\n{"n":2}\n', 'and in the moved file too (written before the move was seen)');
+    rmSync(path);
+    await log.append('{"n":3}\n');
+    assert.equal(readFileSync(path, 'utf8'), '{"n":3}\n');
+    // copytruncate: written at the new end, never past it (a run of zero bytes).
+    truncateSync(path, 0);
+    await log.append('{"n":4}\n');
+    assert.equal(readFileSync(path, 'utf8'), '{"n":4}\n');
+    // Replaced by a file of someone else's without a final newline: one is written first.
+    writeFileSync(`${path}.new`, '{"n":"theirs"}');
+    renameSync(`${path}.new`, path);
+    log.reopen();
+    await new Promise((r) => setTimeout(r, 50));
+    await log.append('{"n":5}\n');
+    assert.equal(readFileSync(path, 'utf8'), '{"n":"theirs"}\n{"n":5}\n');
+    await log.close();
+    assert.deepEqual(seen.map((r) => r.why), ['removed', 'removed', 'truncated', 'signal']);
+    assert.equal(seen[3]?.same, false);
   });
 
   test('a file that cannot be opened is a usage error naming it', async () => {

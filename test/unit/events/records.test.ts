@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { Dedup, dedupKey } from '../../../src/events/dedup.js';
 import { summarise } from '../../../src/events/fields.js';
-import { keptHeaders, keptQuery, parseEventBody, splitBody } from '../../../src/events/records.js';
+import { keptHeaders, keptQuery, MAX_EVENTS_PER_BODY, parseEventBody, splitBody, subPath, TooManyEventsError } from '../../../src/events/records.js';
 
 describe('bodies into events', () => {
   test('a JSON array is one event per element; an object, a form, text and bytes are one each', () => {
@@ -18,6 +18,42 @@ describe('bodies into events', () => {
     const bytes = splitBody(Buffer.from([0xff, 0xfe, 0x00]), 'application/octet-stream')[0];
     assert.equal(bytes?.bodyBase64, '//4A');
     assert.equal(bytes?.body, undefined);
+  });
+
+  test('an array nested too deep to write back as JSON is one event, kept byte for byte; more events than a body may hold throw', () => {
+    const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
+    const [one, ...none] = splitBody(Buffer.from(deep), 'application/json');
+    assert.equal(none.length, 0);
+    assert.equal(one?.body, deep);
+    assert.equal(one?.item, undefined);
+    assert.throws(() => splitBody(Buffer.from(JSON.stringify(Array.from({ length: MAX_EVENTS_PER_BODY + 1 }, () => 0))), 'application/json', MAX_EVENTS_PER_BODY), (e: unknown) => e instanceof TooManyEventsError && e.count === MAX_EVENTS_PER_BODY + 1);
+    assert.equal(splitBody(Buffer.from(JSON.stringify(Array.from({ length: MAX_EVENTS_PER_BODY }, () => 0))), 'application/json', MAX_EVENTS_PER_BODY).length, MAX_EVENTS_PER_BODY);
+  });
+
+  test('a sub-path never climbs above its start, in any spelling of its dots and slashes', () => {
+    const cases: Array<[string, string]> = [
+      ['/', '/'],
+      ['', '/'],
+      ['/dlr', '/dlr'],
+      ['/dlr/', '/dlr/'],
+      ['/../../admin/delete-all', '/admin/delete-all'],
+      ['/dlr/%2e%2e/%2E%2E/admin', '/admin'],
+      ['/.%2e/%2e./admin', '/admin'],
+      ['/..%2f..%2fadmin', '/admin'],
+      ['/..%5c..%5Cadmin', '/admin'],
+      ['/a\\..\\..\\admin', '/admin'],
+      ['//evil.example/x', '/evil.example/x'],
+      ['/a/./b/../c', '/a/c'],
+      ['/a/..', '/'],
+      ['/a%2eb/c', '/a%2eb/c'],
+      ['/%252e%252e/x', '/%252e%252e/x'],
+    ];
+    for (const [given, kept] of cases) assert.equal(subPath(given), kept, given);
+  });
+
+  test('a header value that carries the listener\'s token keeps its value with it hidden, or is dropped', () => {
+    const hide = (v: string): string | undefined => (v.includes('%2D') ? undefined : v.split('tok').join('***'));
+    assert.deepEqual(keptHeaders({ referer: 'http://h/tok/x', 'x-original-uri': '/tok', 'x-other': 'a%2Db', 'user-agent': 'ua' }, hide), { referer: 'http://h/***/x', 'x-original-uri': '/***', 'user-agent': 'ua' });
   });
 
   test('a saved record parses back as it came in', () => {

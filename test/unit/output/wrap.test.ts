@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { displayWidth, lineWidth, pageWidth, wrap } from '../../../src/output/wrap.js';
+import { displayWidth, lineWidth, pageWidth, wrap, wrapPage } from '../../../src/output/wrap.js';
 
 const widths = (text: string): number[] => text.split('\n').map(displayWidth);
 
@@ -75,6 +75,13 @@ describe('wrap', () => {
     assert.doesNotMatch(out, /another \\|msgr is \\/);
   });
 
+  test('a backticked command in brackets ends at its backtick, whatever punctuation follows it', () => {
+    const text = 'possible opt-outs stop every send to their number until a person decides (`msgr optout possible`). `send` and `send-bulk` leave its numbers out by default (--include-opted-out --yes sends to them).';
+    const out = wrap(text, 80);
+    assert.doesNotMatch(out, /\\$/m, out);
+    assert.match(out, /out by\n +default \(--include-opted-out/, out);
+  });
+
   test('colour codes and wide characters are measured as a terminal shows them', () => {
     assert.equal(displayWidth('\u001b[31merror:\u001b[39m x'), 8);
     assert.equal(displayWidth('日本'), 4);
@@ -101,4 +108,45 @@ test('an indented two-column line wraps under its second column', () => {
   for (const l of rest) assert.match(l, /^ {12}\S/);
   // Prose with one space between its words, and a term too long to be one, wrap two deeper.
   assert.match(wrap('  numbers: column "Mobile", whose name says mobile, over "Phone", "Tel"', 40), /\n {4}\S/);
+});
+
+/** The lines of `out` a person copies as the command: from the one that starts it to the first not ending in ` \`. */
+function commandLines(out: string, start: RegExp): string[] {
+  const lines = out.split('\n');
+  const from = lines.findIndex((l) => start.test(l));
+  assert.ok(from >= 0, out);
+  const to = lines.findIndex((l, i) => i >= from && !l.endsWith(' \\'));
+  return lines.slice(from, to + 1);
+}
+
+test('prose after a command broken over lines starts a line of its own: the command\'s lines run as printed', () => {
+  const cmd = 'msgr send-bulk /tmp/r40/work/big.csv --resume --base-url http://127.0.0.1:37717';
+  const line = `continue it with: ${cmd} (with the API key as the run had it: MSGR_API_KEY, --api-key-file or --api-key-stdin)`;
+  for (const width of [80, 60, 50]) {
+    const out = wrap(line, width);
+    const copied = commandLines(out, /^ +msgr send-bulk/);
+    assert.ok(copied.length > 1, out);
+    // What a shell reads from those lines is the command, and nothing of the remark.
+    assert.equal(copied.join('\n').replace(/ \\\n +/g, ' ').trim(), cmd, out);
+    // Every word is kept, in order.
+    assert.equal(out.replace(/ \\\n/g, ' ').replace(/\s+/g, ' '), line);
+  }
+});
+
+test('a line that starts with msgr but is not indented is prose; a command after a colon may set environment variables', () => {
+  // The sandbox's banner, and a help page's paragraph: no ` \`.
+  for (const text of ['msgr sandbox listening on http://127.0.0.1:45923 — nothing sent here is delivered', 'msgr listen stopped: 3 events saved, 0 forwarded; /home/someone/.local/state/msgr/events/_all.jsonl']) {
+    const out = wrap(text, 50);
+    assert.ok(out.includes('\n'), out);
+    assert.doesNotMatch(out, /\\$/m, out);
+  }
+  const page = wrapPage('msgr send-bulk FILE reads a CSV file with a header row, one recipient per row (- reads stdin).', 40);
+  assert.doesNotMatch(page, /\\$/m, page);
+  // An indented command is still one to copy.
+  assert.match(wrap('  msgr send-bulk orders.csv --resume --report /var/lib/msgr/reports/orders-report.csv', 50), / \\$/m);
+  // The sandbox's suggestion: its variables are the command's words, broken with ` \` too.
+  const cmd = 'MSGR_BASE_URL=http://127.0.0.1:45923 MSGR_API_KEY=any-key msgr send --account SANDBOX --to +447911123456 --from Acme --text Hello';
+  const out = wrap(`try: ${cmd}`, 60);
+  assert.ok(out.split('\n').every((l) => displayWidth(l) <= 60), out);
+  assert.equal(commandLines(out, /MSGR_BASE_URL=/).join('\n').replace(/ \\\n +/g, ' ').trim(), cmd, out);
 });

@@ -27,11 +27,12 @@ const dir = tempDir('msgr-help-csv-');
 const env = { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: 'help-csv-key-0123456789', MSGR_BASE_URL: 'https://api.example.test', MSGR_ACCOUNT_REFERENCE: 'ACME', NO_COLOR: '1' };
 let files = 0;
 
-/** `msgr send-bulk FILE --from Acme --text Hi --dry-run --json ARGS` on a file of these bytes. */
+/** `msgr send-bulk FILE --from Acme --text Hi --dry-run --json ARGS` on a file of these bytes (ARGS' own `--text` instead, if they have one). */
 async function dryRun(content: string | Buffer, args: string[] = [], name = 'list.csv'): Promise<Ran> {
   const file = join(dir, `${files++}-${name}`);
   writeFileSync(file, content);
-  return run(['send-bulk', file, '--from', 'Acme', '--text', 'Hi', '--dry-run', '--json', ...args]);
+  const text = args.includes('--text') ? [] : ['--text', 'Hi'];
+  return run(['send-bulk', file, '--from', 'Acme', ...text, '--dry-run', '--json', ...args]);
 }
 
 async function run(argv: string[], input?: string): Promise<Ran> {
@@ -138,51 +139,57 @@ describe('msgr help csv: every claim holds', () => {
     assert.equal(same.doc.toSend, 1);
     assert.equal(same.doc.duplicates, 1);
     const csv = 'Mobile,Name\n+447911123456,Ann\n+447911123456,Bob\n';
-    assert.equal((await dryRun(csv)).code, 2);
-    assert.equal((await dryRun(csv, ['--allow-duplicates'])).doc.toSend, 2);
-    const first = await dryRun(csv, ['--first-per-number']);
+    const named = ['--text', 'Hi {{Name}}'];
+    assert.equal((await dryRun(csv, named)).code, 2);
+    assert.equal((await dryRun(csv, [...named, '--allow-duplicates'])).doc.toSend, 2);
+    const first = await dryRun(csv, [...named, '--first-per-number', '--var-columns', 'Name']);
     assert.equal(first.doc.toSend, 1);
     assert.deepEqual(recipients(first)[0]?.variables, { Name: 'Ann' });
   });
 
-  test('every other column is a variable; --var-columns narrows that, --meta-columns sends metaData', async () => {
-    says('Every other column is sent as recipients[].variables; `--var-columns a,b` narrows that, and `--meta-columns x,y` sends columns as metaData.');
+  test('msgr fills the text in: no column goes unless --var-columns names it; a template gets every other column; --meta-columns sends metaData', async () => {
+    says('When msgr fills the text in (`--text`, `--text-file`, `--text-column`), no column goes to the provider beside the number unless `--var-columns a,b` names it.');
     const csv = 'Mobile,Name,City,Ref\n+447911123456,Ann,Leeds,R1\n';
-    assert.deepEqual(recipients(await dryRun(csv)), [{ msisdn: '+447911123456', variables: { Name: 'Ann', City: 'Leeds', Ref: 'R1' } }]);
+    assert.deepEqual(recipients(await dryRun(csv, ['--text', 'Hi {{Name}}'])), [{ msisdn: '+447911123456' }]);
     assert.deepEqual(recipients(await dryRun(csv, ['--var-columns', 'Name', '--meta-columns', 'Ref'])), [{ msisdn: '+447911123456', variables: { Name: 'Ann' }, metaData: { Ref: 'R1' } }]);
+    says('With `--template` (or `--no-render`) every other column is sent as recipients[].variables, and `--var-columns a,b` narrows that. `--meta-columns x,y` sends columns as metaData.');
+    assert.deepEqual(recipients(await dryRun(csv, ['--no-render'])), [{ msisdn: '+447911123456', variables: { Name: 'Ann', City: 'Leeds', Ref: 'R1' } }]);
+    assert.deepEqual(recipients(await dryRun(csv, ['--no-render', '--var-columns', 'City'])), [{ msisdn: '+447911123456', variables: { City: 'Leeds' } }]);
   });
 
   test('encodings: UTF-8 with or without a BOM, UTF-16 with one; --encoding latin1, utf16le; not UTF-8 is an invalid row with the hint', async () => {
     says('UTF-8 with or without a BOM, and UTF-16 with a BOM, are read as they are. Without a BOM, `--encoding latin1` reads Windows-1252 (what Excel on Windows writes), `utf16le` and `utf16be` read UTF-16.');
     const text = 'Mobile,Name\n+447911123456,Zoë “Z”\n';
     const name = (r: Ran): string | undefined => recipients(r)[0]?.variables?.Name;
-    assert.equal(name(await dryRun(text)), 'Zoë “Z”');
-    assert.equal(name(await dryRun(`\uFEFF${text}`)), 'Zoë “Z”');
-    assert.equal(name(await dryRun(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]))), 'Zoë “Z”');
-    assert.equal(name(await dryRun(Buffer.from(text, 'utf16le'), ['--encoding', 'utf16le'])), 'Zoë “Z”');
+    const v = ['--var-columns', 'Name'];
+    assert.equal(name(await dryRun(text, v)), 'Zoë “Z”');
+    assert.equal(name(await dryRun(`\uFEFF${text}`, v)), 'Zoë “Z”');
+    assert.equal(name(await dryRun(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, 'utf16le')]), v)), 'Zoë “Z”');
+    assert.equal(name(await dryRun(Buffer.from(text, 'utf16le'), ['--encoding', 'utf16le', ...v])), 'Zoë “Z”');
     const cp1252 = Buffer.from([...Buffer.from('Mobile,Name\n+447911123456,Zo'), 0xeb, 0x20, 0x93, 0x5a, 0x94, 0x0a]);
-    assert.equal(name(await dryRun(cp1252, ['--encoding', 'latin1'])), 'Zoë “Z”');
-    says('Text that is not UTF-8 makes its row invalid, with that hint.');
-    const wrong = await dryRun(cp1252);
+    assert.equal(name(await dryRun(cp1252, ['--encoding', 'latin1', ...v])), 'Zoë “Z”');
+    says('Text that is not UTF-8, in a column the run uses, makes its row invalid, with that hint.');
+    const wrong = await dryRun(cp1252, ['--text', 'Hi {{Name}}']);
     assert.equal(wrong.code, 2);
     assert.deepEqual(causes(wrong), ['utf8']);
     assert.match(hint(wrong), /--encoding latin1/);
     says('Excel for Mac\'s "CSV (Macintosh)" is not read: save the sheet as "CSV UTF-8".');
-    const mac = await dryRun(Buffer.from([...Buffer.from('Mobile,Name\r+447911123456,Zo'), 0x8a, 0x0d]));
+    const mac = await dryRun(Buffer.from([...Buffer.from('Mobile,Name\r+447911123456,Zo'), 0x8a, 0x0d]), ['--text', 'Hi {{Name}}']);
     assert.equal(mac.code, 2);
     assert.match(`${message(mac)} ${hint(mac)}`, /CSV UTF-8/);
   });
 
   test('the delimiter is found from the header line; --delimiter forces one; sep=; names it', async () => {
     says('The delimiter, `,` `;` or tab, is found from the header line; `--delimiter` forces one, and a first line `sep=;` names it.');
-    for (const d of [',', ';', '\t']) assert.deepEqual(recipients(await dryRun(`Mobile${d}Name\n+447911123456${d}Ann\n`)), [{ msisdn: '+447911123456', variables: { Name: 'Ann' } }], JSON.stringify(d));
-    assert.deepEqual(recipients(await dryRun('sep=;\nMobile;Name\n+447911123456;Ann, Bob\n')), [{ msisdn: '+447911123456', variables: { Name: 'Ann, Bob' } }]);
-    assert.deepEqual(recipients(await dryRun('Mobile|Name\n+447911123456|Ann\n', ['--delimiter', '|'])), [{ msisdn: '+447911123456', variables: { Name: 'Ann' } }]);
+    const v = ['--var-columns', 'Name'];
+    for (const d of [',', ';', '\t']) assert.deepEqual(recipients(await dryRun(`Mobile${d}Name\n+447911123456${d}Ann\n`, v)), [{ msisdn: '+447911123456', variables: { Name: 'Ann' } }], JSON.stringify(d));
+    assert.deepEqual(recipients(await dryRun('sep=;\nMobile;Name\n+447911123456;Ann, Bob\n', v)), [{ msisdn: '+447911123456', variables: { Name: 'Ann, Bob' } }]);
+    assert.deepEqual(recipients(await dryRun('Mobile|Name\n+447911123456|Ann\n', ['--delimiter', '|', ...v])), [{ msisdn: '+447911123456', variables: { Name: 'Ann' } }]);
   });
 
   test('values are never converted (007 stays 007); empty rows and rows of only delimiters are skipped', async () => {
     says('Values are never converted: `007` stays `007`. Empty rows, and rows of only delimiters, are skipped.');
-    const r = await dryRun('Mobile,Code\n+447911123456,007\n\n,\n+447911123457,1.50\n');
+    const r = await dryRun('Mobile,Code\n+447911123456,007\n\n,\n+447911123457,1.50\n', ['--var-columns', 'Code']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.doc.rows, 2);
     assert.deepEqual(recipients(r).map((x) => x.variables?.Code), ['007', '1.50']);
@@ -232,7 +239,7 @@ describe('msgr help csv: every claim holds', () => {
   });
 
   test('--exclude: a list one per line, or a CSV with a number column; an entry that cannot be read stops the run, naming its line', async () => {
-    says('`--exclude optouts.txt` leaves out the numbers of a list: one per line, or a CSV with a number column (`--exclude-column NAME`). Every entry must read as a number');
+    says('`--exclude optouts.txt` leaves out the numbers of a one-off list as well: one per line, or a CSV with a number column (`--exclude-column NAME`). Every entry must read as a number');
     const csv = 'Mobile\n+447911123456\n+447911123457\n';
     const plain = join(dir, 'optouts.txt');
     writeFileSync(plain, '+447911123456\n');

@@ -46,7 +46,7 @@ describe('msgr listen options', () => {
     assert.equal(o?.maxBodyBytes, 256 * 1024);
     assert.equal(o?.dedupWindowMs, 0);
     assert.deepEqual(o?.fields, { status: 'data.state' });
-    assert.equal(o?.forwardTo?.href, 'http://127.0.0.1:3000/h');
+    assert.equal(o?.forwardTo?.url.href, 'http://127.0.0.1:3000/h');
     assert.equal((await listen(['--optouts', 'stop.txt'])).listen?.optouts, 'stop.txt');
   });
 
@@ -67,7 +67,7 @@ describe('msgr listen options', () => {
   test('replay: its own flags after `replay`; ages and times', async () => {
     const r = (await listen(['replay', '--since', '2h', '--filter', 'status=failed,expired', '--events', 'e.jsonl', '--json', '--forward-to', 'http://127.0.0.1:1/x', '--status-field', 'a.b'])).replay;
     assert.equal(r?.json, true);
-    assert.equal(r?.forwardTo?.href, 'http://127.0.0.1:1/x');
+    assert.equal(r?.forwardTo?.url.href, 'http://127.0.0.1:1/x');
     assert.deepEqual(r?.fields, { status: 'a.b' });
     assert.ok(r?.since !== undefined && Date.now() - r.since.getTime() >= 7_200_000 - 5_000);
     assert.deepEqual(r?.filters, [{ key: 'status', values: ['failed', 'expired'] }]);
