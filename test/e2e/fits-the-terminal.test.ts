@@ -167,7 +167,7 @@ describe('every line fits the terminal', () => {
     const run = async (argv: string[]): Promise<{ code: number; out: string; err: string }> => {
       // A real target, not --sandbox: the preflight refuses before anything is sent, and an
       // in-process sandbox would stay open after the command (its close is an exit hook).
-      const ctx = fakeContext({ tty: true, columns: 40, env: { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_BASE_URL: 'https://api.example.test', MSGR_API_KEY: 'fits-json-key-0123456789', NO_COLOR: '1' } });
+      const ctx = fakeContext({ tty: true, columns: 40, env: { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_BASE_URL: 'https://api.example.test', MSGR_API_KEY: 'fits-json-key-0123456789', MSGR_ACCOUNT_REFERENCE: 'CLINIC01', NO_COLOR: '1' } });
       (ctx as { argv: readonly string[] }).argv = argv;
       return { code: await main(ctx), out: ctx.out(), err: ctx.err() };
     };
