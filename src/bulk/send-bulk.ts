@@ -18,7 +18,7 @@
 // run twice. Batch k is always the k-th batch the grouping closes (with one shared message, the
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
-// (docs/campaigns.md: "Scale", and docs/files.md: "Nothing lost, nothing sent twice"). Where each concept lives:
+// (docs/campaign-input.md: "Scale", and docs/files.md: "Nothing lost, nothing sent twice"). Where each concept lives:
 // docs/design.md.
 import { existsSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -207,7 +207,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
-  // One shared text, or a message per row (docs/campaigns.md: "Personalised messages"), as the journal says on a resume.
+  // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
 
@@ -220,11 +220,11 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.previous.header, runTarget, plan.message, settings.account.value !== undefined, run.previous.header.shape.personal);
   // A new run of a file its earlier runs sent to must say what it means for the numbers they
   // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
-  // guard (docs/campaigns.md: "Running a file again").
+  // guard (docs/reruns.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   // The daily line on a file nobody replaced: the same data as an earlier run under another key
-  // stops the run unless the command says it is meant (docs/campaigns.md: "The same data under
+  // stops the run unless the command says it is meant (docs/reruns.md: "The same data under
   // another key"). Not with --skip-sent, which leaves out every number those runs accepted, nor
   // for a --restart, which names the run it abandons for this data.
   const sameDataAs = key !== undefined && run.kind === 'new' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }, definition) : undefined;
@@ -303,7 +303,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
   const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
-  // The report says what each row's request carries beside its number (docs/campaigns.md: "The report").
+  // The report says what each row's request carries beside its number (docs/campaign-output.md: "The report").
   report?.carries(requestFields(shape.varColumns, shape.metaColumns));
   const writes = journalOf(purpose) === 'write';
   // No journal is named before one exists: a new run writes it once confirmed.
@@ -326,7 +326,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   let settled: InDoubtSettlement | undefined;
   if (previous !== undefined) {
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
-    // (docs/campaigns.md: "In doubt meets consent"); the send stage journals it so.
+    // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so.
     if (previous.states.some(isInDoubt)) {
       settled = await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume));
       for (const b of settled.batches) if (b.settled) previous.states[b.batch] = BatchState.accepted;
@@ -337,7 +337,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on the list while the run was paused: their rows still to send are left
-    // out, and those the run had already messaged are named (docs/campaigns.md: "Numbers not to message").
+    // out, and those the run had already messaged are named (docs/reruns.md: "Numbers not to message").
     const added = plan.excludedAfterStart;
     if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
       const since = await addedEffect(run.journalPath, added, pass.spool);
@@ -349,7 +349,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
       if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
     }
     // A resend of batches in doubt leaves out whoever went on a list since the run started: they
-    // may have had the message, and they do not want another (docs/campaigns.md: "In doubt meets consent").
+    // may have had the message, and they do not want another (docs/reruns.md: "In doubt meets consent").
     const since = plan.addedSinceStart;
     if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
       const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;
