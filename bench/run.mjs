@@ -5,6 +5,8 @@
 //   startup   cold start with hyperfine against `node -e 0` in the same run
 //   exe       the single executable file (Node 25.5+ runs the bench): build time, size, and its
 //             cold start against `node -e 0` of the same Node
+//   history   the cost of history: start-up and a bulk preflight over 0, 100,000 and 1,000,000
+//             opt-outs, campaign keys and runs, each against the same command with none
 //   bulk      send-bulk throughput vs csv-parse's raw parse rate, plus curl baselines
 //   memory    peak RSS of the bulk run (and of a 10M-row run with --big)
 //   rate      --rate 500/s for 20 s against the sandbox's record file
@@ -34,6 +36,7 @@ import { sectionPersonalised } from './sections/personalised.mjs';
 import { sectionRate } from './sections/rate.mjs';
 import { sectionStartup } from './sections/startup.mjs';
 import { sectionListen } from './sections/listen.mjs';
+import { sectionHistory } from './sections/history.mjs';
 
 const started = performance.now();
 
@@ -46,7 +49,7 @@ async function main() {
   const load = loadavg()[0];
   if (load > 0.5) note(`load average was ${load.toFixed(2)} at the start: other work on this ${cpus().length}-core machine skews every figure; rerun on a quiet machine`);
   ensureBuilt();
-  const run = { startup: sectionStartup, exe: sectionExe, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised, listen: sectionListen };
+  const run = { startup: sectionStartup, exe: sectionExe, history: sectionHistory, bulk: sectionBulk, memory: sectionMemory, rate: sectionRate, personalised: sectionPersonalised, listen: sectionListen };
   for (const s of SECTIONS) if (only.includes(s)) await run[s]();
   report();
 }

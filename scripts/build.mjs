@@ -21,6 +21,7 @@ import { readHelpTopics } from './build/help-topics.mjs';
 import { buildExe, exeNodeProblem } from './build/exe.mjs';
 import { chosenTricks } from './build/tricks.mjs';
 import { probeVendors, vendorExternals, vendorTable } from './build/vendors.mjs';
+import { buildSendFirst } from './build/send-first.mjs';
 
 const tricks = chosenTricks();
 const withTests = process.argv.includes('--tests');
@@ -48,6 +49,14 @@ function listTs(dir) {
     else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(p);
   }
   return out;
+}
+
+/** Rewrites the characters of `file` beyond ASCII as \uXXXX escapes (see its caller). */
+function asciiOnly(file) {
+  const code = readFileSync(file, 'utf8');
+  const beyond = /[\u0080-\uffff]/g;
+  if (!beyond.test(code)) return;
+  writeFileSync(file, code.replace(beyond, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
 }
 
 /** Builds into a scratch folder beside `target`, then swaps it in whole, so a msgr that runs
@@ -104,7 +113,8 @@ await swapIn(dist, async (next) => {
     main = [vendorExternals(vendors, './vendor/', names)];
     workers = [vendorExternals(vendors, '../vendor/', names)];
   }
-  await build({ ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: main });
+  const program = { ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: main };
+  const ours = tricks['send-first'] ? await buildSendFirst(build, program, next) : (await build(program), ['msgr.cjs']);
   const workerEntries = existsSync('src/workers') ? listTs('src/workers') : [];
   if (workerEntries.length > 0) {
     await build({
@@ -118,9 +128,14 @@ await swapIn(dist, async (next) => {
     });
   }
 
+  // esbuild writes strings as ASCII, but not regular expression literals: one curly quote in one
+  // made the whole of msgr.cjs a two-byte string, decoded from UTF-8 on every start (docs/
+  // performance-history.md: "What start-up costs"). A \uXXXX escape means the same character there.
+  for (const file of [...ours, ...(workerEntries.length > 0 ? readdirSync(`${next}/workers`).map((w) => `workers/${w}`) : [])]) asciiOnly(`${next}/${file}`);
+
   if (tricks['code-cache']) {
     // Not the workers: Node loads those itself.
-    stampBuildId(`${next}/msgr.cjs`);
+    for (const file of ours) stampBuildId(`${next}/${file}`);
     if (tricks['vendor-bundles']) for (const v of vendors) stampBuildId(`${next}/vendor/${v.name}.cjs`);
   }
 

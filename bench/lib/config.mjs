@@ -14,13 +14,14 @@ export const MSGR = process.env.BENCH_MSGR_BIN !== undefined ? resolve(process.e
 export const NODE = process.execPath;
 export const API_KEY = 'bench-key-0000';
 export const ACCOUNT = 'ACME01';
-export const SECTIONS = ['startup', 'exe', 'bulk', 'memory', 'rate', 'personalised', 'listen'];
+export const SECTIONS = ['startup', 'exe', 'history', 'bulk', 'memory', 'rate', 'personalised', 'listen'];
 
 const USAGE = `usage: npm run bench -- [options]
   --only <list>       sections to run, comma separated: ${SECTIONS.join(',')} (default: all)
   --quick             smoke mode: 5 hyperfine runs, 20,000 bulk rows, 200 baseline rows, 5 s rate test
   --rows <n>          rows for the bulk throughput run (default 1,000,000)
-  --big               also run the 10,000,000-row memory check (takes minutes and ~400 MB of disk)
+  --big               also run the 10,000,000-row memory check (takes minutes and ~400 MB of disk),
+                      and the history section's 1,000,000 runs (~8 GB of disk)
   --runs <n>          hyperfine runs per command (default 20)
   --baseline-rows <n> rows for the curl baselines (default 2,000)
   --rate-seconds <n>  length of the rate test (default 20)

@@ -39,14 +39,14 @@ export function workingCommands(section, cmds, env, targetText) {
  * favour or penalise a command by a tenth; each round's ratios are taken within the round.
  * Returns one Map (command name -> hyperfine's result) per round.
  */
-export function hyperfineRounds(label, cmds, env) {
+export function hyperfineRounds(label, cmds, env, { runs = cfg.runs, warmup = cfg.warmup, count = cfg.rounds } = {}) {
   const rounds = [];
-  for (let round = 1; round <= cfg.rounds; round++) {
+  for (let round = 1; round <= count; round++) {
     const json = join(TMP, `hyperfine-${label}-${round}.json`);
     // Every command ran once before; with one run per round, no warm-up either.
-    const args = ['-N', '--warmup', String(cfg.runs === 1 ? 0 : cfg.warmup), '--runs', String(cfg.runs), '--export-json', json, '--style', 'basic'];
+    const args = ['-N', '--warmup', String(runs === 1 ? 0 : warmup), '--runs', String(runs), '--export-json', json, '--style', 'basic'];
     for (const c of shuffled(cmds, round)) args.push('-n', c.name, c.argv.map(shellQuote).join(' '));
-    console.error(`bench: hyperfine round ${round} of ${cfg.rounds}, ${cmds.length} commands × ${cfg.runs} runs`);
+    console.error(`bench: hyperfine round ${round} of ${count}, ${cmds.length} commands × ${runs} runs`);
     // hyperfine's own report goes to stderr so stdout carries only the table.
     const r = spawnSync('hyperfine', args, { cwd: ROOT, env, stdio: ['ignore', 2, 2] });
     if (r.status !== 0) throw new Error(`hyperfine failed (exit ${r.status})`);

@@ -6,6 +6,11 @@ const node = Number(process.versions.node.split('.')[0]);
 export const TRICKS = {
   // build/vendors.mjs: a bundle per third-party package, loaded on first use.
   'vendor-bundles': true,
+  // build/send-first.mjs: what `msgr send` can load in msgr.cjs, the other commands' modules in
+  // commands.cjs, read only when one of them runs. Measured at 5-7.5 % of the dry run (docs/
+  // performance-history.md: "Results on this machine"), under the 10 % line, and kept: it is what stops a
+  // send's start from growing with every other command's code (docs/design.md: "Choices").
+  'send-first': true,
   // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build, instead of
   // none (Node 20) or Node's own compile cache (Node 22.1+).
   'code-cache': true,

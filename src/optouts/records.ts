@@ -63,8 +63,8 @@ export interface BadLine {
 }
 
 export interface StoreLines {
-  /** The records, in file order, each with its line. */
-  readonly records: ReadonlyArray<{ readonly line: number; readonly record: OptOutRecord }>;
+  /** The records, in file order, each with its line and the byte of the file where it starts. */
+  readonly records: ReadonlyArray<{ readonly line: number; readonly offset: number; readonly record: OptOutRecord }>;
   readonly bad: readonly BadLine[];
   /** Bytes read up to and with the last line taken (a record, or damage): where the next read starts. */
   readonly end: number;
@@ -93,11 +93,12 @@ export function recordOf(line: string): OptOutRecord | undefined {
 }
 
 /**
- * The lines of `buf`, bytes of a store read from a line start (`firstLine` is that line's number):
- * its records and its damage. The one reading of a store's lines.
+ * The lines of `buf`, bytes of a store read from a line start (`firstLine` is that line's number,
+ * `offset` the byte of the file `buf` starts at): its records and its damage. The one reading of a
+ * store's lines.
  */
-export function readStoreLines(buf: Buffer, firstLine = 1): StoreLines {
-  const records: Array<{ line: number; record: OptOutRecord }> = [];
+export function readStoreLines(buf: Buffer, firstLine = 1, offset = 0): StoreLines {
+  const records: Array<{ line: number; offset: number; record: OptOutRecord }> = [];
   const bad: BadLine[] = [];
   let pos = 0;
   let line = firstLine;
@@ -118,7 +119,7 @@ export function readStoreLines(buf: Buffer, firstLine = 1): StoreLines {
     }
     const record = recordOf(text);
     if (record !== undefined) {
-      records.push({ line, record });
+      records.push({ line, offset: offset + pos, record });
     } else if (last && text.trimStart().startsWith('{')) {
       // A write cut short (or still being written by another process): not a record yet.
       torn = buf.length - pos;

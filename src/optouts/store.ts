@@ -5,19 +5,28 @@
 // others appended since, append, and fdatasync before they return: two processes adding at once
 // lose nothing, and an opt-out that `msgr listen` acknowledged survives a crash.
 //
-// Front doors: `openOptOuts(state, account)` for a sender that must leave the numbers out (the
-// account's store and the `_all` one, whose numbers apply to every account), and
-// `OptOutStore.open(path)` to change one store. What is a line of the store, and what is damage:
-// records.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender (openOptOuts,
-// refuseDamage), never a writer: an opt-out is recorded whatever else the file holds.
-import { appendFileSync, chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
+// Front doors: `openOptOuts(state, account, proc)` for a sender that must leave the numbers out
+// (the account's store and the `_all` one, whose numbers apply to every account), and
+// `OptOutStore.open(path, proc)` to change one store. What is a line of the store, and what is
+// damage: records.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender
+// (openOptOuts, refuseDamage), never a writer: an opt-out is recorded whatever else the file holds.
+//
+// One number's answer (opted out, a possible opt-out undecided) is looked up in the index beside
+// the store (lookup.ts, index-file.ts: a few small reads, however many numbers the store holds), as
+// are its totals and its damage; what needs every change (the list, an export, the history for
+// `optout violations`) reads the store whole, once, when first asked. Writers keep the index
+// current after each append, under the same lock.
+import { appendFileSync, chmodSync, closeSync, fdatasyncSync, fstatSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import { waitForLock, type LockProcess } from '../files/lock.js';
+import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
-import { E164, readStoreLines, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
+import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
+import { E164, readStoreLines, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import type { NumberState } from './state.js';
 
 export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 
@@ -68,75 +77,169 @@ export function tornPath(path: string): string {
   return `${path}.torn`;
 }
 
+/** The whole store read into memory: every number's changes, for what asks about all of them. */
+class Whole {
+  readonly current = new Map<string, OptOutEntry>();
+  readonly pending = new Map<string, PossibleEntry>();
+  /** Every change per number, oldest first, for optedOutAt() and history(). */
+  readonly history = new Map<string, OptOutRecord[]>();
+  offset = 0;
+  lines = 0;
+  ino = -1;
+}
+
 export class OptOutStore {
   readonly path: string;
-  readonly #current = new Map<string, OptOutEntry>();
-  readonly #pending = new Map<string, PossibleEntry>();
-  /** Every change per number, oldest first, for optedOutAt(). */
-  readonly #history = new Map<string, OptOutRecord[]>();
-  #offset = 0;
-  #lines = 0;
-  #openEnd = false;
-  #ino = -1;
-  #bad: BadLine[] = [];
-  #badCount = 0;
+  /** Makes the index again when it does not describe the store (the lock's process), if given. */
+  readonly #proc: LockProcess | undefined;
+  #whole: Whole | undefined;
 
-  private constructor(path: string) {
+  private constructor(path: string, proc: LockProcess | undefined) {
     this.path = path;
+    this.#proc = proc;
   }
 
   /**
-   * Reads the store; a missing file is an empty store, one that cannot be read a UsageError. Lines
-   * that are not records are kept in `damage` (never thrown here: writers still record opt-outs;
-   * those that decide whom to message refuse: refuseDamage, openOptOuts).
+   * The store at `path`; a missing file is an empty store, one that cannot be read a UsageError,
+   * now. Lines that are not records are kept in `damage` (never thrown here: writers still record
+   * opt-outs; those that decide whom to message refuse: refuseDamage, openOptOuts). With `proc`, an
+   * index that does not describe the store is made again on disk (under the store's lock, when no
+   * writer holds it); without, in memory, until a writer writes it.
    */
-  static open(path: string): OptOutStore {
-    const store = new OptOutStore(path);
-    store.refresh();
+  static open(path: string, proc?: LockProcess): OptOutStore {
+    const store = new OptOutStore(path, proc);
+    store.#ask(() => undefined);
     return store;
   }
 
+  /** The index as it is now (undefined: no store). */
+  #lookup(held: boolean): Lookup | undefined {
+    try {
+      return currentIndex(this.path, readStoreLines, (build) => {
+        if (held) return build(true);
+        const lock = this.#proc !== undefined ? tryLock(`${this.path}.lock`, "msgr (the opt-out store's index)", this.#proc, LOCK_STALE_MS) : undefined;
+        if (lock === undefined || !('release' in lock)) return build(false);
+        try {
+          return build(true);
+        } finally {
+          lock.release();
+        }
+      });
+    } catch (err) {
+      if (err instanceof UsageError) throw err;
+      throw unreadable(this.path, err);
+    }
+  }
+
+  /**
+   * `ask` of the index as it is now (undefined: no store). An index found damaged while reading it
+   * (a slot that does not match its checksum) is made again from the store, and asked again.
+   */
+  #ask<T>(ask: (index: Lookup | undefined) => T, held = false): T {
+    for (let attempt = 1; ; attempt++) {
+      const index = this.#lookup(held);
+      try {
+        return ask(index);
+      } catch (err) {
+        if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
+        rmSync(indexPath(this.path), { force: true });
+      } finally {
+        index?.close();
+      }
+    }
+  }
+
+  /** Numbers opted out now. */
   get size(): number {
-    return this.#current.size;
+    return this.#ask((index) => index?.summary.optedOut ?? 0);
   }
 
   /** Lines that are not records (the first 20 of them), and how many there are. */
   get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
-    return { lines: this.#bad, count: this.#badCount };
+    return this.#ask((index) => index?.summary.damage ?? { lines: [], count: 0 });
   }
 
   has(number: string): boolean {
-    return this.#current.has(number);
+    return this.get(number) !== undefined;
   }
 
   get(number: string): OptOutEntry | undefined {
-    return this.#current.get(number);
+    if (!E164.test(number)) return undefined;
+    return this.#ask((index) => (index !== undefined ? this.#entry(number, index.get(number)) : undefined));
+  }
+
+  /** A possible opt-out of `number` no one has decided on yet (and the number is not opted out). */
+  undecided(number: string): PossibleEntry | undefined {
+    if (!E164.test(number)) return undefined;
+    return this.#ask((index) => (index !== undefined ? this.#possible(number, index.get(number)) : undefined));
+  }
+
+  /** Every possible opt-out not decided yet, oldest first (the index's slots, then their records). */
+  pending(): PossibleEntry[] {
+    return this.#ask((index) => {
+      if (index === undefined || index.summary.pending === 0) return [];
+      const numbers: string[] = [];
+      index.keys(POSSIBLE, (k) => numbers.push(`+${k}`));
+      return numbers.map((n) => this.#possible(n, index.get(n))).filter((p): p is PossibleEntry => p !== undefined).sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
+    });
+  }
+
+  /**
+   * Every number opted out now, as its digits (`+447911123456` → 447911123456, the key a bulk
+   * run's sets take), in no order: from the index, the store is not read.
+   */
+  optedOutKeys(visit: (key: number) => void): void {
+    this.#ask((index) => index?.keys(OPTED_OUT, visit));
+  }
+
+  /** The records a number's state refers to, read back from the store by their offsets. */
+  #records(number: string, offsets: readonly number[]): OptOutRecord[] {
+    let fd: number;
+    try {
+      fd = openSync(this.path, 'r');
+    } catch (err) {
+      throw unreadable(this.path, err);
+    }
+    try {
+      return offsets.map((o) => {
+        const r = recordOf(lineAt(fd, o));
+        // The index said the store was as it was made from: a line that is not this number's record is damage to the index.
+        if (r === undefined || r.number !== number) throw new IndexUnusable(`the index names a line that is not ${number}'s`);
+        return r;
+      });
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /** The entry a number's state says (state.ts), as apply() makes it from the records. */
+  #entry(number: string, s: NumberState<number> | undefined): OptOutEntry | undefined {
+    if (s?.out === undefined) return undefined;
+    const [since, last] = this.#records(number, [s.out.since, s.out.last]) as [OptOutRecord, OptOutRecord];
+    return { number, since: since.at, reason: last.reason === 'undeliverable' ? 'undeliverable' : 'opt-out', source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}) };
+  }
+
+  /** The possible opt-out a number's state says, as #take makes it from the records. */
+  #possible(number: string, s: NumberState<number> | undefined): PossibleEntry | undefined {
+    if (s?.possible === undefined || s.out !== undefined) return undefined;
+    const [since, last] = this.#records(number, [s.possible.since, s.possible.last]) as [OptOutRecord, OptOutRecord];
+    return { number, since: since.at, source: last.source, ...(last.evidence !== undefined ? { evidence: last.evidence } : {}), replies: s.possible.replies };
   }
 
   /** The numbers opted out now, oldest opt-out first. */
   entries(): OptOutEntry[] {
-    return [...this.#current.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
+    return [...this.#read().current.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
   }
 
   numbers(): string[] {
     return this.entries().map((e) => e.number);
   }
 
-  /** A possible opt-out of `number` no one has decided on yet (and the number is not opted out). */
-  undecided(number: string): PossibleEntry | undefined {
-    return this.#pending.get(number);
-  }
-
-  /** Every possible opt-out not decided yet, oldest first. */
-  pending(): PossibleEntry[] {
-    return [...this.#pending.values()].sort((a, b) => a.since.localeCompare(b.since) || a.number.localeCompare(b.number));
-  }
-
   /** The opt-out in force for `number` at `at`, from the history (for "messaged after opting out"). */
   optedOutAt(number: string, at: Date): OptOutEntry | undefined {
     const iso = at.toISOString();
     let entry: OptOutEntry | undefined;
-    for (const r of this.#history.get(number) ?? []) {
+    for (const r of this.#read().history.get(number) ?? []) {
       if (r.at > iso) break;
       entry = apply(entry, r);
     }
@@ -145,17 +248,28 @@ export class OptOutStore {
 
   /** The changes of `number`, oldest first. */
   history(number: string): readonly OptOutRecord[] {
-    return this.#history.get(number) ?? [];
+    return this.#read().history.get(number) ?? [];
   }
 
-  /** Reads what was appended since the last read (by this process or another). */
+  /** The whole store, read when first asked for and kept up to date (refresh). */
+  #read(): Whole {
+    if (this.#whole === undefined) {
+      this.#whole = new Whole();
+      this.refresh();
+    }
+    return this.#whole;
+  }
+
+  /** Reads what was appended since the last read (by this process or another), when the whole store was read. */
   refresh(): void {
+    const w = this.#whole;
+    if (w === undefined) return;
     let fd: number;
     try {
       fd = openSync(this.path, 'r');
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') {
-        if (this.#offset > 0) this.#reset();
+        if (w.offset > 0) this.#whole = new Whole();
         return;
       }
       throw unreadable(this.path, err);
@@ -163,77 +277,48 @@ export class OptOutStore {
     try {
       const stat = fstatSync(fd);
       // Replaced (restored from a backup, repaired: another file) or cut shorter: read it whole again.
-      if (stat.ino !== this.#ino || stat.size < this.#offset) {
-        if (this.#ino !== -1 || this.#offset > 0) this.#reset();
-        this.#ino = stat.ino;
-      }
-      const size = stat.size;
-      if (size === this.#offset) {
+      if ((w.ino !== -1 && stat.ino !== w.ino) || stat.size < w.offset) {
+        this.#whole = new Whole();
+        closeSync(fd);
+        this.refresh();
         return;
       }
-      const buf = Buffer.alloc(size - this.#offset);
+      const now = this.#whole as Whole;
+      now.ino = stat.ino;
+      if (stat.size === now.offset) return;
+      const buf = Buffer.alloc(stat.size - now.offset);
       let got = 0;
       while (got < buf.length) {
-        const n = readSync(fd, buf, got, buf.length - got, this.#offset + got);
+        const n = readSync(fd, buf, got, buf.length - got, now.offset + got);
         if (n === 0) break;
         got += n;
       }
-      const read = readStoreLines(buf.subarray(0, got), this.#lines + 1);
-      for (const { record } of read.records) this.#take(record);
-      for (const b of read.bad) if (this.#bad.length < 20) this.#bad.push(b);
-      this.#badCount += read.bad.length;
-      if (read.end > 0) this.#openEnd = read.openEnd;
-      this.#offset += read.end;
-      this.#lines += read.lines;
+      const read = readStoreLines(buf.subarray(0, got), now.lines + 1, now.offset);
+      for (const { record } of read.records) take(now, record);
+      now.offset += read.end;
+      now.lines += read.lines;
     } catch (err) {
       throw unreadable(this.path, err);
     } finally {
-      closeSync(fd);
+      try {
+        closeSync(fd);
+      } catch {
+        // Closed above (read again whole).
+      }
     }
-  }
-
-  #reset(): void {
-    this.#current.clear();
-    this.#pending.clear();
-    this.#history.clear();
-    this.#offset = 0;
-    this.#lines = 0;
-    this.#openEnd = false;
-    this.#bad = [];
-    this.#badCount = 0;
-  }
-
-  #take(r: OptOutRecord): void {
-    const now = this.#current.get(r.number);
-    if (r.op === 'add' || r.op === 'remove') {
-      const next = apply(now, r);
-      if (next === undefined) this.#current.delete(r.number);
-      else this.#current.set(r.number, next);
-      // A decision, whichever: what was possible is settled.
-      this.#pending.delete(r.number);
-    } else if (r.op === 'dismiss') {
-      this.#pending.delete(r.number);
-    } else if (now === undefined) {
-      // A possible opt-out of a number opted out already changes nothing.
-      const p = this.#pending.get(r.number);
-      this.#pending.set(r.number, { number: r.number, since: p?.since ?? r.at, source: r.source, ...(r.evidence !== undefined ? { evidence: r.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
-    }
-    let h = this.#history.get(r.number);
-    if (h === undefined) this.#history.set(r.number, (h = []));
-    h.push(r);
   }
 
   /** Opts numbers out (E.164 only); a number already out for the same reason is left as it is. */
   async add(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ added: OptOutEntry[]; already: OptOutEntry[] }> {
     const added: OptOutEntry[] = [];
     const already: OptOutEntry[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
         const reason = c.reason ?? 'opt-out';
-        const now = this.#current.get(c.number);
+        const now = state.entry(c.number);
         if ((now !== undefined && now.reason === reason) || seen.has(c.number)) {
           if (now !== undefined) already.push(now);
           continue;
@@ -252,12 +337,12 @@ export class OptOutStore {
   async remove(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ removed: OptOutEntry[]; absent: string[] }> {
     const removed: OptOutEntry[] = [];
     const absent: string[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       const seen = new Set<string>();
       for (const c of changes) {
         checkNumber(c.number);
-        const now = this.#current.get(c.number);
+        const now = state.entry(c.number);
         if (now === undefined || seen.has(c.number)) {
           if (now === undefined) absent.push(c.number);
           continue;
@@ -279,18 +364,18 @@ export class OptOutStore {
   async possible(changes: readonly OptOutChange[], writer: StoreWriter): Promise<{ kept: PossibleEntry[]; already: OptOutEntry[] }> {
     const kept: PossibleEntry[] = [];
     const already: OptOutEntry[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       for (const c of changes) {
         checkNumber(c.number);
-        const now = this.#current.get(c.number);
+        const now = state.entry(c.number);
         if (now !== undefined) {
           already.push(now);
           continue;
         }
         const record: OptOutRecord = { v: STORE_VERSION, op: 'possible', number: c.number, at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), by: writer.command };
         lines += `${JSON.stringify(record)}\n`;
-        const p = this.#pending.get(c.number);
+        const p = state.possible(c.number);
         kept.push({ number: c.number, since: p?.since ?? at, source: c.source, ...(c.evidence !== undefined ? { evidence: c.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
       }
       return lines;
@@ -306,12 +391,12 @@ export class OptOutStore {
   async decide(numbers: readonly string[], decision: 'accept' | 'dismiss', writer: StoreWriter, note?: string): Promise<{ decided: PossibleEntry[]; none: string[] }> {
     const decided: PossibleEntry[] = [];
     const none: string[] = [];
-    await this.#write(writer, (at) => {
+    await this.#write(writer, (at, state) => {
       let lines = '';
       const seen = new Set<string>();
       for (const number of numbers) {
         checkNumber(number);
-        const p = this.#pending.get(number);
+        const p = state.possible(number);
         if (p === undefined || seen.has(number)) {
           if (p === undefined) none.push(number);
           continue;
@@ -330,27 +415,39 @@ export class OptOutStore {
     return { decided, none };
   }
 
-  /** Under the lock: read what others wrote, make the lines, append them, fdatasync, read them in. */
-  async #write(writer: StoreWriter, build: (at: string) => string): Promise<void> {
+  /**
+   * Under the lock: the index made current, the lines made from each number's state as the index
+   * says it, appended and fdatasync'ed, then the index stepped on past them.
+   */
+  async #write(writer: StoreWriter, build: (at: string, state: { entry(n: string): OptOutEntry | undefined; possible(n: string): PossibleEntry | undefined }) => string): Promise<void> {
     await withStoreLock(this.path, writer, () => {
-      this.refresh();
-      const lines = build(writer.now().toISOString());
+      const { kept, openEnd, lines } = this.#ask(
+        (index) => ({
+          kept: index?.summary.covered ?? 0,
+          openEnd: index?.summary.openEnd ?? false,
+          lines: build(writer.now().toISOString(), {
+            entry: (n) => (index !== undefined ? this.#entry(n, index.get(n)) : undefined),
+            possible: (n) => (index !== undefined ? this.#possible(n, index.get(n)) : undefined),
+          }),
+        }),
+        true,
+      );
       if (lines === '') return;
       let fd: number | undefined;
-      let kept = this.#offset;
+      let appended: { buf: Buffer; stamp: LogStamp } | undefined;
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
         // A last line cut short by a crash (it does not parse: records.ts) was never acknowledged.
         // It is set aside, not lost, and the new lines start on a line of their own.
-        if (stat.size > this.#offset) setAside(fd, this.path, this.#offset, stat.size - this.#offset);
+        if (stat.size > kept) setAside(fd, this.path, kept, stat.size - kept);
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
         // A last record without its newline (a hand edit) stays whole: the new lines go after it.
-        const buf = Buffer.from(`${this.#openEnd ? '\n' : ''}${lines}`, 'utf8');
-        kept = this.#offset;
+        const buf = Buffer.from(`${openEnd ? '\n' : ''}${lines}`, 'utf8');
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
+        appended = { buf, stamp: stampOf(fstatSync(fd, { bigint: true })) };
       } catch (err) {
         // Whatever part of the lines got in is cut off again: a change is in the store whole, or not.
         if (fd !== undefined) {
@@ -364,9 +461,38 @@ export class OptOutStore {
       } finally {
         if (fd !== undefined) closeSync(fd);
       }
+      // The change is in the store, on disk. The index follows, under the lock still: one that
+      // cannot follow (a crash now, a full disk) no longer describes the store, and the next
+      // reader makes it again from the store.
+      try {
+        afterAppend(this.path, readStoreLines, kept, appended.buf, appended.stamp);
+      } catch {
+        // Made again by the next reader.
+      }
       this.refresh();
     });
   }
+}
+
+/** A record read into the whole store: the one rule of records.ts's ops, with the records themselves. */
+function take(w: Whole, r: OptOutRecord): void {
+  const now = w.current.get(r.number);
+  if (r.op === 'add' || r.op === 'remove') {
+    const next = apply(now, r);
+    if (next === undefined) w.current.delete(r.number);
+    else w.current.set(r.number, next);
+    // A decision, whichever: what was possible is settled.
+    w.pending.delete(r.number);
+  } else if (r.op === 'dismiss') {
+    w.pending.delete(r.number);
+  } else if (now === undefined) {
+    // A possible opt-out of a number opted out already changes nothing.
+    const p = w.pending.get(r.number);
+    w.pending.set(r.number, { number: r.number, since: p?.since ?? r.at, source: r.source, ...(r.evidence !== undefined ? { evidence: r.evidence } : {}), replies: (p?.replies ?? 0) + 1 });
+  }
+  let h = w.history.get(r.number);
+  if (h === undefined) w.history.set(r.number, (h = []));
+  h.push(r);
 }
 
 /** Runs `fn` holding the store's lock (`<store>.lock`), its folder made first. */
@@ -477,9 +603,14 @@ export interface OptOuts {
   /** The store files read (those that exist or not), for messages. */
   readonly files: readonly string[];
   readonly size: number;
+  /** The stores' counts added up: `size`, or more when a number is in both; to size a set with. */
+  readonly capacity: number;
   has(number: string): boolean;
   get(number: string): OptOutEntry | undefined;
+  /** The numbers opted out now, in no order. */
   numbers(): string[];
+  /** The same, as their digits (the key of a bulk run's NumberSet): a number in both stores twice. */
+  keys(visit: (key: number) => void): void;
   /** The opt-out in force for `number` at `at` in either store (OptOutStore.optedOutAt). */
   optedOutAt(number: string, at: Date): OptOutEntry | undefined;
   /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
@@ -515,11 +646,17 @@ export function optOutAccount(accountReference: unknown, sandbox: boolean): stri
 /** The account the sandbox sends as when none is given. */
 export const SANDBOX_ACCOUNT = 'SANDBOX';
 
-/** The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). */
-export function openOptOuts(state: string, account: string | undefined): OptOuts {
+/**
+ * The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). One
+ * number's answer (get, has, undecided, the commands) is looked up in the stores' indexes, and so
+ * are their damage, totals and numbers (`keys`, `numbers()` in no order); `optedOutAt` reads the
+ * stores whole (their history). `proc` (the Context) lets an index that does not describe its
+ * store be made again on disk; without it, in memory, this time.
+ */
+export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
   // A store with lines that are not records stops the send: its numbers cannot all be left out.
-  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p), i === 0 ? account : undefined));
+  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);
@@ -527,7 +664,19 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     }
     return undefined;
   };
-  const numbers = (): string[] => [...new Set(stores.flatMap((s) => s.numbers()))];
+  const keys = (visit: (key: number) => void): void => {
+    for (const s of stores) s.optedOutKeys(visit);
+  };
+  const numbers = (): string[] => {
+    const out = new Set<string>();
+    keys((k) => out.add(`+${k}`));
+    return [...out];
+  };
+  // Counted from the indexes; a number in both stores only once (listed then, when both have numbers).
+  const size = (): number => {
+    const counts = stores.map((s) => s.size);
+    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
+  };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.optedOutAt(n, at);
@@ -539,7 +688,7 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.has(n) === true;
     return `msgr optout remove ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
   };
-  const has = (n: string): boolean => stores.some((s) => s.has(n));
+  const has = (n: string): boolean => get(n) !== undefined;
   const undecided = (n: string): PossibleEntry | undefined => {
     if (has(n)) return undefined;
     for (const s of stores) {
@@ -564,7 +713,7 @@ export function openOptOuts(state: string, account: string | undefined): OptOuts
     const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined;
     return `msgr optout possible --${decision} ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
   };
-  return { files: paths, get size() { return numbers().length; }, has, get, numbers, optedOutAt, removeCommand, undecided, pending, decideCommand };
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, optedOutAt, removeCommand, undecided, pending, decideCommand };
 }
 
 /** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */

@@ -3,7 +3,6 @@
 import type { Context } from '../context.js';
 import { UsageError } from '../errors.js';
 import { messagesEndpoint, versionInBase, versionInBaseError } from '../http/endpoint.js';
-import { routeFor } from '../http/proxy.js';
 import { msgrCommand, shellQuote } from '../output/shell.js';
 import type { Ui } from '../output/ui.js';
 import { checkApiKey, describeSource, type Resolved, type Settings } from './resolve.js';
@@ -96,7 +95,8 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
   checkApiKey(apiKey, describeSource(settings.apiKey));
   const endpoint = sandbox ? messagesEndpoint(baseUrl, '--sandbox') : endpointOf(ctx, baseUrl, settings.baseUrl);
   // A proxy variable that cannot be read is a usage error now, before a bulk run writes a journal.
-  if (!sandbox) routeFor(endpoint, ctx.env);
+  // Loaded here, not at the top: it loads node:net, which a dry run never needs.
+  if (!sandbox) (await import('../http/proxy.js')).routeFor(endpoint, ctx.env);
   return { endpoint, baseUrl, apiKey, direct: sandbox, sandbox };
 }
 

@@ -165,19 +165,21 @@ describe('every line fits the terminal', () => {
     writeFileSync(file, 'Mobile,first_name\n+447911123400,Zoë\n+447911123401,Ann\n07911 123457 / 07400 123458,Bob\n');
     const text = 'Hi {{first_name}}, your appointment is tomorrow at 10:00. Reply STOP to opt out of these reminders.';
     const run = async (argv: string[]): Promise<{ code: number; out: string; err: string }> => {
-      const ctx = fakeContext({ tty: true, columns: 40, env: { MSGR_CONFIG_DIR: join(dir, 'state'), NO_COLOR: '1' } });
+      // A real target, not --sandbox: the preflight refuses before anything is sent, and an
+      // in-process sandbox would stay open after the command (its close is an exit hook).
+      const ctx = fakeContext({ tty: true, columns: 40, env: { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_BASE_URL: 'https://api.example.test', MSGR_API_KEY: 'fits-json-key-0123456789', MSGR_ACCOUNT_REFERENCE: 'CLINIC01', NO_COLOR: '1' } });
       (ctx as { argv: readonly string[] }).argv = argv;
       return { code: await main(ctx), out: ctx.out(), err: ctx.err() };
     };
     // The preflight and the error, with its hint: one line each, as a script's 2>&1 would grep them.
-    const refused = await run(['send-bulk', file, '--sandbox', '--from', 'Clinic', '--text', text, '--json']);
+    const refused = await run(['send-bulk', file, '--from', 'Clinic', '--text', text, '--json']);
     assert.equal(refused.code, 2, refused.err);
     assert.equal((JSON.parse(refused.out) as { exitCode: number }).exitCode, 2);
     assert.match(refused.err, /^ {2}parts: 2 messages, \d+ SMS parts; largest \d parts? \(line \d\); 1 UCS-2, forced most often by ë \(U\+00EB\) in 1$/m);
     assert.match(refused.err, /^ {4}line 4: "07911 123457 \/ 07400 123458" holds two numbers \(07911 123457, 07400 123458\), not one$/m);
     assert.match(refused.err, /^hint: Give one number to a cell: each number on a row of its own \(or the one to message\), or a --to for each number in msgr send\.$/m);
     // The same on a terminal without --json: fitted to its 40 columns.
-    const person = await run(['send-bulk', file, '--sandbox', '--from', 'Clinic', '--text', text]);
+    const person = await run(['send-bulk', file, '--from', 'Clinic', '--text', text]);
     assert.equal(person.code, 2, person.err);
     assert.deepEqual(tooWide(person.err, 40), [], person.err);
   });

@@ -1,7 +1,15 @@
 // A Context for running commands and domain code in-process: captured stdout and stderr, a
 // PassThrough stdin that can pretend to be a terminal, and no process.* anywhere.
 import { PassThrough } from 'node:stream';
+import { after } from 'node:test';
 import type { ClientFactory, Context } from '../../src/context.js';
+
+// What a command asks to run at exit (an in-process sandbox's close): run after the file's tests,
+// as main.ts runs them when a real process ends, so nothing is left open to keep the file alive.
+const exitHooks: Array<() => Promise<void> | void> = [];
+after(async () => {
+  for (const fn of exitHooks.splice(0)) await fn();
+});
 
 export type FakeStdin = PassThrough & { isTTY?: boolean; setRawMode?: (raw: boolean) => void; rawCalls: boolean[] };
 
@@ -59,7 +67,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     interrupt: new AbortController().signal,
     version: 'test',
     ...testProcess,
-    onExit: () => {},
+    onExit: (fn) => void exitHooks.push(fn),
     atQuit: () => {},
     enableGracefulInterrupt: () => {},
     onHangup: () => {},

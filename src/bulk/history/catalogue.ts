@@ -110,6 +110,13 @@ export function journalsElsewhere(state: string, runDir: string, sandbox: boolea
  */
 export function journalPaths(state: string): string[] {
   const out: string[] = [];
+  // A Set beside the list: `includes` on the list made this quadratic (100,000 runs: minutes).
+  const seen = new Set<string>();
+  const add = (journal: string): void => {
+    if (seen.has(journal)) return;
+    seen.add(journal);
+    out.push(journal);
+  };
   for (const root of [runsRoot(state, false), runsRoot(state, true)]) {
     let dirs: string[];
     try {
@@ -126,8 +133,8 @@ export function journalPaths(state: string): string[] {
         continue;
       }
       // Each journal once: a keyed run's (runs/once-…) is also pointed to from its file's folder.
-      for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new') && !out.includes(join(dir, f))) out.push(join(dir, f));
-      if (files.some((f) => POINTER.test(f))) for (const e of journalsElsewhere(state, dir, root === runsRoot(state, true))) if (!out.includes(e.journal)) out.push(e.journal);
+      for (const f of files.sort()) if (/^journal(\..+)?\.jsonl$/.test(f) && !f.endsWith('.new')) add(join(dir, f));
+      if (files.some((f) => POINTER.test(f))) for (const e of journalsElsewhere(state, dir, root === runsRoot(state, true))) add(e.journal);
     }
   }
   return out;

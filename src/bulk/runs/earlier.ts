@@ -6,9 +6,10 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError, type ExitCode } from '../../errors.js';
-import { isAnswered, type RunHeader } from '../journal/records.js';
-import { loadJournal, readHeader } from '../journal/load.js';
-import { journalPaths, journalsElsewhere } from '../history/catalogue.js';
+import type { RunHeader } from '../journal/records.js';
+import { readHeader } from '../journal/load.js';
+import { journalsElsewhere } from '../history/catalogue.js';
+import { journalState, journalsWithData } from '../history/run-index.js';
 import { samePlace } from './target.js';
 import { runDirFor } from '../history/state-folder.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
@@ -66,20 +67,20 @@ export async function earlierRuns(q: EarlierRunsQuery): Promise<EarlierRun[]> {
     if (/\.abandoned\.jsonl$/.test(journal)) return;
     if (!samePlace(header.target, q.place)) return;
     if (q.key !== undefined && header.once?.key === q.key) return;
-    const loaded = await loadJournal(journal).catch(() => undefined);
-    if (loaded === undefined) return;
-    const finished = loaded.states.every(isAnswered);
-    if (!finished && header.once === undefined) return;
-    found.push({ journal, header, finished, finishedAt: loaded.lastAnswerAt, sameContent: content });
+    // A finished run's state from the runs' index: not every earlier day's journal read whole.
+    const state = await journalState(q.state, q.sandbox, journal);
+    if (state === undefined) return;
+    if (!state.finished && header.once === undefined) return;
+    found.push({ journal, header, finished: state.finished, finishedAt: state.finishedAt, sameContent: content });
   };
   for (const journal of byPath) {
     const header = readHeader(journal);
     if (header !== undefined) await consider(journal, header, false);
   }
-  for (const journal of journalPaths(q.state)) {
+  // The same data under another name: the runs' index, not every run's header (history/run-index.ts).
+  for (const { journal, header } of journalsWithData(q.state, q.sandbox, q.input)) {
     if (byPath.has(journal)) continue;
-    const header = readHeader(journal);
-    if (header !== undefined && (await sameContent(header))) await consider(journal, header, true);
+    if (await sameContent(header)) await consider(journal, header, true);
   }
   return found.sort((a, b) => a.header.createdAt.localeCompare(b.header.createdAt));
 }

@@ -175,7 +175,7 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   const sandbox = previous?.header.target?.sandbox ?? campaign.where.sandbox;
   const account = optOutAccount(message.accountReference, sandbox);
   const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
-  const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account);
+  const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account, ctx);
   const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
   const pending = all.pending();
   const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;

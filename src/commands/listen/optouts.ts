@@ -54,7 +54,7 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
   // Read once here: a store that cannot be read stops the listener before it takes anything. Lines
   // that are not records do not: the listener records opt-outs whatever else the file holds, and
   // says so (a send is what the damage stops).
-  const store = OptOutStore.open(setup.storePath);
+  const store = OptOutStore.open(setup.storePath, ctx);
   if (store.damage.count > 0) setup.warn(`the opt-out store ${store.path} has ${store.damage.count} line${store.damage.count === 1 ? '' : 's'} that ${store.damage.count === 1 ? 'is not a record' : 'are not records'} (line ${store.damage.lines[0]?.line ?? '?'} first): opt-outs are still recorded, but sends stop until it is repaired: ${repairCommand(setup.account)}`);
   if (setup.plain) {
     const list = new PlainList(setup.path);

@@ -43,7 +43,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
   switch (sub) {
     case 'add':
     case 'import': {
-      const store = OptOutStore.open(path);
+      const store = OptOutStore.open(path, ctx);
       let changes;
       if (sub === 'add') {
         changes = numbers().map((number) => ({ number, reason: opts.undeliverable ? ('undeliverable' as const) : ('opt-out' as const), source: opts.source ?? 'manual', ...(opts.note !== undefined ? { evidence: { note: opts.note } } : {}) }));
@@ -65,10 +65,10 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       return;
     }
     case 'remove': {
-      const store = OptOutStore.open(path);
+      const store = OptOutStore.open(path, ctx);
       const { removed, absent } = await store.remove(numbers().map((number) => ({ number, source: 'manual', ...(opts.note !== undefined ? { evidence: { note: opts.note } } : {}) })), writer);
       // Still out for every account (the _all store), whatever else either file holds.
-      const stillOut = OptOutStore.open(optOutStorePath(state, NO_ACCOUNT));
+      const stillOut = OptOutStore.open(optOutStorePath(state, NO_ACCOUNT), ctx);
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ store: path, removed: removed.map((e) => e.number), absent, stillOptedOut: [...removed.map((e) => e.number), ...absent].filter((n) => stillOut.has(n)) }, null, 2)}\n`);
         return;
@@ -82,7 +82,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
     }
     case 'possible': {
       if (opts.accept.length === 0 && opts.dismiss.length === 0) {
-        const pending = openOptOuts(state, account).pending();
+        const pending = openOptOuts(state, account, ctx).pending();
         if (opts.json) {
           ctx.stdout.write(`${JSON.stringify({ account: account ?? null, possible: pending.map(possibleJson) }, null, 2)}\n`);
           return;
@@ -93,7 +93,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
         else ui.info(`no possible opt-outs to decide for ${scope}`);
         return;
       }
-      const store = OptOutStore.open(path);
+      const store = OptOutStore.open(path, ctx);
       const accepted = await store.decide(numbers(opts.accept), 'accept', writer, opts.note);
       const dismissed = await store.decide(numbers(opts.dismiss), 'dismiss', writer, opts.note);
       const none = [...accepted.none, ...dismissed.none];
@@ -143,7 +143,7 @@ export async function runOptout(ctx: Context, sub: string, args: readonly string
       return;
     }
     case 'check': {
-      const all = openOptOuts(state, account);
+      const all = openOptOuts(state, account, ctx);
       const results = numbers().map((n) => ({ number: n, entry: all.get(n) }));
       if (opts.json) {
         ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);

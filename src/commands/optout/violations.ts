@@ -50,7 +50,7 @@ export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions):
     const key = account ?? '';
     let s = stores.get(key);
     if (s === undefined) {
-      s = openOptOuts(state, account);
+      s = openOptOuts(state, account, ctx);
       stores.set(key, s);
     }
     return s;

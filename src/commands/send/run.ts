@@ -265,7 +265,7 @@ function buildDraft(opts: SendOptions, input: InputRequest | undefined, text: st
 function leaveOutOptedOut<R extends { accountReference: string; recipients?: Array<{ msisdn: string }> | undefined; addressBook?: { contacts: unknown[] } | undefined }>(ctx: Context, ui: Ui, request: R, sandbox: boolean, include: boolean): R {
   const numbers = request.recipients ?? [];
   if (numbers.length === 0) return request;
-  const optOuts = openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(request.accountReference, sandbox));
+  const optOuts = openOptOuts(stateDir(ctx.env, ctx.cwd), optOutAccount(request.accountReference, sandbox), ctx);
   // A possible opt-out stops the send until a person decides (docs/optouts.md: "Possible opt-outs").
   const undecided = numbers.flatMap((r) => {
     const p = optOuts.undecided(r.msisdn);
