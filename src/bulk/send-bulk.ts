@@ -18,7 +18,7 @@
 // run twice. Batch k is always the k-th batch the grouping closes (with one shared message, the
 // k-th group of --batch-size rows to send), so a resumed run rebuilds the same batches (same
 // bodies, same Idempotency-Keys) from the same file, and skips the ones the journal says are done
-// (docs/campaigns.md: "Scale", and docs/files.md: "Nothing lost, nothing sent twice"). Where each concept lives:
+// (docs/campaign-input.md: "Scale", and docs/files.md: "Nothing lost, nothing sent twice"). Where each concept lives:
 // docs/design.md.
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';

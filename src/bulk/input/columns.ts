@@ -1,5 +1,5 @@
 // Which CSV column is the number, which become `recipients[].variables` and which
-// `recipients[].metaData` (docs/campaigns.md: "Input"), and the recipient JSON built straight from a row's
+// `recipients[].metaData` (docs/campaign-input.md: "Input"), and the recipient JSON built straight from a row's
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../../errors.js';
@@ -15,7 +15,7 @@ export function headerKey(name: string): string {
     .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
-// The number column by its name (docs/campaigns.md: "Input"). A header is a candidate when its words are
+// The number column by its name (docs/campaign-input.md: "Input"). A header is a candidate when its words are
 // all number words and qualifiers (`Phone`, `Mobile No.`, `Téléphone portable`, `Home phone 2`,
 // `PhoneNumber`), compared without case, accents or punctuation; `Phone type` or `Order number`
 // is not. One candidate is the column. Of several, the one whose name says mobile is taken over
@@ -275,7 +275,7 @@ export function asciiJson(json: string): string {
 
 /**
  * One `recipients[]` entry as JSON, from the normalised number and the row's fields. A variable's
- * line break is sent as one LF, as in a rendered text (docs/campaigns.md: "Personalised messages"): the API
+ * line break is sent as one LF, as in a rendered text (docs/personalised.md: "Personalised messages"): the API
  * puts variables into the message, where a CR would cost a character. metaData is sent as written.
  */
 export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly string[]): string {

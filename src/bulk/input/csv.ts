@@ -3,7 +3,7 @@
 // number-set.ts holds millions of them; exclude.ts reads an opt-out list; identity.ts knows a file
 // again. It imports no other folder of the engine.
 //
-// Streams a CSV file row by row with csv-parse, in constant memory (docs/campaigns.md: "Input"): UTF-8 with
+// Streams a CSV file row by row with csv-parse, in constant memory (docs/campaign-input.md: "Input"): UTF-8 with
 // or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
 // --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line (or
 // named by an Excel `sep=;` first line).

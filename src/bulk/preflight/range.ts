@@ -1,4 +1,4 @@
-// The preflight pass (docs/campaigns.md: "Preflight"), always before the first request: every row is
+// The preflight pass (docs/campaign-input.md: "Preflight"), always before the first request: every row is
 // read and checked before anything is sent; problems are counted by cause, with the first few
 // rows of each kept; duplicates and opted-out numbers are set aside; the verdict per row, with the
 // recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume

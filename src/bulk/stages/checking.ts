@@ -97,7 +97,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // found what its journal says.
   if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
   const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
-  // The report says what each row's request carries beside its number (docs/campaigns.md: "The report").
+  // The report says what each row's request carries beside its number (docs/campaign-output.md: "The report").
   report?.carries(requestFields(shape.varColumns, shape.metaColumns));
   const writes = journalOf(purpose) === 'write';
   // No journal is named before one exists: a new run writes it once confirmed.
@@ -120,7 +120,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   let settled: InDoubtSettlement | undefined;
   if (previous !== undefined) {
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
-    // (docs/campaigns.md: "In doubt meets consent"); the send stage journals it so.
+    // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so.
     if (previous.states.some(isInDoubt)) {
       settled = await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume));
       for (const b of settled.batches) if (b.settled) previous.states[b.batch] = BatchState.accepted;
@@ -131,7 +131,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     const earlier = outcomeTotals(previous);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on the list while the run was paused: their rows still to send are left
-    // out, and those the run had already messaged are named (docs/campaigns.md: "Numbers not to message").
+    // out, and those the run had already messaged are named (docs/reruns.md: "Numbers not to message").
     const added = plan.excludedAfterStart;
     if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
       const since = await addedEffect(run.journalPath, added, pass.spool);
@@ -143,7 +143,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
       if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
     }
     // A resend of batches in doubt leaves out whoever went on a list since the run started: they
-    // may have had the message, and they do not want another (docs/campaigns.md: "In doubt meets consent").
+    // may have had the message, and they do not want another (docs/reruns.md: "In doubt meets consent").
     const since = plan.addedSinceStart;
     if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
       const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;

@@ -163,7 +163,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
-  // One shared text, or a message per row (docs/campaigns.md: "Personalised messages"), as the journal says on a resume.
+  // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
 
@@ -176,11 +176,11 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.previous.header, runTarget, plan.message, settings.account.value !== undefined, run.previous.header.shape.personal);
   // A new run of a file its earlier runs sent to must say what it means for the numbers they
   // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
-  // guard (docs/campaigns.md: "Running a file again").
+  // guard (docs/reruns.md: "Running a file again").
   const definition = { message: plan.message, personal: plan.shape.personal };
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   // The daily line on a file nobody replaced: the same data as an earlier run under another key
-  // stops the run unless the command says it is meant (docs/campaigns.md: "The same data under
+  // stops the run unless the command says it is meant (docs/reruns.md: "The same data under
   // another key"). Not with --skip-sent, which leaves out every number those runs accepted, nor
   // for a --restart, which names the run it abandons for this data.
   const sameDataAs = key !== undefined && run.kind === 'new' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }, definition) : undefined;

@@ -76,7 +76,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     // A dry run shows exactly what would be sent; it has no key in it by construction.
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     if (request.body.text !== undefined) {
-      // What it will cost, counted as send-bulk counts it (docs/campaigns.md: "Personalised messages").
+      // What it will cost, counted as send-bulk counts it (docs/personalised.md: "Personalised messages").
       const { TextTotals } = await import('../../message/text-totals.js');
       const { analyseText } = await import('../../message/segments.js');
       const totals = new TextTotals();
