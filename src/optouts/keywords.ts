@@ -125,6 +125,11 @@ function nearStopWord(word: string, stop: ReadonlyArray<readonly string[]>): str
     if (entry.length !== 1) continue;
     const w = entry[0] as string;
     if (word === w) continue;
+    // Digits for letters: st0p, unsubscr1be, cance1.
+    if (/\d/.test(word) && /[a-z]/.test(word)) {
+      const spelt = word.replace(/0/g, 'o').replace(/3/g, 'e').replace(/5/g, 's');
+      if (spelt.replace(/1/g, 'i') === w || spelt.replace(/1/g, 'l') === w) return 'a stop word with digits for letters';
+    }
     // A letter typed more than once: stopp, stooop, quitt, cancell.
     if (squeeze(word) === squeeze(w) && word.length > w.length) return 'a stop word misspelt';
     // Two letters swapped: sotp, qiut, cancle, unsubscirbe.
@@ -185,6 +190,11 @@ export function classifyReply(text: string, words: Keywords): ReplyVerdict | und
     }
   }
   if (negated !== undefined) return { kind: 'possible', matched: negated, why: 'a stop word negated' };
+  // A stop word spelt out letter by letter: "S T O P", "s.t.o.p".
+  if (toks.length >= 3 && toks.every((t) => t.word.length === 1)) {
+    const spelt = toks.map((t) => t.word).join('');
+    if (words.stop.some((e) => e.join('') === spelt) || nearStopWord(spelt, words.stop) !== undefined) return { kind: 'possible', matched: toks.map((t) => t.word).join(' '), why: 'a stop word spelt out' };
+  }
   const bare = toks.filter((t) => !COURTESY.has(t.word)).map((t) => t.word);
   const whole = bare.join('');
   if (bare.length > 0 && words.start.has(whole)) return { kind: 'start', word: bare.join(' ') };
