@@ -2,14 +2,12 @@
 import { UsageError } from '../../errors.js';
 import type { FieldPaths } from '../../events/fields.js';
 import { forwardTarget, type ForwardTarget } from '../../events/forward.js';
-import { checkToken } from '../../events/token.js';
+import { checkToken, DEFAULT_HOST, DEFAULT_LISTEN_PORT } from '../../events/token.js';
 import { durationMs } from '../../message/validity.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, int, list, str, type Raw } from '../shared/option-values.js';
 import { fieldPaths } from '../shared/field-paths.js';
 
-export const DEFAULT_LISTEN_PORT = 4020;
-export const DEFAULT_HOST = '127.0.0.1';
 export const DEFAULT_WARN_AFTER_MS = 2 * 60_000;
 
 export interface AccountFlags {
