@@ -1,6 +1,6 @@
 // Measurement only: runs msgr's whole command line in a worker thread whose young generation is
 // capped (YOUNG, MB; default 16), to see what peak RSS a send pass off the main thread would have
-// (docs/performance.md: "Personalised messages"). Usage: YOUNG=16 node bench/in-worker.cjs send-bulk FILE ...
+// (docs/performance-history.md: "Personalised messages"). Usage: YOUNG=16 node bench/in-worker.cjs send-bulk FILE ...
 'use strict';
 const { Worker } = require('node:worker_threads');
 const { join } = require('node:path');

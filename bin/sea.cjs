@@ -3,7 +3,7 @@
 // files beside it. Each file of dist/ is an asset of the same name: `--version` and `--help` are
 // answered without loading the program; anything else runs msgr.cjs, each vendor bundle is loaded
 // the first time it is required, and each worker thread runs its bundle from source. Nothing is
-// read from beside the binary, nothing is fetched (docs/install.md: "Without Node"; docs/performance.md, "The
+// read from beside the binary, nothing is fetched (docs/install.md: "Without Node"; docs/performance-history.md, "The
 // single executable file").
 'use strict';
 

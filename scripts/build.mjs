@@ -130,7 +130,7 @@ await swapIn(dist, async (next) => {
 
   // esbuild writes strings as ASCII, but not regular expression literals: one curly quote in one
   // made the whole of msgr.cjs a two-byte string, decoded from UTF-8 on every start (docs/
-  // performance.md: "What start-up costs"). A \uXXXX escape means the same character there.
+  // performance-history.md: "What start-up costs"). A \uXXXX escape means the same character there.
   for (const file of [...ours, ...(workerEntries.length > 0 ? readdirSync(`${next}/workers`).map((w) => `workers/${w}`) : [])]) asciiOnly(`${next}/${file}`);
 
   if (tricks['code-cache']) {

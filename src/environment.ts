@@ -11,6 +11,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
   ['MSGR_CONFIG_DIR', 'moves the profile store and the bulk run state to this folder (msgr help config)'],
   ['MSGR_SANDBOX_API_KEY', 'msgr sandbox: accept only this key (as --api-key of the sandbox)'],
   ['MSGR_LISTEN_TOKEN', 'msgr listen: the token requests must carry (as --token; else one msgr makes and keeps); msgr trigger posts with it'],
+  ['MSGR_LISTEN_PORT', 'msgr listen: the port to listen on (as --port; else 4020), and the port of msgr trigger\'s default URL: one setting for a machine where 4020 is taken'],
   ['MSGR_FORWARD_TO', 'msgr listen: the app to forward events to (as --forward-to), out of ps when it holds a password'],
   ['MSGR_WEBHOOK_URL', 'where the sandbox (msgr sandbox, send --sandbox, send-bulk --sandbox) posts its events and msgr trigger its event (as --webhook-url, --url), out of ps: the URL holds the listener\'s token'],
   ['MSGR_BULK_PARALLEL_MIN_BYTES', 'send-bulk: files at least this big are checked by two threads; "off" turns that off'],

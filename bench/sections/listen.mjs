@@ -1,5 +1,6 @@
-// Section listen: msgr listen under webhook load on 127.0.0.1 (docs/performance.md: "Receiving
-// events"). An open-loop generator (undici Pool, 64 connections) offers 2,000 events a second, one
+// Section listen: msgr listen under webhook load on 127.0.0.1 (docs/performance.md: "What each
+// figure means"; its rounds: docs/performance-history.md: "Receiving events"). An open-loop
+// generator (undici Pool, 64 connections) offers 2,000 events a second, one
 // JSON event per request, each timed from the moment it was due (so a stall is counted in every
 // request it delays); every event must be flushed to disk before its answer. Baselines in the
 // same run, on the same generator: a bare node:http server that stores nothing (the HTTP floor of

@@ -8,7 +8,7 @@
 // V8 code caches: Node's `useCodeCache` covers the main script only, and keeps only what V8
 // compiles before it runs, so the bundles are compiled with the caches the dist/ build made for
 // this same Node (scripts/build/code-cache.mjs), as assets `v8-cache/<build id>`. Measured on
-// Node 26.10.0 (docs/performance.md, "The single executable file"): `send --dry-run` 1.41-1.48x
+// Node 26.10.0 (docs/performance-history.md, "The single executable file"): `send --dry-run` 1.41-1.48x
 // `node -e 0` with them, 1.53-1.77x with the bundle as the main script under `useCodeCache`.
 import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';

@@ -10,7 +10,7 @@
 //
 // Why: V8 reads, and deserialises from the code cache, a whole bundle before any of it runs, and
 // the other commands (the campaign engine, the listener, the sandbox, the runs) are two thirds of
-// our code. Measured in docs/performance.md: "What start-up costs", "Results on this machine".
+// our code. Measured in docs/performance-history.md: "What start-up costs", "Results on this machine".
 import { relative, sep } from 'node:path';
 
 const FIRST = 'msgr.cjs';

@@ -8,7 +8,7 @@ export const TRICKS = {
   'vendor-bundles': true,
   // build/send-first.mjs: what `msgr send` can load in msgr.cjs, the other commands' modules in
   // commands.cjs, read only when one of them runs. Measured at 5-7.5 % of the dry run (docs/
-  // performance.md: "Results on this machine"), under the 10 % line, and kept: it is what stops a
+  // performance-history.md: "Results on this machine"), under the 10 % line, and kept: it is what stops a
   // send's start from growing with every other command's code (docs/design.md: "Choices").
   'send-first': true,
   // build/code-cache.mjs and bin/code-cache.cjs: V8 code caches made by the build, instead of

@@ -1,4 +1,4 @@
-// What a CSV file's header names say (docs/campaigns.md: "Input"): which column holds the numbers,
+// What a CSV file's header names say (docs/campaign-input.md: "Input"): which column holds the numbers,
 // by its name, for a campaign and an opt-out list alike; a name as --exclude-column compares it;
 // the error for a column a flag names and the file lacks.
 import { UsageError } from '../errors.js';
@@ -11,7 +11,7 @@ export function headerKey(name: string): string {
     .replace(/[^\p{L}\p{N}]/gu, '');
 }
 
-// The number column by its name (docs/campaigns.md: "Input"). A header is a candidate when its words are
+// The number column by its name (docs/campaign-input.md: "Input"). A header is a candidate when its words are
 // all number words and qualifiers (`Phone`, `Mobile No.`, `Téléphone portable`, `Home phone 2`,
 // `PhoneNumber`), compared without case, accents or punctuation; `Phone type` or `Order number`
 // is not. One candidate is the column. Of several, the one whose name says mobile is taken over

@@ -2,7 +2,7 @@
 // alike. reader.ts (this file) reads one; header.ts says what its header names. It imports
 // nothing of either.
 //
-// Streams a CSV file row by row with csv-parse, in constant memory (docs/campaigns.md: "Input"): UTF-8 with
+// Streams a CSV file row by row with csv-parse, in constant memory (docs/campaign-input.md: "Input"): UTF-8 with
 // or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
 // --encoding latin1, CRLF/LF/CR, quotes, and `,` `;` or tab detected from the header line (or
 // named by an Excel `sep=;` first line).

@@ -35,7 +35,7 @@ export class Dedup {
   readonly #windowMs: number;
   readonly #capacity: number;
   // Only the time each key was recorded (epoch ms): 200,000 keys are their strings and a number
-  // each, about 20 MB (docs/performance.md: "Receiving events").
+  // each, about 20 MB (docs/performance-history.md: "Receiving events").
   /** id: and hdr: keys, oldest first (a Map keeps insertion order). */
   readonly #ids = new Map<string, number>();
   /** body: keys, in the order they came, so the expired ones are at the front. */

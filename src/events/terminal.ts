@@ -12,7 +12,7 @@ export type OptOutNote = 'opted-out' | 'possible' | 'already-opted-out' | 'undel
 
 const NOTES: Readonly<Record<OptOutNote, string>> = {
   'opted-out': '→ opted out',
-  possible: '→ possible opt-out: msgr optout possible',
+  possible: '→ possible opt-out: a person decides (the warning above says how)',
   'already-opted-out': '→ opted out already',
   undeliverable: '→ added as undeliverable',
   resubscribed: '→ re-subscribed (taken off the opt-outs)',

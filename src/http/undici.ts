@@ -56,7 +56,7 @@ export interface RoundTrip {
  * One request and its whole answer, through undici's dispatch API (its handler interface,
  * docs/dependencies.md: "undici 7"): the answer's body is collected as it comes, where request()
  * would wrap it in a stream read back through an async iterator, ~15 % of the CPU of a bulk run
- * with a request per row (docs/performance.md: "Personalised messages"). Rejects with undici's
+ * with a request per row (docs/performance-history.md: "Personalised messages"). Rejects with undici's
  * error (or the signal's reason) when the request was never started on a connected socket,
  * AfterRequestStart when it was, and BodyCutShort when the error came after the status line.
  */

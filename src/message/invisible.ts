@@ -1,6 +1,6 @@
 // Characters that show as nothing. Spreadsheets, web pages and chats carry zero-width ones into
 // cells and headers, where they look like nothing (or like a plain space) but would be sent: a
-// cell of them is empty, and a column name is found without them (docs/campaigns.md: "Personalised messages").
+// cell of them is empty, and a column name is found without them (docs/personalised.md: "Personalised messages").
 const ZERO_WIDTH_CHARS = '\\u200b-\\u200d\\u2060\\ufeff';
 
 /** Zero-width space, non-joiner, joiner, word joiner and BOM, every one (for replace). */

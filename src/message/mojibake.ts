@@ -1,5 +1,5 @@
 // Text mangled by a spreadsheet round trip: UTF-8 read as Windows-1252 (or Latin-1) and saved
-// again, so `Zoë` became `ZoÃ«` and `’` became `â€™` (docs/campaigns.md: "Input"). Sent as it is, it reads
+// again, so `Zoë` became `ZoÃ«` and `’` became `â€™` (docs/campaign-input.md: "Input"). Sent as it is, it reads
 // wrong and makes every such message UCS-2, at twice the parts.
 //
 // Only what is unambiguous is repaired, after ftfy's rules (python-ftfy: fixes.fix_encoding, the

@@ -192,7 +192,7 @@ function normaliseOne(raw: string, defaultCountry: CountryCode | undefined, opti
   // that are a valid number with a + and no mobile of their own country are refused as
   // ambiguous, not sent to a stranger (and an opt-out entry written so would exclude nobody).
   // A national mobile is taken as one: `15123456789` (a German mobile whose 0 a spreadsheet
-  // dropped) is sent to +49 151…, not to +1 512… (docs/campaigns.md: "Input").
+  // dropped) is sent to +49 151…, not to +1 512… (docs/campaign-input.md: "Input").
   if (!international && possible && parsed !== undefined && parsed.number !== `+${s}` && !nationalMobile(parsed) && withPlus(s)) {
     return {
       ok: false,

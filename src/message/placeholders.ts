@@ -1,4 +1,4 @@
-// Mail-merge placeholders in a bulk message's text (docs/campaigns.md: "Personalised messages"):
+// Mail-merge placeholders in a bulk message's text (docs/personalised.md: "Personalised messages"):
 //   {{column}}           the row's value of that column (surrounding spaces of the value dropped)
 //   {{column|default}}   the same, or `default` when the value is empty
 //   \{{                  a literal `{{`
@@ -184,7 +184,7 @@ export function columnKey(name: string): string {
 
 /**
  * The column `name` means in `header`, compared by columnKey (ignoring case and surrounding spaces); -1 for none.
- * A name two columns share is refused: the message could mean either (docs/campaigns.md: "Personalised
+ * A name two columns share is refused: the message could mean either (docs/personalised.md: "Personalised
  * messages").
  */
 export function findColumn(header: readonly string[], name: string, flag: string, fileLabel: string): number {

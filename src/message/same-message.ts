@@ -1,4 +1,4 @@
-// "The same message" (docs/campaigns.md: "Changed files and follow-up campaigns"): two requests without
+// "The same message" (docs/reruns.md: "Changed files and follow-up campaigns"): two requests without
 // their recipients compared field by field. `send --once` and send-bulk's earlier runs both ask it.
 
 /**

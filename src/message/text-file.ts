@@ -1,5 +1,5 @@
 // The one reader of a message text file (`--text-file` in send and send-bulk; `-` reads stdin):
-// the same encodings as the CSV reader (docs/campaigns.md: "Input"). A UTF-8 byte-order mark is dropped
+// the same encodings as the CSV reader (docs/campaign-input.md: "Input"). A UTF-8 byte-order mark is dropped
 // (sent, it would be an invisible character that forces UCS-2), UTF-16 is read by its mark,
 // text that is not valid UTF-8 is refused rather than sent with U+FFFD in it, and the line
 // breaks at its end are dropped, with any blank lines there (docs/sending.md: "Text from a file").
@@ -108,7 +108,7 @@ const TRAILING_BREAKS = /(?:\n[ \t]*)+$/;
 /**
  * Line ends as a phone shows them: a Windows editor's CR LF (or a cell's, in a CSV whose line
  * ends were converted) would cost a character per line, and a lone CR (an old Mac's line end,
- * kept inside a quoted cell) is a line break to the reader but not to every phone. docs/campaigns.md:
+ * kept inside a quoted cell) is a line break to the reader but not to every phone. docs/personalised.md:
  * "Personalised messages".
  */
 export function phoneLineEnds(text: string): string {

@@ -1,4 +1,4 @@
-// What the messages of a run will cost, counted on the texts that will really be sent (docs/campaigns.md:
+// What the messages of a run will cost, counted on the texts that will really be sent (docs/personalised.md:
 // "Personalised messages"): how many messages, their SMS parts in total, the largest one and where
 // it is, how many are UCS-2 and which characters force that most often. `send --dry-run` prints
 // the same line for its one message.

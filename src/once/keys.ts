@@ -1,4 +1,4 @@
-// Campaign keys (`--once KEY` on send and send-bulk; docs/campaigns.md: "Campaign keys"). A key names
+// Campaign keys (`--once KEY` on send and send-bulk; docs/reruns.md: "Campaign keys"). A key names
 // one message or one campaign for one target account: the first command with it sends, a later
 // one with the same key continues what is unfinished or says it is done, whatever file path,
 // flags or host it came from, as long as it reaches the same state folder. A key's state lives
@@ -71,7 +71,7 @@ export const SANDBOX_URL = 'sandbox';
 /**
  * Where a run sends as far as it is known without the key (a dry run needs none): the API (its
  * base URL, or the sandbox) and the account. What makes two runs "the same target" for a run of a
- * file again (docs/campaigns.md: "Running a file again") and a campaign key's scope (--once).
+ * file again (docs/reruns.md: "Running a file again") and a campaign key's scope (--once).
  */
 export interface Place {
   readonly sandbox: boolean;

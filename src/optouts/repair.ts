@@ -17,6 +17,11 @@ export interface RepairResult {
   readonly numbers: ReadonlyArray<{ readonly line: number; readonly number: string; readonly already: boolean }>;
   /** Lines that were neither a record nor a number, set aside (with why). */
   readonly setAside: ReadonlyArray<{ readonly line: number; readonly text: string; readonly why: string }>;
+  /**
+   * Lines that read as national numbers while no country was given: nothing was changed, as
+   * setting them aside would let those people be messaged; the repair needs --default-country.
+   */
+  readonly national: ReadonlyArray<{ readonly line: number; readonly text: string }>;
   /** Where they went; undefined when none. */
   readonly setAsideFile: string | undefined;
   /** The store as it was; undefined when there was nothing to repair. */
@@ -34,26 +39,29 @@ export async function repairStore(path: string, writer: StoreWriter, country: Co
     try {
       buf = readFileSync(path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, numbers: [], setAside: [], setAsideFile: undefined, backup: undefined };
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { path, numbers: [], setAside: [], national: [], setAsideFile: undefined, backup: undefined };
       throw storeWriteError(path, err);
     }
     const read = readStoreLines(buf);
     const tornText = read.torn > 0 ? buf.toString('utf8', buf.length - read.torn) : undefined;
-    if (read.bad.length === 0 && tornText === undefined) return { path, numbers: [], setAside: [], setAsideFile: undefined, backup: undefined };
+    if (read.bad.length === 0 && tornText === undefined) return { path, numbers: [], setAside: [], national: [], setAsideFile: undefined, backup: undefined };
     // Whether each number is opted out now, by the records kept.
     const out = new Map<string, boolean>();
     for (const { record } of read.records) if (record.op === 'add' || record.op === 'remove') out.set(record.number, record.op === 'add');
     const numbers: Array<{ line: number; number: string; already: boolean }> = [];
     const setAside: Array<{ line: number; text: string; why: string }> = [];
+    const national: Array<{ line: number; text: string }> = [];
     for (const b of read.bad) {
       const value = b.text.replace(/#.*$/, '').trim().replace(/[,;]+$/, '');
       const r = value === '' ? undefined : normaliseNumber(value, country, OPT_OUT_NUMBERS);
       if (r?.ok === true) {
         numbers.push({ line: b.line, number: r.e164, already: out.get(r.e164) === true || numbers.some((n) => n.number === r.e164) });
       } else {
+        if (r?.cause === 'national') national.push({ line: b.line, text: b.text });
         setAside.push({ line: b.line, text: b.text, why: r === undefined ? 'no number on it' : r.reason });
       }
     }
+    if (national.length > 0) return { path, numbers: [], setAside: [], national, setAsideFile: undefined, backup: undefined };
     if (tornText !== undefined) setAside.push({ line: read.lines + 1, text: tornText, why: 'a write cut short' });
     const now = writer.now();
     const at = now.toISOString();
@@ -83,6 +91,6 @@ export async function repairStore(path: string, writer: StoreWriter, country: Co
       rmSync(tmp, { force: true });
       throw storeWriteError(path, err);
     }
-    return { path, numbers, setAside, setAsideFile, backup };
+    return { path, numbers, setAside, national: [], setAsideFile, backup };
   });
 }

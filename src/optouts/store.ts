@@ -23,6 +23,7 @@ import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
+import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
 import { E164, readStoreLines, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
@@ -554,8 +555,14 @@ export class DamagedStoreError extends UsageError {
   constructor(path: string, damage: OptOutStore['damage'], account: string | undefined) {
     const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
     const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
+    // A number typed as it is dialled at home needs its country: the repair refuses to guess.
+    const national = damage.lines.some((b) => {
+      const value = b.text.replace(/#.*$/, '').trim().replace(/[,;]+$/, '');
+      const r = value === '' ? undefined : normaliseNumber(value, undefined, OPT_OUT_NUMBERS);
+      return r?.ok === false && r.cause === 'national';
+    });
     super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; nothing was sent`, {
-      hint: `${repairCommand(account)} turns the numbers typed on such lines into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
+      hint: `${repairCommand(account)}${national ? ' --default-country GB (the country its national numbers are dialled in)' : ''} turns the numbers typed on such lines into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
     });
   }
 }
@@ -621,6 +628,8 @@ export interface OptOuts {
   pending(): PossibleEntry[];
   /** The commands that decide on `number`'s possible opt-out, for a refusal's hint. */
   decideCommand(number: string, decision: 'accept' | 'dismiss'): string;
+  /** `msgr optout possible` for the store that holds this number's possible opt-out. */
+  listCommand(number: string): string;
 }
 
 /** An opt-out for people: `opted out since 2030-01-01T09:00:03.120Z, reply "STOP"`. */
@@ -709,11 +718,11 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     }
     return out;
   };
-  const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => {
-    const own = account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined;
-    return `msgr optout possible --${decision} ${n} ${own ? `--account ${shellWord(account)}` : '--all-accounts'}`;
-  };
-  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, optedOutAt, removeCommand, undecided, pending, decideCommand };
+  // The store that holds the number's possible opt-out: the account's own, or every account's.
+  const scope = (n: string): string => (account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined ? `--account ${shellWord(account)}` : '--all-accounts');
+  const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => `msgr optout possible --${decision} ${n} ${scope(n)}`;
+  const listCommand = (n: string): string => `msgr optout possible ${scope(n)}`;
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, optedOutAt, removeCommand, undecided, pending, decideCommand, listCommand };
 }
 
 /** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */

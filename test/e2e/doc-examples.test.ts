@@ -6,9 +6,12 @@
 // folder of the page's own, with one msgr folder of the page's own (the profile copied in), so
 // what one block sends, the next one's re-run is refused for, and no page sees another's runs.
 // Every page but the generated ones must mark every shell block: run, or skip with the reason.
+// `msgr listen` in the examples gets a port the system had free (MSGR_LISTEN_PORT), not its
+// default 4020: a listener already running on this machine must not fail the examples.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { COMMANDS_DIR, MAN_DIR } from '../../src/reference/generate.js';
@@ -45,13 +48,26 @@ let env: Record<string, string> = {};
 /** The msgr folder the profile was saved in, copied into each page's. */
 let baseConfig = '';
 
+/** A port the system had free a moment ago (it gives one for port 0), for the examples' listeners. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  assert.ok(address !== null && typeof address === 'object', 'no port from the system');
+  return address.port;
+}
+
 before(async () => {
   const home = tempDir('msgr-doc-examples-');
   const shim = join(home, 'bin');
   mkdirSync(shim);
   writeFileSync(join(shim, 'msgr'), `#!/bin/sh\nexec '${process.execPath}' '${BIN}' "$@"\n`);
   chmodSync(join(shim, 'msgr'), 0o755);
-  env = cleanEnv({ HOME: home, MSGR_CONFIG_DIR: join(home, 'msgr'), PATH: `${shim}:${process.env.PATH ?? ''}`, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined });
+  env = cleanEnv({ HOME: home, MSGR_CONFIG_DIR: join(home, 'msgr'), PATH: `${shim}:${process.env.PATH ?? ''}`, XDG_CONFIG_HOME: undefined, XDG_STATE_HOME: undefined, MSGR_LISTEN_PORT: String(await freePort()) });
   const child = spawn(process.execPath, [BIN, 'sandbox', '--port', '0', '-q'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
   sandbox = child;
   const url = await new Promise<string>((resolve, reject) => {

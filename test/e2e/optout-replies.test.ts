@@ -85,7 +85,12 @@ describe('replies as people write them', () => {
       await trigger('+447400900302', 'Start');
       await waitFor('the warnings', () => /possible opt-out from \+447400900304/.test(listen.stderr()) && /not a phone number/.test(listen.stderr()));
       assert.equal(listen.stdout(), '', '-q: no line per event');
-      assert.match(listen.stderr(), /^warning: a reply that reads as an opt-out came from "Acme", which is not a phone number: nothing was recorded \(ev_\S+; msgr listen replay --filter id=ev_\S+\)\. If it is one, add it by hand: msgr optout add NUMBER --note "…"$/m);
+      assert.match(listen.stderr(), /^warning: a reply that reads as an opt-out came from "Acme", which is not a phone number: nothing was recorded \(ev_\S+; msgr listen replay --filter id=ev_\S+ --account ACME\)\. If it is one, add it by hand: msgr optout add NUMBER --account ACME --note "…"$/m);
+      // The replay the warning offers is accepted as printed, and shows that event.
+      const offered = /msgr listen replay (--filter id=ev_\S+ --account ACME)\)/.exec(listen.stderr())?.[1]?.split(' ') ?? [];
+      const replayed = await runCli(['listen', 'replay', ...offered], { env });
+      assert.equal(replayed.code, 0, replayed.stderr);
+      assert.match(replayed.stdout, /inbound .*"Acme"|Acme/);
       assert.match(listen.stderr(), /^warning: possible opt-out from \+447400900304: "please remove me from your list" \(reply, \S+; an informal request "remove me"\); sends to it stop until a person decides: msgr optout possible --accept \+447400900304 --account ACME \(an opt-out\), or --dismiss \+447400900304 --account ACME \(not one\)$/m);
       const check = await runCli(['optout', 'check', '--account', 'ACME', '+447400900301', '+447400900302', '+447400900303', '+447400900304'], { env });
       assert.deepEqual(check.stdout.trim().split('\n').map((l) => l.replace(/ since \S+,/, ',')), [

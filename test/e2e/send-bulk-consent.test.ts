@@ -1,4 +1,4 @@
-// In doubt meets consent, end to end (docs/campaigns.md: "In doubt meets consent"): a cron run
+// In doubt meets consent, end to end (docs/reruns.md: "In doubt meets consent"): a cron run
 // killed with kill -9 while its requests are out leaves batches in doubt; a STOP for one of their
 // numbers reaches msgr listen; the resend leaves that number out, under the batch's key, and
 // violations finds nobody. Receipts that msgr listen saved for a batch in doubt settle it:

@@ -213,7 +213,7 @@ describe('every refusal offers only commands that are accepted', () => {
       assert.equal(restart.code, 2, restart.stderr);
       assert.match(restart.stderr, /^error: run \S+, which --restart abandons, left 1 recipient in doubt \(their requests may have reached the API\); this restart would send to them again under new Idempotency-Keys; nothing was sent$/m);
       // No receipt shows they got it: only the resend is offered (--skip-in-doubt, which says they
-      // did, is offered when the receipts show it: docs/campaigns.md: "In doubt meets consent").
+      // did, is offered when the receipts show it: docs/reruns.md: "In doubt meets consent").
       assert.match(restart.stderr, /^hint: No receipt shows that they got it: check them first \(msgr runs show \S+ lists them\), then add --resend-in-doubt to send to them again with this restart\.$/m);
       const dry = await msgr([...line(file), '--restart', '--dry-run'], env(server.url, config));
       assert.equal(dry.code, 2, 'a dry run predicts the refusal');
@@ -311,9 +311,9 @@ describe('README', () => {
   });
 
   test('the recipes rely on the opt-out store, which applies without a flag: no line of the campaign workflow needs an --exclude file a new user does not have; --exclude is said to be for one-off lists', () => {
-    // The workflow is docs/campaigns.md's, the README's recipes and docs/unattended.md's script.
+    // The workflow is docs/campaigns.md's and its pages', the README's recipes and docs/unattended.md's script.
     let checked = 0;
-    for (const doc of ['README.md', join('docs', 'campaigns.md'), join('docs', 'unattended.md')]) {
+    for (const doc of ['README.md', ...['campaigns.md', 'campaign-input.md', 'personalised.md', 'campaign-output.md', 'reruns.md'].map((p) => join('docs', p)), join('docs', 'unattended.md')]) {
       const text = readFileSync(join(ROOT, doc), 'utf8');
       const lines = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').replace(/\\\n\s*/g, '').split('\n')).filter((l) => /^msgr send-bulk /.test(l));
       checked += lines.length;

@@ -1,4 +1,4 @@
-// "The same message" (docs/campaigns.md: "Changed files and follow-up campaigns"): what a run sends, as
+// "The same message" (docs/reruns.md: "Changed files and follow-up campaigns"): what a run sends, as
 // its journal records it, and how two runs' messages differ. A resume, --skip-sent, --restart and
 // a new run of a finished file each ask it.
 import type { PersonalSpec, RunHeader } from '../journal/records.js';
@@ -16,7 +16,7 @@ export interface MessageDefinition {
 
 /**
  * "The same message" when rows may have messages of their own: the same definition, not the same
- * rendered texts (docs/campaigns.md: "Changed files and follow-up campaigns"). The request as above
+ * rendered texts (docs/reruns.md: "Changed files and follow-up campaigns"). The request as above
  * (its text is the template, placeholders unfilled), the same --text-column and --from-column,
  * and, for a text with placeholders, whether they are filled in (--no-render). --max-parts is
  * not part of it: it decides which rows are sent, not what they say. Returns what differs.

@@ -1,4 +1,4 @@
-// Which rows share a request when each row may have a message of its own (docs/campaigns.md:
+// Which rows share a request when each row may have a message of its own (docs/personalised.md:
 // "Personalised messages"). Rows are given in file order with a key that is their whole request
 // but the recipient (the rendered text, and the sender when it comes from a column); rows with the
 // same key go into one open batch, sealed:

@@ -93,7 +93,7 @@ export function metaMap(values: readonly string[]): Record<string, string> {
 /**
  * Whether msgr fills in the text itself (`--text`, `--text-file`, `--text-column`): then the
  * provider needs no column, and a run's requests carry no `recipients[].variables` unless
- * --var-columns names them (docs/campaigns.md: "What goes to the provider"). A template, or a
+ * --var-columns names them (docs/personalised.md: "What goes to the provider"). A template, or a
  * text sent as written for the API to fill in (--no-render), is the provider's to render: every
  * other column goes as variables unless --var-columns narrows them.
  */

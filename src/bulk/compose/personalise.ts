@@ -1,4 +1,4 @@
-// A message per row (docs/campaigns.md: "Personalised messages"): the text rendered from placeholders, or
+// A message per row (docs/personalised.md: "Personalised messages"): the text rendered from placeholders, or
 // taken from a column, and optionally the sender from a column. Each row's message is checked in
 // the preflight like its number: an empty value with no default, an empty text cell, a sender the
 // channel does not allow or a text over --max-parts make the row invalid (line, column, reason).

@@ -6,7 +6,7 @@
 //
 // What a bulk run sends, as the preflight, the printers and the send pass use it: one shared text
 // (its SMS parts counted once, and checked against --max-parts before the file is read), or a
-// message per row (docs/campaigns.md: "Personalised messages"; the per-row rules are bulk/compose/personalise.ts).
+// message per row (docs/personalised.md: "Personalised messages"; the per-row rules are bulk/compose/personalise.ts).
 import type { Channel } from '../../message/channel.js';
 import { UsageError } from '../../errors.js';
 import { singleBraceColumns } from '../../message/placeholders.js';

@@ -1,4 +1,4 @@
-// Seeing a campaign before paying for it (docs/campaigns.md: "Personalised messages"): the first rows'
+// Seeing a campaign before paying for it (docs/personalised.md: "Personalised messages"): the first rows'
 // messages exactly as they will be sent (--preview), the first request of a dry run (short on a
 // terminal), each printed for people or as the --json document; and the requests of the samples
 // --sample-to sends instead of the rows' recipients (bulk/display/sample.ts).

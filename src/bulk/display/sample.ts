@@ -1,4 +1,4 @@
-// A sample to yourself (docs/campaigns.md: "Personalised messages"): the first rows' messages, each sent to
+// A sample to yourself (docs/personalised.md: "Personalised messages"): the first rows' messages, each sent to
 // the --sample-to numbers instead of the row's recipient, as a run of its own. It has its own run
 // id and Idempotency-Keys and never touches the campaign's journal, so the campaign afterwards
 // sends to every row as if the sample had not happened.

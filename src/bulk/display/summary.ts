@@ -5,7 +5,7 @@
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
-// See docs/campaigns.md: "Output", and docs/contract.md: "Exit codes".
+// See docs/campaign-output.md: "Output", and docs/contract.md: "Exit codes".
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
@@ -185,7 +185,7 @@ export function severalMessagesError(base: Summary, pre: PreflightResult, fileLa
  * With --allow-duplicates, numbers an earlier run accepted that have several messages in this
  * file, where its journal says which numbers it reached but not which message (a run by an
  * earlier msgr, or one that sent each number one message): leaving them all out would lose a
- * message, sending them all would repeat one, so the run stops (docs/campaigns.md: "Changed files
+ * message, sending them all would repeat one, so the run stops (docs/reruns.md: "Changed files
  * and follow-up campaigns").
  */
 export function unknownMessagesError(base: Summary, pre: PreflightResult, fileLabel: string, numbers: readonly RepeatedNumber[], runs: readonly string[]): UsageError {
@@ -244,7 +244,7 @@ export function possibleOptOutsError(base: Summary, rows: number, numbers: reado
   });
 }
 
-/** The error of a run that would send nothing (docs/campaigns.md: "Preflight"); undefined when it would send. */
+/** The error of a run that would send nothing (docs/campaign-input.md: "Preflight"); undefined when it would send. */
 export function nothingToSendError(base: Summary, pre: PreflightResult, fileLabel: string): UsageError | undefined {
   const nothing = nothingToSend(pre, fileLabel);
   if (nothing === undefined) return undefined;
@@ -278,7 +278,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // offered (docs/files.md: "Nothing lost, nothing sent twice").
   const runRef = summary.runId ?? '';
   const resend = o.resend !== undefined ? `: ${o.resend}` : ` with ${FLAG.resume} ${FLAG.resendInDoubt}`;
-  // Receipts settle doubt (docs/campaigns.md: "In doubt meets consent"): a resume records the
+  // Receipts settle doubt (docs/reruns.md: "In doubt meets consent"): a resume records the
   // batches they show whole as accepted and sends them nothing, so a plain resume is what to run
   // when they show every row; the resend is offered only for what they do not show.
   const rc = o.receipts;
@@ -381,7 +381,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
 function withFixedBaseUrl(r: SendResult, given: string | undefined, runId: string, lead: string): string {
   const accepted = r.accepted + r.acceptedEarlier > 0;
   const leftOut = accepted ? 'it leaves out the rows this run accepted' : 'this run had none accepted, so each row is sent once';
-  // A --restart with --again messages the rows the abandoned run accepted again (docs/campaigns.md:
+  // A --restart with --again messages the rows the abandoned run accepted again (docs/reruns.md:
   // "Running a file again"): naming this run with --skip-sent instead leaves out only those.
   const restart = accepted && given !== undefined && / --again(?= |$)/.test(given) ? given.replace(/ --again(?= |$)/, ` ${FLAG.skipSent} ${runId}`) : given;
   return restart !== undefined ? `${lead}: ${restart} (${leftOut})` : `${lead}: the command that started the run, with the base URL fixed and ${FLAG.restart} (${leftOut}).`;
@@ -396,7 +396,7 @@ export function successDocument(summary: SentSummary): unknown {
  * The preflight's totals. Invalid rows are listed here only under --skip-invalid: otherwise the
  * error that stops the run lists them, and each is printed once.
  */
-/** What goes to the provider beside each number (docs/campaigns.md: "What goes to the provider"). */
+/** What goes to the provider beside each number (docs/personalised.md: "What goes to the provider"). */
 export interface RequestColumns {
   readonly vars: readonly string[];
   readonly meta: readonly string[];
@@ -453,7 +453,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
   if (o.sms && pre.landlines > 0) {
     // Said, not stopped: some fixed lines take SMS (read out by a voice), and the plan is the
-    // only way to tell; the column it came from is named above (docs/campaigns.md: "Input").
+    // only way to tell; the column it came from is named above (docs/campaign-input.md: "Input").
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
     warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
@@ -480,7 +480,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
   }
 }
 
-/** Which column the numbers come from, and why that one (docs/campaigns.md: "Input"); a resume reads the journal's. */
+/** Which column the numbers come from, and why that one (docs/campaign-input.md: "Input"); a resume reads the journal's. */
 export function describeNumberColumn(c: NumberColumnChoice, resumed = false): string {
   const name = `column "${c.name}"`;
   if (resumed) return `${name}, as the run started`;
@@ -562,7 +562,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
  * A run with nothing left to send, every batch answered: `--resume` of a finished run, or a
  * campaign key (--once) whose run finished. Said in one line on stderr and nothing under -q, so a
  * cron job that comes round again after the work is done mails nobody; `--json` gets a document
- * with exit code 0 (docs/campaigns.md: "Campaign keys").
+ * with exit code 0 (docs/reruns.md: "Campaign keys").
  */
 export function finishedDocument(o: { runId: string; file: string; journal: string; finishedAt: string | undefined; totals: OutcomeTotals; once: string | undefined }): { line: string; doc: Record<string, unknown> } {
   const { accepted, rejected } = o.totals;

@@ -118,7 +118,7 @@ export interface InDoubtSettlement {
 }
 
 /**
- * Receipts settle doubt (docs/campaigns.md: "In doubt meets consent"): a recipient of a batch in
+ * Receipts settle doubt (docs/reruns.md: "In doubt meets consent"): a recipient of a batch in
  * doubt has a receipt when the events hold one for its message id (when its batch's outcome
  * record names one), or else one for its number received after the batch's first request left and
  * within UNKNOWN_AFTER_MS of it, whose message id is none of the run's other messages'. A receipt

@@ -4,7 +4,7 @@
 // identity.ts knows a file again. It imports no other folder of the engine.
 //
 // Which CSV column is the number, which become `recipients[].variables` and which
-// `recipients[].metaData` (docs/campaigns.md: "Input"), and the recipient JSON built straight from a row's
+// `recipients[].metaData` (docs/campaign-input.md: "Input"), and the recipient JSON built straight from a row's
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../../errors.js';
@@ -173,7 +173,7 @@ export function asciiJson(json: string): string {
 
 /**
  * One `recipients[]` entry as JSON, from the normalised number and the row's fields. A variable's
- * line break is sent as one LF, as in a rendered text (docs/campaigns.md: "Personalised messages"): the API
+ * line break is sent as one LF, as in a rendered text (docs/personalised.md: "Personalised messages"): the API
  * puts variables into the message, where a CR would cost a character. metaData is sent as written.
  */
 export function recipientJson(plan: ColumnPlan, e164: string, fields: readonly string[]): string {

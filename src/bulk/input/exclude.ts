@@ -1,4 +1,4 @@
-// `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (docs/campaigns.md:
+// `--exclude FILE`: opted-out numbers, one per line or a CSV with a number column (docs/campaign-input.md:
 // "Preflight"). An opt-out that cannot be read cannot be honoured, so every entry must be a
 // number, normalised by the recipients' own rules (`07911 123456` with --default-country GB
 // excludes `+447911123456`); one that is not stops the run, with its line, as an invalid row does.

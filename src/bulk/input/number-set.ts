@@ -2,7 +2,7 @@
 // addressing, linear probing). E.164 has at most 15 digits and no leading zero after the plus,
 // so the integer is exact (below 2^53) and one-to-one with the number. 8 bytes a slot at a load
 // of at most 0.7: 10 million numbers in 128-256 MB and no garbage for the collector, where a
-// Set<string> takes ~100 bytes a number and stops at 2^24 entries (docs/campaigns.md: "Scale").
+// Set<string> takes ~100 bytes a number and stops at 2^24 entries (docs/campaign-input.md: "Scale").
 
 const EMPTY = 0;
 const MAX_LOAD = 0.7;

@@ -90,7 +90,7 @@ export interface RunHeader {
   readonly skipSent?: readonly SkipSentSource[];
   /**
    * --again: the run was started to message again numbers earlier runs of its file had accepted
-   * (docs/campaigns.md: "Running a file again"); absent: it was not.
+   * (docs/reruns.md: "Running a file again"); absent: it was not.
    */
   readonly again?: true;
   /** --once: the campaign key the run is known by (bulk/runs/once.ts); absent: a run without one. */

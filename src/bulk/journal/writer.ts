@@ -216,7 +216,7 @@ export class Journal {
    * time when each flush waited for the one before (mean 5.2–5.4 ms against 2.4–2.7 ms with
    * flushes side by side); and a flush per turn, ~16,000 per 100,000 requests, cost a quarter of
    * the run's time in the kernel, where groups of half the batches journaled ahead need ~2,800
-   * (docs/performance.md: "Personalised messages"). Throws DiskFullError, with nothing of the
+   * (docs/performance-history.md: "Personalised messages"). Throws DiskFullError, with nothing of the
    * record left behind, when the disk is full: the batch must not leave.
    */
   startedDurably(rec: Omit<SendRecord, 'type' | 'at'>, commitAt = 1): Promise<void> {

@@ -7,7 +7,7 @@
 // The preflight pass of a bulk run: the file's format, then every row checked before anything is
 // sent, on two cores when the file is big enough and safe to split (bulk/preflight/parallel.ts), else in one
 // pass (bulk/preflight/range.ts). It hands the send pass one spool source, however it was written
-// (docs/campaigns.md: "Preflight", and Scale).
+// (docs/campaign-input.md: "Preflight", and Scale).
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';

@@ -1,4 +1,4 @@
-// Invalid rows counted by cause (docs/campaigns.md: "Preflight"): each cause's words, its first rows and
+// Invalid rows counted by cause (docs/campaign-input.md: "Preflight"): each cause's words, its first rows and
 // its hint, as the preflight collects them and the summary prints them.
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';

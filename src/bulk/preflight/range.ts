@@ -1,4 +1,4 @@
-// The preflight pass (docs/campaigns.md: "Preflight"), always before the first request: every row is
+// The preflight pass (docs/campaign-input.md: "Preflight"), always before the first request: every row is
 // read and checked before anything is sent; problems are counted by cause, with the first few
 // rows of each kept; duplicates and opted-out numbers are set aside; the verdict per row, with the
 // recipient's JSON, goes to the spool file for the send pass. Also hashes the file, so --resume
@@ -114,7 +114,7 @@ export interface PreflightResult {
   /**
    * With --allow-duplicates, rows of a number an earlier run accepted that has several messages
    * in this file, where that run's journal does not say which message it had (it journaled
-   * numbers only): the run stops rather than guess (send-bulk.ts). `keys`: the first numbers.
+   * numbers only): the run stops rather than guess (stages/checking.ts). `keys`: the first numbers.
    */
   readonly alreadySentOthers: { readonly count: number; readonly lines: readonly number[]; readonly keys: readonly number[] };
   /** Possible numbers outside the known numbering plan, sent as --allow-unlisted-numbers says. */
@@ -438,7 +438,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
           suppressed++;
           o.spool?.skip('O', line, r.e164);
         } else if (leftOut === LEAVE_OUT.undecided) {
-          // The run stops at these (send-bulk.ts): named by line, the first few.
+          // The run stops at these (stages/checking.ts): named by line, the first few.
           undecided.count++;
           if (undecided.rows.length < UNDECIDED_SHOWN) undecided.rows.push({ line, number: r.e164 });
           o.spool?.skip('O', line, r.e164);

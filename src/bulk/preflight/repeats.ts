@@ -1,4 +1,4 @@
-// A number on several rows (docs/campaigns.md: "Preflight"). Rows that repeat a number with the same
+// A number on several rows (docs/campaign-input.md: "Preflight"). Rows that repeat a number with the same
 // message are duplicates, left out and counted. Rows that repeat it with another message (another
 // text, sender or variables: two children's appointments for one parent's phone, or a name typed
 // two ways) are a decision the file cannot make: the run stops and lists them unless the command

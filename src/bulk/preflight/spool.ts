@@ -1,4 +1,4 @@
-// The preflight's verdict per data row, kept on disk between the two passes (docs/campaigns.md: "Scale":
+// The preflight's verdict per data row, kept on disk between the two passes (docs/campaign-input.md: "Scale":
 // two passes, nothing per row in memory). One text line per row:
 //   S <tab> line <tab> +E164 <tab> recipient JSON     to send
 //   S <tab> line <tab> +E164 <tab> recipient JSON <tab> message key   to send, when rows have

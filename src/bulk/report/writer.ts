@@ -1,7 +1,7 @@
 // src/bulk/report/: the --report file. writer.ts (this file) writes it, order.ts puts its lines in
 // input order whatever order the answers come in. It imports journal/ only.
 //
-// `--report FILE`: one line per input row, in input order (docs/campaigns.md: "Output"). `.csv` is written
+// `--report FILE`: one line per input row, in input order (docs/campaign-output.md: "Output"). `.csv` is written
 // by a small RFC 4180 writer (fields with a delimiter, quote, CR or LF are quoted and quotes
 // doubled); `.jsonl` has one JSON object a line. Writes are buffered and synchronous (TextFile),
 // so lines come out in the order they are given.
@@ -75,7 +75,7 @@ export const CSV_HEADER = 'line,number,outcome,status,message_id,error,request_f
 const BUILT: ReadonlySet<string> = new Set(['accepted', 'rejected', 'in-doubt', 'not-sent']);
 
 /**
- * What each recipient's request carries (docs/campaigns.md: "The report"): `msisdn`, then each
+ * What each recipient's request carries (docs/campaign-output.md: "The report"): `msisdn`, then each
  * `variables.NAME` and `metaData.NAME` the run's columns put beside it. The same for every row a
  * run sends: the columns are the run's, not the row's.
  */
@@ -88,7 +88,7 @@ export const DELIVERY_COLUMNS = 'delivery,delivery_at,delivery_error';
 
 /**
  * Where a report is written until it is complete: beside it (a rename within one folder is
- * atomic), named so that one left by a killed msgr says whose it is (docs/campaigns.md: "Output").
+ * atomic), named so that one left by a killed msgr says whose it is (docs/campaign-output.md: "Output").
  */
 export function reportTempPath(path: string, pid: number): string {
   return join(dirname(path), `${basename(path)}.msgr-${pid}.partial`);
@@ -97,7 +97,7 @@ export function reportTempPath(path: string, pid: number): string {
 /**
  * Removes the partial files of `report` whose process is no longer alive: a killed run's left
  * behind, which nothing else would ever remove. The process id in the name is checked on this
- * host (docs/campaigns.md: "Output"); a live one's file, and this process's, are left alone.
+ * host (docs/campaign-output.md: "Output"); a live one's file, and this process's, are left alone.
  */
 function removeDeadPartials(report: string, pid: number, isProcessAlive: (pid: number) => boolean): void {
   const prefix = `${basename(report)}.msgr-`;

@@ -1,6 +1,6 @@
 // Numbers an earlier run already sent this message to (--skip-sent, and --restart by default), so
 // an edited or extended file is sent without sending anyone the same message twice
-// (docs/campaigns.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
+// (docs/reruns.md: "Changed files and follow-up campaigns"). The numbers come from the earlier
 // run's journal, not its file: the file is usually the one that changed. The preflight leaves
 // those rows out (bulk/preflight/range.ts) before it groups and counts the rest, so the requests it
 // counts, the journal's header, the send pass and every resume of the run agree on batch k,
@@ -59,7 +59,7 @@ export interface SentNumbers {
 }
 
 /**
- * --delivered-only (docs/campaigns.md: "A follow-up to those not delivered"): the accepted numbers
+ * --delivered-only (docs/reruns.md: "A follow-up to those not delivered"): the accepted numbers
  * whose receipts do not say delivered, which this run sends to again.
  */
 export interface DeliveredOnly {
@@ -388,7 +388,7 @@ export function restartSendsToAll(abandoned: RunHeader, definition: MessageDefin
 }
 
 /**
- * What a run does about the numbers earlier runs accepted (docs/campaigns.md: "Running a file again").
+ * What a run does about the numbers earlier runs accepted (docs/reruns.md: "Running a file again").
  * `sent` is left out (spool verdict A) and recorded in the journal; `guard` is counted the same
  * way by the preflight but stops the run when any row to send has one of its numbers (the caller,
  * with sentBeforeError): a run of a file again says what it means first.
@@ -428,7 +428,7 @@ export const DELIVERED_AT_START = { id: 'delivered' } as const;
 /**
  * A restart whose abandoned run left rows in doubt, without saying what to do with them.
  * --skip-in-doubt is offered only when the receipts show every one of them (they were accepted:
- * docs/campaigns.md: "In doubt meets consent"); else only the resend, after a check.
+ * docs/reruns.md: "In doubt meets consent"); else only the resend, after a check.
  */
 function restartInDoubtError(runId: string, count: number, receipts: { readonly withReceipt: number; readonly settledRows: number } | undefined): UsageError {
   const rows = `${formatCount(count)} recipient${count === 1 ? '' : 's'}`;
@@ -472,9 +472,9 @@ export async function leaveOutFor(
   let abandonedAgain = false;
   // Under a campaign key the abandoned run is the same campaign (today's, in the cron recipe), and
   // the key says once: what it accepted is left out, --again or not. --again is about the earlier
-  // runs of the file (yesterday's list) there (docs/campaigns.md: "Campaign keys").
+  // runs of the file (yesterday's list) there (docs/reruns.md: "Campaign keys").
   const sameCampaign = abandoned !== undefined && run.kind === 'restart' && run.once !== undefined && abandoned.header.once?.key === run.once.key;
-  // --again messages them again: the numbers the abandoned run accepted too (docs/campaigns.md:
+  // --again messages them again: the numbers the abandoned run accepted too (docs/reruns.md:
   // "Running a file again"), as --include-sent says for a restart alone.
   const again = flags.again && !sameCampaign;
   if (abandoned !== undefined && again && !flags.includeSent) ui.info(`${FLAG.again}: the numbers the abandoned run ${abandoned.header.runId} accepted are messaged again`);
@@ -490,7 +490,7 @@ export async function leaveOutFor(
     const flag = named.length > 0 || flags.bare ? FLAG.skipSent : FLAG.restart;
     sent = await loadSentNumbers(journals.map((journal) => ({ journal })), { flag, wantIds, delivered: flags.deliveredOnly, inDoubtLeftOut: abandoned !== undefined && flags.inDoubt === 'skip' });
     // A restart would send the rows its abandoned run left in doubt again, under new
-    // Idempotency-Keys: they may have arrived. Said before anything is sent (docs/campaigns.md:
+    // Idempotency-Keys: they may have arrived. Said before anything is sent (docs/reruns.md:
     // "Running a file again").
     if (abandoned !== undefined && journals.includes(abandoned.journal) && sent.inDoubt > 0 && flags.inDoubt === undefined) {
       const receipts = flags.state !== undefined ? await settleInDoubt(flags.state, await readRunDetail(abandoned.journal, FLAG.restart)).catch(() => undefined) : undefined;

@@ -1,4 +1,4 @@
-// The earlier runs of a file, for a new run of it (docs/campaigns.md: "Running a file again"): the
+// The earlier runs of a file, for a new run of it (docs/reruns.md: "Running a file again"): the
 // runs of the same path (its run folder, a journal kept elsewhere, a keyed run: --once) and the
 // runs of the same content under another name or piped on stdin, that sent to the same place.
 // Their accepted numbers are what a new run must not message again without saying so
@@ -94,7 +94,7 @@ export function describeEarlier(r: EarlierRun): string {
 
 /**
  * A new run of a file would message numbers its earlier runs accepted, and the command does not
- * say whether that is meant (docs/campaigns.md: "Running a file again"): refused before anything is
+ * say whether that is meant (docs/reruns.md: "Running a file again"): refused before anything is
  * sent, naming how many and the runs, and offering only what would then be accepted. --skip-sent
  * leaves out only numbers that had this message, so it is offered only when an earlier run sent
  * it (`rows`: rows to send whose number those runs accepted, as the preflight counted them).

@@ -1,4 +1,4 @@
-// Campaign keys in send-bulk (`--once KEY`; docs/campaigns.md: "Campaign keys"). The key's run lives in
+// Campaign keys in send-bulk (`--once KEY`; docs/reruns.md: "Campaign keys"). The key's run lives in
 // the key's own folder (once/keys.ts), so a command with the key finds it from any file path, flags
 // or host that reaches the same state folder: it continues the run while it is unfinished, says
 // "already done" once it finished, and reports "running now" while another process sends it. A
@@ -49,7 +49,7 @@ export async function checkKeyUse(
 ): Promise<void> {
   const { key, header } = o;
   // The command the hint offers must be accepted: under a new key the file's earlier runs (the
-  // key's among them) still count, so it says what to do about their numbers (docs/campaigns.md:
+  // key's among them) still count, so it says what to do about their numbers (docs/reruns.md:
   // "Running a file again") unless the command already does.
   const stated = o.campaign.earlier.again || o.campaign.earlier.skipSent !== undefined;
   const offer = (intent: string): string => `${FLAG.once} ${shellQuote(o.freeKey)}${stated ? '' : ` ${intent}`}`;
@@ -82,7 +82,7 @@ function keyReused(key: string, header: RunHeader, what: string, unfinished: boo
 /**
  * A new run under a campaign key whose input is the same data (the same content, whatever its
  * name) as an earlier run's under another key, or under none, that sent the same message
- * (docs/campaigns.md: "The same data under another key"): the daily cron line run on a
+ * (docs/reruns.md: "The same data under another key"): the daily cron line run on a
  * `today.csv` nobody replaced. Another message to the same list is another campaign. The newest
  * such run; undefined when there is none.
  */

@@ -73,7 +73,7 @@ export interface NewRun extends RunAt {
   /**
    * A dry run, preview or sample beside an unfinished run of the file: that run, whether it is
    * sending now, and the error the same command without --dry-run or --preview would be refused
-   * with, which they end with after showing the preflight (docs/campaigns.md: "Running a file again").
+   * with, which they end with after showing the preflight (docs/reruns.md: "Running a file again").
    */
   readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refused?: UsageError | undefined } | undefined;
 }
@@ -117,7 +117,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
   const given = file !== undefined && file !== '-' ? resolve(ctx.cwd, file) : undefined;
   const fileAbs = given !== undefined ? realFile(given) : undefined;
   const fileArg = given !== undefined && given !== fileAbs ? fileAbs : file;
-  // A keyed run is known by its key (docs/campaigns.md: "Campaign keys"): a command with the key
+  // A keyed run is known by its key (docs/reruns.md: "Campaign keys"): a command with the key
   // continues the key's unfinished run, or finds it done, whatever else it says.
   const keyed = key !== undefined ? keyedJournal(state, key.place, key.key) : undefined;
   const resume = request === 'resume' || (keyed !== undefined && request !== 'restart' && writes && existsSync(keyed));

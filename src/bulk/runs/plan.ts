@@ -123,7 +123,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
         hint: `Put it back at that path, unchanged, and resume again; or start a new run with ${FLAG.restart}.`,
       });
     }
-    // The list is read with the run's country (docs/campaigns.md: "Numbers not to message"); a run
+    // The list is read with the run's country (docs/reruns.md: "Numbers not to message"); a run
     // started without one takes the country this command has, for the list alone: a national
     // number added to it while the run was paused (a STOP reply as the CRM writes it) is read, not
     // refused with a hint the resume could not follow.

@@ -1,5 +1,5 @@
 // The refusals of a run beside another run of the file (bulk/runs/open.ts): an unfinished run,
-// and what the --restart it offers does as the command stands (docs/campaigns.md: "Running a file
+// and what the --restart it offers does as the command stands (docs/reruns.md: "Running a file
 // again"); a run another msgr holds the lock of, sending now or stopped (docs/unattended.md:
 // "Locks: an overlap, another host, a stopped run").
 import { hostname } from 'node:os';
@@ -24,7 +24,7 @@ export function unfinishedError(ctx: Context, header: RunHeader, fileAbs: string
 
 /**
  * What the offered --restart does with the rows the abandoned run accepted, as this command says
- * (docs/campaigns.md: "Running a file again"): --again messages them again; without it, they are
+ * (docs/reruns.md: "Running a file again"): --again messages them again; without it, they are
  * left out for the same message, and adding --again sends to them again.
  */
 export function restartDoes(again: boolean, keyed = false): string {

@@ -1,4 +1,4 @@
-// Numbers not to message, as a run started and as they are now (docs/campaigns.md: "Numbers not to
+// Numbers not to message, as a run started and as they are now (docs/reruns.md: "Numbers not to
 // message"). A run keeps each list's numbers as they were when it started, beside its journal, so
 // that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
 // it left out then), while a number that went on a list since then is left out of every batch
@@ -229,7 +229,7 @@ export interface LeftOut {
  * record) rebuilds it as it was, and the same rows are counted out again; otherwise it is left as
  * it is (`journaledOptedOut`: how many of those left out were opted out, as journaled). Sent again
  * (`resend`: --resend-in-doubt), it loses those in `added` too: they may have had the message, and
- * they do not want another (docs/campaigns.md: "In doubt meets consent").
+ * they do not want another (docs/reruns.md: "In doubt meets consent").
  */
 export function leaveOutOfBatch(b: Batch, state: number, added: AddedSinceStart | undefined, journaled: readonly string[] | undefined, journaledOptedOut = 0, resend = false): LeftOut {
   let out: ((number: string) => boolean) | undefined;

@@ -1,4 +1,4 @@
-// Progress while sending (docs/campaigns.md: "Output"): on a terminal an ora spinner on stderr with
+// Progress while sending (docs/campaign-output.md: "Output"): on a terminal an ora spinner on stderr with
 // sent/total, rate, failures and ETA, only when the terminal reports columns > 0 (ora 9 floods a
 // 0-column TTY: docs/dependencies.md). Without a TTY nothing until the summary, so cron mails stay
 // short, unless --progress-every asks for one plain line per interval, for a log

@@ -45,7 +45,7 @@ export const AHEAD_RECIPIENTS = 64;
 /**
  * The "send" lines journaled ahead are committed (written and flushed) in groups of this many
  * recipients, or sooner when a batch needs its line (Journal.need): a flush per group, not per
- * turn of the event loop (docs/performance.md: "Personalised messages").
+ * turn of the event loop (docs/performance-history.md: "Personalised messages").
  */
 const COMMIT_RECIPIENTS = AHEAD_RECIPIENTS / 2;
 

@@ -12,7 +12,7 @@ export function registerListen(program: Command, ctx: Context, runF?: (opts: Lis
     .command('listen')
     .description('receive delivery reports and replies by webhook on 127.0.0.1, save every event to a file before answering, show them')
     .optionsGroup('Receiving:')
-    .option('--port <n>', 'port to listen on; 0 picks a free one (default 4020)')
+    .addOption(new Option('--port <n>', 'port to listen on; 0 picks a free one (env MSGR_LISTEN_PORT; default 4020)').env('MSGR_LISTEN_PORT'))
     .option('--host <address>', 'address to listen on (default 127.0.0.1); any other is reachable from the network, and msgr warns')
     .addOption(new Option('--token <value>', 'the token requests must carry, in the path (/TOKEN) or a header (default: one msgr makes and keeps)').env('MSGR_LISTEN_TOKEN'))
     .option('--print-url', 'print the webhook URL (with the token) on stdout and exit')

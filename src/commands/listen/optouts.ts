@@ -66,6 +66,8 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
     };
   }
   const account = setup.account !== undefined ? ` --account ${shellQuote(setup.account)}` : ' --all-accounts';
+  // Replay reads the account's events file, as this listener writes it.
+  const replayAccount = setup.account !== undefined ? ` --account ${shellQuote(setup.account)}` : '';
   const writer: StoreWriter = { pid: ctx.pid, now: ctx.now, isProcessAlive: ctx.isProcessAlive, command: 'msgr listen' };
   const notes = new Map<string, OptOutNote>();
   return {
@@ -81,7 +83,7 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
         if (action === undefined) continue;
         if (action.op === 'ignore') {
           notes.set(ev.record.id, action.why === 'start-not-allowed' ? 'start-ignored' : 'not-a-number');
-          if (action.why === 'not-a-number') setup.warn(`a ${action.word === 'undeliverable' ? 'permanent failure' : `reply that reads as ${action.word === 'start' ? 'a start word' : action.word === 'possible' ? 'a possible opt-out' : 'an opt-out'}`} came from ${JSON.stringify(action.raw.slice(0, 40))}, which is not a phone number: nothing was recorded (${ev.record.id}; msgr listen replay --filter id=${ev.record.id}). If it is one, add it by hand: msgr optout add NUMBER --note "…"`);
+          if (action.why === 'not-a-number') setup.warn(`a ${action.word === 'undeliverable' ? 'permanent failure' : `reply that reads as ${action.word === 'start' ? 'a start word' : action.word === 'possible' ? 'a possible opt-out' : 'an opt-out'}`} came from ${JSON.stringify(action.raw.slice(0, 40))}, which is not a phone number: nothing was recorded (${ev.record.id}; msgr listen replay --filter id=${ev.record.id}${replayAccount}). If it is one, add it by hand: msgr optout add NUMBER${account} --note "…"`);
           continue;
         }
         try {

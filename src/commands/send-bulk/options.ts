@@ -47,7 +47,7 @@ export interface BulkOptions {
   readonly validity?: string | undefined;
   readonly defaultCountry?: string | undefined;
   readonly dryRun: boolean;
-  // a message per row (docs/campaigns.md: "Personalised messages")
+  // a message per row (docs/personalised.md: "Personalised messages")
   /** Send the text as written, placeholders and all (the columns go as variables). */
   readonly noRender: boolean;
   readonly textColumn?: string | undefined;

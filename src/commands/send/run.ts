@@ -77,7 +77,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     // A dry run shows exactly what would be sent; it has no key in it by construction.
     ctx.stdout.write(`${JSON.stringify(request, null, 2)}\n`);
     if (request.body.text !== undefined) {
-      // What it will cost, counted as send-bulk counts it (docs/campaigns.md: "Personalised messages").
+      // What it will cost, counted as send-bulk counts it (docs/personalised.md: "Personalised messages").
       const { TextTotals } = await import('../../message/text-totals.js');
       const { analyseText } = await import('../../message/segments.js');
       const totals = new TextTotals();
@@ -299,7 +299,7 @@ function leaveOutOptedOut<R extends { accountReference: string; recipients?: Arr
 function possibleOptOutsError(undecided: readonly PossibleEntry[], optOuts: OptOuts): UsageError {
   const first = undecided[0] as PossibleEntry;
   const message = undecided.length === 1 ? `${first.number} has a possible opt-out no one has decided on: ${describePossible(first)}; nothing was sent` : `${undecided.length} recipients have possible opt-outs no one has decided on (${undecided.slice(0, 3).map((p) => `${p.number}: ${describePossible(p)}`).join('; ')}); nothing was sent`;
-  const hint = `A person reads the reply and decides: ${optOuts.decideCommand(first.number, 'accept')} (it is an opt-out: the number is left out from then on), or ${optOuts.decideCommand(first.number, 'dismiss')} (it is not); msgr optout possible lists them all.`;
+  const hint = `A person reads the reply and decides: ${optOuts.decideCommand(first.number, 'accept')} (it is an opt-out: the number is left out from then on), or ${optOuts.decideCommand(first.number, 'dismiss')} (it is not); ${optOuts.listCommand(first.number)} lists them all.`;
   return new UsageError(message, { hint, jsonFor: (exitCode) => ({ ...errorDocument(message, hint, exitCode), possibleOptOuts: undecided.map((p) => ({ number: p.number, since: p.since, source: p.source, evidence: p.evidence ?? null })) }) });
 }
 

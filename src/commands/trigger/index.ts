@@ -24,7 +24,7 @@ export function registerTrigger(program: Command, ctx: Context, runF?: (opts: Tr
     .option('--set <path=value>', 'add or replace a field (dotted path; a JSON value, else text); repeatable', collect)
     .option('-p, --profile <name>', 'profile whose listener token to use (env MSGR_PROFILE)')
     .option('--account <ref>', 'account whose listener token to use (env MSGR_ACCOUNT_REFERENCE)')
-    .option('--port <n>', "msgr listen's port, for the default URL (default 4020)")
+    .addOption(new Option('--port <n>', "msgr listen's port, for the default URL (env MSGR_LISTEN_PORT; default 4020)").env('MSGR_LISTEN_PORT'))
     .option('--json', 'print the event sent and the answer as one JSON document')
     .option('-q, --quiet', 'print nothing on stderr but warnings and errors')
     .option('-v, --verbose', 'show stack traces on errors')

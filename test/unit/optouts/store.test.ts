@@ -93,6 +93,13 @@ describe('the opt-out store', () => {
     // A writer records whatever else the file holds (an opt-out must not be lost to a hand edit).
     await store.add([{ number: '+447400900130', source: 'reply' }], writer());
     assert.ok(OptOutStore.open(path).has('+447400900130'));
+    // Without a country the national number on line 5 cannot be read, and an opt-out is never set
+    // aside for that: nothing changes until the repair is told the country.
+    const before = readFileSync(path, 'utf8');
+    const refused = await repairStore(path, writer('2030-01-04T00:00:00.000Z'), undefined);
+    assert.deepEqual(refused.national.map((n) => n.line), [5]);
+    assert.equal(refused.backup, undefined);
+    assert.equal(readFileSync(path, 'utf8'), before);
     const r = await repairStore(path, writer('2030-01-05T00:00:00.000Z'), 'GB');
     assert.deepEqual(r.numbers.map((n) => [n.line, n.number]), [[2, '+447400900129'], [5, '+447400900131']]);
     assert.deepEqual(r.setAside.map((a) => a.line), [3, 4]);

@@ -33,7 +33,7 @@ export async function runShow(ctx: Context, ref: string, opts: ShowOptions): Pro
   const view = await showRun(ctx, ref, { events: opts.events, fields: opts.fields });
   const { info, header: h, sending, inDoubt } = view;
   // Receipts settle doubt: a batch in doubt every recipient of which has one counts as accepted
-  // (docs/campaigns.md: "In doubt meets consent"); a resume journals it so.
+  // (docs/reruns.md: "In doubt meets consent"); a resume journals it so.
   const settled = view.settledByReceipts;
   const doc = { ...info, accepted: info.accepted + settled, inDoubt: info.inDoubt - settled, settledByReceipts: settled, status: view.status, sending: sendingJson(sending), message: h.message, skipSent: h.skipSent ?? [], inDoubtBatches: inDoubt, lastStop: view.lastStop ?? null, suppressed: view.suppressed, delivery: deliveryJson(view.delivery) };
   if (opts.json) {

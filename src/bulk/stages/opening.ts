@@ -1,0 +1,214 @@
+// The first stage of a campaign (the door: bulk/send-bulk.ts): which run this is (new, resumed,
+// restarted; its lock and journal), the input, what it sends (from the campaign or the journal),
+// where, and what earlier runs accepted.
+import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { ClientFactory, Context } from '../../context.js';
+import { UsageError } from '../../errors.js';
+import { stateDir } from '../../files/state-dir.js';
+import { freeKey, keyUsedBy } from '../../once/keys.js';
+import { shellQuote } from '../../output/shell.js';
+import type { Ui } from '../../output/ui.js';
+import { checkSetUp, resolveTarget, type Target } from '../../settings/target.js';
+import { isOffline, journalOf, type Campaign, type ResumeArgs } from '../campaign.js';
+import { FLAG, purposeFlag } from '../flag-names.js';
+import { isInDoubt, type JournaledTarget } from '../journal/records.js';
+import type { RunContext } from '../run-context.js';
+import { outcomeTotals } from '../journal/load.js';
+import { DiskReserve } from '../journal/reserve.js';
+import { runMessage, type RunMessage } from '../compose/run-message.js';
+import type { MessageDefinition } from '../compose/definition.js';
+import { openRunReport, ReportWriter } from '../report/writer.js';
+import { clientMaker } from '../send/client.js';
+import { checkStdinAgain, isFinished, openRunState, type Run, type RunInput } from '../runs/open.js';
+import { openInput, spoolStdin } from '../runs/input.js';
+import { planRun, type RunPlan } from '../runs/plan.js';
+import { announceResume, runTargetOf } from '../runs/target.js';
+import { describeEarlier, earlierRuns, type EarlierRun } from '../runs/earlier.js';
+import { checkSameIntent, leaveOutFor, type LeaveOut } from '../runs/already-sent.js';
+import { checkKeyUse, runningNowDocument, sameDataRun } from '../runs/once.js';
+import { findRun } from '../history/catalogue.js';
+import { buildResumeCommand } from '../runs/resume-command.js';
+import { sampleNumbers } from '../display/sample.js';
+import { finishedDocument } from '../display/summary.js';
+
+
+/** A run opened: which it is, what it reads, what it sends, where, and what it leaves out. */
+export interface OpenRun {
+  readonly run: Run;
+  readonly input: RunInput;
+  readonly plan: RunPlan;
+  readonly message: RunMessage;
+  /** The sample numbers, checked (a sample). */
+  readonly sampleTo: readonly string[] | undefined;
+  /** Where it sends; undefined for a dry run or a preview. */
+  readonly target: Target | undefined;
+  readonly runTarget: JournaledTarget | undefined;
+  readonly definition: MessageDefinition;
+  readonly leave: LeaveOut;
+  readonly reserve: DiskReserve | undefined;
+  readonly report: ReportWriter | undefined;
+  /** The API clients, loading while the preflight runs. */
+  readonly clients: Promise<ClientFactory> | undefined;
+  /** What the printed resume command repeats, the file named as the run names it. */
+  readonly resumeWith: ResumeArgs;
+  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
+  readonly sameDataAs: EarlierRun | undefined;
+}
+
+/**
+ * Opens the run the campaign asks for: its journal, lock and input, what it sends, where, and what
+ * earlier runs accepted. Undefined when there is nothing to do, said on stderr (and with --json
+ * on stdout): a campaign key's run another process is sending, or a run that finished.
+ */
+export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunContext): Promise<OpenRun | undefined> {
+  const state = stateDir(ctx.env, ctx.cwd);
+  const { settings, sandbox, place } = campaign.where;
+  const { earlier: asked, purpose } = campaign;
+  // Runs named by --skip-sent, found before this run moves its file's last journal aside; the flag
+  // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
+  const refs = asked.skipSent?.runs ?? [];
+  const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
+  let opened = await openRunState(ctx, ui, campaign, rc.defer);
+  const key = asked.once;
+  if (opened.kind === 'running-now' && key !== undefined) {
+    // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
+    // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
+    // what it offers for a finished one.
+    if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc), freeKey: freeKey(state, place, key) });
+    const now = runningNowDocument(key, opened.owner, opened.journalPath);
+    ui.info(now.line);
+    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(now.doc, null, 2)}\n`);
+    return undefined;
+  }
+  if (opened.kind === 'running-now') throw new Error('send-bulk: a run being sent by another process without a key');
+  const { journalPath } = opened;
+  if (key !== undefined && (opened.kind === 'new' || opened.kind === 'restart')) {
+    const used = keyUsedBy(state, place, key, 'send-bulk');
+    if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(freeKey(state, place, key))}).` });
+  }
+  // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
+  // preview beside the key's unfinished run checks what the command without it would, and ends
+  // with its refusal after the preflight.
+  const keyedUnfinished = key !== undefined && opened.kind === 'new' ? opened.unfinished : undefined;
+  if (key !== undefined && (opened.kind === 'resume' || opened.kind === 'done' || keyedUnfinished !== undefined)) {
+    let data = opened.fileAbs;
+    // Not for a dry run's new run: it reads stdin itself (its data is checked as the message is).
+    if (campaign.input.file === '-' && opened.kind !== 'new') {
+      data = `${journalPath}.${ctx.pid}.stdin`;
+      const copy = data;
+      rc.defer(() => rmSync(copy, { force: true }));
+      await spoolStdin(ctx, copy);
+    }
+    if (opened.kind === 'new' && keyedUnfinished !== undefined) {
+      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).then(
+        () => undefined,
+        (err: unknown) => {
+          if (err instanceof UsageError) return err;
+          throw err;
+        },
+      );
+      if (refused !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refused } };
+      else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
+    } else if (opened.kind === 'resume' || opened.kind === 'done') {
+      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data, freeKey: freeKey(state, place, key) });
+    }
+  }
+  // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
+  if (opened.kind === 'done') {
+    const h = opened.previous.header;
+    const done = finishedDocument({ runId: h.runId, file: h.input.stdin ? '-' : h.input.path, journal: journalPath, finishedAt: opened.previous.lastAnswerAt, totals: outcomeTotals(opened.previous), once: h.once?.key });
+    ui.info(done.line);
+    if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(done.doc, null, 2)}\n`);
+    return undefined;
+  }
+  let run: Run = opened;
+  const previous = run.kind === 'resume' ? run.previous : undefined;
+  // A resumed run sends the account and sender its journal has.
+  const sends = previous?.header.message;
+  checkSetUp(settings, {
+    sandbox,
+    offline: isOffline(purpose),
+    account: (sends?.accountReference ?? settings.account.value) !== undefined || sandbox,
+    from: (sends?.from ?? settings.from.value ?? campaign.message.fromColumn) !== undefined,
+  });
+  // A second Ctrl-C before the sender is made (loading an --exclude list, at the question) leaves
+  // the batches an earlier run left in doubt as they were: 7, as at a checkpoint.
+  rc.inDoubtIs(() => previous?.states.some(isInDoubt) ?? false);
+  if (previous !== undefined) checkSameIntent(named, refs, { bare: asked.skipSent?.same === true, again: asked.again }, previous.header);
+  rc.at(dirname(journalPath));
+  // The resume command names the file by its real path when it was given through a symlink.
+  const resumeWith = { ...campaign.resumeWith, file: run.fileArg };
+  if (previous !== undefined) rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, journalPath));
+  const writes = journalOf(purpose) === 'write';
+  // Room for the answers of the batches in flight should the disk fill (docs/unattended.md: "Stopping").
+  // Taken before the preflight: a disk too full for it stops the run before any work.
+  const reserve = writes ? DiskReserve.take(`${journalPath}.reserve`) : undefined;
+  if (reserve !== undefined) {
+    rc.defer(() => reserve.release());
+    ctx.atQuit(() => reserve.release());
+  }
+  const reportPath = campaign.output.report?.path;
+  const textFile = campaign.message.textFile?.path;
+  const reads = [
+    ['the CSV file being sent', run.fileAbs ?? previous?.header.input.path],
+    [`the ${FLAG.exclude} list`, campaign.input.exclude?.path ?? previous?.header.shape.exclude?.path],
+    [`the ${FLAG.textFile}`, textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
+    ["the run's journal", journalPath],
+  ] as const;
+  const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid, isProcessAlive: ctx.isProcessAlive }, rc.defer) : undefined;
+  rc.reportIs(report);
+  const input = await openInput(ctx, campaign, run, rc.defer);
+  // Piped data an unfinished run read too is that run (known once stdin is read).
+  run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
+  rc.reads(input.identity.size);
+  const plan = await planRun(ctx, ui, campaign, run);
+  // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
+  const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
+  const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
+
+  // Where to send: resolved before the preflight, so a missing key or base URL fails at once
+  // rather than after a pass over millions of rows (a dry run needs neither).
+  const offline = isOffline(purpose);
+  const target = offline ? undefined : await resolveTarget(ctx, ui, settings, sandbox, campaign.where.webhookUrl);
+  const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, run.kind === 'resume') : undefined;
+  // Before the preflight: a resume against another target stops before anything is read or sent.
+  if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.previous.header, runTarget, plan.message, settings.account.value !== undefined, run.previous.header.shape.personal);
+  // A new run of a file its earlier runs sent to must say what it means for the numbers they
+  // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
+  // guard (docs/reruns.md: "Running a file again").
+  const definition = { message: plan.message, personal: plan.shape.personal };
+  const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
+  // The daily line on a file nobody replaced: the same data as an earlier run under another key
+  // stops the run unless the command says it is meant (docs/reruns.md: "The same data under
+  // another key"). Not with --skip-sent, which leaves out every number those runs accepted, nor
+  // for a --restart, which names the run it abandons for this data.
+  const sameDataAs = key !== undefined && run.kind === 'new' && asked.skipSent === undefined ? await sameDataRun(earlier, key, { path: input.path, ...input.identity }, definition) : undefined;
+  if (asked.again && earlier.length > 0) ui.info(`${FLAG.again}: sending again to the numbers earlier runs of this file accepted (${earlier.length === 1 ? '' : `${earlier.length} runs; the last: `}${describeEarlier(earlier[earlier.length - 1] as EarlierRun)})`);
+  const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
+  const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
+  // The HTTP client (undici) loads while the preflight runs, not after it.
+  const clients = offline ? undefined : ctx.http();
+  clients?.catch(() => undefined);
+  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs };
+}
+
+/** The campaign's clients, checked: a bad --ca-file stops the run before a journal exists. */
+export async function clientsFor(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, target: Target): Promise<ReturnType<typeof clientMaker>> {
+  const createClient = await (open.clients ?? ctx.http());
+  return clientMaker(createClient, ctx, { target, settings: campaign.where.settings, timeoutMs: campaign.where.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
+}
+
+export function targetOf(open: OpenRun): Target {
+  if (open.target === undefined) throw new Error('send-bulk: no target outside a dry run');
+  return open.target;
+}
+
+/** The data a keyed command gives, to compare with its run's: the file, or stdin copied beside the journal. */
+async function keyedData(ctx: Context, campaign: Campaign, at: { readonly journalPath: string; readonly fileAbs: string | undefined }, rc: RunContext): Promise<string | undefined> {
+  if (campaign.input.file !== '-') return at.fileAbs;
+  const copy = `${at.journalPath}.${ctx.pid}.stdin`;
+  rc.defer(() => rmSync(copy, { force: true }));
+  await spoolStdin(ctx, copy);
+  return copy;
+}

@@ -1,0 +1,124 @@
+// The send stage (the door: bulk/send-bulk.ts): the journal, then the send pass.
+import { existsSync, rmSync } from 'node:fs';
+import type { Context } from '../../context.js';
+import { stateDir } from '../../files/state-dir.js';
+import { maskSecret, maskUrl } from '../../output/sanitize.js';
+import type { Ui } from '../../output/ui.js';
+import { type Campaign } from '../campaign.js';
+import type { RunContext } from '../run-context.js';
+import { closeRunReport } from '../report/writer.js';
+import { Gate, RateLimiter, Window } from '../send/limiter.js';
+import { createProgress } from '../send/progress.js';
+import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send/opt-outs.js';
+import { Sender } from '../send/sender.js';
+import type { SendResult } from '../send/accounting.js';
+import { openJournal } from '../runs/open.js';
+import { DELIVERED_AT_START, skipSentRecord } from '../runs/already-sent.js';
+import { leftOutBatches, outcomeRecords } from '../history/catalogue.js';
+import { noteRunData } from '../history/run-index.js';
+import { buildResumeCommand } from '../runs/resume-command.js';
+import { sentSummary, stopReason, type SentSummary } from '../display/summary.js';
+import { clientsFor, targetOf, type OpenRun } from './opening.js';
+import type { Checked } from './checking.js';
+
+/** 429 retries per request: they are always safe, so bulk allows more than `send`. */
+const BULK_MAX_ATTEMPTS = 8;
+
+/** What the send pass did, and the summary of the run. */
+export interface Sent {
+  readonly result: SendResult;
+  readonly seconds: number;
+  readonly summary: SentSummary;
+  /** The report was put in place. */
+  readonly reportWritten: boolean;
+}
+
+/**
+ * The journal (a new run's header, or the resumed one's), then the send pass: every batch
+ * journaled before its request and after its answer, the report in input order.
+ */
+export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, rc: RunContext): Promise<Sent> {
+  const target = targetOf(open);
+  // The journal only once everything the client needs has been checked: a bad --ca-file must not
+  // leave a journal that looks like an unfinished run.
+  const newClient = await clientsFor(ctx, ui, campaign, open, target);
+  const { run, plan, input, message, report, reserve, runTarget } = open;
+  const { shape, pre } = checked;
+  // The report says why each opted-out row was left out: the opt-out in force as the run started.
+  const spool = checked.spool !== undefined && pre.suppressed > 0 && report !== undefined ? withOptOutReasons(checked.spool, plan.store.why) : checked.spool;
+  const { settings } = campaign.where;
+  const sent = open.leave.sent;
+  if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
+  const { journalPath, runId } = run;
+  const previous = run.kind === 'resume' ? run.previous : undefined;
+  const keyedRun = previous?.header.once ?? (run.kind !== 'resume' ? run.once : undefined);
+  // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
+  if (previous === undefined) {
+    for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
+    const delivered = sent?.deliveredOnly !== undefined ? [{ ...DELIVERED_AT_START, set: sent.accepted }] : [];
+    for (const source of delivered) keepAtStart(journalPath, source);
+    rc.defer(() => {
+      if (!existsSync(journalPath)) dropSnapshots(journalPath, [...plan.optOuts, ...delivered], true);
+    });
+  }
+  // Noted in the runs' index before its header is written: a later run of the same data under
+  // another name finds it there (bulk/history/run-index.ts).
+  if (previous === undefined) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, input.identity, journalPath);
+  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
+  rc.defer(() => journal.close());
+  if (reserve !== undefined) journal.useReserve(reserve);
+  // Batches left in doubt that the receipts show whole: accepted, with the ids the receipts carry.
+  const settledBatches = checked.settled?.batches.filter((b) => b.settled) ?? [];
+  for (const b of settledBatches) journal.done({ batch: b.batch, outcome: 'accepted', ids: b.withReceipt.map((x) => x.messageId ?? null), settledBy: 'receipts' });
+  if (settledBatches.length > 0) journal.sync();
+  rc.resumable(buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
+  ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
+
+  // Message ids go to the journal (msgr runs report), not only to --report.
+  const client = newClient({ connections: campaign.pace.concurrency, maxAttempts: BULK_MAX_ATTEMPTS, readSuccessBody: true, onRetry: (info) => sender.onRetry(info) });
+  ui.debug(`sending to ${maskUrl(target.endpoint)} with key ${maskSecret(target.apiKey)} (${settings.apiKey.origin ?? settings.apiKey.source})`);
+
+  const progress = await createProgress(ctx, { quiet: campaign.output.quiet, verbose: campaign.output.verbose, everyMs: campaign.output.progressEveryMs });
+  rc.defer(() => progress.stop());
+  const sender = new Sender({
+    idempotency: keyedRun?.idempotency ?? runId,
+    journal,
+    states: previous?.states,
+    frame: message.frame,
+    frameOf: message.frameOf,
+    batchSize: shape.batchSize,
+    toSend: pre.toSend,
+    duplicateKeys: pre.duplicateKeys,
+    resendInDoubt: campaign.earlier.resendInDoubt,
+    window: new Window(campaign.pace.concurrency),
+    limiter: campaign.pace.rate !== undefined ? new RateLimiter(campaign.pace.rate) : undefined,
+    gate: new Gate(),
+    report,
+    progress,
+    client,
+    signal: ctx.interrupt,
+    debug: (line) => ui.debug(line),
+    earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
+    addedSinceStart: plan.addedSinceStart,
+    journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
+    optedOut: previous?.optedOut,
+  });
+  // The journal first: it writes the answers already in, then tells of requests still out.
+  rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());
+  const t0 = performance.now();
+  rc.sending();
+  await sender.sendAll(spool);
+  // Answers that found no room even in the reserve: written as soon as there is some.
+  await journal.settle((folder, n) => ui.warn(`no room in ${folder} to record the answers of ${n} batch${n === 1 ? '' : 'es'}: waiting for space (free some there; Ctrl-C twice quits, leaving them in doubt)`));
+  progress.stop();
+  const reportWritten = closeRunReport(ui, report, runId);
+  const seconds = (performance.now() - t0) / 1000;
+  const result = sender.result();
+  const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
+  journal.stop(stopReason(result, summary.toSend) ?? 'finished');
+  journal.close();
+  if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
+  if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
+  return { result, seconds, summary, reportWritten };
+}

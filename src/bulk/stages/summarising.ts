@@ -1,0 +1,40 @@
+// The last stage (the door: bulk/send-bulk.ts): the summary, and the error that gives the exit code.
+import { dirname } from 'node:path';
+import type { Context } from '../../context.js';
+import { stateDir } from '../../files/state-dir.js';
+import { redact, showControls } from '../../output/sanitize.js';
+import type { Ui } from '../../output/ui.js';
+import { describeSource } from '../../settings/resolve.js';
+import { type Campaign } from '../campaign.js';
+import { FLAG } from '../flag-names.js';
+import { spaceToResumeIn } from '../journal/reserve.js';
+import { readRunDetail } from '../history/catalogue.js';
+import { settleInDoubt } from '../history/delivery.js';
+import { buildResumeCommand } from '../runs/resume-command.js';
+import { printSummary, successDocument, summaryError } from '../display/summary.js';
+import { targetOf, type OpenRun } from './opening.js';
+import type { Checked } from './checking.js';
+import type { Sent } from './sending.js';
+
+/** The summary on stderr; then the error that gives the exit code, or the --json document of a run that ended well. */
+export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, sent: Sent): Promise<void> {
+  const { run, input, report } = open;
+  const { endpoint, apiKey: key } = targetOf(open);
+  const { settings } = campaign.where;
+  const { result: r, summary } = sent;
+  printSummary(ui, summary, r, sent.seconds);
+  // What the receipts already say of the rows left in doubt, for the hint (they settle doubt).
+  const receipts = r.inDoubt > 0 ? await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume)).catch(() => undefined) : undefined;
+  const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? showControls(s) : s, key);
+  const err = summaryError(summary, r, {
+    reportPath: sent.reportWritten ? report?.path : undefined,
+    clean,
+    spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(run.journalPath), run.journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / checked.shape.batchSize), checked.pre.rows),
+    address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
+    restart: campaign.rerun.baseUrlFixed,
+    resend: buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
+    receipts,
+  });
+  if (err !== undefined) throw err;
+  if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(successDocument(summary), null, 2)}\n`);
+}
