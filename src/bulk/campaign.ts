@@ -2,8 +2,8 @@
 // where, how fast, what to do with earlier runs, and what this command does with it (send it, a
 // dry run, a preview, a sample). `msgr send-bulk` builds it once from argv and the settings
 // (src/commands/send-bulk/campaign.ts); the engine reads it and never a flag (where a message must
-// name one: bulk/flag-names.ts). Also the values its flags take (a rate, a delimiter) and the
-// defaults of what a command may leave out. A leaf of the engine: every folder may import it, and
+// name one: bulk/flag-names.ts). Also the value --rate takes (--delimiter's is src/csv/'s), and
+// the defaults of what a command may leave out. A leaf of the engine: every folder may import it, and
 // it imports none of them.
 import type { FileEncoding } from '../message/text-file.js';
 import type { Place } from '../once/keys.js';
@@ -213,17 +213,6 @@ export function parseRate(input: string): Rate | undefined {
   const unit = UNITS[(m[2] ?? '').toLowerCase()];
   if (unit === undefined || !(count > 0) || !Number.isFinite(count)) return undefined;
   return { perMs: count / unit, text: input.trim() };
-}
-
-/** `--delimiter`'s value: a character, or tab, comma, semicolon, pipe by name; undefined when it cannot be one. */
-export function parseDelimiter(input: string): string | undefined {
-  const v = input.toLowerCase();
-  if (v === 'tab' || v === '\\t' || input === '\t') return '\t';
-  if (v === 'comma') return ',';
-  if (v === 'semicolon') return ';';
-  if (v === 'pipe') return '|';
-  if (input.length === 1 && !/[\r\n"a-z0-9]/i.test(input)) return input;
-  return undefined;
 }
 
 /** Requests in flight unless --concurrency says otherwise. */

@@ -1,4 +1,4 @@
-// The campaign engine's front door for `msgr runs` (src/commands/runs/run.ts imports nothing else
+// The campaign engine's front door for `msgr runs` (src/commands/runs/ imports nothing else
 // of src/bulk/; eslint.config.js holds it), and for `msgr listen`'s question "is a run sending?".
 // A facade: each function is one thing a person asks of the runs in the state folder, answered
 // as data; the command keeps the tables and the wording.

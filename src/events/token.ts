@@ -65,6 +65,10 @@ export function keptToken(path: string): { token: string; created: boolean } {
   }
 }
 
+/** Where `msgr listen` listens unless told otherwise, and where `msgr trigger` posts by default. */
+export const DEFAULT_LISTEN_PORT = 4020;
+export const DEFAULT_HOST = '127.0.0.1';
+
 /** The URL a provider (or the sandbox) posts to: the token is the path's first segment. */
 export function webhookUrl(host: string, port: number, token: string): string {
   // A listener on every address is reached here on loopback.

@@ -7,8 +7,8 @@
 import { readFileSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { fileHint, fileProblem, UsageError } from '../errors.js';
-import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from '../bulk/input/columns.js';
-import { CsvInputError, detectFormat, NotCsvError, readCsv } from '../bulk/input/csv.js';
+import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from '../csv/header.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv } from '../csv/reader.js';
 import { isSpreadsheetError, looksLikeNumber, normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import type { Evidence, OptOutReason } from './store.js';
 

@@ -3,12 +3,12 @@
 // "man" list, and the exit-code tables between markers in README.md and docs/contract.md. All of
 // it comes from the running code: the whole command tree (buildProgram's 'all' scope walks every
 // command registered in commands/index.ts, so a new command needs no change here) and the tables
-// of commands/help/topics.ts.
+// of src/exit-codes.ts, src/environment.ts and src/help-topics.ts.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Context } from '../context.js';
+import { TOPICS } from '../help-topics.js';
 import { buildProgram } from '../main.js';
-import { TOPICS } from '../commands/help/topics.js';
 import { commandPage, exitCodesTable, indexPage, type Topic } from './markdown.js';
 import { manPage } from './roff.js';
 import { describeCommand, flatten, type CommandDoc } from './tree.js';

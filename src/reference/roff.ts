@@ -1,7 +1,8 @@
 // Man pages (docs/man/<slug>.1) from the command tree (tree.ts), in the man(7) macros that
 // man-db, mandoc and groff all read. `npm i -g` links them into <prefix>/share/man/man1 from
 // package.json's "man" list, which `npm run docs` keeps (scripts/docs.mjs).
-import { ENVIRONMENT, EXIT_CODES } from '../commands/help/topics.js';
+import { ENVIRONMENT } from '../environment.js';
+import { EXIT_CODES } from '../exit-codes.js';
 import { sentence } from './markdown.js';
 import type { Block, CommandDoc, Section } from './tree.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { Command } from 'commander';
 import { buildProgram, main } from '../../src/main.js';
-import { allTopics } from '../../src/commands/help/doc-topics.js';
+import { allTopics } from '../../src/help-topics.js';
 import { displayWidth } from '../../src/output/wrap.js';
 import { MSGR, ROOT, cleanEnv, runCli, tempDir } from '../support/cli.js';
 import { fakeContext } from '../support/fake-context.js';

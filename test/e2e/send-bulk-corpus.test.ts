@@ -7,7 +7,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { detectFormat, readCsv } from '../../src/bulk/input/csv.js';
+import { detectFormat, readCsv } from '../../src/csv/reader.js';
 import type { Context, OutStream } from '../../src/context.js';
 import { main } from '../../src/main.js';
 import { ROOT, tempDir } from '../support/cli.js';

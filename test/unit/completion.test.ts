@@ -4,7 +4,7 @@ import { METHODS as API_METHODS } from '../../src/commands/api/options.js';
 import { bashWords, CHANNELS, DELIMITERS, ENCODINGS, METHODS } from '../../src/commands/completion/complete.js';
 import { parseEncoding } from '../../src/message/text-file.js';
 import { parseChannel } from '../../src/message/channel.js';
-import { parseDelimiter } from '../../src/bulk/campaign.js';
+import { parseDelimiter } from '../../src/csv/reader.js';
 
 describe('completion values are what the commands accept', () => {
   test('channels, encodings, delimiters, methods', () => {

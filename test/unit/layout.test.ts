@@ -1,6 +1,8 @@
 // No import cycle anywhere in src/: the imports of every module (static, type-only and dynamic)
 // form a graph without loops, so a module can be read, tested and loaded without the modules that
-// use it (docs/design.md). The order of the engine's folders and its front doors are lint rules
+// use it (docs/design.md); nor between folders, so a folder can be too. No module outside
+// src/commands/ imports a command or main.ts, except the reference generator, which builds the
+// program to walk its command tree. The order of the engine's folders and its front doors are lint rules
 // (eslint.config.js, ENGINE_ORDER and DOORS); lint does not see dynamic imports, so this checks
 // that those of the engine from outside it go through a door too.
 import assert from 'node:assert/strict';
@@ -78,6 +80,31 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
   return undefined;
 }
 
+/**
+ * A module's folder at `depth` (1: `src/bulk`, 2: `src/bulk/input`); undefined for a module that
+ * does not sit that deep (`src/errors.ts` at 1, `src/bulk/runs.ts` at 2): files are the module graph's.
+ */
+function folderAt(module: string, depth: number): string | undefined {
+  const parts = module.split('/');
+  return parts.length - 2 >= depth ? parts.slice(0, depth + 1).join('/') : undefined;
+}
+
+/** The folders at `depth` → the other folders at that depth their modules import. */
+function folderGraph(graph: ReadonlyMap<string, readonly string[]>, depth: number): Map<string, string[]> {
+  const folders = new Map<string, Set<string>>();
+  for (const [from, targets] of graph) {
+    const a = folderAt(from, depth);
+    if (a === undefined) continue;
+    const edges = folders.get(a) ?? new Set<string>();
+    folders.set(a, edges);
+    for (const t of targets) {
+      const b = folderAt(t, depth);
+      if (b !== undefined && b !== a) edges.add(b);
+    }
+  }
+  return new Map([...folders].map(([folder, edges]) => [folder, [...edges].sort()]));
+}
+
 test('no import cycle in src/', () => {
   const graph = importGraph();
   // The walk sees the imports: main.ts's, a type-only one and a dynamic one.
@@ -87,6 +114,41 @@ test('no import cycle in src/', () => {
   assert.ok(graph.get('src/main.ts')?.includes('src/http/client.ts'), 'a dynamic import');
   const cycle = findCycle(graph);
   assert.equal(cycle, undefined, `an import cycle: ${cycle?.join(' → ') ?? ''}`);
+});
+
+test('no import cycle between folders of src/, at any depth', () => {
+  const graph = importGraph();
+  const deepest = Math.max(...[...graph.keys()].map((m) => m.split('/').length - 2));
+  // The walk sees folders at both depths: the engine and the opt-out store read CSV files from src/csv/.
+  const top = folderGraph(graph, 1);
+  assert.ok(top.get('src/bulk')?.includes('src/csv') && top.get('src/optouts')?.includes('src/csv'));
+  assert.ok(folderGraph(graph, 2).get('src/bulk/preflight')?.includes('src/bulk/input'));
+  for (let depth = 1; depth <= deepest; depth++) {
+    const cycle = findCycle(folderGraph(graph, depth));
+    assert.equal(cycle, undefined, `an import cycle between folders: ${cycle?.join(' → ') ?? ''}`);
+  }
+});
+
+test('folderGraph sees a loop between folders whose files make none', () => {
+  const files = new Map([['src/a/x.ts', ['src/b/y.ts']], ['src/b/y.ts', ['src/a/z.ts', 'src/c.ts']], ['src/a/z.ts', []], ['src/c.ts', []]]);
+  assert.equal(findCycle(files), undefined);
+  assert.deepEqual(folderGraph(files, 1), new Map([['src/a', ['src/b']], ['src/b', ['src/a']]]));
+  assert.deepEqual(findCycle(folderGraph(files, 1)), ['src/a', 'src/b', 'src/a']);
+  assert.deepEqual(folderGraph(files, 2), new Map());
+});
+
+test('outside src/commands/, no module imports a command or main.ts; the reference generator only main.ts, to walk the tree', () => {
+  const graph = importGraph();
+  const isCommand = (m: string): boolean => m.startsWith('src/commands/') || m === 'src/main.ts';
+  // The walk sees such imports where they are allowed: main.ts's of the commands, and the generator's of main.ts.
+  assert.ok(graph.get('src/main.ts')?.some((t) => t.startsWith('src/commands/')));
+  assert.ok(graph.get('src/reference/generate.ts')?.includes('src/main.ts'));
+  const strays = [...graph].flatMap(([from, targets]) => {
+    if (isCommand(from)) return [];
+    const refused = from.startsWith('src/reference/') ? targets.filter((t) => t.startsWith('src/commands/')) : targets.filter(isCommand);
+    return refused.map((t) => `${from} → ${t}`);
+  });
+  assert.deepEqual(strays, []);
 });
 
 test('findCycle finds a loop, and none in a graph without one', () => {

@@ -8,12 +8,13 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { Context } from '../../src/context.js';
 import { UsageError } from '../../src/errors.js';
-import { parseSandboxFlags, runSandbox } from '../../src/commands/sandbox/run.js';
+import { parseSandboxOptions } from '../../src/commands/sandbox/options.js';
+import { runSandbox } from '../../src/commands/sandbox/run.js';
 import { noHttp, testProcess } from '../support/fake-context.js';
 
 test('flags become server options; numbers parsed, record resolved against the working directory', () => {
-  assert.deepEqual(parseSandboxFlags({}, '/w'), { options: { host: '127.0.0.1', port: 4010 }, quiet: false });
-  const { options, quiet } = parseSandboxFlags(
+  assert.deepEqual(parseSandboxOptions({}, '/w'), { options: { host: '127.0.0.1', port: 4010 }, quiet: false });
+  const { options, quiet } = parseSandboxOptions(
     { port: '0', host: '::1', apiKey: 'k', account: 'EX1', record: 'out/r.jsonl', latency: '25', errorRate: '0.25', rateLimit: '2.5', seed: '7', quiet: true },
     '/w',
   );
@@ -37,7 +38,7 @@ test('each bad flag value is a UsageError naming the flag', () => {
   ];
   for (const [raw, flag] of bad) {
     assert.throws(
-      () => parseSandboxFlags(raw, '/w'),
+      () => parseSandboxOptions(raw, '/w'),
       (err: unknown) => err instanceof UsageError && err.message.includes(flag),
       `${JSON.stringify(raw)} should be refused naming ${flag}`,
     );
@@ -79,7 +80,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 test('runSandbox: URL alone on stdout, banner and request lines on stderr, stops on interrupt', async () => {
   const cwd = mkdtempSync(join(tmpdir(), 'msgr-sbx-run-'));
   const f = fakeContext(cwd);
-  const running = runSandbox(f.ctx, { port: '0', apiKey: 'run-secret-key-42', record: 'rec.jsonl' });
+  const running = runSandbox(f.ctx, parseSandboxOptions({ port: '0', apiKey: 'run-secret-key-42', record: 'rec.jsonl' }, f.ctx.cwd));
   await waitFor(() => f.out.length > 0);
   assert.equal(f.graceful(), true);
   const url = (f.out[0] ?? '').trimEnd();
@@ -108,7 +109,7 @@ test('runSandbox: URL alone on stdout, banner and request lines on stderr, stops
 
 test('runSandbox -q writes only the URL', async () => {
   const f = fakeContext(tmpdir());
-  const running = runSandbox(f.ctx, { port: '0', quiet: true });
+  const running = runSandbox(f.ctx, parseSandboxOptions({ port: '0', quiet: true }, f.ctx.cwd));
   await waitFor(() => f.out.length > 0);
   f.stop();
   await running;

@@ -11,7 +11,8 @@ import { checkSender, SMS_SENDER_RULE, type Channel } from '../../message/channe
 import { isBlank, trimInvisible } from '../../message/invisible.js';
 import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type BoundText } from '../../message/placeholders.js';
 import { phoneText } from '../../message/text-file.js';
-import { asciiJson, noSuchColumn } from '../input/columns.js';
+import { asciiJson } from '../input/columns.js';
+import { noSuchColumn } from '../../csv/header.js';
 import { requestFrame } from './message.js';
 import type { PersonalSpec } from '../journal/records.js';
 import { FLAG } from '../flag-names.js';

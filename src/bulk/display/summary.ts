@@ -9,7 +9,7 @@
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
-import type { NumberColumnChoice } from '../input/columns.js';
+import type { NumberColumnChoice } from '../../csv/header.js';
 import { invalidRowsHint, nothingToSend, type PreflightResult } from '../preflight/range.js';
 import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
@@ -30,7 +30,7 @@ export interface Summary {
   journal: string | null;
   report: string | null;
   dryRun: boolean;
-  /** The column the numbers were read from, and how it was chosen (bulk/input/columns.ts). */
+  /** The column the numbers were read from, and how it was chosen (src/csv/header.ts). */
   numberColumn: NumberColumnChoice;
   rows: number;
   valid: number;

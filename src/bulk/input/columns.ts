@@ -1,105 +1,18 @@
+// src/bulk/input/: what a campaign reads from its CSV file (the file itself is read by src/csv/).
+// columns.ts (this file) finds the number column, variables and metaData; number-check.ts checks
+// numbers as `send` does; number-set.ts holds millions of them; exclude.ts reads an opt-out list;
+// identity.ts knows a file again. It imports no other folder of the engine.
+//
 // Which CSV column is the number, which become `recipients[].variables` and which
 // `recipients[].metaData` (docs/campaign-input.md: "Input"), and the recipient JSON built straight from a row's
 // fields: millions of rows go through `recipientJson`, so it concatenates pre-encoded keys and
 // JSON.stringify'd values instead of building objects.
 import { UsageError } from '../../errors.js';
 import { looksLikeNumber } from '../../message/numbers.js';
-import { closestName, columnKey, findColumn, headerNames, shownName } from '../../message/placeholders.js';
+import { columnKey, findColumn, headerNames, shownName } from '../../message/placeholders.js';
+import { chooseNumberColumn, cleanName, noSuchColumn, NUMBER_COLUMNS_SHOWN, type NumberColumnChoice } from '../../csv/header.js';
 import { phoneLineEnds } from '../../message/text-file.js';
 import { FLAG } from '../flag-names.js';
-
-/** A header name as --exclude-column and a resume compare it: lower case, letters and digits only. */
-export function headerKey(name: string): string {
-  return clean(name)
-    .toLowerCase()
-    .replace(/[^\p{L}\p{N}]/gu, '');
-}
-
-// The number column by its name (docs/campaign-input.md: "Input"). A header is a candidate when its words are
-// all number words and qualifiers (`Phone`, `Mobile No.`, `Téléphone portable`, `Home phone 2`,
-// `PhoneNumber`), compared without case, accents or punctuation; `Phone type` or `Order number`
-// is not. One candidate is the column. Of several, the one whose name says mobile is taken over
-// generic ones (Phone, Tel: often a landline, and an SMS to a landline usually fails); any other
-// choice (two generic names, two mobile ones) is not guessed: the run stops and lists them.
-
-/** Words that say mobile, in the languages of spreadsheet exports (accents dropped). */
-const MOBILE_WORDS = ['mobile', 'mobil', 'mobiel', 'mobila', 'mobilni', 'mob', 'cell', 'cellular', 'cellphone', 'celular', 'cellulare', 'cel', 'handy', 'portable', 'movil', 'gsm', 'natel', 'msisdn'];
-/** Words that name a phone number without saying which kind. */
-const PHONE_WORDS = ['phone', 'telephone', 'tel', 'tele', 'telefon', 'telefono', 'telefone', 'telf', 'tlf', 'tfn', 'fon', 'number', 'to', 'landline', 'festnetz'];
-/** Words that may stand beside them in a number column's name. */
-const QUALIFIERS = [
-  'number', 'no', 'nr', 'num', 'nummer', 'numero', 'numer', 'n', 'de', 'du', 'da', 'di', 'do', 'des', 'del', 'of', 'the', 'e',
-  'home', 'work', 'office', 'business', 'private', 'privat', 'prive', 'personal', 'main', 'primary', 'secondary', 'other', 'alt',
-  'alternative', 'alternate', 'direct', 'contact', 'fixe', 'fixed', 'fijo', 'fisso', 'line', 'international', 'intl', 'e164',
-];
-const SUFFIXES = ['number', 'no', 'nr', 'num', 'nummer', 'phone', 'telefon', 'tel'];
-const compounds = (words: readonly string[]): string[] => words.flatMap((w) => [w, ...SUFFIXES.map((s) => `${w}${s}`)]);
-const MOBILE = new Set(compounds(MOBILE_WORDS));
-const PHONE = new Set(compounds(PHONE_WORDS));
-const ALLOWED = new Set([...MOBILE, ...PHONE, ...QUALIFIERS]);
-
-/** A header name's words: accents, case and punctuation dropped; `PhoneNumber2` is phone, number, 2. */
-export function headerWords(name: string): string[] {
-  return clean(name)
-    .normalize('NFD')
-    .replace(/\p{M}/gu, '')
-    .replace(/(\p{Ll})(\p{Lu})/gu, '$1 $2')
-    .replace(/(\p{L})(\p{N})|(\p{N})(\p{L})/gu, '$1$3 $2$4')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)
-    .filter((w) => w !== '');
-}
-
-/** Whether a header names a number column, and of which kind; undefined when it does not. */
-export function numberColumnKind(name: string): 'mobile' | 'phone' | undefined {
-  const words = headerWords(name);
-  if (words.length === 0 || !words.every((w) => ALLOWED.has(w) || /^\d+$/.test(w))) return undefined;
-  if (words.some((w) => MOBILE.has(w))) return 'mobile';
-  return words.some((w) => PHONE.has(w)) ? 'phone' : undefined;
-}
-
-/** How the number column was chosen: said by the preflight, and in --json (`numberColumn`). */
-export interface NumberColumnChoice {
-  readonly name: string;
-  /** flag: --msisdn-column (or the run's journal); only: the one header that names a number; mobile: the one of several whose name says mobile. */
-  readonly how: 'flag' | 'only' | 'mobile';
-  /** With `mobile`: the other candidates, passed over. */
-  readonly over: readonly string[];
-}
-
-/**
- * The number column of a header by name (see above): its index and how it was chosen; -1 when no
- * header names a number. Several candidates that no mobile name settles are a UsageError whose
- * hint gives `flag` with each of them (--msisdn-column, or --exclude-column for an opt-out list).
- */
-export function chooseNumberColumn(header: readonly string[], fileLabel: string, flag: string): { index: number; choice: NumberColumnChoice } {
-  const names = header.map(clean);
-  const found = names.flatMap((name, index) => {
-    const kind = numberColumnKind(name);
-    return kind !== undefined ? [{ index, name, kind }] : [];
-  });
-  const first = found[0];
-  if (first === undefined) return { index: -1, choice: { name: '', how: 'only', over: [] } };
-  if (found.length === 1) return { index: first.index, choice: { name: first.name, how: 'only', over: [] } };
-  const mobiles = found.filter((c) => c.kind === 'mobile');
-  const mobile = mobiles[0];
-  if (mobiles.length === 1 && mobile !== undefined) {
-    return { index: mobile.index, choice: { name: mobile.name, how: 'mobile', over: found.filter((c) => c !== mobile).map((c) => c.name) } };
-  }
-  const listed = found.map((c) => `"${shownName(c.name)}"`);
-  const why = mobiles.length === 0 ? 'and none of their names says mobile' : `and ${mobiles.length} of their names say mobile`;
-  throw new UsageError(`${fileLabel} has ${found.length} columns that could hold the numbers, ${listed.slice(0, -1).join(', ')} and ${listed[listed.length - 1] ?? ''}, ${why}: msgr does not guess which one to message; nothing was sent`, {
-    hint: `Name the column to send to, with one of:\n${found.map((c) => `        ${flag} ${shellWord(c.name)}`).join('\n')}`,
-  });
-}
-
-/** A column name as a shell word (quoted when it must be). */
-function shellWord(name: string): string {
-  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(name) ? name : `'${name.replace(/'/g, "'\\''")}'`;
-}
-
-/** The names a number column is found by, for messages. */
-export const NUMBER_COLUMNS_SHOWN = 'phone, mobile, cell, tel, telephone, number, msisdn, handy, portable, móvil, celular, … (with no, nr, number, home, work…)';
 
 export interface ColumnOptions {
   readonly msisdnColumn?: string | undefined;
@@ -125,21 +38,6 @@ export interface ColumnPlan {
   readonly unnamed: readonly number[];
 }
 
-function clean(name: string): string {
-  return name.replace(/^\uFEFF/, '').trim();
-}
-
-/**
- * The error for a flag naming a column the file lacks, with the nearest header name when one is
- * close (`--text-column mesage` → did you mean "message"?) and every header name.
- */
-export function noSuchColumn(flag: string, fileLabel: string, name: string, header: readonly string[], line = 'Its header has'): UsageError {
-  const near = closestName(name, header);
-  return new UsageError(`${flag}: ${fileLabel} has no column "${name}"${near !== undefined ? `; did you mean "${near}"?` : ''}`, {
-    hint: `${line}: ${headerNames(header)}.`,
-  });
-}
-
 /** Where the delimiter a file is read with came from: --delimiter, a `sep=` first line, or a guess. */
 export type DelimiterSource = 'flag' | 'sep' | 'detected';
 
@@ -156,7 +54,7 @@ function delimiterHint(header: readonly string[], delimiter: string | undefined,
   if (header.length === 1) {
     const other = others.find((d) => (header[0] as string).includes(d));
     if (other === undefined) return undefined;
-    // A guess is "," unless the header line has more ";" or tabs outside quotes (bulk/input/csv.ts, sniffDelimiter).
+    // A guess is "," unless the header line has more ";" or tabs outside quotes (src/csv/reader.ts, sniffDelimiter).
     const why = source === 'flag' ? `as ${FLAG.delimiter} says` : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
     return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give ${flag(other)}.`;
   }
@@ -178,13 +76,13 @@ function delimiterHint(header: readonly string[], delimiter: string | undefined,
 
 /** `delimiter`: the one the file is read with and where it came from, to explain a header read as one column. */
 export function planColumns(rawHeader: readonly string[], options: ColumnOptions, fileLabel: string, delimiter?: string, source: DelimiterSource = 'flag'): ColumnPlan {
-  const header = rawHeader.map(clean);
+  const header = rawHeader.map(cleanName);
   // Compared as names are searched (columnKey): "First name" and "First\nname" are one name.
   const lower = header.map(columnKey);
   const shown = header.map((h) => JSON.stringify(h)).join(', ');
   const wrongDelimiter = delimiterHint(header, delimiter, source);
   const find = (name: string, flag: string): number => {
-    const first = findColumn(header, clean(name), flag, fileLabel);
+    const first = findColumn(header, cleanName(name), flag, fileLabel);
     if (first === -1) {
       const err = noSuchColumn(flag, fileLabel, name, header);
       throw wrongDelimiter !== undefined ? new UsageError(err.message, { hint: wrongDelimiter }) : err;
@@ -222,7 +120,7 @@ export function planColumns(rawHeader: readonly string[], options: ColumnOptions
     for (let i = 0; i < header.length; i++) if (header[i] === '' && i !== msisdn && !meta.includes(i) && !vars.includes(i)) unnamed.push(i);
   } else {
     vars = [];
-    const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(clean(n))));
+    const inMessage = new Set((options.messageColumns ?? []).map((n) => columnKey(cleanName(n))));
     for (let i = 0; i < header.length; i++) {
       if (i === msisdn || meta.includes(i) || inMessage.has(lower[i] as string)) continue;
       if (header[i] === '') unnamed.push(i);

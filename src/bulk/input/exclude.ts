@@ -6,10 +6,10 @@
 import { createHash } from 'node:crypto';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';
 import { isSpreadsheetError, looksLikeNumber } from '../../message/numbers.js';
-import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from './columns.js';
+import { chooseNumberColumn, headerKey, noSuchColumn, NUMBER_COLUMNS_SHOWN } from '../../csv/header.js';
 import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
-import { CsvInputError, detectFormat, NotCsvError, readCsv } from './csv.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv } from '../../csv/reader.js';
 import { FLAG } from '../flag-names.js';
 
 export interface ExcludeList {

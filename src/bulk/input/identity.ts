@@ -4,7 +4,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { createHash } from 'node:crypto';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';
-import { pipeError } from './csv.js';
+import { pipeError } from '../../csv/reader.js';
 
 export interface InputStat {
   size: number;

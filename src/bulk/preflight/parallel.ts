@@ -29,7 +29,7 @@ import type { MessageSource } from '../compose/personalise.js';
 import { finishPreflight, LANDLINE_SAMPLES, mergeColumns, UNDECIDED_SHOWN, type PreflightResult, type RangeResult } from './range.js';
 import { mergeGroups } from './problems.js';
 import { TextTotals } from '../../message/text-totals.js';
-import { countLineEnds, readCsv, type CsvFormat } from '../input/csv.js';
+import { countLineEnds, readCsv, type CsvFormat } from '../../csv/reader.js';
 import { readSpool, removeSpool, type SpoolSource } from './spool.js';
 
 /** Below this the workers' start-up (~50 ms each) is not worth it. */
@@ -145,7 +145,7 @@ export async function findSplit(path: string, format: CsvFormat, size: number, m
     let position = base;
     // One pass over every byte up to the split, counting lines to number the second part's rows.
     // The count is of one kind of line end: a file that mixes them, or ends lines with a bare CR,
-    // is not split (the single pass runs, and reads every kind; bulk/input/csv.ts, LINE_ENDS).
+    // is not split (the single pass runs, and reads every kind; src/csv/reader.ts, LINE_ENDS).
     while (position < limit) {
       const { bytesRead } = await fh.read(buf, 0, buf.length, position);
       if (bytesRead === 0) break;

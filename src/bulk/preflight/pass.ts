@@ -20,7 +20,7 @@ import { repeatMode } from './repeats.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
 import { runPreflight, type PreflightResult, type SentMessages } from './range.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
-import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../input/csv.js';
+import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../../csv/reader.js';
 import { windows1252 } from '../../message/text-file.js';
 import { ReportWriter } from '../report/writer.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';

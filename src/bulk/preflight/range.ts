@@ -17,7 +17,7 @@ import { duplicatePayload, messageHash, NumberRepeats, SEVERAL_SHOWN, type Repea
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
 import { createRowChecker, csvUtf8Hint, ENCODING_CAUSES, type RowCheck, type RowChecker } from './row-check.js';
 import type { SpoolWriter } from './spool.js';
-import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../input/csv.js';
+import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../../csv/reader.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 

@@ -16,7 +16,7 @@ import type { ColumnPlan } from '../input/columns.js';
 import type { NumberChecker } from '../input/number-check.js';
 import { NumberSet, numberKey, textHash52 } from '../input/number-set.js';
 import type { RowMessagePlan } from '../compose/personalise.js';
-import { readCsv, type CsvFormat } from '../input/csv.js';
+import { readCsv, type CsvFormat } from '../../csv/reader.js';
 import { createRowChecker, csvUtf8Hint } from './row-check.js';
 import { phoneLineEnds } from '../../message/text-file.js';
 import { FLAG } from '../flag-names.js';

@@ -3,7 +3,7 @@
 import type { ColumnPlan } from '../input/columns.js';
 import type { NumberCheck, NumberChecker } from '../input/number-check.js';
 import type { RowMessage, RowMessagePlan } from '../compose/personalise.js';
-import type { CsvFormat } from '../input/csv.js';
+import type { CsvFormat } from '../../csv/reader.js';
 import { MOJIBAKE_HINT, mojibakeReason, repairMojibake } from '../../message/mojibake.js';
 import { notUtf8Hint } from '../../message/text-file.js';
 import { FLAG } from '../flag-names.js';

@@ -19,7 +19,7 @@ import type { RunShape } from '../journal/records.js';
 import { buildMessage } from '../compose/message.js';
 import { createNumberChecker, type NumberChecker } from '../input/number-check.js';
 import type { PreflightResult } from '../preflight/range.js';
-import type { CsvFormat } from '../input/csv.js';
+import type { CsvFormat } from '../../csv/reader.js';
 import { checkResume } from './resume-checks.js';
 import { DEFAULT_BATCH_SIZE, type Campaign } from '../campaign.js';
 import type { Run } from './open.js';

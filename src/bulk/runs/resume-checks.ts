@@ -7,7 +7,7 @@ import type { Ui } from '../../output/ui.js';
 import type { JournaledTarget, RunHeader } from '../journal/records.js';
 import type { LoadedJournal } from '../journal/load.js';
 import { metaMap } from '../compose/message.js';
-import { headerKey } from '../input/columns.js';
+import { headerKey } from '../../csv/header.js';
 import { columnKey } from '../../message/placeholders.js';
 import { checkResumeTarget } from './target.js';
 import type { PreflightResult } from '../preflight/range.js';

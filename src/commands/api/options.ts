@@ -2,7 +2,7 @@
 // headers. Pure functions, so every rule can be tested without a network.
 import type { Dispatcher } from 'undici';
 import { UsageError } from '../../errors.js';
-import { parseConnectionOptions, type ConnectionOptions } from '../send/options.js';
+import { parseConnectionOptions, type ConnectionOptions } from '../shared/connection.js';
 import { list, str, type Raw } from '../shared/option-values.js';
 
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;

@@ -3,7 +3,7 @@
 // msgr knows for some options and arguments. Pure: the shell glue is in scripts.ts, and the
 // profile names and country codes are passed in.
 import type { Command, Option } from 'commander';
-import { allTopics } from '../help/doc-topics.js';
+import { allTopics } from '../../help-topics.js';
 import { collect } from '../shared/flags.js';
 
 export interface Candidate {

@@ -1,5 +1,5 @@
 // argv → options for `doctor`: the connection options every sending command takes.
-import { parseConnectionOptions, type ConnectionOptions } from '../send/options.js';
+import { parseConnectionOptions, type ConnectionOptions } from '../shared/connection.js';
 import type { Raw } from '../shared/option-values.js';
 
 export type DoctorOptions = Omit<ConnectionOptions, 'yes'>;

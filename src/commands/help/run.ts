@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { storePaths } from '../../profiles/paths.js';
-import { allTopics, DOC_TOPICS } from './doc-topics.js';
+import { allTopics, DOC_TOPICS } from '../../help-topics.js';
 import { configTopic, environmentTopic, exitCodesTopic } from './topics.js';
 import { pageWidth, wrap, wrapPage } from '../../output/wrap.js';
 import { stateDir } from '../../files/state-dir.js';

@@ -45,7 +45,8 @@ Examples:
   MSGR_WEBHOOK_URL="$(msgr listen --print-url)" msgr sandbox --failed-rate 0.1 --reply-rate 0.05`,
     )
     .action(async (_opts: unknown, command: Command) => {
+      const { parseSandboxOptions } = await import('./options.js');
       const { runSandbox } = await import('./run.js');
-      await runSandbox(ctx, command.opts());
+      await runSandbox(ctx, parseSandboxOptions(command.opts(), ctx.cwd));
     });
 }

@@ -2,9 +2,11 @@
 // them, naming the flag in every error, before anything is read or sent.
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
-import { checkIncludeOptedOut, parseConnectionOptions, parseMessageOptions } from '../send/options.js';
+import { parseConnectionOptions } from '../shared/connection.js';
+import { checkIncludeOptedOut, parseMessageOptions } from '../shared/message.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
-import { DEFAULT_CONCURRENCY, parseDelimiter, parseRate, type Rate } from '../../bulk/campaign.js';
+import { DEFAULT_CONCURRENCY, parseRate, type Rate } from '../../bulk/campaign.js';
+import { parseDelimiter } from '../../csv/reader.js';
 
 
 export const MAX_BATCH_SIZE = 10_000;

@@ -17,7 +17,8 @@ import { prepareSingleRequest } from '../../http/single-request.js';
 import { colorLevel, type Context } from '../../context.js';
 import { describeSource, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
-import { readFlagFile, splitList, type SendOptions } from './options.js';
+import { readFlagFile } from '../shared/files.js';
+import { splitList, type SendOptions } from './options.js';
 import { acceptedLines, type AcceptedSend } from './result.js';
 import type { OnceSend } from '../../once/send.js';
 

@@ -1,9 +1,9 @@
 // argv → options for `msgr trigger`.
 import { UsageError } from '../../errors.js';
+import { DEFAULT_LISTEN_PORT } from '../../events/token.js';
 import { maskUrl } from '../../output/sanitize.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, int, list, str, type Raw } from '../shared/option-values.js';
-import { DEFAULT_LISTEN_PORT } from '../listen/options.js';
 
 export type TriggerKind = 'delivered' | 'failed' | 'expired' | 'sent' | 'fallback' | 'inbound';
 const KINDS: readonly TriggerKind[] = ['delivered', 'failed', 'expired', 'sent', 'fallback', 'inbound'];

@@ -5,12 +5,11 @@ import { randomBytes } from 'node:crypto';
 import type { Context } from '../../context.js';
 import { AuthError, NotSentError, OutcomeUnknownError, RejectedError } from '../../errors.js';
 import { accountFile } from '../../files/account-files.js';
-import { keptToken, webhookUrl } from '../../events/token.js';
+import { DEFAULT_HOST, keptToken, webhookUrl } from '../../events/token.js';
 import { maskUrl } from '../../output/sanitize.js';
 import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/events.js';
 import { createUi } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
-import { DEFAULT_HOST } from '../listen/options.js';
 import type { TriggerOptions } from './options.js';
 import { stateDir } from '../../files/state-dir.js';
 

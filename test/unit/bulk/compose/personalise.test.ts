@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { createNumberChecker } from '../../../../src/bulk/input/number-check.js';
 import { isPersonal, messageColumnNames, messageOfKey, planRowMessage, type MessageSource } from '../../../../src/bulk/compose/personalise.js';
 import { runPreflight } from '../../../../src/bulk/preflight/range.js';
-import { detectFormat } from '../../../../src/bulk/input/csv.js';
+import { detectFormat } from '../../../../src/csv/reader.js';
 import { readSpool, SpoolWriter } from '../../../../src/bulk/preflight/spool.js';
 import { TextTotals, totalsOf } from '../../../../src/message/text-totals.js';
 import { analyseText } from '../../../../src/message/segments.js';

@@ -17,7 +17,7 @@ import type { SpoolKind } from '../../../../src/bulk/preflight/spool.js';
 import { definitionDifferences } from '../../../../src/bulk/compose/definition.js';
 import { ensureDir, stateWriteError } from '../../../../src/files/dirs.js';
 import { messageDifferences } from '../../../../src/message/same-message.js';
-import { parseAge } from '../../../../src/commands/runs/options.js';
+import { parseAge } from '../../../../src/commands/runs/prune/options.js';
 import { runHeader } from '../../../support/journal.js';
 
 const real: JournaledTarget = { baseUrl: 'https://eu.api.example.com', account: 'ACME01', profile: 'prod', sandbox: false, keyFingerprint: keyFingerprint('key-one') };

@@ -1,7 +1,8 @@
 // Which column is the number, which become variables and metaData, and each row's recipient JSON.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { asciiJson, chooseNumberColumn, headerKey, numberColumnKind, planColumns, recipientJson } from '../../../../src/bulk/input/columns.js';
+import { asciiJson, planColumns, recipientJson } from '../../../../src/bulk/input/columns.js';
+import { chooseNumberColumn, headerKey, numberColumnKind } from '../../../../src/csv/header.js';
 import { UsageError } from '../../../../src/errors.js';
 import { requestFrame } from '../../../../src/bulk/compose/message.js';
 

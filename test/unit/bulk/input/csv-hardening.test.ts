@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { planColumns } from '../../../../src/bulk/input/columns.js';
-import { detectFormat, NotCsvError, sniffDelimiter } from '../../../../src/bulk/input/csv.js';
+import { detectFormat, NotCsvError, sniffDelimiter } from '../../../../src/csv/reader.js';
 import { UsageError } from '../../../../src/errors.js';
 
 describe('the delimiter', () => {

@@ -12,7 +12,7 @@ import { NumberSet, numberKey } from '../../../../src/bulk/input/number-set.js';
 import { runParallelPreflight } from '../../../../src/bulk/preflight/parallel.js';
 import { messageColumnNames, type MessageSource } from '../../../../src/bulk/compose/personalise.js';
 import { nothingToSend, runPreflight, type PreflightResult } from '../../../../src/bulk/preflight/range.js';
-import { detectFormat } from '../../../../src/bulk/input/csv.js';
+import { detectFormat } from '../../../../src/csv/reader.js';
 import { rowFingerprint } from '../../../../src/bulk/preflight/repeats.js';
 import { readSpool, SpoolWriter, type SpoolSource } from '../../../../src/bulk/preflight/spool.js';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { findSplit } from '../../../../src/bulk/preflight/parallel.js';
-import { detectFormat, readCsv } from '../../../../src/bulk/input/csv.js';
+import { detectFormat, readCsv } from '../../../../src/csv/reader.js';
 import { tempFile } from '../../../support/files.js';
 
 /** Line and byte offset of every data record, as the single pass sees them. */

@@ -11,7 +11,7 @@ import { after, describe, test } from 'node:test';
 import { GROUP_WINDOW } from '../../../../src/bulk/compose/grouping.js';
 import { runParallelPreflight, runWholeInWorker, sampledLineBytes, workerOldMb } from '../../../../src/bulk/preflight/parallel.js';
 import { messageColumnNames, type MessageSource } from '../../../../src/bulk/compose/personalise.js';
-import { detectFormat, type CsvFormat } from '../../../../src/bulk/input/csv.js';
+import { detectFormat, type CsvFormat } from '../../../../src/csv/reader.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'msgr-worker-heap-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -204,7 +204,7 @@ describe('in doubt meets consent', () => {
     // A new run to the number that opted out after the first: a new message.
     writeFileSync(join(c.dir, 'other.csv'), `msisdn\n${c.numbers[3] as string}\n`);
     assert.equal((await send(c.env, [join(c.dir, 'other.csv'), '--from', 'Acme', '--text', 'Other', '--yes', '--include-opted-out'])).err, undefined);
-    const { runViolations } = await import('../../../../src/commands/optout/violations.js');
+    const { runViolations } = await import('../../../../src/commands/optout/violations/run.js');
     const { createUi } = await import('../../../../src/output/ui.js');
     const ctx = fakeContext({ env: c.env });
     await runViolations(ctx, createUi(ctx, {}), { account: undefined, sandbox: false, json: true });

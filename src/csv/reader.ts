@@ -1,7 +1,6 @@
-// src/bulk/input/: the CSV file and what is read from it. csv.ts (this file) reads it; columns.ts
-// finds the number column, variables and metaData; number-check.ts checks numbers as `send` does;
-// number-set.ts holds millions of them; exclude.ts reads an opt-out list; identity.ts knows a file
-// again. It imports no other folder of the engine.
+// src/csv/: reading CSV files, for a campaign (src/bulk/) and an opt-out list (src/optouts/)
+// alike. reader.ts (this file) reads one; header.ts says what its header names. It imports
+// nothing of either.
 //
 // Streams a CSV file row by row with csv-parse, in constant memory (docs/campaign-input.md: "Input"): UTF-8 with
 // or without BOM, UTF-16 with BOM (LE, and BE transcoded here, which csv-parse cannot read),
@@ -16,8 +15,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Stats } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { CsvError, Parser } from 'csv-parse';
-import { detectBom, windows1252, type FileEncoding } from '../../message/text-file.js';
-import { parseDelimiter } from '../campaign.js';
+import { detectBom, windows1252, type FileEncoding } from '../message/text-file.js';
 
 export interface CsvFormat {
   readonly encoding: FileEncoding;
@@ -575,4 +573,15 @@ function translate(err: Error, recordLine: number): CsvInputError {
       return new CsvInputError(`line ${line ?? at}: ${msg}`, line ?? at);
     }
   }
+}
+
+/** `--delimiter`'s value: a character, or tab, comma, semicolon, pipe by name; undefined when it cannot be one. */
+export function parseDelimiter(input: string): string | undefined {
+  const v = input.toLowerCase();
+  if (v === 'tab' || v === '\\t' || input === '\t') return '\t';
+  if (v === 'comma') return ',';
+  if (v === 'semicolon') return ';';
+  if (v === 'pipe') return '|';
+  if (input.length === 1 && !/[\r\n"a-z0-9]/i.test(input)) return input;
+  return undefined;
 }

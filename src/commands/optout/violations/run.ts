@@ -6,15 +6,17 @@
 // Findings go to stdout, one line each, and nothing when there are none, so that cron mails
 // exactly when there is something to read; the exit code is 0 either way, as for `optout check`
 // (docs/contract.md: "Events and opt-outs").
-import type { Context } from '../../context.js';
-import { messaged } from '../../bulk/runs.js';
-import { stateDir } from '../../files/state-dir.js';
-import { acceptedOnceSends } from '../../once/send.js';
-import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptOuts } from '../../optouts/store.js';
-import type { Ui } from '../../output/ui.js';
-import { formatCount } from '../../output/count.js';
-import { showControls } from '../../output/sanitize.js';
-import { lineWidth, wrap } from '../../output/wrap.js';
+import type { Context } from '../../../context.js';
+import { messaged } from '../../../bulk/runs.js';
+import { stateDir } from '../../../files/state-dir.js';
+import { acceptedOnceSends } from '../../../once/send.js';
+import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptOuts } from '../../../optouts/store.js';
+import type { Ui } from '../../../output/ui.js';
+import { formatCount } from '../../../output/count.js';
+import { showControls } from '../../../output/sanitize.js';
+import { lineWidth, wrap } from '../../../output/wrap.js';
+import { optoutTarget } from '../shared.js';
+import type { ViolationsOptions } from './options.js';
 
 export interface Violation {
   readonly number: string;
@@ -35,7 +37,7 @@ export interface Violation {
   readonly why: string;
 }
 
-export interface ViolationsOptions {
+export interface ViolationsQuery {
   /** Only the sends for this account (undefined: every account's). */
   readonly account: string | undefined;
   /** The sandbox's runs and --once messages instead of the real ones. */
@@ -43,7 +45,14 @@ export interface ViolationsOptions {
   readonly json: boolean;
 }
 
-export async function runViolations(ctx: Context, ui: Ui, o: ViolationsOptions): Promise<void> {
+/** `msgr optout violations` as the command runs it: the account, then its sends checked. */
+export async function runOptoutViolations(ctx: Context, opts: ViolationsOptions): Promise<void> {
+  const { ui, account } = await optoutTarget(ctx, 'violations', opts);
+  // Without an account named (or with --all-accounts): every account's sends, each against its own store.
+  await runViolations(ctx, ui, { account, sandbox: opts.sandbox, json: opts.json });
+}
+
+export async function runViolations(ctx: Context, ui: Ui, o: ViolationsQuery): Promise<void> {
   const state = stateDir(ctx.env, ctx.cwd);
   const stores = new Map<string, OptOuts>();
   const storeOf = (account: string | undefined): OptOuts => {

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { CsvInputError, detectFormat, isBlankRecord, isSimpleRange, readCsv, readSimpleCsv, sniffDelimiter, type CsvFormat } from '../../../../src/bulk/input/csv.js';
-import { tempDir } from '../../../support/cli.js';
-import { findSplit } from '../../../../src/bulk/preflight/parallel.js';
-import { tempFile } from '../../../support/files.js';
+import { CsvInputError, detectFormat, isBlankRecord, isSimpleRange, readCsv, readSimpleCsv, sniffDelimiter, type CsvFormat } from '../../../src/csv/reader.js';
+import { tempDir } from '../../support/cli.js';
+import { findSplit } from '../../../src/bulk/preflight/parallel.js';
+import { tempFile } from '../../support/files.js';
 
 describe('CSV reading', () => {
   async function rows(content: Buffer | string, given: { encoding?: 'latin1' } = {}): Promise<{ header: string[]; rows: Array<[string[], number]> }> {

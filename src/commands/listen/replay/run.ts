@@ -1,20 +1,20 @@
 // `msgr listen replay`: saved events, chosen by time and filters, listed or sent again to an app
 // as they were received (docs/events.md: "Forwarding and replay").
 import { resolve } from 'node:path';
-import type { Context } from '../../context.js';
-import { InterruptedError, PartialError } from '../../errors.js';
-import { accountFile } from '../../files/account-files.js';
-import { getPath, nameKey, summarise, type EventSummary } from '../../events/fields.js';
-import { backoffMs, forwardOnce, forwardWarnings, isDelivered, worthRetrying, type ForwardAttempt } from '../../events/forward.js';
-import { readEventsFile } from '../../events/read.js';
-import { parseEventBody, type EventRecord } from '../../events/records.js';
-import { eventJson, eventLine } from '../../events/terminal.js';
-import { showControls } from '../../output/sanitize.js';
-import { createUi } from '../../output/ui.js';
-import { lineWidth, wrap } from '../../output/wrap.js';
-import { resolveAccount } from '../shared/account.js';
+import type { Context } from '../../../context.js';
+import { InterruptedError, PartialError } from '../../../errors.js';
+import { accountFile } from '../../../files/account-files.js';
+import { getPath, nameKey, summarise, type EventSummary } from '../../../events/fields.js';
+import { backoffMs, forwardOnce, forwardWarnings, isDelivered, worthRetrying, type ForwardAttempt } from '../../../events/forward.js';
+import { readEventsFile } from '../../../events/read.js';
+import { parseEventBody, type EventRecord } from '../../../events/records.js';
+import { eventJson, eventLine } from '../../../events/terminal.js';
+import { showControls } from '../../../output/sanitize.js';
+import { createUi } from '../../../output/ui.js';
+import { lineWidth, wrap } from '../../../output/wrap.js';
+import { resolveAccount } from '../../shared/account.js';
 import type { ReplayOptions } from './options.js';
-import { stateDir } from '../../files/state-dir.js';
+import { stateDir } from '../../../files/state-dir.js';
 
 /** Attempts per event: a replay is run by a person, who sees what failed and can run it again. */
 const ATTEMPTS = 4;
