@@ -19,7 +19,7 @@ import { ReportWriter, requestFields } from '../report/writer.js';
 import { addedEffect } from '../send/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
-import { type Run } from '../runs/open.js';
+import type { Run } from '../runs/open.js';
 import { settledShape, type PlannedStore } from '../runs/plan.js';
 import { checkSamePreflight } from '../runs/resume-checks.js';
 import { sentBeforeError } from '../runs/earlier.js';

@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';
 import { type Resolved } from '../../settings/resolve.js';
-import { type Campaign } from '../campaign.js';
+import type { Campaign } from '../campaign.js';
 import { interruptedBeforeSending } from '../display/summary.js';
 import type { OpenRun } from './opening.js';
 import { checkpoint, type Checked } from './checking.js';

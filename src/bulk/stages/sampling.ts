@@ -2,7 +2,7 @@
 import type { Context } from '../../context.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { type Campaign } from '../campaign.js';
+import type { Campaign } from '../campaign.js';
 import { newRunId } from '../journal/keys.js';
 import { resumeRefusal } from '../runs/resume-checks.js';
 import { runTargetOf } from '../runs/target.js';

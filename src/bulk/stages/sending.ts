@@ -4,7 +4,7 @@ import type { Context } from '../../context.js';
 import { stateDir } from '../../files/state-dir.js';
 import { maskSecret, maskUrl } from '../../output/sanitize.js';
 import type { Ui } from '../../output/ui.js';
-import { type Campaign } from '../campaign.js';
+import type { Campaign } from '../campaign.js';
 import type { RunContext } from '../run-context.js';
 import { closeRunReport } from '../report/writer.js';
 import { Gate, RateLimiter, Window } from '../send/limiter.js';

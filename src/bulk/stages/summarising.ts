@@ -5,7 +5,7 @@ import { stateDir } from '../../files/state-dir.js';
 import { redact, showControls } from '../../output/sanitize.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { type Campaign } from '../campaign.js';
+import type { Campaign } from '../campaign.js';
 import { FLAG } from '../flag-names.js';
 import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';

@@ -1,7 +1,7 @@
 // A preview or a dry run (the door: bulk/send-bulk.ts): what the campaign would send; they stop there.
 import type { Context } from '../../context.js';
 import type { Ui } from '../../output/ui.js';
-import { type Campaign } from '../campaign.js';
+import type { Campaign } from '../campaign.js';
 import { printDryRun, printPreview } from '../display/preview.js';
 import type { OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
