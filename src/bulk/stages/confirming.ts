@@ -1,7 +1,7 @@
 // The question before sending, or the production guard's stop (the door: bulk/send-bulk.ts).
 import type { Context } from '../../context.js';
 import { InterruptedError } from '../../errors.js';
-import { type Resolved } from '../../settings/resolve.js';
+import type { Resolved } from '../../settings/resolve.js';
 import type { Campaign } from '../campaign.js';
 import { interruptedBeforeSending } from '../display/summary.js';
 import type { OpenRun } from './opening.js';
