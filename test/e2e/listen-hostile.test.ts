@@ -132,7 +132,12 @@ describe('msgr listen under hostile input', () => {
       assert.equal(lines(out).length, 2);
       await waitFor('two JSON lines', () => listen.stdout().split('\n').filter(Boolean).length === 2);
       const printed = listen.stdout().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { event: unknown; body: string | null });
-      assert.deepEqual(printed.map((p) => [p.event, p.body]), [[null, deepArray], [null, deepObject]]);
+      // Node 20 and 24 cannot write the array's one element back as JSON, so the array is kept
+      // whole; Node 26's V8 can, so the array is split into its element, as any array of events is.
+      // Either way it is one event, too deep to print as JSON, printed as its text.
+      assert.deepEqual(printed.map((p) => p.event), [null, null]);
+      assert.ok(printed[0]?.body === deepArray || printed[0]?.body === deepArray.slice(1, -1), `the deep array printed as ${String(printed[0]?.body?.length)} characters`);
+      assert.equal(printed[1]?.body, deepObject);
 
       // Bodies that can never be stored: final, before anything is queued, and quickly.
       const numbers = JSON.stringify(Array.from({ length: 158_730 }, (_, i) => i));

@@ -24,8 +24,10 @@ describe('bodies into events', () => {
     const deep = `${'['.repeat(5000)}${']'.repeat(5000)}`;
     const [one, ...none] = splitBody(Buffer.from(deep), 'application/json');
     assert.equal(none.length, 0);
-    assert.equal(one?.body, deep);
-    assert.equal(one?.item, undefined);
+    // Node 20 and 24 cannot write the element back as JSON: the array is kept whole, byte for
+    // byte. Node 26's V8 can: the array is split into its one element, as any array of events is.
+    if (one?.body === deep) assert.equal(one.item, undefined);
+    else assert.equal(one?.body, deep.slice(1, -1));
     assert.throws(() => splitBody(Buffer.from(JSON.stringify(Array.from({ length: MAX_EVENTS_PER_BODY + 1 }, () => 0))), 'application/json', MAX_EVENTS_PER_BODY), (e: unknown) => e instanceof TooManyEventsError && e.count === MAX_EVENTS_PER_BODY + 1);
     assert.equal(splitBody(Buffer.from(JSON.stringify(Array.from({ length: MAX_EVENTS_PER_BODY }, () => 0))), 'application/json', MAX_EVENTS_PER_BODY).length, MAX_EVENTS_PER_BODY);
   });
