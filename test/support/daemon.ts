@@ -2,7 +2,7 @@
 // output says so, stopped with a signal, its output kept.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createServer } from 'node:net';
-import { BIN, ROOT } from './cli.js';
+import { msgrCommand, ROOT } from './cli.js';
 
 export interface Daemon {
   readonly child: ChildProcessWithoutNullStreams;
@@ -18,7 +18,8 @@ export interface Daemon {
 /** Starts `msgr ...args`; resolves once stdout or stderr matches `ready`. */
 export function startMsgr(args: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 15_000): Promise<Daemon> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // The msgr under test: bin/msgr.js, or the single executable when MSGR_TEST_EXE names one.
+    const child = spawn(...msgrCommand(args), { cwd: ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     let done = false;
