@@ -76,6 +76,18 @@ export interface StoreLines {
   readonly torn: number;
 }
 
+/**
+ * The number a line that is not a record still names as an opt-out: a record cut short (a crash,
+ * a hand edit) or one with a field gone wrong that reads `"number":"+…"` and does not say it is a
+ * removal, a dismissal or a possible opt-out. Someone meant to record that opt-out, so it counts
+ * until a person repairs the line (docs/optouts.md: "Damage and repair").
+ */
+export function numberNamed(text: string): string | undefined {
+  const m = /"number"\s*:\s*"(\+[1-9]\d{6,14})"/.exec(text);
+  if (m === null || /"op"\s*:\s*"(remove|dismiss|possible)"/.test(text)) return undefined;
+  return m[1];
+}
+
 /** The record a line holds, or undefined when it holds none. */
 export function recordOf(line: string): OptOutRecord | undefined {
   let r: unknown;
