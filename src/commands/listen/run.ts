@@ -19,7 +19,7 @@ import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
 import { forwardWarnings, type ForwardTarget } from '../../events/forward.js';
 import { shellQuote } from '../../output/shell.js';
-import { ensureDir } from '../../files/dirs.js';
+import { ensureDir, FOR_LISTENING } from '../../files/dirs.js';
 import { makePrivate, privateWarning, together, type Tightened } from '../../files/private.js';
 import { stateDir } from '../../files/state-dir.js';
 
@@ -98,7 +98,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
       const { optOutHook } = await import('./optouts.js');
       const plain = opts.optouts !== true;
       const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
-      if (!plain) ensureDir(resolve(path, '..'));
+      if (!plain) ensureDir(resolve(path, '..'), FOR_LISTENING);
       hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain, storePath: optOutStorePath(state, account), account, warn: (line) => ui.warn(line) });
     }
   } catch (err) {
