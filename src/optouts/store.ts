@@ -591,7 +591,7 @@ export function repairCommand(account: string | undefined): string {
  * command that decides whom to message stops (exit 2), naming the lines and the repair.
  */
 export class DamagedStoreError extends UsageError {
-  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined) {
+  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined, outcome = NOTHING_SENT) {
     const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
     const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
     // A number typed as it is dialled at home needs its country: the repair refuses to guess.
@@ -600,7 +600,7 @@ export class DamagedStoreError extends UsageError {
       const r = value === '' ? undefined : normaliseNumber(value, undefined, OPT_OUT_NUMBERS);
       return r?.ok === false && r.cause === 'national';
     });
-    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; nothing was sent`, {
+    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; ${outcome}`, {
       hint: `${repairCommand(account)}${national ? ' --default-country GB (the country its national numbers are dialled in)' : ''} turns the numbers on such lines (typed by hand, or in a record cut short) into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
     });
   }
@@ -612,8 +612,11 @@ function visible(text: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 
+/** What a refusal says did not happen: a sender's by default; a listing or a check says its own. */
+const NOTHING_SENT = 'nothing was sent';
+
 /** Stops a command that decides whom to message when the store holds lines that are not records. */
-export function refuseDamage(store: OptOutStore, account: string | undefined): OptOutStore {
+export function refuseDamage(store: OptOutStore, account: string | undefined, outcome = NOTHING_SENT): OptOutStore {
   const damage = store.damage;
   let cut = store.cutShort;
   if (cut !== undefined) {
@@ -621,7 +624,7 @@ export function refuseDamage(store: OptOutStore, account: string | undefined): O
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, CUT_SHORT_WAIT_MS);
     cut = store.cutShort;
   }
-  if (damage.count > 0 || cut !== undefined) throw new DamagedStoreError(store.path, cut === undefined ? damage : { count: damage.count + 1, lines: [...damage.lines, cut] }, account);
+  if (damage.count > 0 || cut !== undefined) throw new DamagedStoreError(store.path, cut === undefined ? damage : { count: damage.count + 1, lines: [...damage.lines, cut] }, account, outcome);
   return store;
 }
 
@@ -711,10 +714,10 @@ export const SANDBOX_ACCOUNT = 'SANDBOX';
  * stores whole (their history). `proc` (the Context) lets an index that does not describe its
  * store be made again on disk; without it, in memory, this time.
  */
-export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess): OptOuts {
+export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess, outcome = NOTHING_SENT): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
   // A store with lines that are not records stops the send: its numbers cannot all be left out.
-  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined));
+  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined, outcome));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);
