@@ -88,6 +88,13 @@ export function numberNamed(text: string): string | undefined {
   return m[1];
 }
 
+/** The time a line that is not a record gives (`"at":"…"`), when it is one and not in the future; else `now`. */
+export function timeNamed(text: string, now: Date): string {
+  const given = /"at"\s*:\s*"([^"]+)"/.exec(text)?.[1];
+  const t = given !== undefined ? Date.parse(given) : NaN;
+  return new Date(Number.isFinite(t) && t <= now.getTime() ? t : now.getTime()).toISOString();
+}
+
 /** The record a line holds, or undefined when it holds none. */
 export function recordOf(line: string): OptOutRecord | undefined {
   let r: unknown;

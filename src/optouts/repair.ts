@@ -9,7 +9,7 @@
 import { closeSync, copyFileSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
-import { numberNamed, readStoreLines, STORE_VERSION, type OptOutRecord } from './records.js';
+import { numberNamed, readStoreLines, STORE_VERSION, timeNamed, type OptOutRecord } from './records.js';
 import { storeWriteError, withStoreLock, type StoreWriter } from './store.js';
 
 /** How a line that is not a record named its number: typed by hand, or in a record not whole. */
@@ -88,9 +88,7 @@ export async function repairStore(path: string, writer: StoreWriter, country: Co
     for (const n of numbers) {
       if (n.already) continue;
       // A record cut short keeps the time it gives, when it gives one: since when is the point.
-      const given = n.from === 'part of a record' ? /"at"\s*:\s*"([^"]+)"/.exec(n.text)?.[1] : undefined;
-      const since = given !== undefined && Number.isFinite(Date.parse(given)) && Date.parse(given) <= now.getTime() ? new Date(given).toISOString() : at;
-      const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: n.number, at: since, reason: 'opt-out', source: 'manual', evidence: { note: n.from === 'typed' ? `typed into the store by hand (line ${n.line})` : `named on line ${n.line}, which was not a whole record` }, by: writer.command };
+      const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: n.number, at: n.from === 'part of a record' ? timeNamed(n.text, now) : at, reason: 'opt-out', source: 'manual', evidence: { note: n.from === 'typed' ? `typed into the store by hand (line ${n.line})` : `named on line ${n.line}, which was not a whole record` }, by: writer.command };
       content += `${JSON.stringify(record)}\n`;
     }
     const backup = `${path}.before-repair-${stamp(now)}`;

@@ -26,7 +26,7 @@ import { shellQuote as shellWord } from '../output/shell.js';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
-import { E164, numberNamed, readStoreLines, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import { E164, numberNamed, readStoreLines, timeNamed, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 import type { NumberState } from './state.js';
 
 export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
@@ -452,19 +452,18 @@ export class OptOutStore {
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
-        // A last line cut short (it does not parse: records.ts). One that names an opt-out stays
-        // where it is, ended by a newline, as damage that stops senders until a person repairs it
-        // (an opt-out is never set aside by a writer); any other was never a consent record and
-        // is set aside in <store>.torn, not lost. Either way the new lines start on a line of their own.
-        let ended = openEnd;
+        // A last line cut short (it does not parse: records.ts: a crash, a hand edit) is set aside
+        // in <store>.torn, not lost. One that names an opt-out is made whole first: its number
+        // is opted out by a record of its own (an opt-out is never dropped by a writer).
+        let healed = '';
         if (stat.size > kept) {
           const cut = readFd(fd, kept, stat.size - kept);
-          if (numberNamed(cut.toString('utf8')) !== undefined) ended = true;
-          else setAside(fd, this.path, kept, cut);
+          healed = wholeAgain(cut.toString('utf8'), writer);
+          setAside(fd, this.path, kept, cut);
         }
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
         // A last record without its newline (a hand edit) stays whole: the new lines go after it.
-        const buf = Buffer.from(`${ended ? '\n' : ''}${lines}`, 'utf8');
+        const buf = Buffer.from(`${openEnd ? '\n' : ''}${healed}${lines}`, 'utf8');
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
@@ -531,6 +530,17 @@ export async function withStoreLock<T>(path: string, writer: StoreWriter, fn: ()
   } finally {
     lock.release();
   }
+}
+
+/**
+ * The record that opts out the number a line cut short names (records.ts: numberNamed), as of the
+ * time it gives when it gives one, with a note that says where it came from; '' when it names none.
+ */
+function wholeAgain(cut: string, writer: StoreWriter): string {
+  const number = numberNamed(cut);
+  if (number === undefined) return '';
+  const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number, at: timeNamed(cut, writer.now()), reason: 'opt-out', source: 'manual', evidence: { note: 'made whole from a line cut short (its bytes are in the .torn file beside the store)' }, by: writer.command };
+  return `${JSON.stringify(record)}\n`;
 }
 
 /** The `length` bytes at `offset` of an open file (fewer at its end). */
