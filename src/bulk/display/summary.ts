@@ -1,7 +1,6 @@
 // src/bulk/display/: what the user sees of a run. summary.ts (this file) prints the preflight's
 // lines, the summary and the --json document, and makes the error that gives the exit code;
-// preview.ts shows --preview and --dry-run; sample.ts sends --sample-to. It may import every
-// folder of the engine.
+// preview.ts shows --preview and --dry-run. It may import every folder of the engine but stages/.
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
@@ -15,7 +14,7 @@ import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
-import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../runs/already-sent.js';
+import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../earlier/already-sent.js';
 import type { NumberSet } from '../input/number-set.js';
 import { isInDoubt } from '../journal/records.js';
 import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
@@ -62,7 +61,7 @@ export interface Summary {
   unfinishedRun?: string;
   /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/writer.ts requestFields). */
   requestFields?: string[];
-  /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
+  /** Under --once: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts sameDataJson). */
   sameData?: Record<string, unknown>;
 }
 

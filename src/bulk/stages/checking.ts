@@ -19,12 +19,12 @@ import { ReportWriter, requestFields } from '../report/writer.js';
 import { addedEffect } from '../send/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
-import type { Run } from '../runs/open.js';
-import { settledShape, type PlannedStore } from '../runs/plan.js';
-import { checkSamePreflight } from '../runs/resume-checks.js';
-import { sentBeforeError } from '../runs/earlier.js';
-import { withSentIds } from '../runs/already-sent.js';
-import { sameDataError, sameDataJson } from '../runs/once.js';
+import type { Run } from '../this-run/open.js';
+import { settledShape, type PlannedStore } from '../this-run/plan.js';
+import { checkSamePreflight } from '../this-run/resume-checks.js';
+import { sentBeforeError } from '../earlier/of-file.js';
+import { withSentIds } from '../earlier/already-sent.js';
+import { sameDataError, sameDataJson } from '../earlier/campaign-key.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
@@ -70,7 +70,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     // The --exclude list's and the opt-out store's numbers as the run started, in one set.
     exclude: plan.leaveOut,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
-    // journaled or confirmed (bulk/runs/already-sent.ts).
+    // journaled or confirmed (bulk/earlier/already-sent.ts).
     sent: sent?.accepted,
     sentMessages: sent?.messages,
     resent: sent?.deliveredOnly?.keys,
@@ -166,7 +166,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
   const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
   // Beside an unfinished run the same command without --dry-run or --preview is refused: so is
-  // this one, after showing what it checked (bulk/runs/open.ts).
+  // this one, after showing what it checked (bulk/this-run/open.ts).
   const unfinishedRefusal = unfinished?.refused;
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });

@@ -20,16 +20,16 @@ import { runMessage, type RunMessage } from '../compose/run-message.js';
 import type { MessageDefinition } from '../compose/definition.js';
 import { openRunReport, ReportWriter } from '../report/writer.js';
 import { clientMaker } from '../send/client.js';
-import { checkStdinAgain, isFinished, openRunState, type Run, type RunInput } from '../runs/open.js';
-import { openInput, spoolStdin } from '../runs/input.js';
-import { planRun, type RunPlan } from '../runs/plan.js';
-import { announceResume, runTargetOf } from '../runs/target.js';
-import { describeEarlier, earlierRuns, type EarlierRun } from '../runs/earlier.js';
-import { checkSameIntent, leaveOutFor, type LeaveOut } from '../runs/already-sent.js';
-import { checkKeyUse, runningNowDocument, sameDataRun } from '../runs/once.js';
+import { checkStdinAgain, isFinished, openRunState, type Run, type RunInput } from '../this-run/open.js';
+import { openInput, spoolStdin } from '../this-run/input-file.js';
+import { planRun, type RunPlan } from '../this-run/plan.js';
+import { announceResume, runTargetOf } from '../this-run/where.js';
+import { describeEarlier, earlierRuns, type EarlierRun } from '../earlier/of-file.js';
+import { checkSameIntent, leaveOutFor, type LeaveOut } from '../earlier/already-sent.js';
+import { checkKeyUse, runningNowDocument, sameDataRun } from '../earlier/campaign-key.js';
 import { findRun } from '../history/catalogue.js';
-import { buildResumeCommand } from '../runs/resume-command.js';
-import { sampleNumbers } from '../display/sample.js';
+import { buildResumeCommand } from '../this-run/resume-command.js';
+import { sampleNumbers } from '../send/samples.js';
 import { finishedDocument } from '../display/summary.js';
 
 
@@ -52,7 +52,7 @@ export interface OpenRun {
   readonly clients: Promise<ClientFactory> | undefined;
   /** What the printed resume command repeats, the file named as the run names it. */
   readonly resumeWith: ResumeArgs;
-  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
+  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts). */
   readonly sameDataAs: EarlierRun | undefined;
 }
 
@@ -66,13 +66,13 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const { settings, sandbox, place } = campaign.where;
   const { earlier: asked, purpose } = campaign;
   // Runs named by --skip-sent, found before this run moves its file's last journal aside; the flag
-  // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
+  // alone names the earlier runs of this file (bulk/earlier/of-file.ts), found once the input is known.
   const refs = asked.skipSent?.runs ?? [];
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
   let opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
   if (opened.kind === 'running-now' && key !== undefined) {
-    // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
+    // It must be this command's run all the same (bulk/earlier/campaign-key.ts), once the process sending it
     // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
     // what it offers for a finished one.
     if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc), freeKey: freeKey(state, place, key) });
@@ -87,7 +87,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
     const used = keyUsedBy(state, place, key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(freeKey(state, place, key))}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
+  // The key's run must be this command's: its message, its data (bulk/earlier/campaign-key.ts). A dry run or
   // preview beside the key's unfinished run checks what the command without it would, and ends
   // with its refusal after the preflight.
   const keyedUnfinished = key !== undefined && opened.kind === 'new' ? opened.unfinished : undefined;

@@ -4,10 +4,10 @@ import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import type { Campaign } from '../campaign.js';
 import { newRunId } from '../journal/keys.js';
-import { resumeRefusal } from '../runs/resume-checks.js';
-import { runTargetOf } from '../runs/target.js';
-import { restartSendsToAll } from '../runs/already-sent.js';
-import { runSamples, type UnfinishedRun } from '../display/sample.js';
+import { resumeRefusal } from '../this-run/resume-checks.js';
+import { runTargetOf } from '../this-run/where.js';
+import { restartSendsToAll } from '../earlier/already-sent.js';
+import { runSamples, type UnfinishedRun } from '../send/samples.js';
 import { clientsFor, targetOf, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
 

@@ -10,7 +10,7 @@ import { FLAG } from '../flag-names.js';
 import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt } from '../history/delivery.js';
-import { buildResumeCommand } from '../runs/resume-command.js';
+import { buildResumeCommand } from '../this-run/resume-command.js';
 import { printSummary, successDocument, summaryError } from '../display/summary.js';
 import { targetOf, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';

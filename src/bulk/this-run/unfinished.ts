@@ -1,4 +1,4 @@
-// The refusals of a run beside another run of the file (bulk/runs/open.ts): an unfinished run,
+// The refusals of a run beside another run of the file (bulk/this-run/open.ts): an unfinished run,
 // and what the --restart it offers does as the command stands (docs/reruns.md: "Running a file
 // again"); a run another msgr holds the lock of, sending now or stopped (docs/unattended.md:
 // "Locks: an overlap, another host, a stopped run").

@@ -26,7 +26,7 @@ export async function openInput(ctx: Context, campaign: Campaign, state: Run, de
   let stdin: boolean;
   let kept = false;
   if (previous !== undefined) {
-    // A keyed run goes on from whichever path holds its data (checked: bulk/runs/once.ts).
+    // A keyed run goes on from whichever path holds its data (checked: bulk/earlier/campaign-key.ts).
     path = campaign.earlier.once !== undefined && state.fileAbs !== undefined && !previous.header.input.stdin ? state.fileAbs : previous.header.input.path;
     stdin = previous.header.input.stdin;
   } else if (campaign.input.file === '-') {

@@ -1,17 +1,16 @@
-// src/bulk/runs/: which run this is and what earlier runs did. open.ts (this file) finds the run
-// (new, resumed, restarted; its lock and journal); input.ts the file it reads; target.ts where a
-// run sends; resume-checks.ts what a resume must agree with; plan.ts what a run sends; earlier.ts
-// the earlier runs of a file; already-sent.ts the numbers they accepted; once.ts a campaign key's
-// run (--once); unfinished.ts the refusals beside another run of the file (unfinished, or another
-// msgr's: sending now, stopped); resume-command.ts the command that continues a run; report.ts
-// `msgr runs report`. The runs kept in the state folder, read back: bulk/history/. It imports
-// every folder above but display/.
+// src/bulk/this-run/: this run, as opening it decides: which run it is, what it reads, what it
+// sends and where. open.ts (this file) decides the kind (new, resumed, restarted; its lock and
+// journal); input-file.ts the file it reads; plan.ts what it sends; where.ts where it sends;
+// resume-checks.ts what a resume must agree with; unfinished.ts the refusals beside another run
+// of the file (unfinished, or another msgr's: sending now, stopped); resume-command.ts the command
+// that continues a run. It imports every folder below it in the order (docs/design.md) but none
+// above: the earlier runs' numbers are earlier/'s.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
 // the journal opened (docs/files.md: "Nothing lost, nothing sent twice"). The room a stopped run
-// needs: bulk/journal/reserve.ts; the input read and known again: bulk/runs/input.ts; the checks
-// that a resumed run sends exactly what it started with: bulk/runs/resume-checks.ts; the journal's
+// needs: bulk/journal/reserve.ts; the input read and known again: bulk/this-run/input-file.ts; the checks
+// that a resumed run sends exactly what it started with: bulk/this-run/resume-checks.ts; the journal's
 // format: bulk/journal/records.ts.
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -254,7 +253,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       throw unreadableJournalError(journalPath, err, { label: file ?? 'stdin', key: key?.key, restart: request === 'resume' ? `the campaign's command (with its message flags) and ${FLAG.restart}` : campaign.rerun.restart });
     }
     runId = previous.header.runId;
-    // A keyed run goes on from any path with the same data (bulk/runs/once.ts checks the data).
+    // A keyed run goes on from any path with the same data (bulk/earlier/campaign-key.ts checks the data).
     if (keyed === undefined && fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`${FLAG.resume}: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
@@ -317,7 +316,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/runs/once.ts).
+      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/earlier/campaign-key.ts).
       else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refused: unfinishedError(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
       else if (key === undefined) {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
@@ -365,7 +364,7 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
   candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
   for (const away of candidates) {
     // A keyed run's identity is its key: it does not block a run under another key, nor a run
-    // without one once it cannot be continued (its file changed): bulk/runs/earlier.ts counts
+    // without one once it cannot be continued (its file changed): bulk/earlier/of-file.ts counts
     // what it accepted. One that can still be continued is the file's run.
     if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
     // A run still writing its header is sending (its lock says so): unfinished all the same.

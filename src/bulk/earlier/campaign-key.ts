@@ -10,12 +10,12 @@ import type { LockOwner } from '../../files/lock.js';
 import type { RunHeader } from '../journal/records.js';
 import { buildMessage } from '../compose/message.js';
 import type { Campaign } from '../campaign.js';
-import { describeSender, describeText } from './target.js';
+import { describeSender, describeText } from '../this-run/where.js';
 import { shellQuote } from '../../output/shell.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
-import type { EarlierRun } from './earlier.js';
+import type { EarlierRun } from './of-file.js';
 import { FLAG } from '../flag-names.js';
 
 /** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */

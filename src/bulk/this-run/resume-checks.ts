@@ -9,7 +9,7 @@ import type { LoadedJournal } from '../journal/load.js';
 import { metaMap } from '../compose/message.js';
 import { headerKey } from '../../csv/header.js';
 import { columnKey } from '../../message/placeholders.js';
-import { checkResumeTarget } from './target.js';
+import { checkResumeTarget } from './where.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { formatCount } from '../../output/count.js';
 import { sameInput } from '../input/identity.js';
@@ -62,7 +62,7 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs(FLAG.varColumns, shape.varColumns.join(','));
   if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs(FLAG.metaColumns, shape.metaColumns.join(','));
   // A run started without one read only international numbers from its file: the country given
-  // now reads the --exclude list's national numbers, never the file's (bulk/runs/plan.ts).
+  // now reads the --exclude list's national numbers, never the file's (bulk/this-run/plan.ts).
   if (input.defaultCountry !== undefined && shape.defaultCountry !== null && input.defaultCountry.trim().toUpperCase() !== shape.defaultCountry.toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
   if (rows.allowDuplicates && !shape.allowDuplicates) differs(FLAG.allowDuplicates, false);
   if (rows.skipInvalid && !shape.skipInvalid) differs(FLAG.skipInvalid, false);
