@@ -451,8 +451,8 @@ export async function leaveOutFor(
   earlier: readonly EarlierRun[],
 ): Promise<LeaveOut> {
   if (run.kind === 'resume') {
-    const recorded = run.previous.header.skipSent ?? [];
-    const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.previous.header.runId) : undefined;
+    const recorded = run.resumed.header.skipSent ?? [];
+    const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.resumed.header.runId) : undefined;
     const inDoubtLeftOut = recorded.some((r) => r.inDoubt === 'left-out');
     return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds, atStart, inDoubtLeftOut }) : undefined, guard: undefined };
   }

@@ -26,7 +26,7 @@ import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, unreadableWhy, writePointer } from '../history/catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
-import { restartDoes, runningError, tookOverLine, unfinishedError } from './unfinished.js';
+import { refusalError, restartDoes, runningError, tookOverLine, unfinishedError, unfinishedRefusal, type Refusal } from './unfinished.js';
 import { realFile, runDirFor, stdinRunDir } from '../history/state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
@@ -71,10 +71,10 @@ export interface NewRun extends RunAt {
   readonly once: OnceRecord | undefined;
   /**
    * A dry run, preview or sample beside an unfinished run of the file: that run, whether it is
-   * sending now, and the error the same command without --dry-run or --preview would be refused
-   * with, which they end with after showing the preflight (docs/reruns.md: "Running a file again").
+   * sending now, and the refusal the same command without --dry-run or --preview would meet, which
+   * they end with after showing the preflight (docs/reruns.md: "Running a file again").
    */
-  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refused?: UsageError | undefined } | undefined;
+  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refusal?: Refusal | undefined } | undefined;
 }
 
 export interface RestartRun extends RunAt {
@@ -90,15 +90,15 @@ export interface RestartRun extends RunAt {
 export interface ResumeRun extends RunAt {
   readonly kind: 'resume';
   readonly runId: string;
-  /** The journal being resumed. */
-  readonly previous: LoadedJournal;
+  /** The journal being resumed, as loaded: its header, and every batch's state. */
+  readonly resumed: LoadedJournal;
 }
 
 /**
  * What opening finds: a run to go on with, or nothing to do: the run the command names finished
  * (`done`), or a campaign key's run another process is sending now (`running-now`).
  */
-export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly previous: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner; readonly header: RunHeader | undefined });
+export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly finished: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner; readonly header: RunHeader | undefined });
 
 /**
  * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
@@ -220,20 +220,22 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       if (writes && holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
       const blocked = resumeBlocked(ctx, away.header, fileAbs);
       const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again, awayKey !== undefined)}`;
-      const refusal = (): UsageError => {
+      const refusal = (): Refusal => {
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {
-          return new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+          return {
+            message: `an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`,
             hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} ${FLAG.restart}${own ? '' : ` ${FLAG.journal} ${shellQuote(away.journal)}`} (a run without a key), or leave ${FLAG.once} out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
-          });
+          };
         }
-        return new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
+        return {
+          message: `an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`,
           hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with ${restart}.` : `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}.`,
-        });
+        };
       };
-      if (writes) throw refusal();
+      if (writes) throw refusalError(refusal());
       // A dry run or preview ends with the refusal, after the preflight (a sample says how the campaign goes on).
-      if (holder === undefined && campaign.purpose.kind !== 'sample') elsewhere = { header: away.header, sending: false, refused: refusal() };
+      if (holder === undefined && campaign.purpose.kind !== 'sample') elsewhere = { header: away.header, sending: false, refusal: refusal() };
       else ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
     }
   }
@@ -317,7 +319,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
       // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/earlier/campaign-key.ts).
-      else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refused: unfinishedError(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
+      else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refusal: unfinishedRefusal(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
       else if (key === undefined) {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
         ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart}` : `the campaign goes on with ${FLAG.resume}, or starts over with ${FLAG.restart}`}`);
@@ -325,7 +327,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     }
   }
   const at = { journalPath, fileAbs, fileArg };
-  if (previous !== undefined) return { kind: isFinished(previous) ? 'done' : 'resume', runId, ...at, previous };
+  if (previous !== undefined) return isFinished(previous) ? { kind: 'done', runId, ...at, finished: previous } : { kind: 'resume', runId, ...at, resumed: previous };
   const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined || setAside ? runId : undefined) } : undefined;
   if (abandoned !== undefined) return { kind: 'restart', runId, ...at, abandoned, moved, once };
   return { kind: 'new', runId, ...at, moved, once, unfinished: unfinished ?? elsewhere };
