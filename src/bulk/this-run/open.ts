@@ -458,7 +458,9 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
 /**
  * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
  * is (docs/files.md: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
- * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
+ * --restart abandons it. Other data is a new run. Called once stdin is copied to a file, by the
+ * opening stage alone: the run it returns is the run, its kind final (`run` is what was found on
+ * disk before the data was known).
  */
 export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, run: Run, input: RunInput, defer: (cleanup: () => void) => void): Promise<Run> {
   if (!input.stdin || run.kind === 'resume') return run;
