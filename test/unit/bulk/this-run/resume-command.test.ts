@@ -1,7 +1,7 @@
 // The command that continues a run, as printed in hints and summaries.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { buildResumeCommand } from '../../../../src/bulk/runs/resume-command.js';
+import { buildResumeCommand } from '../../../../src/bulk/this-run/resume-command.js';
 
 test('buildResumeCommand repeats what the journal does not keep, quoted for a shell', () => {
   const flags = { file: 'my list.csv', sandbox: false, concurrency: 8, yes: true, profile: 'prod', report: 'out.csv', rate: { perMs: 0.1, text: '100/s' } };

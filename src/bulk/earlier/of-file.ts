@@ -1,8 +1,13 @@
+// src/bulk/earlier/: the runs before this one, read for it. of-file.ts (this file) finds the
+// earlier runs of a file or of its data; already-sent.ts the numbers they accepted, which a new
+// run leaves out or sends again; campaign-key.ts a campaign key's run (--once); full-report.ts
+// rebuilds a run's whole report (`msgr runs report`). It imports this-run/ and every folder below.
+//
 // The earlier runs of a file, for a new run of it (docs/reruns.md: "Running a file again"): the
 // runs of the same path (its run folder, a journal kept elsewhere, a keyed run: --once) and the
 // runs of the same content under another name or piped on stdin, that sent to the same place.
 // Their accepted numbers are what a new run must not message again without saying so
-// (--skip-sent or --again: bulk/runs/already-sent.ts).
+// (--skip-sent or --again: bulk/earlier/already-sent.ts).
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError, type ExitCode } from '../../errors.js';
@@ -10,7 +15,7 @@ import type { RunHeader } from '../journal/records.js';
 import { readHeader } from '../journal/load.js';
 import { journalsElsewhere } from '../history/catalogue.js';
 import { journalState, journalsWithData } from '../history/run-index.js';
-import { samePlace } from './target.js';
+import { samePlace } from '../this-run/where.js';
 import { runDirFor } from '../history/state-folder.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
@@ -44,7 +49,7 @@ export interface EarlierRunsQuery {
  * The earlier runs of the input that sent to the same place, oldest first: finished runs, and
  * runs left unfinished under another campaign key (a keyed run's identity is its key, so it does
  * not block a run under another one; what it accepted counts all the same). An unfinished run
- * without a key is the file's run, refused or continued before this (bulk/runs/open.ts); an
+ * without a key is the file's run, refused or continued before this (bulk/this-run/open.ts); an
  * abandoned run is reached through the run that replaced it (its --skip-sent record).
  */
 export async function earlierRuns(q: EarlierRunsQuery): Promise<EarlierRun[]> {

@@ -1,17 +1,16 @@
-// src/bulk/runs/: which run this is and what earlier runs did. open.ts (this file) finds the run
-// (new, resumed, restarted; its lock and journal); input.ts the file it reads; target.ts where a
-// run sends; resume-checks.ts what a resume must agree with; plan.ts what a run sends; earlier.ts
-// the earlier runs of a file; already-sent.ts the numbers they accepted; once.ts a campaign key's
-// run (--once); unfinished.ts the refusals beside another run of the file (unfinished, or another
-// msgr's: sending now, stopped); resume-command.ts the command that continues a run; report.ts
-// `msgr runs report`. The runs kept in the state folder, read back: bulk/history/. It imports
-// every folder above but display/.
+// src/bulk/this-run/: this run, as opening it decides: which run it is, what it reads, what it
+// sends and where. open.ts (this file) decides the kind (new, resumed, restarted; its lock and
+// journal); input-file.ts the file it reads; plan.ts what it sends; where.ts where it sends;
+// resume-checks.ts what a resume must agree with; unfinished.ts the refusals beside another run
+// of the file (unfinished, or another msgr's: sending now, stopped); resume-command.ts the command
+// that continues a run. It imports every folder below it in the order (docs/design.md) but none
+// above: the earlier runs' numbers are earlier/'s.
 //
 // Where a bulk run lives and which run it is: the journal's path and lock, a new run against an
 // unfinished one of the same file or piped data (--resume, --restart, a journal kept elsewhere),
 // the journal opened (docs/files.md: "Nothing lost, nothing sent twice"). The room a stopped run
-// needs: bulk/journal/reserve.ts; the input read and known again: bulk/runs/input.ts; the checks
-// that a resumed run sends exactly what it started with: bulk/runs/resume-checks.ts; the journal's
+// needs: bulk/journal/reserve.ts; the input read and known again: bulk/this-run/input-file.ts; the checks
+// that a resumed run sends exactly what it started with: bulk/this-run/resume-checks.ts; the journal's
 // format: bulk/journal/records.ts.
 import { closeSync, existsSync, openSync, readdirSync, readSync, renameSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -27,7 +26,7 @@ import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, unreadableWhy, writePointer } from '../history/catalogue.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
-import { restartDoes, runningError, tookOverLine, unfinishedError } from './unfinished.js';
+import { refusalError, restartDoes, runningError, tookOverLine, unfinishedError, unfinishedRefusal, type Refusal } from './unfinished.js';
 import { realFile, runDirFor, stdinRunDir } from '../history/state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
@@ -72,10 +71,10 @@ export interface NewRun extends RunAt {
   readonly once: OnceRecord | undefined;
   /**
    * A dry run, preview or sample beside an unfinished run of the file: that run, whether it is
-   * sending now, and the error the same command without --dry-run or --preview would be refused
-   * with, which they end with after showing the preflight (docs/reruns.md: "Running a file again").
+   * sending now, and the refusal the same command without --dry-run or --preview would meet, which
+   * they end with after showing the preflight (docs/reruns.md: "Running a file again").
    */
-  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refused?: UsageError | undefined } | undefined;
+  readonly unfinished: { readonly header: RunHeader; readonly sending: boolean; readonly refusal?: Refusal | undefined } | undefined;
 }
 
 export interface RestartRun extends RunAt {
@@ -91,15 +90,15 @@ export interface RestartRun extends RunAt {
 export interface ResumeRun extends RunAt {
   readonly kind: 'resume';
   readonly runId: string;
-  /** The journal being resumed. */
-  readonly previous: LoadedJournal;
+  /** The journal being resumed, as loaded: its header, and every batch's state. */
+  readonly resumed: LoadedJournal;
 }
 
 /**
  * What opening finds: a run to go on with, or nothing to do: the run the command names finished
  * (`done`), or a campaign key's run another process is sending now (`running-now`).
  */
-export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly previous: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner; readonly header: RunHeader | undefined });
+export type Opened = Run | (RunAt & { readonly kind: 'done'; readonly runId: string; readonly finished: LoadedJournal }) | (RunAt & { readonly kind: 'running-now'; readonly runId: string; readonly owner: LockOwner; readonly header: RunHeader | undefined });
 
 /**
  * The run's journal path and id, its lock (not for a dry run), and the journal of the run it
@@ -221,20 +220,22 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       if (writes && holder !== undefined) throw runningError(`${away.journal}.lock`, holder);
       const blocked = resumeBlocked(ctx, away.header, fileAbs);
       const restart = `${awayKey !== undefined ? `${FLAG.once} ${shellQuote(awayKey)} ${FLAG.restart}` : `${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}`}${restartDoes(campaign.earlier.again, awayKey !== undefined)}`;
-      const refusal = (): UsageError => {
+      const refusal = (): Refusal => {
         // Under a key of its own, this command can neither continue nor abandon a run without one.
         if (keyed !== undefined) {
-          return new UsageError(`an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`, {
+          return {
+            message: `an unfinished run of this file without ${FLAG.once} exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${away.journal}`,
             hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with msgr send-bulk ${shellQuote(fileArg ?? fileAbs)} ${FLAG.restart}${own ? '' : ` ${FLAG.journal} ${shellQuote(away.journal)}`} (a run without a key), or leave ${FLAG.once} out.` : `Finish it first with: ${command} (rows already accepted are not sent again); then run this command again.`,
-          });
+          };
         }
-        return new UsageError(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`, {
+        return {
+          message: `an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}); its journal is ${own ? '' : 'kept at '}${away.journal}`,
           hint: blocked !== undefined ? `It cannot be continued (${blocked}): abandon it with ${restart}.` : `Continue it with: ${command} (rows already accepted are not sent again), or abandon it with ${restart}.`,
-        });
+        };
       };
-      if (writes) throw refusal();
+      if (writes) throw refusalError(refusal());
       // A dry run or preview ends with the refusal, after the preflight (a sample says how the campaign goes on).
-      if (holder === undefined && campaign.purpose.kind !== 'sample') elsewhere = { header: away.header, sending: false, refused: refusal() };
+      if (holder === undefined && campaign.purpose.kind !== 'sample') elsewhere = { header: away.header, sending: false, refusal: refusal() };
       else ui.info(`an unfinished run of this file exists (run ${away.header.runId}, started ${away.header.createdAt}), its journal ${own ? 'is' : 'kept at'} ${away.journal}: ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart} ${FLAG.journal} ${shellQuote(away.journal)}` : `the campaign goes on with ${command}`}`);
     }
   }
@@ -254,7 +255,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       throw unreadableJournalError(journalPath, err, { label: file ?? 'stdin', key: key?.key, restart: request === 'resume' ? `the campaign's command (with its message flags) and ${FLAG.restart}` : campaign.rerun.restart });
     }
     runId = previous.header.runId;
-    // A keyed run goes on from any path with the same data (bulk/runs/once.ts checks the data).
+    // A keyed run goes on from any path with the same data (bulk/earlier/campaign-key.ts checks the data).
     if (keyed === undefined && fileAbs !== undefined && fileAbs !== previous.header.input.path && fileAbs !== realFile(previous.header.input.path) && !previous.header.input.stdin) {
       throw new UsageError(`${FLAG.resume}: the journal ${journalPath} belongs to ${previous.header.input.path}, not ${fileAbs}`);
     }
@@ -317,8 +318,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/runs/once.ts).
-      else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refused: unfinishedError(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
+      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/earlier/campaign-key.ts).
+      else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refusal: unfinishedRefusal(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
       else if (key === undefined) {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);
         ui.info(`an unfinished run of this file exists (run ${old.header.runId}, started ${old.header.createdAt}): ${blocked !== undefined ? `it cannot be continued (${blocked}); the campaign starts over with ${FLAG.restart}` : `the campaign goes on with ${FLAG.resume}, or starts over with ${FLAG.restart}`}`);
@@ -326,7 +327,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
     }
   }
   const at = { journalPath, fileAbs, fileArg };
-  if (previous !== undefined) return { kind: isFinished(previous) ? 'done' : 'resume', runId, ...at, previous };
+  if (previous !== undefined) return isFinished(previous) ? { kind: 'done', runId, ...at, finished: previous } : { kind: 'resume', runId, ...at, resumed: previous };
   const once = key !== undefined ? { key: key.key, idempotency: keyedIdempotency(key.place, key.key, abandoned !== undefined || setAside ? runId : undefined) } : undefined;
   if (abandoned !== undefined) return { kind: 'restart', runId, ...at, abandoned, moved, once };
   return { kind: 'new', runId, ...at, moved, once, unfinished: unfinished ?? elsewhere };
@@ -365,7 +366,7 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
   candidates.push(...journalsElsewhere(state, runDir, sandbox).filter((a) => a.journal !== except));
   for (const away of candidates) {
     // A keyed run's identity is its key: it does not block a run under another key, nor a run
-    // without one once it cannot be continued (its file changed): bulk/runs/earlier.ts counts
+    // without one once it cannot be continued (its file changed): bulk/earlier/of-file.ts counts
     // what it accepted. One that can still be continued is the file's run.
     if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
     // A run still writing its header is sending (its lock says so): unfinished all the same.
@@ -457,7 +458,9 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
 /**
  * Piped data an unfinished run read from stdin too (the same bytes) is that run again, as a file
  * is (docs/files.md: "Nothing lost, nothing sent twice"): refused, naming the command that continues it;
- * --restart abandons it. Other data is a new run. Called once stdin is copied to a file.
+ * --restart abandons it. Other data is a new run. Called once stdin is copied to a file, by the
+ * opening stage alone: the run it returns is the run, its kind final (`run` is what was found on
+ * disk before the data was known).
  */
 export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, run: Run, input: RunInput, defer: (cleanup: () => void) => void): Promise<Run> {
   if (!input.stdin || run.kind === 'resume') return run;

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { writeRunReport } from '../../../../src/bulk/runs/report.js';
+import { writeRunReport } from '../../../../src/bulk/earlier/full-report.js';
 import { ReportWriter } from '../../../../src/bulk/report/writer.js';
 import { ExitCode } from '../../../../src/errors.js';
 import { tempDir } from '../../../support/cli.js';

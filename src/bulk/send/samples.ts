@@ -14,7 +14,7 @@ import type { NumberChecker } from '../input/number-check.js';
 import { numberKey, type NumberSet } from '../input/number-set.js';
 import { requestFrame } from '../compose/message.js';
 import type { FirstRow } from '../preflight/range.js';
-import { rowRequest } from './preview.js';
+import { messageForKey } from '../compose/personalise.js';
 import { idempotencyKey } from '../journal/keys.js';
 import { formatCount } from '../../output/count.js';
 import type { Rerun } from '../campaign.js';
@@ -56,6 +56,11 @@ export function sampleNumbers(to: readonly string[] | undefined, checker: Number
   });
   // "+447911123999" and "07911123999" are one phone: it gets each sample once.
   return [...new Set(numbers)];
+}
+
+/** The whole request one of the first rows is sent in, but with that row as its only recipient. */
+export function rowRequest(message: Record<string, unknown>, row: FirstRow): Record<string, unknown> {
+  return row.key !== undefined ? messageForKey(message, row.key) : message;
 }
 
 /** The body of row `row`'s sample: its request, its recipient entry once per sample number. */

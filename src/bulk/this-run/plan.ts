@@ -17,6 +17,7 @@ import { stateDir } from '../../files/state-dir.js';
 import { formatCount } from '../../output/count.js';
 import type { RunShape } from '../journal/records.js';
 import { buildMessage } from '../compose/message.js';
+import type { MessageDefinition } from '../compose/definition.js';
 import { createNumberChecker, type NumberChecker } from '../input/number-check.js';
 import type { PreflightResult } from '../preflight/range.js';
 import type { CsvFormat } from '../../csv/reader.js';
@@ -46,6 +47,11 @@ export interface RunPlan {
   readonly addedSinceStart: AddedSinceStart | undefined;
   /** Numbers that went on the --exclude list while a resumed run was paused. */
   readonly excludedAfterStart: NumberSet | undefined;
+}
+
+/** What the run sends, as earlier runs are compared with it ("the same message"). */
+export function definitionOf(plan: Pick<RunPlan, 'message' | 'shape'>): MessageDefinition {
+  return { message: plan.message, personal: plan.shape.personal };
 }
 
 /** The opt-out store as a run uses it (docs/optouts.md: "Sending"). */
@@ -78,11 +84,10 @@ export interface PlannedStore {
 export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run): Promise<RunPlan> {
   let message: Record<string, unknown>;
   let shape: RunShape;
-  const previous = run.kind === 'resume' ? run.previous : undefined;
-  if (previous !== undefined) {
-    message = previous.header.message;
-    shape = previous.header.shape;
-    checkResume(ctx, ui, campaign, previous.header);
+  if (run.kind === 'resume') {
+    message = run.resumed.header.message;
+    shape = run.resumed.header.shape;
+    checkResume(ctx, ui, campaign, run.resumed.header);
   } else {
     message = await buildMessage(ctx, campaign);
     const { columns, format, rows, exclude } = campaign.input;
@@ -118,8 +123,8 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
   if (shape.exclude !== null) {
     // A resume reads the list its run started with, by the path the journal keeps: one moved or
     // deleted since is said as such, not as a path the user mistyped.
-    if (previous !== undefined && !existsSync(shape.exclude.path)) {
-      throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} that run ${previous.header.runId} started with is gone`, {
+    if (run.kind === 'resume' && !existsSync(shape.exclude.path)) {
+      throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} that run ${run.resumed.header.runId} started with is gone`, {
         hint: `Put it back at that path, unchanged, and resume again; or start a new run with ${FLAG.restart}.`,
       });
     }
@@ -128,22 +133,22 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     // number added to it while the run was paused (a STOP reply as the CRM writes it) is read, not
     // refused with a hint the resume could not follow.
     const given = campaign.where.settings.defaultCountry;
-    const listChecker = previous !== undefined && country === undefined && given.value !== undefined ? createNumberChecker(checkCountry(given.value, describeSource(given)), { allowUnlisted: shape.allowUnlisted === true }) : checker;
+    const listChecker = run.kind === 'resume' && country === undefined && given.value !== undefined ? createNumberChecker(checkCountry(given.value, describeSource(given)), { allowUnlisted: shape.allowUnlisted === true }) : checker;
     exclude = await loadExcludes(shape.exclude.path, listChecker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
     const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set, leaves: LEAVE_OUT.excluded, removals: 'refused' };
     optOuts.push(source);
-    if (previous !== undefined && exclude.hash !== shape.exclude.hash) {
+    if (run.kind === 'resume' && exclude.hash !== shape.exclude.hash) {
       // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
-      const since = sinceStart(run.journalPath, source, previous.header.runId);
+      const since = sinceStart(run.journalPath, source, run.resumed.header.runId);
       if (since === undefined) {
-        throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} changed since run ${previous.header.runId} started`, {
+        throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} changed since run ${run.resumed.header.runId} started`, {
           hint: `That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with ${FLAG.restart}.`,
         });
       }
       exclude = { ...exclude, set: since.start, numbers: since.start.size };
       added.push({ source, added: since.added });
     }
-    if (previous === undefined) shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
+    if (run.kind !== 'resume') shape = { ...shape, exclude: { ...shape.exclude, hash: exclude.hash } };
   }
   const store = planStore(ctx, ui, campaign, run, message, optOuts, added);
   return {
@@ -171,40 +176,40 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
  * every number of the store is left out of those not sent yet.
  */
 function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: Record<string, unknown>, optOuts: OptOutSource[], added: Array<{ source: OptOutSource; added: NumberSet }>): PlannedStore {
-  const previous = run.kind === 'resume' ? run.previous : undefined;
-  const sandbox = previous?.header.target?.sandbox ?? campaign.where.sandbox;
+  const sandbox = (run.kind === 'resume' ? run.resumed.header.target?.sandbox : undefined) ?? campaign.where.sandbox;
   const account = optOutAccount(message.accountReference, sandbox);
-  const mode = previous !== undefined ? (previous.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
+  const mode = run.kind === 'resume' ? (run.resumed.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
   const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account, ctx);
-  const startedAt = previous !== undefined ? new Date(previous.header.createdAt) : ctx.now();
+  const startedAt = run.kind === 'resume' ? new Date(run.resumed.header.createdAt) : ctx.now();
   const pending = all.pending();
   const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;
   for (const p of pending) undecided?.add(numberKey(p.number));
   const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all, undecided } as const;
   if (mode === 'included') {
-    if (previous !== undefined && campaign.input.includeOptedOut !== true) ui.info(`run ${previous.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
+    if (run.kind === 'resume' && campaign.input.includeOptedOut !== true) ui.info(`run ${run.resumed.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
     return { ...planned, atStart: undefined };
   }
-  if (previous !== undefined && campaign.input.includeOptedOut) {
+  if (run.kind === 'resume' && campaign.input.includeOptedOut) {
     // Its batches were made without the store's numbers: a resume cannot put them back in.
-    throw new UsageError(`${FLAG.includeOptedOut}: run ${previous.header.runId} was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent`, {
+    throw new UsageError(`${FLAG.includeOptedOut}: run ${run.resumed.header.runId} was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent`, {
       hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
     });
   }
   const source = storeSource(all);
-  if (previous === undefined) {
+  if (run.kind !== 'resume') {
     // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
     if (source.set.size > 0) optOuts.push(source);
     return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
   }
-  const runId = previous.header.runId;
-  if (previous.header.optOuts === undefined) {
+  const { header } = run.resumed;
+  const runId = header.runId;
+  if (header.optOuts === undefined) {
     // Started by an msgr that did not read the store: its batches are rebuilt as they were.
     added.push({ source, added: source.set });
     if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
     return { ...planned, atStart: undefined };
   }
-  const since = previous.header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
+  const since = header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
   if (since === undefined) {
     throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, source)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
       hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart} (it leaves out the store's numbers as they are then, and what this run accepted).`,

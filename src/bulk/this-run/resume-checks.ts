@@ -9,7 +9,7 @@ import type { LoadedJournal } from '../journal/load.js';
 import { metaMap } from '../compose/message.js';
 import { headerKey } from '../../csv/header.js';
 import { columnKey } from '../../message/placeholders.js';
-import { checkResumeTarget } from './target.js';
+import { checkResumeTarget } from './where.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { formatCount } from '../../output/count.js';
 import { sameInput } from '../input/identity.js';
@@ -62,7 +62,7 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs(FLAG.varColumns, shape.varColumns.join(','));
   if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs(FLAG.metaColumns, shape.metaColumns.join(','));
   // A run started without one read only international numbers from its file: the country given
-  // now reads the --exclude list's national numbers, never the file's (bulk/runs/plan.ts).
+  // now reads the --exclude list's national numbers, never the file's (bulk/this-run/plan.ts).
   if (input.defaultCountry !== undefined && shape.defaultCountry !== null && input.defaultCountry.trim().toUpperCase() !== shape.defaultCountry.toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
   if (rows.allowDuplicates && !shape.allowDuplicates) differs(FLAG.allowDuplicates, false);
   if (rows.skipInvalid && !shape.skipInvalid) differs(FLAG.skipInvalid, false);
@@ -135,15 +135,15 @@ export function resumeBlocked(ctx: Pick<Context, 'now' | 'version'>, header: Run
  * The same bytes, read with the same flags and msgr, must give the same preflight as the run
  * being resumed; if not, the batches would not line up with the journal's, so nothing is sent.
  */
-export function checkSamePreflight(previous: LoadedJournal, pre: PreflightResult, fileLabel: string): void {
-  const runId = previous.header.runId;
-  if (pre.hash !== previous.header.input.hash) {
+export function checkSamePreflight(resumed: LoadedJournal, pre: PreflightResult, fileLabel: string): void {
+  const runId = resumed.header.runId;
+  if (pre.hash !== resumed.header.input.hash) {
     throw new UsageError(`${FLAG.resume}: ${fileLabel} changed since run ${runId} started (its content hash differs)`, {
       hint: `A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with ${FLAG.restart}: it leaves out every number this run accepted.`,
     });
   }
-  if (pre.rows !== previous.header.totals.rows || pre.toSend !== previous.header.totals.toSend || pre.requests !== previous.header.totals.requests) {
-    const was = previous.header.totals;
+  if (pre.rows !== resumed.header.totals.rows || pre.toSend !== resumed.header.totals.toSend || pre.requests !== resumed.header.totals.requests) {
+    const was = resumed.header.totals;
     throw new UsageError(`${FLAG.resume}: ${fileLabel} is unchanged, but its preflight now gives ${formatCount(pre.rows)} rows and ${formatCount(pre.toSend)} to send where run ${runId} had ${formatCount(was.rows)} and ${formatCount(was.toSend)}; nothing was sent`, {
       hint: 'This is a bug in msgr; please report it. Running again with MSGR_BULK_PARALLEL_MIN_BYTES=off reads the file in one pass.',
     });

@@ -11,12 +11,12 @@ import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource }
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
 import { LEAVE_OUT } from '../input/exclude.js';
-import { describeTarget, targetDifferences } from './target.js';
+import { describeTarget, targetDifferences } from '../this-run/where.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import type { SentMessages } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';
-import type { Run } from './open.js';
-import type { EarlierRun } from './earlier.js';
+import type { Run } from '../this-run/open.js';
+import type { EarlierRun } from './of-file.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -451,8 +451,8 @@ export async function leaveOutFor(
   earlier: readonly EarlierRun[],
 ): Promise<LeaveOut> {
   if (run.kind === 'resume') {
-    const recorded = run.previous.header.skipSent ?? [];
-    const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.previous.header.runId) : undefined;
+    const recorded = run.resumed.header.skipSent ?? [];
+    const atStart = recorded.some((r) => r.deliveredOnly === true) ? deliveredAtStart(run.journalPath, run.resumed.header.runId) : undefined;
     const inDoubtLeftOut = recorded.some((r) => r.inDoubt === 'left-out');
     return { sent: recorded.length > 0 ? await loadSentNumbers(recorded, { flag: FLAG.resume, wantIds, atStart, inDoubtLeftOut }) : undefined, guard: undefined };
   }

@@ -10,12 +10,13 @@ import type { LockOwner } from '../../files/lock.js';
 import type { RunHeader } from '../journal/records.js';
 import { buildMessage } from '../compose/message.js';
 import type { Campaign } from '../campaign.js';
-import { describeSender, describeText } from './target.js';
+import { describeSender, describeText } from '../this-run/where.js';
+import { refusalError, type Refusal } from '../this-run/unfinished.js';
 import { shellQuote } from '../../output/shell.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
 import { formatCount } from '../../output/count.js';
 import { sameData, statInput } from '../input/identity.js';
-import type { EarlierRun } from './earlier.js';
+import type { EarlierRun } from './of-file.js';
 import { FLAG } from '../flag-names.js';
 
 /** What the key was used for, for people: `run X (started T): /srv/today.csv, 2,000 rows, text "…", from Acme`. */
@@ -38,15 +39,28 @@ export function runningNowDocument(key: string, owner: LockOwner, journal: strin
   };
 }
 
+/** What a command with the key of an existing run is checked against: that run, and this command. */
+export interface KeyUse {
+  readonly key: string;
+  readonly header: RunHeader;
+  readonly finished: boolean;
+  readonly campaign: Pick<Campaign, 'message' | 'input' | 'where' | 'earlier'>;
+  readonly input: string | undefined;
+  readonly freeKey: string;
+}
+
 /**
  * A command with the key of an existing run must mean that run: its message (when the command
  * gives one) and its data. Another one is refused, quoting what the key was used for; a run left
  * unfinished can be abandoned for the new data under the key (--restart), a finished one cannot.
  */
-export async function checkKeyUse(
-  ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>,
-  o: { readonly key: string; readonly header: RunHeader; readonly finished: boolean; readonly campaign: Pick<Campaign, 'message' | 'input' | 'where' | 'earlier'>; readonly input: string | undefined; readonly freeKey: string },
-): Promise<void> {
+export async function checkKeyUse(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: KeyUse): Promise<void> {
+  const refusal = await keyUseRefusal(ctx, o);
+  if (refusal !== undefined) throw refusalError(refusal);
+}
+
+/** checkKeyUse's refusal, in words, for a dry run or preview to say after its preflight; undefined: the key's run is this command's. */
+export async function keyUseRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, o: KeyUse): Promise<Refusal | undefined> {
   const { key, header } = o;
   // The command the hint offers must be accepted: under a new key the file's earlier runs (the
   // key's among them) still count, so it says what to do about their numbers (docs/reruns.md:
@@ -59,24 +73,26 @@ export async function checkKeyUse(
     const personal = { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null };
     const diffs = definitionDifferences(journaledDefinition(header), { message, personal });
     // Another message: to numbers the key's run may have reached, on purpose (--again).
-    if (diffs.length > 0) throw keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false, offer(FLAG.again), stated ? '' : FLAG.again);
+    if (diffs.length > 0) return keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false, offer(FLAG.again), stated ? '' : FLAG.again);
   }
-  if (o.input === undefined) return;
+  if (o.input === undefined) return undefined;
   const now = statInput(o.input, o.input);
   if (!(await sameData(o.input, now, header.input))) {
     const size = now.size === header.input.size ? `the same size, ${formatCount(now.size)} bytes, but other bytes` : `${formatCount(now.size)} bytes, ${formatCount(header.input.size)} then`;
     // The same message to other data (a list grown): the numbers that have not had it (--skip-sent).
-    throw keyReused(key, header, `${header.input.stdin ? 'the data piped in now' : o.input} holds other data (${size})`, !o.finished, offer(FLAG.skipSent), stated ? '' : FLAG.skipSent, o.campaign.earlier.again);
+    return keyReused(key, header, `${header.input.stdin ? 'the data piped in now' : o.input} holds other data (${size})`, !o.finished, offer(FLAG.skipSent), stated ? '' : FLAG.skipSent, o.campaign.earlier.again);
   }
+  return undefined;
 }
 
-function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean, offered: string, intent: string, again = false): UsageError {
+function keyReused(key: string, header: RunHeader, what: string, unfinished: boolean, offered: string, intent: string, again = false): Refusal {
   const other = `give this campaign a key of its own (e.g. ${offered}), or leave ${FLAG.once} out${intent !== '' ? ` and add ${intent}` : ''}`;
-  return new UsageError(`${FLAG.once} ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`, {
+  return {
+    message: `${FLAG.once} ${key} was used for ${describeKeyUse(header)}; ${what}; nothing was sent`,
     hint: unfinished
       ? `A key names one campaign. If the file was replaced while run ${header.runId} was unfinished, abandon it and send this data under the key with ${FLAG.once} ${shellQuote(key)} ${FLAG.restart} (it leaves out the rows run ${header.runId} accepted${again ? `, ${FLAG.again} or not: a key messages each number once` : ''}); otherwise ${other}.`
       : `A key names one campaign: ${other}.`,
-  });
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-// Which run this is (src/bulk/runs/open.ts, docs/files.md: "Nothing lost, nothing sent twice" and
+// Which run this is (src/bulk/this-run/open.ts, docs/files.md: "Nothing lost, nothing sent twice" and
 // "Running a file again"), run in-process against a fake API (test/support/in-process.ts): the
 // kind decided once from the command and the disk; a new run over an unfinished one refused, with
 // commands that are then accepted; an abandoned journal put back when the restart sends nothing;
@@ -10,7 +10,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { resolveCampaign } from '../../../../src/commands/send-bulk/campaign.js';
-import { openRunState, type Opened } from '../../../../src/bulk/runs/open.js';
+import { openRunState, type Opened } from '../../../../src/bulk/this-run/open.js';
 import { ExitCode, type MsgrError } from '../../../../src/errors.js';
 import { createUi } from '../../../../src/output/ui.js';
 import { accept, fakeApi, type FakeApi, type FakeRequest } from '../../../support/fake-api.js';

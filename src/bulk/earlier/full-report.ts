@@ -99,7 +99,7 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
   ctx.atQuit(() => rmSync(dir, { recursive: true, force: true }));
   const cleanups: Array<() => void> = [];
   try {
-    // The rows the run left out as already sent, read as far as its journal says (bulk/runs/already-sent.ts).
+    // The rows the run left out as already sent, read as far as its journal says (bulk/earlier/already-sent.ts).
     // --delivered-only: the numbers counted as delivered as the run started, whatever receipts came since.
     const atStart = h.skipSent?.some((r) => r.deliveredOnly === true) === true ? readSnapshot(journal, DELIVERED_AT_START) : undefined;
     const sent = h.skipSent !== undefined && h.skipSent.length > 0 ? await loadSentNumbers(h.skipSent, { flag: 'runs report', wantIds: true, atStart }) : undefined;

@@ -1,4 +1,4 @@
-// The refusals of a run beside another run of the file (bulk/runs/open.ts): an unfinished run,
+// The refusals of a run beside another run of the file (bulk/this-run/open.ts): an unfinished run,
 // and what the --restart it offers does as the command stands (docs/reruns.md: "Running a file
 // again"); a run another msgr holds the lock of, sending now or stopped (docs/unattended.md:
 // "Locks: an overlap, another host, a stopped run").
@@ -12,14 +12,36 @@ import { heartbeatStopped, type LockOwner, type TakenOver } from '../../files/lo
 import { formatAge } from '../../output/count.js';
 
 /** A new run of a file beside its unfinished run (docs/files.md: "Nothing lost, nothing sent twice"). */
+/**
+ * A refusal decided when the run is opened, in words: thrown then by a send, and by a dry run or
+ * preview only after the preflight, which shows what it checked first and puts its figures in the
+ * refusal's --json document (bulk/stages/checking.ts). Words, not an Error, so that no error
+ * travels between stages.
+ */
+export interface Refusal {
+  readonly message: string;
+  readonly hint: string | undefined;
+}
+
+/** The usage error (exit 2) that says `r`. */
+export function refusalError(r: Refusal): UsageError {
+  return new UsageError(r.message, { hint: r.hint });
+}
+
 export function unfinishedError(ctx: Context, header: RunHeader, fileAbs: string | undefined, journalPath: string, again: boolean): UsageError {
+  return refusalError(unfinishedRefusal(ctx, header, fileAbs, journalPath, again));
+}
+
+/** A new run of a file beside its unfinished run: continue it, or abandon it with --restart. */
+export function unfinishedRefusal(ctx: Context, header: RunHeader, fileAbs: string | undefined, journalPath: string, again: boolean): Refusal {
   const blocked = resumeBlocked(ctx, header, fileAbs);
-  return new UsageError(`an unfinished run of this file exists (run ${header.runId}, started ${header.createdAt})`, {
+  return {
+    message: `an unfinished run of this file exists (run ${header.runId}, started ${header.createdAt})`,
     hint:
       blocked !== undefined
         ? `It cannot be continued (${blocked}): abandon it with ${FLAG.restart}${restartDoes(again)}. Journal: ${journalPath}`
         : `Continue it with ${FLAG.resume} (rows already accepted are not sent again), or abandon it with ${FLAG.restart}${restartDoes(again)}. Journal: ${journalPath}`,
-  });
+  };
 }
 
 /**

@@ -19,16 +19,15 @@ import { FLAG } from '../flag-names.js';
  */
 export async function openInput(ctx: Context, campaign: Campaign, state: Run, defer: (cleanup: () => void) => void): Promise<RunInput> {
   const { journalPath } = state;
-  const previous = state.kind === 'resume' ? state.previous : undefined;
   // A dry run, a preview or a sample copies stdin to a folder of its own, removed at the end.
   const scratch = journalOf(campaign.purpose) === 'none';
   let path: string;
   let stdin: boolean;
   let kept = false;
-  if (previous !== undefined) {
-    // A keyed run goes on from whichever path holds its data (checked: bulk/runs/once.ts).
-    path = campaign.earlier.once !== undefined && state.fileAbs !== undefined && !previous.header.input.stdin ? state.fileAbs : previous.header.input.path;
-    stdin = previous.header.input.stdin;
+  if (state.kind === 'resume') {
+    // A keyed run goes on from whichever path holds its data (checked: bulk/earlier/campaign-key.ts).
+    path = campaign.earlier.once !== undefined && state.fileAbs !== undefined && !state.resumed.header.input.stdin ? state.fileAbs : state.resumed.header.input.path;
+    stdin = state.resumed.header.input.stdin;
   } else if (campaign.input.file === '-') {
     const dir = scratch ? mkdtempSync(join(tmpdir(), 'msgr-bulk-')) : dirname(journalPath);
     ensureDir(dir);
@@ -47,8 +46,8 @@ export async function openInput(ctx: Context, campaign: Campaign, state: Run, de
   }
   const label = stdin ? 'stdin' : (campaign.input.file ?? path);
   const identity = statInput(path, label);
-  if (previous !== undefined) {
-    const was = previous.header.input;
+  if (state.kind === 'resume') {
+    const was = state.resumed.header.input;
     if (identity.size !== was.size || identity.quickHash !== was.quickHash) {
       throw new UsageError(`${FLAG.resume}: ${label} changed since run ${state.runId} started (${formatCount(was.size)} bytes then, ${formatCount(identity.size)} now)`, {
         hint: `A resumed run must read the same file, or rows could be skipped or sent twice. Restore the file, or start a new run of the changed file with ${FLAG.restart}: it leaves out every number this run accepted.`,
