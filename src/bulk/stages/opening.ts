@@ -188,14 +188,14 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clients = offline ? undefined : ctx.http();
+  const clients = offline ? undefined : ctx.http().then((http) => http.client);
   clients?.catch(() => undefined);
   return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs };
 }
 
 /** The campaign's clients, checked: a bad --ca-file stops the run before a journal exists. */
 export async function clientsFor(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, target: Target): Promise<ReturnType<typeof clientMaker>> {
-  const createClient = await (open.clients ?? ctx.http());
+  const createClient = await (open.clients ?? ctx.http().then((http) => http.client));
   return clientMaker(createClient, ctx, { target, settings: campaign.where.settings, timeoutMs: campaign.where.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
 }
 

@@ -101,8 +101,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 
   // undici is the heaviest import: only a real send pays for it.
   await prepareSingleRequest(ctx.nodeVersion);
-  const { createClient } = await import('../../http/client.js');
-  const client = createClient({
+  const client = (await ctx.http()).client({
     endpoint,
     apiKey,
     userAgent: userAgent(ctx),
