@@ -1,10 +1,12 @@
 // No import cycle anywhere in src/: the imports of every module (static, type-only and dynamic)
 // form a graph without loops, so a module can be read, tested and loaded without the modules that
-// use it (docs/design.md); nor between folders, so a folder can be too. No module outside
+// use it (docs/design.md); nor between folders (a file directly in src/ counts as one), so a
+// folder can be too. No module outside
 // src/commands/ imports a command or main.ts, except the reference generator, which builds the
 // program to walk its command tree. The order of the engine's folders and its front doors are lint rules
 // (eslint.config.js, ENGINE_ORDER and DOORS); lint does not see dynamic imports, so this checks
-// that those of the engine from outside it go through a door too.
+// that those of the engine from outside it go through a door too. No folder holds more than
+// MAX_FILES files.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -18,6 +20,20 @@ function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/**
+ * Files a folder of src/ may hold: past this, a newcomer no longer finds a file in one guess, and
+ * the folder holds more than one concept (split it by concept into subfolders).
+ */
+const MAX_FILES = 12;
+
+/** Every folder under `dir`, at any depth. */
+function allFolders(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? [path, ...allFolders(path)] : [];
   });
 }
 
@@ -145,6 +161,14 @@ test('folderGraph sees a loop between folders whose files make none, through a f
   const context = new Map([['src/context.ts', ['src/http/client.ts']], ['src/http/client.ts', ['src/output/sanitize.ts']], ['src/output/sanitize.ts', []], ['src/output/ui.ts', ['src/context.ts']]]);
   assert.equal(findCycle(context), undefined);
   assert.deepEqual(findCycle(folderGraph(context, 1)), ['src/context.ts', 'src/http', 'src/output', 'src/context.ts']);
+});
+
+test('no folder of src/ holds more than 12 files', () => {
+  const folders = [SRC, ...allFolders(SRC)];
+  const counts = folders.map((dir) => ({ dir: relative(ROOT, dir) || 'src', files: readdirSync(dir).filter((n) => statSync(join(dir, n)).isFile()).length }));
+  // The walk sees folders and counts their files: src/bulk/runs/ has several.
+  assert.ok(counts.some((c) => c.dir === 'src/bulk/runs' && c.files > 5), JSON.stringify(counts.find((c) => c.dir === 'src/bulk/runs')));
+  assert.deepEqual(counts.filter((c) => c.files > MAX_FILES).map((c) => `${c.dir}: ${c.files} files`), []);
 });
 
 test('outside src/commands/, no module imports a command or main.ts; the reference generator only main.ts, to walk the tree', () => {
