@@ -200,7 +200,7 @@ export async function openRun(cmd: Command): Promise<OpenRun | undefined> {
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clients = offline ? undefined : ctx.http();
+  const clients = offline ? undefined : ctx.http().then((http) => http.client);
   clients?.catch(() => undefined);
   const sendsTo = target !== undefined && runTarget !== undefined && clients !== undefined ? { target, journaled: runTarget, clients } : undefined;
   return { run, input, plan, message, sendsTo, leave, sameDataAs, sampleTo, reserve, report };

@@ -30,14 +30,14 @@ test('runs report: accepted rows with their ids, rejected, in doubt and never se
   const journal = join(dir, 'j.jsonl');
   let calls = 0;
   const http = api.http;
-  const counted = { ...ctx, http: () => Promise.resolve<typeof http>((o) => {
+  const counted: typeof ctx = { ...ctx, http: async () => ({ ...(await ctx.http()), client: (o) => {
     const c = http(o);
     return { ...c, sendRaw: async (json, so) => {
       const out = await c.sendRaw(json, so);
       if (++calls === 3) stop.abort('SIGINT');
       return out;
     } };
-  }) };
+  } }) };
   const err = await sendBulk(counted, [file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '2', '--concurrency', '1', '--skip-invalid', '--journal', journal]);
   assert.equal(err?.exitCode, ExitCode.PARTIAL, err?.message);
 

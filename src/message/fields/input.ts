@@ -1,3 +1,7 @@
+// src/message/fields/ owns the request's fields as a person writes them, read and checked before
+// src/message/request.ts builds the request: the whole request given with --input (input.ts) and
+// the `validity` field's time or duration (validity.ts).
+//
 // The whole request given with --input: the API's fields only (docs/api.md: "Request fields"; unknown fields are refused, so a
 // typo cannot silently drop a field), all optional because flags complete it.
 import { z } from 'zod';

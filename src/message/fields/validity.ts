@@ -1,3 +1,7 @@
+// src/message/fields/ owns the request's fields as a person writes them, read and checked before
+// src/message/request.ts builds the request: the whole request given with --input (input.ts) and
+// the `validity` field's time or duration (validity.ts).
+//
 // `--validity`: an ISO 8601 time or a duration from now, always sent in UTC as
 // YYYY-MM-DDTHH:mm:ss.sss+00:00 (docs/contract.md: "Requests"; docs/api.md: "Request fields").
 
