@@ -2,12 +2,14 @@
 // printed when the run had a profile but a flag or the environment gave its account or base URL:
 // a resume with -p alone would be refused as another target (docs/files.md: "Run identity" and
 // "Runs").
+// Run in-process (test/support/in-process.ts): what a user sees, without a process.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { type ReceivedRequest, type ScriptedResponse, type TestServer, useTestServer } from '../support/test-server.js';
+import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { type ReceivedRequest, type ScriptedResponse, type TestServer, useTestServer } from '../../../support/test-server.js';
 
 const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1', '--yes'];
 
@@ -46,7 +48,7 @@ describe('resume commands of a run with a profile whose account or base URL came
   async function setUp(): Promise<{ root: string; env: Record<string, string> }> {
     const root = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state') });
-    const added = await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', profileServer.url, '-q'], { env, input: 'prod-key-1234\n' });
+    const added = await runInProcess(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', profileServer.url, '-q'], { env, input: 'prod-key-1234\n' });
     assert.equal(added.code, 0, added.stderr);
     return { root, env };
   }
@@ -60,11 +62,11 @@ describe('resume commands of a run with a profile whose account or base URL came
     writeFileSync(join(root, 'acc.csv'), csv(list));
 
     acceptOneThenRefuse(profileServer);
-    const first = await runCli(['send-bulk', 'acc.csv', '-p', 'prod', '--account', 'OTHER01', ...MSG], { env, cwd: root });
+    const first = await runInProcess(['send-bulk', 'acc.csv', '-p', 'prod', '--account', 'OTHER01', ...MSG], { env, cwd: root });
     assert.equal(first.code, 3, first.stderr);
     assert.equal(resumeLine(first), 'msgr send-bulk acc.csv --resume -p prod --account OTHER01 --concurrency 1 --yes');
 
-    const shown = await runCli(['runs', 'show', 'acc.csv'], { env, cwd: root });
+    const shown = await runInProcess(['runs', 'show', 'acc.csv'], { env, cwd: root });
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal(showLine(shown), `msgr send-bulk ${join(root, 'acc.csv')} --resume -p prod --account OTHER01`);
     // The profile's own key: nothing to say about where the key comes from.
@@ -72,11 +74,11 @@ describe('resume commands of a run with a profile whose account or base URL came
 
     // -p alone is refused, and the hint names the account that brings it back.
     profileServer.answer = accept;
-    const plain = await runCli(['send-bulk', 'acc.csv', '--resume', '-p', 'prod', '--yes'], { env, cwd: root });
+    const plain = await runInProcess(['send-bulk', 'acc.csv', '--resume', '-p', 'prod', '--yes'], { env, cwd: root });
     assert.equal(plain.code, 2, plain.stderr);
     assert.match(plain.stderr, /^hint: Resume with the settings the run started with \(e\.g\. -p prod --account OTHER01\)\./m);
 
-    const resumed = await runCli([...argsOf(showLine(shown)), '--yes'], { env, cwd: root });
+    const resumed = await runInProcess([...argsOf(showLine(shown)), '--yes'], { env, cwd: root });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(accepted.map((a) => a.msisdn), list);
     assert.deepEqual([...new Set(accepted.map((a) => a.account))], ['OTHER01']);
@@ -89,18 +91,18 @@ describe('resume commands of a run with a profile whose account or base URL came
     const withKey = { ...env, MSGR_API_KEY: 'env-key-5678' };
 
     acceptOneThenRefuse(otherServer);
-    const first = await runCli(['send-bulk', 'url.csv', '--base-url', otherServer.url, ...MSG], { env: withKey, cwd: root });
+    const first = await runInProcess(['send-bulk', 'url.csv', '--base-url', otherServer.url, ...MSG], { env: withKey, cwd: root });
     assert.equal(first.code, 3, first.stderr);
     assert.equal(resumeLine(first), `msgr send-bulk url.csv --resume --base-url ${otherServer.url} --concurrency 1 --yes`);
 
-    const shown = await runCli(['runs', 'show', 'url.csv'], { env: withKey, cwd: root });
+    const shown = await runInProcess(['runs', 'show', 'url.csv'], { env: withKey, cwd: root });
     assert.equal(shown.code, 0, shown.stderr);
     assert.equal(showLine(shown), `msgr send-bulk ${join(root, 'url.csv')} --resume -p prod --base-url ${otherServer.url}`);
     assert.match(shown.stderr, /with the API key as the run had it/);
 
     otherServer.answer = accept;
     const before = profileServer.requests.length;
-    const resumed = await runCli([...argsOf(showLine(shown)), '--yes'], { env: withKey, cwd: root });
+    const resumed = await runInProcess([...argsOf(showLine(shown)), '--yes'], { env: withKey, cwd: root });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.deepEqual(accepted.map((a) => a.msisdn), list);
     assert.equal(profileServer.requests.length, before, 'nothing went to the profile\'s base URL');
@@ -112,17 +114,17 @@ describe('--journal that is not a journal file', () => {
     const root = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state'), MSGR_API_KEY: 'test-key-1234', MSGR_BASE_URL: 'http://127.0.0.1:9', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
     writeFileSync(join(root, 'f.csv'), csv(numbers(3)));
-    const resumeFolder = await runCli(['send-bulk', 'f.csv', '--resume', '--journal', root, '--yes'], { env, cwd: root });
+    const resumeFolder = await runInProcess(['send-bulk', 'f.csv', '--resume', '--journal', root, '--yes'], { env, cwd: root });
     assert.equal(resumeFolder.code, 2, resumeFolder.stderr);
     assert.equal(resumeFolder.stderr, `error: --journal: ${root} is a folder; --journal takes the journal's file path\nhint: Give the journal path printed by the run you want to resume.\n`);
-    const startFolder = await runCli(['send-bulk', 'f.csv', '--journal', root, ...MSG], { env, cwd: root });
+    const startFolder = await runInProcess(['send-bulk', 'f.csv', '--journal', root, ...MSG], { env, cwd: root });
     assert.equal(startFolder.code, 2, startFolder.stderr);
     assert.match(startFolder.stderr, new RegExp(`^error: --journal: ${root} is a folder; --journal takes the journal's file path\\nhint: Give a file path, e\\.g\\. ${root}/journal\\.jsonl, or leave --journal out`));
-    const csvJournal = await runCli(['send-bulk', '-', '--resume', '--journal', 'f.csv', '--yes'], { env, cwd: root, input: '' });
+    const csvJournal = await runInProcess(['send-bulk', '-', '--resume', '--journal', 'f.csv', '--yes'], { env, cwd: root, input: '' });
     assert.equal(csvJournal.code, 2, csvJournal.stderr);
     assert.match(csvJournal.stderr, /^error: --resume: \S+f\.csv is not a msgr journal \(none of its lines is a run header\)$/m);
     // Piped data resumed without its journal: where to find the path once the summary is gone.
-    const noJournal = await runCli(['send-bulk', '-', '--resume', '--yes'], { env, cwd: root, input: csv(numbers(3)) });
+    const noJournal = await runInProcess(['send-bulk', '-', '--resume', '--yes'], { env, cwd: root, input: csv(numbers(3)) });
     assert.equal(noJournal.code, 2, noJournal.stderr);
     assert.match(noJournal.stderr, /^error: --resume of a run that read stdin needs its --journal PATH\nhint: .*`msgr runs list` lists the runs .*`msgr runs show RUN` prints the command that continues one\.$/m);
   });
@@ -137,14 +139,14 @@ describe('a run of piped data kept by --journal in msgr runs', () => {
     const journal = join(root, 'kept', 'piped.jsonl');
     let count = 0;
     server.answer = () => (++count <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
-    const first = await runCli(['send-bulk', '-', '--journal', journal, ...MSG], { env, cwd: root, input: csv(numbers(20, 300)) });
+    const first = await runInProcess(['send-bulk', '-', '--journal', journal, ...MSG], { env, cwd: root, input: csv(numbers(20, 300)) });
     assert.equal(first.code, 3, first.stderr);
 
-    const listed = await runCli(['runs', 'list', '--json'], { env });
+    const listed = await runInProcess(['runs', 'list', '--json'], { env });
     assert.equal(listed.code, 0, listed.stderr);
     const runs = (JSON.parse(listed.stdout) as { runs: Array<{ runId: string; journal: string; finished: boolean }> }).runs;
     assert.deepEqual(runs.map((r) => [r.journal, r.finished]), [[journal, false]]);
-    const shown = await runCli(['runs', 'show', runs[0]?.runId ?? '?'], { env });
+    const shown = await runInProcess(['runs', 'show', runs[0]?.runId ?? '?'], { env });
     assert.equal(shown.code, 0, shown.stderr);
     assert.ok(shown.stdout.includes(`journal   ${journal}\n`), shown.stdout);
     assert.ok(shown.stderr.includes(`continue it with: msgr send-bulk --resume --journal ${journal} `), shown.stderr);

@@ -1,14 +1,14 @@
-// What operators feed send-bulk, end to end: opt-out lists that must be honoured to the last
-// entry, spreadsheet exports (blank rows of delimiters, spreadsheet headers, lists without a
-// header, numbers in scientific notation), runs that would send nothing, and message text files
-// in the encodings the CSV reader takes. The built CLI against a server on 127.0.0.1 that records
-// every request, so "nothing was sent" is counted at the server.
+// Spreadsheet exports as send-bulk reads them: blank rows of delimiters, spreadsheet headers,
+// lists without a header, numbers in scientific notation, error values, encodings, line ends.
+// Run in-process (test/support/in-process.ts) against a server on 127.0.0.1 that records every
+// request, so "nothing was sent" is counted at the server.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { useTestServer } from '../../../support/test-server.js';
 
 const KEY = 'sk_test_inputs_12345678';
 const server = useTestServer();
@@ -28,7 +28,7 @@ const MSG = ['--from', 'Acme', '--text', 'Hello'];
 const TEMPLATE = ['--from', 'Acme', '--template', 'hello'];
 
 function bulk(args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
-  return runCli(['send-bulk', ...args], { env: env(extra), timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
+  return runInProcess(['send-bulk', ...args], { env: env(extra), timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
 }
 
 /** Every recipient the server received, in order. */
@@ -52,96 +52,6 @@ function assertClean(r: RunResult): void {
   assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
   assert.doesNotMatch(r.stderr, /internal error/);
 }
-
-const LIST = file(['msisdn,name', '+447911123401,Ann', '+447911123402,Bob', '+447911123403,Cy'].join('\n') + '\n');
-
-describe('opt-out lists are strict', () => {
-  test('an entry written without its + stops the run with the file, the line and the number it would be; nothing is sent', async () => {
-    const opt = file('+447911123402\n447911123401\n', 'opt.txt');
-    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent/);
-    assert.match(r.stderr, /line 2: "447911123401" has no \+/);
-    assert.match(r.stderr, /\+447911123401/);
-    assert.equal(server.requests.length, 0);
-    assertClean(r);
-  });
-
-  test('with --default-country DE, a German mobile without its + is neither a recipient nor an opt-out of the German landline it would also be', async () => {
-    const list = file('phone,name\n+4915123456789,Jonas\n015123456780,Lena\n');
-    const opt = file('Mobile\n4915123456789\n', 'opt.csv');
-    const r = await bulk([list, ...MSG, '--exclude', opt, '--default-country', 'DE', '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /line 2: "4915123456789" has no \+: it is \+4915123456789 if international, not the DE number \+494915123456789/);
-    assert.equal(server.requests.length, 0);
-
-    const rows = file('phone,name\n4915123456789,Jonas\n015123456780,Lena\n');
-    const skipped = await bulk([rows, ...MSG, '--default-country', 'DE', '--skip-invalid', '--yes']);
-    assert.equal(skipped.code, 0, skipped.stderr);
-    assert.deepEqual(sent(), ['+4915123456780']);
-    assertClean(skipped);
-  });
-
-  test('a national entry needs --default-country; with it, it is excluded like the recipient it names', async () => {
-    const opt = file('07911 123401\n', 'opt.txt');
-    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /line 1: "07911 123401" is a national number/);
-    assert.equal(server.requests.length, 0);
-
-    const ok = await bulk([LIST, ...MSG, '--exclude', opt, '--default-country', 'GB', '--yes', '--json']);
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
-    assert.equal((JSON.parse(ok.stdout) as { excluded: number }).excluded, 1);
-    assert.match(ok.stderr, /excluded: 1 row on the opt-out list .*opt\.txt \(1 number\)/);
-  });
-
-  test('a plain list whose first line is a number has no header: its first entry is excluded too', async () => {
-    const opt = file('+447911123401\n+447911123403\n', 'opt.txt');
-    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(sent(), ['+447911123402']);
-    assert.match(r.stderr, /2 excluded/);
-  });
-
-  test('a first line with digits that is not a number is an unreadable entry, not a header that drops it; a word is a header', async () => {
-    for (const first of ['+447911123401 # opted out 2024', '+44791112340l']) {
-      const opt = file(`${first}\n+447911123403\n`, 'opt.txt');
-      const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent:\n {2}line 1: /);
-      assert.equal(server.requests.length, 0);
-    }
-    const named = file('Opted out\n+447911123401\n', 'opt.txt');
-    const ok = await bulk([LIST, ...MSG, '--exclude', named, '--yes']);
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
-  });
-
-  test('a first line that is a spreadsheet\'s error value (#NULL!: an opt-out Excel garbled) is a refused entry, not a header that drops it', async () => {
-    for (const content of ['#NULL!\n', '#NULL!\r\n+447911123403\r\n']) {
-      const opt = file(content, 'opt.txt');
-      const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /--exclude: .*opt\.txt: 1 entry is not a phone number; nothing was sent:\n {2}line 1: "#NULL!" is a spreadsheet's error value/);
-      assert.match(r.stderr, /format the number column as Text/);
-      assert.equal(server.requests.length, 0);
-    }
-  });
-
-  test('an unreadable entry further down names its line; a CSV list takes --exclude-column', async () => {
-    const bad = file('+447911123401\n+447911123403\nn/a\n', 'opt.txt');
-    const r = await bulk([LIST, ...MSG, '--exclude', bad, '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /line 3: "n\/a" has characters that are not digits/);
-    assert.equal(server.requests.length, 0);
-
-    const csvList = file('Customer,Opted out on,Contact\nAnn,2026-01-02,+447911123401\n', 'opt.csv');
-    const ok = await bulk([LIST, ...MSG, '--exclude', csvList, '--exclude-column', 'contact', '--yes']);
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.deepEqual(sent(), ['+447911123402', '+447911123403']);
-  });
-});
 
 describe('spreadsheet exports', () => {
   test('rows of delimiters and spaces are blank; "Phone Number" is the number column', async () => {
@@ -282,11 +192,11 @@ describe('spreadsheet exports', () => {
     // Batches of one: the second is refused with a 503 (not sent), so the run stops with it left.
     server.script({ status: 202, body: { id: 'm1' } }, { status: 503, body: { error: 'busy' } });
     server.fallback = { status: 202, body: { id: 'm' } };
-    const first = await runCli(['send-bulk', path, ...MSG, '--no-header', '--batch-size', '1', '--concurrency', '1', '--yes'], { env: e });
+    const first = await runInProcess(['send-bulk', path, ...MSG, '--no-header', '--batch-size', '1', '--concurrency', '1', '--yes'], { env: e });
     assert.equal(first.code, 7, first.stderr);
     assert.deepEqual(sent(), ['+447911123401', '+447911123402', '+447911123403']);
     server.requests.length = 0;
-    const again = await runCli(['send-bulk', path, '--resume', '--yes'], { env: e });
+    const again = await runInProcess(['send-bulk', path, '--resume', '--yes'], { env: e });
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /2 before this resume/);
     assert.deepEqual(sent(), ['+447911123402']);
@@ -385,89 +295,5 @@ describe('spreadsheet exports', () => {
     const ok = await bulk([path, '--from', 'Acme', '--text', 'Salut {{Pr\u00e9nom}}', '--encoding', 'latin1']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.deepEqual(texts(), ['Salut Jose']);
-  });
-});
-
-describe('a run that would send nothing is an error', () => {
-  test('--skip-invalid with every row invalid: exit 2, said plainly', async () => {
-    const r = await bulk([file('msisdn\nhello\n+1 555\n'), ...MSG, '--skip-invalid', '--yes', '--json']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /nothing to send: every one of the 2 rows .* is invalid, excluded or a duplicate \(2 invalid\)/);
-    const doc = JSON.parse(r.stdout) as { exitCode: number; causes: unknown };
-    assert.equal(doc.exitCode, 2);
-    assert.deepEqual(doc.causes, [
-      { cause: 'characters', column: 'msisdn', count: 1, lines: [2] },
-      { cause: 'impossible', column: 'msisdn', count: 1, lines: [3] },
-    ]);
-    assert.equal(server.requests.length, 0);
-  });
-
-  test('every row excluded: exit 2', async () => {
-    const opt = file('+447911123401\n+447911123402\n+447911123403\n', 'opt.txt');
-    const r = await bulk([LIST, ...MSG, '--exclude', opt, '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /nothing to send: .*3 excluded/);
-    assert.equal(server.requests.length, 0);
-  });
-
-  test('a header without rows: exit 2', async () => {
-    const r = await bulk([file('msisdn,name\n'), ...MSG, '--yes']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /has no rows to send to, only its header/);
-    assert.equal(server.requests.length, 0);
-  });
-});
-
-describe('--text-file: one reader for send and send-bulk', () => {
-  const SEND = ['send', '--to', '+447911123401', '--from', 'Acme'];
-
-  test('a UTF-8 BOM is not sent; UTF-16 is read by its BOM', async () => {
-    const bom = file(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('Your order is ready\n')]), 'text.txt');
-    const utf16 = file(Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Café ready\r\n', 'utf16le')]), 'text16.txt');
-    for (const path of [bom, utf16]) {
-      const a = await runCli([...SEND, '--text-file', path], { env: env() });
-      assert.equal(a.code, 0, a.stderr);
-      const b = await bulk([LIST, '--from', 'Acme', '--text-file', path, '--yes']);
-      assert.equal(b.code, 0, b.stderr);
-    }
-    assert.deepEqual(texts(), ['Your order is ready', 'Your order is ready', 'Café ready', 'Café ready']);
-  });
-
-  test('Windows-1252 is refused with an encoding hint, and read with --text-encoding latin1', async () => {
-    const cp1252 = file(Buffer.from([0x93, 0x48, 0x69, 0x94, 0x20, 0x63, 0x61, 0x66, 0xe9, 0x0a]), 'text.txt');
-    for (const args of [SEND, ['send-bulk', LIST, '--from', 'Acme', '--yes']]) {
-      const r = await runCli([...args, '--text-file', cp1252], { env: env() });
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /--text-file: .*text\.txt is not valid UTF-8 text \(line 1\)/);
-      assert.match(r.stderr, /--text-encoding latin1/);
-      assertClean(r);
-    }
-    assert.equal(server.requests.length, 0);
-    const ok = await runCli([...SEND, '--text-file', cp1252, '--text-encoding', 'latin1'], { env: env() });
-    assert.equal(ok.code, 0, ok.stderr);
-    assert.deepEqual(texts(), ['\u201cHi\u201d café']);
-  });
-
-  test('--text-file - reads stdin in send-bulk', async () => {
-    const r = await bulk([LIST, '--from', 'Acme', '--text-file', '-', '--yes'], {}, 'From stdin\n');
-    assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(texts(), ['From stdin']);
-  });
-
-  test('a missing file is worded the same by both commands', async () => {
-    const a = await runCli([...SEND, '--text-file', 'no-such-text.txt'], { env: env() });
-    const b = await bulk([LIST, '--from', 'Acme', '--text-file', 'no-such-text.txt', '--yes']);
-    for (const r of [a, b]) {
-      assert.equal(r.code, 2, r.stderr);
-      assert.match(r.stderr, /^error: --text-file: cannot read no-such-text\.txt \(no such file\)\nhint: Check the file name and its folder/m);
-    }
-    // The CSV itself and the opt-out list say what to do too.
-    const csv = await bulk(['no-such.csv', '--from', 'Acme', '--text', 'Hi', '--yes']);
-    assert.equal(csv.code, 2, csv.stderr);
-    assert.match(csv.stderr, /^error: cannot read no-such\.csv \(no such file\)\nhint: Check the file name and its folder/m);
-    const optouts = await bulk([LIST, '--from', 'Acme', '--text', 'Hi', '--exclude', 'no-such-optouts.txt', '--yes']);
-    assert.equal(optouts.code, 2, optouts.stderr);
-    assert.match(optouts.stderr, /^error: --exclude: cannot read no-such-optouts\.txt \(no such file\)\nhint: Check the file name and its folder/m);
-    assert.equal(server.requests.length, 0);
   });
 });

@@ -2,13 +2,15 @@
 // path), a run whose journal is kept elsewhere (--journal), and the same data piped in again are
 // each the one unfinished run, refused or resumed, never a fresh run that sends everyone accepted
 // before the stop a second time (docs/files.md: "Nothing lost, nothing sent twice").
+// Run in-process (test/support/in-process.ts): what a user sees, without a process.
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runDirFor } from '../../src/bulk/history/state-folder.js';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
+import { runDirFor } from '../../../../src/bulk/history/state-folder.js';
+import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../../../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Hello there', '--batch-size', '5', '--concurrency', '1'];
@@ -26,7 +28,7 @@ function csv(list: string[]): string {
 }
 
 function bulk(args: string[], e: Record<string, string>, o: { cwd?: string; input?: string } = {}): Promise<RunResult> {
-  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000, ...o });
+  return runInProcess(['send-bulk', ...args], { env: e, timeoutMs: 60_000, ...o });
 }
 
 const escape = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -80,7 +82,7 @@ describe('one run per file, per journal, per piped data', () => {
       assert.match(again.stderr, /^error: an unfinished run of this file exists \(run \S+, started [^)]+\)/m);
     }
     assert.equal(server.requests.length, 2, 'nothing sent by the refused starts');
-    const listed = await runCli(['runs', 'show', './today.csv'], { env: e, cwd: dir });
+    const listed = await runInProcess(['runs', 'show', './today.csv'], { env: e, cwd: dir });
     assert.equal(listed.code, 0, listed.stderr);
     assert.match(listed.stdout, new RegExp(`^file\\s+${escape(join(dir, 'sy.csv'))}$`, 'm'));
     assert.match(listed.stdout, /^state\s+unfinished/m);
@@ -145,10 +147,10 @@ describe('one run per file, per journal, per piped data', () => {
     assert.deepEqual(accepted, list.slice(5, 10));
     accepted = list.slice(0, 10);
 
-    const listed = await runCli(['runs', 'list', '--json'], { env: e });
+    const listed = await runInProcess(['runs', 'list', '--json'], { env: e });
     const runs = (JSON.parse(listed.stdout) as { runs: Array<{ journal: string; finished: boolean }> }).runs;
     assert.deepEqual(runs.map((r) => [r.journal, r.finished]), [[journal, false]]);
-    const shown = await runCli(['runs', 'show', 'jj.csv'], { env: e, cwd: root });
+    const shown = await runInProcess(['runs', 'show', 'jj.csv'], { env: e, cwd: root });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stdout, new RegExp(`^journal\\s+${escape(journal)}$`, 'm'));
 
@@ -156,7 +158,7 @@ describe('one run per file, per journal, per piped data', () => {
     assert.equal(resumed.code, 0, resumed.stderr);
     assertEachOnce(list);
     // Finished, it is the user's file still: prune leaves it where a script looks for it.
-    const pruned = await runCli(['runs', 'prune', '--older-than', '0m'], { env: e });
+    const pruned = await runInProcess(['runs', 'prune', '--older-than', '0m'], { env: e });
     assert.equal(pruned.code, 0, pruned.stderr);
     assert.ok(existsSync(journal), 'runs prune deleted a journal kept by --journal');
     assert.match(pruned.stderr, new RegExp(`kept 1 finished run whose journal is kept by --journal outside msgr's folder \\(yours to delete\\): ${escape(journal)}`));
@@ -241,7 +243,7 @@ describe('one run per file, per journal, per piped data', () => {
     assert.match(command, new RegExp(`--resume --journal ${escape(journal)} `));
     assert.equal(server.requests.length, before, 'a refused start sent');
     // `msgr runs show` names that journal in the command that continues the run.
-    const shown = await runCli(['runs', 'show', journal], { env: e });
+    const shown = await runInProcess(['runs', 'show', journal], { env: e });
     assert.equal(shown.code, 0, shown.stderr);
     assert.match(shown.stderr, new RegExp(`continue it with: msgr send-bulk \\S+ --resume --journal ${escape(journal)}`));
     accepted = list.slice(0, 5);

@@ -2,12 +2,14 @@
 // single pass gives: the same requests in the same order, report, totals, problems and errors.
 // MSGR_BULK_PARALLEL_MIN_BYTES=0 splits even these small files; `off` forces the single pass.
 // `-v` prints a debug line when the split was used, so each test also proves it took that path.
+// Run in-process (test/support/in-process.ts): what a user sees, without a process.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startSandbox, type RunningSandbox } from '../../../../src/sandbox/server.js';
+import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
 
 const KEY = 'test-key-1234';
 const SPLIT = /preflight: two threads, the second from line (\d+)/;
@@ -97,7 +99,7 @@ describe('send-bulk with the preflight split over two threads', () => {
       writeFileSync(record, '');
       const dir = tempDir('msgr-par-out-');
       const report = join(dir, 'report.csv');
-      const r = await runCli(['send-bulk', file, ...MSG, '--journal', join(dir, 'j.jsonl'), '--report', report, '--json', '-v', ...args], { env: env(server.url, split), timeoutMs: 60_000 });
+      const r = await runInProcess(['send-bulk', file, ...MSG, '--journal', join(dir, 'j.jsonl'), '--report', report, '--json', '-v', ...args], { env: env(server.url, split), timeoutMs: 60_000 });
       // Message ids are the sandbox's random batch tokens: the same shape, other values.
       const text = existsSync(report) ? readFileSync(report, 'utf8').replace(/sbx_m_[0-9a-f]+_/g, 'sbx_m_*_') : '';
       out.push({ r, requests: requests(record), report: text });
@@ -154,7 +156,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     const results: Array<{ r: RunResult; req: ReturnType<typeof requests> }> = [];
     for (const split of [true, false]) {
       writeFileSync(record, '');
-      const r = await runCli(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--json', '-v'], { env: env(server.url, split) });
+      const r = await runInProcess(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--json', '-v'], { env: env(server.url, split) });
       results.push({ r, req: requests(record) });
     }
     const [par, one] = results as [(typeof results)[0], (typeof results)[0]];
@@ -221,7 +223,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     writeFileSync(path, `${rows.join('\n')}\n`);
     const results: RunResult[] = [];
     for (const split of [true, false]) {
-      results.push(await runCli(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`)], { env: env(server.url, split) }));
+      results.push(await runInProcess(['send-bulk', path, ...MSG, '--journal', join(dir, `j${split}.jsonl`)], { env: env(server.url, split) }));
     }
     const [par, one] = results as [RunResult, RunResult];
     assert.equal(par.code, 2);
@@ -237,7 +239,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     writeFileSync(path, `msisdn,name\n${[...first, ...second].join('\n')}\n`);
     const results: RunResult[] = [];
     for (const split of [true, false]) {
-      results.push(await runCli(['send-bulk', path, ...MSG, '--dry-run', '--first-per-number', '--batch-size', '35', '-v'], { env: env(server.url, split) }));
+      results.push(await runInProcess(['send-bulk', path, ...MSG, '--dry-run', '--first-per-number', '--batch-size', '35', '-v'], { env: env(server.url, split) }));
     }
     const [par, one] = results as [RunResult, RunResult];
     assert.equal(par.code, 0, par.stderr);
@@ -254,7 +256,7 @@ describe('send-bulk with the preflight split over two threads', () => {
     const results: Array<{ r: RunResult; req: ReturnType<typeof requests> }> = [];
     for (const split of [true, false]) {
       writeFileSync(record, '');
-      const r = await runCli(['send-bulk', '-', ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--batch-size', '9', '--first-per-number', '--json', '-v'], { env: env(server.url, split), input: `${rows.join('\n')}\n` });
+      const r = await runInProcess(['send-bulk', '-', ...MSG, '--journal', join(dir, `j${split}.jsonl`), '--batch-size', '9', '--first-per-number', '--json', '-v'], { env: env(server.url, split), input: `${rows.join('\n')}\n` });
       results.push({ r, req: requests(record) });
     }
     const [par, one] = results as [(typeof results)[0], (typeof results)[0]];

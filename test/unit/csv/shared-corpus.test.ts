@@ -1,17 +1,14 @@
 // Every file of the shared CSV corpus (../shared/corpora/csv, read where it is, never copied)
 // either parses or fails with a clear message and a line number: never a crash, an internal
-// error or a stack trace. The whole CLI runs in-process (main with a fake context) as a dry
+// error or a stack trace. The whole CLI runs in-process (test/support/in-process.ts) as a dry
 // run, with the first header as the number column so every row is read and checked.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { detectFormat, readCsv } from '../../src/csv/reader.js';
-import type { Context, OutStream } from '../../src/context.js';
-import { main } from '../../src/main.js';
-import { ROOT, tempDir } from '../support/cli.js';
-import { noHttp, testProcess } from '../support/fake-context.js';
+import { detectFormat, readCsv } from '../../../src/csv/reader.js';
+import { ROOT, tempDir } from '../../support/cli.js';
+import { runInProcess } from '../../support/in-process.js';
 
 const CORPUS = join(ROOT, '..', 'shared', 'corpora', 'csv');
 
@@ -21,43 +18,6 @@ function list(dir: string): string[] {
     if (statSync(p).isDirectory()) return list(p);
     return name.startsWith('.') ? [] : [p];
   });
-}
-
-function sink(): OutStream & { text: string } {
-  const s = {
-    text: '',
-    isTTY: false,
-    write(chunk: string): boolean {
-      s.text += chunk;
-      return true;
-    },
-  };
-  return s;
-}
-
-async function runInProcess(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  const stdout = sink();
-  const stderr = sink();
-  const ctx: Context = {
-    argv,
-    env: { MSGR_CONFIG_DIR: tempDir('msgr-corpus-'), NO_COLOR: '1', MSGR_ACCOUNT_REFERENCE: 'ACME01' },
-    cwd: ROOT,
-    stdout,
-    stderr,
-    stdin: Object.assign(Readable.from([]), { isTTY: false }),
-    now: () => new Date(),
-    interrupt: new AbortController().signal,
-    version: '0.0.0-test',
-    ...testProcess,
-    onExit: () => undefined,
-    atQuit: () => undefined,
-    enableGracefulInterrupt: () => undefined,
-    onHangup: () => undefined,
-    // Dry runs: nothing may ask for an API client.
-    http: noHttp,
-  };
-  const code = await main(ctx);
-  return { code, stdout: stdout.text, stderr: stderr.text };
 }
 
 /** The first header name, as send-bulk would read it, or undefined when there is none. */
@@ -90,7 +50,8 @@ describe('the shared CSV corpus', { skip: existsSync(CORPUS) ? false : `no corpu
     test(file.slice(CORPUS.length + 1), async () => {
       const header = await firstHeader(file);
       const args = ['send-bulk', file, '--from', 'Acme', '--text', 'hi', '--dry-run', ...(header !== undefined ? ['--msisdn-column', header.trim()] : [])];
-      const r = await runInProcess(args);
+      // Dry runs: nothing may ask for an API client.
+      const r = await runInProcess(args, { env: { MSGR_CONFIG_DIR: tempDir('msgr-corpus-'), NO_COLOR: '1', MSGR_ACCOUNT_REFERENCE: 'ACME01' }, http: null });
       assert.ok(r.code === 0 || r.code === 2, `exit ${r.code}: ${r.stderr}`);
       assert.doesNotMatch(r.stderr, /internal error|\n\s+at .+:\d+:\d+/);
       if (r.code === 2) {

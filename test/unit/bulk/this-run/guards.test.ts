@@ -1,12 +1,13 @@
 // Guards found in review: a bad --ca-file leaves no journal behind, --resume refuses message
 // flags that differ from the run's, and a report or journal is never written over a file the run
-// reads.
+// reads. Run in-process (test/support/in-process.ts).
 import assert from 'node:assert/strict';
 import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, runCli, tempDir } from '../support/cli.js';
-import { startTestServer } from '../support/test-server.js';
+import { cleanEnv, tempDir } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { startTestServer } from '../../../support/test-server.js';
 
 function setup(): { csv: string; env: Record<string, string> } {
   const dir = tempDir();
@@ -17,10 +18,10 @@ function setup(): { csv: string; env: Record<string, string> } {
 
 test('a bad --ca-file stops before the journal: the next run starts normally', async () => {
   const { csv, env } = setup();
-  const bad = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--ca-file', '/etc/hostname'], { env });
+  const bad = await runInProcess(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--ca-file', '/etc/hostname'], { env });
   assert.equal(bad.code, 2, bad.stderr);
   assert.match(bad.stderr, /--ca-file: \/etc\/hostname holds no PEM certificate/);
-  const good = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi'], { env });
+  const good = await runInProcess(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi'], { env });
   assert.equal(good.code, 0, good.stderr);
   assert.match(good.stderr, /2 of 2 recipients accepted/);
 });
@@ -32,20 +33,20 @@ test('--resume refuses a different --meta, --character-set or --message-type', a
   server.fallback = { status: 500, body: 'down' };
   try {
     const base = ['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--meta', 'campaign=a'];
-    const first = await runCli(base, { env });
+    const first = await runInProcess(base, { env });
     assert.equal(first.code, 7, first.stderr);
     assert.match(first.stderr, /--resume/);
   } finally {
     await server.close();
   }
   for (const [flag, value] of [['--meta', 'campaign=b'], ['--character-set', 'UCS2'], ['--message-type', 'promo']] as const) {
-    const r = await runCli(['send-bulk', csv, '--resume', flag, value], { env });
+    const r = await runInProcess(['send-bulk', csv, '--resume', flag, value], { env });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--resume: ${flag} differs from run`));
   }
   // A flag the run was started without is named so, not as "which sends null" or "false".
   for (const flag of [['--text-column', 'name'], ['--skip-invalid'], ['--first-per-number'], ['--allow-unlisted-numbers'], ['--fix-mojibake']]) {
-    const r = await runCli(['send-bulk', csv, '--resume', ...flag], { env });
+    const r = await runInProcess(['send-bulk', csv, '--resume', ...flag], { env });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--resume: ${flag[0] as string} differs from run \\S+, which was started without it\n`));
   }
@@ -57,18 +58,18 @@ test('a missing API key or base URL fails before the preflight reads the file; -
   // An invalid row: a run that got as far as the preflight would stop on it instead.
   writeFileSync(csv, 'msisdn,name\n+447911123456,Ann\nnot a number,Bob\n');
   const noKey = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_BASE_URL: 'https://api.example.com', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
-  const a = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'a.jsonl')], { env: noKey });
+  const a = await runInProcess(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'a.jsonl')], { env: noKey });
   assert.equal(a.code, 2, a.stderr);
   assert.match(a.stderr, /no API key/);
   assert.doesNotMatch(a.stderr, /preflight|invalid row|not a phone number/);
 
   const noUrl = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: 'guard-key-1234', MSGR_ACCOUNT_REFERENCE: 'ACME01' });
-  const b = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'b.jsonl')], { env: noUrl });
+  const b = await runInProcess(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--journal', join(dir, 'b.jsonl')], { env: noUrl });
   assert.equal(b.code, 2, b.stderr);
   assert.match(b.stderr, /no base URL/);
   assert.doesNotMatch(b.stderr, /preflight|invalid row/);
 
-  const dry = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--dry-run', '--skip-invalid'], { env: noKey });
+  const dry = await runInProcess(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--dry-run', '--skip-invalid'], { env: noKey });
   assert.equal(dry.code, 0, dry.stderr);
   assert.match(dry.stderr, /dry run: 1 recipient in 1 request would be sent/);
 });
@@ -83,7 +84,7 @@ test('--report naming the --exclude list or the CSV, or --journal naming any fil
   try {
     const base = ['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url];
     // Opening the report first emptied the opt-out list: the opted-out number was then sent to.
-    const ex = await runCli([...base, '--exclude', optouts, '--report', optouts], { env, cwd: dir });
+    const ex = await runInProcess([...base, '--exclude', optouts, '--report', optouts], { env, cwd: dir });
     assert.equal(ex.code, 2, ex.stderr);
     assert.match(ex.stderr, /--report: \S+optouts\.csv is the --exclude list; writing the report there would overwrite it/);
     assert.equal(readFileSync(optouts, 'utf8'), '+447911123456\n');
@@ -93,11 +94,11 @@ test('--report naming the --exclude list or the CSV, or --journal naming any fil
     const link = join(dir, 'link.csv');
     symlinkSync(csv, link);
     for (const [report, extra] of [[link, []], ['./in.csv', ['--dry-run']]] as const) {
-      const r = await runCli([...base, '--report', report, ...extra], { env, cwd: dirname(csv) });
+      const r = await runInProcess([...base, '--report', report, ...extra], { env, cwd: dirname(csv) });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /is the CSV file being sent; writing the report there would overwrite it/);
     }
-    const j = await runCli([...base, '--journal', csv], { env });
+    const j = await runInProcess([...base, '--journal', csv], { env });
     assert.equal(j.code, 2, j.stderr);
     assert.match(j.stderr, /--journal: \S+ is the CSV file being sent; writing the journal there would overwrite it/);
     // Any other file that is not a journal (the opt-out list, the text) is kept as well: a new
@@ -105,7 +106,7 @@ test('--report naming the --exclude list or the CSV, or --journal naming any fil
     const text = join(dir, 'text.txt');
     writeFileSync(text, 'Hi\n');
     for (const args of [['--exclude', optouts, '--journal', optouts], ['--text-file', text, '--journal', text]]) {
-      const r = await runCli([...base.filter((a) => a !== '--text' && a !== 'Hi'), ...(args[0] === '--exclude' ? ['--text', 'Hi'] : []), ...args], { env });
+      const r = await runInProcess([...base.filter((a) => a !== '--text' && a !== 'Hi'), ...(args[0] === '--exclude' ? ['--text', 'Hi'] : []), ...args], { env });
       assert.equal(r.code, 2, r.stderr);
       assert.match(r.stderr, /--journal: \S+ is a file that is not a msgr journal; a new run would write its journal over it/);
     }
@@ -124,12 +125,12 @@ test('runs report refuses a --report naming the run\'s CSV, its journal or its -
   const journal = join(dir, 'run.jsonl');
   const optouts = join(dir, 'optouts.txt');
   writeFileSync(optouts, '+447911000000\n');
-  const sent = await runCli(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--journal', journal, '--exclude', optouts], { env });
+  const sent = await runInProcess(['send-bulk', csv, '--sandbox', '--from', 'Acme', '--text', 'Hi', '--journal', journal, '--exclude', optouts], { env });
   assert.equal(sent.code, 0, sent.stderr);
   const csvBefore = readFileSync(csv, 'utf8');
   const journalBefore = readFileSync(journal, 'utf8');
   for (const [report, what] of [[csv, "the run's CSV file"], [journal, "the run's journal"], [optouts, "the run's --exclude list"]] as const) {
-    const r = await runCli(['runs', 'report', journal, '--report', report], { env });
+    const r = await runInProcess(['runs', 'report', journal, '--report', report], { env });
     assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, new RegExp(`--report: \\S+ is ${what}; writing the report there would overwrite it`));
   }
@@ -139,7 +140,7 @@ test('runs report refuses a --report naming the run\'s CSV, its journal or its -
 
   // Elsewhere it writes the report; --json says what it wrote, as one document on stdout.
   const report = join(dir, 'report.csv');
-  const ok = await runCli(['runs', 'report', journal, '--report', report, '--json'], { env });
+  const ok = await runInProcess(['runs', 'report', journal, '--report', report, '--json'], { env });
   assert.equal(ok.code, 0, ok.stderr);
   const doc = JSON.parse(ok.stdout) as Record<string, unknown>;
   // No listener ran: no events file read, both messages without a final receipt.
@@ -158,10 +159,10 @@ test('--resume with the same column flags is taken when the header spells a name
   const server = await startTestServer();
   server.fallback = { status: 500, body: 'down' };
   try {
-    const first = await runCli(['send-bulk', csv, ...flags, '--account', 'ACME01', '--base-url', server.url], { env });
+    const first = await runInProcess(['send-bulk', csv, ...flags, '--account', 'ACME01', '--base-url', server.url], { env });
     assert.equal(first.code, 7, first.stderr);
     server.fallback = { status: 202, body: { id: 'msg-2', status: 'accepted' } };
-    const resumed = await runCli(['send-bulk', csv, '--resume', ...flags, '--base-url', server.url, '--resend-in-doubt', '--yes'], { env });
+    const resumed = await runInProcess(['send-bulk', csv, '--resume', ...flags, '--base-url', server.url, '--resend-in-doubt', '--yes'], { env });
     assert.equal(resumed.code, 0, resumed.stderr);
     assert.doesNotMatch(resumed.stderr, /differs from run/);
     const last = server.requests.slice(-2).map((r) => JSON.parse(r.body) as { from: string; body: { text: string }; recipients: { msisdn: string; variables?: Record<string, string> }[] });

@@ -1,11 +1,13 @@
 // The API key never lands in a bulk run's report, journal or output, even when a server echoes
-// it back in its error messages.
+// it back in its error messages. Run in-process (test/support/in-process.ts) through the real HTTP
+// client against the scriptable server on 127.0.0.1 (a free port).
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { cleanEnv, offeredCommand, runCli, tempDir } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { cleanEnv, offeredCommand, tempDir } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { useTestServer } from '../../../support/test-server.js';
 
 const KEY = 'sk_live_bulkSECRET_4321';
 const server = useTestServer();
@@ -24,7 +26,7 @@ test('a server echoing the key: report, journal, stdout and stderr show it maske
   writeFileSync(csv, 'msisdn,name\n+447911123456,Ann\n+447911123457,Bob\n');
   const config = tempDir();
   const report = join(dir, 'report.jsonl');
-  const r = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--json'], {
+  const r = await runInProcess(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--json'], {
     env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
   });
   assert.equal(r.code, 7, r.stderr);
@@ -44,7 +46,7 @@ test('a redirect whose address echoes the key: the key is masked in the report, 
   writeFileSync(csv, `msisdn\n${Array.from({ length: 30 }, (_, i) => `+4479111234${String(i).padStart(2, '0')}`).join('\n')}\n`);
   const config = tempDir();
   const report = join(dir, 'report.csv');
-  const r = await runCli(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--batch-size', '10', '--concurrency', '1', '--json'], {
+  const r = await runInProcess(['send-bulk', csv, '--from', 'Acme', '--text', 'Hi', '--account', 'ACME01', '--base-url', server.url, '--report', report, '--batch-size', '10', '--concurrency', '1', '--json'], {
     env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }),
   });
   assert.equal(r.code, 2, r.stderr);
@@ -65,7 +67,7 @@ test('a redirect whose address echoes the key: the key is masked in the report, 
   }
   server.requests.length = 0;
   server.fallback = { status: 202, body: { id: 'msg-1', status: 'accepted' } };
-  const fixed = await runCli(
+  const fixed = await runInProcess(
     offered.map((a) => (a === 'URL' ? `${server.url}/eu` : a)),
     { env: cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY }) },
   );

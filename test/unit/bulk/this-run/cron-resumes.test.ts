@@ -1,13 +1,15 @@
-// Resumes as cron runs them, end to end against the scriptable server on 127.0.0.1: a finished run
-// resumed again says "nothing to do" (and nothing at all under -q), a refusal offers only what
-// would be accepted, and the --exclude list may grow while a run is paused: the numbers added are
-// left out of what is not sent yet, the batches that may have left keep their bodies and keys.
+// Resumes as cron runs them: a finished run resumed again says "nothing to do" (and nothing at all
+// under -q), a refusal offers only what would be accepted, and the --exclude list may grow while a
+// run is paused: the numbers added are left out of what is not sent yet, the batches that may have
+// left keep their bodies and keys. Run in-process (test/support/in-process.ts) against the
+// scriptable server on 127.0.0.1.
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
+import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../../../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
@@ -26,7 +28,7 @@ function writeCsv(path: string, list: readonly string[]): string {
 }
 
 function bulk(args: string[], e: Record<string, string>): Promise<RunResult> {
-  return runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
+  return runInProcess(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
 }
 
 function recipients(r: ReceivedRequest): string[] {
@@ -163,7 +165,7 @@ describe('an --exclude list that grows while a run is paused', () => {
     const rows = csvRows(report);
     assert.deepEqual(rows.map((r) => r.outcome), ['accepted', 'accepted', 'accepted', 'accepted', 'accepted', 'excluded', 'excluded', 'accepted', 'accepted', 'excluded']);
     assert.equal(rows[5]?.error, 'on the --exclude list since the run started');
-    const shown = await runCli(['runs', 'list', '--json'], { env: env(server.url, config) });
+    const shown = await runInProcess(['runs', 'list', '--json'], { env: env(server.url, config) });
     const run = (JSON.parse(shown.stdout) as { runs: Array<{ finished: boolean; notSent: number; accepted: number }> }).runs[0];
     assert.deepEqual([run?.finished, run?.accepted, run?.notSent], [true, 7, 0]);
 

@@ -3,13 +3,15 @@
 // person following the hints. Each test states what the user expects, from the README's recipes,
 // docs/campaigns.md and docs/unattended.md, and fails where msgr does otherwise. Against the
 // scriptable server on 127.0.0.1. Locks shared by hosts and a key's run being sent now:
-// send-bulk-locks.test.ts.
+// test/e2e/send-bulk-locks.test.ts.
+// Run in-process (test/support/in-process.ts): what a user sees, without a process.
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, offeredCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { type ReceivedRequest, type ScriptedResponse, startTestServer, useTestServer } from '../support/test-server.js';
+import { cleanEnv, offeredCommand, ROOT, tempDir, type RunResult } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { type ReceivedRequest, type ScriptedResponse, startTestServer, useTestServer } from '../../../support/test-server.js';
 
 const ACCEPT: ScriptedResponse = { status: 202, body: { status: 'accepted', messages: [{ id: 'm-1' }] } };
 /** A 401 stops a run at its first answer and leaves it unfinished: a deterministic interruption. */
@@ -20,7 +22,7 @@ function env(baseUrl: string, config: string, extra: Record<string, string> = {}
 }
 
 function msgr(args: string[], e: Record<string, string>): Promise<RunResult> {
-  return runCli(args, { env: e, timeoutMs: 60_000 });
+  return runInProcess(args, { env: e, timeoutMs: 60_000 });
 }
 
 /** Each request's recipients with the text they got: "+44… Hi Tom, see you Tue". */
@@ -293,7 +295,7 @@ describe('--json of a refused run', () => {
 
 describe('README', () => {
   test('msgr help cron tells of the script the README gives (a campaign key, an overlap that is "running now", exit 0), not the --journal/--resume script it replaced', async () => {
-    const help = await runCli(['help', 'cron']);
+    const help = await runInProcess(['help', 'cron']);
     assert.equal(help.code, 0, help.stderr);
     // The README's cron recipe points to docs/unattended.md, which has the script.
     const script = readFileSync(join(ROOT, 'docs', 'unattended.md'), 'utf8');
@@ -303,7 +305,7 @@ describe('README', () => {
   });
 
   test('msgr help csv tells how the number column is chosen and what repeated numbers do now (a mobile column over Phone, a stop where that does not settle it; repeated numbers with different messages stop the run)', async () => {
-    const help = await runCli(['help', 'csv']);
+    const help = await runInProcess(['help', 'csv']);
     assert.equal(help.code, 0, help.stderr);
     assert.doesNotMatch(help.stdout, /The first header named/, 'the first matching header is no longer the number column');
     assert.doesNotMatch(help.stdout, /Duplicates \(after that\) get one message, unless --allow-duplicates/);
