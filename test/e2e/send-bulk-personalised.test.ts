@@ -88,13 +88,15 @@ describe('send-bulk: personalised messages', () => {
     }
     // Beside a run that is sending, then an unfinished one (killed while its first requests wait
     // for a slow server), the command printed is the one that works.
-    const slow = await sandbox({ latencyMs: 2500 });
+    // Its first requests wait 5 s and it is killed at 4 s, so it is still sending when the sample
+    // starts, even on a loaded machine (at 2.5 s and 2 s, a slow start of the sample missed it).
+    const slow = await sandbox({ latencyMs: 5000 });
     try {
       const config = tempDir();
       const path = csv(`${PEOPLE}\n`);
       const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}'];
       const journal = join(config, 'journal.jsonl');
-      const running = runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 2000 });
+      const running = runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 4000 });
       for (let i = 0; i < 40 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 50));
       const during = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], env(slow.server.url, config));
       assert.equal(during.code, 0, during.stderr);
