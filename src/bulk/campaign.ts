@@ -17,6 +17,8 @@ export interface Campaign {
   readonly earlier: CampaignEarlier;
   readonly purpose: Purpose;
   readonly output: CampaignOutput;
+  /** What this command may spend: rows, parts, money (docs/cost-and-canary.md). */
+  readonly spend: CampaignSpend;
   /** What a printed resume command repeats: the flags a journal does not keep (bulk/runs/resume-command.ts). */
   readonly resumeWith: ResumeArgs;
   /** This command as msgr prints it for people to run next. */
@@ -129,6 +131,12 @@ export interface CampaignEarlier {
    * another key (bulk/runs/once.ts sameDataRun); without it, that stops the run.
    */
   readonly sameData: boolean;
+}
+
+/** What this command may spend (docs/cost-and-canary.md). */
+export interface CampaignSpend {
+  /** --limit: the rows this command sends at most (whole requests), the rest left to a resume. */
+  readonly limit: number | undefined;
 }
 
 /** What this command does with the campaign. */

@@ -66,6 +66,8 @@ export const FLAG = {
   preview: '--preview',
   sampleTo: '--sample-to',
   sample: '--sample',
+  // canary and cost
+  limit: '--limit',
   // output
   report: '--report',
   json: '--json',

@@ -21,6 +21,7 @@ import { isInDoubt } from '../journal/records.js';
 import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
+import type { SpendSummary } from './spend.js';
 import { FLAG } from '../flag-names.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
@@ -64,6 +65,8 @@ export interface Summary {
   requestFields?: string[];
   /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
   sameData?: Record<string, unknown>;
+  /** What this command may spend (--limit): display/spend.ts. */
+  spend?: SpendSummary;
 }
 
 /** The opt-out store as a run used it. */
@@ -358,6 +361,9 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
       jsonFor,
     });
   }
+  // A canary that sent what it was asked to, every answer in: done, the rest left to a resume
+  // (exit 0: docs/cost-and-canary.md). With rows rejected or in doubt it is a partial run as any.
+  if (r.stopped === 'limit' && r.rejected === 0 && r.inDoubt === 0) return undefined;
   if (r.accepted < toSend) {
     const parts = [r.rejected > 0 ? `${formatCount(r.rejected)} rejected` : '', r.inDoubt > 0 ? `${formatCount(r.inDoubt)} in doubt` : '', r.notSent > 0 ? `${formatCount(r.notSent)} not sent` : ''].filter((s) => s !== '');
     // Why batches got no answer or could not leave (a server down, a refused connection): said

@@ -197,6 +197,8 @@ export interface DoneRecord {
 export interface StopRecord {
   readonly type: 'stop';
   readonly reason: string;
+  /** reason 'limit': the --limit the command was given. */
+  readonly limit?: number;
   readonly at: string;
 }
 

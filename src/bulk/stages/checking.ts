@@ -29,6 +29,7 @@ import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
+import { limitError, printLimit } from '../display/spend.js';
 import type { OpenRun } from './opening.js';
 
 /** What the preflight found, as the stages after it need it. */
@@ -106,7 +107,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -151,6 +152,9 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
+  printLimit(ui, base.spend?.limit ?? null, left ?? pre.toSend, shape.batchSize, pre.totals !== undefined);
+  const tooSmall = limitError(base.spend?.limit ?? null, shape.batchSize, previous !== undefined);
+  if (tooSmall !== undefined) throw tooSmall;
   // Said when the run started: a resume says it for people, not again under -q.
   for (const line of message.singleBraceWarnings(pre.columns.header)) {
     if (previous !== undefined) ui.info(line);

@@ -103,6 +103,7 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
     addedSinceStart: plan.addedSinceStart,
     journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
     optedOut: previous?.optedOut,
+    limit: campaign.spend.limit,
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());
@@ -116,7 +117,8 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   const seconds = (performance.now() - t0) / 1000;
   const result = sender.result();
   const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
-  journal.stop(stopReason(result, summary.toSend) ?? 'finished');
+  const stop = stopReason(result, summary.toSend) ?? 'finished';
+  journal.stop(stop, stop === 'limit' ? { limit: campaign.spend.limit } : undefined);
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);

@@ -11,6 +11,7 @@ import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt } from '../history/delivery.js';
 import { buildResumeCommand } from '../runs/resume-command.js';
+import { printLimitStop } from '../display/spend.js';
 import { printSummary, successDocument, summaryError } from '../display/summary.js';
 import { targetOf, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
@@ -23,6 +24,7 @@ export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const { settings } = campaign.where;
   const { result: r, summary } = sent;
   printSummary(ui, summary, r, sent.seconds);
+  if (summary.stopped === 'limit') printLimitStop(ui, campaign.spend.limit ?? 0, r.notSent, summary.resume);
   // What the receipts already say of the rows left in doubt, for the hint (they settle doubt).
   const receipts = r.inDoubt > 0 ? await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume)).catch(() => undefined) : undefined;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? showControls(s) : s, key);

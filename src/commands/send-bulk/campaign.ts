@@ -10,6 +10,7 @@ import { placeOf } from '../../once/keys.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import { settingsEndpoint } from '../../settings/target.js';
 import type { Campaign, Purpose, Rerun } from '../../bulk/send-bulk.js';
+import { DEFAULT_BATCH_SIZE } from '../../bulk/campaign.js';
 import type { BulkOptions } from './options.js';
 
 export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<Campaign> {
@@ -62,7 +63,8 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       // A campaign key belongs to a target account: the API (or the sandbox) and the account.
       place: placeOf(settings.baseUrl.value, opts.sandbox, settings.account.value ?? (opts.sandbox ? 'SANDBOX' : undefined)),
     },
-    pace: { batchSize: opts.batchSize, concurrency: opts.concurrency, rate: opts.rate },
+    // A canary smaller than a request is sent exactly: the run's requests are that size (a resume keeps the journal's).
+    pace: { batchSize: opts.batchSize ?? (opts.limit !== undefined && opts.limit < DEFAULT_BATCH_SIZE && !opts.resume ? opts.limit : undefined), concurrency: opts.concurrency, rate: opts.rate },
     earlier: {
       request: opts.resume ? 'resume' : opts.restart ? 'restart' : 'new',
       journal: opts.journal,
@@ -84,6 +86,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       report: opts.report !== undefined ? { given: opts.report, path: resolve(ctx.cwd, opts.report) } : undefined,
       progressEveryMs: opts.progressEveryMs,
     },
+    spend: { limit: opts.limit },
     resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };

@@ -55,7 +55,9 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .optionsGroup('Previews and samples:')
     .option('--preview [n]', 'print the first n rendered messages (default 5); send nothing')
     .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
-    .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
+    .option('--sample <n>', 'with --sample-to: how many rows (default 1)')
+    .optionsGroup('Canary and cost:')
+    .option('--limit <n>', 'send the first n rows to send for real, then stop with the command that sends the rest (whole requests: see msgr help cost-and-canary)');
   addConnectionOptions(cmd, { webhook: true });
   // `--skip-sent` alone is given as '' (Commander's preset), which is no help to a reader.
   cmd.configureHelp({

@@ -107,6 +107,9 @@ export interface BulkOptions {
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;
   readonly skipInDoubt: boolean;
+  // canary and cost (docs/cost-and-canary.md)
+  /** --limit: this command sends at most this many rows (whole requests), then stops. */
+  readonly limit?: number | undefined;
 }
 
 const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
@@ -210,6 +213,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
+    limit: int(raw, 'limit', 1, Number.MAX_SAFE_INTEGER),
   };
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
@@ -258,6 +262,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.sampleTo?.length === 0) throw new UsageError('--sample-to: no number given', { hint: 'For example --sample-to +447911123456' });
   if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447911123456 --sample 3' });
   const modes = [opts.preview !== undefined ? '--preview' : '', opts.sampleTo !== undefined ? '--sample-to' : '', opts.dryRun ? '--dry-run' : '', opts.resume ? '--resume' : ''].filter((m) => m !== '');
+  if (opts.limit !== undefined && (opts.preview !== undefined || opts.sampleTo !== undefined)) {
+    throw new UsageError(`--limit and ${opts.preview !== undefined ? '--preview' : '--sample-to'} cannot be used together`, { hint: '--limit sends the first rows for real; --preview prints them, --sample-to sends them to you.' });
+  }
   if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);
   return opts;
 }
