@@ -8,6 +8,7 @@
 import type { FileEncoding } from '../message/text-file.js';
 import type { Place } from '../once/keys.js';
 import type { Settings } from '../settings/resolve.js';
+import type { MaxCost } from '../pricing/max-cost.js';
 
 export interface Campaign {
   readonly message: CampaignMessage;
@@ -137,6 +138,10 @@ export interface CampaignEarlier {
 export interface CampaignSpend {
   /** --limit: the rows this command sends at most (whole requests), the rest left to a resume. */
   readonly limit: number | undefined;
+  /** --price-file: as given, and its absolute path. */
+  readonly priceFile: { readonly given: string; readonly path: string } | undefined;
+  /** --max-cost: the estimate above which the run does not start. */
+  readonly maxCost: MaxCost | undefined;
 }
 
 /** What this command does with the campaign. */
@@ -201,6 +206,8 @@ export interface Rerun {
   readonly resume: string;
   /** The same, abandoning it. */
   readonly restart: string;
+  /** This command with --max-cost set to an amount (a refusal's way on). */
+  readonly maxCost: (amount: string) => string;
   /** A new run with the base URL to fix where it was given, and --restart; undefined: none can be given (a resume). */
   readonly baseUrlFixed: string | undefined;
 }

@@ -68,6 +68,8 @@ export const FLAG = {
   sample: '--sample',
   // canary and cost
   limit: '--limit',
+  priceFile: '--price-file',
+  maxCost: '--max-cost',
   // output
   report: '--report',
   json: '--json',

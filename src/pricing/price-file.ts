@@ -7,7 +7,8 @@
 // currency per file. The longest prefix that matches a number wins; a country code ranks just
 // above its calling code (+1 is a dozen countries: US beats +1, and +1 415 beats US).
 import { isSupportedCountry, type CountryCode } from 'libphonenumber-js/max';
-import { UsageError } from '../errors.js';
+import { readFileSync } from 'node:fs';
+import { fileHint, fileProblem, UsageError } from '../errors.js';
 
 export interface PriceEntry {
   /** As written in the file (`GB`, `+44 7`). */
@@ -134,3 +135,14 @@ export function formatMoney(micros: number, currency: string): string {
 }
 
 export { MICROS };
+
+/** Reads and checks a price file: `given` as the command named it, for messages. */
+export function readPriceFile(path: string, given: string): PriceTable {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read the price file ${given} (${fileProblem(err)})`, { hint: fileHint(err) });
+  }
+  return parsePriceFile(text, given);
+}

@@ -1,6 +1,9 @@
-// What a campaign may spend, as the preflight and the summary say it: --limit (a canary),
-// and the --json fields that carry it (docs/cost-and-canary.md).
-import { UsageError } from '../../errors.js';
+// What a campaign may spend, as the preflight and the summary say it: --limit (a canary), the
+// cost estimate (--price-file) and its cap (--max-cost), and the --json fields that carry them (docs/cost-and-canary.md).
+import { UsageError, type ExitCode } from '../../errors.js';
+import { formatMoney, MICROS } from '../../pricing/price-file.js';
+import type { CostEstimate } from '../../pricing/estimate.js';
+import type { MaxCost } from '../../pricing/max-cost.js';
 import type { Ui } from '../../output/ui.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -9,7 +12,76 @@ import { FLAG } from '../flag-names.js';
 export interface SpendSummary {
   /** --limit: the rows this command sends at most; null: all of them. */
   limit: number | null;
+  /** --price-file: the estimate of the rows to send; null without a price file. */
+  estimate: EstimateJson | null;
+  /** --max-cost as given; null without. */
+  maxCost: string | null;
 }
+
+/** The estimate in --json: amounts as decimal strings in the file's currency (no float drift). */
+export interface EstimateJson {
+  priceFile: string;
+  currency: string;
+  total: string;
+  messages: number;
+  parts: number;
+  /** Messages no line of the price file prices: not in the total. */
+  unpriced: number;
+  countries: Array<{ country: string; messages: number; parts: number; cost: string | null; unpriced: number }>;
+}
+
+const amount = (micros: number): string => (micros / MICROS).toFixed(6).replace(/0{1,4}$/, '');
+
+export function estimateJson(e: CostEstimate): EstimateJson {
+  return {
+    priceFile: e.file,
+    currency: e.currency,
+    total: amount(e.micros),
+    messages: e.messages,
+    parts: e.parts,
+    unpriced: e.unpriced,
+    countries: e.countries.map((c) => ({ country: c.country, messages: c.messages, parts: c.parts, cost: c.unpriced === c.messages ? null : amount(c.micros), unpriced: c.unpriced })),
+  };
+}
+
+/** The preflight's estimate: the total, then each country (the first ten, the rest summed). */
+export function printEstimate(ui: Pick<Ui, 'info'>, e: CostEstimate, resumed: boolean): void {
+  const money = (m: number): string => formatMoney(m, e.currency);
+  const unpriced = e.unpriced > 0 ? `; ${formatCount(e.unpriced)} message${s(e.unpriced)} without a price in the file, not counted` : '';
+  ui.info(`  cost estimate${resumed ? ' of the whole run' : ''}: ${money(e.micros)} for ${formatCount(e.parts)} SMS part${s(e.parts)} (prices from ${e.file}; an estimate, not a bill)${unpriced}`);
+  const shown = e.countries.slice(0, 10);
+  for (const c of shown) {
+    const cost = c.unpriced === c.messages ? 'no price in the file' : `${money(c.micros)}${c.unpriced > 0 ? ` (${formatCount(c.unpriced)} without a price)` : ''}`;
+    ui.info(`    ${c.country}: ${formatCount(c.messages)} message${s(c.messages)}, ${formatCount(c.parts)} part${s(c.parts)}, ${cost}`);
+  }
+  const rest = e.countries.slice(10);
+  if (rest.length > 0) ui.info(`    ${rest.length} more countr${rest.length === 1 ? 'y' : 'ies'}: ${money(rest.reduce((n, c) => n + c.micros, 0))}`);
+}
+
+/**
+ * --max-cost: the run does not start when the estimate is higher, or when rows have no price
+ * (the cap cannot be checked). The refusal names the estimate and offers the command that would
+ * be accepted: the same with a cap at the estimate, rounded up to a whole unit.
+ */
+export function maxCostError(e: CostEstimate, max: MaxCost, withMaxCost: (amount: string) => string, jsonFor: (exitCode: ExitCode) => unknown): UsageError | undefined {
+  if (max.currency !== undefined && max.currency !== e.currency) {
+    return new UsageError(`${FLAG.maxCost} ${max.text} is in ${max.currency}, the prices in ${e.file} in ${e.currency}; nothing was sent`, { hint: `Give the cap in ${e.currency}: ${withMaxCost(`${Math.ceil(max.micros / MICROS)} ${e.currency}`)}`, jsonFor });
+  }
+  if (e.unpriced > 0) {
+    const where = e.countries.filter((c) => c.unpriced > 0).map((c) => c.country);
+    return new UsageError(`${FLAG.maxCost}: ${formatCount(e.unpriced)} message${s(e.unpriced)} (to ${where.slice(0, 10).join(', ')}${where.length > 10 ? ', …' : ''}) ha${e.unpriced === 1 ? 's' : 've'} no price in ${e.file}, so the cap cannot be checked; nothing was sent`, {
+      hint: `Add a line for ${where.length === 1 ? 'it' : 'each'} to ${e.file} (country code or E.164 prefix, price per part, currency), for example: ${where[0] === '??' ? '+882' : (where[0] ?? 'GB')},0.05,${e.currency}`,
+      jsonFor,
+    });
+  }
+  if (e.micros <= max.micros) return undefined;
+  const up = `${Math.ceil(e.micros / MICROS)}${max.currency !== undefined ? ` ${max.currency}` : ''}`;
+  return new UsageError(`the cost estimate, ${formatMoney(e.micros, e.currency)} for ${formatCount(e.parts)} SMS part${s(e.parts)}, is above ${FLAG.maxCost} ${formatMoney(max.micros, e.currency)}; nothing was sent`, {
+    hint: `Check the message's length and the list (the estimate per country is above). To send at this estimate: ${withMaxCost(up)}`,
+    jsonFor,
+  });
+}
+
 
 const s = (n: number): string => (n === 1 ? '' : 's');
 

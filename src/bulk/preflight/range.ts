@@ -20,6 +20,7 @@ import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../../csv/reader.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
+import type { CostTally } from '../../pricing/estimate.js';
 
 /** What every preflight pass, whole file or part, checks the rows with. */
 export interface RowPassOptions {
@@ -64,6 +65,9 @@ export interface RowPassOptions {
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep, with their message (--preview, --sample-to). */
   readonly keepFirst?: number | undefined;
+  /** --price-file: each row to send is priced at its parts (one shared text: `sharedParts` each). */
+  readonly cost?: CostTally | undefined;
+  readonly sharedParts?: number | undefined;
 }
 
 /** What earlier runs accepted of each number's messages (bulk/preflight/repeats.ts messageHash). */
@@ -474,6 +478,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
+      o.cost?.add(r.e164, r.message?.analysis?.parts ?? o.sharedParts ?? 1);
       if (!otherMessage && o.resent?.has(key) === true) {
         resent++;
         if (keepNumbers) resentKeys.push(key);

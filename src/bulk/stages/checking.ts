@@ -29,7 +29,9 @@ import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
-import { limitError, printLimit } from '../display/spend.js';
+import { estimateJson, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
+import { CostTally } from '../../pricing/estimate.js';
+import { readPriceFile } from '../../pricing/price-file.js';
 import type { OpenRun } from './opening.js';
 
 /** What the preflight found, as the stages after it need it. */
@@ -58,6 +60,8 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const previous = run.kind === 'resume' ? run.previous : undefined;
   const reportPath = campaign.output.report?.path;
   const sent = leave.sent;
+  const priceFile = campaign.spend.priceFile;
+  const prices = priceFile !== undefined ? readPriceFile(priceFile.path, priceFile.given) : undefined;
   const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
     fileLabel: input.label,
@@ -84,6 +88,9 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     atQuit: ctx.atQuit,
     message: message.personal,
     keepFirst: purpose.kind === 'preview' || purpose.kind === 'sample' ? purpose.rows : 0,
+    // --price-file: the rows to send priced as the preflight reads them (pricing/).
+    cost: prices !== undefined ? new CostTally(prices) : undefined,
+    sharedParts: message.textAnalysis?.parts,
   };
   // The guard's rows are counted as rows left out are, in a pass of their own that writes nothing:
   // the totals, a preview and a dry run are those of the command as given, and a --restart leaves
@@ -91,7 +98,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // --again reads its file twice.
   const pass = await preflightPass(passConfig);
   const { pre } = pass;
-  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, cost: undefined, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
   const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
@@ -105,9 +112,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
+  const estimate = passConfig.cost?.estimate();
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -152,6 +160,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
+  if (estimate !== undefined) printEstimate(ui, estimate, previous !== undefined);
   printLimit(ui, base.spend?.limit ?? null, left ?? pre.toSend, shape.batchSize, pre.totals !== undefined);
   const tooSmall = limitError(base.spend?.limit ?? null, shape.batchSize, previous !== undefined);
   if (tooSmall !== undefined) throw tooSmall;
@@ -203,6 +212,9 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
+  const maxCost = campaign.spend.maxCost;
+  const overCap = estimate !== undefined && maxCost !== undefined ? maxCostError(estimate, maxCost, campaign.rerun.maxCost, (exitCode) => ({ ...refusal, exitCode, stopped: 'max-cost' })) : undefined;
+  if (overCap !== undefined) throw overCap;
   return { pre, spool, shape, base, left, settled };
 }
 

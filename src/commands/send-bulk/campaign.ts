@@ -86,14 +86,14 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       report: opts.report !== undefined ? { given: opts.report, path: resolve(ctx.cwd, opts.report) } : undefined,
       progressEveryMs: opts.progressEveryMs,
     },
-    spend: { limit: opts.limit },
+    spend: { limit: opts.limit, priceFile: opts.priceFile !== undefined ? { given: opts.priceFile, path: resolve(ctx.cwd, opts.priceFile) } : undefined, maxCost: opts.maxCost },
     resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };
 }
 
 function rerun(argv: readonly string[], baseUrl: { readonly source: string; readonly origin?: string | undefined }): Rerun {
-  return { campaign: realRunCommand(argv), resume: realRunCommand(argv, '--resume'), restart: realRunCommand(argv, '--restart'), baseUrlFixed: restartCommand(argv, baseUrl) };
+  return { maxCost: (amount) => msgrCommand(argv, { set: ['--max-cost', amount] }), campaign: realRunCommand(argv), resume: realRunCommand(argv, '--resume'), restart: realRunCommand(argv, '--restart'), baseUrlFixed: restartCommand(argv, baseUrl) };
 }
 
 /**

@@ -7,6 +7,7 @@ import { checkIncludeOptedOut, parseMessageOptions } from '../shared/message.js'
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { DEFAULT_CONCURRENCY, parseRate, type Rate } from '../../bulk/campaign.js';
 import { parseDelimiter } from '../../csv/reader.js';
+import { parseMaxCost, type MaxCost } from '../../pricing/max-cost.js';
 
 
 export const MAX_BATCH_SIZE = 10_000;
@@ -110,6 +111,10 @@ export interface BulkOptions {
   // canary and cost (docs/cost-and-canary.md)
   /** --limit: this command sends at most this many rows (whole requests), then stops. */
   readonly limit?: number | undefined;
+  /** --price-file: the user's prices per part, for the preflight's estimate. */
+  readonly priceFile?: string | undefined;
+  /** --max-cost: the estimate above which the run does not start. */
+  readonly maxCost?: MaxCost | undefined;
 }
 
 const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
@@ -214,7 +219,11 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
     limit: int(raw, 'limit', 1, Number.MAX_SAFE_INTEGER),
+    priceFile: str(raw, 'priceFile'),
+    maxCost: parseMaxCost(str(raw, 'maxCost')),
   };
+  if (opts.maxCost !== undefined && opts.priceFile === undefined) throw new UsageError('--max-cost needs --price-file FILE: msgr knows no prices of its own', { hint: 'For example --price-file prices.csv --max-cost 250 (the file: country code or E.164 prefix, price per part, currency).' });
+  if (opts.priceFile !== undefined && opts.template !== undefined) throw new UsageError('--price-file needs the text: a template\'s length, and so its parts, is not known here');
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
     throw new UsageError('--allow-duplicates and --first-per-number cannot be used together', {

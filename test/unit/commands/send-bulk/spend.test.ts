@@ -2,7 +2,7 @@
 // --max-cost, --mobile-only, --gsm-safe (docs/cost-and-canary.md). Every request that would have
 // left is asserted at the fake API.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode } from '../../../../src/errors.js';
@@ -35,7 +35,7 @@ describe('--limit: a canary', () => {
     assert.match(doc.resume, /--resume/);
     assert.match(ctx.err(), /--limit 12: this command sends the first 12 recipients \(10: requests of 5 are never split\), then stops; a resume sends the rest/);
     assert.match(ctx.err(), /stopped at --limit 12: 15 recipients left to send; send them with: msgr send-bulk .*--resume/);
-    const stop = journalLines(c.env.MSGR_CONFIG_DIR).filter((l) => l.type === 'stop');
+    const stop = journalLines(join(c.dir, 'state')).filter((l) => l.type === 'stop');
     assert.deepEqual(stop.map((l) => [l.reason, l.limit]), [['limit', 12]]);
 
     const second = fakeApi();
@@ -72,5 +72,44 @@ describe('--limit: a canary', () => {
     assert.equal(await run(ctx, [c.file, '--from', 'Acme', '--text', 'Hello', '--limit', '4', '--json']), undefined);
     const doc = JSON.parse(ctx.out()) as { accepted: number; stopped: string | null; resume: string | null };
     assert.deepEqual([doc.accepted, doc.stopped, doc.resume], [4, null, null]);
+  });
+});
+
+describe('--price-file and --max-cost', () => {
+  test('the preflight estimates the cost per country; --max-cost refuses to start above it, naming it and offering a cap that is accepted', async () => {
+    const c = bulkFiles(6, 'msgr-cost-');
+    const prices = join(c.dir, 'prices.csv');
+    writeFileSync(prices, 'prefix,price,currency\n+44,0.05,EUR\nGG,0.04,EUR\n');
+    // 170 GSM-7 characters: 2 parts a message, 12 parts, EUR 0.48.
+    const argv = [c.file, '--from', 'Acme', '--text', 'x'.repeat(170), '--price-file', prices];
+    const api = fakeApi();
+    // The command as typed: the refusal edits it.
+    const ctx = { ...fakeContext({ env: c.env, http: api.http }), argv: ['send-bulk', ...argv, '--max-cost', '0.40', '--json'] };
+    const err = await run(ctx, [...argv, '--max-cost', '0.40', '--json']);
+    assert.equal(err?.exitCode, ExitCode.USAGE);
+    assert.equal(err?.message, 'the cost estimate, EUR 0.48 for 12 SMS parts, is above --max-cost EUR 0.40; nothing was sent');
+    assert.match(err?.hint ?? '', /To send at this estimate: msgr send-bulk .*--max-cost 1 --json$/);
+    assert.match(ctx.err(), /cost estimate: EUR 0\.48 for 12 SMS parts \(prices from .*prices\.csv; an estimate, not a bill\)\n {4}GG: 6 messages, 12 parts, EUR 0\.48/);
+    assert.equal(api.requests.length, 0);
+    const doc = err?.json as { stopped: string; spend: { estimate: { total: string; currency: string; countries: unknown[] }; maxCost: string } };
+    assert.equal(doc.stopped, 'max-cost');
+    assert.deepEqual([doc.spend.estimate.total, doc.spend.estimate.currency, doc.spend.maxCost], ['0.48', 'EUR', '0.40']);
+    assert.deepEqual(doc.spend.estimate.countries, [{ country: 'GG', messages: 6, parts: 12, cost: '0.48', unpriced: 0 }]);
+
+    // The command the refusal offers is accepted.
+    const ok = fakeApi();
+    assert.equal(await run(fakeContext({ env: c.env, http: ok.http }), [...argv, '--max-cost', '1']), undefined);
+    assert.deepEqual(ok.requests.flatMap(numbersOf), c.numbers);
+  });
+
+  test('a bad price file stops the run before anything is sent, naming the file, line and field', async () => {
+    const c = bulkFiles(2, 'msgr-cost-');
+    const prices = join(c.dir, 'prices.csv');
+    writeFileSync(prices, 'GB,0.05,EUR\nDE,0.07\n');
+    const api = fakeApi();
+    const err = await run(fakeContext({ env: c.env, http: api.http }), [c.file, '--from', 'Acme', '--text', 'Hi', '--price-file', prices]);
+    assert.equal(err?.exitCode, ExitCode.USAGE);
+    assert.match(err?.message ?? '', /prices\.csv, line 2, currency \(field 3\): is empty$/);
+    assert.equal(api.requests.length, 0);
   });
 });
