@@ -74,6 +74,8 @@ export interface CampaignInput {
     readonly allowUnlisted: boolean;
     /** Cells (and a shared text) mangled by a spreadsheet round trip are sent repaired. */
     readonly fixMojibake: boolean;
+    /** --mobile-only: numbers typed fixed line, toll-free and the like are left out (number-types/). */
+    readonly mobileOnly: boolean;
   };
   /** Numbers not to message: the list as given, its absolute path, and its number column. */
   readonly exclude: { readonly given: string; readonly path: string; readonly column: string | undefined } | undefined;

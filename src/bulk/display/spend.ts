@@ -4,6 +4,8 @@ import { UsageError, type ExitCode } from '../../errors.js';
 import { formatMoney, MICROS } from '../../pricing/price-file.js';
 import type { CostEstimate } from '../../pricing/estimate.js';
 import type { MaxCost } from '../../pricing/max-cost.js';
+import { describeNumberType } from '../../number-types/number-type.js';
+import type { Filtered } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -16,6 +18,24 @@ export interface SpendSummary {
   estimate: EstimateJson | null;
   /** --max-cost as given; null without. */
   maxCost: string | null;
+  /** --mobile-only: rows left out by type (libphonenumber-js names), and those typed "fixed line or mobile", kept; null without. */
+  mobileOnly: { filtered: number; byType: Partial<Record<string, number>>; fixedLineOrMobileKept: number } | null;
+}
+
+/** --mobile-only's line: the rows left out, by type, with their first lines. */
+export function printFiltered(ui: Pick<Ui, 'info'>, f: Filtered): void {
+  const types = Object.entries(f.byType).map(([type, n]) => `${formatCount(n ?? 0)} ${describeNumberType(type as never)}`);
+  const lines = f.samples.map((x) => x.line);
+  const kept = f.kept > 0 ? `; ${formatCount(f.kept)} typed "fixed line or mobile" (the plan cannot tell), kept` : '';
+  if (f.count === 0) {
+    ui.info(`  ${FLAG.mobileOnly}: no row left out${kept}`);
+    return;
+  }
+  ui.info(`  ${FLAG.mobileOnly}: ${formatCount(f.count)} row${s(f.count)} left out (filtered): ${types.join(', ')} (line${s(lines.length)} ${lines.join(', ')}${f.count > lines.length ? ', …' : ''})${kept}`);
+}
+
+export function filteredJson(f: Filtered | undefined): SpendSummary['mobileOnly'] {
+  return f === undefined ? null : { filtered: f.count, byType: f.byType, fixedLineOrMobileKept: f.kept };
 }
 
 /** The estimate in --json: amounts as decimal strings in the file's currency (no float drift). */

@@ -462,7 +462,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     // only way to tell; the column it came from is named above (docs/campaign-input.md: "Input").
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
-    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
+    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails; ${FLAG.mobileOnly} leaves them out`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
@@ -551,6 +551,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.excluded > 0 ? `${formatCount(s.excluded)} excluded` : '',
     s.suppressed > 0 ? `${formatCount(s.suppressed)} opted out (suppressed)` : '',
     s.alreadySent > 0 ? `${formatCount(s.alreadySent)} already sent` : '',
+    (s.spend?.mobileOnly?.filtered ?? 0) > 0 ? `${formatCount(s.spend?.mobileOnly?.filtered ?? 0)} filtered (${FLAG.mobileOnly})` : '',
     r.excludedAfterStart > 0 ? `${formatCount(r.excludedAfterStart)} on the ${FLAG.exclude} list since the run started` : '',
     r.suppressedAfterStart > 0 ? `${formatCount(r.suppressedAfterStart)} opted out since the run started` : '',
   ].filter((x) => x !== '');

@@ -68,6 +68,8 @@ export interface RunShape {
   readonly allowUnlisted?: boolean;
   /** --fix-mojibake: cells mangled by a spreadsheet round trip are sent repaired. */
   readonly fixMojibake?: boolean;
+  /** --mobile-only: numbers typed other than mobile were left out (filtered). */
+  readonly mobileOnly?: boolean;
   /** A message per row (bulk/compose/personalise.ts); absent: one message for every row. */
   readonly personal?: PersonalSpec | undefined;
 }

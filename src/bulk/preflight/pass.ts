@@ -111,9 +111,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   // So are --allow-duplicates runs: a number's further messages are sent, and which of the
   // second half's are new to it depends on every message the first half gave it.
   const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
-  // A cost estimate is tallied on this thread, in one pass (the split's join would have to price
-  // the duplicates across its halves out again).
-  const here = c.cost !== undefined;
+  // A cost estimate and --mobile-only's types are tallied on this thread, in one pass (the split's
+  // join would have to take the duplicates across its halves out of them again).
+  const here = c.cost !== undefined || c.shape.mobileOnly === true;
   const threshold = parallelMinBytes(c.env);
   // What a pass in a worker thread needs, split or whole.
   const job = {
@@ -176,6 +176,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         keepFirst: c.keepFirst,
         cost: c.cost,
         sharedParts: c.sharedParts,
+        mobileOnly: c.shape.mobileOnly === true,
       });
     } catch (err) {
       if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });

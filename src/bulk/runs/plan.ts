@@ -104,6 +104,7 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       ...(rows.firstPerNumber ? { firstPerNumber: true } : {}),
       ...(rows.allowUnlisted ? { allowUnlisted: true } : {}),
       ...(rows.fixMojibake ? { fixMojibake: true } : {}),
+      ...(rows.mobileOnly ? { mobileOnly: true } : {}),
       personal: { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null },
     };
   }

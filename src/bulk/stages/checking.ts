@@ -29,7 +29,7 @@ import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
-import { estimateJson, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
+import { estimateJson, filteredJson, printFiltered, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
 import { CostTally } from '../../pricing/estimate.js';
 import { readPriceFile } from '../../pricing/price-file.js';
 import type { OpenRun } from './opening.js';
@@ -115,7 +115,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const estimate = passConfig.cost?.estimate();
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null, mobileOnly: filteredJson(pre.filtered) } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -160,6 +160,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
+  if (pre.filtered !== undefined) printFiltered(ui, pre.filtered);
   if (estimate !== undefined) printEstimate(ui, estimate, previous !== undefined);
   printLimit(ui, base.spend?.limit ?? null, left ?? pre.toSend, shape.batchSize, pre.totals !== undefined);
   const tooSmall = limitError(base.spend?.limit ?? null, shape.batchSize, previous !== undefined);

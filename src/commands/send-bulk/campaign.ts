@@ -49,7 +49,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       file: opts.file,
       columns: { msisdn: opts.msisdnColumn, vars: opts.varColumns, meta: opts.metaColumns, headerRow: !opts.noHeader },
       format: { delimiter: opts.delimiter, encoding: opts.encoding },
-      rows: { skipInvalid: opts.skipInvalid, allowDuplicates: opts.allowDuplicates, firstPerNumber: opts.firstPerNumber, allowUnlisted: opts.allowUnlistedNumbers, fixMojibake: opts.fixMojibake },
+      rows: { skipInvalid: opts.skipInvalid, allowDuplicates: opts.allowDuplicates, firstPerNumber: opts.firstPerNumber, allowUnlisted: opts.allowUnlistedNumbers, fixMojibake: opts.fixMojibake, mobileOnly: opts.mobileOnly },
       exclude: opts.exclude !== undefined ? { given: opts.exclude, path: resolve(ctx.cwd, opts.exclude), column: opts.excludeColumn } : undefined,
       includeOptedOut: opts.includeOptedOut === true,
       defaultCountry: opts.defaultCountry,

@@ -111,6 +111,8 @@ export interface BulkOptions {
   // canary and cost (docs/cost-and-canary.md)
   /** --limit: this command sends at most this many rows (whole requests), then stops. */
   readonly limit?: number | undefined;
+  /** --mobile-only: numbers typed other than mobile (or fixed line or mobile) are left out. */
+  readonly mobileOnly: boolean;
   /** --price-file: the user's prices per part, for the preflight's estimate. */
   readonly priceFile?: string | undefined;
   /** --max-cost: the estimate above which the run does not start. */
@@ -219,6 +221,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
     limit: int(raw, 'limit', 1, Number.MAX_SAFE_INTEGER),
+    mobileOnly: bool(raw, 'mobileOnly'),
     priceFile: str(raw, 'priceFile'),
     maxCost: parseMaxCost(str(raw, 'maxCost')),
   };

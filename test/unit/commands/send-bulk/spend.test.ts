@@ -113,3 +113,32 @@ describe('--price-file and --max-cost', () => {
     assert.equal(api.requests.length, 0);
   });
 });
+
+describe('--mobile-only', () => {
+  test('numbers typed fixed line, toll-free, premium rate or UAN are left out and reported as filtered with their type; "fixed line or mobile" is kept', async () => {
+    const c = bulkFiles(1, 'msgr-mobile-');
+    const file = join(c.dir, 'types.csv');
+    writeFileSync(file, 'msisdn,name\n+447400123456,A\n+442079460000,B\n+448001234567,C\n+14155550123,D\n+449001234567,E\n+445512345678,F\n+33612345678,G\n');
+    const report = join(c.dir, 'report.csv');
+    const api = fakeApi();
+    const ctx = fakeContext({ env: c.env, http: api.http });
+    const err = await run(ctx, [file, '--from', 'Acme', '--text', 'Hello', '--mobile-only', '--report', report, '--json']);
+    assert.equal(err, undefined, err?.message);
+    assert.deepEqual(api.requests.flatMap(numbersOf), ['+447400123456', '+14155550123', '+33612345678']);
+    assert.match(ctx.err(), /--mobile-only: 4 rows left out \(filtered\): 1 fixed line, 1 toll-free, 1 premium rate, 1 UAN \(a company's national number\) \(lines 3, 4, 6, 7\); 1 typed "fixed line or mobile" \(the plan cannot tell\), kept/);
+    assert.match(ctx.err(), /skipped before sending: 4 filtered \(--mobile-only\)/);
+    const doc = JSON.parse(ctx.out()) as { toSend: number; accepted: number; spend: { mobileOnly: unknown } };
+    assert.deepEqual([doc.toSend, doc.accepted], [3, 3]);
+    assert.deepEqual(doc.spend.mobileOnly, { filtered: 4, byType: { FIXED_LINE: 1, TOLL_FREE: 1, PREMIUM_RATE: 1, UAN: 1 }, fixedLineOrMobileKept: 1 });
+    const rows = readFileSync(report, 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').slice(0, 3).concat(l.split(',')[5] ?? '').join(','));
+    assert.deepEqual(rows, [
+      '2,+447400123456,accepted,',
+      '3,+442079460000,filtered,fixed line (--mobile-only)',
+      '4,+448001234567,filtered,toll-free (--mobile-only)',
+      '5,+14155550123,accepted,',
+      '6,+449001234567,filtered,premium rate (--mobile-only)',
+      '7,+445512345678,filtered,UAN (a company\'s national number) (--mobile-only)',
+      '8,+33612345678,accepted,',
+    ]);
+  });
+});
