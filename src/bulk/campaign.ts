@@ -46,6 +46,8 @@ export interface CampaignMessage {
   readonly render: boolean;
   /** Rows whose message takes more SMS parts are invalid. */
   readonly maxParts: number | undefined;
+  /** --gsm-safe: the text's look-alikes (’ “ – …) replaced with GSM-7 characters before it is counted and sent. */
+  readonly gsmSafe: boolean;
   readonly meta: readonly string[] | undefined;
   readonly name: string | undefined;
   readonly characterSet: string | undefined;

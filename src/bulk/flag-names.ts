@@ -68,6 +68,7 @@ export const FLAG = {
   sample: '--sample',
   // canary and cost
   limit: '--limit',
+  gsmSafe: '--gsm-safe',
   mobileOnly: '--mobile-only',
   priceFile: '--price-file',
   maxCost: '--max-cost',

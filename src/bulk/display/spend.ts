@@ -4,6 +4,9 @@ import { UsageError, type ExitCode } from '../../errors.js';
 import { formatMoney, MICROS } from '../../pricing/price-file.js';
 import type { CostEstimate } from '../../pricing/estimate.js';
 import type { MaxCost } from '../../pricing/max-cost.js';
+import { analyseText, describeChar } from '../../message/segments.js';
+import { gsmSafe, isGsmSafeLookalike } from '../../lookalikes/gsm-safe.js';
+import type { GsmSafeChange } from '../compose/message.js';
 import { describeNumberType } from '../../number-types/number-type.js';
 import type { Filtered } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';
@@ -18,8 +21,50 @@ export interface SpendSummary {
   estimate: EstimateJson | null;
   /** --max-cost as given; null without. */
   maxCost: string | null;
+  /** --gsm-safe: what it changed (null: not given, or nothing to change; a resume's text was changed when its run started). */
+  gsmSafe: { replaced: number; firstChange: { before: string; after: string }; partsPerMessageBefore: number; partsPerMessageAfter: number; partsSaved: number | null } | null;
   /** --mobile-only: rows left out by type (libphonenumber-js names), and those typed "fixed line or mobile", kept; null without. */
   mobileOnly: { filtered: number; byType: Partial<Record<string, number>>; fixedLineOrMobileKept: number } | null;
+}
+
+/** Up to 30 characters either side of the first character that differs, in both texts. */
+export function firstChange(before: string, after: string): { before: string; after: string } {
+  let i = 0;
+  while (i < before.length && before[i] === after[i]) i++;
+  const from = Math.max(0, i - 30);
+  const cut = (t: string, end: number): string => `${from > 0 ? '…' : ''}${t.slice(from, end)}${end < t.length ? '…' : ''}`;
+  return { before: cut(before, Math.min(before.length, i + 30)), after: cut(after, Math.min(after.length, i + 30)) };
+}
+
+/**
+ * --gsm-safe's lines: the first change and the parts it saves. `toSend`: messages of the shared
+ * text (undefined with a message per row, where the rows' values count too).
+ */
+export function gsmSafeSummary(change: GsmSafeChange, toSend: number | undefined): NonNullable<SpendSummary['gsmSafe']> {
+  const before = analyseText(change.before).parts;
+  const after = analyseText(change.after).parts;
+  return { replaced: change.replaced, firstChange: firstChange(change.before, change.after), partsPerMessageBefore: before, partsPerMessageAfter: after, partsSaved: toSend !== undefined ? (before - after) * toSend : null };
+}
+
+export function printGsmSafe(ui: Pick<Ui, 'info'>, g: NonNullable<SpendSummary['gsmSafe']>): void {
+  const saved = g.partsSaved !== null ? `: ${formatCount(g.partsSaved)} SMS part${s(g.partsSaved)} saved` : ' (as written, before the columns are filled in)';
+  ui.info(`  ${FLAG.gsmSafe}: ${formatCount(g.replaced)} look-alike${s(g.replaced)} replaced, first "${g.firstChange.before}" → "${g.firstChange.after}"; ${g.partsPerMessageBefore} → ${g.partsPerMessageAfter} part${s(g.partsPerMessageAfter)} a message${saved}`);
+}
+
+/**
+ * Without --gsm-safe: the parts the text's look-alikes cost, when replacing them would make it
+ * GSM-7, and the flag that does it. `toSend`: messages of the shared text (undefined: per row).
+ */
+export function printLookalikeCost(ui: Pick<Ui, 'info'>, text: string | undefined, toSend: number | undefined): void {
+  if (text === undefined) return;
+  const safe = gsmSafe(text);
+  if (safe.replaced === 0) return;
+  const before = analyseText(text);
+  const after = analyseText(safe.text);
+  if (after.parts >= before.parts && after.encoding === before.encoding) return;
+  const chars = [...new Set([...text].filter(isGsmSafeLookalike))].map(describeChar).join(', ');
+  const cost = after.parts < before.parts ? `${before.parts} SMS parts a message instead of ${after.parts}${toSend !== undefined ? ` (${formatCount((before.parts - after.parts) * toSend)} more in all)` : ''}` : `UCS-2 instead of GSM-7`;
+  ui.info(`  look-alike${s(safe.replaced)} in the text: ${chars} cost${safe.replaced === 1 ? 's' : ''} ${cost}; ${FLAG.gsmSafe} replaces them with GSM-7 characters`);
 }
 
 /** --mobile-only's line: the rows left out, by type, with their first lines. */

@@ -9,7 +9,7 @@ import { FLAG, purposeFlag } from '../flag-names.js';
 import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
 import type { RunContext } from '../run-context.js';
 import { outcomeTotals } from '../journal/load.js';
-import { msgrRenders } from '../compose/message.js';
+import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/message.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
 import { garbledRows, type PreflightResult } from '../preflight/range.js';
 import type { SpoolSource } from '../preflight/spool.js';
@@ -29,7 +29,7 @@ import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
-import { estimateJson, filteredJson, printFiltered, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
+import { estimateJson, filteredJson, gsmSafeSummary, printFiltered, printGsmSafe, printLookalikeCost, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
 import { CostTally } from '../../pricing/estimate.js';
 import { readPriceFile } from '../../pricing/price-file.js';
 import type { OpenRun } from './opening.js';
@@ -113,9 +113,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const estimate = passConfig.cost?.estimate();
+  const safeChange = gsmSafeChangeOf(plan.message);
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null, mobileOnly: filteredJson(pre.filtered) } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -160,6 +161,8 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
+  if (base.spend?.gsmSafe != null) printGsmSafe(ui, base.spend.gsmSafe);
+  else if (plan.message.channel === 'SMS' && previous === undefined) printLookalikeCost(ui, messageText(plan.message), message.textAnalysis !== undefined ? pre.toSend : undefined);
   if (pre.filtered !== undefined) printFiltered(ui, pre.filtered);
   if (estimate !== undefined) printEstimate(ui, estimate, previous !== undefined);
   printLimit(ui, base.spend?.limit ?? null, left ?? pre.toSend, shape.batchSize, pre.totals !== undefined);

@@ -39,6 +39,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       channel: opts.channel,
       render: !opts.noRender,
       maxParts: opts.maxParts,
+      gsmSafe: opts.gsmSafe,
       meta: opts.meta,
       name: opts.name,
       characterSet: opts.characterSet,

@@ -111,6 +111,8 @@ export interface BulkOptions {
   // canary and cost (docs/cost-and-canary.md)
   /** --limit: this command sends at most this many rows (whole requests), then stops. */
   readonly limit?: number | undefined;
+  /** --gsm-safe: the text's look-alikes replaced with GSM-7 characters (lookalikes/gsm-safe.ts). */
+  readonly gsmSafe: boolean;
   /** --mobile-only: numbers typed other than mobile (or fixed line or mobile) are left out. */
   readonly mobileOnly: boolean;
   /** --price-file: the user's prices per part, for the preflight's estimate. */
@@ -221,11 +223,13 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
     limit: int(raw, 'limit', 1, Number.MAX_SAFE_INTEGER),
+    gsmSafe: bool(raw, 'gsmSafe'),
     mobileOnly: bool(raw, 'mobileOnly'),
     priceFile: str(raw, 'priceFile'),
     maxCost: parseMaxCost(str(raw, 'maxCost')),
   };
   if (opts.maxCost !== undefined && opts.priceFile === undefined) throw new UsageError('--max-cost needs --price-file FILE: msgr knows no prices of its own', { hint: 'For example --price-file prices.csv --max-cost 250 (the file: country code or E.164 prefix, price per part, currency).' });
+  if (opts.gsmSafe && (opts.template !== undefined || opts.textColumn !== undefined)) throw new UsageError(`--gsm-safe needs the text: ${opts.template !== undefined ? "a template's text is the provider's" : "--text-column's cells are sent as they are"}`, { hint: 'Give the text with --text or --text-file.' });
   if (opts.priceFile !== undefined && opts.template !== undefined) throw new UsageError('--price-file needs the text: a template\'s length, and so its parts, is not known here');
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {

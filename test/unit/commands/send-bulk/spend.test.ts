@@ -142,3 +142,26 @@ describe('--mobile-only', () => {
     ]);
   });
 });
+
+describe('--gsm-safe', () => {
+  const TEXT = 'Hello, your order is ready for collection at our shop. We\u2019re open until 6pm today and tomorrow \u2013 bring this message\u2026 Thanks!';
+
+  test('without it, the preflight names the parts the look-alikes cost and offers the flag', async () => {
+    const c = bulkFiles(4, 'msgr-gsm-');
+    const ctx = fakeContext({ env: c.env });
+    assert.equal(await run(ctx, [c.file, '--from', 'Acme', '--text', TEXT, '--dry-run']), undefined);
+    assert.match(ctx.err(), /look-alikes in the text: \u2019 \(U\+2019\), \u2013 \(U\+2013\), \u2026 \(U\+2026\) cost 2 SMS parts a message instead of 1 \(4 more in all\); --gsm-safe replaces them with GSM-7 characters/);
+  });
+
+  test('with it, the text is sent in GSM-7, the first change and the parts saved are shown, and nothing else changes', async () => {
+    const c = bulkFiles(4, 'msgr-gsm-');
+    const api = fakeApi();
+    const ctx = fakeContext({ env: c.env, http: api.http });
+    assert.equal(await run(ctx, [c.file, '--from', 'Acme', '--text', `${TEXT} Zo\u00e9`, '--gsm-safe', '--json']), undefined);
+    const sent = 'Hello, your order is ready for collection at our shop. We\'re open until 6pm today and tomorrow - bring this message... Thanks! Zo\u00e9';
+    assert.deepEqual(api.requests.map((r) => r.body.body), [{ text: sent }]);
+    assert.match(ctx.err(), /--gsm-safe: 3 look-alikes replaced, first "\u2026for collection at our shop\. We\u2019re open until 6pm today and t\u2026" \u2192 "\u2026for collection at our shop\. We're open until 6pm today and t\u2026"; 2 \u2192 1 part a message: 4 SMS parts saved/);
+    const doc = JSON.parse(ctx.out()) as { spend: { gsmSafe: { replaced: number; partsSaved: number } } };
+    assert.deepEqual([doc.spend.gsmSafe.replaced, doc.spend.gsmSafe.partsSaved], [3, 4]);
+  });
+});
