@@ -70,6 +70,8 @@ export interface RunShape {
   readonly fixMojibake?: boolean;
   /** --mobile-only: numbers typed other than mobile were left out (filtered). */
   readonly mobileOnly?: boolean;
+  /** --price-file (its absolute path) and --max-cost (as given): a resume estimates and caps as the run started, unless it names its own. */
+  readonly prices?: { readonly file: string; readonly maxCost?: string };
   /** A message per row (bulk/compose/personalise.ts); absent: one message for every row. */
   readonly personal?: PersonalSpec | undefined;
 }

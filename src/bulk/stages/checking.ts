@@ -32,6 +32,7 @@ import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type 
 import { estimateJson, filteredJson, gsmSafeSummary, printFiltered, printGsmSafe, printLookalikeCost, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
 import { CostTally } from '../../pricing/estimate.js';
 import { readPriceFile } from '../../pricing/price-file.js';
+import { parseMaxCost } from '../../pricing/max-cost.js';
 import type { OpenRun } from './opening.js';
 
 /** What the preflight found, as the stages after it need it. */
@@ -60,7 +61,10 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const previous = run.kind === 'resume' ? run.previous : undefined;
   const reportPath = campaign.output.report?.path;
   const sent = leave.sent;
-  const priceFile = campaign.spend.priceFile;
+  // A resume prices and caps as its run started (the journal's shape), unless it names its own file.
+  const journaled = plan.shape.prices;
+  const priceFile = campaign.spend.priceFile ?? (journaled !== undefined ? { given: journaled.file, path: journaled.file } : undefined);
+  const maxCostGiven = campaign.spend.maxCost ?? (campaign.spend.priceFile === undefined ? parseMaxCost(journaled?.maxCost) : undefined);
   const prices = priceFile !== undefined ? readPriceFile(priceFile.path, priceFile.given) : undefined;
   const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
@@ -116,7 +120,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const safeChange = gsmSafeChangeOf(plan.message);
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: campaign.spend.maxCost?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -216,7 +220,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
-  const maxCost = campaign.spend.maxCost;
+  const maxCost = maxCostGiven;
   const overCap = estimate !== undefined && maxCost !== undefined ? maxCostError(estimate, maxCost, campaign.rerun.maxCost, (exitCode) => ({ ...refusal, exitCode, stopped: 'max-cost' })) : undefined;
   if (overCap !== undefined) throw overCap;
   return { pre, spool, shape, base, left, settled };

@@ -102,6 +102,23 @@ describe('--price-file and --max-cost', () => {
     assert.deepEqual(ok.requests.flatMap(numbersOf), c.numbers);
   });
 
+  test('a resume estimates and caps as its run started: the journal keeps the price file and the cap', async () => {
+    const c = bulkFiles(10, 'msgr-cost-');
+    const prices = join(c.dir, 'prices.csv');
+    writeFileSync(prices, '+44,0.05,EUR\n');
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '5'];
+    const first = fakeApi();
+    assert.equal(await run(fakeContext({ env: c.env, http: first.http }), [...argv, '--price-file', prices, '--max-cost', '1', '--limit', '5']), undefined);
+    assert.equal(first.requests.length, 1);
+    const second = fakeApi();
+    const ctx = fakeContext({ env: c.env, http: second.http });
+    assert.equal(await run(ctx, [...argv, '--resume', '--json']), undefined);
+    assert.match(ctx.err(), /cost estimate of the whole run: EUR 0\.50 for 10 SMS parts/);
+    const doc = JSON.parse(ctx.out()) as { spend: { maxCost: string; estimate: { total: string } } };
+    assert.deepEqual([doc.spend.maxCost, doc.spend.estimate.total], ['1', '0.50']);
+    assert.deepEqual(second.requests.flatMap(numbersOf), c.numbers.slice(5));
+  });
+
   test('a bad price file stops the run before anything is sent, naming the file, line and field', async () => {
     const c = bulkFiles(2, 'msgr-cost-');
     const prices = join(c.dir, 'prices.csv');
