@@ -222,7 +222,7 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
-    limit: int(raw, 'limit', 1, Number.MAX_SAFE_INTEGER),
+    limit: int(raw, 'limit', 1, 1_000_000_000),
     gsmSafe: bool(raw, 'gsmSafe'),
     mobileOnly: bool(raw, 'mobileOnly'),
     priceFile: str(raw, 'priceFile'),

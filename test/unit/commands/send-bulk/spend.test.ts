@@ -182,3 +182,35 @@ describe('--gsm-safe', () => {
     assert.deepEqual([doc.spend.gsmSafe.replaced, doc.spend.gsmSafe.partsSaved], [3, 4]);
   });
 });
+
+describe('the flags, checked before anything is read', () => {
+  test('--limit is refused with --preview and --sample-to; --max-cost needs --price-file and an amount; --gsm-safe and --price-file need the text', async () => {
+    const c = bulkFiles(1, 'msgr-spend-flags-');
+    const refused = async (argv: string[]): Promise<string> => {
+      const err = await run(fakeContext({ env: c.env }), [c.file, '--from', 'Acme', ...argv]);
+      assert.equal(err?.exitCode, ExitCode.USAGE, argv.join(' '));
+      return err?.message ?? '';
+    };
+    assert.equal(await refused(['--text', 'Hi', '--limit', '5', '--preview']), '--limit and --preview cannot be used together');
+    assert.equal(await refused(['--text', 'Hi', '--limit', '5', '--sample-to', '+447400123456']), '--limit and --sample-to cannot be used together');
+    assert.equal(await refused(['--text', 'Hi', '--limit', '0']), '--limit: "0" is not a whole number from 1 to 1,000,000,000');
+    assert.match(await refused(['--text', 'Hi', '--max-cost', '10']), /^--max-cost needs --price-file FILE/);
+    assert.equal(await refused(['--text', 'Hi', '--price-file', 'p.csv', '--max-cost', 'ten euros']), '--max-cost: "ten euros" is not an amount');
+    assert.match(await refused(['--template', 'offer', '--gsm-safe']), /^--gsm-safe needs the text/);
+    assert.match(await refused(['--template', 'offer', '--price-file', 'p.csv']), /^--price-file needs the text/);
+  });
+});
+
+describe('send --gsm-safe', () => {
+  test('the text is sent with GSM-7 characters instead of its look-alikes (the dry run shows the request), and says so', async () => {
+    const { Command } = await import('commander');
+    const { registerSend } = await import('../../../../src/commands/send/index.js');
+    const c = bulkFiles(1, 'msgr-send-gsm-');
+    const ctx = fakeContext({ env: c.env });
+    const program = new Command('msgr').exitOverride().configureOutput({ writeOut: () => {}, writeErr: () => {} });
+    registerSend(program, ctx);
+    await program.parseAsync(['send', '--to', '+447400123456', '--from', 'Acme', '--text', 'It\u2019s ready \u2013 come by\u2026 Zo\u00e9', '--gsm-safe', '--dry-run'], { from: 'user' });
+    assert.deepEqual((JSON.parse(ctx.out()) as { body: unknown }).body, { text: 'It\'s ready - come by... Zo\u00e9' });
+    assert.match(ctx.err(), /--gsm-safe: 3 look-alikes replaced; 1 \u2192 1 SMS part a recipient/);
+  });
+});
