@@ -1,5 +1,6 @@
 // The preflight stage (the door: bulk/send-bulk.ts): every row checked before anything is sent,
 // its lines printed, and the run refused when the rows say so.
+import { existsSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -31,9 +32,22 @@ import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
 import { estimateJson, filteredJson, gsmSafeSummary, printFiltered, printGsmSafe, printLookalikeCost, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
 import { CostTally } from '../../pricing/estimate.js';
-import { readPriceFile } from '../../pricing/price-file.js';
+import { readPriceFile, type PriceTable } from '../../pricing/price-file.js';
 import { parseMaxCost } from '../../pricing/max-cost.js';
 import type { OpenRun } from './opening.js';
+
+/**
+ * The price file, read and checked. A resume's journaled file that is gone only drops the
+ * estimate when no cap depends on it (said so); with a cap, or a file the command names, it stops
+ * the run.
+ */
+function journaledPrices(ui: Ui, file: { readonly given: string; readonly path: string }, optional: boolean): PriceTable | undefined {
+  if (optional && !existsSync(file.path)) {
+    ui.warn(`the price file the run started with, ${file.path}, is gone: no cost estimate (give ${FLAG.priceFile} FILE for one)`);
+    return undefined;
+  }
+  return readPriceFile(file.path, file.given);
+}
 
 /** What the preflight found, as the stages after it need it. */
 export interface Checked {
@@ -65,7 +79,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const journaled = plan.shape.prices;
   const priceFile = campaign.spend.priceFile ?? (journaled !== undefined ? { given: journaled.file, path: journaled.file } : undefined);
   const maxCostGiven = campaign.spend.maxCost ?? (campaign.spend.priceFile === undefined ? parseMaxCost(journaled?.maxCost) : undefined);
-  const prices = priceFile !== undefined ? readPriceFile(priceFile.path, priceFile.given) : undefined;
+  const prices = priceFile !== undefined ? journaledPrices(ui, priceFile, campaign.spend.priceFile === undefined && maxCostGiven === undefined) : undefined;
   const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
     fileLabel: input.label,

@@ -2,7 +2,7 @@
 // --max-cost, --mobile-only, --gsm-safe (docs/cost-and-canary.md). Every request that would have
 // left is asserted at the fake API.
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode } from '../../../../src/errors.js';
@@ -116,6 +116,20 @@ describe('--price-file and --max-cost', () => {
     assert.match(ctx.err(), /cost estimate of the whole run: EUR 0\.50 for 10 SMS parts/);
     const doc = JSON.parse(ctx.out()) as { spend: { maxCost: string; estimate: { total: string } } };
     assert.deepEqual([doc.spend.maxCost, doc.spend.estimate.total], ['1', '0.50']);
+    assert.deepEqual(second.requests.flatMap(numbersOf), c.numbers.slice(5));
+  });
+
+  test('a resume whose price file is gone sends without an estimate when no cap depends on it, and says so', async () => {
+    const c = bulkFiles(10, 'msgr-cost-');
+    const prices = join(c.dir, 'prices.csv');
+    writeFileSync(prices, '+44,0.05,EUR\n');
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '5'];
+    assert.equal(await run(fakeContext({ env: c.env, http: fakeApi().http }), [...argv, '--price-file', prices, '--limit', '5']), undefined);
+    rmSync(prices);
+    const second = fakeApi();
+    const ctx = fakeContext({ env: c.env, http: second.http });
+    assert.equal(await run(ctx, [...argv, '--resume']), undefined);
+    assert.match(ctx.err(), /the price file the run started with, .*prices\.csv, is gone: no cost estimate \(give --price-file FILE for one\)/);
     assert.deepEqual(second.requests.flatMap(numbersOf), c.numbers.slice(5));
   });
 
