@@ -8,6 +8,7 @@
 import type { FileEncoding } from '../message/text-file.js';
 import type { Place } from '../once/keys.js';
 import type { Settings } from '../settings/resolve.js';
+import type { MaxCost } from '../pricing/max-cost.js';
 
 export interface Campaign {
   readonly message: CampaignMessage;
@@ -17,6 +18,8 @@ export interface Campaign {
   readonly earlier: CampaignEarlier;
   readonly purpose: Purpose;
   readonly output: CampaignOutput;
+  /** What this command may spend: rows, parts, money (docs/cost-and-canary.md). */
+  readonly spend: CampaignSpend;
   /** What a printed resume command repeats: the flags a journal does not keep (bulk/this-run/resume-command.ts). */
   readonly resumeWith: ResumeArgs;
   /** This command as msgr prints it for people to run next. */
@@ -43,6 +46,8 @@ export interface CampaignMessage {
   readonly render: boolean;
   /** Rows whose message takes more SMS parts are invalid. */
   readonly maxParts: number | undefined;
+  /** --gsm-safe: the text's look-alikes (’ “ – …) replaced with GSM-7 characters before it is counted and sent. */
+  readonly gsmSafe: boolean;
   readonly meta: readonly string[] | undefined;
   readonly name: string | undefined;
   readonly characterSet: string | undefined;
@@ -71,6 +76,8 @@ export interface CampaignInput {
     readonly allowUnlisted: boolean;
     /** Cells (and a shared text) mangled by a spreadsheet round trip are sent repaired. */
     readonly fixMojibake: boolean;
+    /** --mobile-only: numbers typed fixed line, toll-free and the like are left out (number-types/). */
+    readonly mobileOnly: boolean;
   };
   /** Numbers not to message: the list as given, its absolute path, and its number column. */
   readonly exclude: { readonly given: string; readonly path: string; readonly column: string | undefined } | undefined;
@@ -129,6 +136,16 @@ export interface CampaignEarlier {
    * another key (bulk/earlier/campaign-key.ts sameDataRun); without it, that stops the run.
    */
   readonly sameData: boolean;
+}
+
+/** What this command may spend (docs/cost-and-canary.md). */
+export interface CampaignSpend {
+  /** --limit: the rows this command sends at most (whole requests), the rest left to a resume. */
+  readonly limit: number | undefined;
+  /** --price-file: as given, and its absolute path. */
+  readonly priceFile: { readonly given: string; readonly path: string } | undefined;
+  /** --max-cost: the estimate above which the run does not start. */
+  readonly maxCost: MaxCost | undefined;
 }
 
 /** What this command does with the campaign. */
@@ -193,6 +210,8 @@ export interface Rerun {
   readonly resume: string;
   /** The same, abandoning it. */
   readonly restart: string;
+  /** This command with --max-cost set to an amount (a refusal's way on). */
+  readonly maxCost: (amount: string) => string;
   /** A new run with the base URL to fix where it was given, and --restart; undefined: none can be given (a resume). */
   readonly baseUrlFixed: string | undefined;
 }

@@ -66,6 +66,12 @@ export const FLAG = {
   preview: '--preview',
   sampleTo: '--sample-to',
   sample: '--sample',
+  // canary and cost
+  limit: '--limit',
+  gsmSafe: '--gsm-safe',
+  mobileOnly: '--mobile-only',
+  priceFile: '--price-file',
+  maxCost: '--max-cost',
   // output
   report: '--report',
   json: '--json',

@@ -4,6 +4,8 @@
 // characters take an escape plus the character, 2 septets, and are never split across parts.
 // UCS-2: 70 UTF-16 code units, 67 per part; a surrogate pair is never split.
 
+import { GSM_SAFE } from '../lookalikes/gsm-safe.js';
+
 export type SmsEncoding = 'GSM-7' | 'UCS-2';
 
 export interface TextAnalysis {
@@ -145,15 +147,14 @@ export interface Segments {
 }
 
 // Characters people paste from word processors and phones, with the GSM-7 text that looks the
-// same. Only characters outside GSM 03.38 are listed; lower-case accented letters that GSM-7 has
-// only in upper case (ç → Ç) keep their case elsewhere by mapping to the bare letter.
+// same: the punctuation and spaces --gsm-safe replaces (lookalikes/gsm-safe.ts), and, suggested
+// here only, a few more. Only characters outside GSM 03.38 are listed; lower-case accented letters
+// that GSM-7 has only in upper case (ç → Ç) keep their case elsewhere by mapping to the bare letter.
 const LOOKALIKES: Readonly<Record<string, string>> = {
-  '\u2018': "'", '\u2019': "'", '\u201a': "'", '\u201b': "'", '\u2032': "'", '\u00b4': "'", '`': "'",
-  '\u201c': '"', '\u201d': '"', '\u201e': '"', '\u201f': '"', '\u2033': '"', '\u00ab': '"', '\u00bb': '"',
-  '\u2039': "'", '\u203a': "'",
-  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
-  '\u2026': '...', '\u2022': '*', '\u00b7': '.',
-  '\u00a0': ' ', '\u2002': ' ', '\u2003': ' ', '\u2009': ' ', '\u202f': ' ', '\t': ' ',
+  ...GSM_SAFE,
+  '\u00b4': "'", '`': "'",
+  '\u2022': '*', '\u00b7': '.',
+  '\t': ' ',
   '\u200b': '', '\u200c': '', '\u200d': '', '\u2060': '', '\ufeff': '',
   '\u00e1': 'a', '\u00e2': 'a', '\u00e3': 'a', '\u0101': 'a', '\u00c1': 'A', '\u00c2': 'A', '\u00c0': 'A', '\u00c3': 'A',
   '\u00e7': '\u00c7', '\u00ea': 'e', '\u00eb': 'e', '\u0113': 'e', '\u00ca': 'E', '\u00c8': 'E', '\u00cb': 'E',

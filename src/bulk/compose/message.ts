@@ -9,6 +9,7 @@ import { buildRequest, parseKeyValue, parseKeyValues, type MessageDraft } from '
 import type { Campaign } from '../campaign.js';
 import { asciiJson } from '../input/columns.js';
 import { FLAG } from '../flag-names.js';
+import { gsmSafe } from '../../lookalikes/gsm-safe.js';
 
 /** A valid number, so the request checks pass without recipients; never sent. */
 const PLACEHOLDER_NUMBER = '+447911123456';
@@ -21,6 +22,7 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
   const m = campaign.message;
   const settings = campaign.where.settings;
   let text = m.text;
+  let change: GsmSafeChange | undefined;
   if (m.textFile !== undefined) text = await readTextFile(ctx, m.textFile.path, { flag: FLAG.textFile, encoding: m.textFile.encoding, encodingFlag: FLAG.textEncoding });
   // A text copied out of a mangled export (message/mojibake.ts): refused as the rows' cells are.
   const repaired = text !== undefined ? repairMojibake(text) : undefined;
@@ -29,6 +31,15 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
       throw new UsageError(`${m.textFile !== undefined ? `${FLAG.textFile} ${m.textFile.path}` : FLAG.text}: ${mojibakeReason(text, repaired)}; nothing was sent`, { hint: MOJIBAKE_HINT });
     }
     text = repaired;
+  }
+  // --gsm-safe: the look-alikes replaced before anything counts the text; the journal keeps the
+  // text as sent, so a resume sends it so.
+  if (text !== undefined && m.gsmSafe) {
+    const safe = gsmSafe(text);
+    if (safe.replaced > 0) {
+      change = { before: text, after: safe.text, replaced: safe.replaced };
+      text = safe.text;
+    }
   }
   const perRowText = m.textColumn !== undefined;
   const perRowFrom = m.fromColumn !== undefined;
@@ -62,7 +73,23 @@ export async function buildMessage(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>, 
   const { recipients: _r, ...message } = built.request;
   if (perRowFrom) delete (message as { from?: string }).from;
   if (perRowText) message.body = {};
+  if (change !== undefined) changes.set(message, change);
   return message;
+}
+
+/** What --gsm-safe changed in a message's text: as written, as sent, and how many characters. */
+export interface GsmSafeChange {
+  readonly before: string;
+  readonly after: string;
+  readonly replaced: number;
+}
+
+// Beside the message, not in it: the message is the request the API gets.
+const changes = new WeakMap<object, GsmSafeChange>();
+
+/** What --gsm-safe changed in the text of a message buildMessage() made; undefined: nothing (or a resume's message, replaced when its run started). */
+export function gsmSafeChangeOf(message: Record<string, unknown>): GsmSafeChange | undefined {
+  return changes.get(message);
 }
 
 /** The request as a string frame around the recipients, in the API's field order (docs/api.md: "Request fields"). */

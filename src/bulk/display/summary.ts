@@ -21,6 +21,7 @@ import type { OutcomeTotals } from '../journal/load.js';
 import type { Run } from '../this-run/open.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
+import type { SpendSummary } from './spend.js';
 import { FLAG } from '../flag-names.js';
 
 /** The --json document of a run, and the figures the summary lines are made of. */
@@ -64,6 +65,8 @@ export interface Summary {
   requestFields?: string[];
   /** Under --once: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts sameDataJson). */
   sameData?: Record<string, unknown>;
+  /** What this command may spend (--limit): display/spend.ts. */
+  spend?: SpendSummary;
 }
 
 /** The opt-out store as a run used it. */
@@ -358,6 +361,9 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
       jsonFor,
     });
   }
+  // A canary that sent what it was asked to, every answer in: done, the rest left to a resume
+  // (exit 0: docs/cost-and-canary.md). With rows rejected or in doubt it is a partial run as any.
+  if (r.stopped === 'limit' && r.rejected === 0 && r.inDoubt === 0) return undefined;
   if (r.accepted < toSend) {
     const parts = [r.rejected > 0 ? `${formatCount(r.rejected)} rejected` : '', r.inDoubt > 0 ? `${formatCount(r.inDoubt)} in doubt` : '', r.notSent > 0 ? `${formatCount(r.notSent)} not sent` : ''].filter((s) => s !== '');
     // Why batches got no answer or could not leave (a server down, a refused connection): said
@@ -456,7 +462,7 @@ export function printPreflight(ui: Ui, pre: PreflightResult, text: TextAnalysis 
     // only way to tell; the column it came from is named above (docs/campaign-input.md: "Input").
     const n = pre.landlines;
     const lines = pre.landlineSamples.map((s) => s.line);
-    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails`);
+    warn(`${formatCount(n)} row${n === 1 ? ' to send has a landline number' : 's to send have landline numbers'} by ${n === 1 ? 'its' : 'their'} numbering plan (line${lines.length === 1 ? '' : 's'} ${lines.join(', ')}${n > lines.length ? ', …' : ''}): SMS to a landline usually fails; ${FLAG.mobileOnly} leaves them out`);
   }
   const { count: unnamed, first, columns } = pre.unnamedValues;
   if (first !== undefined) {
@@ -545,6 +551,7 @@ export function printSummary(ui: Ui, s: SentSummary, r: SendResult, seconds: num
     s.excluded > 0 ? `${formatCount(s.excluded)} excluded` : '',
     s.suppressed > 0 ? `${formatCount(s.suppressed)} opted out (suppressed)` : '',
     s.alreadySent > 0 ? `${formatCount(s.alreadySent)} already sent` : '',
+    (s.spend?.mobileOnly?.filtered ?? 0) > 0 ? `${formatCount(s.spend?.mobileOnly?.filtered ?? 0)} filtered (${FLAG.mobileOnly})` : '',
     r.excludedAfterStart > 0 ? `${formatCount(r.excludedAfterStart)} on the ${FLAG.exclude} list since the run started` : '',
     r.suppressedAfterStart > 0 ? `${formatCount(r.suppressedAfterStart)} opted out since the run started` : '',
   ].filter((x) => x !== '');

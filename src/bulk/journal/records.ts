@@ -68,6 +68,10 @@ export interface RunShape {
   readonly allowUnlisted?: boolean;
   /** --fix-mojibake: cells mangled by a spreadsheet round trip are sent repaired. */
   readonly fixMojibake?: boolean;
+  /** --mobile-only: numbers typed other than mobile were left out (filtered). */
+  readonly mobileOnly?: boolean;
+  /** --price-file (its absolute path) and --max-cost (as given): a resume estimates and caps as the run started, unless it names its own. */
+  readonly prices?: { readonly file: string; readonly maxCost?: string };
   /** A message per row (bulk/compose/personalise.ts); absent: one message for every row. */
   readonly personal?: PersonalSpec | undefined;
 }
@@ -197,6 +201,8 @@ export interface DoneRecord {
 export interface StopRecord {
   readonly type: 'stop';
   readonly reason: string;
+  /** reason 'limit': the --limit the command was given. */
+  readonly limit?: number;
   readonly at: string;
 }
 

@@ -420,9 +420,10 @@ export class Journal {
   }
 
   /** For people; a full disk only costs the line. */
-  stop(reason: string): void {
+  /** How the process ended; `also`: what a reason carries (a --limit stop, its limit). */
+  stop(reason: string, also?: Readonly<Record<string, unknown>>): void {
     this.#writeAnswers();
-    if (!this.#tryWrite(`${JSON.stringify({ type: 'stop', reason, at: this.#at() })}\n`)) return;
+    if (!this.#tryWrite(`${JSON.stringify({ type: 'stop', reason, ...also, at: this.#at() })}\n`)) return;
     try {
       this.sync();
     } catch (err) {

@@ -25,6 +25,7 @@ import { windows1252 } from '../../message/text-file.js';
 import { ReportWriter } from '../report/writer.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
 import { FLAG } from '../flag-names.js';
+import type { CostTally } from '../../pricing/estimate.js';
 
 export interface PreflightPassConfig {
   readonly path: string;
@@ -56,6 +57,9 @@ export interface PreflightPassConfig {
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep (--preview, --sample-to). */
   readonly keepFirst?: number | undefined;
+  /** --price-file: the rows to send priced (in one pass on this thread: the tally is this thread's). */
+  readonly cost?: CostTally | undefined;
+  readonly sharedParts?: number | undefined;
 }
 
 export interface PreflightPass {
@@ -107,6 +111,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   // So are --allow-duplicates runs: a number's further messages are sent, and which of the
   // second half's are new to it depends on every message the first half gave it.
   const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
+  // A cost estimate and --mobile-only's types are tallied on this thread, in one pass (the split's
+  // join would have to take the duplicates across its halves out of them again).
+  const here = c.cost !== undefined || c.shape.mobileOnly === true;
   const threshold = parallelMinBytes(c.env);
   // What a pass in a worker thread needs, split or whole.
   const job = {
@@ -127,7 +134,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     signal: c.signal,
     onFailure: (why: string) => c.debug(`preflight: a worker thread failed (${why}); the pass runs again on this thread`),
   };
-  const split = !personal && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
+  const split = !personal && !here && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
   c.checkpoint();
   let pre: PreflightResult;
   let spool: SpoolSource | undefined;
@@ -139,7 +146,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
     // Not when a number's messages are left out one by one: the worker gets numbers only.
-    const inWorker = personal && threshold !== undefined && c.fileBytes >= threshold && c.sentMessages === undefined
+    const inWorker = personal && !here && threshold !== undefined && c.fileBytes >= threshold && c.sentMessages === undefined
       ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
       : undefined;
     c.checkpoint();
@@ -167,6 +174,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         checkpoint: c.checkpoint,
         message: c.message,
         keepFirst: c.keepFirst,
+        cost: c.cost,
+        sharedParts: c.sharedParts,
+        mobileOnly: c.shape.mobileOnly === true,
       });
     } catch (err) {
       if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });

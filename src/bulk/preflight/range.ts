@@ -20,6 +20,8 @@ import type { SpoolWriter } from './spool.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../../csv/reader.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
+import type { CostTally } from '../../pricing/estimate.js';
+import { describeNumberType, NOT_MOBILE, numberType } from '../../number-types/number-type.js';
 
 /** What every preflight pass, whole file or part, checks the rows with. */
 export interface RowPassOptions {
@@ -64,6 +66,11 @@ export interface RowPassOptions {
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep, with their message (--preview, --sample-to). */
   readonly keepFirst?: number | undefined;
+  /** --price-file: each row to send is priced at its parts (one shared text: `sharedParts` each). */
+  readonly cost?: CostTally | undefined;
+  readonly sharedParts?: number | undefined;
+  /** --mobile-only: rows whose number is typed other than mobile are left out (`F`). */
+  readonly mobileOnly?: boolean | undefined;
 }
 
 /** What earlier runs accepted of each number's messages (bulk/preflight/repeats.ts messageHash). */
@@ -142,6 +149,16 @@ export interface PreflightResult {
   readonly bytes: number;
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them): the send pass names the line each repeats. */
   readonly duplicateKeys: readonly number[];
+  /** --mobile-only: the rows left out by their number's type. */
+  readonly filtered?: Filtered;
+}
+
+/** --mobile-only's rows left out, by type (libphonenumber-js names); `kept`: rows typed "fixed line or mobile", sent. */
+export interface Filtered {
+  count: number;
+  kept: number;
+  byType: Partial<Record<string, number>>;
+  samples: Array<{ line: number; number: string; type: string }>;
 }
 
 /**
@@ -240,6 +257,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     hash: r.hash ?? '',
     bytes: r.bytes,
     duplicateKeys: r.duplicateKeys,
+    ...(r.filtered !== undefined ? { filtered: r.filtered } : {}),
   };
 }
 
@@ -308,6 +326,7 @@ export interface RangeResult {
   readonly fingerprinted: boolean;
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them), for the report's "same number as line N". */
   readonly duplicateKeys: number[];
+  readonly filtered?: Filtered;
 }
 
 /**
@@ -380,6 +399,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let landlines = 0;
   let toSend = 0;
   let unnamedValues: UnnamedValues = { count: 0, first: undefined, columns: [] };
+  const filtered: Filtered = { count: 0, kept: 0, byType: {}, samples: [] };
 
   const problem = (line: number, raw: string, r: RowCheck): void => {
     invalid++;
@@ -417,6 +437,18 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       if (r.verdict === 'invalid') {
         problem(line, (raw[plan.msisdn] ?? '').trim(), r);
         return;
+      }
+      // --mobile-only: before the lists and the duplicates, as an invalid row would be.
+      if (o.mobileOnly === true && r.verdict !== 'outside') {
+        const type = r.verdict === 'landline' ? 'FIXED_LINE' : numberType(r.e164);
+        if (type === 'FIXED_LINE_OR_MOBILE') filtered.kept++;
+        else if (type !== undefined && NOT_MOBILE.has(type)) {
+          filtered.count++;
+          filtered.byType[type] = (filtered.byType[type] ?? 0) + 1;
+          if (filtered.samples.length < LANDLINE_SAMPLES) filtered.samples.push({ line, number: r.e164, type });
+          o.spool?.skip('F', line, r.e164, `${describeNumberType(type)} (${FLAG.mobileOnly})`);
+          return;
+        }
       }
       // With mangled text repaired (--fix-mojibake), the row as it is sent.
       const fields = r.fields ?? raw;
@@ -474,6 +506,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         return;
       }
       toSend++;
+      o.cost?.add(r.e164, r.message?.analysis?.parts ?? o.sharedParts ?? 1);
       if (!otherMessage && o.resent?.has(key) === true) {
         resent++;
         if (keepNumbers) resentKeys.push(key);
@@ -594,6 +627,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     several: repeats?.several ?? new NumberSet(16),
     fingerprinted: repeats?.fingerprinted ?? false,
     duplicateKeys: [...duplicateKeys],
+    ...(o.mobileOnly === true ? { filtered } : {}),
   };
 }
 

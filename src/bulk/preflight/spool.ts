@@ -23,7 +23,7 @@ import { unlinkSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { TextFile } from '../../files/text-writer.js';
 
-export type SpoolKind = 'S' | 'D' | 'X' | 'O' | 'I' | 'A';
+export type SpoolKind = 'S' | 'D' | 'X' | 'O' | 'I' | 'A' | 'F';
 export type SpoolLine = (kind: SpoolKind, line: number, number: string, payload: string) => void;
 
 /**
@@ -50,7 +50,7 @@ export class SpoolWriter {
     this.#file.write(`S\t${line}\t${e164}\t${messageHash !== undefined ? `#${messageHash.toString(36)}\t` : ''}${recipientJson}\n`);
   }
 
-  skip(kind: 'D' | 'X' | 'O' | 'A', line: number, e164: string, messageKey = ''): void {
+  skip(kind: 'D' | 'X' | 'O' | 'A' | 'F', line: number, e164: string, messageKey = ''): void {
     this.#file.write(`${kind}\t${line}\t${e164}\t${messageKey}\n`);
   }
 

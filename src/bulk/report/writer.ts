@@ -18,7 +18,7 @@ import type { Purpose } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 
 /** `suppressed`: the number is in the opt-out store (docs/optouts.md); `excluded`: on the --exclude list. */
-export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'suppressed' | 'already-sent' | 'in-doubt' | 'not-sent';
+export type RowOutcome = 'accepted' | 'rejected' | 'invalid' | 'duplicate' | 'excluded' | 'suppressed' | 'already-sent' | 'filtered' | 'in-doubt' | 'not-sent';
 
 export interface ReportRow {
   readonly line: number;

@@ -29,7 +29,7 @@ export const MAX_CONSECUTIVE_FAILURES = 5;
  * disk-full: a journal line (or the report) found no room; journal: it could not be written;
  * unreachable: a request could not get to the API (no connection, the proxy's tunnel, TLS).
  */
-export type StopReason = 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal';
+export type StopReason = 'limit' | 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal';
 
 export interface SendResult {
   accepted: number;
@@ -201,10 +201,10 @@ export class BatchAccounting {
   }
 
   /** A batch the run did not send because it had stopped. */
-  notSent(b: Batch): void {
-    if (this.#stillInDoubt(b, this.stopReasonText())) return;
+  notSent(b: Batch, why: StopReason | undefined = this.#stopped): void {
+    if (this.#stillInDoubt(b, this.stopReasonText(why))) return;
     b.outcome = 'not-sent';
-    b.error = this.stopReasonText();
+    b.error = this.stopReasonText(why);
   }
 
   /**
@@ -219,8 +219,10 @@ export class BatchAccounting {
     return true;
   }
 
-  stopReasonText(): string {
-    switch (this.#stopped) {
+  stopReasonText(why: StopReason | undefined = this.#stopped): string {
+    switch (why) {
+      case 'limit':
+        return 'not sent: the run stopped at its --limit (a resume sends it)';
       case 'interrupted':
         return 'interrupted before it was sent';
       case 'auth':

@@ -122,7 +122,7 @@ class RepeatedRows {
   }
 }
 
-const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'O' ? 'suppressed' : kind === 'A' ? 'already-sent' : 'invalid');
+const skipOf = (kind: SpoolKind): RowOutcome => (kind === 'D' ? 'duplicate' : kind === 'X' ? 'excluded' : kind === 'O' ? 'suppressed' : kind === 'A' ? 'already-sent' : kind === 'F' ? 'filtered' : 'invalid');
 
 /** One shared message: each batch is the rows skipped before it, then its recipients. */
 async function readSegments(source: BatchSource): Promise<void> {
@@ -176,7 +176,7 @@ async function readSegments(source: BatchSource): Promise<void> {
       current.rows.lines.push(line);
       current.rows.numbers.push(number);
       current.rows.skips.push(skipOf(kind));
-      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' || kind === 'O' ? payload || undefined : kind === 'D' ? repeated.error(number, payload) : undefined);
+      current.rows.errors.push(kind === 'I' ? (JSON.parse(payload) as string) : kind === 'A' || kind === 'O' || kind === 'F' ? payload || undefined : kind === 'D' ? repeated.error(number, payload) : undefined);
     }
   });
   if (current !== undefined) {
@@ -242,7 +242,7 @@ async function readGrouped(source: BatchSource): Promise<void> {
       repeated.seen(number, line, key);
       grouper.add(key, p);
     } else if (withReport) {
-      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' ? payload || undefined : undefined;
+      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' || kind === 'F' ? payload || undefined : undefined;
       source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error });
     }
   });

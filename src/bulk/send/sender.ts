@@ -102,6 +102,12 @@ export interface SenderParts {
   readonly journaledNumbers?: ReadonlyMap<number, readonly string[]> | undefined;
   /** A resume: per batch, how many of those left out were opted out, as journaled. */
   readonly optedOut?: Uint32Array | undefined;
+  /**
+   * --limit: the recipients this command sends at most. Batches leave while they fit in it; the
+   * first that does not is closed as not sent, as a stop closes it, never split: its
+   * Idempotency-Key must carry the same recipients when a resume sends it (docs/cost-and-canary.md).
+   */
+  readonly limit?: number | undefined;
 }
 
 /** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
@@ -140,6 +146,8 @@ export class Sender {
   #dispatching = false;
   #dispatched: Promise<void> = Promise.resolve();
   #wakeReader: (() => void) | undefined;
+  /** --limit: recipients this command may still send; -1 once a batch did not fit. */
+  #limitLeft: number | undefined;
   /** Batches leaving at the end of this turn of the event loop (#leave), each with its promise's ends. */
   #departing: Departure[] = [];
 
@@ -148,6 +156,7 @@ export class Sender {
 
   constructor(parts: SenderParts) {
     this.#cfg = parts;
+    this.#limitLeft = parts.limit;
     parts.states?.forEach((st, b) => {
       if (isInDoubt(st)) this.#earlierInDoubt.add(b);
     });
@@ -207,7 +216,8 @@ export class Sender {
     // After a stop, the batches an earlier run left in doubt are still read, to be counted as in
     // doubt rather than not sent (a resend of theirs never left): a stop that leaves them is a
     // partial run, exit 7 (summary.ts summaryError; docs/contract.md: "Exit codes"), wherever they are.
-    const readAfterStop = withReport || this.#earlierInDoubt.size > 0;
+    // A --limit stop reads them too: the rows left are counted as not sent, for the summary.
+    const readAfterStop = withReport || this.#earlierInDoubt.size > 0 || this.#cfg.limit !== undefined;
     const queue: Batch[] = [];
     await readBatches({
       spool,
@@ -233,6 +243,7 @@ export class Sender {
     await this.#pump(queue);
     await this.#dispatched;
     while (this.#inFlight.size > 0) await Promise.all([...this.#inFlight]);
+    if (this.#limitLeft === -1) this.#books.stop('limit');
     signal.removeEventListener('abort', onAbort);
     this.#progress.update(this.#books.stats(this.#inFlight.size));
   }
@@ -249,6 +260,14 @@ export class Sender {
         this.#complete(b);
         continue;
       }
+      // At the --limit the batches journaled ahead still leave (a stop would close them): the
+      // rest are closed as not sent, and the run stops once the last answer is in (sendAll).
+      if (this.#limitLeft !== undefined && b.count > this.#limitLeft) this.#limitLeft = -1;
+      if (this.#books.stopped === undefined && this.#limitLeft === -1) {
+        this.#books.notSent(b, 'limit');
+        this.#complete(b);
+        continue;
+      }
       if (this.#books.stopped !== undefined) {
         this.#books.notSent(b);
         this.#complete(b);
@@ -262,6 +281,7 @@ export class Sender {
         continue;
       }
       while (this.#aheadRecipients > 0 && this.#aheadRecipients + b.count > AHEAD_RECIPIENTS) await this.#roomAhead();
+      if (this.#limitLeft !== undefined) this.#limitLeft -= b.count;
       this.#journalAhead(b);
     }
   }

@@ -1,13 +1,15 @@
 // The preflight stage (the door: bulk/send-bulk.ts): every row checked before anything is sent,
 // its lines printed, and the run refused when the rows say so.
+import { existsSync } from 'node:fs';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../files/state-dir.js';
+import type { Ui } from '../../output/ui.js';
 import { journalOf } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
 import { outcomeTotals } from '../journal/load.js';
-import { msgrRenders } from '../compose/message.js';
+import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/message.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
 import { garbledRows, type PreflightResult } from '../preflight/range.js';
 import type { SpoolSource } from '../preflight/spool.js';
@@ -27,7 +29,24 @@ import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
+import { estimateJson, filteredJson, gsmSafeSummary, printFiltered, printGsmSafe, printLookalikeCost, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';
+import { CostTally } from '../../pricing/estimate.js';
+import { readPriceFile, type PriceTable } from '../../pricing/price-file.js';
+import { parseMaxCost } from '../../pricing/max-cost.js';
 import type { Command, OpenRun } from './opening.js';
+
+/**
+ * The price file, read and checked. A resume's journaled file that is gone only drops the
+ * estimate when no cap depends on it (said so); with a cap, or a file the command names, it stops
+ * the run.
+ */
+function journaledPrices(ui: Ui, file: { readonly given: string; readonly path: string }, optional: boolean): PriceTable | undefined {
+  if (optional && !existsSync(file.path)) {
+    ui.warn(`the price file the run started with, ${file.path}, is gone: no cost estimate (give ${FLAG.priceFile} FILE for one)`);
+    return undefined;
+  }
+  return readPriceFile(file.path, file.given);
+}
 
 /** What the preflight found, as the stages after it need it. */
 export interface Checked {
@@ -56,6 +75,11 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const resuming = run.kind === 'resume';
   const reportPath = campaign.output.report?.path;
   const sent = leave.sent;
+  // A resume prices and caps as its run started (the journal's shape), unless it names its own file.
+  const journaled = plan.shape.prices;
+  const priceFile = campaign.spend.priceFile ?? (journaled !== undefined ? { given: journaled.file, path: journaled.file } : undefined);
+  const maxCostGiven = campaign.spend.maxCost ?? (campaign.spend.priceFile === undefined ? parseMaxCost(journaled?.maxCost) : undefined);
+  const prices = priceFile !== undefined ? journaledPrices(ui, priceFile, campaign.spend.priceFile === undefined && maxCostGiven === undefined) : undefined;
   const passConfig: Parameters<typeof preflightPass>[0] = {
     path: input.path,
     fileLabel: input.label,
@@ -82,6 +106,9 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     atQuit: ctx.atQuit,
     message: message.personal,
     keepFirst: purpose.kind === 'preview' || purpose.kind === 'sample' ? purpose.rows : 0,
+    // --price-file: the rows to send priced as the preflight reads them (pricing/).
+    cost: prices !== undefined ? new CostTally(prices) : undefined,
+    sharedParts: message.textAnalysis?.parts,
   };
   // The guard's rows are counted as rows left out are, in a pass of their own that writes nothing:
   // the totals, a preview and a dry run are those of the command as given, and a --restart leaves
@@ -89,7 +116,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   // --again reads its file twice.
   const pass = await preflightPass(passConfig);
   const { pre } = pass;
-  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
+  const guard = leave.guard !== undefined ? (await preflightPass({ ...passConfig, cost: undefined, sent: leave.guard.numbers.accepted, sentMessages: undefined, spoolPath: undefined, keepFirst: 0 })).pre : undefined;
   const guarded = guard?.alreadySent ?? 0;
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
@@ -103,9 +130,11 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: resuming ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
+  const estimate = passConfig.cost?.estimate();
+  const safeChange = gsmSafeChangeOf(plan.message);
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}) };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -151,6 +180,13 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
+  if (base.spend?.gsmSafe != null) printGsmSafe(ui, base.spend.gsmSafe);
+  else if (plan.message.channel === 'SMS' && !resuming) printLookalikeCost(ui, messageText(plan.message), message.textAnalysis !== undefined ? pre.toSend : undefined);
+  if (pre.filtered !== undefined) printFiltered(ui, pre.filtered);
+  if (estimate !== undefined) printEstimate(ui, estimate, resuming);
+  printLimit(ui, base.spend?.limit ?? null, left ?? pre.toSend, shape.batchSize, pre.totals !== undefined);
+  const tooSmall = limitError(base.spend?.limit ?? null, shape.batchSize, resuming);
+  if (tooSmall !== undefined) throw tooSmall;
   // Said when the run started: a resume says it for people, not again under -q.
   for (const line of message.singleBraceWarnings(pre.columns.header)) {
     if (resuming) ui.info(line);
@@ -199,6 +235,9 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
+  const maxCost = maxCostGiven;
+  const overCap = estimate !== undefined && maxCost !== undefined ? maxCostError(estimate, maxCost, campaign.rerun.maxCost, (exitCode) => ({ ...refusal, exitCode, stopped: 'max-cost' })) : undefined;
+  if (overCap !== undefined) throw overCap;
   return { pre, spool, shape, base, left, settled };
 }
 

@@ -114,6 +114,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
     addedSinceStart: plan.addedSinceStart,
     journaledNumbers: goesOn.journaledNumbers,
     optedOut: goesOn.optedOut,
+    limit: campaign.spend.limit,
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());
@@ -127,7 +128,8 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const seconds = (performance.now() - t0) / 1000;
   const result = sender.result();
   const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(resumeWith, run.fileAbs, input.stdin, journalPath));
-  journal.stop(stopReason(result, summary.toSend) ?? 'finished');
+  const stop = stopReason(result, summary.toSend) ?? 'finished';
+  journal.stop(stop, stop === 'limit' ? { limit: campaign.spend.limit } : undefined);
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);

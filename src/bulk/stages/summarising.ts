@@ -8,6 +8,7 @@ import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt } from '../history/delivery.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
+import { printLimitStop } from '../display/spend.js';
 import { printSummary, successDocument, summaryError } from '../display/summary.js';
 import { resumeWithOf, sendsToOf, type Command, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
@@ -21,6 +22,7 @@ export async function summarise(cmd: Command, open: OpenRun, checked: Checked, s
   const { settings } = campaign.where;
   const { result: r, summary } = sent;
   printSummary(ui, summary, r, sent.seconds);
+  if (summary.stopped === 'limit') printLimitStop(ui, campaign.spend.limit ?? 0, r.notSent, summary.resume);
   // What the receipts already say of the rows left in doubt, for the hint (they settle doubt).
   const receipts = r.inDoubt > 0 ? await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume)).catch(() => undefined) : undefined;
   const clean = (s: string): string => redact(ctx.stderr.isTTY === true ? showControls(s) : s, key);

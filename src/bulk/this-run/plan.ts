@@ -109,6 +109,8 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       ...(rows.firstPerNumber ? { firstPerNumber: true } : {}),
       ...(rows.allowUnlisted ? { allowUnlisted: true } : {}),
       ...(rows.fixMojibake ? { fixMojibake: true } : {}),
+      ...(rows.mobileOnly ? { mobileOnly: true } : {}),
+      ...(campaign.spend.priceFile !== undefined ? { prices: { file: campaign.spend.priceFile.path, ...(campaign.spend.maxCost !== undefined ? { maxCost: campaign.spend.maxCost.text } : {}) } } : {}),
       personal: { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null },
     };
   }

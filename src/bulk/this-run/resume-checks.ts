@@ -81,6 +81,7 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   if (rows.firstPerNumber && shape.firstPerNumber !== true) differs(FLAG.firstPerNumber, false);
   if (rows.allowUnlisted && shape.allowUnlisted !== true) differs(FLAG.allowUnlistedNumbers, false);
   if (rows.fixMojibake && shape.fixMojibake !== true) differs(FLAG.fixMojibake, false);
+  if (rows.mobileOnly && shape.mobileOnly !== true) differs(FLAG.mobileOnly, false);
   if (format.encoding !== undefined && format.encoding !== shape.encoding) differs(FLAG.encoding, shape.encoding);
   if (format.delimiter !== undefined && format.delimiter !== shape.delimiter) differs(FLAG.delimiter, shape.delimiter);
   const personal = shape.personal;

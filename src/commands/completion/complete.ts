@@ -29,7 +29,7 @@ export const DELIMITERS = [',', ';', 'tab', '|'];
 export const SANDBOX_HOSTS = ['127.0.0.1', '::1', 'localhost'];
 export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file'];
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
-const FILE_OPTIONS = new Set(['--text-file', '--input', '--api-key-file', '--ca-file', '--report', '--journal', '--exclude', '--record']);
+const FILE_OPTIONS = new Set(['--text-file', '--input', '--api-key-file', '--ca-file', '--report', '--journal', '--exclude', '--record', '--price-file']);
 // `profile set NAME ca-file` takes a file too (see positionalValues).
 // Profile subcommands whose first argument is an existing profile.
 const PROFILE_ARG = new Set(['set', 'unset', 'show', 'use', 'remove', 'rm']);

@@ -10,6 +10,7 @@ import { placeOf } from '../../once/keys.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import { settingsEndpoint } from '../../settings/target.js';
 import type { Campaign, Purpose, Rerun } from '../../bulk/send-bulk.js';
+import { DEFAULT_BATCH_SIZE } from '../../bulk/campaign.js';
 import type { BulkOptions } from './options.js';
 
 export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<Campaign> {
@@ -38,6 +39,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       channel: opts.channel,
       render: !opts.noRender,
       maxParts: opts.maxParts,
+      gsmSafe: opts.gsmSafe,
       meta: opts.meta,
       name: opts.name,
       characterSet: opts.characterSet,
@@ -48,7 +50,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       file: opts.file,
       columns: { msisdn: opts.msisdnColumn, vars: opts.varColumns, meta: opts.metaColumns, headerRow: !opts.noHeader },
       format: { delimiter: opts.delimiter, encoding: opts.encoding },
-      rows: { skipInvalid: opts.skipInvalid, allowDuplicates: opts.allowDuplicates, firstPerNumber: opts.firstPerNumber, allowUnlisted: opts.allowUnlistedNumbers, fixMojibake: opts.fixMojibake },
+      rows: { skipInvalid: opts.skipInvalid, allowDuplicates: opts.allowDuplicates, firstPerNumber: opts.firstPerNumber, allowUnlisted: opts.allowUnlistedNumbers, fixMojibake: opts.fixMojibake, mobileOnly: opts.mobileOnly },
       exclude: opts.exclude !== undefined ? { given: opts.exclude, path: resolve(ctx.cwd, opts.exclude), column: opts.excludeColumn } : undefined,
       includeOptedOut: opts.includeOptedOut === true,
       defaultCountry: opts.defaultCountry,
@@ -62,7 +64,8 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       // A campaign key belongs to a target account: the API (or the sandbox) and the account.
       place: placeOf(settings.baseUrl.value, opts.sandbox, settings.account.value ?? (opts.sandbox ? 'SANDBOX' : undefined)),
     },
-    pace: { batchSize: opts.batchSize, concurrency: opts.concurrency, rate: opts.rate },
+    // A canary smaller than a request is sent exactly: the run's requests are that size (a resume keeps the journal's).
+    pace: { batchSize: opts.batchSize ?? (opts.limit !== undefined && opts.limit < DEFAULT_BATCH_SIZE && !opts.resume ? opts.limit : undefined), concurrency: opts.concurrency, rate: opts.rate },
     earlier: {
       request: opts.resume ? 'resume' : opts.restart ? 'restart' : 'new',
       journal: opts.journal,
@@ -84,13 +87,14 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       report: opts.report !== undefined ? { given: opts.report, path: resolve(ctx.cwd, opts.report) } : undefined,
       progressEveryMs: opts.progressEveryMs,
     },
+    spend: { limit: opts.limit, priceFile: opts.priceFile !== undefined ? { given: opts.priceFile, path: resolve(ctx.cwd, opts.priceFile) } : undefined, maxCost: opts.maxCost },
     resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };
 }
 
 function rerun(argv: readonly string[], baseUrl: { readonly source: string; readonly origin?: string | undefined }): Rerun {
-  return { campaign: realRunCommand(argv), resume: realRunCommand(argv, '--resume'), restart: realRunCommand(argv, '--restart'), baseUrlFixed: restartCommand(argv, baseUrl) };
+  return { maxCost: (amount) => msgrCommand(argv, { set: ['--max-cost', amount] }), campaign: realRunCommand(argv), resume: realRunCommand(argv, '--resume'), restart: realRunCommand(argv, '--restart'), baseUrlFixed: restartCommand(argv, baseUrl) };
 }
 
 /**

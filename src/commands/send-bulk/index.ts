@@ -55,7 +55,13 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .optionsGroup('Previews and samples:')
     .option('--preview [n]', 'print the first n rendered messages (default 5); send nothing')
     .option('--sample-to <number>', "send the first rows' messages to this number instead (repeatable), then stop", collect)
-    .option('--sample <n>', 'with --sample-to: how many rows (default 1)');
+    .option('--sample <n>', 'with --sample-to: how many rows (default 1)')
+    .optionsGroup('Canary and cost:')
+    .option('--limit <n>', 'send the first n rows to send for real, then stop with the command that sends the rest (whole requests)')
+    .option('--gsm-safe', 'replace look-alikes in the text (’ ‘ “ ” – — … no-break space) with GSM-7 characters before counting and sending')
+    .option('--mobile-only', 'leave out numbers the numbering plan types as fixed line, toll-free, premium rate, shared cost, UAN or voicemail (reported as filtered)')
+    .option('--price-file <file>', 'your prices per SMS part (CSV: country code or E.164 prefix, price, currency): the preflight estimates the cost')
+    .option('--max-cost <amount>', 'with --price-file: refuse to start when the estimate is higher (e.g. 250, or 250 EUR)');
   addConnectionOptions(cmd, { webhook: true });
   // `--skip-sent` alone is given as '' (Commander's preset), which is no help to a reader.
   cmd.configureHelp({

@@ -7,6 +7,7 @@ import { checkIncludeOptedOut, parseMessageOptions } from '../shared/message.js'
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { DEFAULT_CONCURRENCY, parseRate, type Rate } from '../../bulk/campaign.js';
 import { parseDelimiter } from '../../csv/reader.js';
+import { parseMaxCost, type MaxCost } from '../../pricing/max-cost.js';
 
 
 export const MAX_BATCH_SIZE = 10_000;
@@ -107,6 +108,17 @@ export interface BulkOptions {
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;
   readonly skipInDoubt: boolean;
+  // canary and cost (docs/cost-and-canary.md)
+  /** --limit: this command sends at most this many rows (whole requests), then stops. */
+  readonly limit?: number | undefined;
+  /** --gsm-safe: the text's look-alikes replaced with GSM-7 characters (lookalikes/gsm-safe.ts). */
+  readonly gsmSafe: boolean;
+  /** --mobile-only: numbers typed other than mobile (or fixed line or mobile) are left out. */
+  readonly mobileOnly: boolean;
+  /** --price-file: the user's prices per part, for the preflight's estimate. */
+  readonly priceFile?: string | undefined;
+  /** --max-cost: the estimate above which the run does not start. */
+  readonly maxCost?: MaxCost | undefined;
 }
 
 const EVERY = /^(\d+(?:\.\d+)?)\s*(s|m|h)$/i;
@@ -210,7 +222,15 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     once: onceKey(raw),
     includeSent: bool(raw, 'includeSent'),
     skipInDoubt: bool(raw, 'skipInDoubt'),
+    limit: int(raw, 'limit', 1, 1_000_000_000),
+    gsmSafe: bool(raw, 'gsmSafe'),
+    mobileOnly: bool(raw, 'mobileOnly'),
+    priceFile: str(raw, 'priceFile'),
+    maxCost: parseMaxCost(str(raw, 'maxCost')),
   };
+  if (opts.maxCost !== undefined && opts.priceFile === undefined) throw new UsageError('--max-cost needs --price-file FILE: msgr knows no prices of its own', { hint: 'For example --price-file prices.csv --max-cost 250 (the file: country code or E.164 prefix, price per part, currency).' });
+  if (opts.gsmSafe && (opts.template !== undefined || opts.textColumn !== undefined)) throw new UsageError(`--gsm-safe needs the text: ${opts.template !== undefined ? "a template's text is the provider's" : "--text-column's cells are sent as they are"}`, { hint: 'Give the text with --text or --text-file.' });
+  if (opts.priceFile !== undefined && opts.template !== undefined) throw new UsageError('--price-file needs the text: a template\'s length, and so its parts, is not known here');
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);
   if (opts.allowDuplicates && opts.firstPerNumber) {
     throw new UsageError('--allow-duplicates and --first-per-number cannot be used together', {
@@ -258,6 +278,9 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
   if (opts.sampleTo?.length === 0) throw new UsageError('--sample-to: no number given', { hint: 'For example --sample-to +447911123456' });
   if (raw.sample !== undefined && opts.sampleTo === undefined) throw new UsageError('--sample needs --sample-to NUMBER', { hint: 'For example --sample-to +447911123456 --sample 3' });
   const modes = [opts.preview !== undefined ? '--preview' : '', opts.sampleTo !== undefined ? '--sample-to' : '', opts.dryRun ? '--dry-run' : '', opts.resume ? '--resume' : ''].filter((m) => m !== '');
+  if (opts.limit !== undefined && (opts.preview !== undefined || opts.sampleTo !== undefined)) {
+    throw new UsageError(`--limit and ${opts.preview !== undefined ? '--preview' : '--sample-to'} cannot be used together`, { hint: '--limit sends the first rows for real; --preview prints them, --sample-to sends them to you.' });
+  }
   if (modes.length > 1 && (opts.preview !== undefined || opts.sampleTo !== undefined)) throw new UsageError(`${modes[0]} and ${modes[1]} cannot be used together`);
   return opts;
 }

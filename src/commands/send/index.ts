@@ -17,7 +17,8 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--var <key=value>', 'template variable for every --to recipient (repeatable)', collect)
     .optionsGroup('Message:')
     .option('--input <file>', "a whole request JSON ('-' for stdin); flags override its fields")
-    .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)');
+    .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)')
+    .option('--gsm-safe', 'replace look-alikes in the text (’ ‘ “ ” – — … no-break space) with GSM-7 characters before sending');
   addMessageOptions(cmd);
   addConnectionOptions(cmd, { webhook: true });
   cmd.addHelpText(

@@ -14,6 +14,8 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   input?: string | undefined;
   /** --once: the campaign key the message is sent once under (src/once/send.ts). */
   once?: string | undefined;
+  /** --gsm-safe: the text's look-alikes replaced with GSM-7 characters (docs/cost-and-canary.md). */
+  gsmSafe?: boolean | undefined;
 }
 
 export function parseSendOptions(raw: Raw): SendOptions {
@@ -26,6 +28,7 @@ export function parseSendOptions(raw: Raw): SendOptions {
     var: list(raw, 'var'),
     input: str(raw, 'input'),
     once: onceKey(raw),
+    gsmSafe: bool(raw, 'gsmSafe'),
   };
 }
 

@@ -25,7 +25,7 @@ import type { OnceSend } from '../../once/send.js';
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
   const input = opts.input !== undefined ? await readInput(ctx, opts.input) : undefined;
-  const text = await resolveText(ctx, opts, input);
+  const text = await safeText(ui, await resolveText(ctx, opts, input), opts.gsmSafe === true);
   const settings = await resolveSettings(ctx, {
     profile: opts.profile,
     baseUrl: opts.baseUrl,
@@ -192,6 +192,22 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
     throw new UsageError(lines.join('\n'));
   }
   return parsed.data;
+}
+
+/** --gsm-safe: the text with its look-alikes replaced, and a line saying what that changed. */
+async function safeText(ui: Ui, text: string | undefined, on: boolean): Promise<string | undefined> {
+  if (!on || text === undefined) return text;
+  // Imported only with the flag: a send's start-up stays as it was (docs/performance.md).
+  const [{ gsmSafe }, { analyseText }] = await Promise.all([import('../../lookalikes/gsm-safe.js'), import('../../message/segments.js')]);
+  const safe = gsmSafe(text);
+  if (safe.replaced === 0) {
+    ui.info('--gsm-safe: no look-alike to replace');
+    return text;
+  }
+  const before = analyseText(text).parts;
+  const after = analyseText(safe.text).parts;
+  ui.info(`--gsm-safe: ${safe.replaced} look-alike${safe.replaced === 1 ? '' : 's'} replaced; ${before} → ${after} SMS part${after === 1 ? '' : 's'} a recipient`);
+  return safe.text;
 }
 
 /** Text from --text, --text-file, the input file, or stdin when it is piped. */
