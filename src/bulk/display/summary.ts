@@ -6,7 +6,8 @@
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
 // See docs/campaign-output.md: "Output", and docs/contract.md: "Exit codes".
-import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
+import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, WindowClosedError, type MsgrError } from '../../errors.js';
+import type { ScheduleRecord } from '../../schedule/index.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
 import type { NumberColumnChoice } from '../../csv/header.js';
@@ -64,6 +65,8 @@ export interface Summary {
   requestFields?: string[];
   /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
   sameData?: Record<string, unknown>;
+  /** Send windows and deadlines (docs/send-windows.md); null: any time. */
+  schedule?: ScheduleRecord | null;
 }
 
 /** The opt-out store as a run used it. */
@@ -355,6 +358,22 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
     const hint = [lastHint, resumeHint].filter((s) => s !== undefined).join('\n      ');
     return new PartialError(`stopped early: ${MAX_CONSECUTIVE_FAILURES} batches in a row got no answer (last: ${o.clean(r.lastFailure ?? '?')}); ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted`, {
       ...(hint !== '' ? { hint } : {}),
+      jsonFor,
+    });
+  }
+  // Send windows (docs/send-windows.md): --exit-when-closed stops at a closed window with the
+  // command that goes on (exit 8); a deadline leaves the rows not sent by then "not sent (deadline)" (7).
+  if (r.stopped === 'window-closed' && r.inDoubt === 0) {
+    const opens = r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : 'later';
+    return new WindowClosedError(`outside the send window: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted; the next batch may leave at ${opens}`, {
+      ...(summary.resume !== null ? { hint: `Run this once the window opens (a cron line can run it every 15 minutes; it goes on where it stopped): ${summary.resume} ${FLAG.exitWhenClosed}` } : {}),
+      jsonFor: (exitCode) => ({ ...summary, exitCode, windowOpensAt: r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : null }),
+    });
+  }
+  if (r.stopped === 'deadline') {
+    const at = summary.schedule?.stopAt ?? '';
+    return new PartialError(`the deadline (${FLAG.stopAt} ${at}) came: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted, ${formatCount(r.notSent)} not sent (deadline)${inDoubt}`, {
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : undefined, summary.resume !== null ? `The rest are sent only with a new deadline: ${summary.resume} ${FLAG.stopAt} 4h` : undefined, r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }

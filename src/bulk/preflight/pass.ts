@@ -18,7 +18,7 @@ import type { NumberSet } from '../input/number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from '../compose/personalise.js';
 import { repeatMode } from './repeats.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
-import { runPreflight, type PreflightResult, type SentMessages } from './range.js';
+import { runPreflight, type PreflightResult, type RowZoneCheck, type SentMessages } from './range.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../../csv/reader.js';
 import { windows1252 } from '../../message/text-file.js';
@@ -56,6 +56,8 @@ export interface PreflightPassConfig {
   readonly message?: MessageSource | undefined;
   /** How many of the first rows to send to keep (--preview, --sample-to). */
   readonly keepFirst?: number | undefined;
+  /** Send windows on each row's clock: each row's zones (bulk/preflight/range.ts RowZoneCheck). */
+  readonly rowZones?: RowZoneCheck | undefined;
 }
 
 export interface PreflightPass {
@@ -106,8 +108,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   // rows it later finds to be duplicates across its halves, and cannot group rows across them.
   // So are --allow-duplicates runs: a number's further messages are sent, and which of the
   // second half's are new to it depends on every message the first half gave it.
-  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
-  const threshold = parallelMinBytes(c.env);
+  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates || c.rowZones !== undefined;
+  // Rows grouped by their zones are read on this thread: the worker is not given the zones' rule.
+  const threshold = c.rowZones !== undefined ? undefined : parallelMinBytes(c.env);
   // What a pass in a worker thread needs, split or whole.
   const job = {
     path: c.path,
@@ -167,6 +170,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         checkpoint: c.checkpoint,
         message: c.message,
         keepFirst: c.keepFirst,
+        rowZones: c.rowZones,
       });
     } catch (err) {
       if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });

@@ -29,7 +29,7 @@ export const MAX_CONSECUTIVE_FAILURES = 5;
  * disk-full: a journal line (or the report) found no room; journal: it could not be written;
  * unreachable: a request could not get to the API (no connection, the proxy's tunnel, TLS).
  */
-export type StopReason = 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal';
+export type StopReason = 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal' | 'deadline' | 'window-closed';
 
 export interface SendResult {
   accepted: number;
@@ -55,6 +55,8 @@ export interface SendResult {
   /** The 3xx, 404 or 405 that stopped the run (stopped: config): the base URL is to fix. */
   wrongAddress?: number;
   throttled: number;
+  /** When the next batch's send window opens (stopped: window-closed), ms. */
+  opensAt?: number;
 }
 
 export interface AccountingParts {
@@ -235,6 +237,10 @@ export class BatchAccounting {
         return 'not sent: the disk is full';
       case 'journal':
         return 'not sent: the journal could not be written';
+      case 'deadline':
+        return 'not sent (deadline)';
+      case 'window-closed':
+        return 'not sent yet: outside its send window';
       default:
         return 'not sent';
     }
@@ -352,6 +358,12 @@ export class BatchAccounting {
   stop(reason: StopReason): void {
     if (this.#stopped === undefined) this.#stopped = reason;
     this.#stopRetries.abort();
+  }
+
+  /** A batch's send window is closed (--exit-when-closed): the run stops; it opens at `opensAt`. */
+  windowClosed(opensAt: number): void {
+    if (this.#stopped === undefined) this.#result.opensAt = opensAt;
+    this.stop('window-closed');
   }
 
   stats(inFlight: number): ProgressStats {

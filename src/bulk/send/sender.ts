@@ -32,6 +32,7 @@ import { ReportOrder, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { leaveOutOfBatch, type AddedSinceStart } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';
+import { messageKeyOf, type WaitResult } from '../../schedule/index.js';
 
 /**
  * Batches are journaled ahead of the window, so a batch that gets a slot finds its "send" line
@@ -101,6 +102,12 @@ export interface SenderParts {
   readonly journaledNumbers?: ReadonlyMap<number, readonly string[]> | undefined;
   /** A resume: per batch, how many of those left out were opted out, as journaled. */
   readonly optedOut?: Uint32Array | undefined;
+  /**
+   * Send windows and deadlines (src/schedule/): when a batch (by its grouping key) may leave;
+   * undefined: any time. `zoned`: rows are grouped by their zones (the spool carries the key).
+   */
+  readonly schedule?: ((key: string | undefined) => Promise<WaitResult>) | undefined;
+  readonly zoned?: boolean | undefined;
 }
 
 /** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
@@ -211,7 +218,7 @@ export class Sender {
     await readBatches({
       spool,
       batchSize: this.#cfg.batchSize,
-      grouped: this.#cfg.frameOf !== undefined,
+      grouped: this.#cfg.frameOf !== undefined || this.#cfg.zoned === true,
       withReport,
       duplicateKeys: this.#cfg.duplicateKeys,
       sendable: (batch) => {
@@ -332,6 +339,10 @@ export class Sender {
       await this.#cfg.gate.wait(signal);
       await this.#cfg.limiter?.take(b.count, signal);
       await this.#cfg.gate.wait(signal);
+      // Last, with its slot: a batch leaves only while its window is open, and before the deadline.
+      const when = await this.#cfg.schedule?.(b.key);
+      if (when?.state === 'deadline') this.#books.stop('deadline');
+      else if (when?.state === 'closed') this.#books.windowClosed(when.opensAt);
     }
     if (!ahead.settled) this.#cfg.journal.need(b.index);
     const err = await written;
@@ -431,7 +442,7 @@ export class Sender {
 
   /** Sends a batch whose "send" line is on disk, and records its answer. */
   async #send(b: Batch, key: string): Promise<void> {
-    const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(b.key) : this.#cfg.frame;
+    const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(messageKeyOf(b.key)) : this.#cfg.frame;
     const body = frame.prefix + b.entries.join(',') + frame.suffix;
     b.entries = [];
     let outcome: Outcome;

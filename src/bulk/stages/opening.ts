@@ -31,6 +31,7 @@ import { findRun } from '../history/catalogue.js';
 import { buildResumeCommand } from '../runs/resume-command.js';
 import { sampleNumbers } from '../display/sample.js';
 import { finishedDocument } from '../display/summary.js';
+import { runSchedule, scheduleRecord, type Schedule } from '../../schedule/index.js';
 
 
 /** A run opened: which it is, what it reads, what it sends, where, and what it leaves out. */
@@ -54,6 +55,9 @@ export interface OpenRun {
   readonly resumeWith: ResumeArgs;
   /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
   readonly sameDataAs: EarlierRun | undefined;
+  /** When rows may leave (docs/send-windows.md): the run's windows and deadlines; and since when its rows' windows are judged. */
+  readonly schedule: Schedule;
+  readonly scheduleSince: number;
 }
 
 /**
@@ -163,6 +167,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
+  const schedule = openSchedule(ctx, ui, campaign, run, plan, resumeWith);
   // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
@@ -190,7 +195,34 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   // The HTTP client (undici) loads while the preflight runs, not after it.
   const clients = offline ? undefined : ctx.http();
   clients?.catch(() => undefined);
-  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs };
+  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs, schedule, scheduleSince: run.kind === 'resume' ? Date.parse(run.previous.header.createdAt) : ctx.now().getTime() };
+}
+
+/**
+ * The run's send windows and deadlines (docs/send-windows.md): a resume keeps its journal's
+ * windows, and is refused once its deadline has passed unless the command gives a new one.
+ */
+function openSchedule(ctx: Context, ui: Ui, campaign: Campaign, run: Run, plan: RunPlan, resumeWith: ResumeArgs): Schedule {
+  const given = campaign.when.given;
+  const previous = run.kind === 'resume' ? run.previous : undefined;
+  const journaled = plan.shape.schedule;
+  if (previous !== undefined && given.windowsFrom === 'flag' && JSON.stringify(given.schedule.windows.map((w) => w.text)) !== JSON.stringify(journaled?.windows ?? [])) {
+    throw new UsageError(`${FLAG.resume}: run ${previous.header.runId} keeps the send window it started with (${journaled !== undefined && journaled.windows.length > 0 ? journaled.windows.join(' ') : 'none'}); ${FLAG.window} cannot change it`, {
+      hint: `Leave out ${FLAG.window} to resume it as it was, or ${FLAG.anyTime} to send the rest at any hour.`,
+    });
+  }
+  const schedule = runSchedule(given, journaled, previous !== undefined);
+  if (given.overrode !== undefined) ui.info(`${FLAG.anyTime}: profile ${given.overrode}'s send window is set aside for this run`);
+  else if (given.anyTime && previous !== undefined && (journaled?.windows.length ?? 0) > 0) ui.info(`${FLAG.anyTime}: run ${previous.header.runId}'s send window (${journaled?.windows.join(' ') ?? ''}) is set aside for this command`);
+  const now = ctx.now().getTime();
+  if (previous !== undefined && schedule.stopAt !== undefined && schedule.stopAt <= now) {
+    const resume = `${buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, run.journalPath)} ${FLAG.stopAt} 4h`;
+    throw new UsageError(`${FLAG.resume}: run ${previous.header.runId}'s deadline (${FLAG.stopAt} ${new Date(schedule.stopAt).toISOString()}) has passed; its rows not sent stay not sent (deadline); nothing was sent`, {
+      hint: `To send them after all, give it a new deadline: ${resume}`,
+      jsonFor: (exitCode) => ({ runId: previous.header.runId, exitCode, stopped: 'deadline', schedule: scheduleRecord(schedule), error: { message: 'deadline passed', hint: resume } }),
+    });
+  }
+  return schedule;
 }
 
 /** The campaign's clients, checked: a bad --ca-file stops the run before a journal exists. */

@@ -19,6 +19,8 @@ import { noteRunData } from '../history/run-index.js';
 import { buildResumeCommand } from '../runs/resume-command.js';
 import { sentSummary, stopReason, type SentSummary } from '../display/summary.js';
 import { clientsFor, targetOf, type OpenRun } from './opening.js';
+import { scheduleFromRecord, scheduleGate, windowWait, zonedRows, type Schedule } from '../../schedule/index.js';
+import type { RunShape } from '../journal/records.js';
 import type { Checked } from './checking.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -103,6 +105,14 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
     addedSinceStart: plan.addedSinceStart,
     journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
     optedOut: previous?.optedOut,
+    // Send windows and deadlines (docs/send-windows.md): rows grouped by their zones wait for them.
+    zoned: zonedRows(scheduleOfShape(shape)),
+    schedule: scheduleGate(open.schedule, {
+      now: () => ctx.now().getTime(),
+      signal: ctx.interrupt,
+      exitWhenClosed: campaign.when.exitWhenClosed,
+      onWait: (zones, opensAt) => progress.log(windowWait(zones, opensAt)),
+    }),
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());
@@ -121,4 +131,9 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
   return { result, seconds, summary, reportWritten };
+}
+
+/** The windows a run's batches were made by (its journal's). */
+function scheduleOfShape(shape: RunShape): Schedule | undefined {
+  return shape.schedule !== undefined ? scheduleFromRecord(shape.schedule) : undefined;
 }

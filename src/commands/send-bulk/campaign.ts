@@ -9,6 +9,8 @@ import { msgrCommand, shellQuote } from '../../output/shell.js';
 import { placeOf } from '../../once/keys.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import { settingsEndpoint } from '../../settings/target.js';
+import { resolveSchedule } from '../../schedule/index.js';
+import { profileSchedule } from '../shared/schedule.js';
 import type { Campaign, Purpose, Rerun } from '../../bulk/send-bulk.js';
 import type { BulkOptions } from './options.js';
 
@@ -63,6 +65,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       place: placeOf(settings.baseUrl.value, opts.sandbox, settings.account.value ?? (opts.sandbox ? 'SANDBOX' : undefined)),
     },
     pace: { batchSize: opts.batchSize, concurrency: opts.concurrency, rate: opts.rate },
+    when: { given: resolveSchedule(opts, profileSchedule(settings), ctx.now().getTime()), exitWhenClosed: opts.exitWhenClosed },
     earlier: {
       request: opts.resume ? 'resume' : opts.restart ? 'restart' : 'new',
       journal: opts.journal,
