@@ -28,7 +28,8 @@ export function parseDuration(text: string): number | undefined {
 export function parseInstant(text: string, now: number): number | undefined {
   const t = text.trim();
   const d = parseDuration(t);
-  if (d !== undefined) return now + d;
+  // To the whole second: a deadline read back from a journal or a summary reads as given.
+  if (d !== undefined) return Math.round((now + d) / 1000) * 1000;
   const m = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)([zZ]|[+-]\d{2}:?\d{2})?)?$/.exec(t);
   if (m === null) return undefined;
   // A date alone is its midnight on this machine's clock (Date.parse would read it as UTC).

@@ -17,7 +17,11 @@ const FIRST_STEP_MS = 20;
  */
 export const CLOSING_MARGIN_MS = 60_000;
 
-export type WaitResult = { readonly state: 'open' | 'deadline' | 'aborted' } | { readonly state: 'closed'; readonly opensAt: number };
+/**
+ * 'deadline': the deadline has come (nothing more leaves); 'too-late': this batch's window opens
+ * only after it (the batch is not sent; others may be).
+ */
+export type WaitResult = { readonly state: 'open' | 'deadline' | 'too-late' | 'aborted' } | { readonly state: 'closed'; readonly opensAt: number };
 
 export interface WaitOptions {
   readonly now: () => number;
@@ -44,7 +48,7 @@ export async function waitUntilOpen(s: Schedule, zones: readonly string[], o: Wa
     // Too close to closing: as closed, until the next opening.
     if (state.state === 'open' && state.until - now < CLOSING_MARGIN_MS) state = openness(s, zones, state.until);
     if (state.state === 'open') return { state: 'open' };
-    if (state.state === 'deadline' || state.state === 'never') return { state: 'deadline' };
+    if (state.state === 'deadline' || state.state === 'never') return { state: s.stopAt !== undefined && now >= s.stopAt ? 'deadline' : 'too-late' };
     if (o.exitWhenClosed) return { state: 'closed', opensAt: state.opensAt };
     if (told !== state.opensAt) {
       told = state.opensAt;

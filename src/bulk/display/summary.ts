@@ -372,7 +372,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   }
   if (r.stopped === 'deadline') {
     const at = summary.schedule?.stopAt ?? '';
-    return new PartialError(`the deadline (${FLAG.stopAt} ${at}) came: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted, ${formatCount(r.notSent)} not sent (deadline)${inDoubt}`, {
+    return new PartialError(`deadline ${FLAG.stopAt} ${at}: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted, ${formatCount(r.notSent)} not sent (deadline)${inDoubt}`, {
       hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : undefined, summary.resume !== null ? `The rest are sent only with a new deadline: ${summary.resume} ${FLAG.stopAt} 4h` : undefined, r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });

@@ -142,7 +142,7 @@ export class BatchAccounting {
 
   result(): SendResult {
     const r = this.#result;
-    r.stopped = this.#stopped;
+    r.stopped = this.#stopped ?? (r.opensAt !== undefined ? 'window-closed' : this.#tooLate ? 'deadline' : undefined);
     r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt - r.excludedAfterStart - r.suppressedAfterStart;
     // Settled in the order their answers (or timeouts) came: listed in the order of the file.
     r.inDoubtBatches.sort((a, b) => a.batch - b.batch);
@@ -360,10 +360,24 @@ export class BatchAccounting {
     this.#stopRetries.abort();
   }
 
-  /** A batch's send window is closed (--exit-when-closed): the run stops; it opens at `opensAt`. */
-  windowClosed(opensAt: number): void {
-    if (this.#stopped === undefined) this.#result.opensAt = opensAt;
-    this.stop('window-closed');
+  /**
+   * A batch whose send window is closed (--exit-when-closed): not sent, left to a resume; the
+   * batches after it whose windows are open go on. The run ends 'window-closed', with the
+   * earliest opening of those it left.
+   */
+  /** A batch whose window opens only after the deadline: not sent (deadline); the run goes on with the others. */
+  tooLate(b: Batch): void {
+    this.#tooLate = true;
+    b.outcome = 'not-sent';
+    b.error = 'not sent (deadline)';
+  }
+
+  #tooLate = false;
+
+  windowClosed(b: Batch, opensAt: number): void {
+    this.#result.opensAt = Math.min(this.#result.opensAt ?? opensAt, opensAt);
+    b.outcome = 'not-sent';
+    b.error = 'not sent yet: outside its send window';
   }
 
   stats(inFlight: number): ProgressStats {

@@ -334,6 +334,10 @@ export class Sender {
     const { b, written } = ahead;
     const { signal } = this.#cfg;
     let slot = false;
+    /** --exit-when-closed: its window is closed; when it opens. */
+    let closedUntil: number | undefined;
+    /** Its window opens only after the deadline. */
+    let tooLate = false;
     if (this.#books.stopped === undefined && (await this.#window.acquire(signal))) {
       slot = true;
       await this.#cfg.gate.wait(signal);
@@ -341,14 +345,35 @@ export class Sender {
       await this.#cfg.gate.wait(signal);
       // Last, with its slot: a batch leaves only while its window is open, and before the deadline.
       const when = await this.#cfg.schedule?.(b.key);
-      if (when?.state === 'deadline') this.#books.stop('deadline');
-      else if (when?.state === 'closed') this.#books.windowClosed(when.opensAt);
+      if (when?.state === 'closed') closedUntil = when.opensAt;
+      else if (when?.state === 'too-late') tooLate = true;
+      else if (when?.state === 'deadline') {
+        // Those that got their go in this turn leave first: the stop is for the batches after them.
+        await Promise.all([...this.#inFlight]);
+        this.#books.stop('deadline');
+      }
     }
     if (!ahead.settled) this.#cfg.journal.need(b.index);
     const err = await written;
     if (err !== undefined) {
       // Not written, so not sent, and nothing after it is: a local cause, never doubt.
       this.#stayed(b, slot, () => this.#books.notWritten(b, err, this.#inFlight.size));
+      return;
+    }
+    if (tooLate && this.#books.stopped === undefined) {
+      this.#stayed(b, slot, () => {
+        this.#books.tooLate(b);
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      });
+      return;
+    }
+    if (closedUntil !== undefined && this.#books.stopped === undefined) {
+      // Its window is closed (--exit-when-closed): left to a resume; the next ones may be open.
+      const opensAt = closedUntil;
+      this.#stayed(b, slot, () => {
+        this.#books.windowClosed(b, opensAt);
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      });
       return;
     }
     if (!slot || this.#books.stopped !== undefined) {
