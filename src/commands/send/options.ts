@@ -14,6 +14,12 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   input?: string | undefined;
   /** --once: the campaign key the message is sent once under (src/once/send.ts). */
   once?: string | undefined;
+  /** Send windows and deadlines (docs/send-windows.md). */
+  window?: string[] | undefined;
+  tz?: string | undefined;
+  anyTime?: boolean | undefined;
+  notBefore?: string | undefined;
+  stopAt?: string | undefined;
 }
 
 export function parseSendOptions(raw: Raw): SendOptions {
@@ -26,6 +32,11 @@ export function parseSendOptions(raw: Raw): SendOptions {
     var: list(raw, 'var'),
     input: str(raw, 'input'),
     once: onceKey(raw),
+    window: list(raw, 'window'),
+    tz: str(raw, 'tz'),
+    anyTime: bool(raw, 'anyTime'),
+    notBefore: str(raw, 'notBefore'),
+    stopAt: str(raw, 'stopAt'),
   };
 }
 
