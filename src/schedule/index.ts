@@ -3,7 +3,7 @@
 // a zone per row from a column, or the zones of the number's country), and the span the run may
 // send in (--not-before, --stop-at). It answers one question for a set of zones at an instant:
 // open (until when), closed (opens when), past its deadline, or never open at all. Users' page:
-// docs/send-windows.md; the dataset for --tz auto: docs/design.md ("Time zones"). Nothing here
+// docs/send-windows.md; the dataset for --tz auto: docs/design.md: "Time zones". Nothing here
 // reads a clock: the caller gives the instant (the Context's now), so tests fix it.
 export { ANY_TIME, commonSpans, describeSchedule, instantOrError, isScheduled, openness, parseWindows, scheduleFromRecord, scheduleRecord, zonesOf, type Openness, type Schedule, type ScheduleRecord } from './plan.js';
 export { parseDuration, parseInstant } from './deadlines.js';
