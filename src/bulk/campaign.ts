@@ -193,6 +193,10 @@ export interface ResumeArgs {
   readonly journal?: string | undefined;
   /** A keyed run goes on with its key. */
   readonly once?: string | undefined;
+  /** A deadline the command gave (ISO 8601): a resume past the journal's goes on with it. */
+  readonly stopAt?: string | undefined;
+  /** --exit-when-closed: the resume a cron line runs exits too. */
+  readonly exitWhenClosed?: boolean | undefined;
 }
 
 /** This command, edited, as printed for people: what works next (a sample's "send the campaign with", a fixed base URL). */

@@ -366,14 +366,14 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   if (r.stopped === 'window-closed' && r.inDoubt === 0) {
     const opens = r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : 'later';
     return new WindowClosedError(`outside the send window: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted; the next batch may leave at ${opens}`, {
-      ...(summary.resume !== null ? { hint: `Run this once the window opens (a cron line can run it every 15 minutes; it goes on where it stopped): ${summary.resume} ${FLAG.exitWhenClosed}` } : {}),
+      ...(summary.resume !== null ? { hint: `Run this once the window opens (a cron line can run it every 15 minutes; it goes on where it stopped): ${summary.resume}${summary.resume.includes(FLAG.exitWhenClosed) ? '' : ` ${FLAG.exitWhenClosed}`}` } : {}),
       jsonFor: (exitCode) => ({ ...summary, exitCode, windowOpensAt: r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : null }),
     });
   }
   if (r.stopped === 'deadline') {
     const at = summary.schedule?.stopAt ?? '';
     return new PartialError(`deadline ${FLAG.stopAt} ${at}: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted, ${formatCount(r.notSent)} not sent (deadline)${inDoubt}`, {
-      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : undefined, summary.resume !== null ? `The rest are sent only with a new deadline: ${summary.resume} ${FLAG.stopAt} 4h` : undefined, r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      '),
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : undefined, summary.resume !== null ? `The rest are sent only with a new deadline: ${summary.resume.replace(/ --stop-at \S+/, '')} ${FLAG.stopAt} 4h` : undefined, r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      '),
       jsonFor,
     });
   }

@@ -28,6 +28,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
     : opts.sampleTo !== undefined ? { kind: 'sample', to: opts.sampleTo, rows: opts.sample }
     : opts.dryRun ? { kind: 'dry-run' }
     : { kind: 'send' };
+  const given = resolveSchedule(opts, profileSchedule(settings), ctx.now().getTime());
   const skipSent = opts.skipSent !== undefined ? { runs: opts.skipSent.filter((ref) => ref !== ''), same: opts.skipSent.includes('') } : undefined;
   return {
     message: {
@@ -65,7 +66,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       place: placeOf(settings.baseUrl.value, opts.sandbox, settings.account.value ?? (opts.sandbox ? 'SANDBOX' : undefined)),
     },
     pace: { batchSize: opts.batchSize, concurrency: opts.concurrency, rate: opts.rate },
-    when: { given: resolveSchedule(opts, profileSchedule(settings), ctx.now().getTime()), exitWhenClosed: opts.exitWhenClosed },
+    when: { given, exitWhenClosed: opts.exitWhenClosed },
     earlier: {
       request: opts.resume ? 'resume' : opts.restart ? 'restart' : 'new',
       journal: opts.journal,
@@ -87,7 +88,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       report: opts.report !== undefined ? { given: opts.report, path: resolve(ctx.cwd, opts.report) } : undefined,
       progressEveryMs: opts.progressEveryMs,
     },
-    resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once },
+    resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once, ...(given.stopAtGiven && given.schedule.stopAt !== undefined ? { stopAt: new Date(given.schedule.stopAt).toISOString() } : {}), ...(opts.exitWhenClosed ? { exitWhenClosed: true } : {}) },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };
 }
