@@ -9,7 +9,7 @@ const NO_PROCESS = { name: 'node:process', message: 'Use the Context (src/contex
 // door, nor a command; type imports count too. That keeps the engine free of import cycles and
 // says where a helper goes. campaign.ts and flag-names.ts are leaves every folder may import; they
 // import no folder.
-const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose', 'history'], ['preflight'], ['send'], ['runs'], ['display'], ['stages']];
+const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose', 'history'], ['preflight'], ['send'], ['this-run'], ['earlier'], ['display'], ['stages']];
 
 // The engine's front doors (facades, not barrels: esbuild would initialise every module a barrel
 // re-exports): each command reaches the engine through one, and imports nothing else of it.
@@ -21,7 +21,13 @@ const LEAVES = ['campaign', 'flag-names'];
 const OUTSIDE = { 'src/workers/**/*.ts': ['preflight', 'input'] };
 
 const ORDER_HELP = 'eslint.config.js, ENGINE_ORDER; docs/design.md';
-const NO_COMMAND = { regex: '^(\\.\\./)+commands/', message: 'The engine never imports a command.' };
+
+// Outside src/commands/, no module imports a command or main.ts: commands sit above everything
+// else, and main.ts above them. The reference generator (src/reference/) is the one exception: it
+// builds the program to walk its command tree. test/unit/layout.test.ts checks dynamic imports too.
+const NO_COMMAND = { regex: '^\\.\\.?/(\\.\\./)*commands/', message: 'Outside src/commands/, no module imports a command (docs/design.md).' };
+const NO_MAIN = { regex: '^\\.\\.?/(\\.\\./)*main\\.js$', message: 'Only the reference generator imports main.ts (docs/design.md).' };
+const ABOVE = [NO_COMMAND, NO_MAIN];
 
 /** An import of src/bulk/ from outside it, other than the modules and folders named. */
 function outsideEngine(modules, folders = []) {
@@ -37,8 +43,9 @@ function importRules() {
   const rule = (files, patterns, ignores) => ({ files, ...(ignores !== undefined ? { ignores } : {}), rules: { 'no-restricted-imports': ['error', { paths: [NO_PROCESS], patterns }] } });
   const doors = [...new Set(Object.values(DOORS))];
   return [
-    rule(['src/**/*.ts'], [outsideEngine([...doors, ...LEAVES])], ['src/main.ts', 'src/bulk/**']),
-    ...Object.entries(OUTSIDE).map(([files, folders]) => rule([files], [outsideEngine([...doors, ...LEAVES], folders)])),
+    rule(['src/**/*.ts'], [outsideEngine([...doors, ...LEAVES]), ...ABOVE], ['src/main.ts', 'src/bulk/**', 'src/commands/**', 'src/reference/**']),
+    rule(['src/commands/**/*.ts', 'src/reference/**/*.ts'], [outsideEngine([...doors, ...LEAVES])]),
+    ...Object.entries(OUTSIDE).map(([files, folders]) => rule([files], [outsideEngine([...doors, ...LEAVES], folders), ...ABOVE])),
     ...Object.entries(DOORS).map(([file, door]) => rule([file], [{ ...outsideEngine([door]), message: `${file} reaches the engine through its front door, src/bulk/${door}.ts, alone (${ORDER_HELP}).` }])),
     ...ENGINE_ORDER.flatMap((group, level) =>
       group.map((folder) => {
@@ -50,13 +57,13 @@ function importRules() {
             message: `src/bulk/${folder}/ may import ${below.length > 0 ? `only ${below.map((f) => `${f}/`).join(', ')} of the engine` : 'no other folder of the engine'} (${ORDER_HELP}).`,
           }] : []),
           { regex: `^\\.\\./(${doors.join('|')})\\.js$`, message: `The engine's folders never import its doors (${ORDER_HELP}).` },
-          NO_COMMAND,
+          ...ABOVE,
         ]);
       }),
     ),
-    rule(LEAVES.map((leaf) => `src/bulk/${leaf}.ts`), [{ regex: `^\\./(?!(${LEAVES.join('|')})\\.js$)`, message: `campaign.ts and flag-names.ts are leaves: they import no folder nor door of the engine (${ORDER_HELP}).` }, NO_COMMAND]),
+    rule(LEAVES.map((leaf) => `src/bulk/${leaf}.ts`), [{ regex: `^\\./(?!(${LEAVES.join('|')})\\.js$)`, message: `campaign.ts and flag-names.ts are leaves: they import no folder nor door of the engine (${ORDER_HELP}).` }, ...ABOVE]),
     // The doors, and the send-bulk door's RunContext: above every folder, below every command.
-    rule([...doors.map((door) => `src/bulk/${door}.ts`), 'src/bulk/run-context.ts'], [{ regex: `^\\./(${doors.join('|')})\\.js$`, message: `A door never imports another (${ORDER_HELP}).` }, NO_COMMAND]),
+    rule([...doors.map((door) => `src/bulk/${door}.ts`), 'src/bulk/run-context.ts'], [{ regex: `^\\./(${doors.join('|')})\\.js$`, message: `A door never imports another (${ORDER_HELP}).` }, ...ABOVE]),
   ];
 }
 

@@ -1,7 +1,9 @@
 // What a command may use. Commands never touch process.*: main.ts builds a Context from the
 // real process, and tests build one with in-memory streams.
 import type { ExitCode } from './errors.js';
-import type { ApiClient, ClientOptions } from './http/client.js';
+import type { Http } from './http-interface.js';
+
+export type { ClientFactory, Http } from './http-interface.js';
 
 export interface OutStream {
   write(chunk: string): boolean;
@@ -58,16 +60,15 @@ export interface Context {
    */
   readonly onHangup: (reopen: () => void) => void;
   /**
-   * What makes the clients that talk to the API. The HTTP stack (undici) loads on the first call,
-   * never at start-up, so `--help` and a dry run pay nothing for it (docs/performance.md; a bundle
-   * per package, loaded on first use). main.ts gives the real one (src/http/client.ts); tests give
-   * a fake, so a command runs in-process against canned answers.
+   * The one way out to HTTP: the clients that talk to the API and single requests to URLs outside
+   * it (forwards, triggers, the sandbox's webhooks), with one sorting of their failures
+   * (docs/design.md: "HTTP"). The HTTP stack (undici) loads on the first call, never at start-up,
+   * so `--help` and a dry run pay nothing for it (docs/performance.md; a bundle per package,
+   * loaded on first use). main.ts gives the real one (src/http/provider.ts); tests give a fake,
+   * so a command runs in-process against canned answers.
    */
-  readonly http: () => Promise<ClientFactory>;
+  readonly http: () => Promise<Http>;
 }
-
-/** Builds a client for the API (src/http/client.ts: createClient). */
-export type ClientFactory = (options: ClientOptions) => ApiClient;
 
 /** What quitting at once leaves behind, as the command knows it at that moment. */
 export interface QuitState {

@@ -325,7 +325,7 @@ export async function run(): Promise<number> {
       state.onHangup = reopen;
       state.hadTerminal = hasTerminal();
     },
-    http: () => import('./http/client.js').then((m) => m.createClient),
+    http: () => import('./http/provider.js').then((m) => m.http),
   };
   const code = await main(ctx);
   for (const fn of cleanups.reverse()) {

@@ -20,7 +20,7 @@ export interface Campaign {
   readonly earlier: CampaignEarlier;
   readonly purpose: Purpose;
   readonly output: CampaignOutput;
-  /** What a printed resume command repeats: the flags a journal does not keep (bulk/runs/resume-command.ts). */
+  /** What a printed resume command repeats: the flags a journal does not keep (bulk/this-run/resume-command.ts). */
   readonly resumeWith: ResumeArgs;
   /** This command as msgr prints it for people to run next. */
   readonly rerun: Rerun;
@@ -28,7 +28,7 @@ export interface Campaign {
 
 /**
  * What to send, as the command says it. A resume sends what its journal says: these are then what
- * the command repeats, each checked against the journal (bulk/runs/resume-checks.ts).
+ * the command repeats, each checked against the journal (bulk/this-run/resume-checks.ts).
  */
 export interface CampaignMessage {
   /** One text for every row (--text). */
@@ -111,7 +111,7 @@ export interface CampaignWhen {
   readonly exitWhenClosed: boolean;
 }
 
-/** What to do with earlier runs of the file; what is on disk decides which run this is (bulk/runs/open.ts). */
+/** What to do with earlier runs of the file; what is on disk decides which run this is (bulk/this-run/open.ts). */
 export interface CampaignEarlier {
   /** A new run, the unfinished run continued, or that run abandoned and a new one started. */
   readonly request: 'new' | 'resume' | 'restart';
@@ -132,11 +132,11 @@ export interface CampaignEarlier {
   readonly includeSent: boolean;
   /** A restart leaves out the rows its abandoned run left in doubt, as if accepted (a person checked them). */
   readonly skipInDoubt: boolean;
-  /** The campaign key the run is known by (bulk/runs/once.ts). */
+  /** The campaign key the run is known by (bulk/earlier/campaign-key.ts). */
   readonly once: string | undefined;
   /**
    * --same-data: a new run under a campaign key may read the same data as an earlier run under
-   * another key (bulk/runs/once.ts sameDataRun); without it, that stops the run.
+   * another key (bulk/earlier/campaign-key.ts sameDataRun); without it, that stops the run.
    */
   readonly sameData: boolean;
 }

@@ -20,13 +20,13 @@ import { isInDoubt, type RunHeader } from './journal/records.js';
 import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter, requestFields } from './report/writer.js';
 import { catalogueRuns, findRun, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun, type UnreadableJournal } from './history/catalogue.js';
-import { writeRunReport, type RunReport } from './runs/report.js';
+import { writeRunReport, type RunReport } from './earlier/full-report.js';
 import { runDelivery, settleInDoubt, type DeliveryOptions, type RunDelivery } from './history/delivery.js';
 import type { FieldPaths } from '../events/fields.js';
 import { visitMessaged, type Messaged, type MessagedRun } from './history/messaged.js';
 import { realFile, runDirFor } from './history/state-folder.js';
-import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './runs/target.js';
-import { buildResumeCommand } from './runs/resume-command.js';
+import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './this-run/where.js';
+import { buildResumeCommand } from './this-run/resume-command.js';
 
 export type { DeliveryCounts, RunDelivery } from './history/delivery.js';
 export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun, UnreadableJournal };

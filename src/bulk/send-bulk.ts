@@ -1,16 +1,20 @@
 // The campaign engine's front door for `msgr send-bulk` (src/commands/send-bulk/run.ts imports
 // nothing else of src/bulk/; eslint.config.js holds it). A facade, not a barrel: a handful of
-// functions, each one stage of a run in a file of its own under bulk/stages/, taking the campaign
-// (bulk/campaign.ts) and what the stage before it found, in this order:
+// functions, each one stage of a run in a file of its own under bulk/stages/, taking the Command
+// (the Context, the Ui, the campaign of bulk/campaign.ts and the RunContext) and what the stages
+// before it found, in this order:
 //
-//   openRun    which run this is (new, resumed, restarted; its lock and journal), the input, what
-//              it sends (from the campaign or the journal), where, what earlier runs accepted
-//   preflight  every row checked before anything is sent; its lines; the refusals
-//   showTrial  a preview or a dry run, which stop there
-//   confirm    the question before sending (or the production guard's stop)
-//   sample     --sample-to: the first rows' messages to the sample numbers, a run of their own
-//   send       the journal and the send pass
-//   summarise  the summary, and the error that gives the exit code
+//   openRun    (cmd)                     → OpenRun: which run this is, decided once (new, resumed,
+//              restarted; its lock and journal), the input, what it sends (from the campaign or the
+//              journal), where, what earlier runs accepted
+//   preflight  (cmd, open)               → Checked: every row checked before anything is sent; its
+//              lines; the refusals, those opening decided among them
+//   showTrial  (cmd, open, checked)      a preview or a dry run, which stop there
+//   confirm    (cmd, open, checked)      the question before sending (or the production guard's stop)
+//   sample     (cmd, open, checked)      --sample-to: the first rows' messages to the sample numbers,
+//              a run of their own
+//   send       (cmd, open, checked)      → Sent: the journal and the send pass
+//   summarise  (cmd, open, checked, sent)  the summary, and the error that gives the exit code
 //
 // Two passes: the preflight reads the CSV, checks every row and writes one line per row to the
 // spool (the verdict, and the recipient's JSON when it is to be sent); the send pass reads the
@@ -22,7 +26,7 @@
 // docs/design.md.
 export type { Campaign, Purpose, Rerun, ResumeArgs } from './campaign.js';
 export { RunContext } from './run-context.js';
-export { openRun, type OpenRun } from './stages/opening.js';
+export { openRun, type Command, type OpenRun } from './stages/opening.js';
 export { preflight, type Checked } from './stages/checking.js';
 export { showTrial } from './stages/trial.js';
 export { confirm } from './stages/confirming.js';

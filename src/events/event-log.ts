@@ -16,7 +16,7 @@ import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { UsageError } from '../errors.js';
 import { tryLock, type Lock, type LockProcess } from '../files/lock.js';
-import { ensureDir } from '../files/dirs.js';
+import { ensureDir, FOR_LISTENING } from '../files/dirs.js';
 import { makePrivate, type Tightened } from '../files/private.js';
 import { asRecord } from './records.js';
 
@@ -137,9 +137,9 @@ export class EventLog {
       });
     };
     try {
-      ensureDir(folder);
+      ensureDir(folder, FOR_LISTENING);
     } catch (err) {
-      if (err instanceof UsageError) throw new UsageError(err.message.replace(/; nothing was sent$/, ''), { hint: 'Give --out a file in a folder you can write to, or point MSGR_CONFIG_DIR at one.', cause: err });
+      if (err instanceof UsageError) throw err;
       throw cannotWrite(err);
     }
     let got: ReturnType<typeof tryLock>;
@@ -325,7 +325,7 @@ export class EventLog {
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
       // The folder went too (rm -r): made again.
-      ensureDir(dirname(this.path));
+      ensureDir(dirname(this.path), FOR_LISTENING);
       fh = await open(this.path, constants.O_RDWR | constants.O_CREAT, 0o600);
     }
     let st: Stats;

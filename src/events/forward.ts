@@ -10,6 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { open, stat, type FileHandle } from 'node:fs/promises';
 import { UsageError } from '../errors.js';
+import type { Http } from '../http-interface.js';
 import { isLoopbackHost } from '../http/endpoint.js';
 import { maskUrl } from '../output/sanitize.js';
 import { asRecord, subPath, type EventRecord } from './records.js';
@@ -110,8 +111,11 @@ export function forwardUrl(base: URL, record: Pick<EventRecord, 'path' | 'query'
   return url.href;
 }
 
-/** Sends one saved event to the app, once. */
-export async function forwardOnce(record: EventRecord, target: ForwardTarget, timeoutMs = FORWARD_TIMEOUT_MS): Promise<ForwardAttempt> {
+/** The Context's one request outside the API (src/context.ts: `http`; src/http-interface.ts: Http). */
+export type Hook = Http['hook'];
+
+/** Sends one saved event to the app, once, through the Context's HTTP (`hook`). */
+export async function forwardOnce(hook: Hook, record: EventRecord, target: ForwardTarget, timeoutMs = FORWARD_TIMEOUT_MS): Promise<ForwardAttempt> {
   const started = performance.now();
   const to = forwardUrl(target.url, record);
   if (to === undefined) return { error: 'its path would leave the --forward-to path', ms: 0, outside: true };
@@ -120,15 +124,9 @@ export async function forwardOnce(record: EventRecord, target: ForwardTarget, ti
   if (target.authorization !== undefined) headers.authorization = target.authorization;
   const hasBody = record.method !== 'GET' && record.method !== 'HEAD';
   const body = !hasBody ? undefined : record.bodyBase64 !== undefined ? Buffer.from(record.bodyBase64, 'base64') : (record.body ?? '');
-  try {
-    const res = await fetch(to, { method: record.method, headers, ...(body !== undefined ? { body } : {}), redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
-    await res.arrayBuffer().catch(() => undefined);
-    return { status: res.status, ms: performance.now() - started };
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' ? `no answer in ${timeoutMs / 1000} s` : (e.cause?.code ?? e.message);
-    return { error: why, ms: performance.now() - started };
-  }
+  const a = await hook({ url: new URL(to), method: record.method, headers, body, timeoutMs });
+  if (a.kind === 'answered') return { status: a.status, ms: performance.now() - started };
+  return { error: a.timedOut ? `no answer in ${timeoutMs / 1000} s` : a.reason, ms: performance.now() - started };
 }
 
 /** Whether the app may take the event on another try: no answer, 5xx, 408 or 429. */
@@ -169,6 +167,8 @@ export interface ForwarderOptions {
   /** Where to start when the cursor file has nothing for this file and URL (the file's end at start). */
   readonly startOffset: number;
   readonly onResult: (r: ForwardResult) => void;
+  /** The Context's HTTP, through which each event goes. */
+  readonly hook: Hook;
   readonly timeoutMs?: number;
   /** FORWARD_ATTEMPTS and backoffMs, unless a test gives others. */
   readonly attempts?: number;
@@ -357,7 +357,7 @@ export class Forwarder {
     let refusals = 0;
     for (let attempt = 1; ; attempt++) {
       if (this.#stopped) return false;
-      const a = await forwardOnce(record, this.#o.target, this.#o.timeoutMs);
+      const a = await forwardOnce(this.#o.hook, record, this.#o.target, this.#o.timeoutMs);
       if (isDelivered(a)) {
         this.delivered++;
         this.#o.onResult({ ...a, record, attempt, ok: true });

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, linkSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { UsageError } from '../errors.js';
-import { ensureDir } from '../files/dirs.js';
+import { ensureDir, FOR_LISTENING } from '../files/dirs.js';
 
 /** Characters a token may have: it travels as a path segment and in headers, unescaped. */
 export const TOKEN_PATTERN = /^[A-Za-z0-9._~-]{16,128}$/;
@@ -39,7 +39,7 @@ export function keptToken(path: string): { token: string; created: boolean } {
   const token = randomBytes(24).toString('base64url');
   const aside = `${path}.${randomBytes(8).toString('hex')}.new`;
   try {
-    ensureDir(dirname(path));
+    ensureDir(dirname(path), FOR_LISTENING);
     const fd = openSync(aside, 'wx', 0o600);
     try {
       writeSync(fd, `${token}\n`);

@@ -42,25 +42,41 @@ export function stateWriteError(err: unknown, fallbackPath: string): unknown {
 }
 
 /**
+ * What a folder is for, as its error says it: what did not happen, and where else to point msgr.
+ * The default is a sender's: its runs and stores.
+ */
+export interface FolderUse {
+  /** Said after the failure: "nothing was sent". */
+  readonly outcome: string;
+  /** The hint when the folder cannot be made. */
+  readonly elsewhere: string;
+}
+
+const FOR_SENDING: FolderUse = { outcome: 'nothing was sent', elsewhere: "Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr's state)." };
+
+/** `msgr listen`'s folders: its events file, its token, its opt-out store. */
+export const FOR_LISTENING: FolderUse = { outcome: 'the listener did not start', elsewhere: 'Give --out a file in a folder you can write to (and --token, or MSGR_LISTEN_TOKEN, a token), or point MSGR_CONFIG_DIR at a writable folder.' };
+
+/**
  * Creates a folder and its missing parents, one level at a time. Not mkdirSync's `recursive`:
  * on a path that cannot exist (under /proc, say) it never returns, at full CPU and deaf to
  * signals. A folder that cannot be made is a bad path given to msgr: exit 2, naming it.
  */
-export function ensureDir(dir: string): void {
+export function ensureDir(dir: string, use: FolderUse = FOR_SENDING): void {
   try {
     mkdirSync(dir, { mode: 0o700 });
     return;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' && isDir(dir)) return;
-    if (code !== 'ENOENT' || dirname(dir) === dir) throw cannotCreate(dir, err);
+    if (code !== 'ENOENT' || dirname(dir) === dir) throw cannotCreate(dir, err, use);
   }
-  ensureDir(dirname(dir));
+  ensureDir(dirname(dir), use);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
     // EEXIST: made meanwhile by another run.
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !isDir(dir)) throw cannotCreate(dir, err);
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || !isDir(dir)) throw cannotCreate(dir, err, use);
   }
 }
 
@@ -73,18 +89,16 @@ function isDir(path: string): boolean {
 }
 
 /** A full disk stays itself: send-bulk names the folder and the space to free. */
-function cannotCreate(dir: string, err: unknown): unknown {
+function cannotCreate(dir: string, err: unknown, use: FolderUse): unknown {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC') return err;
   const vanished = code === 'EEXIST' && isDanglingLink(dir);
   // ENOENT once its parent is there: the parent lets no folder be made in it (/proc) or just went.
   const described = code === 'ENOENT' ? `${dirname(dir)} does not let a folder be made in it, or was just removed` : code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   const why = vanished ? 'a link to a folder that is gone: removed or unmounted' : code === 'EEXIST' ? 'a file of that name is in the way' : described !== undefined ? `${described}, ${code ?? ''}` : (code ?? 'unknown error');
-  return new UsageError(`cannot create the folder ${dir} (${why}); nothing was sent`, {
+  return new UsageError(`cannot create the folder ${dir} (${why}); ${use.outcome}`, {
     cause: err,
-    hint: vanished
-      ? 'Mount or restore the folder it points to, or point MSGR_CONFIG_DIR (or --journal) elsewhere, then run the same command again.'
-      : 'Give a path in a folder you can write to (--journal, or MSGR_CONFIG_DIR for all of msgr\'s state).',
+    hint: vanished ? `Mount or restore the folder it points to, then run the same command again. Or: ${use.elsewhere}` : use.elsewhere,
   });
 }
 
@@ -96,6 +110,6 @@ function isDanglingLink(path: string): boolean {
   }
 }
 
-export function ensureParent(file: string): void {
-  ensureDir(dirname(file));
+export function ensureParent(file: string, use: FolderUse = FOR_SENDING): void {
+  ensureDir(dirname(file), use);
 }

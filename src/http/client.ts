@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import type { Dispatcher } from 'undici';
+import type { ApiClient, ApiRequest, ClientOptions, SendOptions } from '../http-interface.js';
 import { AfterRequestStart, Agent, BodyCutShort, roundTrip } from './undici.js';
 import { readCaFile } from './ca-file.js';
 import { maskSecret, maskUrl, redact } from '../output/sanitize.js';
@@ -14,90 +15,11 @@ import { describeRoute, describeTunnelFailure, routeFor, TunnelError, type Route
 import { isTlsCode, tlsFailureOf, tlsHint, TLS_FAILURE_TEXT } from './trust.js';
 import { tunnelConnector } from './tunnel.js';
 
-export interface ClientOptions {
-  /** The endpoint URL, as returned by `messagesEndpoint`. */
-  readonly endpoint: URL;
-  readonly apiKey: string;
-  readonly userAgent: string;
-  /** Per-request timeout for headers and body, milliseconds. */
-  readonly timeoutMs: number;
-  /** PEM file whose certificates are trusted in addition to the default roots. */
-  readonly caFile?: string | undefined;
-  /** Where caFile came from, for its errors: `--ca-file` (default), `MSGR_CA_FILE`, a profile. */
-  readonly caFileSource?: string | undefined;
-  /** Node's version, for what the TLS hint can offer (NODE_USE_SYSTEM_CA). */
-  readonly nodeVersion?: string | undefined;
-  /** The profile in use, named in the TLS hint (`msgr profile set NAME ca-file …`). */
-  readonly profile?: string | undefined;
-  /**
-   * Where the base URL came from (settings/resolve.ts describeSource: `flag --base-url`, `env
-   * MSGR_BASE_URL`, `profile prod`), named in the hint for a host name that does not exist.
-   */
-  readonly baseUrlSource?: string | undefined;
-  /** Parallel connections (POSTs are not pipelined: concurrency = connections). */
-  readonly connections?: number;
-  /** Attempts for retryable failures, the first included. */
-  readonly maxAttempts?: number;
-  /** Longest Retry-After honoured before giving up as not-sent. */
-  readonly maxRetryAfterMs?: number;
-  readonly env: Readonly<Record<string, string | undefined>>;
-  /** Use no proxy (the in-process sandbox). */
-  readonly direct?: boolean;
-  /**
-   * Whether a 2xx body is read and parsed. Bulk runs without a report need no message ids, and
-   * parsing a thousand-recipient answer per request is their largest client-side cost.
-   */
-  readonly readSuccessBody?: boolean;
-  readonly debug?: (line: string) => void;
-  /** Told before each wait for a retry (bulk uses it to slow the whole run down). */
-  readonly onRetry?: (info: { attempt: number; delayMs: number; reason: string; status?: number }) => void;
-  readonly now?: () => Date;
-  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-}
-
-export interface SendOptions {
-  readonly idempotencyKey?: string;
-  /** Abandons the request itself: its outcome is then unknown to the caller (throws). */
-  readonly signal?: AbortSignal;
-  /**
-   * A graceful stop: a request in flight is still answered, but no new attempt starts and a
-   * wait before one ends, with the last answer's outcome ("not sent": nothing was processed).
-   */
-  readonly stopRetries?: AbortSignal;
-  /**
-   * Told when the last attempt provably did not take (an answer asking for a retry, or a failure
-   * before the request left) and a wait for the next one begins; and just before each retry
-   * leaves, which may refuse it by throwing (then the outcome is "not sent"). Bulk writes these
-   * in its journal, so a kill -9 during the wait puts nothing in doubt (docs/files.md: "Nothing lost, nothing sent twice").
-   */
-  readonly onRetryWait?: () => void;
-  readonly beforeRetry?: () => void;
-}
-
-/** A request to any path of the API (`msgr api`), under the same key, TLS, proxy and retry rules. */
-export interface ApiRequest {
-  readonly method: Dispatcher.HttpMethod;
-  /** Built by `apiUrl`: always under the base URL. */
-  readonly url: URL;
-  readonly body?: string | undefined;
-  /** Extra headers; they replace msgr's own of the same name, except the key's. */
-  readonly headers?: Readonly<Record<string, string>>;
-}
-
-export interface MessagesClient {
-  send(body: unknown, options?: SendOptions): Promise<Outcome>;
-  /** Sends an already serialised JSON body (bulk builds request bodies as strings). */
-  sendRaw(json: string, options?: SendOptions): Promise<Outcome>;
-  close(): Promise<void>;
-}
-
 /** Exported here too: a bulk run checks its CA file before writing its journal. */
 export { readCaFile };
 
-/** The messages client, plus requests to any path (`msgr api`). */
-export interface ApiClient extends MessagesClient {
-  request(req: ApiRequest, options?: SendOptions): Promise<Outcome>;
-}
+/** The client's types, where the Context's interface keeps them (src/http-interface.ts). */
+export type { ApiClient, ApiRequest, ClientOptions, MessagesClient, SendOptions } from '../http-interface.js';
 
 /**
  * TLS options that trust the default roots plus the PEM file. `ca` replaces the default roots

@@ -2,22 +2,9 @@
 // Every failure is one of: never sent, rejected (auth or other), or outcome unknown.
 import { isTlsCode, tlsFailureOf } from './trust.js';
 import { maskUrl } from '../output/sanitize.js';
+import type { Outcome } from '../http-interface.js';
 
-export type Outcome =
-  /** Any 2xx: accepted, never "delivered". The body may be empty or not JSON. */
-  | { readonly kind: 'accepted'; readonly status: number; readonly body: unknown; readonly text: string; readonly attempts: number }
-  /** 401/403: the key or the account was refused. */
-  | { readonly kind: 'auth'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
-  /** Any other 4xx (and 3xx): the request was refused; sending it again as is will not help. */
-  | { readonly kind: 'rejected'; readonly status: number; readonly body: unknown; readonly message: string; readonly attempts: number }
-  /**
-   * Provably not processed: no connection, or 429/503 retries exhausted. Safe to send again.
-   * `config`: sending again will not help until a setting is fixed (a proxy refusing the
-   * credentials, say). `hint`: what to do, when the failure knows better than the command.
-   */
-  | { readonly kind: 'not-sent'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string; readonly config?: boolean; readonly hint?: string }
-  /** The request left but no answer came: timeout, reset, 500/502/504. */
-  | { readonly kind: 'unknown'; readonly status?: number; readonly body?: unknown; readonly message: string; readonly attempts: number; readonly code?: string };
+export type { Outcome } from '../http-interface.js';
 
 export type OutcomeKind = Outcome['kind'];
 

@@ -44,8 +44,10 @@ export class AfterRequestStart extends Error {
 export interface RoundTrip {
   readonly method: Dispatcher.HttpMethod;
   readonly headers: Record<string, string>;
-  readonly body?: string | undefined;
+  readonly body?: string | Uint8Array | undefined;
   readonly signal?: AbortSignal | undefined;
+  /** Told when the request starts on a connected socket: from then it may reach the server. */
+  readonly onStart?: () => void;
   /** Bytes of body kept; the rest is read and dropped. */
   readonly limit: number;
   /** A 2xx body is read and dropped (its text is ''). */
@@ -97,6 +99,7 @@ class AnswerHandler implements Dispatcher.DispatchHandler {
     // undici calls this as it writes the request onto a connected socket (client-h1's writeH1).
     this.#started = true;
     this.#controller = controller;
+    this.req.onStart?.();
     if (this.req.signal?.aborted === true) controller.abort(this.req.signal.reason as Error);
   }
 

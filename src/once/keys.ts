@@ -75,7 +75,7 @@ export const SANDBOX_URL = 'sandbox';
  */
 export interface Place {
   readonly sandbox: boolean;
-  /** As journaled (bulk/runs/target.ts journaledTarget); undefined when no base URL is known yet. */
+  /** As journaled (bulk/this-run/where.ts journaledTarget); undefined when no base URL is known yet. */
   readonly baseUrl: string | undefined;
   readonly account: string | null;
 }

@@ -76,6 +76,25 @@ export interface StoreLines {
   readonly torn: number;
 }
 
+/**
+ * The number a line that is not a record still names as an opt-out: a record cut short (a crash,
+ * a hand edit) or one with a field gone wrong that reads `"number":"+…"` and does not say it is a
+ * removal, a dismissal or a possible opt-out. Someone meant to record that opt-out, so it counts
+ * until a person repairs the line (docs/optouts.md: "Damage and repair").
+ */
+export function numberNamed(text: string): string | undefined {
+  const m = /"number"\s*:\s*"(\+[1-9]\d{6,14})"/.exec(text);
+  if (m === null || /"op"\s*:\s*"(remove|dismiss|possible)"/.test(text)) return undefined;
+  return m[1];
+}
+
+/** The time a line that is not a record gives (`"at":"…"`), when it is one and not in the future; else `now`. */
+export function timeNamed(text: string, now: Date): string {
+  const given = /"at"\s*:\s*"([^"]+)"/.exec(text)?.[1];
+  const t = given !== undefined ? Date.parse(given) : NaN;
+  return new Date(Number.isFinite(t) && t <= now.getTime() ? t : now.getTime()).toISOString();
+}
+
 /** The record a line holds, or undefined when it holds none. */
 export function recordOf(line: string): OptOutRecord | undefined {
   let r: unknown;

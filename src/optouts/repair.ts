@@ -1,6 +1,7 @@
 // `msgr optout repair` (docs/optouts.md: "Damage and repair"): a store with lines that are not
 // records (records.ts) stops every send until a person repairs it. Repair is one step: a line that
-// reads as a phone number (typed in by hand, with or without a `#` comment) becomes an opt-out of
+// reads as a phone number (typed in by hand, with or without a `#` comment), or a record cut short
+// or gone wrong that still names an opt-out's number (records.ts: numberNamed), becomes an opt-out of
 // that number, since that is what someone meant by writing it there; any other line is set aside
 // in a file beside the store, never dropped; the file as it was is kept beside it too. Records are
 // kept byte for byte, in their order; the repaired store is written aside and renamed into place
@@ -8,13 +9,16 @@
 import { closeSync, copyFileSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
-import { readStoreLines, STORE_VERSION, type OptOutRecord } from './records.js';
+import { numberNamed, readStoreLines, STORE_VERSION, timeNamed, type OptOutRecord } from './records.js';
 import { storeWriteError, withStoreLock, type StoreWriter } from './store.js';
+
+/** How a line that is not a record named its number: typed by hand, or in a record not whole. */
+export type NumberFrom = 'typed' | 'part of a record';
 
 export interface RepairResult {
   readonly path: string;
   /** Numbers read on lines that were not records: opted out now (`already`: they were). */
-  readonly numbers: ReadonlyArray<{ readonly line: number; readonly number: string; readonly already: boolean }>;
+  readonly numbers: ReadonlyArray<{ readonly line: number; readonly number: string; readonly already: boolean; readonly from: NumberFrom }>;
   /** Lines that were neither a record nor a number, set aside (with why). */
   readonly setAside: ReadonlyArray<{ readonly line: number; readonly text: string; readonly why: string }>;
   /**
@@ -48,21 +52,34 @@ export async function repairStore(path: string, writer: StoreWriter, country: Co
     // Whether each number is opted out now, by the records kept.
     const out = new Map<string, boolean>();
     for (const { record } of read.records) if (record.op === 'add' || record.op === 'remove') out.set(record.number, record.op === 'add');
-    const numbers: Array<{ line: number; number: string; already: boolean }> = [];
+    const numbers: Array<{ line: number; number: string; already: boolean; from: NumberFrom; text: string }> = [];
     const setAside: Array<{ line: number; text: string; why: string }> = [];
     const national: Array<{ line: number; text: string }> = [];
+    const optOut = (line: number, number: string, from: NumberFrom, text: string): void => {
+      numbers.push({ line, number, already: out.get(number) === true || numbers.some((n) => n.number === number), from, text });
+    };
     for (const b of read.bad) {
+      const named = numberNamed(b.text);
+      if (named !== undefined) {
+        optOut(b.line, named, 'part of a record', b.text);
+        continue;
+      }
       const value = b.text.replace(/#.*$/, '').trim().replace(/[,;]+$/, '');
       const r = value === '' ? undefined : normaliseNumber(value, country, OPT_OUT_NUMBERS);
       if (r?.ok === true) {
-        numbers.push({ line: b.line, number: r.e164, already: out.get(r.e164) === true || numbers.some((n) => n.number === r.e164) });
+        optOut(b.line, r.e164, 'typed', b.text);
       } else {
         if (r?.cause === 'national') national.push({ line: b.line, text: b.text });
         setAside.push({ line: b.line, text: b.text, why: r === undefined ? 'no number on it' : r.reason });
       }
     }
     if (national.length > 0) return { path, numbers: [], setAside: [], national, setAsideFile: undefined, backup: undefined };
-    if (tornText !== undefined) setAside.push({ line: read.lines + 1, text: tornText, why: 'a write cut short' });
+    if (tornText !== undefined) {
+      const named = numberNamed(tornText);
+      if (named !== undefined) optOut(read.lines + 1, named, 'part of a record', tornText);
+      // Kept with what is set aside too: the bytes as they were, beside the opt-out made of them.
+      setAside.push({ line: read.lines + 1, text: tornText, why: named !== undefined ? `cut short; ${named} is opted out from it` : 'a write cut short' });
+    }
     const now = writer.now();
     const at = now.toISOString();
     const lines = read.records.map(({ line }) => line);
@@ -70,7 +87,8 @@ export async function repairStore(path: string, writer: StoreWriter, country: Co
     let content = lines.map((l) => `${(text[l - 1] ?? '').replace(/\r$/, '')}\n`).join('');
     for (const n of numbers) {
       if (n.already) continue;
-      const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: n.number, at, reason: 'opt-out', source: 'manual', evidence: { note: `typed into the store by hand (line ${n.line})` }, by: writer.command };
+      // A record cut short keeps the time it gives, when it gives one: since when is the point.
+      const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number: n.number, at: n.from === 'part of a record' ? timeNamed(n.text, now) : at, reason: 'opt-out', source: 'manual', evidence: { note: n.from === 'typed' ? `typed into the store by hand (line ${n.line})` : `named on line ${n.line}, which was not a whole record` }, by: writer.command };
       content += `${JSON.stringify(record)}\n`;
     }
     const backup = `${path}.before-repair-${stamp(now)}`;

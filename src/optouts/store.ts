@@ -26,7 +26,7 @@ import { shellQuote as shellWord } from '../output/shell.js';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
-import { E164, readStoreLines, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import { E164, numberNamed, readStoreLines, timeNamed, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
 import type { NumberState } from './state.js';
 
 export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
@@ -158,6 +158,19 @@ export class OptOutStore {
   /** Lines that are not records (the first 20 of them), and how many there are. */
   get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
     return this.#ask((index) => index?.summary.damage ?? { lines: [], count: 0 });
+  }
+
+  /**
+   * A last line cut short (no newline, not a record) that names an opt-out (records.ts:
+   * numberNamed), with its line number; undefined when there is none. A write of msgr's is one
+   * call, so one still cut short a moment later is a crash or a hand edit, and counts as damage
+   * (refuseDamage).
+   */
+  get cutShort(): BadLine | undefined {
+    const at = this.#ask((index) => (index !== undefined && index.summary.torn > 0 ? { offset: index.summary.covered, length: index.summary.torn, line: index.summary.lines + 1 } : undefined));
+    if (at === undefined) return undefined;
+    const text = readBytes(this.path, at.offset, at.length).toString('utf8');
+    return numberNamed(text) !== undefined ? { line: at.line, text } : undefined;
   }
 
   has(number: string): boolean {
@@ -439,12 +452,18 @@ export class OptOutStore {
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
-        // A last line cut short by a crash (it does not parse: records.ts) was never acknowledged.
-        // It is set aside, not lost, and the new lines start on a line of their own.
-        if (stat.size > kept) setAside(fd, this.path, kept, stat.size - kept);
+        // A last line cut short (it does not parse: records.ts: a crash, a hand edit) is set aside
+        // in <store>.torn, not lost. One that names an opt-out is made whole first: its number
+        // is opted out by a record of its own (an opt-out is never dropped by a writer).
+        let healed = '';
+        if (stat.size > kept) {
+          const cut = readFd(fd, kept, stat.size - kept);
+          healed = wholeAgain(cut.toString('utf8'), writer);
+          setAside(fd, this.path, kept, cut);
+        }
         if ((stat.mode & 0o077) !== 0) chmodSync(this.path, 0o600);
         // A last record without its newline (a hand edit) stays whole: the new lines go after it.
-        const buf = Buffer.from(`${openEnd ? '\n' : ''}${lines}`, 'utf8');
+        const buf = Buffer.from(`${openEnd ? '\n' : ''}${healed}${lines}`, 'utf8');
         let off = 0;
         while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
         fdatasyncSync(fd);
@@ -513,8 +532,19 @@ export async function withStoreLock<T>(path: string, writer: StoreWriter, fn: ()
   }
 }
 
-/** Moves the `length` bytes at `offset` of the store to its `.torn` file, then cuts them off. */
-function setAside(fd: number, path: string, offset: number, length: number): void {
+/**
+ * The record that opts out the number a line cut short names (records.ts: numberNamed), as of the
+ * time it gives when it gives one, with a note that says where it came from; '' when it names none.
+ */
+function wholeAgain(cut: string, writer: StoreWriter): string {
+  const number = numberNamed(cut);
+  if (number === undefined) return '';
+  const record: OptOutRecord = { v: STORE_VERSION, op: 'add', number, at: timeNamed(cut, writer.now()), reason: 'opt-out', source: 'manual', evidence: { note: 'made whole from a line cut short (its bytes are in the .torn file beside the store)' }, by: writer.command };
+  return `${JSON.stringify(record)}\n`;
+}
+
+/** The `length` bytes at `offset` of an open file (fewer at its end). */
+function readFd(fd: number, offset: number, length: number): Buffer {
   const bytes = Buffer.alloc(length);
   let got = 0;
   while (got < length) {
@@ -522,7 +552,26 @@ function setAside(fd: number, path: string, offset: number, length: number): voi
     if (n === 0) break;
     got += n;
   }
-  appendFileSync(tornPath(path), Buffer.concat([bytes.subarray(0, got), Buffer.from('\n')]), { mode: 0o600 });
+  return bytes.subarray(0, got);
+}
+
+function readBytes(path: string, offset: number, length: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(path, 'r');
+  } catch (err) {
+    throw unreadable(path, err);
+  }
+  try {
+    return readFd(fd, offset, length);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Moves `bytes`, read at `offset` to the end of the store, to its `.torn` file, then cuts them off. */
+function setAside(fd: number, path: string, offset: number, bytes: Buffer): void {
+  appendFileSync(tornPath(path), Buffer.concat([bytes, Buffer.from('\n')]), { mode: 0o600 });
   ftruncateSync(fd, offset);
 }
 
@@ -552,7 +601,7 @@ export function repairCommand(account: string | undefined): string {
  * command that decides whom to message stops (exit 2), naming the lines and the repair.
  */
 export class DamagedStoreError extends UsageError {
-  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined) {
+  constructor(path: string, damage: OptOutStore['damage'], account: string | undefined, outcome = NOTHING_SENT) {
     const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
     const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
     // A number typed as it is dialled at home needs its country: the repair refuses to guess.
@@ -561,8 +610,8 @@ export class DamagedStoreError extends UsageError {
       const r = value === '' ? undefined : normaliseNumber(value, undefined, OPT_OUT_NUMBERS);
       return r?.ok === false && r.cause === 'national';
     });
-    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; nothing was sent`, {
-      hint: `${repairCommand(account)}${national ? ' --default-country GB (the country its national numbers are dialled in)' : ''} turns the numbers typed on such lines into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
+    super(`the opt-out store ${path} has ${damage.count} line${damage.count === 1 ? '' : 's'} that ${damage.count === 1 ? 'is not a record' : 'are not records'} (${shown.join('; ')}${more}): the numbers on ${damage.count === 1 ? 'it' : 'them'} cannot be left out; ${outcome}`, {
+      hint: `${repairCommand(account)}${national ? ' --default-country GB (the country its national numbers are dialled in)' : ''} turns the numbers on such lines (typed by hand, or in a record cut short) into opt-outs and sets the other lines aside (the file as it was is kept beside it); or take the lines out of the file by hand and add their numbers with msgr optout import FILE.`,
     });
   }
 }
@@ -573,11 +622,24 @@ function visible(text: string): string {
   return t.length > 60 ? `${t.slice(0, 57)}...` : t;
 }
 
+/** What a refusal says did not happen: a sender's by default; a listing or a check says its own. */
+const NOTHING_SENT = 'nothing was sent';
+
 /** Stops a command that decides whom to message when the store holds lines that are not records. */
-export function refuseDamage(store: OptOutStore, account: string | undefined): OptOutStore {
-  if (store.damage.count > 0) throw new DamagedStoreError(store.path, store.damage, account);
+export function refuseDamage(store: OptOutStore, account: string | undefined, outcome = NOTHING_SENT): OptOutStore {
+  const damage = store.damage;
+  let cut = store.cutShort;
+  if (cut !== undefined) {
+    // Perhaps a writer's line caught half-way: a write is one call, so a moment settles it.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, CUT_SHORT_WAIT_MS);
+    cut = store.cutShort;
+  }
+  if (damage.count > 0 || cut !== undefined) throw new DamagedStoreError(store.path, cut === undefined ? damage : { count: damage.count + 1, lines: [...damage.lines, cut] }, account, outcome);
   return store;
 }
+
+/** How long a reader gives a last line cut short to be finished by its writer. */
+const CUT_SHORT_WAIT_MS = 100;
 
 /** The store could not be written: the environment's fault, named with the file (exit 2). */
 export class OptOutWriteError extends UsageError {
@@ -662,10 +724,10 @@ export const SANDBOX_ACCOUNT = 'SANDBOX';
  * stores whole (their history). `proc` (the Context) lets an index that does not describe its
  * store be made again on disk; without it, in memory, this time.
  */
-export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess): OptOuts {
+export function openOptOuts(state: string, account: string | undefined, proc?: LockProcess, outcome = NOTHING_SENT): OptOuts {
   const paths = [...new Set([optOutStorePath(state, account), optOutStorePath(state, NO_ACCOUNT)])];
   // A store with lines that are not records stops the send: its numbers cannot all be left out.
-  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined));
+  const stores = paths.map((p, i) => refuseDamage(OptOutStore.open(p, proc), i === 0 ? account : undefined, outcome));
   const get = (n: string): OptOutEntry | undefined => {
     for (const s of stores) {
       const e = s.get(n);

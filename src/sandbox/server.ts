@@ -18,6 +18,10 @@ import { batchIdFor } from './response.js';
 import { planEvents, type EventPlanOptions } from './events.js';
 import { WebhookSender, type WebhookStats } from './webhooks.js';
 import type { ValidMessageRequest } from './validate.js';
+import type { Http } from '../http-interface.js';
+
+/** Without the Context's HTTP, each post fails (and is counted as not acknowledged). */
+const noHttp = (): Promise<Http> => Promise.reject(new Error('no HTTP to post the events with'));
 
 export interface SandboxOptions {
   /** Default '127.0.0.1'. Only loopback hosts are accepted: nothing here is meant to be reachable. */
@@ -51,6 +55,8 @@ export interface SandboxOptions {
   startThreads?: boolean;
   /** Post delivery events and replies for every accepted recipient (docs/events.md: "The sandbox's events"). */
   webhook?: SandboxWebhook;
+  /** The Context's HTTP, through which the webhook's events are posted (needed with `webhook`). */
+  http?: () => Promise<Http>;
 }
 
 export interface SandboxWebhook {
@@ -238,7 +244,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let webhooks: WebhookSender | undefined;
   if (webhook !== undefined) {
     try {
-      webhooks = new WebhookSender({ url: webhook.url, retryForMs: webhook.retryForMs, concurrency: webhook.concurrency, record: webhook.record, userAgent: 'msgr-sandbox', log });
+      webhooks = new WebhookSender({ url: webhook.url, http: options.http ?? noHttp, retryForMs: webhook.retryForMs, concurrency: webhook.concurrency, record: webhook.record, userAgent: 'msgr-sandbox', log });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code ?? String(err);
       throw new UsageError(`cannot open the webhook record file ${webhook.record ?? ''} (${code})`, { hint: 'check that its folder exists and is writable' });

@@ -5,6 +5,7 @@
 // events kept as their JSON text: a campaign of a million recipients is a few hundred megabytes
 // at most, bounded by MAX_QUEUED (beyond it events are dropped, counted and said).
 import { closeSync, openSync, writeSync } from 'node:fs';
+import type { Http } from '../http-interface.js';
 import type { SandboxEvent } from './events.js';
 import { maskUrl } from '../output/sanitize.js';
 
@@ -16,6 +17,8 @@ const ATTEMPT_TIMEOUT_MS = 10_000;
 
 export interface WebhookOptions {
   readonly url: string;
+  /** The Context's HTTP, through which every event is posted (docs/design.md: "HTTP"). */
+  readonly http: () => Promise<Http>;
   /** Give an event up this long after its first attempt. */
   readonly retryForMs?: number;
   /** Requests in flight at once. */
@@ -104,8 +107,11 @@ export class WebhookSender {
   #unlogged = 0;
   #idle: Array<() => void> = [];
 
+  readonly #url: URL;
+
   constructor(options: WebhookOptions) {
     this.#o = options;
+    this.#url = new URL(options.url);
     if (options.record !== undefined) this.#recordFd = openSync(options.record, 'a', 0o600);
   }
 
@@ -158,25 +164,28 @@ export class WebhookSender {
     const controller = new AbortController();
     this.#inFlight.add(controller);
     item.attempts++;
-    const timeout = setTimeout(() => controller.abort(), ATTEMPT_TIMEOUT_MS);
     let status: number | undefined;
     let why = '';
     try {
-      const res = await fetch(this.#o.url, {
+      const { hook } = await this.#o.http();
+      const a = await hook({
+        url: this.#url,
         method: 'POST',
         headers: { 'content-type': 'application/json', 'user-agent': this.#o.userAgent ?? 'msgr-sandbox', 'webhook-id': item.id },
         body: item.body,
+        timeoutMs: ATTEMPT_TIMEOUT_MS,
         signal: controller.signal,
-        redirect: 'manual',
       });
-      status = res.status;
-      await res.arrayBuffer().catch(() => undefined);
-      why = `HTTP ${status}`;
+      if (a.kind === 'answered') {
+        status = a.status;
+        why = `HTTP ${status}`;
+      } else {
+        why = a.timedOut || a.abandoned ? 'no answer' : a.reason;
+      }
     } catch (err) {
-      const e = err as Error & { cause?: { code?: string } };
-      why = e.name === 'AbortError' ? 'no answer' : (e.cause?.code ?? e.message);
+      // No HTTP to post with (a Context that gives none): retried, then given up and counted.
+      why = err instanceof Error ? err.message : String(err);
     } finally {
-      clearTimeout(timeout);
       this.#inFlight.delete(controller);
     }
     const now = Date.now();

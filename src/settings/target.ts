@@ -67,7 +67,7 @@ export async function resolveTarget(ctx: Context, ui: Ui, settings: Settings, sa
   if (sandbox) {
     const { startSandbox, DEFAULT_EVENT_PLAN } = await import('../sandbox/server.js');
     apiKey ??= 'sandbox-key';
-    const server = await startSandbox({ port: 0, apiKey, ...(webhookUrl !== undefined ? { webhook: { url: webhookUrl, plan: DEFAULT_EVENT_PLAN } } : {}) });
+    const server = await startSandbox({ port: 0, apiKey, ...(webhookUrl !== undefined ? { webhook: { url: webhookUrl, plan: DEFAULT_EVENT_PLAN }, http: ctx.http } : {}) });
     // Its events go out when the command is done, without waiting for their delays (docs/events.md).
     ctx.onExit(async () => {
       await server.close(0, WEBHOOK_FLUSH_MS);

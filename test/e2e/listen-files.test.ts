@@ -140,7 +140,14 @@ describe('msgr listen and its files', () => {
     const [, deeperArgs] = msgrCommand(['listen', '--port', '0', '--out', join(locked, 'sub', 'events.jsonl')]);
     const deeper = spawnSync(as[0] as string, [...as.slice(1), command, ...deeperArgs], { env, encoding: 'utf8', timeout: 20_000 });
     assert.equal(deeper.status, 2, deeper.stderr);
-    assert.match(deeper.stderr, /cannot create the folder .*root-only\/sub \(permission denied/);
+    assert.match(deeper.stderr, /cannot create the folder .*root-only\/sub \(permission denied, EACCES\); the listener did not start\nhint: Give --out a file/);
+    assert.doesNotMatch(deeper.stderr, /nothing was sent|--journal/);
+    // No --out: the state folder (its token, its events) under one it cannot write: the same, said as a listener's.
+    const [, stateArgs] = msgrCommand(['listen', '--port', '0']);
+    const state = spawnSync(as[0] as string, [...as.slice(1), command, ...stateArgs], { env: { ...env, MSGR_CONFIG_DIR: join(locked, 'state') }, encoding: 'utf8', timeout: 20_000 });
+    assert.equal(state.status, 2, state.stderr);
+    assert.match(state.stderr, /^error: cannot create the folder .*root-only\/state\S* \(permission denied, EACCES\); the listener did not start\nhint: Give --out a file in a folder you can write to \(and --token, or MSGR_LISTEN_TOKEN, a token\), or point MSGR_CONFIG_DIR at a writable folder\.$/m);
+    assert.doesNotMatch(state.stderr, /nothing was sent|--journal|bug in msgr/);
   });
 
   test('loose modes are tightened with one warning; a last line whole but for its newline is kept', async () => {

@@ -2,7 +2,7 @@
 // PassThrough stdin that can pretend to be a terminal, and no process.* anywhere.
 import { PassThrough } from 'node:stream';
 import { after } from 'node:test';
-import type { ClientFactory, Context } from '../../src/context.js';
+import type { ClientFactory, Context, Http } from '../../src/context.js';
 
 // What a command asks to run at exit (an in-process sandbox's close): run after the file's tests,
 // as main.ts runs them when a real process ends, so nothing is left open to keep the file alive.
@@ -23,6 +23,8 @@ export interface FakeContextOptions {
   input?: string;
   /** The API clients the command gets (test/support/fake-api.ts); by default none: a request fails the test. */
   http?: ClientFactory;
+  /** The requests outside the API (forwards, triggers, webhooks); by default none: one fails the test. */
+  hook?: Http['hook'];
 }
 
 export type FakeContext = Context & { out: () => string; err: () => string; stdinStream: FakeStdin; type: (s: string) => void };
@@ -42,8 +44,13 @@ export const testProcess: Pick<Context, 'nodeVersion' | 'pid' | 'platform' | 'is
   },
 };
 
-/** For a Context that must send nothing: asking for an API client fails the test. */
-export const noHttp = (): Promise<ClientFactory> => Promise.reject(new Error('this test gives the command no API client: pass fakeContext({ http })'));
+/** For a Context that must send nothing: asking for its HTTP fails the test. */
+export const noHttp = (): Promise<Http> => Promise.reject(new Error('this test gives the command no HTTP: pass fakeContext({ http }) or ({ hook })'));
+
+const noHook: Http['hook'] = () => Promise.reject(new Error('this test gives the command no requests outside the API: pass fakeContext({ hook })'));
+const noClient: ClientFactory = () => {
+  throw new Error('this test gives the command no API client: pass fakeContext({ http })');
+};
 
 export function fakeContext(options: FakeContextOptions = {}): FakeContext {
   let out = '';
@@ -71,7 +78,7 @@ export function fakeContext(options: FakeContextOptions = {}): FakeContext {
     atQuit: () => {},
     enableGracefulInterrupt: () => {},
     onHangup: () => {},
-    http: options.http !== undefined ? () => Promise.resolve(options.http as ClientFactory) : noHttp,
+    http: options.http !== undefined || options.hook !== undefined ? () => Promise.resolve({ client: options.http ?? noClient, hook: options.hook ?? noHook }) : noHttp,
     out: () => out,
     err: () => err,
     stdinStream: stdin,

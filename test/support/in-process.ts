@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import type { Context } from '../../src/context.js';
+import type { ClientFactory, Context } from '../../src/context.js';
 import { registerSendBulk } from '../../src/commands/send-bulk/index.js';
 import type { BulkOptions } from '../../src/commands/send-bulk/options.js';
 import { MsgrError } from '../../src/errors.js';
-import { tempDir } from './cli.js';
-import { fakeContext } from './fake-context.js';
+import { cleanEnv, ROOT, tempDir, type RunOptions, type RunResult } from './cli.js';
+import { fakeContext, type FakeContext } from './fake-context.js';
 
 /** `msgr send-bulk ARGV` parsed as the CLI parses it; the run is not called. */
 export async function bulkOptions(argv: string[]): Promise<BulkOptions> {
@@ -48,4 +48,25 @@ export function bulkFiles(n: number, prefix = 'msgr-in-process-'): { dir: string
   writeFileSync(file, ['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)].join('\n') + '\n');
   const env = { MSGR_CONFIG_DIR: join(dir, 'state'), MSGR_API_KEY: FAKE_KEY, MSGR_BASE_URL: 'https://api.example.test', MSGR_ACCOUNT_REFERENCE: 'ACME01', NO_COLOR: '1' };
   return { dir, file, numbers, env };
+}
+
+/**
+ * `msgr ARGS` run in-process as bin/msgr.js runs it (src/main.ts: the program, its error report,
+ * its exit code; then what the command asked to run at exit), with a Context of the test's:
+ * what stdout and stderr got, the exit code; the same shape as runCli (test/support/cli.ts), so a
+ * test that needs no process reads the same. HTTP goes through the Context: by default the real
+ * client (to a test server of the test's on 127.0.0.1), or `http` (test/support/fake-api.ts;
+ * null: none, a request fails the test).
+ * stdin is `input`, or empty and ended, as runCli gives it. Nothing of the process is touched:
+ * env, cwd and exit code are the Context's, so runs cannot leak into each other.
+ */
+export async function runInProcess(args: string[], options: RunOptions & { http?: ClientFactory | null } = {}): Promise<RunResult> {
+  const { main } = await import('../../src/main.js');
+  const http = options.http === null ? undefined : (options.http ?? (await import('../../src/http/client.js')).createClient);
+  const base = fakeContext({ env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), input: options.input ?? '', ...(http !== undefined ? { http } : {}) });
+  const atExit: Array<() => Promise<void> | void> = [];
+  const ctx: FakeContext = { ...base, argv: args, cwd: options.cwd ?? ROOT, onExit: (fn) => void atExit.push(fn) };
+  const code = await main(ctx);
+  for (const fn of atExit.reverse()) await fn();
+  return { code, signal: null, stdout: ctx.out(), stderr: ctx.err() };
 }

@@ -1,10 +1,12 @@
 // No import cycle anywhere in src/: the imports of every module (static, type-only and dynamic)
 // form a graph without loops, so a module can be read, tested and loaded without the modules that
-// use it (docs/design.md); nor between folders, so a folder can be too. No module outside
+// use it (docs/design.md); nor between folders (a file directly in src/ counts as one), so a
+// folder can be too. No module outside
 // src/commands/ imports a command or main.ts, except the reference generator, which builds the
 // program to walk its command tree. The order of the engine's folders and its front doors are lint rules
 // (eslint.config.js, ENGINE_ORDER and DOORS); lint does not see dynamic imports, so this checks
-// that those of the engine from outside it go through a door too.
+// that those of the engine from outside it go through a door too. No folder holds more than
+// MAX_FILES files.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -18,6 +20,20 @@ function sources(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name);
     return statSync(path).isDirectory() ? sources(path) : name.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/**
+ * Files a folder of src/ may hold: past this, a newcomer no longer finds a file in one guess, and
+ * the folder holds more than one concept (split it by concept into subfolders).
+ */
+const MAX_FILES = 12;
+
+/** Every folder under `dir`, at any depth. */
+function allFolders(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? [path, ...allFolders(path)] : [];
   });
 }
 
@@ -81,12 +97,16 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
 }
 
 /**
- * A module's folder at `depth` (1: `src/bulk`, 2: `src/bulk/input`); undefined for a module that
- * does not sit that deep (`src/errors.ts` at 1, `src/bulk/runs.ts` at 2): files are the module graph's.
+ * A module's node at `depth` in the graph of folders: its folder at that depth (1: `src/bulk`, 2:
+ * `src/bulk/input`). A file directly in src/ (context.ts, errors.ts, main.ts, the leaves) is a
+ * node of its own at depth 1, so a loop through one (src/context.ts → src/http/ → src/output/ →
+ * src/context.ts) is a loop between folders too. Undefined for a module that does not sit that
+ * deep otherwise (`src/bulk/runs.ts` at 2): files are the module graph's.
  */
 function folderAt(module: string, depth: number): string | undefined {
   const parts = module.split('/');
-  return parts.length - 2 >= depth ? parts.slice(0, depth + 1).join('/') : undefined;
+  if (parts.length - 2 >= depth) return parts.slice(0, depth + 1).join('/');
+  return depth === 1 && parts.length === 2 ? module : undefined;
 }
 
 /** The folders at `depth` → the other folders at that depth their modules import. */
@@ -110,8 +130,8 @@ test('no import cycle in src/', () => {
   // The walk sees the imports: main.ts's, a type-only one and a dynamic one.
   assert.ok(graph.size > 100, `${graph.size} modules`);
   assert.ok(graph.get('src/main.ts')?.includes('src/context.ts'));
-  assert.ok(graph.get('src/context.ts')?.includes('src/http/client.ts'), 'a type-only import');
-  assert.ok(graph.get('src/main.ts')?.includes('src/http/client.ts'), 'a dynamic import');
+  assert.ok(graph.get('src/context.ts')?.includes('src/http-interface.ts'), 'a type-only import');
+  assert.ok(graph.get('src/main.ts')?.includes('src/http/provider.ts'), 'a dynamic import');
   const cycle = findCycle(graph);
   assert.equal(cycle, undefined, `an import cycle: ${cycle?.join(' → ') ?? ''}`);
 });
@@ -122,6 +142,8 @@ test('no import cycle between folders of src/, at any depth', () => {
   // The walk sees folders at both depths: the engine and the opt-out store read CSV files from src/csv/.
   const top = folderGraph(graph, 1);
   assert.ok(top.get('src/bulk')?.includes('src/csv') && top.get('src/optouts')?.includes('src/csv'));
+  // …and the files directly in src/ among them: the Context, and the folders that import it.
+  assert.ok(top.get('src/main.ts')?.includes('src/context.ts') && top.get('src/output')?.includes('src/context.ts'));
   assert.ok(folderGraph(graph, 2).get('src/bulk/preflight')?.includes('src/bulk/input'));
   for (let depth = 1; depth <= deepest; depth++) {
     const cycle = findCycle(folderGraph(graph, depth));
@@ -129,12 +151,24 @@ test('no import cycle between folders of src/, at any depth', () => {
   }
 });
 
-test('folderGraph sees a loop between folders whose files make none', () => {
+test('folderGraph sees a loop between folders whose files make none, through a file directly in src/ too', () => {
   const files = new Map([['src/a/x.ts', ['src/b/y.ts']], ['src/b/y.ts', ['src/a/z.ts', 'src/c.ts']], ['src/a/z.ts', []], ['src/c.ts', []]]);
   assert.equal(findCycle(files), undefined);
-  assert.deepEqual(folderGraph(files, 1), new Map([['src/a', ['src/b']], ['src/b', ['src/a']]]));
+  assert.deepEqual(folderGraph(files, 1), new Map([['src/a', ['src/b']], ['src/b', ['src/a', 'src/c.ts']], ['src/c.ts', []]]));
   assert.deepEqual(findCycle(folderGraph(files, 1)), ['src/a', 'src/b', 'src/a']);
   assert.deepEqual(folderGraph(files, 2), new Map());
+  // The Context's old loop: context.ts → http/client.ts → output/sanitize.ts; output/ui.ts → context.ts.
+  const context = new Map([['src/context.ts', ['src/http/client.ts']], ['src/http/client.ts', ['src/output/sanitize.ts']], ['src/output/sanitize.ts', []], ['src/output/ui.ts', ['src/context.ts']]]);
+  assert.equal(findCycle(context), undefined);
+  assert.deepEqual(findCycle(folderGraph(context, 1)), ['src/context.ts', 'src/http', 'src/output', 'src/context.ts']);
+});
+
+test('no folder of src/ holds more than 12 files', () => {
+  const folders = [SRC, ...allFolders(SRC)];
+  const counts = folders.map((dir) => ({ dir: relative(ROOT, dir) || 'src', files: readdirSync(dir).filter((n) => statSync(join(dir, n)).isFile()).length }));
+  // The walk sees folders and counts their files: src/bulk/this-run/ has several.
+  assert.ok(counts.some((c) => c.dir === 'src/bulk/this-run' && c.files > 5), JSON.stringify(counts.find((c) => c.dir === 'src/bulk/this-run')));
+  assert.deepEqual(counts.filter((c) => c.files > MAX_FILES).map((c) => `${c.dir}: ${c.files} files`), []);
 });
 
 test('outside src/commands/, no module imports a command or main.ts; the reference generator only main.ts, to walk the tree', () => {

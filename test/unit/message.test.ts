@@ -4,7 +4,7 @@ import { checkSender, parseChannel } from '../../src/message/channel.js';
 import { trimInvisible } from '../../src/message/invisible.js';
 import { normaliseNumber, OPT_OUT_NUMBERS, parseCountry } from '../../src/message/numbers.js';
 import { buildRequest, parseKeyValue } from '../../src/message/request.js';
-import { formatUtc, parseValidity } from '../../src/message/validity.js';
+import { formatUtc, parseValidity } from '../../src/message/fields/validity.js';
 
 const NOW = new Date('2026-11-21T12:00:00.000Z');
 

@@ -1,17 +1,17 @@
 // Seeing a campaign before paying for it (docs/personalised.md: "Personalised messages"): the first rows'
 // messages exactly as they will be sent (--preview), the first request of a dry run (short on a
 // terminal), each printed for people or as the --json document; and the requests of the samples
-// --sample-to sends instead of the rows' recipients (bulk/display/sample.ts).
+// --sample-to sends instead of the rows' recipients (bulk/send/samples.ts).
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { analyseText } from '../../message/segments.js';
 import type { Ui } from '../../output/ui.js';
 import { showControls } from '../../output/sanitize.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
-import { messageForKey } from '../compose/personalise.js';
 import type { FirstRow } from '../preflight/range.js';
 import type { Summary } from './summary.js';
 import { formatCount } from '../../output/count.js';
+import { rowRequest } from '../send/samples.js';
 
 export interface PreviewEntry {
   readonly line: number;
@@ -24,11 +24,6 @@ export interface PreviewEntry {
   readonly recipient: Record<string, unknown>;
   readonly encoding: string | null;
   readonly parts: number | null;
-}
-
-/** The whole request one of the first rows is sent in, but with that row as its only recipient. */
-export function rowRequest(message: Record<string, unknown>, row: FirstRow): Record<string, unknown> {
-  return row.key !== undefined ? messageForKey(message, row.key) : message;
 }
 
 export function previewEntries(message: Record<string, unknown>, rows: readonly FirstRow[]): PreviewEntry[] {

@@ -1,7 +1,6 @@
 // src/bulk/display/: what the user sees of a run. summary.ts (this file) prints the preflight's
 // lines, the summary and the --json document, and makes the error that gives the exit code;
-// preview.ts shows --preview and --dry-run; sample.ts sends --sample-to. It may import every
-// folder of the engine.
+// preview.ts shows --preview and --dry-run. It may import every folder of the engine but stages/.
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
@@ -16,10 +15,11 @@ import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
-import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../runs/already-sent.js';
+import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../earlier/already-sent.js';
 import type { NumberSet } from '../input/number-set.js';
 import { isInDoubt } from '../journal/records.js';
-import type { LoadedJournal, OutcomeTotals } from '../journal/load.js';
+import type { OutcomeTotals } from '../journal/load.js';
+import type { Run } from '../this-run/open.js';
 import type { RepeatedNumber, RepeatMode } from '../preflight/repeats.js';
 import { formatBytes, formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -63,7 +63,7 @@ export interface Summary {
   unfinishedRun?: string;
   /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/writer.ts requestFields). */
   requestFields?: string[];
-  /** Under --once: an earlier run under another key that read the same data (bulk/runs/once.ts sameDataJson). */
+  /** Under --once: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts sameDataJson). */
   sameData?: Record<string, unknown>;
   /** Send windows and deadlines (docs/send-windows.md); null: any time. */
   schedule?: ScheduleRecord | null;
@@ -597,10 +597,10 @@ export function finishedDocument(o: { runId: string; file: string; journal: stri
  * says "nothing in doubt": a resume whose earlier run left batches in doubt still has them, so it
  * is 7 as when it stops later (docs/contract.md: "Exit codes").
  */
-export function interruptedBeforeSending(previous: LoadedJournal | undefined, plain?: InterruptedError): MsgrError {
-  const doubt = previous?.states.filter(isInDoubt).length ?? 0;
-  if (previous === undefined || doubt === 0) return plain ?? new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
+export function interruptedBeforeSending(run: Run, plain?: InterruptedError): MsgrError {
+  const doubt = run.kind === 'resume' ? run.resumed.states.filter(isInDoubt).length : 0;
+  if (run.kind !== 'resume' || doubt === 0) return plain ?? new InterruptedError('interrupted before anything was sent', { hint: 'Nothing was sent; run the same command again.' });
   return new PartialError(`interrupted before anything was sent; ${doubt} batch${doubt === 1 ? '' : 'es'} an earlier run left in doubt ${doubt === 1 ? 'is' : 'are'} still in doubt`, {
-    hint: `\`msgr runs show ${previous.header.runId}\` lists them: check whether they arrived; run the same command again to send the rest.`,
+    hint: `\`msgr runs show ${run.resumed.header.runId}\` lists them: check whether they arrived; run the same command again to send the rest.`,
   });
 }

@@ -1,11 +1,11 @@
 // src/bulk/history/: the runs msgr keeps, read back. catalogue.ts (this file) lists, finds and
 // prunes them; state-folder.ts is where a file's runs live; messaged.ts whom their accepted
 // batches messaged, and when; delivery.ts what the saved receipts say became of their messages.
-// It imports journal/ alone: which run a command is, and what it sends, is runs/'s.
+// It imports journal/ alone: which run a command is, and what it sends, is this-run/'s.
 //
 // The runs msgr keeps (`msgr runs`): every journal in the state folder, real and sandbox, what
 // each sent where (docs/files.md: "Runs"); `msgr runs report` writes a run's full report from
-// them (bulk/runs/report.ts).
+// them (bulk/earlier/full-report.ts).
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -87,7 +87,7 @@ export interface RunHeader {
   readonly message: Record<string, unknown>;
   /** alreadySent: rows left out because an earlier run accepted their number (--skip-sent). */
   readonly totals: { readonly rows: number; readonly toSend: number; readonly requests: number; readonly alreadySent?: number };
-  /** Where the run sends (bulk/runs/target.ts); absent in journals of earlier msgr versions. */
+  /** Where the run sends (bulk/this-run/where.ts); absent in journals of earlier msgr versions. */
   readonly target?: JournaledTarget;
   /** Runs whose accepted numbers this run leaves out (--skip-sent, --restart); absent: none. */
   readonly skipSent?: readonly SkipSentSource[];
@@ -96,7 +96,7 @@ export interface RunHeader {
    * (docs/reruns.md: "Running a file again"); absent: it was not.
    */
   readonly again?: true;
-  /** --once: the campaign key the run is known by (bulk/runs/once.ts); absent: a run without one. */
+  /** --once: the campaign key the run is known by (bulk/earlier/campaign-key.ts); absent: a run without one. */
   readonly once?: OnceRecord;
   /**
    * The account's opt-out store (docs/optouts.md: "Sending"): `left-out`, its numbers as the run
@@ -161,7 +161,7 @@ export interface SendRecord {
   /**
    * With --allow-duplicates and rows that differ in their message: each recipient's number-and-
    * message hash (bulk/preflight/repeats.ts messageHash), so a later run of the file leaves out
-   * the messages a number had and sends it the others (bulk/runs/already-sent.ts). Absent: the
+   * the messages a number had and sends it the others (bulk/earlier/already-sent.ts). Absent: the
    * journal says which numbers, not which of their messages.
    */
   readonly messages?: readonly number[];

@@ -67,7 +67,7 @@ interface PartFile {
 /** What a worker does: one part of the file (workers/preflight.ts). */
 export interface PartJob extends PartFile {
   readonly exclude: ExportedSet | undefined;
-  /** Numbers an earlier run accepted (bulk/runs/already-sent.ts). */
+  /** Numbers an earlier run accepted (bulk/earlier/already-sent.ts). */
   readonly sent?: ExportedSet | undefined;
   /** --delivered-only: the numbers not delivered, counted among the rows to send (bulk/preflight/range.ts). */
   readonly resent?: ExportedSet | undefined;
@@ -94,7 +94,7 @@ export type PartMessage = { ok: true; result: PartResult } | { ok: false; error:
 
 export interface ParallelOptions extends PartFile {
   readonly exclude?: NumberSet | undefined;
-  /** Numbers an earlier run accepted: left out as already sent (bulk/runs/already-sent.ts). */
+  /** Numbers an earlier run accepted: left out as already sent (bulk/earlier/already-sent.ts). */
   readonly sent?: NumberSet | undefined;
   readonly resent?: NumberSet | undefined;
   readonly fileBytes: number;

@@ -36,7 +36,7 @@ export interface PreflightPassConfig {
   readonly country: CountryCode | undefined;
   readonly checker: NumberChecker;
   readonly exclude: NumberSet | undefined;
-  /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/runs/already-sent.ts). */
+  /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/earlier/already-sent.ts). */
   readonly sent?: NumberSet | undefined;
   /** With --allow-duplicates: which of their messages (bulk/preflight/range.ts SentMessages). */
   readonly sentMessages?: SentMessages | undefined;

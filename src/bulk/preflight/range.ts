@@ -39,20 +39,20 @@ export interface RowPassOptions {
    */
   readonly exclude?: NumberSet | undefined;
   /**
-   * Numbers an earlier run accepted (--skip-sent, --restart: bulk/runs/already-sent.ts): rows to send with one
+   * Numbers an earlier run accepted (--skip-sent, --restart: bulk/earlier/already-sent.ts): rows to send with one
    * are left out as already sent, before any row is grouped or counted.
    */
   readonly sent?: NumberSet | undefined;
   /**
    * With --allow-duplicates and rows that differ in their message: which of a number's messages
-   * the earlier runs accepted, so only those rows are left out (bulk/runs/already-sent.ts).
+   * the earlier runs accepted, so only those rows are left out (bulk/earlier/already-sent.ts).
    * Absent: rows are left out by number.
    */
   readonly sentMessages?: SentMessages | undefined;
   /**
    * --delivered-only: the numbers the earlier runs' message did not reach, sent again. Those
    * among the rows to send are counted (`resent`), so that the line that says how many were not
-   * delivered says in the same breath how many are sent again (bulk/runs/already-sent.ts).
+   * delivered says in the same breath how many are sent again (bulk/earlier/already-sent.ts).
    */
   readonly resent?: NumberSet | undefined;
   readonly batchSize: number;

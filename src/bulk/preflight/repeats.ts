@@ -65,7 +65,7 @@ function rowMessage(plan: ColumnPlan, fields: readonly string[], messageKey: str
 /**
  * A row's number and message as one 52-bit hash: what `--allow-duplicates` journals for each
  * recipient (the "send" line's `messages`), so a later run leaves out exactly the messages a
- * number had, not every row of the number (bulk/runs/already-sent.ts).
+ * number had, not every row of the number (bulk/earlier/already-sent.ts).
  */
 export function messageHash(key: number, plan: ColumnPlan, fields: readonly string[], messageKey: string | undefined): number {
   return textHash52(`${key}\t${rowMessage(plan, fields, messageKey)}`);

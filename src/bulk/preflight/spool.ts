@@ -13,7 +13,7 @@
 //   O <tab> line <tab> +E164 <tab>                    opted out (the opt-out store); read with
 //                                                     why as payload (bulk/send/opt-outs.ts withOptOutReasons)
 //   A <tab> line <tab> +E164 <tab>                    to send, but an earlier run accepted the
-//                                                     number (bulk/runs/already-sent.ts); read with the run
+//                                                     number (bulk/earlier/already-sent.ts); read with the run
 //                                                     and message id as payload (withSentIds)
 //   I <tab> line <tab> number as written <tab> JSON string of the reason     invalid
 // The recipient JSON is built once, in the preflight, so the send pass neither parses the CSV

@@ -3,11 +3,9 @@
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { stateDir } from '../../files/state-dir.js';
-import type { Ui } from '../../output/ui.js';
-import { journalOf, type Campaign } from '../campaign.js';
+import { journalOf } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
-import type { RunContext } from '../run-context.js';
 import { outcomeTotals } from '../journal/load.js';
 import { msgrRenders } from '../compose/message.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
@@ -20,17 +18,17 @@ import { ReportWriter, requestFields } from '../report/writer.js';
 import { addedEffect } from '../send/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
-import type { Run } from '../runs/open.js';
-import { settledShape, type PlannedStore } from '../runs/plan.js';
-import { checkSamePreflight } from '../runs/resume-checks.js';
-import { sentBeforeError } from '../runs/earlier.js';
-import { withSentIds } from '../runs/already-sent.js';
-import { sameDataError, sameDataJson } from '../runs/once.js';
+import type { Run } from '../this-run/open.js';
+import { definitionOf, settledShape, type PlannedStore } from '../this-run/plan.js';
+import { checkSamePreflight } from '../this-run/resume-checks.js';
+import { sentBeforeError } from '../earlier/of-file.js';
+import { withSentIds } from '../earlier/already-sent.js';
+import { sameDataError, sameDataJson } from '../earlier/campaign-key.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
-import type { OpenRun } from './opening.js';
+import type { Command, OpenRun } from './opening.js';
 
 /** What the preflight found, as the stages after it need it. */
 export interface Checked {
@@ -52,10 +50,11 @@ export interface Checked {
  * a refusal), and the run refused when the rows say so: invalid rows, numbers with several
  * messages, numbers earlier runs accepted, nothing to send.
  */
-export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, rc: RunContext): Promise<Checked> {
+export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
+  const { ctx, ui, campaign, rc } = cmd;
   const { run, input, plan, message, leave, report } = open;
   const { purpose } = campaign;
-  const previous = run.kind === 'resume' ? run.previous : undefined;
+  const resuming = run.kind === 'resume';
   const reportPath = campaign.output.report?.path;
   const sent = leave.sent;
   const passConfig: Parameters<typeof preflightPass>[0] = {
@@ -65,13 +64,13 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     shape: plan.shape,
     // A new run whose text msgr fills in sends no column as variables unless --var-columns names
     // them (the shape's varColumns are then []); a resume, the columns its journal has.
-    varColumnsGiven: previous !== undefined || campaign.input.columns.vars !== undefined || msgrRenders(plan.message, plan.shape.personal),
+    varColumnsGiven: resuming || campaign.input.columns.vars !== undefined || msgrRenders(plan.message, plan.shape.personal),
     country: plan.country,
     checker: plan.checker,
     // The --exclude list's and the opt-out store's numbers as the run started, in one set.
     exclude: plan.leaveOut,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
-    // journaled or confirmed (bulk/runs/already-sent.ts).
+    // journaled or confirmed (bulk/earlier/already-sent.ts).
     sent: sent?.accepted,
     sentMessages: sent?.messages,
     resent: sent?.deliveredOnly?.keys,
@@ -98,13 +97,13 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const spool = sent !== undefined && pass.spool !== undefined ? withSentIds(pass.spool, sent) : pass.spool;
   // A new run journals the format and columns the preflight settled on; a resumed one must have
   // found what its journal says.
-  if (previous !== undefined) checkSamePreflight(previous, pre, input.label);
-  const shape = previous === undefined ? settledShape(plan.shape, pass.format, pre) : plan.shape;
+  if (run.kind === 'resume') checkSamePreflight(run.resumed, pre, input.label);
+  const shape = resuming ? plan.shape : settledShape(plan.shape, pass.format, pre);
   // The report says what each row's request carries beside its number (docs/campaign-output.md: "The report").
   report?.carries(requestFields(shape.varColumns, shape.metaColumns));
   const writes = journalOf(purpose) === 'write';
   // No journal is named before one exists: a new run writes it once confirmed.
-  const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: previous !== undefined ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
+  const facts = { runId: writes ? run.runId : null, file: input.stdin ? '-' : input.path, journal: resuming ? run.journalPath : null, report: reportPath ?? null, dryRun: !writes, batchSize: shape.batchSize };
   // A dry run or preview beside an unfinished run: the same command without them is refused.
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   const store = optOutStoreSummary(plan.store);
@@ -113,26 +112,27 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
-  const garbled = previous === undefined && shape.skipInvalid ? garbledRows(pre) : 0;
+  const garbled = !resuming && shape.skipInvalid ? garbledRows(pre) : 0;
   const skipInvalid = shape.skipInvalid && garbled === 0;
-  const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (previous !== undefined || campaign.input.columns.vars !== undefined) };
-  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: previous !== undefined, columns });
+  const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (resuming || campaign.input.columns.vars !== undefined) };
+  printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: resuming, columns });
   printLeftOut(ui, sent, pre, plan.leaveOut);
   if (isScheduled(open.schedule)) ui.info(`when: ${describeSchedule(open.schedule)}`);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   let settled: InDoubtSettlement | undefined;
-  if (previous !== undefined) {
+  if (run.kind === 'resume') {
+    const { resumed } = run;
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
     // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so.
-    if (previous.states.some(isInDoubt)) {
+    if (resumed.states.some(isInDoubt)) {
       settled = await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume));
-      for (const b of settled.batches) if (b.settled) previous.states[b.batch] = BatchState.accepted;
+      for (const b of settled.batches) if (b.settled) resumed.states[b.batch] = BatchState.accepted;
       if (settled.settledRows > 0) ui.info(`the receipts show every recipient of ${formatCount(settled.batches.filter((b) => b.settled).length)} batch${settled.batches.filter((b) => b.settled).length === 1 ? '' : 'es'} left in doubt (${formatCount(settled.settledRows)} rows): recorded as accepted, not sent again`);
       const partly = settled.withReceipt - settled.settledRows;
-      if (partly > 0) ui.info(`  the receipts show ${formatCount(partly)} more row${partly === 1 ? '' : 's'} in doubt, in batches they do not show whole: those stay in doubt (msgr runs show ${previous.header.runId})`);
+      if (partly > 0) ui.info(`  the receipts show ${formatCount(partly)} more row${partly === 1 ? '' : 's'} in doubt, in batches they do not show whole: those stay in doubt (msgr runs show ${resumed.header.runId})`);
     }
-    const earlier = outcomeTotals(previous);
+    const earlier = outcomeTotals(resumed);
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on the list while the run was paused: their rows still to send are left
     // out, and those the run had already messaged are named (docs/reruns.md: "Numbers not to message").
@@ -141,7 +141,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
       const since = await addedEffect(run.journalPath, added, pass.spool);
       left = Math.max(0, left - since.leftOut);
       const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
-      ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${previous.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
+      ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${resumed.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
       const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
       if (since.messaged.count > 0) ui.info(`  ${formatCount(since.messaged.count)} of them had been sent the message by this run before they went on the list: ${named(since.messaged)}`);
       if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
@@ -151,13 +151,13 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     const since = plan.addedSinceStart;
     if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
       const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;
-      if (doubt.count > 0) ui.warn(`${formatCount(doubt.count)} number${doubt.count === 1 ? '' : 's'} in the batches in doubt opted out (or went on the ${FLAG.exclude} list) since run ${previous.header.runId} started, and ${doubt.count === 1 ? 'is' : 'are'} left out of their resend (the first request may have reached ${doubt.count === 1 ? 'it' : 'them'}): ${doubt.first.join(', ')}${doubt.count > doubt.first.length ? ', …' : ''}`);
+      if (doubt.count > 0) ui.warn(`${formatCount(doubt.count)} number${doubt.count === 1 ? '' : 's'} in the batches in doubt opted out (or went on the ${FLAG.exclude} list) since run ${resumed.header.runId} started, and ${doubt.count === 1 ? 'is' : 'are'} left out of their resend (the first request may have reached ${doubt.count === 1 ? 'it' : 'them'}): ${doubt.first.join(', ')}${doubt.count > doubt.first.length ? ', …' : ''}`);
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
   }
   // Said when the run started: a resume says it for people, not again under -q.
   for (const line of message.singleBraceWarnings(pre.columns.header)) {
-    if (previous !== undefined) ui.info(line);
+    if (resuming) ui.info(line);
     else ui.warn(line);
   }
 
@@ -167,11 +167,11 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   if (purpose.kind === 'preview' && !campaign.output.json) printPreview(out, plan.message, pre.firstRows, pre.toSend);
   // A new run refused here never was one (it wrote no journal): its document names no run id,
   // which `msgr runs` would not know; a resume's run is the one resumed.
-  const refused: Summary = previous !== undefined ? base : { ...base, runId: null };
+  const refused: Summary = resuming ? base : { ...base, runId: null };
   const refusal = purpose.kind === 'preview' && campaign.output.json ? { ...refused, preview: previewEntries(plan.message, pre.firstRows) } : refused;
   // Beside an unfinished run the same command without --dry-run or --preview is refused: so is
-  // this one, after showing what it checked (bulk/runs/open.ts).
-  const unfinishedRefusal = unfinished?.refused;
+  // this one, after showing what it checked (bulk/this-run/open.ts).
+  const unfinishedRefusal = unfinished?.refusal;
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
   }
@@ -183,7 +183,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
   // Possible opt-outs no one has decided on stop the run: a new run's preflight found their rows;
   // a resume looks for them in the batches it would send (docs/optouts.md: "Possible opt-outs").
   const undecided = await undecidedRows(run, plan.store, pre, pass.spool, campaign.earlier.resendInDoubt);
-  if (undecided !== undefined) throw possibleOptOutsError(refusal, undecided.rows, undecided.numbers, input.label, previous !== undefined);
+  if (undecided !== undefined) throw possibleOptOutsError(refusal, undecided.rows, undecided.numbers, input.label, resuming);
   // Numbers on rows with different messages stop the run unless the command says which way
   // (bulk/preflight/repeats.ts); their lines are read again from the file for the refusal.
   const several = pre.differentMessages > 0 && repeatMode(shape) === 'stop' ? await findRepeatedLines(input.path, pass.format, pre.columns, plan.checker, message.rowPlan(pre.columns.header, input.label), pre.several, shape.fixMojibake === true) : undefined;
@@ -199,7 +199,7 @@ export async function preflight(ctx: Context, ui: Ui, campaign: Campaign, open: 
     throw unknownMessagesError(refusal, pre, input.label, unknown, sent.named.map((r) => r.runId));
   }
   if (guarded > 0 && leave.guard !== undefined) {
-    throw sentBeforeError(guarded, leave.guard.runs, open.definition, { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, byMessage: leave.guard.numbers.messages.messages.size > 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
+    throw sentBeforeError(guarded, leave.guard.runs, definitionOf(plan), { fileLabel: input.label, trial: purposeFlag(purpose), toSend: guard?.toSend ?? 0, byMessage: leave.guard.numbers.messages.messages.size > 0, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'sent-before', sentBefore: guarded, earlierRuns: leave.guard?.runs.map((r) => r.header.runId) }) });
   }
   const nothing = nothingToSendError(refusal, pre, input.label);
   if (nothing !== undefined) throw nothing;
@@ -253,5 +253,5 @@ function keySet(keys: readonly number[]): NumberSet {
 
 /** A stop asked for before anything was sent ends the run here. */
 export function checkpoint(ctx: Pick<Context, 'interrupt'>, run: Run): void {
-  if (ctx.interrupt.aborted) throw interruptedBeforeSending(run.kind === 'resume' ? run.previous : undefined);
+  if (ctx.interrupt.aborted) throw interruptedBeforeSending(run);
 }

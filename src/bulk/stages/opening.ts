@@ -17,44 +17,55 @@ import type { RunContext } from '../run-context.js';
 import { outcomeTotals } from '../journal/load.js';
 import { DiskReserve } from '../journal/reserve.js';
 import { runMessage, type RunMessage } from '../compose/run-message.js';
-import type { MessageDefinition } from '../compose/definition.js';
 import { openRunReport, ReportWriter } from '../report/writer.js';
 import { clientMaker } from '../send/client.js';
-import { checkStdinAgain, isFinished, openRunState, type Run, type RunInput } from '../runs/open.js';
-import { openInput, spoolStdin } from '../runs/input.js';
-import { planRun, type RunPlan } from '../runs/plan.js';
-import { announceResume, runTargetOf } from '../runs/target.js';
-import { describeEarlier, earlierRuns, type EarlierRun } from '../runs/earlier.js';
-import { checkSameIntent, leaveOutFor, type LeaveOut } from '../runs/already-sent.js';
-import { checkKeyUse, runningNowDocument, sameDataRun } from '../runs/once.js';
+import { checkStdinAgain, openRunState, type Run, type RunInput } from '../this-run/open.js';
+import { openInput, spoolStdin } from '../this-run/input-file.js';
+import { definitionOf, planRun, type RunPlan } from '../this-run/plan.js';
+import { announceResume, runTargetOf } from '../this-run/where.js';
+import { describeEarlier, earlierRuns, type EarlierRun } from '../earlier/of-file.js';
+import { checkSameIntent, leaveOutFor, type LeaveOut } from '../earlier/already-sent.js';
+import { checkKeyUse, keyUseRefusal, runningNowDocument, sameDataRun } from '../earlier/campaign-key.js';
 import { findRun } from '../history/catalogue.js';
-import { buildResumeCommand } from '../runs/resume-command.js';
-import { sampleNumbers } from '../display/sample.js';
+import { buildResumeCommand } from '../this-run/resume-command.js';
+import { sampleNumbers } from '../send/samples.js';
 import { finishedDocument } from '../display/summary.js';
 import { runSchedule, scheduleRecord, type Schedule } from '../../schedule/index.js';
 
 
-/** A run opened: which it is, what it reads, what it sends, where, and what it leaves out. */
+/** What the command hands every stage: the process, what it prints, the campaign, the run's side channels. */
+export interface Command {
+  readonly ctx: Context;
+  readonly ui: Ui;
+  readonly campaign: Campaign;
+  readonly rc: RunContext;
+}
+
+/** Where a run sends, as resolved and as its journal records it, and the API clients loading while the preflight runs. */
+export interface SendsTo {
+  readonly target: Target;
+  readonly journaled: JournaledTarget;
+  readonly clients: Promise<ClientFactory>;
+}
+
+/**
+ * A run opened: which it is (`run.kind`, decided once here, and what that kind of run carries),
+ * what it reads, what it sends, where, and what it leaves out.
+ */
 export interface OpenRun {
   readonly run: Run;
   readonly input: RunInput;
   readonly plan: RunPlan;
   readonly message: RunMessage;
+  /** Undefined for a dry run or a preview, which send nothing. */
+  readonly sendsTo: SendsTo | undefined;
+  readonly leave: LeaveOut;
+  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts). */
+  readonly sameDataAs: EarlierRun | undefined;
   /** The sample numbers, checked (a sample). */
   readonly sampleTo: readonly string[] | undefined;
-  /** Where it sends; undefined for a dry run or a preview. */
-  readonly target: Target | undefined;
-  readonly runTarget: JournaledTarget | undefined;
-  readonly definition: MessageDefinition;
-  readonly leave: LeaveOut;
   readonly reserve: DiskReserve | undefined;
   readonly report: ReportWriter | undefined;
-  /** The API clients, loading while the preflight runs. */
-  readonly clients: Promise<ClientFactory> | undefined;
-  /** What the printed resume command repeats, the file named as the run names it. */
-  readonly resumeWith: ResumeArgs;
-  /** A new run under a campaign key: an earlier run under another key that read the same data (bulk/runs/once.ts). */
-  readonly sameDataAs: EarlierRun | undefined;
   /** When rows may leave (docs/send-windows.md): the run's windows and deadlines; and since when its rows' windows are judged. */
   readonly schedule: Schedule;
   readonly scheduleSince: number;
@@ -65,18 +76,19 @@ export interface OpenRun {
  * earlier runs accepted. Undefined when there is nothing to do, said on stderr (and with --json
  * on stdout): a campaign key's run another process is sending, or a run that finished.
  */
-export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunContext): Promise<OpenRun | undefined> {
+export async function openRun(cmd: Command): Promise<OpenRun | undefined> {
+  const { ctx, ui, campaign, rc } = cmd;
   const state = stateDir(ctx.env, ctx.cwd);
   const { settings, sandbox, place } = campaign.where;
   const { earlier: asked, purpose } = campaign;
   // Runs named by --skip-sent, found before this run moves its file's last journal aside; the flag
-  // alone names the earlier runs of this file (bulk/runs/earlier.ts), found once the input is known.
+  // alone names the earlier runs of this file (bulk/earlier/of-file.ts), found once the input is known.
   const refs = asked.skipSent?.runs ?? [];
   const named = refs.map((ref) => findRun(state, ctx.cwd, ref, FLAG.skipSent));
   let opened = await openRunState(ctx, ui, campaign, rc.defer);
   const key = asked.once;
   if (opened.kind === 'running-now' && key !== undefined) {
-    // It must be this command's run all the same (bulk/runs/once.ts), once the process sending it
+    // It must be this command's run all the same (bulk/earlier/campaign-key.ts), once the process sending it
     // has written its journal's header. A run being sent cannot be abandoned: the refusal offers
     // what it offers for a finished one.
     if (opened.header !== undefined) await checkKeyUse(ctx, { key, header: opened.header, finished: true, campaign, input: await keyedData(ctx, campaign, opened, rc), freeKey: freeKey(state, place, key) });
@@ -91,7 +103,7 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
     const used = keyUsedBy(state, place, key, 'send-bulk');
     if (used !== undefined) throw new UsageError(`${FLAG.once} ${key} was used by ${used}; a key names one message or campaign; nothing was sent`, { hint: `Give this campaign a key of its own (e.g. ${FLAG.once} ${shellQuote(freeKey(state, place, key))}).` });
   }
-  // The key's run must be this command's: its message, its data (bulk/runs/once.ts). A dry run or
+  // The key's run must be this command's: its message, its data (bulk/earlier/campaign-key.ts). A dry run or
   // preview beside the key's unfinished run checks what the command without it would, and ends
   // with its refusal after the preflight.
   const keyedUnfinished = key !== undefined && opened.kind === 'new' ? opened.unfinished : undefined;
@@ -105,31 +117,30 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
       await spoolStdin(ctx, copy);
     }
     if (opened.kind === 'new' && keyedUnfinished !== undefined) {
-      const refused = purpose.kind === 'sample' ? undefined : await checkKeyUse(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).then(
-        () => undefined,
-        (err: unknown) => {
-          if (err instanceof UsageError) return err;
-          throw err;
-        },
-      );
-      if (refused !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refused } };
+      // Said after the preflight, as for an unfinished run without a key: so is a usage error met on
+      // the way (the message or the data that cannot be read), as the command without it would say it.
+      const refusal = purpose.kind === 'sample' ? undefined : await keyUseRefusal(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).catch((err: unknown) => {
+        if (err instanceof UsageError) return { message: err.message, hint: err.hint };
+        throw err;
+      });
+      if (refusal !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refusal } };
       else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
     } else if (opened.kind === 'resume' || opened.kind === 'done') {
-      await checkKeyUse(ctx, { key, header: opened.previous.header, finished: isFinished(opened.previous), campaign, input: data, freeKey: freeKey(state, place, key) });
+      await checkKeyUse(ctx, { key, header: opened.kind === 'done' ? opened.finished.header : opened.resumed.header, finished: opened.kind === 'done', campaign, input: data, freeKey: freeKey(state, place, key) });
     }
   }
   // Every batch answered: nothing to send, and nothing to say under -q (a cron job's later runs).
   if (opened.kind === 'done') {
-    const h = opened.previous.header;
-    const done = finishedDocument({ runId: h.runId, file: h.input.stdin ? '-' : h.input.path, journal: journalPath, finishedAt: opened.previous.lastAnswerAt, totals: outcomeTotals(opened.previous), once: h.once?.key });
+    const h = opened.finished.header;
+    const done = finishedDocument({ runId: h.runId, file: h.input.stdin ? '-' : h.input.path, journal: journalPath, finishedAt: opened.finished.lastAnswerAt, totals: outcomeTotals(opened.finished), once: h.once?.key });
     ui.info(done.line);
     if (campaign.output.json) ctx.stdout.write(`${JSON.stringify(done.doc, null, 2)}\n`);
     return undefined;
   }
-  let run: Run = opened;
-  const previous = run.kind === 'resume' ? run.previous : undefined;
+  // Its journal, when the command resumes a run.
+  const resumed = opened.kind === 'resume' ? opened.resumed : undefined;
   // A resumed run sends the account and sender its journal has.
-  const sends = previous?.header.message;
+  const sends = resumed?.header.message;
   checkSetUp(settings, {
     sandbox,
     offline: isOffline(purpose),
@@ -138,12 +149,12 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   });
   // A second Ctrl-C before the sender is made (loading an --exclude list, at the question) leaves
   // the batches an earlier run left in doubt as they were: 7, as at a checkpoint.
-  rc.inDoubtIs(() => previous?.states.some(isInDoubt) ?? false);
-  if (previous !== undefined) checkSameIntent(named, refs, { bare: asked.skipSent?.same === true, again: asked.again }, previous.header);
+  rc.inDoubtIs(() => resumed?.states.some(isInDoubt) ?? false);
+  if (resumed !== undefined) checkSameIntent(named, refs, { bare: asked.skipSent?.same === true, again: asked.again }, resumed.header);
   rc.at(dirname(journalPath));
   // The resume command names the file by its real path when it was given through a symlink.
-  const resumeWith = { ...campaign.resumeWith, file: run.fileArg };
-  if (previous !== undefined) rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, journalPath));
+  const resumeWith = resumeWithOf(campaign, opened);
+  if (resumed !== undefined) rc.resumable(buildResumeCommand(resumeWith, opened.fileAbs, resumed.header.input.stdin, journalPath));
   const writes = journalOf(purpose) === 'write';
   // Room for the answers of the batches in flight should the disk fill (docs/unattended.md: "Stopping").
   // Taken before the preflight: a disk too full for it stops the run before any work.
@@ -155,19 +166,20 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const reportPath = campaign.output.report?.path;
   const textFile = campaign.message.textFile?.path;
   const reads = [
-    ['the CSV file being sent', run.fileAbs ?? previous?.header.input.path],
-    [`the ${FLAG.exclude} list`, campaign.input.exclude?.path ?? previous?.header.shape.exclude?.path],
+    ['the CSV file being sent', opened.fileAbs ?? resumed?.header.input.path],
+    [`the ${FLAG.exclude} list`, campaign.input.exclude?.path ?? resumed?.header.shape.exclude?.path],
     [`the ${FLAG.textFile}`, textFile !== undefined && textFile !== '-' ? resolve(ctx.cwd, textFile) : undefined],
     ["the run's journal", journalPath],
   ] as const;
   const report = reportPath !== undefined ? openRunReport(reportPath, { purpose, reads, pid: ctx.pid, isProcessAlive: ctx.isProcessAlive }, rc.defer) : undefined;
   rc.reportIs(report);
-  const input = await openInput(ctx, campaign, run, rc.defer);
-  // Piped data an unfinished run read too is that run (known once stdin is read).
-  run = await checkStdinAgain(ctx, ui, campaign, run, input, rc.defer);
+  const input = await openInput(ctx, campaign, opened, rc.defer);
+  // The kind of run, decided here once: what was on disk, unless piped data an unfinished run read
+  // too is that run (known once stdin is read), which a --restart abandons.
+  const run = await checkStdinAgain(ctx, ui, campaign, opened, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
-  const schedule = openSchedule(ctx, ui, campaign, run, plan, resumeWith);
+  const schedule = openSchedule(cmd, run, plan, resumeWith);
   // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
@@ -178,11 +190,11 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const target = offline ? undefined : await resolveTarget(ctx, ui, settings, sandbox, campaign.where.webhookUrl);
   const runTarget = target !== undefined ? runTargetOf(target, settings, plan.message, run.kind === 'resume') : undefined;
   // Before the preflight: a resume against another target stops before anything is read or sent.
-  if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.previous.header, runTarget, plan.message, settings.account.value !== undefined, run.previous.header.shape.personal);
+  if (run.kind === 'resume' && runTarget !== undefined) announceResume(ui, run.runId, run.resumed.header, runTarget, plan.message, settings.account.value !== undefined, run.resumed.header.shape.personal);
   // A new run of a file its earlier runs sent to must say what it means for the numbers they
   // accepted: leave them out (--skip-sent) or message them again (--again); else they are the
   // guard (docs/reruns.md: "Running a file again").
-  const definition = { message: plan.message, personal: plan.shape.personal };
+  const definition = definitionOf(plan);
   const earlier = run.kind === 'resume' ? [] : await earlierRuns({ state, sandbox, fileAbs: input.stdin ? undefined : run.fileAbs, input: { path: input.path, ...input.identity }, place, key });
   // The daily line on a file nobody replaced: the same data as an earlier run under another key
   // stops the run unless the command says it is meant (docs/reruns.md: "The same data under
@@ -193,47 +205,57 @@ export async function openRun(ctx: Context, ui: Ui, campaign: Campaign, rc: RunC
   const deliveredOnly = asked.deliveredOnly ? { state, now: ctx.now() } : undefined;
   const leave = await leaveOutFor(ui, { includeSent: asked.includeSent, named, bare: asked.skipSent?.same === true, again: asked.again, deliveredOnly, inDoubt: asked.skipInDoubt ? 'skip' : asked.resendInDoubt ? 'resend' : undefined, state }, run, definition, runTarget, reportPath !== undefined, earlier);
   // The HTTP client (undici) loads while the preflight runs, not after it.
-  const clients = offline ? undefined : ctx.http();
+  const clients = offline ? undefined : ctx.http().then((http) => http.client);
   clients?.catch(() => undefined);
-  return { run, input, plan, message, sampleTo, target, runTarget, definition, leave, reserve, report, clients, resumeWith, sameDataAs, schedule, scheduleSince: run.kind === 'resume' ? Date.parse(run.previous.header.createdAt) : ctx.now().getTime() };
+  const sendsTo = target !== undefined && runTarget !== undefined && clients !== undefined ? { target, journaled: runTarget, clients } : undefined;
+  const scheduleSince = run.kind === 'resume' ? Date.parse(run.resumed.header.createdAt) : ctx.now().getTime();
+  return { run, input, plan, message, sendsTo, leave, sameDataAs, sampleTo, reserve, report, schedule, scheduleSince };
 }
 
 /**
  * The run's send windows and deadlines (docs/send-windows.md): a resume keeps its journal's
  * windows, and is refused once its deadline has passed unless the command gives a new one.
  */
-function openSchedule(ctx: Context, ui: Ui, campaign: Campaign, run: Run, plan: RunPlan, resumeWith: ResumeArgs): Schedule {
+function openSchedule(cmd: Command, run: Run, plan: RunPlan, resumeWith: ResumeArgs): Schedule {
+  const { ctx, ui, campaign } = cmd;
   const given = campaign.when.given;
-  const previous = run.kind === 'resume' ? run.previous : undefined;
+  const resumed = run.kind === 'resume' ? run.resumed : undefined;
   const journaled = plan.shape.schedule;
-  if (previous !== undefined && given.windowsFrom === 'flag' && JSON.stringify(given.schedule.windows.map((w) => w.text)) !== JSON.stringify(journaled?.windows ?? [])) {
-    throw new UsageError(`${FLAG.resume}: run ${previous.header.runId} keeps the send window it started with (${journaled !== undefined && journaled.windows.length > 0 ? journaled.windows.join(' ') : 'none'}); ${FLAG.window} cannot change it`, {
+  if (resumed !== undefined && given.windowsFrom === 'flag' && JSON.stringify(given.schedule.windows.map((w) => w.text)) !== JSON.stringify(journaled?.windows ?? [])) {
+    throw new UsageError(`${FLAG.resume}: run ${resumed.header.runId} keeps the send window it started with (${journaled !== undefined && journaled.windows.length > 0 ? journaled.windows.join(' ') : 'none'}); ${FLAG.window} cannot change it`, {
       hint: `Leave out ${FLAG.window} to resume it as it was, or ${FLAG.anyTime} to send the rest at any hour.`,
     });
   }
-  const schedule = runSchedule(given, journaled, previous !== undefined);
+  const schedule = runSchedule(given, journaled, resumed !== undefined);
   if (given.overrode !== undefined) ui.info(`${FLAG.anyTime}: profile ${given.overrode}'s send window is set aside for this run`);
-  else if (given.anyTime && previous !== undefined && (journaled?.windows.length ?? 0) > 0) ui.info(`${FLAG.anyTime}: run ${previous.header.runId}'s send window (${journaled?.windows.join(' ') ?? ''}) is set aside for this command`);
+  else if (given.anyTime && resumed !== undefined && (journaled?.windows.length ?? 0) > 0) ui.info(`${FLAG.anyTime}: run ${resumed.header.runId}'s send window (${journaled?.windows.join(' ') ?? ''}) is set aside for this command`);
   const now = ctx.now().getTime();
-  if (previous !== undefined && schedule.stopAt !== undefined && schedule.stopAt <= now) {
-    const resume = `${buildResumeCommand(resumeWith, run.fileAbs, previous.header.input.stdin, run.journalPath)} ${FLAG.stopAt} 4h`;
-    throw new UsageError(`${FLAG.resume}: run ${previous.header.runId}'s deadline (${FLAG.stopAt} ${new Date(schedule.stopAt).toISOString()}) has passed; its rows not sent stay not sent (deadline); nothing was sent`, {
+  if (resumed !== undefined && schedule.stopAt !== undefined && schedule.stopAt <= now) {
+    const resume = `${buildResumeCommand(resumeWith, run.fileAbs, resumed.header.input.stdin, run.journalPath)} ${FLAG.stopAt} 4h`;
+    throw new UsageError(`${FLAG.resume}: run ${resumed.header.runId}'s deadline (${FLAG.stopAt} ${new Date(schedule.stopAt).toISOString()}) has passed; its rows not sent stay not sent (deadline); nothing was sent`, {
       hint: `To send them after all, give it a new deadline: ${resume}`,
-      jsonFor: (exitCode) => ({ runId: previous.header.runId, exitCode, stopped: 'deadline', schedule: scheduleRecord(schedule), error: { message: 'deadline passed', hint: resume } }),
+      jsonFor: (exitCode) => ({ runId: resumed.header.runId, exitCode, stopped: 'deadline', schedule: scheduleRecord(schedule), error: { message: 'deadline passed', hint: resume } }),
     });
   }
   return schedule;
 }
 
 /** The campaign's clients, checked: a bad --ca-file stops the run before a journal exists. */
-export async function clientsFor(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, target: Target): Promise<ReturnType<typeof clientMaker>> {
-  const createClient = await (open.clients ?? ctx.http());
-  return clientMaker(createClient, ctx, { target, settings: campaign.where.settings, timeoutMs: campaign.where.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
+export async function clientsFor(cmd: Command, to: SendsTo): Promise<ReturnType<typeof clientMaker>> {
+  const { ctx, ui, campaign } = cmd;
+  const createClient = await to.clients;
+  return clientMaker(createClient, ctx, { target: to.target, settings: campaign.where.settings, timeoutMs: campaign.where.timeoutMs, debug: ui.verbose ? (line) => ui.debug(line) : undefined });
 }
 
-export function targetOf(open: OpenRun): Target {
-  if (open.target === undefined) throw new Error('send-bulk: no target outside a dry run');
-  return open.target;
+/** Where the run sends: a sample or a send has a target (a dry run and a preview stop before). */
+export function sendsToOf(open: OpenRun): SendsTo {
+  if (open.sendsTo === undefined) throw new Error('send-bulk: no target outside a dry run');
+  return open.sendsTo;
+}
+
+/** What the printed resume command repeats: the file named as the run names it. */
+export function resumeWithOf(campaign: Campaign, run: Pick<Run, 'fileArg'>): ResumeArgs {
+  return { ...campaign.resumeWith, file: run.fileArg };
 }
 
 /** The data a keyed command gives, to compare with its run's: the file, or stdin copied beside the journal. */

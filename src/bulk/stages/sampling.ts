@@ -1,28 +1,28 @@
 // --sample-to (the door: bulk/send-bulk.ts): the first rows' messages to the sample numbers, a run of their own.
-import type { Context } from '../../context.js';
-import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import type { Campaign } from '../campaign.js';
 import { newRunId } from '../journal/keys.js';
-import { resumeRefusal } from '../runs/resume-checks.js';
-import { runTargetOf } from '../runs/target.js';
-import { restartSendsToAll } from '../runs/already-sent.js';
-import { runSamples, type UnfinishedRun } from '../display/sample.js';
-import { clientsFor, targetOf, type OpenRun } from './opening.js';
+import { resumeRefusal } from '../this-run/resume-checks.js';
+import { runTargetOf } from '../this-run/where.js';
+import { definitionOf } from '../this-run/plan.js';
+import { restartSendsToAll } from '../earlier/already-sent.js';
+import { runSamples, type UnfinishedRun } from '../send/samples.js';
+import { clientsFor, sendsToOf, type Command, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
 
 /**
  * --sample-to: the first rows' messages to the sample numbers, as a run of their own (its own run
  * id and keys, no journal); beside an unfinished run, the command that goes on with the campaign.
  */
-export async function sample(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked): Promise<void> {
-  const target = targetOf(open);
-  const newClient = await clientsFor(ctx, ui, campaign, open, target);
+export async function sample(cmd: Command, open: OpenRun, checked: Checked): Promise<void> {
+  const { ctx, ui, campaign } = cmd;
+  const to = sendsToOf(open);
+  const { target } = to;
+  const newClient = await clientsFor(cmd, to);
   const { run, plan, input } = open;
   const { settings } = campaign.where;
   const { pre } = checked;
-  const to = open.sampleTo;
-  if (to === undefined) throw new Error('send-bulk: a sample without numbers');
+  const numbers = open.sampleTo;
+  if (numbers === undefined) throw new Error('send-bulk: a sample without numbers');
   const unfinished = run.kind === 'new' ? run.unfinished : undefined;
   // Beside an unfinished run, the sample names the command that goes on with the campaign.
   const unfinishedRun: UnfinishedRun | undefined =
@@ -32,9 +32,9 @@ export async function sample(ctx: Context, ui: Ui, campaign: Campaign, open: Ope
           runId: unfinished.header.runId,
           sending: unfinished.sending,
           resumeRefusal: resumeRefusal(ctx, campaign, unfinished.header, runTargetOf(target, settings, unfinished.header.message, true), settings.account.value !== undefined, pre.hash),
-          restartSendsToAll: restartSendsToAll(unfinished.header, { message: plan.message, personal: plan.shape.personal }, open.runTarget),
+          restartSendsToAll: restartSendsToAll(unfinished.header, definitionOf(plan), to.journaled),
         };
   const address = target.sandbox ? undefined : { method: 'POST', url: target.endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
-  const s = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to, fileLabel: input.label, json: campaign.output.json, apiKey: target.apiKey, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun, address, rerun: campaign.rerun };
+  const s = { runId: `sample-${newRunId(ctx.now())}`, message: plan.message, rows: pre.firstRows, to: numbers, fileLabel: input.label, json: campaign.output.json, apiKey: target.apiKey, tty: ctx.stderr.isTTY === true, unfinished: unfinishedRun, address, rerun: campaign.rerun };
   return runSamples(ctx, ui, { ...s, client: newClient({ connections: 1 }) });
 }

@@ -1,24 +1,20 @@
 // The send stage (the door: bulk/send-bulk.ts): the journal, then the send pass.
 import { existsSync, rmSync } from 'node:fs';
-import type { Context } from '../../context.js';
 import { stateDir } from '../../files/state-dir.js';
 import { maskSecret, maskUrl } from '../../output/sanitize.js';
-import type { Ui } from '../../output/ui.js';
-import type { Campaign } from '../campaign.js';
-import type { RunContext } from '../run-context.js';
 import { closeRunReport } from '../report/writer.js';
 import { Gate, RateLimiter, Window } from '../send/limiter.js';
 import { createProgress } from '../send/progress.js';
 import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send/opt-outs.js';
 import { Sender } from '../send/sender.js';
 import type { SendResult } from '../send/accounting.js';
-import { openJournal } from '../runs/open.js';
-import { DELIVERED_AT_START, skipSentRecord } from '../runs/already-sent.js';
+import { openJournal } from '../this-run/open.js';
+import { DELIVERED_AT_START, skipSentRecord } from '../earlier/already-sent.js';
 import { leftOutBatches, outcomeRecords } from '../history/catalogue.js';
 import { noteRunData } from '../history/run-index.js';
-import { buildResumeCommand } from '../runs/resume-command.js';
+import { buildResumeCommand } from '../this-run/resume-command.js';
 import { sentSummary, stopReason, type SentSummary } from '../display/summary.js';
-import { clientsFor, targetOf, type OpenRun } from './opening.js';
+import { clientsFor, resumeWithOf, sendsToOf, type Command, type OpenRun } from './opening.js';
 import { scheduleFromRecord, scheduleGate, windowWait, zonedRows, type Schedule } from '../../schedule/index.js';
 import type { RunShape } from '../journal/records.js';
 import type { Checked } from './checking.js';
@@ -39,23 +35,26 @@ export interface Sent {
  * The journal (a new run's header, or the resumed one's), then the send pass: every batch
  * journaled before its request and after its answer, the report in input order.
  */
-export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, rc: RunContext): Promise<Sent> {
-  const target = targetOf(open);
+export async function send(cmd: Command, open: OpenRun, checked: Checked): Promise<Sent> {
+  const { ctx, ui, campaign, rc } = cmd;
+  const to = sendsToOf(open);
+  const { target } = to;
   // The journal only once everything the client needs has been checked: a bad --ca-file must not
   // leave a journal that looks like an unfinished run.
-  const newClient = await clientsFor(ctx, ui, campaign, open, target);
-  const { run, plan, input, message, report, reserve, runTarget } = open;
+  const newClient = await clientsFor(cmd, to);
+  const { run, plan, input, message, report, reserve } = open;
+  const runTarget = to.journaled;
   const { shape, pre } = checked;
   // The report says why each opted-out row was left out: the opt-out in force as the run started.
   const spool = checked.spool !== undefined && pre.suppressed > 0 && report !== undefined ? withOptOutReasons(checked.spool, plan.store.why) : checked.spool;
   const { settings } = campaign.where;
   const sent = open.leave.sent;
-  if (spool === undefined || runTarget === undefined) throw new Error('send-bulk: no spool or target outside a dry run');
+  if (spool === undefined) throw new Error('send-bulk: no spool outside a dry run');
   const { journalPath, runId } = run;
-  const previous = run.kind === 'resume' ? run.previous : undefined;
-  const keyedRun = previous?.header.once ?? (run.kind !== 'resume' ? run.once : undefined);
+  const resuming = run.kind === 'resume';
+  const keyedRun = run.kind === 'resume' ? run.resumed.header.once : run.once;
   // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
-  if (previous === undefined) {
+  if (!resuming) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
     // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
     const delivered = sent?.deliveredOnly !== undefined ? [{ ...DELIVERED_AT_START, set: sent.accepted }] : [];
@@ -66,7 +65,7 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   }
   // Noted in the runs' index before its header is written: a later run of the same data under
   // another name finds it there (bulk/history/run-index.ts).
-  if (previous === undefined) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, input.identity, journalPath);
+  if (!resuming) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, input.identity, journalPath);
   const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
@@ -74,8 +73,9 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   const settledBatches = checked.settled?.batches.filter((b) => b.settled) ?? [];
   for (const b of settledBatches) journal.done({ batch: b.batch, outcome: 'accepted', ids: b.withReceipt.map((x) => x.messageId ?? null), settledBy: 'receipts' });
   if (settledBatches.length > 0) journal.sync();
-  rc.resumable(buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
-  ui.info(`${previous !== undefined ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
+  const resumeWith = resumeWithOf(campaign, run);
+  rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, input.stdin, journalPath));
+  ui.info(`${resuming ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   // Message ids go to the journal (msgr runs report), not only to --report.
   const client = newClient({ connections: campaign.pace.concurrency, maxAttempts: BULK_MAX_ATTEMPTS, readSuccessBody: true, onRetry: (info) => sender.onRetry(info) });
@@ -83,10 +83,21 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
 
   const progress = await createProgress(ctx, { quiet: campaign.output.quiet, verbose: campaign.output.verbose, everyMs: campaign.output.progressEveryMs });
   rc.defer(() => progress.stop());
+  // A resume goes on from its journal: each batch's state, the outcomes --report lists again, the
+  // batches that left numbers out, and who opted out while it was paused.
+  const goesOn =
+    run.kind === 'resume'
+      ? {
+          states: run.resumed.states,
+          earlier: report !== undefined ? await outcomeRecords(journalPath) : undefined,
+          journaledNumbers: run.resumed.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, run.resumed) : undefined,
+          optedOut: run.resumed.optedOut,
+        }
+      : { states: undefined, earlier: undefined, journaledNumbers: undefined, optedOut: undefined };
   const sender = new Sender({
     idempotency: keyedRun?.idempotency ?? runId,
     journal,
-    states: previous?.states,
+    states: goesOn.states,
     frame: message.frame,
     frameOf: message.frameOf,
     batchSize: shape.batchSize,
@@ -101,10 +112,10 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
     client,
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
-    earlier: previous !== undefined && report !== undefined ? await outcomeRecords(journalPath) : undefined,
+    earlier: goesOn.earlier,
     addedSinceStart: plan.addedSinceStart,
-    journaledNumbers: previous !== undefined && previous.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, previous) : undefined,
-    optedOut: previous?.optedOut,
+    journaledNumbers: goesOn.journaledNumbers,
+    optedOut: goesOn.optedOut,
     // Send windows and deadlines (docs/send-windows.md): rows grouped by their zones wait for them.
     zoned: zonedRows(scheduleOfShape(shape)),
     schedule: scheduleGate(open.schedule, {
@@ -125,7 +136,7 @@ export async function send(ctx: Context, ui: Ui, campaign: Campaign, open: OpenR
   const reportWritten = closeRunReport(ui, report, runId);
   const seconds = (performance.now() - t0) / 1000;
   const result = sender.result();
-  const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, journalPath));
+  const summary = sentSummary({ ...checked.base, journal: journalPath, report: reportWritten ? checked.base.report : null }, result, seconds, buildResumeCommand(resumeWith, run.fileAbs, input.stdin, journalPath));
   journal.stop(stopReason(result, summary.toSend) ?? 'finished');
   journal.close();
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });

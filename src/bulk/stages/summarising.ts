@@ -1,25 +1,23 @@
 // The last stage (the door: bulk/send-bulk.ts): the summary, and the error that gives the exit code.
 import { dirname } from 'node:path';
-import type { Context } from '../../context.js';
 import { stateDir } from '../../files/state-dir.js';
 import { redact, showControls } from '../../output/sanitize.js';
-import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import type { Campaign } from '../campaign.js';
 import { FLAG } from '../flag-names.js';
 import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt } from '../history/delivery.js';
-import { buildResumeCommand } from '../runs/resume-command.js';
+import { buildResumeCommand } from '../this-run/resume-command.js';
 import { printSummary, successDocument, summaryError } from '../display/summary.js';
-import { targetOf, type OpenRun } from './opening.js';
+import { resumeWithOf, sendsToOf, type Command, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
 import type { Sent } from './sending.js';
 
 /** The summary on stderr; then the error that gives the exit code, or the --json document of a run that ended well. */
-export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked, sent: Sent): Promise<void> {
+export async function summarise(cmd: Command, open: OpenRun, checked: Checked, sent: Sent): Promise<void> {
+  const { ctx, ui, campaign } = cmd;
   const { run, input, report } = open;
-  const { endpoint, apiKey: key } = targetOf(open);
+  const { endpoint, apiKey: key } = sendsToOf(open).target;
   const { settings } = campaign.where;
   const { result: r, summary } = sent;
   printSummary(ui, summary, r, sent.seconds);
@@ -32,7 +30,7 @@ export async function summarise(ctx: Context, ui: Ui, campaign: Campaign, open: 
     spaceNeeded: spaceToResumeIn(r.fullFolder ?? dirname(run.journalPath), run.journalPath, report?.path, input.identity.size, Math.ceil(r.notSent / checked.shape.batchSize), checked.pre.rows),
     address: { endpoint, baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) },
     restart: campaign.rerun.baseUrlFixed,
-    resend: buildResumeCommand(open.resumeWith, run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
+    resend: buildResumeCommand(resumeWithOf(campaign, run), run.fileAbs, input.stdin, run.journalPath, { resendInDoubt: true }),
     receipts,
   });
   if (err !== undefined) throw err;

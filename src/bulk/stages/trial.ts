@@ -1,13 +1,11 @@
 // A preview or a dry run (the door: bulk/send-bulk.ts): what the campaign would send; they stop there.
-import type { Context } from '../../context.js';
-import type { Ui } from '../../output/ui.js';
-import type { Campaign } from '../campaign.js';
 import { printDryRun, printPreview } from '../display/preview.js';
-import type { OpenRun } from './opening.js';
+import type { Command, OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
 
 /** A preview's --json document, or a dry run's lines and document: what the campaign would send. */
-export function showTrial(ctx: Context, ui: Ui, campaign: Campaign, open: OpenRun, checked: Checked): void {
+export function showTrial(cmd: Command, open: OpenRun, checked: Checked): void {
+  const { ctx, ui, campaign } = cmd;
   const { pre, base } = checked;
   const out = { stdout: ctx.stdout, ui, json: campaign.output.json, summary: base };
   if (campaign.purpose.kind === 'preview') {

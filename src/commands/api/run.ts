@@ -43,9 +43,8 @@ export async function runApi(ctx: Context, opts: ApiOptions): Promise<void> {
   }
 
   await prepareSingleRequest(ctx.nodeVersion);
-  const { createClient } = await import('../../http/client.js');
   const apiKey = target.apiKey;
-  const client = createClient({
+  const client = (await ctx.http()).client({
     endpoint: url,
     apiKey,
     userAgent: userAgent(ctx),

@@ -55,7 +55,9 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
   // that are not records do not: the listener records opt-outs whatever else the file holds, and
   // says so (a send is what the damage stops).
   const store = OptOutStore.open(setup.storePath, ctx);
-  if (store.damage.count > 0) setup.warn(`the opt-out store ${store.path} has ${store.damage.count} line${store.damage.count === 1 ? '' : 's'} that ${store.damage.count === 1 ? 'is not a record' : 'are not records'} (line ${store.damage.lines[0]?.line ?? '?'} first): opt-outs are still recorded, but sends stop until it is repaired: ${repairCommand(setup.account)}`);
+  const damaged = store.damage.count + (store.cutShort !== undefined ? 1 : 0);
+  const first = store.damage.lines[0]?.line ?? store.cutShort?.line;
+  if (damaged > 0) setup.warn(`the opt-out store ${store.path} has ${damaged} line${damaged === 1 ? '' : 's'} that ${damaged === 1 ? 'is not a record' : 'are not records'} (line ${first ?? '?'} first): opt-outs are still recorded, but sends stop until it is repaired: ${repairCommand(setup.account)}`);
   if (setup.plain) {
     const list = new PlainList(setup.path);
     sink = { add: (c, w) => list.add(c.number, w), remove: (c, w) => list.remove(c.number, w) };

@@ -17,9 +17,9 @@ import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
 import type { OptOutHook } from './optouts.js';
-import { forwardWarnings, type ForwardTarget } from '../../events/forward.js';
+import { forwardWarnings, type ForwardTarget, type Hook } from '../../events/forward.js';
 import { shellQuote } from '../../output/shell.js';
-import { ensureDir } from '../../files/dirs.js';
+import { ensureDir, FOR_LISTENING } from '../../files/dirs.js';
 import { makePrivate, privateWarning, together, type Tightened } from '../../files/private.js';
 import { stateDir } from '../../files/state-dir.js';
 
@@ -98,7 +98,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
       const { optOutHook } = await import('./optouts.js');
       const plain = opts.optouts !== true;
       const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
-      if (!plain) ensureDir(resolve(path, '..'));
+      if (!plain) ensureDir(resolve(path, '..'), FOR_LISTENING);
       hook = optOutHook(ctx, { ...opts, defaultCountry, path, plain, storePath: optOutStorePath(state, account), account, warn: (line) => ui.warn(line) });
     }
   } catch (err) {
@@ -168,7 +168,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   sayModes(together(stateModes, tightened));
 
   if (opts.forwardTo !== undefined) for (const line of forwardWarnings(opts.forwardTo, opts.forwardToInArgv, 'MSGR_FORWARD_TO')) ui.warn(line);
-  const forwarder = opts.forwardTo === undefined ? undefined : await startForwarding(ui, opts.forwardTo, out, log);
+  const forwarder = opts.forwardTo === undefined ? undefined : await startForwarding(ui, (await ctx.http()).hook, opts.forwardTo, out, log);
   ui.info(`Ctrl-C to stop`);
 
   const monitor = setInterval(() => watch(ctx, ui, state, { lastEventMs, lastReceiptMs, startMs, warnAfterMs: opts.warnAfterMs }, idle), MONITOR_MS);
@@ -241,13 +241,14 @@ function failed(ui: Ui, n: Notes, err: unknown): void {
   if (e.stack !== undefined) ui.debug(showControls(e.stack));
 }
 
-async function startForwarding(ui: Ui, target: ForwardTarget, out: string, log: EventLog): Promise<import('../../events/forward.js').Forwarder> {
+async function startForwarding(ui: Ui, hook: Hook, target: ForwardTarget, out: string, log: EventLog): Promise<import('../../events/forward.js').Forwarder> {
   const { Forwarder, cursorPath, FORWARD_ATTEMPTS } = await import('../../events/forward.js');
   let failing = false;
   const again = (id: string): string => `msgr listen replay --filter id=${id} --forward-to ${shellQuote(target.shown)}${target.shown.includes('***') ? ' (with your URL\'s password and secrets in place of ***)' : ''}`;
   const forwarder = new Forwarder({
     file: out,
     target,
+    hook,
     cursorFile: cursorPath(out, target.url),
     startOffset: log.size,
     onResult: (r) => {

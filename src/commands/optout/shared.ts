@@ -62,7 +62,7 @@ export function listEntries(state: string, account: string | undefined): { files
   const seen = new Set<string>();
   const entries: Array<[OptOutEntry, string]> = [];
   for (const [i, f] of files.entries()) {
-    for (const e of refuseDamage(OptOutStore.open(f), i === 0 ? account : undefined).entries()) {
+    for (const e of refuseDamage(OptOutStore.open(f), i === 0 ? account : undefined, 'nothing was listed').entries()) {
       if (seen.has(e.number)) continue;
       seen.add(e.number);
       entries.push([e, f]);

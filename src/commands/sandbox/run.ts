@@ -21,7 +21,7 @@ export async function runSandbox(ctx: Context, { options, quiet }: SandboxRun): 
   if (loose !== undefined) createUi(ctx).warn(loose);
   // Ctrl-C closes the server and lets the action return instead of killing the process.
   ctx.enableGracefulInterrupt();
-  const sandbox = await startSandbox({ ...options, startThreads: true, ...(quiet ? {} : { log: say }) });
+  const sandbox = await startSandbox({ ...options, http: ctx.http, startThreads: true, ...(quiet ? {} : { log: say }) });
   ctx.stdout.write(`${sandbox.url}\n`);
   say(`msgr sandbox listening on ${sandbox.url} — nothing sent here is delivered`);
   const key = options.apiKey === undefined ? 'MSGR_API_KEY=any-key' : 'MSGR_API_KEY=<the --api-key value>';

@@ -100,7 +100,7 @@ export interface BulkOptions {
   readonly progressEveryMs?: number | undefined;
   /**
    * Runs (id or journal) whose accepted numbers are left out; '' (the flag alone): the earlier
-   * runs of this file that sent the same message (bulk/runs/earlier.ts).
+   * runs of this file that sent the same message (bulk/earlier/of-file.ts).
    */
   readonly skipSent?: readonly string[] | undefined;
   /** --delivered-only: of the runs --skip-sent leaves out, only numbers their receipts say were delivered. */
@@ -109,7 +109,7 @@ export interface BulkOptions {
   readonly again: boolean;
   /** Under --once: the same data as an earlier run under another key, on purpose. */
   readonly sameData: boolean;
-  /** --once: the campaign key the run is known by (bulk/runs/once.ts). */
+  /** --once: the campaign key the run is known by (bulk/earlier/campaign-key.ts). */
   readonly once?: string | undefined;
   /** --restart: do not leave out what the abandoned run accepted. */
   readonly includeSent: boolean;

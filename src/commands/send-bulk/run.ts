@@ -15,15 +15,16 @@ export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void
   const rc = new RunContext(ctx);
   try {
     const campaign = await resolveCampaign(ctx, opts);
-    const open = await openRun(ctx, ui, campaign, rc);
+    const cmd = { ctx, ui, campaign, rc };
+    const open = await openRun(cmd);
     // Nothing to do (the run finished, or another process is sending it): said so.
     if (open === undefined) return;
-    const checked = await preflight(ctx, ui, campaign, open, rc);
-    if (campaign.purpose.kind === 'preview' || campaign.purpose.kind === 'dry-run') return showTrial(ctx, ui, campaign, open, checked);
-    await confirm(ctx, campaign, open, checked);
-    if (campaign.purpose.kind === 'sample') return await sample(ctx, ui, campaign, open, checked);
-    const sent = await send(ctx, ui, campaign, open, checked, rc);
-    await summarise(ctx, ui, campaign, open, checked, sent);
+    const checked = await preflight(cmd, open);
+    if (campaign.purpose.kind === 'preview' || campaign.purpose.kind === 'dry-run') return showTrial(cmd, open, checked);
+    await confirm(cmd, open, checked);
+    if (campaign.purpose.kind === 'sample') return await sample(cmd, open, checked);
+    const sent = await send(cmd, open, checked);
+    await summarise(cmd, open, checked, sent);
   } catch (err) {
     throw rc.failed(ctx, err);
   } finally {

@@ -7,7 +7,7 @@ import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
-import type { InputRequest } from '../../message/input.js';
+import type { InputRequest } from '../../message/fields/input.js';
 import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../output/sanitize.js';
 import { createUi, paint, type Ui } from '../../output/ui.js';
 import { lineWidth } from '../../output/wrap.js';
@@ -104,8 +104,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 
   // undici is the heaviest import: only a real send pays for it.
   await prepareSingleRequest(ctx.nodeVersion);
-  const { createClient } = await import('../../http/client.js');
-  const client = createClient({
+  const client = (await ctx.http()).client({
     endpoint,
     apiKey,
     userAgent: userAgent(ctx),
@@ -185,7 +184,7 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
     throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
   }
   // zod is loaded only for --input (start-up cost: docs/dependencies.md, "Start-up cost").
-  const { InputRequestSchema } = await import('../../message/input.js');
+  const { InputRequestSchema } = await import('../../message/fields/input.js');
   const parsed = InputRequestSchema.safeParse(data);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {

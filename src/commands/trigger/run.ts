@@ -65,18 +65,16 @@ export async function runTrigger(ctx: Context, opts: TriggerOptions): Promise<vo
   const event = buildEvent(opts, ctx.now());
   const body = JSON.stringify(event);
   const shown = maskUrl(url, { hidePath: true });
-  let status: number;
-  let answer: string;
-  try {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': `msgr/${ctx.version} trigger`, 'webhook-id': String(event.id) }, body, redirect: 'manual', signal: AbortSignal.timeout(TIMEOUT_MS) });
-    status = res.status;
-    answer = (await res.text()).slice(0, 500);
-  } catch (err) {
-    const e = err as Error & { cause?: { code?: string } };
-    const code = e.cause?.code;
-    if (e.name === 'TimeoutError') throw new OutcomeUnknownError(`${shown} did not answer within ${TIMEOUT_MS / 1000} s; the event may or may not have been taken`, { hint: 'Check the listener, then send it again: a listener records the same event id once.' });
-    throw new NotSentError(`cannot reach ${shown} (${code ?? e.message}); the event was not sent`, { hint: code === 'ECONNREFUSED' ? 'Is msgr listen running? Start it (msgr listen), or give --url.' : 'Check the URL.' });
+  // Through the Context's HTTP, which sorts a failure: not sent, or in doubt (docs/design.md: "HTTP").
+  const { hook } = await ctx.http();
+  const a = await hook({ url: new URL(url), method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': `msgr/${ctx.version} trigger`, 'webhook-id': String(event.id) }, body, timeoutMs: TIMEOUT_MS, keepBytes: 64 * 1024 });
+  if (a.kind === 'unknown') throw new OutcomeUnknownError(`${shown} ${a.timedOut ? `did not answer within ${TIMEOUT_MS / 1000} s` : `did not answer (${a.reason})`}; the event may or may not have been taken`, { hint: 'Check the listener, then send it again: a listener records the same event id once.' });
+  if (a.kind === 'not-sent') {
+    const why = a.timedOut ? `no connection within ${TIMEOUT_MS / 1000} s` : a.reason;
+    throw new NotSentError(`cannot reach ${shown} (${why}); the event was not sent`, { hint: a.reason === 'ECONNREFUSED' ? 'Is msgr listen running? Start it (msgr listen), or give --url.' : 'Check the URL.' });
   }
+  const status = a.status;
+  const answer = a.text.slice(0, 500);
   if (opts.json) ctx.stdout.write(`${JSON.stringify({ url: shown, status, event }, null, 2)}\n`);
   const what = `${opts.kind} event ${String(event.id)}`;
   if (status >= 200 && status < 300) {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
+import { hook } from '../../../src/http/provider.js';
 import { cursorPath, FORWARD_ATTEMPTS, Forwarder, forwardTarget, forwardUrl, forwardWarnings, type ForwardResult } from '../../../src/events/forward.js';
 
 describe('forward targets', () => {
@@ -56,7 +57,7 @@ describe('the forwarder', () => {
     writeFileSync(file, rec('ev_1', '{"poison":1}') + rec('ev_2', '{"ok":2}'));
     const target = forwardTarget(`http://127.0.0.1:${(app.address() as AddressInfo).port}/h`);
     const results: ForwardResult[] = [];
-    const f = new Forwarder({ file, target, cursorFile: cursorPath(file, target.url), startOffset: 0, onResult: (r) => results.push(r), attempts: 3, backoffMs: () => 5 });
+    const f = new Forwarder({ file, target, cursorFile: cursorPath(file, target.url), startOffset: 0, onResult: (r) => results.push(r), hook, attempts: 3, backoffMs: () => 5 });
     f.start();
     const start = Date.now();
     while (f.delivered < 1 && Date.now() - start < 10_000) await new Promise((r) => setTimeout(r, 10));

@@ -109,8 +109,14 @@ describe('the opt-out store index', () => {
     assert.equal(statSync(path).size, text.length);
     agree(path, [n(3), n(99)]);
     assert.equal(openOptOuts(join(path, '..', '..'), 'ACME', proc).has(n(3)), false);
+    // Cut inside a record that names its number: a damaged opt-out, which stops a sender.
     truncateSync(path, text.indexOf(n(50)) - 30);
-    agree(path, [n(49), n(50), n(60)]);
+    assert.throws(() => openOptOuts(join(path, '..', '..'), 'ACME', proc), DamagedStoreError);
+    // Cut before its number: nothing it names, so passed over, and the index made again agrees.
+    truncateSync(path, text.lastIndexOf('\n', text.indexOf(n(49))) + 6);
+    agree(path, [n(48), n(49), n(50), n(60)]);
+    assert.equal(openOptOuts(join(path, '..', '..'), 'ACME', proc).has(n(48)), true);
+    assert.equal(openOptOuts(join(path, '..', '..'), 'ACME', proc).has(n(49)), false);
     const other = `${path}.other`;
     writeFileSync(other, line('add', n(90000)));
     renameSync(other, path);

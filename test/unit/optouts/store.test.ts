@@ -81,6 +81,50 @@ describe('the opt-out store', () => {
     assert.equal(readFileSync(tornPath(path), 'utf8'), '{"v":1,"op":"add","num\n');
   });
 
+  test('a last line cut short that names an opt-out counts: senders stop until a writer makes it whole or repair opts the number out', async () => {
+    const state = tmp();
+    const path = optOutStorePath(state, 'T');
+    mkdirSync(join(state, 'optouts'), { recursive: true });
+    // A hand edit (or a crash) cut the last record off before its end and its newline.
+    const cut = '{"v":1,"op":"add","number":"+447400900891","at":"2030-01-01T00:00:00Z","reason":"opt-out"';
+    const whole = '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\n';
+    writeFileSync(path, `${whole}${cut}`);
+    const store = OptOutStore.open(path);
+    assert.deepEqual(store.cutShort, { line: 2, text: cut });
+    assert.throws(() => openOptOuts(state, 'T'), (err: unknown) => err instanceof DamagedStoreError && /1 line that is not a record \(line 2: "\{\\"v\\":1,\\"op\\":\\"add\\",\\"number\\":\\"\+4474009008/.test(err.message) && /msgr optout repair --account T/.test(err.hint ?? ''));
+    // A writer makes it whole: the number opted out (as of the time the line gave), the bytes kept in <store>.torn.
+    await store.add([{ number: '+447400900127', source: 'x' }], writer());
+    assert.equal(readFileSync(tornPath(path), 'utf8'), `${cut}\n`);
+    const healed = openOptOuts(state, 'T');
+    assert.deepEqual(healed.numbers().sort(), ['+447400900126', '+447400900127', '+447400900891']);
+    assert.equal(healed.get('+447400900891')?.since, '2030-01-01T00:00:00.000Z');
+    assert.match(healed.get('+447400900891')?.evidence?.note ?? '', /made whole from a line cut short/);
+    // Or, before any writer came, the repair the refusal offers does it.
+    writeFileSync(path, `${whole}${cut}`);
+    const r = await repairStore(path, writer('2030-01-05T00:00:00.000Z'), undefined);
+    assert.deepEqual(r.numbers.map((n) => [n.line, n.number, n.from]), [[2, '+447400900891', 'part of a record']]);
+    const repaired = openOptOuts(state, 'T');
+    assert.deepEqual(repaired.numbers().sort(), ['+447400900126', '+447400900891']);
+    assert.match(repaired.get('+447400900891')?.evidence?.note ?? '', /named on line 2, which was not a whole record/);
+    // Since the time the record gave, not the repair's.
+    assert.equal(repaired.get('+447400900891')?.since, '2030-01-01T00:00:00.000Z');
+  });
+
+  test('a last line cut short is repaired in place too: the number is opted out, the bytes kept with what is set aside', async () => {
+    const state = tmp();
+    const path = optOutStorePath(state, 'T');
+    mkdirSync(join(state, 'optouts'), { recursive: true });
+    writeFileSync(path, '{"v":1,"op":"add","number":"+447400900126","at":"2030-01-01T00:00:00Z","source":"x"}\n{"v":1,"op":"add","number":"+447400900892","at":"20');
+    // A removal cut short names no opt-out: it stays passed over (the number stays as it was).
+    const removal = join(tmp(), 'r.jsonl');
+    writeFileSync(removal, '{"v":1,"op":"remove","number":"+447400900126","at":"20');
+    assert.equal(OptOutStore.open(removal).cutShort, undefined);
+    const r = await repairStore(path, writer('2030-01-05T00:00:00.000Z'), undefined);
+    assert.deepEqual(r.numbers.map((n) => n.number), ['+447400900892']);
+    assert.match(readFileSync(r.setAsideFile ?? '', 'utf8'), /"number":"\+447400900892","at":"20\n$/);
+    assert.deepEqual(openOptOuts(state, 'T').numbers().sort(), ['+447400900126', '+447400900892']);
+  });
+
   test('lines that are not records are damage: a sender stops, naming them; a writer still records; repair turns typed numbers into opt-outs', async () => {
     const state = tmp();
     const path = optOutStorePath(state, 'ACME');

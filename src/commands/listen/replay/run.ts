@@ -63,6 +63,8 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
     for (const line of forwardWarnings(target, false)) ui.warn(line);
     ctx.enableGracefulInterrupt();
   }
+  // Each event goes out through the Context's HTTP (docs/design.md: "HTTP").
+  const hook = target !== undefined ? (await ctx.http()).hook : undefined;
   let matched = 0;
   let delivered = 0;
   const failed: string[] = [];
@@ -78,7 +80,7 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
       if (v === undefined || !f.values.some((want) => want.toLowerCase() === v.toLowerCase())) return;
     }
     matched++;
-    if (target === undefined) {
+    if (target === undefined || hook === undefined) {
       ctx.stdout.write(`${opts.json ? eventJson(record, s, parsed) : wrap(eventLine(record, s), lineWidth(ctx.stdout), { hang: 10 })}\n`);
       return;
     }
@@ -89,7 +91,7 @@ export async function runReplay(ctx: Context, opts: ReplayOptions): Promise<void
     let a: ForwardAttempt = { ms: 0 };
     let attempts = 0;
     for (; attempts < ATTEMPTS; ) {
-      a = await forwardOnce(record, target);
+      a = await forwardOnce(hook, record, target);
       attempts++;
       if (isDelivered(a) || !worthRetrying(a) || attempts === ATTEMPTS || ctx.interrupt.aborted) break;
       await new Promise((r) => setTimeout(r, backoffMs(attempts)));

@@ -8,7 +8,7 @@ import type { CheckOptions } from './options.js';
 
 export async function runOptoutCheck(ctx: Context, given: readonly string[], opts: CheckOptions): Promise<void> {
   const { state, account, numbers } = await optoutTarget(ctx, 'check', opts);
-  const all = openOptOuts(state, account, ctx);
+  const all = openOptOuts(state, account, ctx, 'nothing was checked');
   const results = numbers(given).map((n) => ({ number: n, entry: all.get(n) }));
   if (opts.json) {
     ctx.stdout.write(`${JSON.stringify({ account: account ?? null, numbers: results.map((r) => ({ number: r.number, optedOut: r.entry !== undefined, ...(r.entry !== undefined ? { since: r.entry.since, reason: r.entry.reason, source: r.entry.source, evidence: r.entry.evidence ?? null } : {}) })) }, null, 2)}\n`);

@@ -19,14 +19,14 @@ export async function runOptoutRepair(ctx: Context, opts: RepairOptions): Promis
     });
   }
   if (opts.json) {
-    ctx.stdout.write(`${JSON.stringify({ store: path, optedOut: r.numbers.map((n) => ({ line: n.line, number: n.number, already: n.already })), setAside: r.setAside, setAsideFile: r.setAsideFile ?? null, backup: r.backup ?? null }, null, 2)}\n`);
+    ctx.stdout.write(`${JSON.stringify({ store: path, optedOut: r.numbers.map((n) => ({ line: n.line, number: n.number, already: n.already, from: n.from })), setAside: r.setAside, setAsideFile: r.setAsideFile ?? null, backup: r.backup ?? null }, null, 2)}\n`);
     return;
   }
   if (r.backup === undefined) {
     ui.info(`nothing to repair: every line of ${path} is a record`);
     return;
   }
-  for (const n of r.numbers) ui.success(`line ${n.line}: ${n.number} ${n.already ? 'was opted out already' : 'is opted out now (typed into the store by hand)'}`);
+  for (const n of r.numbers) ui.success(`line ${n.line}: ${n.number} ${n.already ? 'was opted out already' : `is opted out now (${n.from === 'typed' ? 'typed into the store by hand' : 'named on a line that was not a whole record'})`}`);
   for (const a of r.setAside) ui.warn(`line ${a.line} set aside (${a.why}): ${JSON.stringify(a.text.slice(0, 60))}`);
   ui.info(`repaired ${path}${r.setAsideFile !== undefined ? `; lines set aside are in ${r.setAsideFile}` : ''}; the store as it was is kept as ${r.backup}`);
 }

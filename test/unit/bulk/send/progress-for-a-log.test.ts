@@ -1,0 +1,63 @@
+// Progress for a log (--progress-every): a plain line per interval on a stderr that is no
+// terminal, nothing periodic without the flag. Run in-process (test/support/in-process.ts) against
+// the scriptable server on 127.0.0.1 with a latency.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { cleanEnv, tempDir } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
+import { useTestServer } from '../../../support/test-server.js';
+
+const KEY = 'unattended-key-5678';
+const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+const server = useTestServer({
+  reset: (s) => {
+    s.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
+  },
+});
+
+function env(config: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
+  return cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
+}
+
+/** n distinct valid UK mobile numbers in a CSV. */
+function numbersCsv(n: number): { path: string; numbers: string[] } {
+  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
+  const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
+  writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
+  return { path, numbers };
+}
+
+describe('progress for a log', () => {
+  const LINE = /^progress: [\d,]+ accepted, [\d,]+ failed, \d+ in flight, [\d,]+ left, [\d,]+\/s, ETA (\d+:\d\d|unknown)$/;
+  const LINES = new RegExp(LINE.source, 'gm');
+
+  test('--progress-every 1s on a non-terminal stderr: a plain line per second, even with -q', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
+    const { path } = numbersCsv(1600);
+    const r = await runInProcess(['send-bulk', path, ...MSG, '--batch-size', '50', '--progress-every', '1s', '-q'], { env: env(tempDir()), timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stderr.match(LINES) ?? [];
+    assert.ok(lines.length >= 2, `progress lines: ${JSON.stringify(r.stderr)}`);
+    // -q keeps everything else out.
+    assert.equal(r.stderr.split('\n').filter((l) => l !== '' && !LINE.test(l)).length, 0, r.stderr);
+  });
+
+  test('without --progress-every, nothing periodic: the preflight and the summary only', async () => {
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
+    const { path } = numbersCsv(1600);
+    const r = await runInProcess(['send-bulk', path, ...MSG, '--batch-size', '50'], { env: env(tempDir()), timeoutMs: 60_000 });
+    assert.equal(r.code, 0, r.stderr);
+    assert.doesNotMatch(r.stderr, /progress:/);
+    assert.ok(r.stderr.trim().split('\n').length <= 7, r.stderr);
+  });
+
+  test('--progress-every refuses what is not a duration, naming the flag (exit 2)', async () => {
+    const { path } = numbersCsv(3);
+    const r = await runInProcess(['send-bulk', path, ...MSG, '--progress-every', '10'], { env: env(tempDir()) });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--progress-every: "10" is not a duration from 1s to 24h/);
+    assert.equal(server.requests.length, 0);
+  });
+});
