@@ -5,7 +5,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const BUNDLED = ['chalk', 'commander', 'conf', 'csv-parse', 'libphonenumber-js', 'ora', 'undici', 'zod'];
+export const BUNDLED = ['chalk', 'commander', 'conf', 'countries-and-timezones', 'csv-parse', 'libphonenumber-js', 'ora', 'undici', 'zod'];
 
 function manifest(name) {
   return JSON.parse(readFileSync(join('node_modules', name, 'package.json'), 'utf8'));

@@ -15,6 +15,7 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
   ['MSGR_FORWARD_TO', 'msgr listen: the app to forward events to (as --forward-to), out of ps when it holds a password'],
   ['MSGR_WEBHOOK_URL', 'where the sandbox (msgr sandbox, send --sandbox, send-bulk --sandbox) posts its events and msgr trigger its event (as --webhook-url, --url), out of ps: the URL holds the listener\'s token'],
   ['MSGR_BULK_PARALLEL_MIN_BYTES', 'send-bulk: files at least this big are checked by two threads; "off" turns that off'],
+  ['MSGR_TEST_CLOCK', 'tests only: msgr\'s clock starts at this instant (ISO 8601) and, with @N, runs N times faster (send windows and deadlines are read on it)'],
   ['HTTPS_PROXY, https_proxy', 'proxy for https:// base URLs (http:// or https:// proxy URL, credentials allowed)'],
   ['HTTP_PROXY, http_proxy', 'proxy for http:// base URLs (loopback only), and for https when HTTPS_PROXY is unset'],
   ['NO_PROXY, no_proxy', 'hosts that bypass the proxy (comma list; no CIDR ranges)'],

@@ -11,6 +11,7 @@ export const ExitCode = {
   NOT_SENT: 5,
   OUTCOME_UNKNOWN: 6,
   PARTIAL: 7,
+  WINDOW_CLOSED: 8,
   INTERRUPTED: 130,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -121,6 +122,17 @@ export class PartialError extends MsgrError {
   constructor(message: string, options?: MsgrErrorOptions) {
     super(ExitCode.PARTIAL, message, options);
     this.name = 'PartialError';
+  }
+}
+
+/**
+ * Outside its send window, with --exit-when-closed (a bulk run) or for `send`: nothing more
+ * leaves now; the same command (the resume) goes on once the window opens (exit 8).
+ */
+export class WindowClosedError extends MsgrError {
+  constructor(message: string, options?: MsgrErrorOptions) {
+    super(ExitCode.WINDOW_CLOSED, message, options);
+    this.name = 'WindowClosedError';
   }
 }
 

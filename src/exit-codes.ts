@@ -47,5 +47,11 @@ export const EXIT_CODES: readonly ExitCodeRow[] = [
     rerun: 'with --resume',
     more: 'Also a stopped bulk run that left batches in doubt: check those rows first (msgr runs show); and a bulk run stopped by a 3xx, 404 or 405 once rows were accepted.',
   },
+  {
+    code: 8,
+    meaning: 'outside the send window: nothing more can leave until it opens (--exit-when-closed; send with --window)',
+    rerun: 'when it opens',
+    more: 'A bulk run prints the command that resumes it (the next opening is in the message); a cron line runs it again and it goes on where it stopped. A deadline (--stop-at) that passes is not this code: the rows not sent by then end the run with 7.',
+  },
   { code: 130, meaning: 'interrupted (Ctrl-C, SIGTERM, SIGHUP); a bulk run can be resumed, nothing in doubt', rerun: 'with --resume', more: 'A bulk run also stops so on a full disk.' },
 ];

@@ -308,7 +308,7 @@ export async function run(): Promise<number> {
     get stdin() {
       return process.stdin;
     },
-    now: () => new Date(),
+    now: clockOf(process.env.MSGR_TEST_CLOCK),
     interrupt: controller.signal,
     version: VERSION,
     nodeVersion: process.versions.node,
@@ -375,4 +375,18 @@ function isProcessAlive(pid: number): boolean {
   } catch {
     return true;
   }
+}
+
+/**
+ * The clock: the real one, or in tests (MSGR_TEST_CLOCK=2026-01-15T12:00:00Z@600, read only by
+ * the tests of send windows: test/e2e/send-windows.test.ts) one that starts at that instant and
+ * runs that many times faster, so a run can be seen to wait for a window and go on.
+ */
+function clockOf(spec: string | undefined): () => Date {
+  const m = spec !== undefined ? /^([^@]+)(?:@(\d+(?:\.\d+)?))?$/.exec(spec.trim()) : null;
+  const start = m !== null ? Date.parse(m[1] ?? '') : Number.NaN;
+  if (m === null || !Number.isFinite(start)) return () => new Date();
+  const speed = Number(m[2] ?? '1');
+  const t0 = performance.now();
+  return () => new Date(start + (performance.now() - t0) * speed);
 }

@@ -23,6 +23,8 @@ export function vendorTable() {
     { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: `module.exports = JSON.parse(${JSON.stringify(metadataJson())});`, shape: ['countries', 'object'] },
     // libphonenumber-js reads the same metadata object, not a second copy.
     { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
+    // The countries' time zones (--tz auto), 37 KB: loaded only when a row's zone is looked up.
+    { name: 'countries-and-timezones', imports: ['countries-and-timezones'], entry: "export * from 'countries-and-timezones';", shape: ['getCountry', 'function'] },
     { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';", shape: ['Parser', 'function'] },
     { name: 'zod', imports: ['zod'], entry: "export * from 'zod';", shape: ['z', 'object'] },
     { name: 'chalk', imports: ['chalk'], entry: "export * from 'chalk';", shape: ['Chalk', 'function'] },

@@ -9,12 +9,15 @@ import type { FileEncoding } from '../message/text-file.js';
 import type { Place } from '../once/keys.js';
 import type { Settings } from '../settings/resolve.js';
 import type { MaxCost } from '../pricing/max-cost.js';
+import type { ResolvedSchedule } from '../schedule/index.js';
 
 export interface Campaign {
   readonly message: CampaignMessage;
   readonly input: CampaignInput;
   readonly where: CampaignWhere;
   readonly pace: CampaignPace;
+  /** When: send windows and deadlines (src/schedule/; docs/send-windows.md). */
+  readonly when: CampaignWhen;
   readonly earlier: CampaignEarlier;
   readonly purpose: Purpose;
   readonly output: CampaignOutput;
@@ -106,6 +109,13 @@ export interface CampaignPace {
   readonly batchSize: number | undefined;
   readonly concurrency: number;
   readonly rate: Rate | undefined;
+}
+
+/** When rows may leave, as the command (and its profile) says; a resume keeps its journal's windows. */
+export interface CampaignWhen {
+  readonly given: ResolvedSchedule;
+  /** --exit-when-closed: a closed window ends the run (exit 8) with its resume command, instead of waiting. */
+  readonly exitWhenClosed: boolean;
 }
 
 /** What to do with earlier runs of the file; what is on disk decides which run this is (bulk/this-run/open.ts). */
@@ -200,6 +210,10 @@ export interface ResumeArgs {
   readonly journal?: string | undefined;
   /** A keyed run goes on with its key. */
   readonly once?: string | undefined;
+  /** A deadline the command gave (ISO 8601): a resume past the journal's goes on with it. */
+  readonly stopAt?: string | undefined;
+  /** --exit-when-closed: the resume a cron line runs exits too. */
+  readonly exitWhenClosed?: boolean | undefined;
 }
 
 /** This command, edited, as printed for people: what works next (a sample's "send the campaign with", a fixed base URL). */

@@ -49,6 +49,13 @@ export const FLAG = {
   batchSize: '--batch-size',
   concurrency: '--concurrency',
   rate: '--rate',
+  // when
+  window: '--window',
+  tz: '--tz',
+  anyTime: '--any-time',
+  notBefore: '--not-before',
+  stopAt: '--stop-at',
+  exitWhenClosed: '--exit-when-closed',
   // earlier runs
   journal: '--journal',
   resume: '--resume',

@@ -28,6 +28,10 @@ export interface Profile {
   caFile?: string | undefined;
   /** ISO 3166 code national numbers are read in (`GB`). */
   defaultCountry?: string | undefined;
+  /** Quiet hours kept: the send windows every send of the profile keeps (space-separated, as --window takes them). */
+  window?: string | undefined;
+  /** Whose clock the window is read on (as --tz takes it). */
+  tz?: string | undefined;
 }
 
 const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean' | 'country'> = {
@@ -39,6 +43,8 @@ const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean' | '
   confirm: 'boolean',
   caFile: 'string',
   defaultCountry: 'country',
+  window: 'string',
+  tz: 'string',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

@@ -39,6 +39,9 @@ export interface Settings {
   readonly caFile: Resolved<string | undefined>;
   /** The country national numbers are read in; no built-in default (a guess would misroute). */
   readonly defaultCountry: Resolved<string | undefined>;
+  /** The profile's send window and zone rule (src/schedule/): a default the command's --window, --tz or --any-time sets aside. */
+  readonly window: Resolved<string | undefined>;
+  readonly tz: Resolved<string | undefined>;
   /** The profile asks for confirmation before every send (the production guard: docs/configuration.md: "The production guard"). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
@@ -184,6 +187,8 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
     channel: orUnset(pick(flags.channel, '--channel', undefined, '')) ?? fromProfile(profile?.channel) ?? { value: DEFAULT_CHANNEL, source: 'default' },
     caFile: orUnset(pick(flags.caFile, '--ca-file', env.MSGR_CA_FILE, 'MSGR_CA_FILE')) ?? fromProfile(profile?.caFile) ?? unset,
     defaultCountry: orUnset(pick(flags.defaultCountry, '--default-country', env.MSGR_DEFAULT_COUNTRY, 'MSGR_DEFAULT_COUNTRY')) ?? fromProfile(profile?.defaultCountry) ?? unset,
+    window: fromProfile(profile?.window) ?? unset,
+    tz: fromProfile(profile?.tz) ?? unset,
     confirm: profile?.confirm === true,
     configFile: paths.file,
   };

@@ -49,7 +49,7 @@ describe('bash completion', () => {
     assert.deepEqual(bashComplete(['msgr', 'send', '--ch']), ['--channel', '--character-set']);
     assert.deepEqual(bashComplete(['msgr', 'send', '--api']), ['--api-key-file', '--api-key-stdin']);
     assert.deepEqual(bashComplete(['msgr', 'send', '--json', '--js']), []);
-    assert.deepEqual(bashComplete(['msgr', 'send', '--to', '+447400900123', '--t']), ['--to', '--text', '--text-file', '--text-encoding', '--template', '--timeout']);
+    assert.deepEqual(bashComplete(['msgr', 'send', '--to', '+447400900123', '--t']), ['--to', '--text', '--text-file', '--text-encoding', '--template', '--tz', '--timeout']);
   });
 
   test('values of --channel, --encoding and --delimiter, after a space or an =', () => {

@@ -21,6 +21,8 @@ function settings(confirm: boolean): Settings {
     channel: { value: 'SMS', source: 'default' },
     caFile: { value: undefined, source: 'unset' },
     defaultCountry: { value: undefined, source: 'unset' },
+    window: { value: undefined, source: 'unset' },
+    tz: { value: undefined, source: 'unset' },
     confirm,
     configFile: '/cfg/config.json',
   };

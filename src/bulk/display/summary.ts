@@ -5,7 +5,8 @@
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.
 // See docs/campaign-output.md: "Output", and docs/contract.md: "Exit codes".
-import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, type MsgrError } from '../../errors.js';
+import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError, WindowClosedError, type MsgrError } from '../../errors.js';
+import type { ScheduleRecord } from '../../schedule/index.js';
 import { withoutNothingSent, wrongAddressHint } from '../../http/outcome.js';
 import type { Ui } from '../../output/ui.js';
 import type { NumberColumnChoice } from '../../csv/header.js';
@@ -67,6 +68,8 @@ export interface Summary {
   sameData?: Record<string, unknown>;
   /** What this command may spend (--limit): display/spend.ts. */
   spend?: SpendSummary;
+  /** Send windows and deadlines (docs/send-windows.md); null: any time. */
+  schedule?: ScheduleRecord | null;
 }
 
 /** The opt-out store as a run used it. */
@@ -364,6 +367,22 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
   // A canary that sent what it was asked to, every answer in: done, the rest left to a resume
   // (exit 0: docs/cost-and-canary.md). With rows rejected or in doubt it is a partial run as any.
   if (r.stopped === 'limit' && r.rejected === 0 && r.inDoubt === 0) return undefined;
+  // Send windows (docs/send-windows.md): --exit-when-closed stops at a closed window with the
+  // command that goes on (exit 8); a deadline leaves the rows not sent by then "not sent (deadline)" (7).
+  if (r.stopped === 'window-closed' && r.inDoubt === 0) {
+    const opens = r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : 'later';
+    return new WindowClosedError(`outside the send window: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted; the next batch may leave at ${opens}`, {
+      ...(summary.resume !== null ? { hint: `Run this once the window opens (a cron line can run it every 15 minutes; it goes on where it stopped): ${summary.resume}${summary.resume.includes(FLAG.exitWhenClosed) ? '' : ` ${FLAG.exitWhenClosed}`}` } : {}),
+      jsonFor: (exitCode) => ({ ...summary, exitCode, windowOpensAt: r.opensAt !== undefined ? new Date(r.opensAt).toISOString() : null }),
+    });
+  }
+  if (r.stopped === 'deadline') {
+    const at = summary.schedule?.stopAt ?? '';
+    return new PartialError(`deadline ${FLAG.stopAt} ${at}: ${formatCount(r.accepted)} of ${formatCount(toSend)} recipients accepted, ${formatCount(r.notSent)} not sent (deadline)${inDoubt}`, {
+      hint: [o.reportPath !== undefined ? `Every row's outcome is in ${o.reportPath}.` : undefined, summary.resume !== null ? `The rest are sent only with a new deadline: ${summary.resume.replace(/ --stop-at \S+/, '')} ${FLAG.stopAt} 4h` : undefined, r.inDoubt > 0 ? inDoubtHint.trim() : undefined].filter((s) => s !== undefined).join('\n      '),
+      jsonFor,
+    });
+  }
   if (r.accepted < toSend) {
     const parts = [r.rejected > 0 ? `${formatCount(r.rejected)} rejected` : '', r.inDoubt > 0 ? `${formatCount(r.inDoubt)} in doubt` : '', r.notSent > 0 ? `${formatCount(r.notSent)} not sent` : ''].filter((s) => s !== '');
     // Why batches got no answer or could not leave (a server down, a refused connection): said

@@ -33,6 +33,7 @@
 // in doubt that is sent again (--resend-in-doubt) stays in doubt until an answer comes: a resend
 // killed or stopped before it left does not make the earlier request "never sent".
 // Writing them: src/bulk/journal/writer.ts; reading them: src/bulk/journal/load.ts.
+import type { ScheduleRecord } from '../../schedule/index.js';
 
 export const JOURNAL_VERSION = 1;
 
@@ -74,6 +75,8 @@ export interface RunShape {
   readonly prices?: { readonly file: string; readonly maxCost?: string };
   /** A message per row (bulk/compose/personalise.ts); absent: one message for every row. */
   readonly personal?: PersonalSpec | undefined;
+  /** Send windows and deadlines (src/schedule/): rows are batched by their zones; absent: any time. */
+  readonly schedule?: ScheduleRecord | undefined;
 }
 
 export interface RunHeader {

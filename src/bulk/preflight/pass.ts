@@ -18,7 +18,7 @@ import type { NumberSet } from '../input/number-set.js';
 import { messageColumnNames, type MessageSource, type RowMessagePlan } from '../compose/personalise.js';
 import { repeatMode } from './repeats.js';
 import { PARALLEL_MIN_BYTES, removeSplitSpools, runParallelPreflight, runWholeInWorker } from './parallel.js';
-import { runPreflight, type PreflightResult, type SentMessages } from './range.js';
+import { runPreflight, type PreflightResult, type RowZoneCheck, type SentMessages } from './range.js';
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../../csv/reader.js';
 import { windows1252 } from '../../message/text-file.js';
@@ -60,6 +60,8 @@ export interface PreflightPassConfig {
   /** --price-file: the rows to send priced (in one pass on this thread: the tally is this thread's). */
   readonly cost?: CostTally | undefined;
   readonly sharedParts?: number | undefined;
+  /** Send windows on each row's clock: each row's zones (bulk/preflight/range.ts RowZoneCheck). */
+  readonly rowZones?: RowZoneCheck | undefined;
 }
 
 export interface PreflightPass {
@@ -110,11 +112,12 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   // rows it later finds to be duplicates across its halves, and cannot group rows across them.
   // So are --allow-duplicates runs: a number's further messages are sent, and which of the
   // second half's are new to it depends on every message the first half gave it.
-  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates;
+  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates || c.rowZones !== undefined;
   // A cost estimate and --mobile-only's types are tallied on this thread, in one pass (the split's
   // join would have to take the duplicates across its halves out of them again).
   const here = c.cost !== undefined || c.shape.mobileOnly === true;
-  const threshold = parallelMinBytes(c.env);
+  // Rows grouped by their zones are read on this thread: the worker is not given the zones' rule.
+  const threshold = c.rowZones !== undefined ? undefined : parallelMinBytes(c.env);
   // What a pass in a worker thread needs, split or whole.
   const job = {
     path: c.path,
@@ -177,6 +180,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
         cost: c.cost,
         sharedParts: c.sharedParts,
         mobileOnly: c.shape.mobileOnly === true,
+        rowZones: c.rowZones,
       });
     } catch (err) {
       if (err instanceof CsvInputError) throw new UsageError(`${c.fileLabel} ${err.message}; nothing was sent`, { hint: 'Fix the file and run again.' });

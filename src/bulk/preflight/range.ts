@@ -17,6 +17,7 @@ import { duplicatePayload, messageHash, NumberRepeats, SEVERAL_SHOWN, type Repea
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
 import { createRowChecker, csvUtf8Hint, ENCODING_CAUSES, type RowCheck, type RowChecker } from './row-check.js';
 import type { SpoolWriter } from './spool.js';
+import { messageKeyOf, ZONE_KEY_END, type RowZones } from '../../schedule/index.js';
 import { isSimpleRange, readCsv, readSimpleCsv, type CsvFormat, type ReadResult } from '../../csv/reader.js';
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
@@ -71,6 +72,20 @@ export interface RowPassOptions {
   readonly sharedParts?: number | undefined;
   /** --mobile-only: rows whose number is typed other than mobile are left out (`F`). */
   readonly mobileOnly?: boolean | undefined;
+  /**
+   * Send windows on each row's clock (src/schedule/): each row's zones, from its number or its
+   * column; rows are grouped by them as by a message, and a row with none known, or never open,
+   * is invalid.
+   */
+  readonly rowZones?: RowZoneCheck | undefined;
+}
+
+/** Each row's zones (src/schedule/ rowZoneChecker), and the column they come from (--tz column:NAME). */
+export interface RowZoneCheck {
+  readonly check: (e164: string, cell: string | undefined) => RowZones;
+  readonly column: string | undefined;
+  /** The flag that names the column, for a file without it. */
+  readonly flag: string;
 }
 
 /** What earlier runs accepted of each number's messages (bulk/preflight/repeats.ts messageHash). */
@@ -368,14 +383,20 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   // Rows with messages of their own: grouped as the send pass will group them, to count requests.
   const personal = o.message;
   const totals = personal !== undefined ? new TextTotals() : undefined;
+  // Rows are grouped by their message and, with send windows on each row's clock, their zones.
+  const zoned = o.rowZones;
+  let zoneColumn = -1;
   let firstKey: string | undefined;
+  let firstGroup: string | undefined;
   const grouper =
-    personal !== undefined
+    personal !== undefined || zoned !== undefined
       ? new Grouper<undefined>(
           o.batchSize,
           (b) => {
             if (b.index === 0) {
-              firstKey = b.key;
+              firstGroup = b.key;
+              // The first request's message (none with one shared text).
+              firstKey = personal !== undefined ? messageKeyOf(b.key) : undefined;
               firstCount = b.count;
             }
           },
@@ -423,6 +444,10 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     byMessage = repeats.mode === 'each' && repeats.fingerprinted;
     const message = personal !== undefined ? planRowMessage(columns.header, personal, o.fileLabel) : undefined;
     checkRow = createRowChecker(columns, o.checker, utf8Hint, message, o.fixMojibake === true);
+    if (zoned?.column !== undefined) {
+      zoneColumn = columns.header.indexOf(zoned.column);
+      if (zoneColumn === -1) throw new UsageError(`${zoned.flag} column:${zoned.column}: ${o.fileLabel} has no column "${zoned.column}"; nothing was sent`, { hint: `Its columns: ${columns.header.join(', ')}.` });
+    }
   };
   if (o.start !== undefined) planFor(o.start.header);
 
@@ -452,6 +477,15 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
       }
       // With mangled text repaired (--fix-mojibake), the row as it is sent.
       const fields = r.fields ?? raw;
+      let zoneKey = '';
+      if (zoned !== undefined) {
+        const z = zoned.check(r.e164, zoneColumn >= 0 ? fields[zoneColumn] : undefined);
+        if ('error' in z) {
+          problem(line, (raw[plan.msisdn] ?? '').trim(), { verdict: 'invalid', e164: '', cause: z.cause, column: z.cause === 'zone' && zoned.column !== undefined ? zoned.column : plan.msisdnName, reason: z.error, hint: z.cause === 'zone' ? 'Give each row an IANA zone (Europe/Paris), or send to these numbers with --tz NAME.' : 'These rows can never be sent inside the window: widen --window, or send them with --tz naming the zone meant.' });
+          return;
+        }
+        zoneKey = z.key + ZONE_KEY_END;
+      }
       if (plan.unnamed.length > 0) {
         const filled = plan.unnamed.filter((i) => (fields[i] ?? '').trim() !== '').map((i) => i + 1);
         if (filled.length > 0) {
@@ -523,23 +557,24 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
         if (landlineSamples.length < LANDLINE_SAMPLES) landlineSamples.push({ line, number: r.e164 });
         if (keepNumbers) landlineKeys.push(key);
       }
-      if (r.message !== undefined) {
-        // A message of its own: its parts counted, its request found by grouping.
-        const wanted = o.spool !== undefined || firstKey === undefined || firstRows.length < keepFirst;
+      if (r.message !== undefined || zoned !== undefined) {
+        // A message of its own (its parts counted), or zones of its own: its request found by grouping.
+        const group = zoneKey + (r.message?.key ?? '');
+        const wanted = o.spool !== undefined || firstGroup === undefined || firstRows.length < keepFirst;
         const json = wanted ? recipientJson(plan, r.e164, fields) : '';
-        if (r.message.analysis !== undefined) totals?.add(r.message.analysis, line);
-        if (firstKey === undefined) {
-          const list = firstOf.get(r.message.key);
-          if (list === undefined) firstOf.set(r.message.key, [json]);
+        if (r.message?.analysis !== undefined) totals?.add(r.message.analysis, line);
+        if (firstGroup === undefined) {
+          const list = firstOf.get(group);
+          if (list === undefined) firstOf.set(group, [json]);
           else list.push(json);
         }
-        grouper?.add(r.message.key, undefined);
-        if (firstKey !== undefined && firstBatch.length === 0) {
-          firstBatch.push(...(firstOf.get(firstKey) ?? []).slice(0, firstCount));
+        grouper?.add(group, undefined);
+        if (firstGroup !== undefined && firstBatch.length === 0) {
+          firstBatch.push(...(firstOf.get(firstGroup) ?? []).slice(0, firstCount));
           firstOf.clear();
         }
-        o.spool?.send(line, r.e164, `${json}\t${r.message.key}`, hash);
-        if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: r.message.key });
+        o.spool?.send(line, r.e164, `${json}\t${group}`, hash);
+        if (firstRows.length < keepFirst) firstRows.push({ line, e164: r.e164, recipient: json, key: r.message?.key });
         return;
       }
       if (o.spool !== undefined || firstBatch.length < o.batchSize || firstRows.length < keepFirst) {
@@ -590,7 +625,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   });
   if (hash !== undefined && o.end !== undefined) await hashFrom(o.path, o.end, hash);
   grouper?.finish();
-  if (firstKey !== undefined && firstBatch.length === 0) firstBatch.push(...(firstOf.get(firstKey) ?? []).slice(0, firstCount));
+  if (firstGroup !== undefined && firstBatch.length === 0) firstBatch.push(...(firstOf.get(firstGroup) ?? []).slice(0, firstCount));
   firstOf.clear();
   return {
     columns,

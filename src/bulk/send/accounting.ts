@@ -29,7 +29,7 @@ export const MAX_CONSECUTIVE_FAILURES = 5;
  * disk-full: a journal line (or the report) found no room; journal: it could not be written;
  * unreachable: a request could not get to the API (no connection, the proxy's tunnel, TLS).
  */
-export type StopReason = 'limit' | 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal';
+export type StopReason = 'limit' | 'interrupted' | 'auth' | 'config' | 'unreachable' | 'failing' | 'disk-full' | 'journal' | 'deadline' | 'window-closed';
 
 export interface SendResult {
   accepted: number;
@@ -55,6 +55,8 @@ export interface SendResult {
   /** The 3xx, 404 or 405 that stopped the run (stopped: config): the base URL is to fix. */
   wrongAddress?: number;
   throttled: number;
+  /** When the next batch's send window opens (stopped: window-closed), ms. */
+  opensAt?: number;
 }
 
 export interface AccountingParts {
@@ -140,7 +142,7 @@ export class BatchAccounting {
 
   result(): SendResult {
     const r = this.#result;
-    r.stopped = this.#stopped;
+    r.stopped = this.#stopped ?? (r.opensAt !== undefined ? 'window-closed' : this.#tooLate ? 'deadline' : undefined);
     r.notSent = this.#cfg.toSend - r.accepted - r.rejected - r.inDoubt - r.excludedAfterStart - r.suppressedAfterStart;
     // Settled in the order their answers (or timeouts) came: listed in the order of the file.
     r.inDoubtBatches.sort((a, b) => a.batch - b.batch);
@@ -237,6 +239,10 @@ export class BatchAccounting {
         return 'not sent: the disk is full';
       case 'journal':
         return 'not sent: the journal could not be written';
+      case 'deadline':
+        return 'not sent (deadline)';
+      case 'window-closed':
+        return 'not sent yet: outside its send window';
       default:
         return 'not sent';
     }
@@ -354,6 +360,26 @@ export class BatchAccounting {
   stop(reason: StopReason): void {
     if (this.#stopped === undefined) this.#stopped = reason;
     this.#stopRetries.abort();
+  }
+
+  /**
+   * A batch whose send window is closed (--exit-when-closed): not sent, left to a resume; the
+   * batches after it whose windows are open go on. The run ends 'window-closed', with the
+   * earliest opening of those it left.
+   */
+  /** A batch whose window opens only after the deadline: not sent (deadline); the run goes on with the others. */
+  tooLate(b: Batch): void {
+    this.#tooLate = true;
+    b.outcome = 'not-sent';
+    b.error = 'not sent (deadline)';
+  }
+
+  #tooLate = false;
+
+  windowClosed(b: Batch, opensAt: number): void {
+    this.#result.opensAt = Math.min(this.#result.opensAt ?? opensAt, opensAt);
+    b.outcome = 'not-sent';
+    b.error = 'not sent yet: outside its send window';
   }
 
   stats(inFlight: number): ProgressStats {

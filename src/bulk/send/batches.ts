@@ -9,6 +9,7 @@ import type { ReportRow, RowOutcome } from '../report/writer.js';
 import { alreadySentRow, type ReportRows } from '../report/order.js';
 import { byNumber, duplicateError } from '../preflight/repeats.js';
 import { splitMessageHash, type SpoolKind, type SpoolSource } from '../preflight/spool.js';
+import { messageKeyOf } from '../../schedule/index.js';
 
 export interface Batch {
   readonly seq: number;
@@ -239,7 +240,7 @@ async function readGrouped(source: BatchSource): Promise<void> {
       lines[i] = line;
       numbers[i] = number;
       if (withReport) seqs[i] = seq;
-      repeated.seen(number, line, key);
+      repeated.seen(number, line, messageKeyOf(key));
       grouper.add(key, p);
     } else if (withReport) {
       const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' || kind === 'F' ? payload || undefined : undefined;

@@ -33,6 +33,7 @@ import { ReportOrder, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { leaveOutOfBatch, type AddedSinceStart } from './opt-outs.js';
 import { idempotencyKey } from '../journal/keys.js';
+import { messageKeyOf, type WaitResult } from '../../schedule/index.js';
 
 /**
  * Batches are journaled ahead of the window, so a batch that gets a slot finds its "send" line
@@ -108,6 +109,12 @@ export interface SenderParts {
    * Idempotency-Key must carry the same recipients when a resume sends it (docs/cost-and-canary.md).
    */
   readonly limit?: number | undefined;
+  /**
+   * Send windows and deadlines (src/schedule/): when a batch (by its grouping key) may leave;
+   * undefined: any time. `zoned`: rows are grouped by their zones (the spool carries the key).
+   */
+  readonly schedule?: ((key: string | undefined) => Promise<WaitResult>) | undefined;
+  readonly zoned?: boolean | undefined;
 }
 
 /** A batch whose "send" line is written or being flushed: `written` settles with undefined or the error. */
@@ -222,7 +229,7 @@ export class Sender {
     await readBatches({
       spool,
       batchSize: this.#cfg.batchSize,
-      grouped: this.#cfg.frameOf !== undefined,
+      grouped: this.#cfg.frameOf !== undefined || this.#cfg.zoned === true,
       withReport,
       duplicateKeys: this.#cfg.duplicateKeys,
       sendable: (batch) => {
@@ -348,17 +355,46 @@ export class Sender {
     const { b, written } = ahead;
     const { signal } = this.#cfg;
     let slot = false;
+    /** --exit-when-closed: its window is closed; when it opens. */
+    let closedUntil: number | undefined;
+    /** Its window opens only after the deadline. */
+    let tooLate = false;
     if (this.#books.stopped === undefined && (await this.#window.acquire(signal))) {
       slot = true;
       await this.#cfg.gate.wait(signal);
       await this.#cfg.limiter?.take(b.count, signal);
       await this.#cfg.gate.wait(signal);
+      // Last, with its slot: a batch leaves only while its window is open, and before the deadline.
+      const when = await this.#cfg.schedule?.(b.key);
+      if (when?.state === 'closed') closedUntil = when.opensAt;
+      else if (when?.state === 'too-late') tooLate = true;
+      else if (when?.state === 'deadline') {
+        // Those that got their go in this turn leave first: the stop is for the batches after them.
+        await Promise.all([...this.#inFlight]);
+        this.#books.stop('deadline');
+      }
     }
     if (!ahead.settled) this.#cfg.journal.need(b.index);
     const err = await written;
     if (err !== undefined) {
       // Not written, so not sent, and nothing after it is: a local cause, never doubt.
       this.#stayed(b, slot, () => this.#books.notWritten(b, err, this.#inFlight.size));
+      return;
+    }
+    if (tooLate && this.#books.stopped === undefined) {
+      this.#stayed(b, slot, () => {
+        this.#books.tooLate(b);
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      });
+      return;
+    }
+    if (closedUntil !== undefined && this.#books.stopped === undefined) {
+      // Its window is closed (--exit-when-closed): left to a resume; the next ones may be open.
+      const opensAt = closedUntil;
+      this.#stayed(b, slot, () => {
+        this.#books.windowClosed(b, opensAt);
+        this.#cfg.journal.answered({ batch: b.index, outcome: 'not-sent', error: b.error });
+      });
       return;
     }
     if (!slot || this.#books.stopped !== undefined) {
@@ -452,7 +488,7 @@ export class Sender {
 
   /** Sends a batch whose "send" line is on disk, and records its answer. */
   async #send(b: Batch, key: string): Promise<void> {
-    const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(b.key) : this.#cfg.frame;
+    const frame = b.key !== undefined && this.#cfg.frameOf !== undefined ? this.#cfg.frameOf(messageKeyOf(b.key)) : this.#cfg.frame;
     const body = frame.prefix + b.entries.join(',') + frame.suffix;
     b.entries = [];
     let outcome: Outcome;

@@ -11,7 +11,8 @@ import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
 import { outcomeTotals } from '../journal/load.js';
 import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/message.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
-import { garbledRows, type PreflightResult } from '../preflight/range.js';
+import { garbledRows, type PreflightResult, type RowZoneCheck } from '../preflight/range.js';
+import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, scheduleRecord, zonedRows, type ScheduleRecord } from '../../schedule/index.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
@@ -109,6 +110,8 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     // --price-file: the rows to send priced as the preflight reads them (pricing/).
     cost: prices !== undefined ? new CostTally(prices) : undefined,
     sharedParts: message.textAnalysis?.parts,
+    // Rows batched by their zones, as the run's journal says (its windows decide its batches).
+    rowZones: rowZonesOf(plan.shape.schedule, open.scheduleSince),
   };
   // The guard's rows are counted as rows left out are, in a pass of their own that writes nothing:
   // the totals, a preview and a dry run are those of the command as given, and a --restart leaves
@@ -134,7 +137,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const safeChange = gsmSafeChangeOf(plan.message);
   const store = optOutStoreSummary(plan.store);
   const sameDataAs = open.sameDataAs;
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), schedule: isScheduled(open.schedule) ? scheduleRecord(open.schedule) : null, optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).
@@ -143,6 +146,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (resuming || campaign.input.columns.vars !== undefined) };
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: resuming, columns });
   printLeftOut(ui, sent, pre, plan.leaveOut);
+  if (isScheduled(open.schedule)) ui.info(`when: ${describeSchedule(open.schedule)}`);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   let settled: InDoubtSettlement | undefined;
@@ -266,6 +270,13 @@ async function undecidedRows(run: Run, store: PlannedStore, pre: PreflightResult
     return [{ number, lines: at, described: describePossible(p), accept: optOuts.decideCommand(number, 'accept'), dismiss: optOuts.decideCommand(number, 'dismiss'), json: { number, lines: at, since: p.since, source: p.source, evidence: p.evidence ?? null } }];
   });
   return { rows, numbers };
+}
+
+/** Each row's zones, when the run's windows are read on each row's clock (docs/send-windows.md). */
+function rowZonesOf(record: ScheduleRecord | undefined, since: number): RowZoneCheck | undefined {
+  const s = record !== undefined ? scheduleFromRecord(record) : undefined;
+  if (s === undefined || !zonedRows(s)) return undefined;
+  return { check: rowZoneChecker(s, since), column: s.tz?.kind === 'column' ? s.tz.column : undefined, flag: FLAG.tz };
 }
 
 /** The opt-out store as the summary and the --json document tell it. */

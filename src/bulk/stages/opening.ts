@@ -30,6 +30,7 @@ import { findRun } from '../history/catalogue.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
 import { sampleNumbers } from '../send/samples.js';
 import { finishedDocument } from '../display/summary.js';
+import { runSchedule, scheduleRecord, type Schedule } from '../../schedule/index.js';
 
 
 /** What the command hands every stage: the process, what it prints, the campaign, the run's side channels. */
@@ -65,6 +66,9 @@ export interface OpenRun {
   readonly sampleTo: readonly string[] | undefined;
   readonly reserve: DiskReserve | undefined;
   readonly report: ReportWriter | undefined;
+  /** When rows may leave (docs/send-windows.md): the run's windows and deadlines; and since when its rows' windows are judged. */
+  readonly schedule: Schedule;
+  readonly scheduleSince: number;
 }
 
 /**
@@ -175,6 +179,7 @@ export async function openRun(cmd: Command): Promise<OpenRun | undefined> {
   const run = await checkStdinAgain(ctx, ui, campaign, opened, input, rc.defer);
   rc.reads(input.identity.size);
   const plan = await planRun(ctx, ui, campaign, run);
+  const schedule = openSchedule(cmd, run, plan, resumeWith);
   // One shared text, or a message per row (docs/personalised.md: "Personalised messages"), as the journal says on a resume.
   const message = runMessage(plan.message, plan.shape.personal, campaign.message.textFile !== undefined ? FLAG.textFile : FLAG.text);
   const sampleTo = sampleNumbers(purpose.kind === 'sample' ? purpose.to : undefined, plan.checker, plan.exclude !== undefined ? { set: plan.exclude.set, label: campaign.input.exclude?.given ?? '' } : undefined, plan.store.mode === 'left-out' ? plan.store.optOuts : undefined);
@@ -203,7 +208,36 @@ export async function openRun(cmd: Command): Promise<OpenRun | undefined> {
   const clients = offline ? undefined : ctx.http().then((http) => http.client);
   clients?.catch(() => undefined);
   const sendsTo = target !== undefined && runTarget !== undefined && clients !== undefined ? { target, journaled: runTarget, clients } : undefined;
-  return { run, input, plan, message, sendsTo, leave, sameDataAs, sampleTo, reserve, report };
+  const scheduleSince = run.kind === 'resume' ? Date.parse(run.resumed.header.createdAt) : ctx.now().getTime();
+  return { run, input, plan, message, sendsTo, leave, sameDataAs, sampleTo, reserve, report, schedule, scheduleSince };
+}
+
+/**
+ * The run's send windows and deadlines (docs/send-windows.md): a resume keeps its journal's
+ * windows, and is refused once its deadline has passed unless the command gives a new one.
+ */
+function openSchedule(cmd: Command, run: Run, plan: RunPlan, resumeWith: ResumeArgs): Schedule {
+  const { ctx, ui, campaign } = cmd;
+  const given = campaign.when.given;
+  const resumed = run.kind === 'resume' ? run.resumed : undefined;
+  const journaled = plan.shape.schedule;
+  if (resumed !== undefined && given.windowsFrom === 'flag' && JSON.stringify(given.schedule.windows.map((w) => w.text)) !== JSON.stringify(journaled?.windows ?? [])) {
+    throw new UsageError(`${FLAG.resume}: run ${resumed.header.runId} keeps the send window it started with (${journaled !== undefined && journaled.windows.length > 0 ? journaled.windows.join(' ') : 'none'}); ${FLAG.window} cannot change it`, {
+      hint: `Leave out ${FLAG.window} to resume it as it was, or ${FLAG.anyTime} to send the rest at any hour.`,
+    });
+  }
+  const schedule = runSchedule(given, journaled, resumed !== undefined);
+  if (given.overrode !== undefined) ui.info(`${FLAG.anyTime}: profile ${given.overrode}'s send window is set aside for this run`);
+  else if (given.anyTime && resumed !== undefined && (journaled?.windows.length ?? 0) > 0) ui.info(`${FLAG.anyTime}: run ${resumed.header.runId}'s send window (${journaled?.windows.join(' ') ?? ''}) is set aside for this command`);
+  const now = ctx.now().getTime();
+  if (resumed !== undefined && schedule.stopAt !== undefined && schedule.stopAt <= now) {
+    const resume = `${buildResumeCommand(resumeWith, run.fileAbs, resumed.header.input.stdin, run.journalPath)} ${FLAG.stopAt} 4h`;
+    throw new UsageError(`${FLAG.resume}: run ${resumed.header.runId}'s deadline (${FLAG.stopAt} ${new Date(schedule.stopAt).toISOString()}) has passed; its rows not sent stay not sent (deadline); nothing was sent`, {
+      hint: `To send them after all, give it a new deadline: ${resume}`,
+      jsonFor: (exitCode) => ({ runId: resumed.header.runId, exitCode, stopped: 'deadline', schedule: scheduleRecord(schedule), error: { message: 'deadline passed', hint: resume } }),
+    });
+  }
+  return schedule;
 }
 
 /** The campaign's clients, checked: a bad --ca-file stops the run before a journal exists. */

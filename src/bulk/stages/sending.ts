@@ -15,6 +15,8 @@ import { noteRunData } from '../history/run-index.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
 import { sentSummary, stopReason, type SentSummary } from '../display/summary.js';
 import { clientsFor, resumeWithOf, sendsToOf, type Command, type OpenRun } from './opening.js';
+import { scheduleFromRecord, scheduleGate, windowWait, zonedRows, type Schedule } from '../../schedule/index.js';
+import type { RunShape } from '../journal/records.js';
 import type { Checked } from './checking.js';
 
 /** 429 retries per request: they are always safe, so bulk allows more than `send`. */
@@ -115,6 +117,14 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
     journaledNumbers: goesOn.journaledNumbers,
     optedOut: goesOn.optedOut,
     limit: campaign.spend.limit,
+    // Send windows and deadlines (docs/send-windows.md): rows grouped by their zones wait for them.
+    zoned: zonedRows(scheduleOfShape(shape)),
+    schedule: scheduleGate(open.schedule, {
+      now: () => ctx.now().getTime(),
+      signal: ctx.interrupt,
+      exitWhenClosed: campaign.when.exitWhenClosed,
+      onWait: (zones, opensAt) => progress.log(windowWait(zones, opensAt)),
+    }),
   });
   // The journal first: it writes the answers already in, then tells of requests still out.
   rc.inDoubtIs(() => journal.quitNow() || sender.leavesInDoubt());
@@ -134,4 +144,9 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
   return { result, seconds, summary, reportWritten };
+}
+
+/** The windows a run's batches were made by (its journal's). */
+function scheduleOfShape(shape: RunShape): Schedule | undefined {
+  return shape.schedule !== undefined ? scheduleFromRecord(shape.schedule) : undefined;
 }

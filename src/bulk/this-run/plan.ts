@@ -2,6 +2,7 @@
 // shape): from the campaign for a new run, exactly as journaled for a resumed one. Also the number
 // checker and the numbers not to message those imply: the --exclude list and the account's opt-out
 // store (docs/optouts.md: "Sending"), each as the run started, and what went on them since.
+import { isScheduled, scheduleRecord } from '../../schedule/index.js';
 import { existsSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
@@ -112,6 +113,8 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
       ...(rows.mobileOnly ? { mobileOnly: true } : {}),
       ...(campaign.spend.priceFile !== undefined ? { prices: { file: campaign.spend.priceFile.path, ...(campaign.spend.maxCost !== undefined ? { maxCost: campaign.spend.maxCost.text } : {}) } } : {}),
       personal: { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null },
+      // Send windows and deadlines, kept so a resume keeps them (docs/send-windows.md).
+      ...(isScheduled(campaign.when.given.schedule) ? { schedule: scheduleRecord(campaign.when.given.schedule) } : {}),
     };
   }
   let country: CountryCode | undefined;

@@ -26,6 +26,8 @@ export function buildResumeCommand(flags: ResumeArgs, fileAbs: string | undefine
   if (flags.concurrency !== DEFAULT_CONCURRENCY) args.push(FLAG.concurrency, String(flags.concurrency));
   if (flags.rate !== undefined) args.push(FLAG.rate, shellQuote(flags.rate.text));
   if (flags.report !== undefined) args.push(FLAG.report, shellQuote(flags.report));
+  if (flags.stopAt !== undefined) args.push(FLAG.stopAt, shellQuote(flags.stopAt));
+  if (flags.exitWhenClosed === true) args.push(FLAG.exitWhenClosed);
   if (flags.yes) args.push(FLAG.yes);
   return args.join(' ');
 }

@@ -27,7 +27,9 @@ export const CHANNELS = ['SMS', 'RCS'];
 export const ENCODINGS = ['utf8', 'latin1', 'utf16le', 'utf16be'];
 export const DELIMITERS = [',', ';', 'tab', '|'];
 export const SANDBOX_HOSTS = ['127.0.0.1', '::1', 'localhost'];
-export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file'];
+export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz'];
+/** --tz: the rules, and the zones this Node knows (Intl, full ICU). */
+export const TZ_RULES = ['auto', 'column:'];
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const FILE_OPTIONS = new Set(['--text-file', '--input', '--api-key-file', '--ca-file', '--report', '--journal', '--exclude', '--record', '--price-file']);
 // `profile set NAME ca-file` takes a file too (see positionalValues).
@@ -50,6 +52,10 @@ function optionValues(long: string, cmdPath: string, s: CompletionSources): Comp
       return { kind: 'values', candidates: plain(s.profileNames(), 'profile') };
     case '--default-country':
       return { kind: 'values', candidates: plain(s.countries()) };
+    case '--tz':
+      return { kind: 'values', candidates: plain([...(cmdPath === 'send-bulk' ? TZ_RULES : TZ_RULES.slice(0, 1)), ...Intl.supportedValuesOf('timeZone')]) };
+    case '--window':
+      return { kind: 'values', candidates: plain(['08:00-21:00', '09:00-20:00', 'mon-fri:09:00-20:00', 'sat:10:00-16:00']) };
     case '--host':
       return { kind: 'values', candidates: cmdPath === 'sandbox' ? plain(SANDBOX_HOSTS) : [] };
     default:

@@ -19,7 +19,7 @@ export const warnTo =
 
 // Value checks shared by add and set.
 
-export const SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file'] as const;
+export const SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz'] as const;
 export type SettingName = (typeof SETTINGS)[number];
 
 export function settingName(input: string): SettingName {

@@ -9,6 +9,8 @@ import { msgrCommand, shellQuote } from '../../output/shell.js';
 import { placeOf } from '../../once/keys.js';
 import { resolveSettings } from '../../settings/resolve.js';
 import { settingsEndpoint } from '../../settings/target.js';
+import { resolveSchedule } from '../../schedule/index.js';
+import { profileSchedule } from '../shared/schedule.js';
 import type { Campaign, Purpose, Rerun } from '../../bulk/send-bulk.js';
 import { DEFAULT_BATCH_SIZE } from '../../bulk/campaign.js';
 import type { BulkOptions } from './options.js';
@@ -27,6 +29,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
     : opts.sampleTo !== undefined ? { kind: 'sample', to: opts.sampleTo, rows: opts.sample }
     : opts.dryRun ? { kind: 'dry-run' }
     : { kind: 'send' };
+  const given = resolveSchedule(opts, profileSchedule(settings), ctx.now().getTime());
   const skipSent = opts.skipSent !== undefined ? { runs: opts.skipSent.filter((ref) => ref !== ''), same: opts.skipSent.includes('') } : undefined;
   return {
     message: {
@@ -66,6 +69,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
     },
     // A canary smaller than a request is sent exactly: the run's requests are that size (a resume keeps the journal's).
     pace: { batchSize: opts.batchSize ?? (opts.limit !== undefined && opts.limit < DEFAULT_BATCH_SIZE && !opts.resume ? opts.limit : undefined), concurrency: opts.concurrency, rate: opts.rate },
+    when: { given, exitWhenClosed: opts.exitWhenClosed },
     earlier: {
       request: opts.resume ? 'resume' : opts.restart ? 'restart' : 'new',
       journal: opts.journal,
@@ -88,7 +92,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       progressEveryMs: opts.progressEveryMs,
     },
     spend: { limit: opts.limit, priceFile: opts.priceFile !== undefined ? { given: opts.priceFile, path: resolve(ctx.cwd, opts.priceFile) } : undefined, maxCost: opts.maxCost },
-    resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once },
+    resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once, ...(given.stopAtGiven && given.schedule.stopAt !== undefined ? { stopAt: new Date(given.schedule.stopAt).toISOString() } : {}), ...(opts.exitWhenClosed ? { exitWhenClosed: true } : {}) },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };
 }

@@ -84,6 +84,13 @@ export interface BulkOptions {
   readonly batchSize?: number | undefined;
   readonly concurrency: number;
   readonly rate?: Rate | undefined;
+  // when (src/schedule/)
+  readonly window?: readonly string[] | undefined;
+  readonly tz?: string | undefined;
+  readonly anyTime: boolean;
+  readonly notBefore?: string | undefined;
+  readonly stopAt?: string | undefined;
+  readonly exitWhenClosed: boolean;
   // state
   readonly journal?: string | undefined;
   readonly resume: boolean;
@@ -209,6 +216,12 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     batchSize: int(raw, 'batchSize', 1, MAX_BATCH_SIZE),
     concurrency: int(raw, 'concurrency', 1, MAX_CONCURRENCY) ?? DEFAULT_CONCURRENCY,
     rate,
+    window: list(raw, 'window'),
+    tz: str(raw, 'tz'),
+    anyTime: bool(raw, 'anyTime'),
+    notBefore: str(raw, 'notBefore'),
+    stopAt: str(raw, 'stopAt'),
+    exitWhenClosed: bool(raw, 'exitWhenClosed'),
     journal: str(raw, 'journal'),
     resume: bool(raw, 'resume'),
     resendInDoubt: bool(raw, 'resendInDoubt'),

@@ -20,6 +20,13 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
     .option('--once <key>', 'send this message once under a key: the same command again sends nothing more (per account)')
     .option('--gsm-safe', 'replace look-alikes in the text (’ ‘ “ ” – — … no-break space) with GSM-7 characters before sending');
   addMessageOptions(cmd);
+  cmd
+    .optionsGroup("When (on the recipient's clock):")
+    .option('--window <[days:]HH:MM-HH:MM>', "send only inside this window of every recipient's local time; outside it nothing is sent (exit 8) (repeatable; default: the profile's window)", collect)
+    .option('--tz <zone>', "whose clock --window is read on: an IANA zone (Europe/Paris), or auto: the zones of each number's country (default)")
+    .option('--any-time', "send at any hour, setting aside the profile's window for this message")
+    .option('--not-before <time>', 'send nothing before this time (exit 8): ISO 8601 or a duration from now')
+    .option('--stop-at <time>', 'send nothing at or after this time (exit 8): ISO 8601 or a duration from now');
   addConnectionOptions(cmd, { webhook: true });
   cmd.addHelpText(
     'after',

@@ -16,6 +16,12 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   once?: string | undefined;
   /** --gsm-safe: the text's look-alikes replaced with GSM-7 characters (docs/cost-and-canary.md). */
   gsmSafe?: boolean | undefined;
+  /** Send windows and deadlines (docs/send-windows.md). */
+  window?: string[] | undefined;
+  tz?: string | undefined;
+  anyTime?: boolean | undefined;
+  notBefore?: string | undefined;
+  stopAt?: string | undefined;
 }
 
 export function parseSendOptions(raw: Raw): SendOptions {
@@ -29,6 +35,11 @@ export function parseSendOptions(raw: Raw): SendOptions {
     input: str(raw, 'input'),
     once: onceKey(raw),
     gsmSafe: bool(raw, 'gsmSafe'),
+    window: list(raw, 'window'),
+    tz: str(raw, 'tz'),
+    anyTime: bool(raw, 'anyTime'),
+    notBefore: str(raw, 'notBefore'),
+    stopAt: str(raw, 'stopAt'),
   };
 }
 

@@ -16,6 +16,7 @@ import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { colorLevel, type Context } from '../../context.js';
 import { describeSource, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
+import { checkSendWindow } from '../shared/schedule.js';
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile } from '../shared/files.js';
 import { splitList, type SendOptions } from './options.js';
@@ -70,6 +71,8 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     return;
   }
   if (once !== undefined) request = once.request as unknown as typeof request;
+  // Send windows and deadlines (docs/send-windows.md): outside them nothing is sent (exit 8).
+  checkSendWindow(ctx, ui, opts, settings, request.recipients?.map((r) => r.msisdn) ?? [], opts.dryRun === true);
 
   if (opts.dryRun === true) {
     // A dry run checks what it can without sending: a base URL the send would refuse fails here.

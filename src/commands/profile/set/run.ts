@@ -8,6 +8,7 @@ import { shellQuote } from '../../../output/shell.js';
 import { getProfile, loadStore, unknownProfileError, updateStore, type Profile } from '../../../profiles/store.js';
 import { checkBool, checkCaFile, checkChannel, checkCountryCode, checkText, describeProfile, obtainKey, settingName, warnTo, type SettingName } from '../shared.js';
 import type { SetOptions } from './options.js';
+import { parseZoneRule, resolveSchedule, splitWindows, zoneRuleText } from '../../../schedule/index.js';
 
 export async function runSet(ctx: Context, name: string, setting: string, value: string | undefined, opts: SetOptions): Promise<void> {
   const ui = createUi(ctx, opts);
@@ -91,6 +92,22 @@ async function settingChange(
       const v = await checkCaFile(ctx, value, 'ca-file');
       return (p) => {
         p.caFile = v;
+      };
+    }
+    case 'window': {
+      // Checked as --window checks it: windows separated by spaces.
+      const v = checkText(value, 'window');
+      resolveSchedule({ window: splitWindows(v) }, undefined, ctx.now().getTime());
+      return (p) => {
+        p.window = splitWindows(v).join(' ');
+      };
+    }
+    case 'tz': {
+      const rule = parseZoneRule(checkText(value, 'tz'));
+      if ('error' in rule) throw new UsageError(`tz: ${rule.error}`, { hint: 'Give an IANA zone (America/New_York), column:NAME (send-bulk), or auto.' });
+      const v = zoneRuleText(rule);
+      return (p) => {
+        p.tz = v;
       };
     }
   }

@@ -33,6 +33,9 @@ export async function runShow(ctx: Context, name: string | undefined, opts: Show
       channel: entry(settings.channel),
       caFile: entry(settings.caFile),
       defaultCountry: entry(settings.defaultCountry),
+      // Quiet hours, when the profile keeps them (docs/send-windows.md).
+      ...(settings.window.value !== undefined ? { window: entry(settings.window) } : {}),
+      ...(settings.tz.value !== undefined ? { tz: entry(settings.tz) } : {}),
       confirm: { value: settings.confirm, source: settings.confirm ? 'profile' : 'default', ...(settings.confirm ? { origin: settings.profile.value } : {}) },
       configFile: settings.configFile,
     };
@@ -51,6 +54,8 @@ export async function runShow(ctx: Context, name: string | undefined, opts: Show
       ['CA file', settings.caFile.value ?? '(not set)', describeSource(settings.caFile)],
       ['country', settings.defaultCountry.value ?? '(not set)', describeSource(settings.defaultCountry)],
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
+      ...(settings.window.value !== undefined ? [['send window', settings.window.value, describeSource(settings.window)] as [string, string, string]] : []),
+      ...(settings.tz.value !== undefined ? [['time zone', settings.tz.value, describeSource(settings.tz)] as [string, string, string]] : []),
     ];
     // The path is long: outside the table, so it does not widen the value column.
     // On a narrow terminal each source goes under its value (output/table.ts).

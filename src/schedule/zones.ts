@@ -1,0 +1,83 @@
+// Time zones: the rule a command gives (--tz), a zone's offset at an instant and a local time's
+// instant (Intl, with Node's full ICU: the IANA rules, DST included), and a country's zones from
+// the countries-and-timezones dataset (docs/design.md: "Time zones").
+import { getCountry } from 'countries-and-timezones';
+
+/** Whose clock a window is read on: one zone for every row, a zone per row from a column, or the number's country. */
+export type ZoneRule = { readonly kind: 'zone'; readonly zone: string } | { readonly kind: 'column'; readonly column: string } | { readonly kind: 'auto' };
+
+/** The zone's canonical IANA name, or undefined when Intl does not know it. */
+export function canonicalZone(name: string): string | undefined {
+  const text = name.trim();
+  if (text === '' || /^[+-]?\d/.test(text)) return undefined;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: text }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `Europe/Paris`, `column:tz`, `auto`; undefined when it is none of them (the caller names the flag). */
+export function parseZoneRule(text: string): ZoneRule | { readonly error: string } {
+  const t = text.trim();
+  if (t.toLowerCase() === 'auto') return { kind: 'auto' };
+  if (t.toLowerCase().startsWith('column:')) {
+    const column = t.slice('column:'.length).trim();
+    return column === '' ? { error: 'column: needs a column name (column:NAME)' } : { kind: 'column', column };
+  }
+  const zone = canonicalZone(t);
+  return zone !== undefined ? { kind: 'zone', zone } : { error: `"${t}" is not an IANA time zone` };
+}
+
+export function zoneRuleText(rule: ZoneRule): string {
+  return rule.kind === 'zone' ? rule.zone : rule.kind === 'column' ? `column:${rule.column}` : 'auto';
+}
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(zone: string): Intl.DateTimeFormat {
+  let f = formatters.get(zone);
+  if (f === undefined) {
+    f = new Intl.DateTimeFormat('en-US', { timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric', second: 'numeric' });
+    formatters.set(zone, f);
+  }
+  return f;
+}
+
+/** The wall clock in `zone` at instant `t`: its fields, as a UTC timestamp of the same digits. */
+export function wallClock(zone: string, t: number): number {
+  const parts: Record<string, number> = {};
+  for (const p of formatter(zone).formatToParts(new Date(t))) if (p.type !== 'literal') parts[p.type] = Number(p.value);
+  return Date.UTC(parts.year ?? 1970, (parts.month ?? 1) - 1, parts.day ?? 1, parts.hour ?? 0, parts.minute ?? 0, parts.second ?? 0);
+}
+
+/** The zone's offset from UTC at instant `t`, in ms (whole seconds). */
+export function offsetAt(zone: string, t: number): number {
+  return wallClock(zone, Math.floor(t / 1000) * 1000) - Math.floor(t / 1000) * 1000;
+}
+
+/**
+ * The instant a wall-clock time (given as a UTC timestamp of its digits) happens in `zone`. In a
+ * spring-forward gap (02:30 that never comes) it moves on by the gap's length (03:30), as
+ * java.time and Temporal do; in a fall-back repeat, it is the first of the two.
+ */
+export function instantOf(zone: string, wall: number): number {
+  const before = offsetAt(zone, wall - 86_400_000);
+  const after = offsetAt(zone, wall + 86_400_000);
+  const first = wall - before;
+  if (wallClock(zone, first) === wall) return first;
+  const second = wall - after;
+  if (wallClock(zone, second) === wall) return second;
+  // In the gap: read with the offset before it, which lands the gap's length later.
+  return wall - before;
+}
+
+/**
+ * The zones of a country (ISO 3166 alpha-2), as the dataset lists them; empty when it lists
+ * none. The numbering plan says nothing finer for most countries; a country with several zones
+ * is read as all of them (the caller intersects their windows).
+ */
+export function countryZones(country: string): readonly string[] {
+  const zones = getCountry(country.toUpperCase())?.timezones ?? [];
+  return [...new Set(zones.map((z) => canonicalZone(z) ?? z))].sort();
+}

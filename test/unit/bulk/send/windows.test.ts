@@ -1,0 +1,181 @@
+// Send windows and deadlines in a whole send-bulk run (docs/send-windows.md), in-process against
+// a fake API and a clock of the test's that runs fast: the run waits while a row's window is
+// closed and goes on when it opens, and the API checks that every recipient it gets is inside
+// its window on its own clock; --exit-when-closed stops (exit 8) with the command that goes on;
+// a deadline leaves rows "not sent (deadline)", and a resume after it is refused unless it gives
+// a new one.
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, test } from 'node:test';
+import { ExitCode } from '../../../../src/errors.js';
+import { fakeApi, accept, type FakeApi, type Responder } from '../../../support/fake-api.js';
+import { fakeContext } from '../../../support/fake-context.js';
+import { bulkFiles, sendBulk } from '../../../support/in-process.js';
+
+/** Each row's number and zone: New York, London, Sydney, Paris, Los Angeles. */
+const ROWS: Array<[string, string]> = [
+  ['+12125550101', 'America/New_York'],
+  ['+447911123456', 'Europe/London'],
+  ['+61412345678', 'Australia/Sydney'],
+  ['+33612345678', 'Europe/Paris'],
+  ['+12135550102', 'America/Los_Angeles'],
+];
+const ZONE = new Map(ROWS);
+
+/** A clock that starts at `iso` and runs `speed` times faster than the real one. */
+function fastClock(iso: string, speed: number): () => Date {
+  const start = Date.parse(iso);
+  const t0 = performance.now();
+  return () => new Date(start + (performance.now() - t0) * speed);
+}
+
+/** The hour and minute on `zone`'s clock at `t`, as minutes after midnight. */
+function localMinutes(zone: string, t: Date): number {
+  const parts = new Intl.DateTimeFormat('en-GB', { timeZone: zone, hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).formatToParts(t);
+  const n = (type: string): number => Number(parts.find((p) => p.type === type)?.value);
+  return n('hour') * 60 + n('minute');
+}
+
+function files(): ReturnType<typeof bulkFiles> & { csv: string } {
+  const c = bulkFiles(1, 'msgr-windows-');
+  const csv = join(c.dir, 'people.csv');
+  writeFileSync(csv, ['msisdn,name,tz', ...ROWS.map(([n, z], i) => `${n},P${i},${z}`)].join('\n') + '\n');
+  return { ...c, csv };
+}
+
+/** The API, checking every recipient against 09:00-20:00 on its own clock when the request arrives. */
+function checkedApi(now: () => Date, seen: Array<{ msisdn: string; at: Date }>): FakeApi {
+  const respond: Responder = (r, i) => {
+    const at = now();
+    for (const x of r.body.recipients ?? []) {
+      const zone = ZONE.get(x.msisdn) ?? 'UTC';
+      const m = localMinutes(zone, at);
+      assert.ok(m >= 9 * 60 && m < 20 * 60, `${x.msisdn} sent at ${at.toISOString()}, ${Math.floor(m / 60)}:${m % 60} in ${zone}`);
+      seen.push({ msisdn: x.msisdn, at });
+    }
+    return accept(r, i);
+  };
+  return fakeApi(respond);
+}
+
+function run(env: Record<string, string>, now: () => Date, api: FakeApi, argv: string[]) {
+  const ctx = { ...fakeContext({ env, http: api.http }), now };
+  return sendBulk(ctx, argv).then((err) => ({ err, ctx }));
+}
+
+const COMMON = ['--from', 'Acme', '--text', 'Hi {{name}}', '--window', '09:00-20:00', '--tz', 'column:tz', '--yes'];
+
+describe('send windows in send-bulk', () => {
+  test('the run waits while a window is closed, goes on when it opens, and sends no row outside its own', async () => {
+    const c = files();
+    // Monday 7 December 2026, 05:00 UTC: only Sydney (16:00) is open. One real ms is 36 s.
+    const now = fastClock('2026-12-07T05:00:00Z', 36_000);
+    const seen: Array<{ msisdn: string; at: Date }> = [];
+    const api = checkedApi(now, seen);
+    const { err, ctx } = await run(c.env, now, api, [c.csv, ...COMMON, '--report', join(c.dir, 'out.csv')]);
+    assert.equal(err, undefined, err?.message);
+    // Batched by zone: one request per row, each inside its window.
+    assert.deepEqual(seen.map((s) => s.msisdn).sort(), ROWS.map(([n]) => n).sort());
+    assert.equal(api.requests.length, 5);
+    // The run said that it waits, and for whom (Los Angeles opens last, at 09:00 there: 17:00 UTC).
+    assert.match(ctx.err(), /outside the send window: waiting until Tue 09:00 in America\/Los_Angeles, 2026-12-08T17:00:00\.000Z; Ctrl-C stops/);
+    assert.match(ctx.err(), /when: send window 09:00-20:00 in each row's zone \(column tz\)/);
+    assert.match(readFileSync(join(c.dir, 'out.csv'), 'utf8'), /\+12135550102,accepted/);
+  });
+
+  test('--exit-when-closed sends what is open, stops with 8 and the command that goes on; the resume sends the rest once open', async () => {
+    const c = files();
+    const seen: Array<{ msisdn: string; at: Date }> = [];
+    const early = fastClock('2026-12-07T05:00:00Z', 1);
+    const first = await run(c.env, early, checkedApi(early, seen), [c.csv, ...COMMON, '--exit-when-closed']);
+    assert.equal(first.err?.exitCode, ExitCode.WINDOW_CLOSED, first.err?.message);
+    assert.match(first.err?.message ?? '', /outside the send window: 1 of 5 recipients accepted; the next batch may leave at 2026-12-07T08:00:00\.000Z/);
+    const resume = /msgr send-bulk (.*)$/m.exec(first.err?.hint ?? '')?.[1] ?? '';
+    assert.match(resume, /--resume .*--exit-when-closed/);
+    assert.deepEqual(seen.map((s) => s.msisdn), ['+61412345678']);
+    // The journal keeps the window: the resume gives none of its flags. At 14:30 UTC New York,
+    // London and Paris are open; Los Angeles (06:30) is not.
+    const later = fastClock('2026-12-07T14:30:00Z', 1);
+    const args = resume.split(' ').map((a) => a.replace(/^'(.*)'$/, '$1'));
+    const second = await run(c.env, later, checkedApi(later, seen), args);
+    assert.equal(second.err?.exitCode, ExitCode.WINDOW_CLOSED, second.err?.message);
+    assert.deepEqual(seen.map((s) => s.msisdn).sort(), ['+12125550101', '+33612345678', '+447911123456', '+61412345678']);
+    const evening = fastClock('2026-12-07T22:30:00Z', 1);
+    const third = await run(c.env, evening, checkedApi(evening, seen), args);
+    assert.equal(third.err, undefined, third.err?.message);
+    // Each row once, every one inside its window.
+    assert.deepEqual(seen.map((s) => s.msisdn).sort(), ROWS.map(([n]) => n).sort());
+  });
+
+  test('a deadline leaves rows "not sent (deadline)"; a resume after it is refused unless it gives a new one, and the command offered is accepted', async () => {
+    const c = files();
+    const seen: Array<{ msisdn: string; at: Date }> = [];
+    const report = join(c.dir, 'out.csv');
+    // 13:00 UTC, deadline 16:00: New York opens at 14:00 and London, Paris are open; Sydney
+    // (00:00) opens at 22:00 and Los Angeles at 17:00, after the deadline.
+    const now = fastClock('2026-12-07T13:00:00Z', 36_000);
+    const first = await run(c.env, now, checkedApi(now, seen), [c.csv, ...COMMON, '--stop-at', '2026-12-07T16:00:00Z', '--report', report]);
+    assert.equal(first.err?.exitCode, ExitCode.PARTIAL, first.err?.message);
+    assert.match(first.err?.message ?? '', /deadline --stop-at 2026-12-07T16:00:00\.000Z: 3 of 5 recipients accepted, 2 not sent \(deadline\)/);
+    const lines = readFileSync(report, 'utf8');
+    assert.match(lines, /\+61412345678,not-sent,,,not sent \(deadline\)/);
+    assert.match(lines, /\+12135550102,not-sent,,,not sent \(deadline\)/);
+    assert.deepEqual(seen.map((s) => s.msisdn).sort(), ['+12125550101', '+33612345678', '+447911123456']);
+    // The next day: the resume is refused, nothing is sent, and the refusal offers a new deadline.
+    const nextDay = fastClock('2026-12-08T05:00:00Z', 1);
+    const refused = await run(c.env, nextDay, checkedApi(nextDay, seen), [c.csv, '--resume', '--report', report]);
+    assert.equal(refused.err?.exitCode, ExitCode.USAGE, refused.err?.message);
+    assert.match(refused.err?.message ?? '', /deadline \(--stop-at 2026-12-07T16:00:00\.000Z\) has passed/);
+    const offered = /give it a new deadline: msgr send-bulk (.*)$/m.exec(refused.err?.hint ?? '')?.[1] ?? '';
+    assert.match(offered, /--resume .*--stop-at 4h$/);
+    assert.equal(seen.length, 3);
+    // The command offered is accepted: at 05:00 UTC Sydney is open (16:00), Los Angeles is not
+    // before the new deadline (09:00 UTC).
+    const args = offered.split(' ').map((a) => a.replace(/^'(.*)'$/, '$1'));
+    const again = await run(c.env, nextDay, checkedApi(nextDay, seen), args);
+    assert.equal(again.err?.exitCode, ExitCode.PARTIAL, again.err?.message);
+    assert.deepEqual(seen.map((s) => s.msisdn).sort(), ['+12125550101', '+33612345678', '+447911123456', '+61412345678']);
+  });
+
+  test('a dry run and the --json summary show the schedule; a zone column that is not a zone makes the row invalid', async () => {
+    const c = files();
+    const now = fastClock('2026-12-07T05:00:00Z', 1);
+    const api = fakeApi();
+    const dry = await run(c.env, now, api, [c.csv, ...COMMON, '--stop-at', '8h', '--dry-run', '--json']);
+    assert.equal(dry.err, undefined, dry.err?.message);
+    const doc = JSON.parse(dry.ctx.out()) as { schedule: unknown };
+    assert.deepEqual(doc.schedule, { windows: ['09:00-20:00'], tz: 'column:tz', notBefore: null, stopAt: '2026-12-07T13:00:00.000Z' });
+    writeFileSync(c.csv, `msisdn,name,tz\n+447911123456,A,Europe/London\n+447911123457,B,Mars/Olympus\n`);
+    const bad = await run(c.env, now, api, [c.csv, ...COMMON, '--dry-run']);
+    assert.equal(bad.err?.exitCode, ExitCode.USAGE);
+    assert.match(bad.err?.message ?? '', /1 invalid row; nothing was sent:[^]*line 3: "Mars\/Olympus" in column tz is not an IANA time zone/);
+    assert.deepEqual(api.requests, []);
+  });
+
+  test('--tz auto reads each number\'s country; a country with several zones gets the intersection', async () => {
+    const c = files();
+    // 13:30 UTC: London 13:30 is open; the United States' zones (New York 08:30 … Honolulu
+    // 03:30) are not all open until 19:00 UTC (09:00 in Honolulu and Adak). Batches leave in
+    // the file's order: London's waits behind the United States' (docs/send-windows.md).
+    // The clock keeps real time until the first request, then runs 36,000 times faster.
+    let fast: { real: number; clock: number } | undefined;
+    const start = Date.parse('2026-12-07T13:30:00Z');
+    const t0 = performance.now();
+    const now = (): Date => new Date(fast === undefined ? start + performance.now() - t0 : fast.clock + (performance.now() - fast.real) * 36_000);
+    const sent: Array<{ msisdn: string; at: Date }> = [];
+    const api = fakeApi((r, i) => {
+      for (const x of r.body.recipients ?? []) sent.push({ msisdn: x.msisdn, at: now() });
+      fast ??= { real: performance.now(), clock: now().getTime() };
+      return accept(r, i);
+    });
+    writeFileSync(c.csv, `msisdn,name\n+447911123456,B\n+12125550101,A\n`);
+    const { err } = await run(c.env, now, api, [c.csv, '--from', 'Acme', '--text', 'Hi', '--window', '09:00-20:00', '--yes']);
+    assert.equal(err, undefined, err?.message);
+    const us = sent.find((s) => s.msisdn === '+12125550101');
+    const uk = sent.find((s) => s.msisdn === '+447911123456');
+    assert.ok(us !== undefined && uk !== undefined);
+    assert.ok(us.at.getTime() >= Date.parse('2026-12-07T19:00:00Z'), `US sent at ${us.at.toISOString()}`);
+    assert.ok(uk.at.getTime() < Date.parse('2026-12-07T14:00:00Z'), `UK sent at ${uk.at.toISOString()}`);
+  });
+});
