@@ -32,6 +32,8 @@ export interface Profile {
   window?: string | undefined;
   /** Whose clock the window is read on (as --tz takes it). */
   tz?: string | undefined;
+  /** Prices per SMS part (as --price-file takes it; an absolute path): the preflight estimates a campaign's cost. */
+  priceFile?: string | undefined;
 }
 
 const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean' | 'country'> = {
@@ -45,6 +47,7 @@ const PROFILE_FIELDS: Record<keyof Profile, 'string' | 'channel' | 'boolean' | '
   defaultCountry: 'country',
   window: 'string',
   tz: 'string',
+  priceFile: 'string',
 };
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);

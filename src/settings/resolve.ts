@@ -42,6 +42,8 @@ export interface Settings {
   /** The profile's send window and zone rule (src/schedule/): a default the command's --window, --tz or --any-time sets aside. */
   readonly window: Resolved<string | undefined>;
   readonly tz: Resolved<string | undefined>;
+  /** The profile's price file (docs/cost-and-canary.md): a default --price-file sets aside. */
+  readonly priceFile: Resolved<string | undefined>;
   /** The profile asks for confirmation before every send (the production guard: docs/configuration.md: "The production guard"). */
   readonly confirm: boolean;
   /** The profile store's file, for messages (it may not exist yet). */
@@ -189,6 +191,7 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
     defaultCountry: orUnset(pick(flags.defaultCountry, '--default-country', env.MSGR_DEFAULT_COUNTRY, 'MSGR_DEFAULT_COUNTRY')) ?? fromProfile(profile?.defaultCountry) ?? unset,
     window: fromProfile(profile?.window) ?? unset,
     tz: fromProfile(profile?.tz) ?? unset,
+    priceFile: fromProfile(profile?.priceFile) ?? unset,
     confirm: profile?.confirm === true,
     configFile: paths.file,
   };

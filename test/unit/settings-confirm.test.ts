@@ -23,6 +23,7 @@ function settings(confirm: boolean): Settings {
     defaultCountry: { value: undefined, source: 'unset' },
     window: { value: undefined, source: 'unset' },
     tz: { value: undefined, source: 'unset' },
+    priceFile: { value: undefined, source: 'unset' },
     confirm,
     configFile: '/cfg/config.json',
   };

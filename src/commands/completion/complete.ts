@@ -27,12 +27,12 @@ export const CHANNELS = ['SMS', 'RCS'];
 export const ENCODINGS = ['utf8', 'latin1', 'utf16le', 'utf16be'];
 export const DELIMITERS = [',', ';', 'tab', '|'];
 export const SANDBOX_HOSTS = ['127.0.0.1', '::1', 'localhost'];
-export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz'];
+export const PROFILE_SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz', 'price-file'];
 /** --tz: the rules, and the zones this Node knows (Intl, full ICU). */
 export const TZ_RULES = ['auto', 'column:'];
 export const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'];
 const FILE_OPTIONS = new Set(['--text-file', '--input', '--api-key-file', '--ca-file', '--report', '--journal', '--exclude', '--record', '--price-file']);
-// `profile set NAME ca-file` takes a file too (see positionalValues).
+// `profile set NAME ca-file` and `price-file` take a file too (see positionalValues).
 // Profile subcommands whose first argument is an existing profile.
 const PROFILE_ARG = new Set(['set', 'unset', 'show', 'use', 'remove', 'rm']);
 
@@ -149,7 +149,7 @@ function positionalValues(program: Command, cmd: Command, cmdPath: string, posit
       if (setting === 'channel') return { kind: 'values', candidates: plain(CHANNELS) };
       if (setting === 'default-country') return { kind: 'values', candidates: plain(s.countries()) };
       if (setting === 'confirm') return { kind: 'values', candidates: plain(['true', 'false']) };
-      if (setting === 'ca-file') return { kind: 'files' };
+      if (setting === 'ca-file' || setting === 'price-file') return { kind: 'files' };
     }
     return { kind: 'values', candidates: [] };
   }

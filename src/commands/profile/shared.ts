@@ -19,7 +19,7 @@ export const warnTo =
 
 // Value checks shared by add and set.
 
-export const SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz'] as const;
+export const SETTINGS = ['account', 'base-url', 'from', 'channel', 'default-country', 'confirm', 'api-key', 'ca-file', 'window', 'tz', 'price-file'] as const;
 export type SettingName = (typeof SETTINGS)[number];
 
 export function settingName(input: string): SettingName {
@@ -49,6 +49,14 @@ export async function checkCaFile(ctx: Context, input: string, flag: string): Pr
   const path = (await import('node:path')).resolve(ctx.cwd, checkText(input, flag));
   const { readCaFile } = await import('../../http/ca-file.js');
   readCaFile(path, flag);
+  return path;
+}
+
+/** A price file's absolute path, its lines checked as --price-file checks them (loaded only here). */
+export async function checkPriceFile(ctx: Context, input: string): Promise<string> {
+  const path = (await import('node:path')).resolve(ctx.cwd, checkText(input, 'price-file'));
+  const { readPriceFile } = await import('../../pricing/price-file.js');
+  readPriceFile(path, input);
   return path;
 }
 

@@ -3,6 +3,7 @@
 // against the settings (profile, environment) and grouped by what they say: what to send, to
 // whom, where, how fast, what to do with earlier runs, and what this command does with it. The
 // commands msgr prints for people to run next are made here too, from the command line as given.
+import { UsageError } from '../../errors.js';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 import { msgrCommand, shellQuote } from '../../output/shell.js';
@@ -30,6 +31,9 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
     : opts.dryRun ? { kind: 'dry-run' }
     : { kind: 'send' };
   const given = resolveSchedule(opts, profileSchedule(settings), ctx.now().getTime());
+  // The profile's price file is a default: a template run (whose parts are not known here) goes without it.
+  const priceFile = opts.priceFile !== undefined ? { given: opts.priceFile, path: resolve(ctx.cwd, opts.priceFile) } : settings.priceFile.value !== undefined && opts.template === undefined ? { given: settings.priceFile.value, path: settings.priceFile.value } : undefined;
+  if (opts.maxCost !== undefined && priceFile === undefined) throw new UsageError('--max-cost needs --price-file FILE: msgr knows no prices of its own', { hint: 'For example --price-file prices.csv --max-cost 250 (the file: country code or E.164 prefix, price per part, currency), or keep one in the profile: msgr profile set NAME price-file prices.csv.' });
   const skipSent = opts.skipSent !== undefined ? { runs: opts.skipSent.filter((ref) => ref !== ''), same: opts.skipSent.includes('') } : undefined;
   return {
     message: {
@@ -91,7 +95,7 @@ export async function resolveCampaign(ctx: Context, opts: BulkOptions): Promise<
       report: opts.report !== undefined ? { given: opts.report, path: resolve(ctx.cwd, opts.report) } : undefined,
       progressEveryMs: opts.progressEveryMs,
     },
-    spend: { limit: opts.limit, priceFile: opts.priceFile !== undefined ? { given: opts.priceFile, path: resolve(ctx.cwd, opts.priceFile) } : undefined, maxCost: opts.maxCost },
+    spend: { limit: opts.limit, priceFile, maxCost: opts.maxCost },
     resumeWith: { file: opts.file, profile: opts.profile, baseUrl: opts.baseUrl, account: opts.account, apiKeyFile: opts.apiKeyFile, caFile: opts.caFile, sandbox: opts.sandbox, concurrency: opts.concurrency, rate: opts.rate, report: opts.report, yes: opts.yes, journal: opts.journal, once: opts.once, ...(given.stopAtGiven && given.schedule.stopAt !== undefined ? { stopAt: new Date(given.schedule.stopAt).toISOString() } : {}), ...(opts.exitWhenClosed ? { exitWhenClosed: true } : {}) },
     rerun: rerun(ctx.argv, settings.baseUrl),
   };

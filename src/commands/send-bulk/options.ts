@@ -241,7 +241,6 @@ export function parseBulkOptions(fileArg: string | undefined, raw: Raw): BulkOpt
     priceFile: str(raw, 'priceFile'),
     maxCost: parseMaxCost(str(raw, 'maxCost')),
   };
-  if (opts.maxCost !== undefined && opts.priceFile === undefined) throw new UsageError('--max-cost needs --price-file FILE: msgr knows no prices of its own', { hint: 'For example --price-file prices.csv --max-cost 250 (the file: country code or E.164 prefix, price per part, currency).' });
   if (opts.gsmSafe && (opts.template !== undefined || opts.textColumn !== undefined)) throw new UsageError(`--gsm-safe needs the text: ${opts.template !== undefined ? "a template's text is the provider's" : "--text-column's cells are sent as they are"}`, { hint: 'Give the text with --text or --text-file.' });
   if (opts.priceFile !== undefined && opts.template !== undefined) throw new UsageError('--price-file needs the text: a template\'s length, and so its parts, is not known here');
   checkIncludeOptedOut(opts.includeOptedOut, opts.yes);

@@ -8,9 +8,9 @@ export function registerProfileSet(profile: Command, ctx: Context): void {
   const cmd = addOutputOptions(
     profile
       .command('set')
-      .description('change one setting of a profile: account, base-url, from, channel, default-country, confirm, api-key, ca-file, window, tz')
+      .description('change one setting of a profile: account, base-url, from, channel, default-country, confirm, api-key, ca-file, window, tz, price-file')
       .argument('<name>', 'profile name')
-      .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file | window | tz')
+      .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file | window | tz | price-file')
       .argument('[value]', 'the new value (api-key takes none: it is read from stdin, a file or a prompt)')
       .option('--api-key-stdin', 'api-key: read it from the first line of stdin')
       .option('--api-key-file <path>', 'api-key: read it from the first line of a file'),

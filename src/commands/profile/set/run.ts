@@ -6,7 +6,7 @@ import { createUi } from '../../../output/ui.js';
 import { checkBaseUrl } from '../../../profiles/base-url.js';
 import { shellQuote } from '../../../output/shell.js';
 import { getProfile, loadStore, unknownProfileError, updateStore, type Profile } from '../../../profiles/store.js';
-import { checkBool, checkCaFile, checkChannel, checkCountryCode, checkText, describeProfile, obtainKey, settingName, warnTo, type SettingName } from '../shared.js';
+import { checkBool, checkCaFile, checkChannel, checkCountryCode, checkPriceFile, checkText, describeProfile, obtainKey, settingName, warnTo, type SettingName } from '../shared.js';
 import type { SetOptions } from './options.js';
 import { parseZoneRule, resolveSchedule, splitWindows, zoneRuleText } from '../../../schedule/index.js';
 
@@ -100,6 +100,12 @@ async function settingChange(
       resolveSchedule({ window: splitWindows(v) }, undefined, ctx.now().getTime());
       return (p) => {
         p.window = splitWindows(v).join(' ');
+      };
+    }
+    case 'price-file': {
+      const v = await checkPriceFile(ctx, value ?? '');
+      return (p) => {
+        p.priceFile = v;
       };
     }
     case 'tz': {

@@ -36,6 +36,7 @@ export async function runShow(ctx: Context, name: string | undefined, opts: Show
       // Quiet hours, when the profile keeps them (docs/send-windows.md).
       ...(settings.window.value !== undefined ? { window: entry(settings.window) } : {}),
       ...(settings.tz.value !== undefined ? { tz: entry(settings.tz) } : {}),
+      ...(settings.priceFile.value !== undefined ? { priceFile: entry(settings.priceFile) } : {}),
       confirm: { value: settings.confirm, source: settings.confirm ? 'profile' : 'default', ...(settings.confirm ? { origin: settings.profile.value } : {}) },
       configFile: settings.configFile,
     };
@@ -56,6 +57,7 @@ export async function runShow(ctx: Context, name: string | undefined, opts: Show
       ['confirm', confirmRow.value ?? '', describeSource(confirmRow)],
       ...(settings.window.value !== undefined ? [['send window', settings.window.value, describeSource(settings.window)] as [string, string, string]] : []),
       ...(settings.tz.value !== undefined ? [['time zone', settings.tz.value, describeSource(settings.tz)] as [string, string, string]] : []),
+      ...(settings.priceFile.value !== undefined ? [['price file', settings.priceFile.value, describeSource(settings.priceFile)] as [string, string, string]] : []),
     ];
     // The path is long: outside the table, so it does not widen the value column.
     // On a narrow terminal each source goes under its value (output/table.ts).

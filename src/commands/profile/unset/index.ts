@@ -9,7 +9,7 @@ export function registerProfileUnset(profile: Command, ctx: Context): void {
       .command('unset')
       .description('remove one setting from a profile')
       .argument('<name>', 'profile name')
-      .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file | window | tz'),
+      .argument('<setting>', 'account | base-url | from | channel | default-country | confirm | api-key | ca-file | window | tz | price-file'),
   )
     .action(async (name: string, setting: string, opts: unknown) => {
       const { parseUnsetOptions } = await import('./options.js');

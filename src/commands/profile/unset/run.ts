@@ -8,7 +8,7 @@ import type { UnsetOptions } from './options.js';
 export async function runUnset(ctx: Context, name: string, setting: string, opts: UnsetOptions): Promise<void> {
   const ui = createUi(ctx, opts);
   const which = settingName(setting);
-  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', 'default-country': 'defaultCountry', confirm: 'confirm', 'api-key': 'apiKey', 'ca-file': 'caFile', window: 'window', tz: 'tz' } as const)[which];
+  const field = ({ account: 'account', 'base-url': 'baseUrl', from: 'from', channel: 'channel', 'default-country': 'defaultCountry', confirm: 'confirm', 'api-key': 'apiKey', 'ca-file': 'caFile', window: 'window', tz: 'tz', 'price-file': 'priceFile' } as const)[which];
   const { result } = await updateStore(
     ctx,
     (store) => {

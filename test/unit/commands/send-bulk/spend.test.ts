@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import { ExitCode } from '../../../../src/errors.js';
 import { fakeApi, type FakeRequest } from '../../../support/fake-api.js';
 import { fakeContext } from '../../../support/fake-context.js';
-import { bulkFiles, sendBulk as run } from '../../../support/in-process.js';
+import { bulkFiles, runInProcess, sendBulk as run } from '../../../support/in-process.js';
 
 const numbersOf = (r: FakeRequest): string[] => (r.body.recipients ?? []).map((x) => x.msisdn);
 
@@ -198,6 +198,38 @@ describe('--gsm-safe', () => {
 });
 
 describe('the flags, checked before anything is read', () => {
+  test('a profile keeps the price file: its runs estimate and cap with it, --price-file sets it aside, a template run goes without it', async () => {
+    const c = bulkFiles(3, 'msgr-cost-profile-');
+    const prices = join(c.dir, 'prices.csv');
+    writeFileSync(prices, 'prefix,price,currency\n+44,0.05,EUR\n');
+    const env = { ...c.env, MSGR_PROFILE: 'shop' };
+    assert.equal((await runInProcess(['profile', 'add', 'shop', '--api-key-stdin', '--account', 'SHOP01', '-q'], { env: c.env, input: 'shop-key-1234\n' })).code, 0);
+    // Checked as --price-file checks it, and kept as an absolute path.
+    const bad = join(c.dir, 'bad.csv');
+    writeFileSync(bad, 'prefix,price,currency\n+44,€0.05,EUR\n');
+    const refusedSet = await runInProcess(['profile', 'set', 'shop', 'price-file', bad], { env: c.env });
+    assert.equal(refusedSet.code, 2);
+    assert.match(refusedSet.stderr, /bad\.csv, line 2, price \(field 2\)/);
+    assert.equal((await runInProcess(['profile', 'set', 'shop', 'price-file', prices, '-q'], { env: c.env })).code, 0);
+    const shown = await runInProcess(['profile', 'show', 'shop', '--json'], { env: c.env });
+    assert.equal((JSON.parse(shown.stdout) as { priceFile: { value: string } }).priceFile.value, prices);
+    // The run estimates with it, and --max-cost caps with it.
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hello'];
+    const ctx = fakeContext({ env, http: fakeApi().http });
+    const err = await run(ctx, [...argv, '--max-cost', '0.10']);
+    assert.equal(err?.message, 'the cost estimate, EUR 0.15 for 3 SMS parts, is above --max-cost EUR 0.10; nothing was sent');
+    assert.match(ctx.err(), /cost estimate: EUR 0\.15 for 3 SMS parts \(prices from .*prices\.csv; an estimate, not a bill\)/);
+    // A template run has no parts to price: the profile's file is not used, and nothing stops it.
+    const templ = fakeContext({ env, http: fakeApi().http });
+    assert.equal(await run(templ, [c.file, '--from', 'Acme', '--template', 'offer', '--dry-run']), undefined);
+    assert.doesNotMatch(templ.err(), /cost estimate/);
+    // `profile unset` takes it away again.
+    assert.equal((await runInProcess(['profile', 'unset', 'shop', 'price-file', '-q'], { env: c.env })).code, 0);
+    const after = fakeContext({ env, http: fakeApi().http });
+    assert.equal(await run(after, [...argv, '--dry-run']), undefined);
+    assert.doesNotMatch(after.err(), /cost estimate/);
+  });
+
   test('--limit is refused with --preview and --sample-to; --max-cost needs --price-file and an amount; --gsm-safe and --price-file need the text', async () => {
     const c = bulkFiles(1, 'msgr-spend-flags-');
     const refused = async (argv: string[]): Promise<string> => {
