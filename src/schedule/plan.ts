@@ -93,7 +93,7 @@ export function zonesOf(rule: ZoneRule | undefined, row: { readonly number?: str
   // types them "fixed line or mobile"), and the map lists no non-geographic code (800, 900, 5XX):
   // a +1 number needs no parse, which is most rows of a US list (docs/design.md: "Time zones").
   if (region !== undefined && number?.startsWith('+1') === true) return region;
-  // Its type only where the map has a prefix for it: a parse that reads the country alone is half the price.
+  // Its type (a second pass over the plan's patterns) only where the map has a prefix for it.
   const place = number !== undefined ? placeOf(number, region !== undefined) : undefined;
   if (region !== undefined && place?.geographic === true) return region;
   const country = row.country ?? place?.country;
