@@ -25,6 +25,9 @@ export function vendorTable() {
     { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
     // The countries' time zones (--tz auto), 37 KB: loaded only when a row's zone is looked up.
     { name: 'countries-and-timezones', imports: ['countries-and-timezones'], entry: "export * from 'countries-and-timezones';", shape: ['getCountry', 'function'] },
+    // The numbering plan's time zones by number prefix (--tz auto; scripts/region-zones.mjs), 25 KB
+    // of strings: our data, but a bundle of its own so that only a lookup reads it.
+    { name: 'region-zones', own: 'src/schedule/region-zones-data.ts', shape: ['PREFIXES', 'string'] },
     { name: 'csv-parse', imports: ['csv-parse'], entry: "export * from 'csv-parse';", shape: ['Parser', 'function'] },
     { name: 'zod', imports: ['zod'], entry: "export * from 'zod';", shape: ['z', 'object'] },
     { name: 'chalk', imports: ['chalk'], entry: "export * from 'chalk';", shape: ['Chalk', 'function'] },

@@ -56,7 +56,7 @@ export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule |
     tz = rule;
   }
   if (flags.tz !== undefined && windows.length === 0) throw new UsageError('--tz needs a send window: it says whose clock --window is read on', { hint: `For example --window 09:00-20:00 --tz ${flags.tz}` });
-  // A window without --tz is read on each recipient's clock: their country's zones.
+  // A window without --tz is read on each recipient's clock: their number's region's or country's zones.
   if (windows.length > 0) tz ??= { kind: 'auto' };
   const at = (text: string | undefined, flag: string): number | undefined => {
     if (text === undefined) return undefined;

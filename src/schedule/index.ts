@@ -1,7 +1,7 @@
 // When a message may leave: the schedule concept's front door. A schedule is what a command says
 // about time: send windows on the recipient's clock (--window), whose clock that is (--tz: a zone,
-// a zone per row from a column, or the zones of the number's country), and the span the run may
-// send in (--not-before, --stop-at). It answers one question for a set of zones at an instant:
+// a zone per row from a column, or the zones of the number's region or country), and the span the
+// run may send in (--not-before, --stop-at). It answers one question for a set of zones at an instant:
 // open (until when), closed (opens when), past its deadline, or never open at all. Users' page:
 // docs/send-windows.md; the dataset for --tz auto: docs/design.md: "Time zones". Nothing here
 // reads a clock: the caller gives the instant (the Context's now), so tests fix it.

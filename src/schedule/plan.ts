@@ -1,7 +1,8 @@
 // A schedule and the one question it answers: open, closed, past its deadline, or never (the
 // door: ./index.ts).
 import { parseInstant } from './deadlines.js';
-import { canonicalZone, countryZones, instantOf, parseZoneRule, wallClock, zoneRuleText, type ZoneRule } from './zones.js';
+import { regionZones } from './regions.js';
+import { canonicalZone, countryZones, instantOf, parseZoneRule, placeOf, wallClock, zoneRuleText, type ZoneRule } from './zones.js';
 import { intersect, openSpans, parseWindow, type Span, type Window } from './windows.js';
 
 
@@ -71,8 +72,14 @@ export function parseWindows(texts: readonly string[]): Window[] | { readonly er
   return out;
 }
 
-/** A row's zones under the rule: its column's zone, its country's zones, or the one zone. */
-export function zonesOf(rule: ZoneRule | undefined, row: { readonly country?: string | undefined; readonly cell?: string | undefined }): readonly string[] | { readonly error: string } {
+/**
+ * A row's zones under the rule: its column's zone, the one zone, or (auto) its number's: for a
+ * number the numbering plan places (a US area code, a fixed line in Russia), the zones of its
+ * longest prefix in the map; else, or when no prefix matches, its country's. As libphonenumber's
+ * own time-zone mapper: the map names one zone for mobiles of countries whose mobiles are not
+ * geographic (Australia, Russia), which would be a guess. `country` stands in for a number.
+ */
+export function zonesOf(rule: ZoneRule | undefined, row: { readonly number?: string | undefined; readonly country?: string | undefined; readonly cell?: string | undefined }): readonly string[] | { readonly error: string } {
   if (rule === undefined) return [];
   if (rule.kind === 'zone') return [rule.zone];
   if (rule.kind === 'column') {
@@ -80,8 +87,18 @@ export function zonesOf(rule: ZoneRule | undefined, row: { readonly country?: st
     const zone = canonicalZone(cell);
     return zone !== undefined ? [zone] : { error: cell === '' ? `has no time zone in column ${rule.column}` : `"${cell}" in column ${rule.column} is not an IANA time zone` };
   }
-  const zones = row.country !== undefined ? countryZones(row.country) : [];
-  return zones.length > 0 ? zones : { error: `the time zone of ${row.country ?? 'its number'}'s country is not known` };
+  const number = row.number;
+  const region = number !== undefined ? regionZones(number) : undefined;
+  // The North American plan places every number by its area code, mobiles too (libphonenumber
+  // types them "fixed line or mobile"), and the map lists no non-geographic code (800, 900, 5XX):
+  // a +1 number needs no parse, which is most rows of a US list (docs/design.md: "Time zones").
+  if (region !== undefined && number?.startsWith('+1') === true) return region;
+  // Its type (a second pass over the plan's patterns) only where the map has a prefix for it.
+  const place = number !== undefined ? placeOf(number, region !== undefined) : undefined;
+  if (region !== undefined && place?.geographic === true) return region;
+  const country = row.country ?? place?.country;
+  const zones = country !== undefined ? countryZones(country) : [];
+  return zones.length > 0 ? zones : { error: `the time zone of ${country ?? 'its number'}'s country is not known` };
 }
 
 /** What the schedule keeps in a journal (and shows in --json): instants as ISO 8601 UTC. */
@@ -120,7 +137,7 @@ export function instantOrError(text: string, now: number): number | { readonly e
 export function describeSchedule(s: Schedule): string {
   const parts: string[] = [];
   if (s.windows.length > 0) {
-    const whose = s.tz === undefined ? '' : s.tz.kind === 'zone' ? ` in ${s.tz.zone}` : s.tz.kind === 'column' ? ` in each row's zone (column ${s.tz.column})` : " in each recipient's zone (their country's)";
+    const whose = s.tz === undefined ? '' : s.tz.kind === 'zone' ? ` in ${s.tz.zone}` : s.tz.kind === 'column' ? ` in each row's zone (column ${s.tz.column})` : " in each recipient's zone (their number's region or country)";
     parts.push(`send window ${s.windows.map((w) => w.text).join(', ')}${whose}`);
   }
   if (s.notBefore !== undefined) parts.push(`not before ${new Date(s.notBefore).toISOString()}`);

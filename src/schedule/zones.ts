@@ -1,9 +1,10 @@
 // Time zones: the rule a command gives (--tz), a zone's offset at an instant and a local time's
 // instant (Intl, with Node's full ICU: the IANA rules, DST included), and a country's zones from
-// the countries-and-timezones dataset (docs/design.md: "Time zones").
+// the countries-and-timezones dataset (docs/design.md: "Time zones"); a region's are in ./regions.ts.
 import { getCountry } from 'countries-and-timezones';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
-/** Whose clock a window is read on: one zone for every row, a zone per row from a column, or the number's country. */
+/** Whose clock a window is read on: one zone for every row, a zone per row from a column, or the number's region or country. */
 export type ZoneRule = { readonly kind: 'zone'; readonly zone: string } | { readonly kind: 'column'; readonly column: string } | { readonly kind: 'auto' };
 
 /** The zone's canonical IANA name, or undefined when Intl does not know it. */
@@ -72,12 +73,39 @@ export function instantOf(zone: string, wall: number): number {
   return wall - before;
 }
 
+const byCountry = new Map<string, readonly string[]>();
+
 /**
  * The zones of a country (ISO 3166 alpha-2), as the dataset lists them; empty when it lists
- * none. The numbering plan says nothing finer for most countries; a country with several zones
+ * none. For a number whose region the numbering plan does not name: a country with several zones
  * is read as all of them (the caller intersects their windows).
  */
 export function countryZones(country: string): readonly string[] {
-  const zones = getCountry(country.toUpperCase())?.timezones ?? [];
-  return [...new Set(zones.map((z) => canonicalZone(z) ?? z))].sort();
+  const code = country.toUpperCase();
+  let zones = byCountry.get(code);
+  if (zones === undefined) {
+    zones = [...new Set((getCountry(code)?.timezones ?? []).map((z) => canonicalZone(z) ?? z))].sort();
+    // A few hundred countries at most.
+    byCountry.set(code, zones);
+  }
+  return zones;
+}
+
+/**
+ * Calling codes whose mobile numbers are geographic too: Mexico, Argentina, Brazil, Indonesia,
+ * China (libphonenumber's PhoneNumberUtil.GEO_MOBILE_COUNTRIES). Elsewhere a mobile number says
+ * its country only: in Australia or Russia it may be anywhere.
+ */
+const GEO_MOBILE = new Set(['52', '54', '55', '62', '86']);
+
+/**
+ * A number's country (ISO 3166 alpha-2), and, `withType`, whether the numbering plan places it in
+ * a region (libphonenumber's isNumberGeographical: a fixed line, a number that may be either as in
+ * the United States, or a mobile where mobiles are geographic), from libphonenumber-js.
+ */
+export function placeOf(e164: string, withType: boolean): { readonly country: string | undefined; readonly geographic: boolean } {
+  const p = parsePhoneNumberFromString(e164);
+  if (p === undefined || !withType) return { country: p?.country, geographic: false };
+  const type = p.getType();
+  return { country: p.country, geographic: type === 'FIXED_LINE' || type === 'FIXED_LINE_OR_MOBILE' || (type === 'MOBILE' && GEO_MOBILE.has(p.countryCallingCode)) };
 }

@@ -153,11 +153,11 @@ describe('send windows in send-bulk', () => {
     assert.deepEqual(api.requests, []);
   });
 
-  test('--tz auto reads each number\'s country; a country with several zones gets the intersection', async () => {
+  test('--tz auto reads each number\'s region where the numbering plan names it (a US area code), else its country', async () => {
     const c = files();
-    // 13:30 UTC: London 13:30 is open; the United States' zones (New York 08:30 … Honolulu
-    // 03:30) are not all open until 19:00 UTC (09:00 in Honolulu and Adak). Batches leave in
-    // the file's order: London's waits behind the United States' (docs/send-windows.md).
+    // 13:30 UTC: London 13:30 is open; New York (212) opens at 14:00 UTC, Los Angeles (213) at
+    // 17:00; every zone of the United States at once would open only at 19:00 (09:00 in Honolulu).
+    // Batches leave in the file's order, each once its window opens (docs/send-windows.md).
     // The clock keeps real time until the first request, then runs 36,000 times faster.
     let fast: { real: number; clock: number } | undefined;
     const start = Date.parse('2026-12-07T13:30:00Z');
@@ -169,13 +169,18 @@ describe('send windows in send-bulk', () => {
       fast ??= { real: performance.now(), clock: now().getTime() };
       return accept(r, i);
     });
-    writeFileSync(c.csv, `msisdn,name\n+447911123456,B\n+12125550101,A\n`);
+    writeFileSync(c.csv, `msisdn,name\n+447911123456,B\n+12125550101,A\n+12135550102,C\n`);
     const { err } = await run(c.env, now, api, [c.csv, '--from', 'Acme', '--text', 'Hi', '--window', '09:00-20:00', '--yes']);
     assert.equal(err, undefined, err?.message);
-    const us = sent.find((s) => s.msisdn === '+12125550101');
-    const uk = sent.find((s) => s.msisdn === '+447911123456');
-    assert.ok(us !== undefined && uk !== undefined);
-    assert.ok(us.at.getTime() >= Date.parse('2026-12-07T19:00:00Z'), `US sent at ${us.at.toISOString()}`);
-    assert.ok(uk.at.getTime() < Date.parse('2026-12-07T14:00:00Z'), `UK sent at ${uk.at.toISOString()}`);
+    const at = (msisdn: string): number => {
+      const s = sent.find((x) => x.msisdn === msisdn);
+      assert.ok(s !== undefined, `${msisdn} was not sent`);
+      return s.at.getTime();
+    };
+    assert.ok(at('+447911123456') < Date.parse('2026-12-07T14:00:00Z'), `UK sent at ${new Date(at('+447911123456')).toISOString()}`);
+    const ny = at('+12125550101');
+    assert.ok(ny >= Date.parse('2026-12-07T14:00:00Z') && ny < Date.parse('2026-12-07T19:00:00Z'), `New York sent at ${new Date(ny).toISOString()}`);
+    const la = at('+12135550102');
+    assert.ok(la >= Date.parse('2026-12-07T17:00:00Z') && la < Date.parse('2026-12-08T04:00:00Z'), `Los Angeles sent at ${new Date(la).toISOString()}`);
   });
 });
