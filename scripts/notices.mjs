@@ -36,6 +36,10 @@ export function render() {
     parts.push(`## ${m.name}@${m.version} (${typeof m.license === 'string' ? m.license : 'see below'})`, '');
     parts.push(text !== undefined ? ['```', text, '```'].join('\n') : `No licence file is shipped; package.json says: ${JSON.stringify(m.license ?? null)}.`, '');
   }
+  // Data, not a package: send windows' region map (src/schedule/region-zones-data.ts, made by
+  // scripts/region-zones.mjs from libphonenumber's resources/timezones/map_data.txt).
+  parts.push('## libphonenumber time-zone map (Apache-2.0)', '', 'dist/vendor/region-zones.cjs holds data derived from resources/timezones/map_data.txt of github.com/google/libphonenumber (commit f7e3e88c92b905c8d6edb81f336dbe25edc05b52), Copyright (C) 2012 The Libphonenumber Authors, used under the Apache License, Version 2.0:', '');
+  parts.push(['```', readFileSync(join(import.meta.dirname, 'build', 'libphonenumber-LICENSE.txt'), 'utf8').trim(), '```'].join('\n'), '');
   return `${parts.join('\n').trimEnd()}\n`;
 }
 

@@ -33,7 +33,7 @@ export function registerSendBulk(program: Command, ctx: Context, runF?: (opts: B
     .option('--rate <n/unit>', 'at most this many recipients per s, m or h, evenly spread (e.g. 100/s, 3000/m)')
     .optionsGroup("When (on the recipient's clock):")
     .option('--window <[days:]HH:MM-HH:MM>', "send only inside this window of each recipient's local time, e.g. 08:00-21:00, mon-fri:09:00-20:00 (repeatable; default: the profile's window)", collect)
-    .option('--tz <zone>', "whose clock --window is read on: an IANA zone (Europe/Paris), column:NAME (each row's zone, from a column), or auto: the zones of each number's country (default)")
+    .option('--tz <zone>', "whose clock --window is read on: an IANA zone (Europe/Paris), column:NAME (each row's zone, from a column), or auto: the zones of each number's region, or its country's where the numbering plan places it in none (default)")
     .option('--any-time', "send at any hour, setting aside the profile's window for this run")
     .option('--not-before <time>', 'send nothing before this time: ISO 8601 (2026-12-11T09:00:00-05:00) or a duration from now (2h)')
     .option('--stop-at <time>', 'a deadline: rows not sent by then are not sent (deadline); ISO 8601 or a duration from now (8h)')

@@ -23,7 +23,7 @@ export function registerSend(program: Command, ctx: Context, runF?: (opts: SendO
   cmd
     .optionsGroup("When (on the recipient's clock):")
     .option('--window <[days:]HH:MM-HH:MM>', "send only inside this window of every recipient's local time; outside it nothing is sent (exit 8) (repeatable; default: the profile's window)", collect)
-    .option('--tz <zone>', "whose clock --window is read on: an IANA zone (Europe/Paris), or auto: the zones of each number's country (default)")
+    .option('--tz <zone>', "whose clock --window is read on: an IANA zone (Europe/Paris), or auto: the zones of each number's region, or its country's where the numbering plan places it in none (default)")
     .option('--any-time', "send at any hour, setting aside the profile's window for this message")
     .option('--not-before <time>', 'send nothing before this time (exit 8): ISO 8601 or a duration from now')
     .option('--stop-at <time>', 'send nothing at or after this time (exit 8): ISO 8601 or a duration from now');
