@@ -88,7 +88,8 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 /** The progress line of a wait: whose window, when it opens there and in UTC. */
 export function windowWait(zones: readonly string[], opensAt: number): string {
   const at = new Date(opensAt);
-  const zone = zones[0];
-  const local = zone !== undefined ? `${new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at)} in ${zone}${zones.length > 1 ? ` (and ${zones.length - 1} more zone${zones.length === 2 ? '' : 's'})` : ''}, ` : '';
+  const named = zones.filter((z) => z !== '');
+  const zone = named[0];
+  const local = zone !== undefined ? `${new Intl.DateTimeFormat('en-GB', { timeZone: zone, weekday: 'short', hour: '2-digit', minute: '2-digit', hourCycle: 'h23' }).format(at)} in ${zone}${named.length > 1 ? ` (and ${named.length - 1} more zone${named.length === 2 ? '' : 's'})` : ''}, ` : '';
   return `outside the send window: waiting until ${local}${at.toISOString()}; Ctrl-C stops (--resume goes on later)`;
 }

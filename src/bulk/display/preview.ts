@@ -99,10 +99,13 @@ export function printPreview(out: TrialOutput, message: Record<string, unknown>,
  * `--dry-run`: the first request (its frame around the first batch's recipients), null when there
  * is none; whole in a document or a pipe, its first recipients only on a terminal.
  */
-export function printDryRun(out: TrialOutput, frame: { prefix: string; suffix: string }, firstBatch: readonly string[], pre: { toSend: number; requests: number }): void {
+export function printDryRun(out: TrialOutput, frame: { prefix: string; suffix: string }, firstBatch: readonly string[], pre: { toSend: number; requests: number }, limit?: number): void {
   const first = firstBatch.length > 0 ? (JSON.parse(`${frame.prefix}${firstBatch.join(',')}${frame.suffix}`) as Record<string, unknown>) : null;
   if (out.json) out.stdout.write(`${JSON.stringify({ ...out.summary, firstRequest: first, exitCode: ExitCode.OK }, null, 2)}\n`);
   // On a terminal, a person reads it: the first recipients, not hundreds of lines.
   else if (first !== null) out.stdout.write(`${out.stdout.isTTY === true ? shortRequestView(first) : JSON.stringify(first, null, 2)}\n`);
-  out.ui.info(`dry run: ${formatCount(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${formatCount(pre.requests)} request${pre.requests === 1 ? '' : 's'} would be sent; nothing was sent`);
+  const all = `${formatCount(pre.toSend)} recipient${pre.toSend === 1 ? '' : 's'} in ${formatCount(pre.requests)} request${pre.requests === 1 ? '' : 's'}`;
+  // A canary sends the first whole requests within its limit (docs/cost-and-canary.md), not all.
+  if (limit !== undefined && limit < pre.toSend) out.ui.info(`dry run: ${all} in all; with --limit ${formatCount(limit)} this command would send the first whole requests within ${formatCount(limit)} of them, then stop; nothing was sent`);
+  else out.ui.info(`dry run: ${all} would be sent; nothing was sent`);
 }

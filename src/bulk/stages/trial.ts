@@ -15,5 +15,5 @@ export function showTrial(cmd: Command, open: OpenRun, checked: Checked): void {
   // Nothing was sent, so there is nothing to report (a refused dry run reported its invalid rows above).
   const reportPath = campaign.output.report?.path;
   if (reportPath !== undefined) ui.info(`dry run: no report written to ${reportPath}: nothing was sent`);
-  printDryRun({ ...out, summary: { ...base, report: null } }, open.message.firstFrame(pre.firstKey), pre.firstBatch, pre);
+  printDryRun({ ...out, summary: { ...base, report: null } }, open.message.firstFrame(pre.firstKey), pre.firstBatch, pre, campaign.spend.limit);
 }

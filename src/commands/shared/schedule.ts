@@ -30,7 +30,8 @@ export function checkSendWindow(ctx: Context, ui: Ui, flags: ScheduleFlags, sett
   for (const n of numbers) {
     const z = zonesOf(n, undefined);
     if ('error' in z) throw new UsageError(`${n} ${z.error}; nothing was sent`, { hint: z.cause === 'zone' ? 'Give the zone with --tz NAME.' : 'Widen --window, or give the zone meant with --tz NAME.' });
-    for (const zone of z.key.split(' ')) zones.add(zone);
+    // No window: no zones (the key is empty); a deadline alone needs none.
+    for (const zone of z.key.split(' ')) if (zone !== '') zones.add(zone);
   }
   const all = [...zones].sort();
   let state = openness(s, all, now);
@@ -45,5 +46,8 @@ export function checkSendWindow(ctx: Context, ui: Ui, flags: ScheduleFlags, sett
     ui.info(`when: ${why}: a send now would send nothing (exit 8)`);
     return;
   }
-  throw new WindowClosedError(`not sent: ${why}`, { hint: state.state === 'closed' ? 'Send it again once the window opens, or now with --any-time if it must go now.' : 'Give a later --stop-at, or send it with --any-time.' });
+  // Only what would then be accepted: --any-time sets a profile's window aside, and is refused
+  // beside a --window of the command's own, which is simply left out.
+  const goNow = s.windows.length === 0 ? '' : flags.window !== undefined && flags.window.length > 0 ? ', or now without --window' : ', or now with --any-time (it sets the profile\'s window aside)';
+  throw new WindowClosedError(`not sent: ${why}`, { hint: state.state === 'closed' ? `Send it again once the window opens${goNow}.` : `Give a later --stop-at${goNow.replace(', or now', ', or send it')}.` });
 }

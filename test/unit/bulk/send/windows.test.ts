@@ -11,7 +11,7 @@ import { describe, test } from 'node:test';
 import { ExitCode } from '../../../../src/errors.js';
 import { fakeApi, accept, type FakeApi, type Responder } from '../../../support/fake-api.js';
 import { fakeContext } from '../../../support/fake-context.js';
-import { bulkFiles, sendBulk } from '../../../support/in-process.js';
+import { bulkFiles, runInProcess, sendBulk } from '../../../support/in-process.js';
 
 /** Each row's number and zone: New York, London, Sydney, Paris, Los Angeles. */
 const ROWS: Array<[string, string]> = [
@@ -182,5 +182,34 @@ describe('send windows in send-bulk', () => {
     assert.ok(ny >= Date.parse('2026-12-07T14:00:00Z') && ny < Date.parse('2026-12-07T19:00:00Z'), `New York sent at ${new Date(ny).toISOString()}`);
     const la = at('+12135550102');
     assert.ok(la >= Date.parse('2026-12-07T17:00:00Z') && la < Date.parse('2026-12-08T04:00:00Z'), `Los Angeles sent at ${new Date(la).toISOString()}`);
+  });
+});
+
+describe('send windows in send', () => {
+  const ONE = ['send', '--from', 'Acme', '--to', '+447400123456', '--text', 'Hi'];
+  // A window two hours from now, on UTC's clock: closed now, whenever the test runs.
+  const h = (new Date().getUTCHours() + 2) % 24;
+  const closed = ['--window', `${String(h).padStart(2, '0')}:00-${String(h).padStart(2, '0')}:30`, '--tz', 'UTC'];
+
+  test('--not-before alone (no window, so no zones) stops with 8 and says when, a dry run with 0', async () => {
+    const c = bulkFiles(1, 'msgr-send-window-');
+    const r = await runInProcess([...ONE, '--not-before', '2h'], { env: c.env, http: null });
+    assert.equal(r.code, ExitCode.WINDOW_CLOSED, r.stderr);
+    assert.match(r.stderr, /^error: not sent: outside the send window \(not before (\S+)\); it opens at \1\nhint: Send it again once the window opens\.\n$/);
+    const dry = await runInProcess([...ONE, '--not-before', '2h', '--dry-run'], { env: c.env, http: null });
+    assert.equal(dry.code, 0, dry.stderr);
+    assert.match(dry.stderr, /a send now would send nothing \(exit 8\)/);
+  });
+
+  test('a closed --window of the command\'s own offers the command without it, which is accepted', async () => {
+    const c = bulkFiles(1, 'msgr-send-window-');
+    const refused = await runInProcess([...ONE, ...closed], { env: c.env, http: null });
+    assert.equal(refused.code, ExitCode.WINDOW_CLOSED, refused.stderr);
+    assert.match(refused.stderr, /\nhint: Send it again once the window opens, or now without --window\.\n$/);
+    assert.doesNotMatch(refused.stderr, /--any-time/);
+    const api = fakeApi();
+    const now = await runInProcess(ONE, { env: c.env, http: api.http });
+    assert.equal(now.code, 0, now.stderr);
+    assert.equal(api.requests.length, 1);
   });
 });
