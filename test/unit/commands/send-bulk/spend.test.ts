@@ -53,9 +53,10 @@ describe('--limit: a canary', () => {
     const err = await run(fakeContext({ env: c.env, http: api.http }), [c.file, '--from', 'Acme', '--text', 'Hello', '--limit', '3']);
     assert.equal(err, undefined, err?.message);
     assert.deepEqual(api.requests.map(numbersOf), [c.numbers.slice(0, 3)]);
-    // Its dry run says the whole file in all, and what this command would send of it.
-    const dry = fakeContext({ env: c.env, http: fakeApi().http });
-    assert.equal(await run(dry, [c.file, '--from', 'Acme', '--text', 'Hello', '--limit', '2', '--dry-run']), undefined);
+    // A canary's dry run (of a file with no run yet) says the whole file in all, and what this command would send of it.
+    const d = bulkFiles(8, 'msgr-limit-dry-');
+    const dry = fakeContext({ env: d.env, http: fakeApi().http });
+    assert.equal(await run(dry, [d.file, '--from', 'Acme', '--text', 'Hello', '--limit', '2', '--dry-run']), undefined);
     assert.match(dry.err(), /dry run: 8 recipients in 4 requests in all; with --limit 2 this command would send the first whole requests within 2 of them, then stop; nothing was sent\n/);
   });
 
