@@ -223,7 +223,8 @@ function openSchedule(cmd: Command, run: Run, plan: RunPlan, resumeWith: ResumeA
   const journaled = plan.shape.schedule;
   if (resumed !== undefined && given.windowsFrom === 'flag' && JSON.stringify(given.schedule.windows.map((w) => w.text)) !== JSON.stringify(journaled?.windows ?? [])) {
     throw new UsageError(`${FLAG.resume}: run ${resumed.header.runId} keeps the send window it started with (${journaled !== undefined && journaled.windows.length > 0 ? journaled.windows.join(' ') : 'none'}); ${FLAG.window} cannot change it`, {
-      hint: `Leave out ${FLAG.window} to resume it as it was, or ${FLAG.anyTime} to send the rest at any hour.`,
+      // Not --any-time: it would send the rest at once, at whatever hour it is where they live.
+      hint: `Leave out ${FLAG.window} to resume it as it was. To send the rest in other windows, start over with ${FLAG.restart} and the new ${FLAG.window}: for the same message it leaves out the rows this run accepted.`,
     });
   }
   const schedule = runSchedule(given, journaled, resumed !== undefined);

@@ -101,6 +101,13 @@ describe('send windows in send-bulk', () => {
     const second = await run(c.env, later, checkedApi(later, seen), args);
     assert.equal(second.err?.exitCode, ExitCode.WINDOW_CLOSED, second.err?.message);
     assert.deepEqual(seen.map((s) => s.msisdn).sort(), ['+12125550101', '+33612345678', '+447911123456', '+61412345678']);
+    // A resume cannot change the window, and is not offered --any-time (it would send the rest at
+    // whatever hour it is where they live): the same resume, or a --restart with the new window.
+    const wider = await run(c.env, later, checkedApi(later, seen), [...args, '--window', '05:00-23:00']);
+    assert.equal(wider.err?.exitCode, ExitCode.USAGE);
+    assert.match(wider.err?.message ?? '', /keeps the send window it started with \(09:00-20:00\); --window cannot change it/);
+    assert.match(wider.err?.hint ?? '', /^Leave out --window to resume it as it was\. To send the rest in other windows, start over with --restart/);
+    assert.doesNotMatch(wider.err?.hint ?? '', /--any-time/);
     const evening = fastClock('2026-12-07T22:30:00Z', 1);
     const third = await run(c.env, evening, checkedApi(evening, seen), args);
     assert.equal(third.err, undefined, third.err?.message);
