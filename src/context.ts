@@ -35,7 +35,9 @@ export interface Context {
   /** This process's id and platform, and whether another process is alive (for lock owners). */
   readonly pid: number;
   readonly platform: NodeJS.Platform;
-  readonly isProcessAlive: (pid: number) => boolean;
+  readonly isProcessAlive: (pid: number, procStart?: string) => boolean;
+  /** When this process started, as the system counts it (Linux), for the locks it takes. */
+  readonly procStart?: string | undefined;
   /** Registers cleanup run before exit (close HTTP agents, servers). */
   readonly onExit: (fn: () => Promise<void> | void) => void;
   /**

@@ -2,7 +2,8 @@
 // process.* (argv, env, stdio, exit, signals). Commander is the one eager import: every
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { procStartOf, stillThatProcess } from './files/processes.js';
+import { closeSync, openSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
@@ -315,6 +316,7 @@ export async function run(): Promise<number> {
     pid: process.pid,
     platform: process.platform,
     isProcessAlive,
+    procStart: procStartOf(process.pid),
     onExit: (fn) => cleanups.push(fn),
     atQuit: (fn) => quitTidies.push(fn),
     enableGracefulInterrupt: (onQuit) => {
@@ -358,24 +360,6 @@ export function launch(): void {
   });
 }
 
-/** True when a process with this id exists (EPERM: it does, but belongs to someone else). */
-function isProcessAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-  // A process killed with its parent (`timeout -s KILL` kills both) is a zombie until PID 1 reaps
-  // it: seconds here, never in a container whose PID 1 does not reap. It holds no lock (Linux:
-  // the state after the name in /proc/PID/stat; elsewhere, alive).
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    const state = stat.charAt(stat.lastIndexOf(')') + 2);
-    return state !== 'Z' && state !== 'X';
-  } catch {
-    return true;
-  }
-}
 
 /**
  * The clock: the real one, or in tests (MSGR_TEST_CLOCK=2026-01-15T12:00:00Z@600, read only by
@@ -389,4 +373,17 @@ function clockOf(spec: string | undefined): () => Date {
   const speed = Number(m[2] ?? '1');
   const t0 = performance.now();
   return () => new Date(start + (performance.now() - t0) * speed);
+}
+
+/**
+ * True when a process with this id exists (EPERM: it does, but belongs to someone else) and holds
+ * what it took (src/files/processes.ts: not a zombie, and, with `procStart`, the one that started then).
+ */
+export function isProcessAlive(pid: number, procStart?: string): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return stillThatProcess(pid, procStart);
 }

@@ -25,6 +25,8 @@ export interface LockOwner {
   readonly command: string;
   /** How long ago its holder last touched the lock (ms): past HEARTBEAT_STALE_MS, it is stopped or gone. */
   readonly heartbeatAgeMs?: number;
+  /** When its process started, as the system counts it (Linux: /proc/PID/stat), when known. */
+  readonly procStart?: string;
 }
 
 /** How often a holder touches its lock. */
@@ -45,7 +47,13 @@ export interface TakenOver {
 export interface LockProcess {
   readonly pid: number;
   readonly now: () => Date;
-  readonly isProcessAlive: (pid: number) => boolean;
+  /**
+   * Whether the process `pid` lives; with `procStart`, whether it is still the process that
+   * started then (a pid is reused within seconds where pid_max is 32,768 and processes come and go).
+   */
+  readonly isProcessAlive: (pid: number, procStart?: string) => boolean;
+  /** This process's start, as the system counts it (written into its locks), when known. */
+  readonly procStart?: string | undefined;
 }
 
 export interface Lock {
@@ -72,7 +80,7 @@ const heldHere = new Set<string>();
 /** Takes the lock, or tells who holds it. Errors other than "it exists" are thrown as they are. */
 export function tryLock(path: string, command: string, proc: LockProcess, staleMs?: number): Lock | { readonly heldBy: LockOwner | undefined } {
   const token = randomHex(8);
-  const me = { pid: proc.pid, host: hostname(), startedAt: proc.now().toISOString(), command, token };
+  const me = { pid: proc.pid, host: hostname(), startedAt: proc.now().toISOString(), command, token, ...(proc.procStart !== undefined ? { procStart: proc.procStart } : {}) };
   let tookOver: TakenOver | undefined;
   for (let attempt = 0; attempt < 3; attempt++) {
     if (createWith(path, `${JSON.stringify(me)}\n`, proc.pid)) {
@@ -152,7 +160,7 @@ export function readOwner(path: string): LockOwner | undefined {
   try {
     const data = JSON.parse(readFileSync(path, 'utf8')) as Partial<LockOwner>;
     if (typeof data.pid !== 'number' || typeof data.host !== 'string') return undefined;
-    return { pid: data.pid, host: data.host, startedAt: String(data.startedAt ?? '?'), command: String(data.command ?? '') };
+    return { pid: data.pid, host: data.host, startedAt: String(data.startedAt ?? '?'), command: String(data.command ?? ''), ...(typeof data.procStart === 'string' ? { procStart: data.procStart } : {}) };
   } catch {
     return undefined;
   }
@@ -229,7 +237,7 @@ function isStale(path: string, proc: LockProcess, staleMs: number | undefined): 
   // our pid left it (pid 1 in a container is reused).
   if (owner.host !== hostname()) return ageMs > HEARTBEAT_STALE_MS;
   if (owner.pid === proc.pid) return !heldHere.has(String(readToken(path)));
-  return !proc.isProcessAlive(owner.pid);
+  return !proc.isProcessAlive(owner.pid, owner.procStart);
 }
 
 /** Removes a stale lock under the breaker lock; true when this process removed it. */

@@ -177,3 +177,32 @@ describe('lock', () => {
     lock.release();
   });
 });
+
+describe('a lock\'s owner, by its start', { skip: process.platform !== 'linux' ? 'the start of a process is read from /proc (Linux)' : false }, () => {
+  test('a lock whose pid lives but started later (the pid reused) is taken over; the process that took it keeps it', async () => {
+    const { procStartOf } = await import('../../../src/files/processes.js');
+    const { isProcessAlive } = await import('../../../src/main.js');
+    const me: LockProcess = { pid: process.pid, now: () => new Date(), isProcessAlive, procStart: procStartOf(process.pid) };
+    const child = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30000)'], { stdio: 'ignore' });
+    try {
+      const pid = child.pid as number;
+      const start = procStartOf(pid);
+      assert.match(start ?? '', /^\d+$/);
+      const path = join(tmp(), 'journal.jsonl.lock');
+      // Its own lock: held while it lives.
+      writeFileSync(path, `${JSON.stringify({ pid, host: hostname(), startedAt: new Date().toISOString(), command: 'msgr send-bulk', token: 'a', procStart: start })}\n`);
+      const held = tryLock(path, 'msgr send-bulk', me);
+      assert.ok(!('release' in held), 'the living owner keeps its lock');
+      assert.equal(held.heldBy?.pid, pid);
+      // A lock of a process that started at another time, whose pid this one has now: stale.
+      writeFileSync(path, `${JSON.stringify({ pid, host: hostname(), startedAt: new Date().toISOString(), command: 'msgr send-bulk', token: 'b', procStart: String(Number(start) - 1) })}\n`);
+      const taken = tryLock(path, 'msgr send-bulk', me);
+      assert.ok('release' in taken, 'a reused pid holds no lock');
+      // The lock taken says when its holder started.
+      assert.equal(readOwner(path)?.procStart, me.procStart);
+      taken.release();
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
