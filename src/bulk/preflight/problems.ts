@@ -46,6 +46,8 @@ const CAUSES: Record<string, string> = {
   'empty-sender': 'empty senders',
   sender: 'senders the channel does not allow',
   'max-parts': `messages longer than ${FLAG.maxParts}`,
+  zone: 'rows with no time zone to read the send window on',
+  'no-open-time': 'numbers never inside the send window in all their zones at once',
 };
 
 /** The words for a cause, for messages. */
