@@ -52,7 +52,9 @@ export async function waitUntilOpen(s: Schedule, zones: readonly string[], o: Wa
     if (o.exitWhenClosed) return { state: 'closed', opensAt: state.opensAt };
     if (told !== state.opensAt) {
       told = state.opensAt;
-      o.onWait(zones, state.opensAt);
+      // Named first, the zone whose window opens last: its opening is the one the run waits for.
+      const decides = zones.length > 1 ? lastToOpen(s, zones, now) : undefined;
+      o.onWait(decides !== undefined ? [decides, ...zones.filter((z) => z !== decides)] : zones, state.opensAt);
     }
     const step = speed === undefined ? FIRST_STEP_MS : Math.max(5, Math.min(MAX_STEP_MS, (state.opensAt - now) / speed));
     const real0 = performance.now();
@@ -60,6 +62,21 @@ export async function waitUntilOpen(s: Schedule, zones: readonly string[], o: Wa
     const realMs = performance.now() - real0;
     if (realMs >= 1) speed = Math.max(1, (o.now() - now) / realMs);
   }
+}
+
+/** Of several zones, the one whose own window opens last from `now` (open now: now). */
+function lastToOpen(s: Schedule, zones: readonly string[], now: number): string | undefined {
+  let last: string | undefined;
+  let lastAt = -Infinity;
+  for (const zone of zones) {
+    const own = openness(s, [zone], now);
+    const at = own.state === 'closed' ? own.opensAt : own.state === 'open' ? now : undefined;
+    if (at !== undefined && at > lastAt) {
+      last = zone;
+      lastAt = at;
+    }
+  }
+  return last;
 }
 
 /**

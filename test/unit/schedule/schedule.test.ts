@@ -122,3 +122,24 @@ test('a schedule survives its journal record', () => {
   assert.deepEqual(back, s);
   assert.equal(describeSchedule(s), "send window mon-fri:09:00-20:00 in each row's zone (column zone); stop at 2026-12-11T20:00:00.000Z");
 });
+
+test('a wait across zones names first the zone whose window opens last: the opening it waits for', async () => {
+  const { waitUntilOpen, windowWait } = await import('../../../src/schedule/index.js');
+  // 12:00 UTC: 23:00 in Sydney (opens 22:00 UTC), 20:00 in Perth (opens 01:00 UTC the next day).
+  const now = Date.parse('2026-12-08T12:00:00Z');
+  const stop = new AbortController();
+  let told: { zones: readonly string[]; opensAt: number } | undefined;
+  const result = await waitUntilOpen(sched(['09:00-20:00']), ['Australia/Sydney', 'Australia/Perth'], {
+    now: () => now,
+    signal: stop.signal,
+    exitWhenClosed: false,
+    onWait: (zones, opensAt) => {
+      told = { zones, opensAt };
+      stop.abort();
+    },
+  });
+  assert.equal(result.state, 'aborted');
+  assert.deepEqual(told?.zones, ['Australia/Perth', 'Australia/Sydney']);
+  assert.equal(told?.opensAt, Date.parse('2026-12-09T01:00:00Z'));
+  assert.match(windowWait(told?.zones ?? [], told?.opensAt ?? 0), /waiting until Wed 09:00 in Australia\/Perth \(and 1 more zone\), 2026-12-09T01:00:00\.000Z/);
+});
