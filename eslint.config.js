@@ -16,7 +16,7 @@ const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose', 'history'], ['
 // Outside src/bulk/, a module may import a door and the leaves; the preflight's worker thread
 // (src/workers/) runs preflight/ and input/ itself. The layout test checks dynamic imports, which
 // lint does not see.
-const DOORS = { 'src/commands/send-bulk/run.ts': 'send-bulk', 'src/commands/runs/**/*.ts': 'runs' };
+const DOORS = { 'src/commands/send-bulk/run.ts': 'campaign-door', 'src/commands/runs/**/*.ts': 'runs-door' };
 const LEAVES = ['campaign', 'flag-names'];
 const OUTSIDE = { 'src/workers/**/*.ts': ['preflight', 'input'] };
 

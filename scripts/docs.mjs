@@ -1,7 +1,7 @@
 // `npm run docs`: writes the manual that comes from the code (src/reference/generate.ts): the
 // command reference in docs/commands/, the man pages in docs/man/ (and package.json's "man"
 // list), and the exit-code tables between their markers in README.md and docs/contract.md.
-// `npm run docs -- --check` writes nothing and exits 1 when a file differs (test/unit/reference.test.ts
+// `npm run docs -- --check` writes nothing and exits 1 when a file differs (test/unit/reference/generate.test.ts
 // checks the same in `npm test`).
 //
 // The generator is TypeScript that imports the program (buildProgram), so it is bundled here as

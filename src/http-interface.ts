@@ -1,5 +1,5 @@
 // The HTTP a Context provides (src/context.ts: `http`), as types alone: the API's clients (built
-// in src/http/client.ts) and single requests to URLs outside the API (src/http/hook.ts). A leaf:
+// in src/http/client.ts) and single requests to URLs outside the API (src/http/provider.ts: `hook`). A leaf:
 // it imports no module of msgr, so the Context, the HTTP stack and the code that renders their
 // results all import it without a loop between them (docs/design.md: "HTTP").
 import type { Dispatcher } from 'undici';

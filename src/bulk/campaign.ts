@@ -1,7 +1,7 @@
 // The campaign, as the engine takes it: one resolved, typed description of what to send, to whom,
 // where, how fast, what to do with earlier runs, and what this command does with it (send it, a
 // dry run, a preview, a sample). `msgr send-bulk` builds it once from argv and the settings
-// (src/commands/send-bulk/campaign.ts); the engine reads it and never a flag (where a message must
+// (src/commands/send-bulk/resolve-campaign.ts); the engine reads it and never a flag (where a message must
 // name one: bulk/flag-names.ts). Also the value --rate takes (--delimiter's is src/csv/'s), and
 // the defaults of what a command may leave out. A leaf of the engine: every folder may import it, and
 // it imports none of them.

@@ -1,12 +1,12 @@
 // The side channels of one send-bulk run, in one object: the cleanups its end runs, what a full
 // disk's message needs as far as the run got, and what quitting at once (a second Ctrl-C) must
 // tidy and say. Built first by src/commands/send-bulk/run.ts (through the door,
-// bulk/send-bulk.ts) and handed to the stages that set them; nothing else keeps run state aside.
+// bulk/campaign-door.ts) and handed to the stages that set them; nothing else keeps run state aside.
 import { dirname } from 'node:path';
 import type { Context } from '../context.js';
 import { stateDir } from '../files/state-dir.js';
 import { isNoSpace } from './journal/writer.js';
-import type { ReportWriter } from './report/writer.js';
+import type { ReportWriter } from './report/report-file.js';
 import { noSpaceError, type Where } from './journal/reserve.js';
 
 /**

@@ -9,7 +9,7 @@
 //   known, after its first receipt) is unknown: its receipt will most likely never come.
 // Pure apart from readDeliveries(), the front door the reports use.
 import { isFinal, summarise, timeMs, type DeliveryState, type EventSummary, type FieldPaths } from './fields.js';
-import { parseEventBody } from './records.js';
+import { parseEventBody } from './saved-event.js';
 import { readEventsFile } from './read.js';
 
 /** What a report says of a message: a delivery state, or unknown (too long without a final receipt). */

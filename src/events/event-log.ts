@@ -18,7 +18,7 @@ import { UsageError } from '../errors.js';
 import { tryLock, type Lock, type LockProcess } from '../files/lock.js';
 import { ensureDir, FOR_LISTENING } from '../files/dirs.js';
 import { makePrivate, type Tightened } from '../files/private.js';
-import { asRecord } from './records.js';
+import { asRecord } from './saved-event.js';
 
 /** The events of one flush may not wait behind more than this many bytes (then 503, retry soon). */
 export const MAX_PENDING_BYTES = 32 * 1024 * 1024;

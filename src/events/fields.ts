@@ -187,7 +187,7 @@ function partOf(event: unknown): EventSummary['part'] {
 }
 
 /**
- * What one event says. `event` is the parsed body (records.ts: parseEventBody): an object for JSON
+ * What one event says. `event` is the parsed body (saved-event.ts: parseEventBody): an object for JSON
  * and forms; anything else has no fields and is `other`.
  */
 export function summarise(event: unknown, paths: FieldPaths = {}): EventSummary {

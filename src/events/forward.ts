@@ -13,7 +13,7 @@ import { UsageError } from '../errors.js';
 import type { Http } from '../http-interface.js';
 import { isLoopbackHost } from '../http/endpoint.js';
 import { maskUrl } from '../output/sanitize.js';
-import { asRecord, subPath, type EventRecord } from './records.js';
+import { asRecord, subPath, type EventRecord } from './saved-event.js';
 import { readLinesFrom } from './read.js';
 
 export const FORWARD_TIMEOUT_MS = 10_000;
@@ -97,7 +97,7 @@ export interface ForwardAttempt {
 /**
  * The URL an event goes to: the app's URL, then the event's own sub-path and query. The sub-path
  * stays under the app's path, whatever dot segments, backslashes or encoded dots it holds
- * (records.ts: subPath); undefined when it would not (nothing is sent then).
+ * (saved-event.ts: subPath); undefined when it would not (nothing is sent then).
  */
 export function forwardUrl(base: URL, record: Pick<EventRecord, 'path' | 'query'>): string | undefined {
   const url = new URL(base.href);

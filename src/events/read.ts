@@ -4,7 +4,7 @@ import { createReadStream } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { UsageError, fileHint, fileProblem } from '../errors.js';
-import { asRecord, type EventRecord } from './records.js';
+import { asRecord, type EventRecord } from './saved-event.js';
 
 export interface ReadResult {
   readonly records: number;

@@ -12,7 +12,7 @@ import { UsageError } from '../errors.js';
 import { dedupKey, type Dedup } from './dedup.js';
 import { MAX_PENDING_BYTES, StoreError, type EventLog } from './event-log.js';
 import { summarise, type EventSummary, type FieldPaths } from './fields.js';
-import { keptHeaders, keptQuery, MAX_EVENTS_PER_BODY, parseForm, RECORD_VERSION, splitBody, subPath, TooManyEventsError, type BodyEvent, type EventRecord } from './records.js';
+import { keptHeaders, keptQuery, MAX_EVENTS_PER_BODY, parseForm, RECORD_VERSION, splitBody, subPath, TooManyEventsError, type BodyEvent, type EventRecord } from './saved-event.js';
 
 /** Largest body taken by default; above it 413 (bodies of SMS events are a few hundred bytes). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

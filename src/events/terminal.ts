@@ -5,7 +5,7 @@
 // re-serialise, or to parse for jq): a --json reader sees every stored event once.
 import { showControls } from '../output/sanitize.js';
 import type { EventSummary } from './fields.js';
-import type { EventRecord } from './records.js';
+import type { EventRecord } from './saved-event.js';
 
 /** What the opt-outs made of an event, for its line. */
 export type OptOutNote = 'opted-out' | 'possible' | 'already-opted-out' | 'undeliverable' | 'resubscribed' | 'not-opted-out' | 'start-ignored' | 'not-a-number' | 'stop-ignored';

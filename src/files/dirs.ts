@@ -24,7 +24,7 @@ const ENVIRONMENT_CODES: Readonly<Record<string, string>> = {
 export function stateWriteError(err: unknown, fallbackPath: string): unknown {
   const e = err as NodeJS.ErrnoException;
   const code = typeof e?.code === 'string' ? e.code : undefined;
-  // A full disk is named with the space to free by send-bulk itself (bulk/send-bulk.ts, RunContext.failed).
+  // A full disk is named with the space to free by send-bulk itself (bulk/campaign-door.ts, RunContext.failed).
   if (code === 'ENOSPC' || code === 'EDQUOT') return err;
   const why = code !== undefined ? ENVIRONMENT_CODES[code] : undefined;
   if (why === undefined) return err;

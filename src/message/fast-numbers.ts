@@ -10,7 +10,7 @@
 // every failure (a number outside the plan is one by default: normaliseNumber() words why), and
 // every unusual case (national prefix transform rules, non-geographic calling codes, unexpected
 // metadata), falls back.
-// test/unit/fast-numbers.test.ts checks the equivalence differentially against normaliseNumber().
+// test/unit/message/fast-numbers.test.ts checks the equivalence differentially against normaliseNumber().
 //
 // Mirrored libphonenumber-js code (node_modules/libphonenumber-js/es6): parse.js,
 // helpers/extractCountryCallingCode.js, helpers/extractNationalNumber.js,

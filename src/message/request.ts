@@ -7,7 +7,7 @@ import { checkSender, parseChannel, type Channel } from './channel.js';
 import { isBlank } from './invisible.js';
 import { phoneText } from './text-file.js';
 import { normaliseNumberFast as normaliseNumber } from './fast-numbers.js';
-import { parseValidity } from './fields/validity.js';
+import { parseValidity } from './request-fields/validity.js';
 
 export type KeyValues = Record<string, string | number | boolean>;
 

@@ -18,7 +18,7 @@ export interface LineRecord {
   readonly op: StoreOp;
 }
 
-/** What the store's one reader of lines says of some bytes of it (store.ts / records.ts). */
+/** What the store's one reader of lines says of some bytes of it (store.ts / store-lines.ts). */
 export interface ReadLines<R extends LineRecord> {
   readonly records: ReadonlyArray<{ readonly line: number; readonly offset: number; readonly record: R }>;
   readonly bad: ReadonlyArray<{ readonly line: number; readonly text: string }>;

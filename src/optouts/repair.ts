@@ -1,7 +1,7 @@
 // `msgr optout repair` (docs/optouts.md: "Damage and repair"): a store with lines that are not
-// records (records.ts) stops every send until a person repairs it. Repair is one step: a line that
+// records (store-lines.ts) stops every send until a person repairs it. Repair is one step: a line that
 // reads as a phone number (typed in by hand, with or without a `#` comment), or a record cut short
-// or gone wrong that still names an opt-out's number (records.ts: numberNamed), becomes an opt-out of
+// or gone wrong that still names an opt-out's number (store-lines.ts: numberNamed), becomes an opt-out of
 // that number, since that is what someone meant by writing it there; any other line is set aside
 // in a file beside the store, never dropped; the file as it was is kept beside it too. Records are
 // kept byte for byte, in their order; the repaired store is written aside and renamed into place
@@ -9,7 +9,7 @@
 import { closeSync, copyFileSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import type { CountryCode } from 'libphonenumber-js/max';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
-import { numberNamed, readStoreLines, STORE_VERSION, timeNamed, type OptOutRecord } from './records.js';
+import { numberNamed, readStoreLines, STORE_VERSION, timeNamed, type OptOutRecord } from './store-lines.js';
 import { storeWriteError, withStoreLock, type StoreWriter } from './store.js';
 
 /** How a line that is not a record named its number: typed by hand, or in a record not whole. */

@@ -8,7 +8,7 @@
 // Front doors: `openOptOuts(state, account, proc)` for a sender that must leave the numbers out
 // (the account's store and the `_all` one, whose numbers apply to every account), and
 // `OptOutStore.open(path, proc)` to change one store. What is a line of the store, and what is
-// damage: records.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender
+// damage: store-lines.ts (`readStoreLines`), the one reading of its lines. Damage stops a sender
 // (openOptOuts, refuseDamage), never a writer: an opt-out is recorded whatever else the file holds.
 //
 // One number's answer (opted out, a possible opt-out undecided) is looked up in the index beside
@@ -26,10 +26,10 @@ import { shellQuote as shellWord } from '../output/shell.js';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
-import { E164, numberNamed, readStoreLines, timeNamed, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+import { E164, numberNamed, readStoreLines, timeNamed, recordOf, STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './store-lines.js';
 import type { NumberState } from './state.js';
 
-export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './records.js';
+export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './store-lines.js';
 
 /** A number opted out now. */
 export interface OptOutEntry {
@@ -161,7 +161,7 @@ export class OptOutStore {
   }
 
   /**
-   * A last line cut short (no newline, not a record) that names an opt-out (records.ts:
+   * A last line cut short (no newline, not a record) that names an opt-out (store-lines.ts:
    * numberNamed), with its line number; undefined when there is none. A write of msgr's is one
    * call, so one still cut short a moment later is a crash or a hand edit, and counts as damage
    * (refuseDamage).
@@ -452,7 +452,7 @@ export class OptOutStore {
       try {
         fd = openSync(this.path, 'a+', 0o600);
         const stat = fstatSync(fd);
-        // A last line cut short (it does not parse: records.ts: a crash, a hand edit) is set aside
+        // A last line cut short (it does not parse: store-lines.ts: a crash, a hand edit) is set aside
         // in <store>.torn, not lost. One that names an opt-out is made whole first: its number
         // is opted out by a record of its own (an opt-out is never dropped by a writer).
         let healed = '';
@@ -494,7 +494,7 @@ export class OptOutStore {
   }
 }
 
-/** A record read into the whole store: the one rule of records.ts's ops, with the records themselves. */
+/** A record read into the whole store: the one rule of store-lines.ts's ops, with the records themselves. */
 function take(w: Whole, r: OptOutRecord): void {
   const now = w.current.get(r.number);
   if (r.op === 'add' || r.op === 'remove') {
@@ -533,7 +533,7 @@ export async function withStoreLock<T>(path: string, writer: StoreWriter, fn: ()
 }
 
 /**
- * The record that opts out the number a line cut short names (records.ts: numberNamed), as of the
+ * The record that opts out the number a line cut short names (store-lines.ts: numberNamed), as of the
  * time it gives when it gives one, with a note that says where it came from; '' when it names none.
  */
 function wholeAgain(cut: string, writer: StoreWriter): string {

@@ -1,4 +1,4 @@
-// What `npm run docs` writes (scripts/docs.mjs), and test/unit/reference.test.ts checks is
+// What `npm run docs` writes (scripts/docs.mjs), and test/unit/reference/generate.test.ts checks is
 // written: the command reference (docs/commands/), the man pages (docs/man/), package.json's
 // "man" list, and the exit-code tables between markers in README.md and docs/contract.md. All of
 // it comes from the running code: the whole command tree (buildProgram's 'all' scope walks every

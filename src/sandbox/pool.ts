@@ -65,7 +65,7 @@ export class ExaminePool {
   }
 
   #start(): Slot {
-    const worker = startWorker('sandbox', { stdout: false, stderr: false });
+    const worker = startWorker('sandbox-examine', { stdout: false, stderr: false });
     worker.unref();
     const slot: Slot = { worker, busy: 0 };
     worker.on('message', (m: PoolReply) => {

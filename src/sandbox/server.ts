@@ -15,7 +15,7 @@ import { IdempotencyCache, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 import { examineBody, type Examined, type ExamineJob } from './examine.js';
 import { ExaminePool } from './pool.js';
 import { batchIdFor } from './response.js';
-import { planEvents, type EventPlanOptions } from './events.js';
+import { planEvents, type EventPlanOptions } from './own-events.js';
 import { WebhookSender, type WebhookStats } from './webhooks.js';
 import type { ValidMessageRequest } from './validate.js';
 import type { Http } from '../http-interface.js';

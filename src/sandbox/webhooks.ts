@@ -6,7 +6,7 @@
 // at most, bounded by MAX_QUEUED (beyond it events are dropped, counted and said).
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Http } from '../http-interface.js';
-import type { SandboxEvent } from './events.js';
+import type { SandboxEvent } from './own-events.js';
 import { maskUrl } from '../output/sanitize.js';
 
 export const DEFAULT_RETRY_FOR_MS = 10 * 60_000;

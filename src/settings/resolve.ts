@@ -145,8 +145,8 @@ export async function resolveSettings(ctx: Context, flags: ConnectionFlags, opti
   const accountOverride = pick(flags.account, '--account', env.MSGR_ACCOUNT_REFERENCE, 'MSGR_ACCOUNT_REFERENCE');
   const chosen = pick(flags.profile, '--profile', env.MSGR_PROFILE, 'MSGR_PROFILE');
 
-  // One read of the store, without conf's import cost (profiles/store.ts).
-  const store = await import('../profiles/store.js');
+  // One read of the store, without conf's import cost (profiles/profile-file.ts).
+  const store = await import('../profiles/profile-file.js');
   const { paths, data } = store.loadStore(ctx, options.warn);
   const names = store.profileNames(data);
 

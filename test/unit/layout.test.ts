@@ -6,7 +6,9 @@
 // program to walk its command tree. The order of the engine's folders and its front doors are lint rules
 // (eslint.config.js, ENGINE_ORDER and DOORS); lint does not see dynamic imports, so this checks
 // that those of the engine from outside it go through a door too. No folder holds more than
-// MAX_FILES files.
+// MAX_FILES files. No name is used twice for two things (docs/design.md: "The folders, and their order"),
+// and the unit tests sit where the code they prove sits (docs/contributing.md: "Where a test goes,
+// and what it is called").
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -101,7 +103,7 @@ function findCycle(graph: ReadonlyMap<string, readonly string[]>): string[] | un
  * `src/bulk/input`). A file directly in src/ (context.ts, errors.ts, main.ts, the leaves) is a
  * node of its own at depth 1, so a loop through one (src/context.ts → src/http/ → src/output/ →
  * src/context.ts) is a loop between folders too. Undefined for a module that does not sit that
- * deep otherwise (`src/bulk/runs.ts` at 2): files are the module graph's.
+ * deep otherwise (`src/bulk/runs-door.ts` at 2): files are the module graph's.
  */
 function folderAt(module: string, depth: number): string | undefined {
   const parts = module.split('/');
@@ -192,10 +194,80 @@ test('findCycle finds a loop, and none in a graph without one', () => {
 });
 
 test('outside the engine, a dynamic import of src/bulk/ is of a front door (lint checks the static ones)', () => {
-  const doors = ['src/bulk/send-bulk.ts', 'src/bulk/runs.ts'];
+  const doors = ['src/bulk/campaign-door.ts', 'src/bulk/runs-door.ts'];
   const graph = importGraph(true);
   // The walk sees dynamic imports: msgr listen asks the runs door whether a run is sending.
-  assert.ok(graph.get('src/commands/listen/run.ts')?.includes('src/bulk/runs.ts'));
+  assert.ok(graph.get('src/commands/listen/run.ts')?.includes('src/bulk/runs-door.ts'));
   const strays = [...graph].flatMap(([from, targets]) => (from.startsWith('src/bulk/') ? [] : targets.filter((t) => t.startsWith('src/bulk/') && !doors.includes(t)).map((t) => `${from} → ${t}`)));
+  assert.deepEqual(strays, []);
+});
+
+/** Every file (`.ts`) and folder under `dir`, as paths relative to ROOT. */
+function entries(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return [relative(ROOT, path), ...entries(path)];
+    return name.endsWith('.ts') ? [relative(ROOT, path)] : [];
+  });
+}
+
+/** A file's or folder's name as a newcomer guesses it: `.ts` dropped. */
+const baseName = (path: string): string => path.split('/').at(-1)!.replace(/\.ts$/, '');
+
+/**
+ * The names of src/ that stand for two things, each with the paths that use it: outside
+ * src/commands/, any name but a folder's door (index.ts) used twice; a file of src/commands/
+ * (other than index, options and run, and flags.ts and shared.ts, which a command's folder keeps
+ * for its subcommands) or anything of src/commands/shared/ named as something outside
+ * src/commands/. The folders of src/commands/ mirror the commands, so a command may share its
+ * concept's name (src/sandbox/, src/message/segments.ts).
+ */
+function nameCollisions(paths: readonly string[]): string[] {
+  const inCommands = (p: string): boolean => p.startsWith('src/commands/');
+  const isFile = (p: string): boolean => p.endsWith('.ts');
+  const outside = new Map<string, string[]>();
+  for (const p of paths.filter((p) => !inCommands(p) && baseName(p) !== 'index')) outside.set(baseName(p), [...(outside.get(baseName(p)) ?? []), p]);
+  const found = [...outside].filter(([, ps]) => ps.length > 1).map(([name, ps]) => `${name}: ${ps.join(', ')}`);
+  for (const p of paths.filter(inCommands)) {
+    const shared = p.startsWith('src/commands/shared/');
+    if (!shared && (!isFile(p) || ['index', 'options', 'run', 'flags', 'shared'].includes(baseName(p)))) continue;
+    const same = outside.get(baseName(p));
+    if (same !== undefined) found.push(`${baseName(p)}: ${p}, ${same.join(', ')}`);
+  }
+  return found;
+}
+
+test('no name in src/ stands for two things: none repeats outside src/commands/, nor between a command\'s files and the rest', () => {
+  const paths = entries(SRC);
+  // The walk sees files and folders, in src/commands/ and outside it.
+  assert.ok(paths.includes('src/bulk/journal') && paths.includes('src/bulk/journal/records.ts') && paths.includes('src/commands/shared/flag-files.ts'));
+  assert.deepEqual(nameCollisions(paths), []);
+});
+
+test('nameCollisions names a name used twice outside src/commands/, and a command\'s file named as something outside', () => {
+  const paths = ['src/bulk', 'src/bulk/journal', 'src/bulk/journal/index.ts', 'src/events', 'src/events/index.ts', 'src/commands', 'src/commands/runs', 'src/commands/runs/run.ts', 'src/commands/runs/flags.ts', 'src/commands/sandbox', 'src/sandbox', 'src/commands/shared', 'src/commands/shared/flags.ts'];
+  assert.deepEqual(nameCollisions(paths), [], 'doors, a command\'s own files, and a command named as its concept\'s folder');
+  assert.deepEqual(nameCollisions([...paths, 'src/bulk/journal/records.ts', 'src/events/records.ts']), ['records: src/bulk/journal/records.ts, src/events/records.ts']);
+  assert.deepEqual(nameCollisions([...paths, 'src/events/journal.ts']), ['journal: src/bulk/journal, src/events/journal.ts']);
+  assert.deepEqual(nameCollisions([...paths, 'src/schedule/flags.ts']), ['flags: src/commands/shared/flags.ts, src/schedule/flags.ts']);
+  assert.deepEqual(nameCollisions([...paths, 'src/commands/send-bulk/campaign.ts', 'src/bulk/campaign.ts']), ['campaign: src/commands/send-bulk/campaign.ts, src/bulk/campaign.ts']);
+});
+
+/** Files directly in test/unit/ that prove the repository as a whole, not one module of src/. */
+const WHOLE_REPOSITORY = ['layout', 'citations', 'doc-pages'];
+
+test('a unit test sits where the code it proves sits: each folder of test/unit/ is one of src/, and a file at its top proves the repository or a module directly in src/', () => {
+  const UNIT = join(ROOT, 'test', 'unit');
+  const tests = entries(UNIT);
+  const src = new Set(entries(SRC).map((p) => p.replace(/^src\//, '')));
+  // The walk sees the test folders and the files at the top.
+  assert.ok(tests.includes('test/unit/bulk/journal') && tests.includes('test/unit/layout.test.ts'));
+  const strays = tests.flatMap((p) => {
+    const inUnit = p.replace(/^test\/unit\//, '');
+    if (!p.endsWith('.ts')) return src.has(inUnit) ? [] : [`${p}/: no src/${inUnit}/`];
+    if (inUnit.includes('/')) return [];
+    const name = inUnit.replace(/\.test\.ts$/, '');
+    return WHOLE_REPOSITORY.includes(name) || src.has(`${name}.ts`) ? [] : [`${p}: at the top of test/unit/, neither a test of the repository nor of a module directly in src/`];
+  });
   assert.deepEqual(strays, []);
 });

@@ -2,7 +2,7 @@
 // its journal records it, and how two runs' messages differ. A resume, --skip-sent, --restart and
 // a new run of a finished file each ask it.
 import type { PersonalSpec, RunHeader } from '../journal/records.js';
-import { messageText } from './message.js';
+import { messageText } from './base-request.js';
 import { columnKey } from '../../message/placeholders.js';
 import { messageDifferences } from '../../message/same-message.js';
 import { FLAG } from '../flag-names.js';

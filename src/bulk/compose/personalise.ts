@@ -13,7 +13,7 @@ import { bindPlaceholders, findColumn, parsePlaceholders, placeholderNames, type
 import { phoneText } from '../../message/text-file.js';
 import { asciiJson } from '../input/columns.js';
 import { noSuchColumn } from '../../csv/header.js';
-import { requestFrame } from './message.js';
+import { requestFrame } from './base-request.js';
 import type { PersonalSpec } from '../journal/records.js';
 import { FLAG } from '../flag-names.js';
 
@@ -135,7 +135,7 @@ export function messageForKey(message: Record<string, unknown>, key: string): Re
   return out;
 }
 
-/** The body frame of one grouping key (bulk/compose/message.ts, requestFrame). */
+/** The body frame of one grouping key (bulk/compose/base-request.ts, requestFrame). */
 export function frameForKey(message: Record<string, unknown>, key: string): { prefix: string; suffix: string } {
   // A key of a text alone, `["…"]`, holds the text's JSON already: it goes into the run's frame
   // built once around a marker (a request per row otherwise rebuilds the whole frame each time).

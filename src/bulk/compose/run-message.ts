@@ -1,5 +1,5 @@
 // src/bulk/compose/: what each row is sent. run-message.ts (this file) is the run's message, one
-// shared text or one per row; message.ts builds the request without recipients and its frame;
+// shared text or one per row; base-request.ts builds the request without recipients and its frame;
 // personalise.ts renders a row's message; grouping.ts puts rows with the same message into
 // requests; definition.ts says when two runs sent "the same message". It imports input/ and
 // journal/.
@@ -11,7 +11,7 @@ import type { Channel } from '../../message/channel.js';
 import { UsageError } from '../../errors.js';
 import { singleBraceColumns } from '../../message/placeholders.js';
 import { analyseText, type TextAnalysis } from '../../message/segments.js';
-import { messageText, requestFrame } from './message.js';
+import { messageText, requestFrame } from './base-request.js';
 import { frameForKey, isPersonal, planRowMessage, type MessageSource, type RowMessagePlan } from './personalise.js';
 import type { PersonalSpec } from '../journal/records.js';
 import { FLAG } from '../flag-names.js';

@@ -6,7 +6,7 @@ import type { CostEstimate } from '../../pricing/estimate.js';
 import type { MaxCost } from '../../pricing/max-cost.js';
 import { analyseText, describeChar } from '../../message/segments.js';
 import { gsmSafe, isGsmSafeLookalike } from '../../lookalikes/gsm-safe.js';
-import type { GsmSafeChange } from '../compose/message.js';
+import type { GsmSafeChange } from '../compose/base-request.js';
 import { describeNumberType } from '../../number-types/number-type.js';
 import type { Filtered } from '../preflight/range.js';
 import type { Ui } from '../../output/ui.js';

@@ -62,7 +62,7 @@ export interface Summary {
   causes: Array<{ cause: string; column: string; count: number; lines: number[] }>;
   /** A dry run, preview or sample beside an unfinished run of the file: that run's id. */
   unfinishedRun?: string;
-  /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/writer.ts requestFields). */
+  /** What each recipient's request carries: `msisdn`, `variables.NAME`, `metaData.NAME` (bulk/report/report-file.ts requestFields). */
   requestFields?: string[];
   /** Under --once: an earlier run under another key that read the same data (bulk/earlier/campaign-key.ts sameDataJson). */
   sameData?: Record<string, unknown>;
@@ -267,11 +267,11 @@ export interface SummaryErrorOptions {
   readonly spaceNeeded?: number | undefined;
   /** Where the requests went, for a stop on a 404 or 405: the URL msgr built, from which base URL. */
   readonly address?: { readonly endpoint: URL; readonly baseUrl?: string | undefined; readonly source?: string | undefined } | undefined;
-  /** The command that sends the rows once the base URL is fixed (the campaign's rerun.baseUrlFixed: src/commands/send-bulk/campaign.ts); undefined: none can be given. */
+  /** The command that sends the rows once the base URL is fixed (the campaign's rerun.baseUrlFixed: src/commands/send-bulk/resolve-campaign.ts); undefined: none can be given. */
   readonly restart?: string | undefined;
   /** The command that continues the run sending its batches in doubt again (--resend-in-doubt). */
   readonly resend?: string | undefined;
-  /** What the account's receipts say of the rows in doubt (bulk/history/delivery.ts settleInDoubt). */
+  /** What the account's receipts say of the rows in doubt (bulk/history/run-delivery.ts settleInDoubt). */
   readonly receipts?: { readonly rows: number; readonly withReceipt: number; readonly settledRows: number } | undefined;
 }
 
@@ -401,7 +401,7 @@ export function summaryError(summary: SentSummary, r: SendResult, o: SummaryErro
 /**
  * How the rows of a run go to a fixed base URL: a new run with --restart, since a resume goes
  * where the run started and one to another base URL is refused (docs/files.md: "Nothing lost,
- * nothing sent twice"). `restart`: the command (src/commands/send-bulk/campaign.ts, restartCommand), when it can be given.
+ * nothing sent twice"). `restart`: the command (src/commands/send-bulk/resolve-campaign.ts, restartCommand), when it can be given.
  */
 function withFixedBaseUrl(r: SendResult, given: string | undefined, runId: string, lead: string): string {
   const accepted = r.accepted + r.acceptedEarlier > 0;

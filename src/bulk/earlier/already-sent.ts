@@ -21,7 +21,7 @@ import { definitionDifferences, journaledDefinition, type MessageDefinition } fr
 import { formatCount } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 import { readDeliveries } from '../../events/delivery.js';
-import { defaultEventsFiles, settleInDoubt } from '../history/delivery.js';
+import { defaultEventsFiles, settleInDoubt } from '../history/run-delivery.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
 

@@ -8,7 +8,7 @@ import type { Context } from '../../context.js';
 import { ExitCode, UsageError } from '../../errors.js';
 import type { LockOwner } from '../../files/lock.js';
 import type { RunHeader } from '../journal/records.js';
-import { buildMessage } from '../compose/message.js';
+import { buildMessage } from '../compose/base-request.js';
 import type { Campaign } from '../campaign.js';
 import { describeSender, describeText } from '../this-run/where.js';
 import { refusalError, type Refusal } from '../this-run/unfinished.js';

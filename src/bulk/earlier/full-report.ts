@@ -12,7 +12,7 @@ import { leaveOutSet, loadExcludes } from '../input/exclude.js';
 import { BatchState, isInDoubt } from '../journal/records.js';
 import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
-import type { ReportRow, RowOutcome } from '../report/writer.js';
+import type { ReportRow, RowOutcome } from '../report/report-file.js';
 import { readRunDetail, type RunDetail } from '../history/catalogue.js';
 import { readBatches, type BatchSource } from '../send/batches.js';
 import { runMessage } from '../compose/run-message.js';
@@ -24,7 +24,7 @@ import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
 import { DELIVERED_AT_START, loadSentNumbers, withSentIds } from './already-sent.js';
-import { runDelivery, type DeliveryOptions, type RunDelivery } from '../history/delivery.js';
+import { runDelivery, type DeliveryOptions, type RunDelivery } from '../history/run-delivery.js';
 import { sameInput } from '../input/identity.js';
 
 export interface RunReport {

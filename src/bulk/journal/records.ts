@@ -1,6 +1,6 @@
 // src/bulk/journal/: the run journal, msgr's write-ahead log. records.ts (this file) is its format;
 // writer.ts writes and fsyncs it, load.ts reads it back (every batch's latest state, or the header
-// alone), reserve.ts keeps room for the answers in flight when the disk fills, keys.ts makes run
+// alone), reserve.ts keeps room for the answers in flight when the disk fills, run-keys.ts makes run
 // ids and Idempotency-Keys. It imports no other folder of the engine; every other may import it.
 //
 // The records of the append-only run journal (docs/files.md: "Nothing lost, nothing sent twice"),
@@ -116,7 +116,7 @@ export interface RunHeader {
 /** A run's campaign key (--once), and the name its Idempotency-Keys are made from. */
 export interface OnceRecord {
   readonly key: string;
-  /** `msgr-<idempotency>-<batch>` is batch k's Idempotency-Key (bulk/journal/keys.ts idempotencyKey). */
+  /** `msgr-<idempotency>-<batch>` is batch k's Idempotency-Key (bulk/journal/run-keys.ts idempotencyKey). */
   readonly idempotency: string;
 }
 
@@ -194,7 +194,7 @@ export interface DoneRecord {
   readonly optedOut?: number;
   /**
    * Outcome `accepted` written by a resume for a batch left in doubt, because the receipts in the
-   * account's events show every one of its recipients (bulk/history/delivery.ts settleInDoubt):
+   * account's events show every one of its recipients (bulk/history/run-delivery.ts settleInDoubt):
    * no answer came, but the API had taken it.
    */
   readonly settledBy?: 'receipts';

@@ -64,7 +64,7 @@ interface PartFile {
   readonly batchSize: number;
 }
 
-/** What a worker does: one part of the file (workers/preflight.ts). */
+/** What a worker does: one part of the file (workers/preflight-part.ts). */
 export interface PartJob extends PartFile {
   readonly exclude: ExportedSet | undefined;
   /** Numbers an earlier run accepted (bulk/earlier/already-sent.ts). */
@@ -274,7 +274,7 @@ function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGeneratio
   // samples): an aborted signal fires no more, so a listener added now would never hear it and
   // the worker would run the whole pass before the caller's checkpoint noticed.
   if (o.signal?.aborted === true) return { result: Promise.reject(new Error('interrupted')), stop: () => Promise.resolve() };
-  const worker = startWorker('preflight', {
+  const worker = startWorker('preflight-part', {
     workerData: job,
     resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: o.oldGenerationMb ?? workerOldMb(job) },
     stdout: false,

@@ -1,5 +1,5 @@
 // src/bulk/preflight/: every row checked before anything is sent. pass.ts (this file) runs it, on
-// one core (range.ts) or two (parallel.ts, with src/workers/preflight.ts); row-check.ts is one
+// one core (range.ts) or two (parallel.ts, with src/workers/preflight-part.ts); row-check.ts is one
 // row's verdict, repeats.ts a number on several rows, problems.ts the invalid rows by cause,
 // spool.ts the verdicts kept on disk for the send pass. It imports input/, compose/, report/ and
 // journal/.
@@ -22,7 +22,7 @@ import { runPreflight, type PreflightResult, type RowZoneCheck, type SentMessage
 import { createRowChecker, csvUtf8Hint, type RowChecker } from './row-check.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv, type CsvFormat } from '../../csv/reader.js';
 import { windows1252 } from '../../message/text-file.js';
-import { ReportWriter } from '../report/writer.js';
+import { ReportWriter } from '../report/report-file.js';
 import { removeSpool, spoolFile, SpoolWriter, type SpoolSource } from './spool.js';
 import { FLAG } from '../flag-names.js';
 import type { CostTally } from '../../pricing/estimate.js';

@@ -1,7 +1,7 @@
 // A bulk run's report in input order: batches are answered in any order (and with messages per
 // row, a batch's rows are spread over the file), but each report line is written only once every
 // line before it is (docs/campaign-output.md: "Output").
-import type { ReportRow, RowOutcome } from './writer.js';
+import type { ReportRow, RowOutcome } from './report-file.js';
 
 /** What the sender needs of the report: one row at a time, in input order. */
 export interface SenderReport {

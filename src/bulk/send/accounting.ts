@@ -18,7 +18,7 @@ import type { Gate, RateLimiter, Window } from './limiter.js';
 import { extractMessageIds } from '../../http/message-ids.js';
 import { type Progress, type ProgressStats } from './progress.js';
 import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, type LeftOut } from './opt-outs.js';
-import { idempotencyKey } from '../journal/keys.js';
+import { idempotencyKey } from '../journal/run-keys.js';
 import { formatDuration } from '../../output/count.js';
 import { FLAG } from '../flag-names.js';
 

@@ -5,7 +5,7 @@
 // go to the report at their own position.
 import { Grouper } from '../compose/grouping.js';
 import { DUPLICATE_KEYS, numberKey, textHash52 } from '../input/number-set.js';
-import type { ReportRow, RowOutcome } from '../report/writer.js';
+import type { ReportRow, RowOutcome } from '../report/report-file.js';
 import { alreadySentRow, type ReportRows } from '../report/order.js';
 import { byNumber, duplicateError } from '../preflight/repeats.js';
 import { splitMessageHash, type SpoolKind, type SpoolSource } from '../preflight/spool.js';

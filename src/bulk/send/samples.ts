@@ -12,10 +12,10 @@ import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error
 import { asciiJson } from '../input/columns.js';
 import type { NumberChecker } from '../input/number-check.js';
 import { numberKey, type NumberSet } from '../input/number-set.js';
-import { requestFrame } from '../compose/message.js';
+import { requestFrame } from '../compose/base-request.js';
 import type { FirstRow } from '../preflight/range.js';
 import { messageForKey } from '../compose/personalise.js';
-import { idempotencyKey } from '../journal/keys.js';
+import { idempotencyKey } from '../journal/run-keys.js';
 import { formatCount } from '../../output/count.js';
 import type { Rerun } from '../campaign.js';
 import { FLAG } from '../flag-names.js';

@@ -1,5 +1,5 @@
 // src/bulk/send/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
-// spool, through client.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what
+// spool, through campaign-clients.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what
 // each answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out
 // numbers that went on a list since the run started; progress.ts shows it; samples.ts sends
 // --sample-to's messages, a run of their own. It imports preflight/, compose/, report/, input/ and
@@ -32,7 +32,7 @@ import type { Progress } from './progress.js';
 import { ReportOrder, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { leaveOutOfBatch, type AddedSinceStart } from './opt-outs.js';
-import { idempotencyKey } from '../journal/keys.js';
+import { idempotencyKey } from '../journal/run-keys.js';
 import { messageKeyOf, type WaitResult } from '../../schedule/index.js';
 
 /**
@@ -57,14 +57,14 @@ export type SenderJournal = Pick<Journal, 'startedDurably' | 'need' | 'leaving' 
 /** The pieces a sender is built from. */
 export interface SenderParts {
   /**
-   * What the Idempotency-Keys are made from, with the batch number (bulk/journal/keys.ts idempotencyKey):
+   * What the Idempotency-Keys are made from, with the batch number (bulk/journal/run-keys.ts idempotencyKey):
    * the run id, or a keyed run's name (--once: bulk/journal/records.ts OnceRecord).
    */
   readonly idempotency: string;
   readonly journal: SenderJournal;
   /** Each batch's state in an earlier run of this journal (--resume); undefined for a new run. */
   readonly states: Uint8Array | undefined;
-  /** The request body around the recipients (bulk/compose/message.ts, requestFrame). */
+  /** The request body around the recipients (bulk/compose/base-request.ts, requestFrame). */
   readonly frame: { readonly prefix: string; readonly suffix: string };
   /**
    * When rows have messages of their own (bulk/compose/personalise.ts): the body around the recipients

@@ -1,4 +1,4 @@
-// The preflight stage (the door: bulk/send-bulk.ts): every row checked before anything is sent,
+// The preflight stage (the door: bulk/campaign-door.ts): every row checked before anything is sent,
 // its lines printed, and the run refused when the rows say so.
 import { existsSync } from 'node:fs';
 import type { Context } from '../../context.js';
@@ -9,25 +9,25 @@ import { journalOf } from '../campaign.js';
 import { FLAG, purposeFlag } from '../flag-names.js';
 import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
 import { outcomeTotals } from '../journal/load.js';
-import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/message.js';
+import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/base-request.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
 import { garbledRows, type PreflightResult, type RowZoneCheck } from '../preflight/range.js';
 import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, scheduleRecord, zonedRows, type ScheduleRecord } from '../../schedule/index.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
-import { ReportWriter, requestFields } from '../report/writer.js';
+import { ReportWriter, requestFields } from '../report/report-file.js';
 import { addedEffect } from '../send/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';
-import { definitionOf, settledShape, type PlannedStore } from '../this-run/plan.js';
+import { definitionOf, settledShape, type PlannedStore } from '../this-run/run-plan.js';
 import { checkSamePreflight } from '../this-run/resume-checks.js';
 import { sentBeforeError } from '../earlier/of-file.js';
 import { withSentIds } from '../earlier/already-sent.js';
 import { sameDataError, sameDataJson } from '../earlier/campaign-key.js';
 import { readRunDetail } from '../history/catalogue.js';
-import { settleInDoubt, type InDoubtSettlement } from '../history/delivery.js';
+import { settleInDoubt, type InDoubtSettlement } from '../history/run-delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
 import { interruptedBeforeSending, invalidRowsError, possibleOptOutsError, type UndecidedNumber, leftToSend, nothingToSendError, preflightSummary, printLeftOut, printLeftToSend, printPreflight, severalMessagesError, unknownMessagesError, type OptOutStoreSummary, type Summary } from '../display/summary.js';
 import { estimateJson, filteredJson, gsmSafeSummary, printFiltered, printGsmSafe, printLookalikeCost, limitError, maxCostError, printEstimate, printLimit } from '../display/spend.js';

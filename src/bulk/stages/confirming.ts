@@ -1,4 +1,4 @@
-// The question before sending, or the production guard's stop (the door: bulk/send-bulk.ts).
+// The question before sending, or the production guard's stop (the door: bulk/campaign-door.ts).
 import { InterruptedError } from '../../errors.js';
 import type { Resolved } from '../../settings/resolve.js';
 import { interruptedBeforeSending } from '../display/summary.js';

@@ -1,4 +1,4 @@
-// The first stage of a campaign (the door: bulk/send-bulk.ts): which run this is (new, resumed,
+// The first stage of a campaign (the door: bulk/campaign-door.ts): which run this is (new, resumed,
 // restarted; its lock and journal), the input, what it sends (from the campaign or the journal),
 // where, and what earlier runs accepted.
 import { rmSync } from 'node:fs';
@@ -17,11 +17,11 @@ import type { RunContext } from '../run-context.js';
 import { outcomeTotals } from '../journal/load.js';
 import { DiskReserve } from '../journal/reserve.js';
 import { runMessage, type RunMessage } from '../compose/run-message.js';
-import { openRunReport, ReportWriter } from '../report/writer.js';
-import { clientMaker } from '../send/client.js';
+import { openRunReport, ReportWriter } from '../report/report-file.js';
+import { clientMaker } from '../send/campaign-clients.js';
 import { checkStdinAgain, openRunState, type Run, type RunInput } from '../this-run/open.js';
 import { openInput, spoolStdin } from '../this-run/input-file.js';
-import { definitionOf, planRun, type RunPlan } from '../this-run/plan.js';
+import { definitionOf, planRun, type RunPlan } from '../this-run/run-plan.js';
 import { announceResume, runTargetOf } from '../this-run/where.js';
 import { describeEarlier, earlierRuns, type EarlierRun } from '../earlier/of-file.js';
 import { checkSameIntent, leaveOutFor, type LeaveOut } from '../earlier/already-sent.js';

@@ -1,9 +1,9 @@
-// --sample-to (the door: bulk/send-bulk.ts): the first rows' messages to the sample numbers, a run of their own.
+// --sample-to (the door: bulk/campaign-door.ts): the first rows' messages to the sample numbers, a run of their own.
 import { describeSource } from '../../settings/resolve.js';
-import { newRunId } from '../journal/keys.js';
+import { newRunId } from '../journal/run-keys.js';
 import { resumeRefusal } from '../this-run/resume-checks.js';
 import { runTargetOf } from '../this-run/where.js';
-import { definitionOf } from '../this-run/plan.js';
+import { definitionOf } from '../this-run/run-plan.js';
 import { restartSendsToAll } from '../earlier/already-sent.js';
 import { runSamples, type UnfinishedRun } from '../send/samples.js';
 import { clientsFor, sendsToOf, type Command, type OpenRun } from './opening.js';

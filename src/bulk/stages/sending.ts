@@ -1,8 +1,8 @@
-// The send stage (the door: bulk/send-bulk.ts): the journal, then the send pass.
+// The send stage (the door: bulk/campaign-door.ts): the journal, then the send pass.
 import { existsSync, rmSync } from 'node:fs';
 import { stateDir } from '../../files/state-dir.js';
 import { maskSecret, maskUrl } from '../../output/sanitize.js';
-import { closeRunReport } from '../report/writer.js';
+import { closeRunReport } from '../report/report-file.js';
 import { Gate, RateLimiter, Window } from '../send/limiter.js';
 import { createProgress } from '../send/progress.js';
 import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send/opt-outs.js';

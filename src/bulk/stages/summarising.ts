@@ -1,4 +1,4 @@
-// The last stage (the door: bulk/send-bulk.ts): the summary, and the error that gives the exit code.
+// The last stage (the door: bulk/campaign-door.ts): the summary, and the error that gives the exit code.
 import { dirname } from 'node:path';
 import { stateDir } from '../../files/state-dir.js';
 import { redact, showControls } from '../../output/sanitize.js';
@@ -6,7 +6,7 @@ import { describeSource } from '../../settings/resolve.js';
 import { FLAG } from '../flag-names.js';
 import { spaceToResumeIn } from '../journal/reserve.js';
 import { readRunDetail } from '../history/catalogue.js';
-import { settleInDoubt } from '../history/delivery.js';
+import { settleInDoubt } from '../history/run-delivery.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
 import { printLimitStop } from '../display/spend.js';
 import { printSummary, successDocument, summaryError } from '../display/summary.js';

@@ -1,4 +1,4 @@
-// A preview or a dry run (the door: bulk/send-bulk.ts): what the campaign would send; they stop there.
+// A preview or a dry run (the door: bulk/campaign-door.ts): what the campaign would send; they stop there.
 import { printDryRun, printPreview } from '../display/preview.js';
 import type { Command, OpenRun } from './opening.js';
 import type { Checked } from './checking.js';

@@ -1,6 +1,6 @@
 // src/bulk/this-run/: this run, as opening it decides: which run it is, what it reads, what it
 // sends and where. open.ts (this file) decides the kind (new, resumed, restarted; its lock and
-// journal); input-file.ts the file it reads; plan.ts what it sends; where.ts where it sends;
+// journal); input-file.ts the file it reads; run-plan.ts what it sends; where.ts where it sends;
 // resume-checks.ts what a resume must agree with; unfinished.ts the refusals beside another run
 // of the file (unfinished, or another msgr's: sending now, stopped); resume-command.ts the command
 // that continues a run. It imports every folder below it in the order (docs/design.md) but none
@@ -31,7 +31,7 @@ import { realFile, runDirFor, stdinRunDir } from '../history/state-folder.js';
 import { shellQuote } from '../../output/shell.js';
 import { buildResumeCommand } from './resume-command.js';
 import { ensureParent, stateWriteError } from '../../files/dirs.js';
-import { newRunId } from '../journal/keys.js';
+import { newRunId } from '../journal/run-keys.js';
 import type { InputStat } from '../input/identity.js';
 import { runsRoot, stateDir } from '../../files/state-dir.js';
 import { journalOf, type Campaign } from '../campaign.js';
@@ -318,7 +318,7 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       const holder = lockHolder(`${journalPath}.lock`, ctx);
       unfinished = { header: old.header, sending: holder !== undefined };
       if (holder !== undefined) ui.info(`run ${old.header.runId} of this file is sending now (msgr pid ${holder.pid} on ${holder.host}, since ${holder.startedAt})`);
-      // A key's run: whether this command would continue it is send-bulk.ts's to say (bulk/earlier/campaign-key.ts).
+      // A key's run: whether this command would continue it is campaign-door.ts's to say (bulk/earlier/campaign-key.ts).
       else if (key === undefined && campaign.purpose.kind !== 'sample') unfinished = { ...unfinished, refusal: unfinishedRefusal(ctx, old.header, fileAbs, journalPath, campaign.earlier.again) };
       else if (key === undefined) {
         const blocked = resumeBlocked(ctx, old.header, fileAbs);

@@ -6,7 +6,7 @@ import { UsageError } from '../../errors.js';
 import type { Ui } from '../../output/ui.js';
 import type { JournaledTarget, RunHeader } from '../journal/records.js';
 import type { LoadedJournal } from '../journal/load.js';
-import { metaMap } from '../compose/message.js';
+import { metaMap } from '../compose/base-request.js';
 import { headerKey } from '../../csv/header.js';
 import { columnKey } from '../../message/placeholders.js';
 import { checkResumeTarget } from './where.js';
@@ -62,7 +62,7 @@ function checkResumeFlags(given: ResumeGiven, header: RunHeader, ui: Pick<Ui, 'w
   if (columns.vars !== undefined && !same(columns.vars, shape.varColumns)) differs(FLAG.varColumns, shape.varColumns.join(','));
   if (columns.meta !== undefined && !same(columns.meta, shape.metaColumns)) differs(FLAG.metaColumns, shape.metaColumns.join(','));
   // A run started without one read only international numbers from its file: the country given
-  // now reads the --exclude list's national numbers, never the file's (bulk/this-run/plan.ts).
+  // now reads the --exclude list's national numbers, never the file's (bulk/this-run/run-plan.ts).
   if (input.defaultCountry !== undefined && shape.defaultCountry !== null && input.defaultCountry.trim().toUpperCase() !== shape.defaultCountry.toUpperCase()) differs(FLAG.defaultCountry, shape.defaultCountry);
   if (rows.allowDuplicates && !shape.allowDuplicates) differs(FLAG.allowDuplicates, false);
   if (rows.skipInvalid && !shape.skipInvalid) differs(FLAG.skipInvalid, false);

@@ -12,7 +12,7 @@ import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../out
 import { createUi } from '../../output/ui.js';
 import { describeSource, resolveSettings } from '../../settings/resolve.js';
 import { resolveTarget, settingsEndpoint } from '../../settings/target.js';
-import { readFlagFile } from '../shared/files.js';
+import { readFlagFile } from '../shared/flag-files.js';
 import { setField, type ApiOptions } from './options.js';
 
 const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -22,7 +22,7 @@ export const SHELLS = ['bash', 'zsh', 'fish', 'powershell'] as const;
 export type Shell = (typeof SHELLS)[number];
 
 // Values each of these options accepts, as its parser in the run modules accepts them
-// (test/unit/completion.test.ts checks them against those parsers).
+// (test/unit/commands/completion/values-accepted.test.ts checks them against those parsers).
 export const CHANNELS = ['SMS', 'RCS'];
 export const ENCODINGS = ['utf8', 'latin1', 'utf16le', 'utf16be'];
 export const DELIMITERS = [',', ';', 'tab', '|'];

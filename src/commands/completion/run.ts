@@ -5,7 +5,7 @@ import { UsageError } from '../../errors.js';
 import { bashWords, complete, formatCompletion, SHELLS, type Completion, type Shell } from './complete.js';
 import { completionScript } from './scripts.js';
 import { getCountries } from 'libphonenumber-js/max';
-import { loadStore, profileNames as namesOf } from '../../profiles/store.js';
+import { loadStore, profileNames as namesOf } from '../../profiles/profile-file.js';
 
 function checkShell(shell: string): Shell {
   if ((SHELLS as readonly string[]).includes(shell)) return shell as Shell;

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js';
 import type { FieldPaths } from '../../events/fields.js';
 import { forwardTarget, type ForwardTarget } from '../../events/forward.js';
 import { checkToken, DEFAULT_HOST, DEFAULT_LISTEN_PORT } from '../../events/token.js';
-import { durationMs } from '../../message/fields/validity.js';
+import { durationMs } from '../../message/request-fields/validity.js';
 import { verbosity } from '../../output/ui.js';
 import { bool, int, str, type Raw } from '../shared/option-values.js';
 import { fieldPaths } from '../shared/field-paths.js';

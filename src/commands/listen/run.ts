@@ -16,7 +16,7 @@ import { createUi, quitAtOnce, stopName, type Ui } from '../../output/ui.js';
 import { lineWidth, wrap } from '../../output/wrap.js';
 import { resolveAccount } from '../shared/account.js';
 import type { ListenOptions } from './options.js';
-import type { OptOutHook } from './optouts.js';
+import type { OptOutHook } from './opt-out-replies.js';
 import { forwardWarnings, type ForwardTarget, type Hook } from '../../events/forward.js';
 import { shellQuote } from '../../output/shell.js';
 import { ensureDir, FOR_LISTENING } from '../../files/dirs.js';
@@ -95,7 +95,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   let hook: OptOutHook | undefined;
   try {
     if (opts.optouts !== undefined) {
-      const { optOutHook } = await import('./optouts.js');
+      const { optOutHook } = await import('./opt-out-replies.js');
       const plain = opts.optouts !== true;
       const path = plain ? resolve(ctx.cwd, opts.optouts) : optOutStorePath(state, account);
       if (!plain) ensureDir(resolve(path, '..'), FOR_LISTENING);
@@ -288,7 +288,7 @@ function watch(ctx: Context, ui: Ui, state: string, t: { lastEventMs: number | u
   if (silentFor < t.warnAfterMs) {
     idle.warned = false;
   } else if (!idle.warned) {
-    void import('../../bulk/runs.js').then(({ sendingRuns }) => {
+    void import('../../bulk/runs-door.js').then(({ sendingRuns }) => {
       const runs = sendingRuns(ctx);
       if (runs.length === 0 || idle.warned) return;
       idle.warned = true;

@@ -9,7 +9,7 @@ import { formatTable } from '../../output/table.js';
 import { lineWidth } from '../../output/wrap.js';
 import { checkApiKey, readApiKey } from '../../settings/resolve.js';
 import { canPrompt, promptHidden } from '../../profiles/prompt.js';
-import type { Profile, Warn } from '../../profiles/store.js';
+import type { Profile, Warn } from '../../profiles/profile-file.js';
 import { parseChannel, type Channel } from '../../message/channel.js';
 
 export const warnTo =

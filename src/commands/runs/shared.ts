@@ -1,9 +1,9 @@
 // What the subcommands of `msgr runs` share when they run: the output flags, where the receipts
-// are, and how a run's sending process and its receipts are told (src/bulk/runs.ts, the engine's
+// are, and how a run's sending process and its receipts are told (src/bulk/runs-door.ts, the engine's
 // front door for runs, is the only module of src/bulk/ these import).
 import type { FieldPaths } from '../../events/fields.js';
 import { heartbeatStopped, type LockOwner } from '../../files/lock.js';
-import type { RunDelivery } from '../../bulk/runs.js';
+import type { RunDelivery } from '../../bulk/runs-door.js';
 import { formatCount } from '../../output/count.js';
 import { bool, list, type Raw } from '../shared/option-values.js';
 import { fieldPaths } from '../shared/field-paths.js';

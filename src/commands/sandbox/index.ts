@@ -1,5 +1,5 @@
 // `msgr sandbox` (docs/sandbox.md). Commander only here: the server and zod load
-// when the command runs (src/sandbox/run.ts).
+// when the command runs (./run.ts).
 import { Option, type Command } from 'commander';
 import type { Context } from '../../context.js';
 import { collect } from '../shared/flags.js';

@@ -3,7 +3,7 @@
 import { UsageError } from '../../errors.js';
 import { bool as maybeBool, int, list, onceKey, str, type Raw } from '../shared/option-values.js';
 import { parseConnectionOptions } from '../shared/connection.js';
-import { checkIncludeOptedOut, parseMessageOptions } from '../shared/message.js';
+import { checkIncludeOptedOut, parseMessageOptions } from '../shared/message-options.js';
 import { parseEncoding, type FileEncoding } from '../../message/text-file.js';
 import { DEFAULT_CONCURRENCY, parseRate, type Rate } from '../../bulk/campaign.js';
 import { parseDelimiter } from '../../csv/reader.js';

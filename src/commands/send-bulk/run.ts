@@ -1,11 +1,11 @@
 // `msgr send-bulk`, top to bottom: argv → the campaign (./campaign.ts) → the engine's stages,
-// through its front door (src/bulk/send-bulk.ts, the only module of src/bulk/ this imports):
+// through its front door (src/bulk/campaign-door.ts, the only module of src/bulk/ this imports):
 // open the run → preflight (a preview or a dry run stops there) → confirm → a sample, or the send
 // pass → summary → exit code. Where each stage lives: docs/design.md.
 import type { Context } from '../../context.js';
 import { createUi } from '../../output/ui.js';
-import { confirm, openRun, preflight, RunContext, sample, send, showTrial, summarise } from '../../bulk/send-bulk.js';
-import { resolveCampaign } from './campaign.js';
+import { confirm, openRun, preflight, RunContext, sample, send, showTrial, summarise } from '../../bulk/campaign-door.js';
+import { resolveCampaign } from './resolve-campaign.js';
 import type { BulkOptions } from './options.js';
 
 export async function runSendBulk(ctx: Context, opts: BulkOptions): Promise<void> {

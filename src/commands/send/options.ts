@@ -4,7 +4,7 @@
 // (docs/performance.md; docs/design.md). The connection and message parts are shared with other
 // commands (../shared/).
 import { parseConnectionOptions, type ConnectionOptions } from '../shared/connection.js';
-import { checkIncludeOptedOut, parseMessageOptions, type MessageOptions } from '../shared/message.js';
+import { checkIncludeOptedOut, parseMessageOptions, type MessageOptions } from '../shared/message-options.js';
 import { bool, list, onceKey, str, type Raw } from '../shared/option-values.js';
 
 export interface SendOptions extends ConnectionOptions, MessageOptions {
@@ -12,7 +12,7 @@ export interface SendOptions extends ConnectionOptions, MessageOptions {
   contact?: string[] | undefined;
   var?: string[] | undefined;
   input?: string | undefined;
-  /** --once: the campaign key the message is sent once under (src/once/send.ts). */
+  /** --once: the campaign key the message is sent once under (src/once/one-message.ts). */
   once?: string | undefined;
   /** --gsm-safe: the text's look-alikes replaced with GSM-7 characters (docs/cost-and-canary.md). */
   gsmSafe?: boolean | undefined;

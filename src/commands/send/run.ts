@@ -7,7 +7,7 @@ import { outcomeError, type OutcomeErrorOptions } from '../../http/outcome-error
 import type { Outcome } from '../../http/outcome.js';
 import { checkCountry } from '../../message/numbers.js';
 import { buildRequest, parseKeyValues, type KeyValues, type MessageDraft, type Problem } from '../../message/request.js';
-import type { InputRequest } from '../../message/fields/input.js';
+import type { InputRequest } from '../../message/request-fields/whole-request.js';
 import { maskSecret, maskUrl, redact, redactJson, showControls } from '../../output/sanitize.js';
 import { createUi, paint, type Ui } from '../../output/ui.js';
 import { lineWidth } from '../../output/wrap.js';
@@ -16,12 +16,12 @@ import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { colorLevel, type Context } from '../../context.js';
 import { describeSource, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
-import { checkSendWindow } from '../shared/schedule.js';
+import { checkSendWindow } from '../shared/send-windows.js';
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
-import { readFlagFile } from '../shared/files.js';
+import { readFlagFile } from '../shared/flag-files.js';
 import { splitList, type SendOptions } from './options.js';
 import { acceptedLines, type AcceptedSend } from './result.js';
-import type { OnceSend } from '../../once/send.js';
+import type { OnceSend } from '../../once/one-message.js';
 
 export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const ui = createUi(ctx, { quiet: opts.quiet, verbose: opts.verbose });
@@ -49,7 +49,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   // Numbers given and left out as opted out: said with the count they change (named in warnings above).
   const suppressed = (built.request.recipients?.length ?? 0) - (request.recipients?.length ?? 0);
   const leftOut = suppressed > 0 ? ` (${suppressed} more left out: opted out)` : '';
-  // --once KEY: the message goes out once under the key, however often this command runs (src/once/send.ts).
+  // --once KEY: the message goes out once under the key, however often this command runs (src/once/one-message.ts).
   const once = opts.once !== undefined ? await openOnce(ctx, ui, opts, settings, request, sandbox) : undefined;
   // A dry run shows the request, as it always does (the one the key sent): never the old answer
   // where a script reads the request.
@@ -135,7 +135,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
 
 /** The key's record for this request (a dry run only reads it). */
 async function openOnce(ctx: Context, ui: Ui, opts: SendOptions, settings: Settings, request: { accountReference: string } & object, sandbox: boolean): Promise<OnceSend> {
-  const { openOnceSend } = await import('../../once/send.js');
+  const { openOnceSend } = await import('../../once/one-message.js');
   const { placeOf } = await import('../../once/keys.js');
   const place = placeOf(settings.baseUrl.value, sandbox, request.accountReference);
   return openOnceSend(ctx, ui, { key: opts.once ?? '', place, request: { ...request }, dryRun: opts.dryRun === true, timeoutMs: opts.timeout, apiKey: settings.apiKey.value });
@@ -184,7 +184,7 @@ async function readInput(ctx: Context, path: string): Promise<InputRequest> {
     throw new UsageError(`--input: ${path === '-' ? 'stdin' : path} is not valid JSON (${(err as Error).message})`);
   }
   // zod is loaded only for --input (start-up cost: docs/dependencies.md, "Start-up cost").
-  const { InputRequestSchema } = await import('../../message/fields/input.js');
+  const { InputRequestSchema } = await import('../../message/request-fields/whole-request.js');
   const parsed = InputRequestSchema.safeParse(data);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((i) => {

@@ -1,4 +1,4 @@
-// `msgr trigger`: one event in the sandbox's shape (src/sandbox/events.ts), posted once, and the
+// `msgr trigger`: one event in the sandbox's shape (src/sandbox/own-events.ts), posted once, and the
 // answer as an exit code: 0 taken, 3 token refused, 4 other 4xx, 5 not taken (no listener, 503),
 // 6 no answer.
 import { randomBytes } from 'node:crypto';
@@ -7,7 +7,7 @@ import { AuthError, NotSentError, OutcomeUnknownError, RejectedError } from '../
 import { accountFile } from '../../files/account-files.js';
 import { DEFAULT_HOST, keptToken, webhookUrl } from '../../events/token.js';
 import { maskUrl } from '../../output/sanitize.js';
-import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/events.js';
+import { FAILURES, newEventId, type SandboxEvent } from '../../sandbox/own-events.js';
 import { createUi } from '../../output/ui.js';
 import { resolveAccount } from '../shared/account.js';
 import type { TriggerOptions } from './options.js';

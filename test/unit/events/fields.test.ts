@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { getPath, readStatus, summarise, timeMs } from '../../../src/events/fields.js';
-import { parseForm } from '../../../src/events/records.js';
+import { parseForm } from '../../../src/events/saved-event.js';
 
 describe('what an event says', () => {
   test("the sandbox's receipt, fallback and reply", () => {

@@ -2,7 +2,7 @@
 import { UsageError } from '../../../errors.js';
 import type { FieldPaths } from '../../../events/fields.js';
 import { forwardTarget, type ForwardTarget } from '../../../events/forward.js';
-import { durationMs } from '../../../message/fields/validity.js';
+import { durationMs } from '../../../message/request-fields/validity.js';
 import { verbosity } from '../../../output/ui.js';
 import { bool, list, str, type Raw } from '../../shared/option-values.js';
 import { fieldPaths } from '../../shared/field-paths.js';

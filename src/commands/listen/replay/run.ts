@@ -7,7 +7,7 @@ import { accountFile } from '../../../files/account-files.js';
 import { getPath, nameKey, summarise, type EventSummary } from '../../../events/fields.js';
 import { backoffMs, forwardOnce, forwardWarnings, isDelivered, worthRetrying, type ForwardAttempt } from '../../../events/forward.js';
 import { readEventsFile } from '../../../events/read.js';
-import { parseEventBody, type EventRecord } from '../../../events/records.js';
+import { parseEventBody, type EventRecord } from '../../../events/saved-event.js';
 import { eventJson, eventLine } from '../../../events/terminal.js';
 import { showControls } from '../../../output/sanitize.js';
 import { createUi } from '../../../output/ui.js';

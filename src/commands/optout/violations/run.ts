@@ -7,9 +7,9 @@
 // exactly when there is something to read; the exit code is 0 either way, as for `optout check`
 // (docs/contract.md: "Events and opt-outs").
 import type { Context } from '../../../context.js';
-import { messaged } from '../../../bulk/runs.js';
+import { messaged } from '../../../bulk/runs-door.js';
 import { stateDir } from '../../../files/state-dir.js';
-import { acceptedOnceSends } from '../../../once/send.js';
+import { acceptedOnceSends } from '../../../once/one-message.js';
 import { describeOptOut, openOptOuts, optOutAccount, type OptOutEntry, type OptOuts } from '../../../optouts/store.js';
 import type { Ui } from '../../../output/ui.js';
 import { formatCount } from '../../../output/count.js';

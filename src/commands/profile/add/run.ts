@@ -5,7 +5,7 @@ import { createUi } from '../../../output/ui.js';
 import { checkBaseUrl } from '../../../profiles/base-url.js';
 import { msgrCommand } from '../../../output/shell.js';
 import { canPrompt, promptYesNo } from '../../../profiles/prompt.js';
-import { checkProfileName, getProfile, loadStore, profileNames, updateStore, type Profile } from '../../../profiles/store.js';
+import { checkProfileName, getProfile, loadStore, profileNames, updateStore, type Profile } from '../../../profiles/profile-file.js';
 import { checkCaFile, checkChannel, checkCountryCode, checkText, describeProfile, obtainKey, warnIncomplete, warnTo } from '../shared.js';
 import type { AddOptions } from './options.js';
 

@@ -2,7 +2,7 @@
 import type { Context } from '../../../context.js';
 import { maskSecret } from '../../../output/sanitize.js';
 import { createUi } from '../../../output/ui.js';
-import { getProfile, loadStore, profileNames, type StoreData } from '../../../profiles/store.js';
+import { getProfile, loadStore, profileNames, type StoreData } from '../../../profiles/profile-file.js';
 import { profileTable, warnTo } from '../shared.js';
 import type { ListOptions } from './options.js';
 

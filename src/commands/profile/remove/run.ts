@@ -1,7 +1,7 @@
 // `msgr profile remove`: a profile and its key deleted.
 import type { Context } from '../../../context.js';
 import { createUi } from '../../../output/ui.js';
-import { getProfile, profileNames, unknownProfileError, updateStore } from '../../../profiles/store.js';
+import { getProfile, profileNames, unknownProfileError, updateStore } from '../../../profiles/profile-file.js';
 import { warnTo } from '../shared.js';
 import type { RemoveOptions } from './options.js';
 

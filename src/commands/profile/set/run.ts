@@ -5,7 +5,7 @@ import { maskSecret } from '../../../output/sanitize.js';
 import { createUi } from '../../../output/ui.js';
 import { checkBaseUrl } from '../../../profiles/base-url.js';
 import { shellQuote } from '../../../output/shell.js';
-import { getProfile, loadStore, unknownProfileError, updateStore, type Profile } from '../../../profiles/store.js';
+import { getProfile, loadStore, unknownProfileError, updateStore, type Profile } from '../../../profiles/profile-file.js';
 import { checkBool, checkCaFile, checkChannel, checkCountryCode, checkPriceFile, checkText, describeProfile, obtainKey, settingName, warnTo, type SettingName } from '../shared.js';
 import type { SetOptions } from './options.js';
 import { parseZoneRule, resolveSchedule, splitWindows, zoneRuleText } from '../../../schedule/index.js';

@@ -1,7 +1,7 @@
 // `msgr profile unset`: one setting taken off a profile.
 import type { Context } from '../../../context.js';
 import { createUi } from '../../../output/ui.js';
-import { getProfile, unknownProfileError, updateStore } from '../../../profiles/store.js';
+import { getProfile, unknownProfileError, updateStore } from '../../../profiles/profile-file.js';
 import { describeProfile, settingName, warnTo } from '../shared.js';
 import type { UnsetOptions } from './options.js';
 

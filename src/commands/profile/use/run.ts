@@ -1,7 +1,7 @@
 // `msgr profile use`: the default profile chosen.
 import type { Context } from '../../../context.js';
 import { createUi } from '../../../output/ui.js';
-import { getProfile, unknownProfileError, updateStore } from '../../../profiles/store.js';
+import { getProfile, unknownProfileError, updateStore } from '../../../profiles/profile-file.js';
 import { describeProfile, warnTo } from '../shared.js';
 import type { UseOptions } from './options.js';
 

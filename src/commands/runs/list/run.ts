@@ -3,7 +3,7 @@ import { basename, dirname } from 'node:path';
 import type { Context } from '../../../context.js';
 import { stateDir } from '../../../files/state-dir.js';
 import { createUi } from '../../../output/ui.js';
-import { listRuns, type RunInfo } from '../../../bulk/runs.js';
+import { listRuns, type RunInfo } from '../../../bulk/runs-door.js';
 import { formatCount } from '../../../output/count.js';
 import { maskUrl } from '../../../output/sanitize.js';
 import { alignColumns, formatTable } from '../../../output/table.js';

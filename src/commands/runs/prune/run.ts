@@ -1,7 +1,7 @@
 // `msgr runs prune`: finished runs older than an age removed (or listed, with --dry-run).
 import type { Context } from '../../../context.js';
 import { createUi } from '../../../output/ui.js';
-import { pruneRuns } from '../../../bulk/runs.js';
+import { pruneRuns } from '../../../bulk/runs-door.js';
 import { formatCount } from '../../../output/count.js';
 import { lineWidth, wrap } from '../../../output/wrap.js';
 import type { PruneOptions } from './options.js';

@@ -2,7 +2,7 @@
 // receipts say.
 import type { Context } from '../../../context.js';
 import { createUi } from '../../../output/ui.js';
-import { writeReport } from '../../../bulk/runs.js';
+import { writeReport } from '../../../bulk/runs-door.js';
 import { formatCount } from '../../../output/count.js';
 import { deliveryJson, describeDelivery } from '../shared.js';
 import type { ReportOptions } from './options.js';

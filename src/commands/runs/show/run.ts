@@ -3,8 +3,8 @@
 import type { Context } from '../../../context.js';
 import { heartbeatStopped } from '../../../files/lock.js';
 import { createUi, type Ui } from '../../../output/ui.js';
-import { getProfile, loadStore, type Profile } from '../../../profiles/store.js';
-import { continueRun, showRun, type RunInfo } from '../../../bulk/runs.js';
+import { getProfile, loadStore, type Profile } from '../../../profiles/profile-file.js';
+import { continueRun, showRun, type RunInfo } from '../../../bulk/runs-door.js';
 import { formatAge, formatCount } from '../../../output/count.js';
 import { showControls } from '../../../output/sanitize.js';
 import { lineWidth, wrap } from '../../../output/wrap.js';

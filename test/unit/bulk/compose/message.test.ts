@@ -1,7 +1,7 @@
 // The request a bulk run sends, without its recipients: the frame each batch's recipients go into.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { requestFrame } from '../../../../src/bulk/compose/message.js';
+import { requestFrame } from '../../../../src/bulk/compose/base-request.js';
 
 describe('the request frame', () => {
   test('the request frame keeps the spec order: recipients after body, before metaData', () => {

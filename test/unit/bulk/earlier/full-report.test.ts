@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { writeRunReport } from '../../../../src/bulk/earlier/full-report.js';
-import { ReportWriter } from '../../../../src/bulk/report/writer.js';
+import { ReportWriter } from '../../../../src/bulk/report/report-file.js';
 import { ExitCode } from '../../../../src/errors.js';
 import { tempDir } from '../../../support/cli.js';
 import { accept, fakeApi } from '../../../support/fake-api.js';

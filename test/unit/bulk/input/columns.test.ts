@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { asciiJson, planColumns, recipientJson } from '../../../../src/bulk/input/columns.js';
 import { chooseNumberColumn, headerKey, numberColumnKind } from '../../../../src/csv/header.js';
 import { UsageError } from '../../../../src/errors.js';
-import { requestFrame } from '../../../../src/bulk/compose/message.js';
+import { requestFrame } from '../../../../src/bulk/compose/base-request.js';
 
 describe('columns', () => {
   test('finds the number column by name, case-insensitively; the rest become variables', () => {

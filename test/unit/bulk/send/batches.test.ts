@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readBatches, type Batch, type BatchSource } from '../../../../src/bulk/send/batches.js';
-import type { ReportRow } from '../../../../src/bulk/report/writer.js';
+import type { ReportRow } from '../../../../src/bulk/report/report-file.js';
 import type { SpoolKind, SpoolSource } from '../../../../src/bulk/preflight/spool.js';
 
 type Line = [SpoolKind, string, string];

@@ -161,7 +161,7 @@ describe('in doubt meets consent', () => {
     // One receipt of two: still in doubt, and said so.
     const sentAt = new Date(Date.now() + 1000);
     receipt(c.env, c.numbers[0] as string, sentAt, 1);
-    const { showRun } = await import('../../../../src/bulk/runs.js');
+    const { showRun } = await import('../../../../src/bulk/runs-door.js');
     const ctx = fakeContext({ env: c.env });
     let view = await showRun(ctx, c.file);
     assert.deepEqual(view.inDoubt.map((b) => [b.batch, b.withReceipt, b.settled]), [[0, 1, false]]);
@@ -186,7 +186,7 @@ describe('in doubt meets consent', () => {
     const first = await send(c.env, [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '1', '--concurrency', '1', '--yes'], firstInDoubt);
     assert.equal(first.err?.exitCode, ExitCode.PARTIAL);
     receipt(c.env, c.numbers[0] as string, new Date(Date.now() - 3_600_000), 1);
-    const { showRun } = await import('../../../../src/bulk/runs.js');
+    const { showRun } = await import('../../../../src/bulk/runs-door.js');
     const view = await showRun(fakeContext({ env: c.env }), c.file);
     assert.deepEqual(view.inDoubt.map((b) => [b.numbers, b.withReceipt]), [[[c.numbers[0]], 0]]);
   });

@@ -10,12 +10,12 @@ import type { Outcome } from '../../../../src/http/outcome.js';
 import { DiskFullError, Journal } from '../../../../src/bulk/journal/writer.js';
 import { BatchState } from '../../../../src/bulk/journal/records.js';
 import { Gate, RateLimiter, Window } from '../../../../src/bulk/send/limiter.js';
-import { ReportWriter } from '../../../../src/bulk/report/writer.js';
+import { ReportWriter } from '../../../../src/bulk/report/report-file.js';
 import type { Progress, ProgressStats } from '../../../../src/bulk/send/progress.js';
 import { MAX_CONSECUTIVE_FAILURES } from '../../../../src/bulk/send/accounting.js';
 import { Sender, type SenderJournal } from '../../../../src/bulk/send/sender.js';
 import { spoolFile, SpoolWriter, type SpoolSource } from '../../../../src/bulk/preflight/spool.js';
-import { idempotencyKey } from '../../../../src/bulk/journal/keys.js';
+import { idempotencyKey } from '../../../../src/bulk/journal/run-keys.js';
 import { parseRate } from '../../../../src/bulk/campaign.js';
 import { runHeader } from '../../../support/journal.js';
 

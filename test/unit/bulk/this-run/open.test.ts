@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { resolveCampaign } from '../../../../src/commands/send-bulk/campaign.js';
+import { resolveCampaign } from '../../../../src/commands/send-bulk/resolve-campaign.js';
 import { openRunState, type Opened } from '../../../../src/bulk/this-run/open.js';
 import { ExitCode, type MsgrError } from '../../../../src/errors.js';
 import { createUi } from '../../../../src/output/ui.js';
@@ -226,7 +226,7 @@ describe('a file run again', () => {
     }
     const r = await send(c.env, argv);
     assert.match(r.err?.hint ?? '', /To start anew all the same: msgr .*--restart \(the journal is kept aside as journal\.unreadable-<time>\.jsonl/);
-    const { listRuns } = await import('../../../../src/bulk/runs.js');
+    const { listRuns } = await import('../../../../src/bulk/runs-door.js');
     const listed = await listRuns(fakeContext({ env: c.env }));
     assert.deepEqual(listed.unreadable.map((u) => [u.journal, u.why]), [[journal, 'it is not a msgr journal (none of its lines is a run header)']]);
     const restart = await send(c.env, [...argv, '--restart']);
