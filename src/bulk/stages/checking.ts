@@ -145,7 +145,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const skipInvalid = shape.skipInvalid && garbled === 0;
   const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (resuming || campaign.input.columns.vars !== undefined) };
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: resuming, columns });
-  printLeftOut(ui, sent, pre, plan.leaveOut);
+  printLeftOut(ui, sent, pre, plan.leaveOut, campaign.earlier.resendInDoubt);
   if (isScheduled(open.schedule)) ui.info(`when: ${describeSchedule(open.schedule)}`);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;

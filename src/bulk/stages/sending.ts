@@ -75,6 +75,9 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   if (settledBatches.length > 0) journal.sync();
   const resumeWith = resumeWithOf(campaign, run);
   rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, input.stdin, journalPath));
+  // A restart abandons the run it replaces once its own journal is written: until then, a refusal
+  // or a stop puts that run's journal back where it was (bulk/this-run/open.ts).
+  if (run.kind === 'restart' && run.moved !== undefined) ui.info(`abandoned run ${run.abandoned.header.runId}; its journal is kept as ${run.moved.to}`);
   ui.info(`${resuming ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   // Message ids go to the journal (msgr runs report), not only to --report.
