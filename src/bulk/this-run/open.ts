@@ -555,7 +555,7 @@ export function openJournal(
       runId: state.runId,
       createdAt: ctx.now().toISOString(),
       msgr: ctx.version,
-      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
+      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash, ...(pre.dataHash !== '' ? { dataHash: pre.dataHash } : {}) },
       shape,
       message,
       totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },
