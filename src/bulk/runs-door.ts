@@ -21,7 +21,7 @@ import { readHeader } from './journal/load.js';
 import { refuseReportOver, ReportWriter, requestFields } from './report/report-file.js';
 import { catalogueRuns, findRun, pruneRuns as prune, readRunDetail, runInfo, sendingRuns as sending, type PruneResult, type RunInfo, type SendingRun, type UnreadableJournal } from './history/catalogue.js';
 import { writeRunReport, type RunReport } from './earlier/full-report.js';
-import { runDelivery, settleInDoubt, type DeliveryOptions, type RunDelivery } from './history/run-delivery.js';
+import { runDelivery, settleInDoubt, withSettled, type DeliveryOptions, type RunDelivery } from './history/run-delivery.js';
 import type { FieldPaths } from '../events/fields.js';
 import { visitMessaged, type Messaged, type MessagedRun } from './history/messaged.js';
 import { realFile, runDirFor } from './history/state-folder.js';
@@ -121,10 +121,11 @@ export async function showRun(ctx: Context, ref: string, receipts: ReceiptOption
   const journal = findRun(state(ctx), ctx.cwd, ref, 'runs show');
   const info = await runInfo(journal);
   const detail = await readRunDetail(journal, 'runs show');
-  const delivery = await runDelivery(state(ctx), detail, deliveryOptions(ctx, receipts));
   const owner = sendingNow(ctx, info);
   // While a run sends, its batches without an answer are in flight: receipts settle nothing yet.
   const settlement = owner === undefined ? await settleInDoubt(state(ctx), detail, deliveryOptions(ctx, receipts)) : undefined;
+  // The rows the receipts settled count as accepted, so their delivery counts too.
+  const delivery = await runDelivery(state(ctx), withSettled(detail, settlement), deliveryOptions(ctx, receipts));
   const h = detail.loaded.header;
   const inDoubt: InDoubtBatch[] = [];
   detail.loaded.states.forEach((s, b) => {
@@ -207,7 +208,9 @@ export async function writeReport(ctx: Context, ref: string, report: string, deb
   // A signal quits this command at once (nothing is in flight): the file at the path stays as it was.
   ctx.atQuit(() => writer.discard());
   try {
-    const written = await writeRunReport(ctx, journal, writer, debug, deliveryOptions(ctx, receipts));
+    // While a run sends, its batches without an answer are in flight: receipts settle nothing yet.
+    const settle = lockHolder(`${journal}.lock`, ctx) === undefined;
+    const written = await writeRunReport(ctx, journal, writer, debug, { ...deliveryOptions(ctx, receipts), settle });
     writer.close();
     return { journal, path, runId: header?.runId, written };
   } finally {

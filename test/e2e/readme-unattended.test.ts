@@ -287,7 +287,7 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
     for (let tick = 0; tick < 2; tick++) {
       const day2 = await sh(h, `FAKE_DAY=2031-04-02 ${cronCommand(h)}`).done;
       assert.equal(day2.code, 2, day2.stderr);
-      assert.match(day2.stderr, new RegExp(`^error: \\S+today\\.csv holds the same data, byte for byte, as run ${day1Status.runId} under --once reminders-2031-04-01 \\(this file, finished \\S+\\); under --once reminders-2031-04-02 it would send the same rows again; nothing was sent\\nhint: .*add --same-data\\.\\n$`));
+      assert.match(day2.stderr, new RegExp(`^error: \\S+today\\.csv holds the same data as run ${day1Status.runId} under --once reminders-2031-04-01 \\(this file, finished \\S+\\); under --once reminders-2031-04-02 it would send the same rows again; nothing was sent\\nhint: .*add --same-data\\.\\n$`));
       const doc = status(h, '2031-04-02');
       assert.equal(doc.exitCode, 2);
       assert.equal(doc.stopped, 'same-data');

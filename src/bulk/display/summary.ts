@@ -524,13 +524,20 @@ function listed(columns: readonly number[]): string {
  * After the preflight's lines: the rows an earlier run accepted, left out (with --delivered-only,
  * what became of the numbers not delivered, in the same line), and the numbers in doubt, not left out.
  */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: NumberSet | undefined): void {
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: NumberSet | undefined, resendInDoubt: boolean): void {
   if (sent === undefined) return;
   const d = sent.deliveredOnly;
   ui.info(`  ${describeSkipped(pre.alreadySent, sent, d !== undefined ? { resent: pre.resent, ...notDeliveredLeftOut(d, leaveOut) } : undefined)}`);
   if (sent.inDoubt > 0) {
     const ids = sent.runs.map((r) => r.runId);
-    ui.warn(`${formatCount(sent.inDoubt)} number${sent.inDoubt === 1 ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer): they are not left out, so they may get this message twice; see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`);
+    const one = sent.inDoubt === 1;
+    const were = `${formatCount(sent.inDoubt)} number${one ? ' was' : 's were'} in doubt in run ${ids.join(', ')} (sent, no answer)`;
+    const see = `see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`;
+    // The words say what this run does with them: left out (--skip-in-doubt, counted among the
+    // rows already sent), sent again as asked, or sent again without a word of the command's.
+    if (sent.inDoubtLeftOut === true) ui.info(`  ${were}: left out as accepted (${FLAG.skipInDoubt}); ${see}`);
+    else if (resendInDoubt) ui.warn(`${were}: ${one ? 'it is' : 'they are'} sent again (${FLAG.resendInDoubt}), so ${one ? 'it' : 'they'} may get this message twice; ${see}`);
+    else ui.warn(`${were}: they are not left out, so they may get this message twice; ${see}`);
   }
 }
 

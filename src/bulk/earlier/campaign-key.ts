@@ -111,6 +111,14 @@ export async function sameDataRun(earlier: readonly EarlierRun[], key: string, i
   return undefined;
 }
 
+/**
+ * The same, among runs found by the data their input held however saved (earlierRunsWithSameData):
+ * the same export saved again with other line ends or quoting, which its bytes do not find.
+ */
+export function sameDataAmong(found: readonly EarlierRun[], key: string, definition: MessageDefinition): EarlierRun | undefined {
+  return [...found].reverse().find((r) => r.header.once?.key !== key && definitionDifferences(journaledDefinition(r.header), definition).length === 0);
+}
+
 /** What --json says of that run (`sameData`). */
 export function sameDataJson(r: EarlierRun): Record<string, unknown> {
   return { runId: r.header.runId, key: r.header.once?.key ?? null, finished: r.finished, finishedAt: r.finishedAt ?? null, file: r.header.input.stdin ? '-' : r.header.input.path, journal: r.journal };
@@ -121,7 +129,7 @@ export function sameDataError(r: EarlierRun, key: string, fileLabel: string, jso
   const was = r.header.once !== undefined ? `${FLAG.once} ${r.header.once.key}` : `no ${FLAG.once}`;
   const when = r.finished ? `finished ${r.finishedAt ?? r.header.createdAt}` : `left unfinished, started ${r.header.createdAt}`;
   const where = r.header.input.stdin ? 'data read from stdin' : r.header.input.path === fileLabel || r.header.input.path.endsWith(`/${fileLabel}`) ? 'this file' : r.header.input.path;
-  return new UsageError(`${fileLabel} holds the same data, byte for byte, as run ${r.header.runId} under ${was} (${where}, ${when}); under ${FLAG.once} ${key} it would send the same rows again; nothing was sent`, {
+  return new UsageError(`${fileLabel} holds the same data as run ${r.header.runId} under ${was} (${where}, ${when}); under ${FLAG.once} ${key} it would send the same rows again; nothing was sent`, {
     hint: `If the file was not replaced (an export that did not run), replace it with the new data and run the command again. If these rows are meant for ${FLAG.once} ${key} too, add ${FLAG.sameData}.`,
     jsonFor,
   });

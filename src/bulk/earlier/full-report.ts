@@ -24,7 +24,7 @@ import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
 import { DELIVERED_AT_START, loadSentNumbers, withSentIds } from './already-sent.js';
-import { runDelivery, type DeliveryOptions, type RunDelivery } from '../history/run-delivery.js';
+import { runDelivery, settleInDoubt, withSettled, type DeliveryOptions, type RunDelivery } from '../history/run-delivery.js';
 import { sameInput } from '../input/identity.js';
 
 export interface RunReport {
@@ -40,9 +40,16 @@ export interface RunReport {
 
 type ReportContext = Pick<Context, 'env' | 'cwd' | 'interrupt' | 'atQuit'>;
 
-export async function writeRunReport(ctx: ReportContext, journal: string, sink: SenderReport & { readonly rows: number }, debug: (line: string) => void, deliveryOptions?: DeliveryOptions): Promise<RunReport> {
-  const detail = await readRunDetail(journal, 'runs report');
-  const delivery = deliveryOptions !== undefined ? await runDelivery(stateDir(ctx.env, ctx.cwd), detail, deliveryOptions) : undefined;
+/**
+ * `deliveryOptions.settle`: no process sends the run now, so the batches in doubt its receipts
+ * settle are listed as accepted, with the message ids the receipts carry, as a resume would
+ * journal them (docs/reruns.md: "In doubt meets consent").
+ */
+export async function writeRunReport(ctx: ReportContext, journal: string, sink: SenderReport & { readonly rows: number }, debug: (line: string) => void, deliveryOptions?: DeliveryOptions & { readonly settle?: boolean }): Promise<RunReport> {
+  const read = await readRunDetail(journal, 'runs report');
+  const state = stateDir(ctx.env, ctx.cwd);
+  const detail = deliveryOptions?.settle === true ? withSettled(read, await settleInDoubt(state, read, deliveryOptions)) : read;
+  const delivery = deliveryOptions !== undefined ? await runDelivery(state, detail, deliveryOptions) : undefined;
   // Each row with a message id of the run's says what its receipts say.
   const report = {
     path: sink.path,

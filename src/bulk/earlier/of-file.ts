@@ -14,7 +14,7 @@ import { UsageError, type ExitCode } from '../../errors.js';
 import type { RunHeader } from '../journal/records.js';
 import { readHeader } from '../journal/load.js';
 import { journalsElsewhere } from '../history/catalogue.js';
-import { journalState, journalsWithData } from '../history/run-index.js';
+import { journalState, journalsWithData, journalsWithSameData } from '../history/run-index.js';
 import { samePlace } from '../this-run/where.js';
 import { runDirFor } from '../history/state-folder.js';
 import { definitionDifferences, journaledDefinition, type MessageDefinition } from '../compose/definition.js';
@@ -69,14 +69,8 @@ export async function earlierRuns(q: EarlierRunsQuery): Promise<EarlierRun[]> {
   const sameContent = (header: RunHeader): Promise<boolean> => sameData(q.input.path, q.input, header.input, memo);
   const found: EarlierRun[] = [];
   const consider = async (journal: string, header: RunHeader, content: boolean): Promise<void> => {
-    if (/\.abandoned\.jsonl$/.test(journal)) return;
-    if (!samePlace(header.target, q.place)) return;
-    if (q.key !== undefined && header.once?.key === q.key) return;
-    // A finished run's state from the runs' index: not every earlier day's journal read whole.
-    const state = await journalState(q.state, q.sandbox, journal);
-    if (state === undefined) return;
-    if (!state.finished && header.once === undefined) return;
-    found.push({ journal, header, finished: state.finished, finishedAt: state.finishedAt, sameContent: content });
+    const r = await asEarlier(q, journal, header, content);
+    if (r !== undefined) found.push(r);
   };
   for (const journal of byPath) {
     const header = readHeader(journal);
@@ -86,6 +80,33 @@ export async function earlierRuns(q: EarlierRunsQuery): Promise<EarlierRun[]> {
   for (const { journal, header } of journalsWithData(q.state, q.sandbox, q.input)) {
     if (byPath.has(journal)) continue;
     if (await sameContent(header)) await consider(journal, header, true);
+  }
+  return found.sort((a, b) => a.header.createdAt.localeCompare(b.header.createdAt));
+}
+
+/** A run found for `q`, when it counts as an earlier run of it (earlierRuns). */
+async function asEarlier(q: Pick<EarlierRunsQuery, 'state' | 'sandbox' | 'place' | 'key'>, journal: string, header: RunHeader, content: boolean): Promise<EarlierRun | undefined> {
+  if (/\.abandoned\.jsonl$/.test(journal)) return undefined;
+  if (!samePlace(header.target, q.place)) return undefined;
+  if (q.key !== undefined && header.once?.key === q.key) return undefined;
+  // A finished run's state from the runs' index: not every earlier day's journal read whole.
+  const state = await journalState(q.state, q.sandbox, journal);
+  if (state === undefined) return undefined;
+  if (!state.finished && header.once === undefined) return undefined;
+  return { journal, header, finished: state.finished, finishedAt: state.finishedAt, sameContent: content };
+}
+
+/**
+ * The earlier runs, as earlierRuns finds them, whose input held the same data as this run's
+ * (`dataHash`, csv/data-hash.ts) however saved, oldest first: known once the preflight read it.
+ * `journal`: this run's own, never an earlier one.
+ */
+export async function earlierRunsWithSameData(q: Pick<EarlierRunsQuery, 'state' | 'sandbox' | 'place' | 'key'>, dataHash: string, journal: string): Promise<EarlierRun[]> {
+  const found: EarlierRun[] = [];
+  for (const r of journalsWithSameData(q.state, q.sandbox, dataHash)) {
+    if (r.journal === journal) continue;
+    const e = await asEarlier(q, r.journal, r.header, true);
+    if (e !== undefined) found.push(e);
   }
   return found.sort((a, b) => a.header.createdAt.localeCompare(b.header.createdAt));
 }

@@ -177,3 +177,21 @@ export async function settleInDoubt(state: string, d: RunDetail, o: Pick<Deliver
   });
   return { batches, rows, withReceipt, settledRows, files };
 }
+
+/**
+ * The run as a resume would journal it once the receipts settled its batches in doubt: each
+ * settled batch accepted, with the message ids its receipts carry (null where one has none), so
+ * that what is told of its delivery counts them as what is told of its outcome does.
+ */
+export function withSettled(d: RunDetail, s: InDoubtSettlement | undefined): RunDetail {
+  const settled = s?.batches.filter((b) => b.settled) ?? [];
+  if (settled.length === 0) return d;
+  const states = Uint8Array.from(d.loaded.states);
+  const dones = new Map(d.dones);
+  for (const b of settled) {
+    states[b.batch] = BatchState.accepted;
+    const at = dones.get(b.batch)?.at ?? d.sends.get(b.batch)?.at ?? d.loaded.header.createdAt;
+    dones.set(b.batch, { type: 'done', batch: b.batch, outcome: 'accepted', ids: b.withReceipt.map((x) => x.messageId ?? null), settledBy: 'receipts', at });
+  }
+  return { ...d, loaded: { ...d.loaded, states }, dones };
+}

@@ -6,6 +6,9 @@
 // (`runs.index/`, `sandbox/runs.index/`), is derived from them and checked against them.
 //   data/<size>-<quick hash>/<id>   one small file per journal that read that data: its path,
 //                                   written before the journal's header is (noteRunData)
+//   same/<data hash>/<id>           the same, by the hash of the data however saved (the header's
+//                                   input.dataHash, csv/data-hash.ts): the same export saved
+//                                   again, with other line ends or quoting, is found by it
 //   runs/<id>.json                  a finished journal's state, with the journal's size, inode and
 //                                   modification time it holds for (journalState)
 //   complete                        every journal there was when it was written is in data/, and
@@ -42,11 +45,16 @@ function writeWhole(path: string, text: string): void {
   renameSync(tmp, path);
 }
 
-function note(root: string, data: { readonly size: number; readonly quickHash: string }, journal: string): void {
-  const dir = dataDir(root, data);
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = join(dir, idOf(journal));
-  if (!existsSync(path)) writeWhole(path, journal);
+function sameDir(root: string, dataHash: string): string {
+  return join(root, 'same', dataHash.slice(0, 32));
+}
+
+function note(root: string, data: { readonly size: number; readonly quickHash: string; readonly dataHash?: string | undefined }, journal: string): void {
+  for (const dir of [dataDir(root, data), ...(data.dataHash !== undefined && data.dataHash !== '' ? [sameDir(root, data.dataHash)] : [])]) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const path = join(dir, idOf(journal));
+    if (!existsSync(path)) writeWhole(path, journal);
+  }
 }
 
 /**
@@ -54,7 +62,7 @@ function note(root: string, data: { readonly size: number; readonly quickHash: s
  * a complete index never misses a journal with a header). Best effort: an index that cannot be
  * written is marked incomplete, and the next run that asks reads every journal.
  */
-export function noteRunData(state: string, sandbox: boolean, data: { readonly size: number; readonly quickHash: string }, journal: string): void {
+export function noteRunData(state: string, sandbox: boolean, data: { readonly size: number; readonly quickHash: string; readonly dataHash?: string | undefined }, journal: string): void {
   const root = indexRoot(state, sandbox);
   try {
     note(root, data, journal);
@@ -132,6 +140,55 @@ export function journalsWithData(state: string, sandbox: boolean, data: { readon
       // The folder is gone.
     }
     for (const f of siblings.sort()) take(join(folder, f), readHeader(join(folder, f)));
+  }
+  return out;
+}
+
+/**
+ * The journals (real or sandbox runs) whose input held the same data as `dataHash` says, however
+ * saved (csv/data-hash.ts), as far as their headers say now. A journal of an older msgr has no
+ * data hash: found by its bytes alone (journalsWithData). Without a complete index, every header.
+ */
+export function journalsWithSameData(state: string, sandbox: boolean, dataHash: string): Array<{ readonly journal: string; readonly header: RunHeader }> {
+  const root = indexRoot(state, sandbox);
+  let complete = false;
+  try {
+    complete = readFileSync(join(root, 'complete'), 'utf8') === VERSION;
+  } catch {
+    // No index yet.
+  }
+  const candidates: string[] = [];
+  if (!complete) candidates.push(...journalPaths(state));
+  else {
+    const dir = sameDir(root, dataHash);
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir).filter((n) => !n.endsWith('.new'));
+    } catch {
+      // No run read this data.
+    }
+    for (const name of names.sort()) {
+      let journal: string;
+      try {
+        journal = readFileSync(join(dir, name), 'utf8');
+      } catch {
+        continue;
+      }
+      candidates.push(journal);
+      // Kept under its run id when its file ran again (journal.<run id>[.abandoned].jsonl).
+      const stem = basename(journal).replace(/\.jsonl$/, '');
+      try {
+        for (const f of readdirSync(dirname(journal)).sort()) if (f.startsWith(`${stem}.`) && f.endsWith('.jsonl')) candidates.push(join(dirname(journal), f));
+      } catch {
+        // The folder is gone.
+      }
+    }
+  }
+  const out: Array<{ journal: string; header: RunHeader }> = [];
+  for (const journal of new Set(candidates)) {
+    const header = readHeader(journal);
+    if (header === undefined || header.input.dataHash !== dataHash || (header.target?.sandbox === true) !== sandbox) continue;
+    out.push({ journal, header });
   }
   return out;
 }

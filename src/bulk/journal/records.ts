@@ -47,6 +47,11 @@ export interface InputIdentity {
   readonly quickHash: string;
   /** sha256 of the whole content, computed by the preflight pass: checked before sending. */
   readonly hash: string;
+  /**
+   * The hash of the data the content holds, however saved (csv/data-hash.ts): the same data under
+   * another campaign key is found by it. Absent from the journals of an msgr before it.
+   */
+  readonly dataHash?: string;
 }
 
 /** Everything that decides which rows go in which batch and what each request says. */

@@ -485,6 +485,7 @@ function merge(a: PartResult & { seen: ExportedSet }, b: PartResult & { seen: Ex
     firstBatch,
     firstNumbers: [],
     hash: a.hash,
+    dataHash: a.dataHash,
     bytes: b.bytes,
     nextLine: b.nextLine,
     seen: seenA,

@@ -5,6 +5,7 @@
 // can refuse a file that changed.
 import { createHash, type Hash } from 'node:crypto';
 import { open } from 'node:fs/promises';
+import { DataHash } from '../../csv/data-hash.js';
 import { UsageError } from '../../errors.js';
 import { planColumns, recipientJson, type ColumnOptions, type ColumnPlan } from '../input/columns.js';
 import { Grouper } from '../compose/grouping.js';
@@ -161,6 +162,8 @@ export interface PreflightResult {
   readonly firstRows: readonly FirstRow[];
   /** sha256 of the bytes read (after any BOM). */
   readonly hash: string;
+  /** The hash of the data those bytes hold, however saved (csv/data-hash.ts). */
+  readonly dataHash: string;
   readonly bytes: number;
   /** Numbers that had a duplicate row (up to DUPLICATE_KEYS of them): the send pass names the line each repeats. */
   readonly duplicateKeys: readonly number[];
@@ -270,6 +273,7 @@ export function finishPreflight(r: RangeResult, batchSize: number, fileLabel: st
     totals: r.totals,
     firstRows: r.firstRows ?? [],
     hash: r.hash ?? '',
+    dataHash: r.dataHash ?? '',
     bytes: r.bytes,
     duplicateKeys: r.duplicateKeys,
     ...(r.filtered !== undefined ? { filtered: r.filtered } : {}),
@@ -331,6 +335,7 @@ export interface RangeResult {
   /** The numbers of `firstBatch`, when asked for. */
   readonly firstNumbers: number[];
   readonly hash: string | undefined;
+  readonly dataHash: string | undefined;
   readonly bytes: number;
   readonly nextLine: number;
   /** The numbers that passed (to send, or already sent), with their first message's fingerprint. */
@@ -361,7 +366,7 @@ export function mergeColumns(a: readonly number[], b: readonly number[]): number
 
 export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   const maxProblems = o.maxProblems ?? 20;
-  let hash = o.hash === true ? createHash('sha256') : undefined;
+  let hash = o.hash === true ? new FileHashes(o.format.delimiter) : undefined;
   // Rows differ in their message when they have variables or messages of their own.
   let repeats: NumberRepeats | undefined;
   const capacity = Math.min(Math.max(o.setCapacity ?? 0, 1024), 1 << 24);
@@ -598,7 +603,7 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   let result: ReadResult | undefined;
   if (head?.recordDelimiter !== undefined) {
     // Rows with no quotes and plain line ends are split by hand: csv-parse's result, 3-4x faster.
-    const simpleHash = o.hash === true ? createHash('sha256') : undefined;
+    const simpleHash = o.hash === true ? new FileHashes(o.format.delimiter) : undefined;
     const range = {
       format: o.format,
       offset: head.offset,
@@ -655,7 +660,8 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
     totals,
     firstRows,
     firstNumbers,
-    hash: hash?.digest('hex'),
+    hash: hash?.bytes.digest('hex'),
+    dataHash: hash?.data.digest(),
     bytes: result.bytes,
     nextLine: result.nextLine,
     seen: repeats?.seen ?? new NumberSet(16),
@@ -666,8 +672,25 @@ export async function preflightRange(o: RangeOptions): Promise<RangeResult> {
   };
 }
 
-/** Feeds the file from `offset` to its end into the hash. */
-async function hashFrom(path: string, offset: number, hash: Hash): Promise<void> {
+/**
+ * The file's bytes hashed (a resume checks that they are the bytes its run read) and the data they
+ * hold (a run under a campaign key checks that an earlier one under another key did not read the
+ * same: docs/reruns.md: "The same data under another key"), fed together.
+ */
+class FileHashes {
+  readonly bytes: Hash = createHash('sha256');
+  readonly data: DataHash;
+  constructor(delimiter: string) {
+    this.data = new DataHash(delimiter);
+  }
+  update(chunk: Buffer): void {
+    this.bytes.update(chunk);
+    this.data.update(chunk);
+  }
+}
+
+/** Feeds the file from `offset` to its end into the hashes. */
+async function hashFrom(path: string, offset: number, hash: FileHashes): Promise<void> {
   const fh = await open(path, 'r');
   try {
     const buf = Buffer.allocUnsafeSlow(1024 * 1024);

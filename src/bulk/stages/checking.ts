@@ -23,9 +23,9 @@ import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';
 import { definitionOf, settledShape, type PlannedStore } from '../this-run/run-plan.js';
 import { checkSamePreflight } from '../this-run/resume-checks.js';
-import { sentBeforeError } from '../earlier/of-file.js';
+import { earlierRunsWithSameData, sentBeforeError } from '../earlier/of-file.js';
 import { withSentIds } from '../earlier/already-sent.js';
-import { sameDataError, sameDataJson } from '../earlier/campaign-key.js';
+import { sameDataAmong, sameDataError, sameDataJson } from '../earlier/campaign-key.js';
 import { readRunDetail } from '../history/catalogue.js';
 import { settleInDoubt, type InDoubtSettlement } from '../history/run-delivery.js';
 import { previewEntries, printPreview } from '../display/preview.js';
@@ -136,7 +136,11 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const estimate = passConfig.cost?.estimate();
   const safeChange = gsmSafeChangeOf(plan.message);
   const store = optOutStoreSummary(plan.store);
-  const sameDataAs = open.sameDataAs;
+  // The same data as an earlier run under another key: by its bytes (found as the run opened), or
+  // by the data they hold however saved, known now that the preflight read it (docs/reruns.md:
+  // "The same data under another key").
+  const key = campaign.earlier.once;
+  const sameDataAs = open.sameDataAs ?? (key !== undefined && run.kind === 'new' && campaign.earlier.skipSent === undefined && pre.dataHash !== '' ? sameDataAmong(await earlierRunsWithSameData({ state: stateDir(ctx.env, ctx.cwd), sandbox: campaign.where.sandbox, place: campaign.where.place, key }, pre.dataHash, run.journalPath), key, definitionOf(plan)) : undefined);
   const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), schedule: isScheduled(open.schedule) ? scheduleRecord(open.schedule) : null, optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
@@ -145,7 +149,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const skipInvalid = shape.skipInvalid && garbled === 0;
   const columns = { vars: shape.varColumns, meta: shape.metaColumns, renderer: msgrRenders(plan.message, shape.personal) ? ('msgr' as const) : ('provider' as const), given: passConfig.varColumnsGiven && (resuming || campaign.input.columns.vars !== undefined) };
   printPreflight(ui, pre, message.textAnalysis, input.label, pass.seconds, { skipInvalid, exclude: excludeList, store, totals: pre.totals, sms: plan.message.channel === 'SMS', repeats: repeatMode(shape), resumed: resuming, columns });
-  printLeftOut(ui, sent, pre, plan.leaveOut);
+  printLeftOut(ui, sent, pre, plan.leaveOut, campaign.earlier.resendInDoubt);
   if (isScheduled(open.schedule)) ui.info(`when: ${describeSchedule(open.schedule)}`);
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
@@ -211,7 +215,6 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   if (unfinishedRefusal !== undefined) {
     throw new UsageError(unfinishedRefusal.message, { hint: unfinishedRefusal.hint, jsonFor: (exitCode) => ({ ...refusal, exitCode, stopped: 'unfinished-run', error: { message: unfinishedRefusal.message, hint: unfinishedRefusal.hint ?? null } }) });
   }
-  const key = campaign.earlier.once;
   if (sameDataAs !== undefined && key !== undefined) {
     if (!campaign.earlier.sameData) throw sameDataError(sameDataAs, key, input.label, (exitCode) => ({ ...refusal, exitCode, stopped: 'same-data' }));
     ui.info(`${FLAG.sameData}: the same data as run ${sameDataAs.header.runId}${sameDataAs.header.once !== undefined ? ` under ${FLAG.once} ${sameDataAs.header.once.key}` : ''}, on purpose`);

@@ -65,7 +65,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   }
   // Noted in the runs' index before its header is written: a later run of the same data under
   // another name finds it there (bulk/history/run-index.ts).
-  if (!resuming) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, input.identity, journalPath);
+  if (!resuming) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, { ...input.identity, dataHash: pre.dataHash }, journalPath);
   const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
@@ -75,6 +75,9 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   if (settledBatches.length > 0) journal.sync();
   const resumeWith = resumeWithOf(campaign, run);
   rc.resumable(buildResumeCommand(resumeWith, run.fileAbs, input.stdin, journalPath));
+  // A restart abandons the run it replaces once its own journal is written: until then, a refusal
+  // or a stop puts that run's journal back where it was (bulk/this-run/open.ts).
+  if (run.kind === 'restart' && run.moved !== undefined) ui.info(`abandoned run ${run.abandoned.header.runId}; its journal is kept as ${run.moved.to}`);
   ui.info(`${resuming ? 'resuming' : 'run'} ${runId}; journal ${journalPath}`);
 
   // Message ids go to the journal (msgr runs report), not only to --report.

@@ -290,8 +290,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       moveJournal(journalPath, archived);
       putBackUnlessStarted(ctx, defer, journalPath, archived);
       moved = { from: journalPath, to: archived };
+      // Said once this run's journal is written (bulk/stages/sending.ts): a refusal puts it back.
       abandoned = { journal: archived, header: old.header };
-      ui.info(`abandoned run ${old.header.runId}; its journal is kept as ${archived}`);
     } else if (old !== undefined) {
       // A finished run's journal holds its outcomes and message ids (msgr runs): kept, not replaced.
       const kept = journalPath.replace(/\.jsonl$/, '') + `.${old.header.runId}.jsonl`;
@@ -505,7 +505,6 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, 
     moveJournal(journal, archived);
     // This run's journal is in a folder of its own: until it is written, nothing was abandoned.
     putBackUnlessStarted(ctx, defer, journal, archived, run.journalPath);
-    ui.info(`abandoned run ${header.runId}; its journal is kept as ${archived}`);
     return { ...run, kind: 'restart', abandoned: { journal: archived, header }, moved: { from: journal, to: archived } };
   }
   return run;
@@ -556,7 +555,7 @@ export function openJournal(
       runId: state.runId,
       createdAt: ctx.now().toISOString(),
       msgr: ctx.version,
-      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash },
+      input: { path: input.path, stdin: input.stdin, size: input.identity.size, mtimeMs: input.identity.mtimeMs, quickHash: input.identity.quickHash, hash: pre.hash, ...(pre.dataHash !== '' ? { dataHash: pre.dataHash } : {}) },
       shape,
       message,
       totals: { rows: pre.rows, toSend: pre.toSend, requests: pre.requests, ...(run.alreadySent > 0 ? { alreadySent: run.alreadySent } : {}) },

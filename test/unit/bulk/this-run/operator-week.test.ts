@@ -6,8 +6,8 @@
 // test/e2e/send-bulk-locks.test.ts.
 // Run in-process (test/support/in-process.ts): what a user sees, without a process.
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, offeredCommand, ROOT, tempDir, type RunResult } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
@@ -211,8 +211,14 @@ describe('every refusal offers only commands that are accepted', () => {
       assert.equal(refused.code, 2, refused.stderr);
       assert.match(refused.stderr, /abandon it with --restart/);
       const before = server.requests.length;
-      const restart = await msgr([...line(file), '--restart'], env(server.url, config));
+      const journals = (): string[] => (readdirSync(config, { recursive: true }) as string[]).filter((f) => /journal.*\.jsonl$/.test(f)).map((f) => basename(f)).sort();
+      const kept = journals();
+      const loud = (file: string): string[] => line(file).filter((a) => a !== '-q');
+      const restart = await msgr([...loud(file), '--restart'], env(server.url, config));
       assert.equal(restart.code, 2, restart.stderr);
+      // Refused: nothing was abandoned, and nothing says so; the journal is where it was.
+      assert.doesNotMatch(restart.stderr, /abandoned run/);
+      assert.deepEqual(journals(), kept);
       assert.match(restart.stderr, /^error: run \S+, which --restart abandons, left 1 recipient in doubt \(their requests may have reached the API\); this restart would send to them again under new Idempotency-Keys; nothing was sent$/m);
       // No receipt shows they got it: only the resend is offered (--skip-in-doubt, which says they
       // did, is offered when the receipts show it: docs/reruns.md: "In doubt meets consent").
@@ -221,8 +227,14 @@ describe('every refusal offers only commands that are accepted', () => {
       assert.equal(dry.code, 2, 'a dry run predicts the refusal');
       assert.equal(server.requests.length, before, 'nothing sent');
       // Either way the command says it; the answer is in the command, for cron and history.
-      const done = await msgr([...line(file), '--restart', how], env(server.url, config));
+      const done = await msgr([...loud(file), '--restart', how], env(server.url, config));
       assert.equal(done.code, 0, done.stderr);
+      assert.match(done.stderr, /^abandoned run \S+; its journal is kept as \S+\.abandoned\.jsonl$/m);
+      // The words say what happens to the row in doubt: left out, or sent again.
+      if (how === '--skip-in-doubt') {
+        assert.doesNotMatch(done.stderr, /may get this message twice/);
+        assert.match(done.stderr, /1 number was in doubt in run \S+ \(sent, no answer\): left out as accepted \(--skip-in-doubt\)/);
+      } else assert.match(done.stderr, /1 number was in doubt in run \S+ \(sent, no answer\): it is sent again \(--resend-in-doubt\), so it may get this message twice/);
       assert.deepEqual(recipients(server.requests.slice(before)), [...expected], how);
     }
   });
