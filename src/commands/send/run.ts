@@ -72,7 +72,7 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   if (once !== undefined) request = once.request as unknown as typeof request;
   // Send windows and deadlines (docs/send-windows.md): outside them nothing is sent (exit 8). The
   // schedule's code is loaded only when a flag or the profile gives one: a send without them does
-  // not read it at all (docs/design.md: "Start-up").
+  // not read it at all (docs/design.md: "Choices", send-first).
   if (mayBeScheduled(opts, settings)) {
     const { checkSendWindow } = await import('../shared/schedule.js');
     checkSendWindow(ctx, ui, opts, settings, request.recipients?.map((r) => r.msisdn) ?? [], opts.dryRun === true);
