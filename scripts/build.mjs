@@ -3,7 +3,9 @@
 //
 // dist/ is CommonJS, laid out for start-up time (docs/performance.md):
 //   msgr.cjs            our code and commander. Each command's modules are initialised only when
-//                       that command runs (esbuild turns `await import()` into lazy inits).
+//                       that command runs (esbuild turns `await import()` into lazy inits). With
+//                       the send-first trick, what only a send's flags or the other commands load
+//                       is in send-flags.cjs and commands.cjs (build/send-first.mjs).
 //   vendor/<name>.cjs   each third-party package in a bundle of its own (build/vendors.mjs).
 //   workers/<name>.cjs  worker threads' code (src/workers/*.ts).
 //   help.txt            the top-level help, printed by bin/msgr.js without loading anything.

@@ -21,7 +21,8 @@ export function stampBuildId(file) {
 /**
  * Sample runs of the installed `bin` on `dist`, in a scratch config folder, with no NODE_* or
  * MSGR_* settings of the builder's: a dry run (the bundle, libphonenumber, chalk), then an
- * in-process sandbox send (undici, which a send loads after choosing its V8 flags).
+ * in-process sandbox send (undici, which a send loads after choosing its V8 flags), then a dry run
+ * with a send window (the schedule's code).
  */
 export function makeCodeCaches(bin, dist) {
   mkdirSync(join(dist, 'cache', `v8-${process.versions.v8}`), { recursive: true });
@@ -30,7 +31,9 @@ export function makeCodeCaches(bin, dist) {
   // A national number too, so libphonenumber-js itself runs (the fast path answers the other).
   const msg = ['--to', '+447911123456,07911 123457', '--default-country', 'GB', '--from', 'Acme', '--text', 'Hello'];
   try {
-    for (const args of [['send', '--dry-run', ...msg, '--account', 'BUILD'], ['send', '--sandbox', ...msg]]) {
+    // The last, with a send window, for send-flags.cjs (build/send-first.mjs) alone: msgr.cjs keeps
+    // the cache of the first, which a send without those flags runs.
+    for (const args of [['send', '--dry-run', ...msg, '--account', 'BUILD'], ['send', '--sandbox', ...msg], ['send', '--dry-run', ...msg, '--account', 'BUILD', '--window', '09:00-17:00']]) {
       try {
         execFileSync(process.execPath, [bin, ...args], { env, stdio: 'ignore', timeout: 30_000 });
       } catch (err) {

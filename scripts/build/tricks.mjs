@@ -6,8 +6,9 @@ const node = Number(process.versions.node.split('.')[0]);
 export const TRICKS = {
   // build/vendors.mjs: a bundle per third-party package, loaded on first use.
   'vendor-bundles': true,
-  // build/send-first.mjs: what `msgr send` can load in msgr.cjs, the other commands' modules in
-  // commands.cjs, read only when one of them runs. Measured at 5-7.5 % of the dry run (docs/
+  // build/send-first.mjs: what every `msgr send` can load in msgr.cjs, what it loads only for a
+  // flag (the schedule's code) in send-flags.cjs, the other commands' modules in commands.cjs,
+  // each read only when needed. Measured at 5-7.5 % of the dry run (docs/
   // performance-history.md: "Results on this machine"), under the 10 % line, and kept: it is what stops a
   // send's start from growing with every other command's code (docs/design.md: "Choices").
   'send-first': true,

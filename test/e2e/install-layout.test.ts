@@ -144,6 +144,30 @@ test('a failure while reporting an error (a damaged install) is one line and exi
   assert.doesNotMatch(r.stderr, /^\s+at /m);
 });
 
+test('a send without a window reads neither the schedule\'s bundle nor the other commands\'; one with a window reads the schedule\'s', (t) => {
+  if (TRICKS['send-first'] !== true) {
+    t.skip('the build makes one bundle here (scripts/build/tricks.mjs: send-first)');
+    return;
+  }
+  const dir = copyInstall();
+  const windowed = [...DRY_RUN, '--window', '00:00-23:59', '--tz', 'UTC'];
+  const whole = run(dir, windowed);
+  assert.equal(whole.code, 0, whole.stderr);
+  assert.match(whole.stderr, /^when: send window 00:00-23:59 .*: open now$/m);
+  // Without the bundles a plain send never reads, it is the same send.
+  const before = run(dir, DRY_RUN);
+  rmSync(join(dir, 'dist', 'send-flags.cjs'));
+  rmSync(join(dir, 'dist', 'commands.cjs'));
+  const after = run(dir, DRY_RUN);
+  assert.equal(after.code, 0, after.stderr);
+  assert.equal(after.stdout, before.stdout);
+  assert.equal(after.stderr, before.stderr);
+  // The window's code was in the bundle removed.
+  const cut = run(dir, windowed);
+  assert.equal(cut.code, 1);
+  assert.match(cut.stderr, /send-flags\.cjs/);
+});
+
 test('--help before a command is the top-level help, listing every command', () => {
   for (const args of [['--help', 'send'], ['-h', 'sandbox']]) {
     const r = run(ROOT, args);

@@ -16,7 +16,6 @@ import { userAgent } from '../../http/endpoint.js';
 import { prepareSingleRequest } from '../../http/single-request.js';
 import { colorLevel, type Context } from '../../context.js';
 import { describeSource, resolveSettings, type Resolved, type Settings } from '../../settings/resolve.js';
-import { checkSendWindow } from '../shared/send-windows.js';
 import { checkSetUp, resolveTarget, settingsEndpoint } from '../../settings/target.js';
 import { readFlagFile } from '../shared/flag-files.js';
 import { splitList, type SendOptions } from './options.js';
@@ -71,8 +70,13 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
     return;
   }
   if (once !== undefined) request = once.request as unknown as typeof request;
-  // Send windows and deadlines (docs/send-windows.md): outside them nothing is sent (exit 8).
-  checkSendWindow(ctx, ui, opts, settings, request.recipients?.map((r) => r.msisdn) ?? [], opts.dryRun === true);
+  // Send windows and deadlines (docs/send-windows.md): outside them nothing is sent (exit 8). The
+  // schedule's code is loaded only when a flag or the profile gives one: a send without them does
+  // not read it at all (docs/design.md: "Choices", send-first).
+  if (mayBeScheduled(opts, settings)) {
+    const { checkSendWindow } = await import('../shared/send-windows.js');
+    checkSendWindow(ctx, ui, opts, settings, request.recipients?.map((r) => r.msisdn) ?? [], opts.dryRun === true);
+  }
 
   if (opts.dryRun === true) {
     // A dry run checks what it can without sending: a base URL the send would refuse fails here.
@@ -131,6 +135,11 @@ export async function runSend(ctx: Context, opts: SendOptions): Promise<void> {
   const address = { method: 'POST', url: endpoint, built: '{base_url}/v2/messages', baseUrl: settings.baseUrl.value, source: describeSource(settings.baseUrl) };
   const result = { numbers: request.recipients?.map((r) => r.msisdn) ?? [], contacts: request.addressBook?.contacts.length ?? 0, suppressed, settings, account, host: sandbox ? undefined : endpoint.host };
   renderOutcome(ctx, ui, outcome, { json: opts.json === true, sandbox, recipients: recipientCount, leftOut, apiKey, result, address: sandbox ? undefined : address });
+}
+
+/** A window, zone or deadline given by a flag or kept by the profile: else a send is not scheduled. */
+function mayBeScheduled(opts: SendOptions, settings: Pick<Settings, 'window' | 'tz'>): boolean {
+  return opts.window !== undefined || opts.tz !== undefined || opts.anyTime !== undefined || opts.notBefore !== undefined || opts.stopAt !== undefined || settings.window.value !== undefined || settings.tz.value !== undefined;
 }
 
 /** The key's record for this request (a dry run only reads it). */

@@ -251,4 +251,22 @@ describe('send windows in send', () => {
     assert.equal(now.code, 0, now.stderr);
     assert.equal(api.requests.length, 1);
   });
+
+  test('a profile\'s window, with no flag of the command, stops a send outside it; --any-time sends it', async () => {
+    const c = bulkFiles(1, 'msgr-send-window-');
+    assert.equal((await runInProcess(['profile', 'add', 'shop', '--api-key-stdin', '--account', 'SHOP01', '-q'], { env: c.env, input: 'shop-key-1234\n' })).code, 0);
+    const [window, , tz] = closed.slice(1);
+    for (const [key, value] of [['window', window], ['tz', tz]] as const) {
+      const set = await runInProcess(['profile', 'set', 'shop', key, value ?? ''], { env: c.env });
+      assert.equal(set.code, 0, set.stderr);
+    }
+    const refused = await runInProcess([...ONE, '-p', 'shop'], { env: c.env, http: null });
+    assert.equal(refused.code, ExitCode.WINDOW_CLOSED, refused.stderr);
+    assert.match(refused.stderr, /outside the send window/);
+    const api = fakeApi();
+    const anyTime = await runInProcess([...ONE, '-p', 'shop', '--any-time'], { env: c.env, http: api.http });
+    assert.equal(anyTime.code, 0, anyTime.stderr);
+    assert.match(anyTime.stderr, /--any-time: profile shop's send window is set aside for this message/);
+    assert.equal(api.requests.length, 1);
+  });
 });
