@@ -1,13 +1,15 @@
-// `msgr segments` end to end: the built CLI, text from an argument, a file and stdin.
+// `msgr segments`: text from an argument, a file and stdin.
+// In-process (test/support/in-process.ts): msgr through main() with a Context of the test's.
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { runCli, tempDir } from '../support/cli.js';
+import { tempDir } from '../../../support/cli.js';
+import { runInProcess } from '../../../support/in-process.js';
 
 describe('msgr segments', () => {
   test('an argument: encoding, length, parts and where each ends', async () => {
-    const r = await runCli(['segments', 'a'.repeat(160) + 'bc']);
+    const r = await runInProcess(['segments', 'a'.repeat(160) + 'bc']);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^encoding {4}GSM-7$/m);
     assert.match(r.stdout, /^length {6}162 septets \(162 characters\)$/m);
@@ -15,12 +17,12 @@ describe('msgr segments', () => {
     assert.match(r.stdout, /part 1 {2}characters {3}1-153 {2}153 septets/);
     assert.match(r.stdout, /part 2 {2}characters 154-162 {4}9 septets, ends "aaaaaaabc"/);
     assert.equal(r.stderr, '');
-    const one = await runCli(['segments', 'A']);
+    const one = await runInProcess(['segments', 'A']);
     assert.match(one.stdout, /^length {6}1 septet \(1 character\)$/m);
   });
 
   test('--json from stdin: forcing characters with code points and look-alikes; a final newline is not counted', async () => {
-    const r = await runCli(['segments', '--json'], { input: 'It’s ready – come by 😀\n' });
+    const r = await runInProcess(['segments', '--json'], { input: 'It’s ready – come by 😀\n' });
     assert.equal(r.code, 0, r.stderr);
     const doc = JSON.parse(r.stdout) as Record<string, unknown>;
     assert.equal(doc.encoding, 'UCS-2');
@@ -38,7 +40,7 @@ describe('msgr segments', () => {
     const dir = tempDir();
     const file = join(dir, 'msg.txt');
     writeFileSync(file, 'Don’t miss it\r\n');
-    const r = await runCli(['segments', '--text-file', file]);
+    const r = await runInProcess(['segments', '--text-file', file]);
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^length {6}13 UTF-16 units/m);
     assert.match(r.stdout, /’ {2}U\+2019 {3}1× {2}use "'"/);
@@ -46,13 +48,13 @@ describe('msgr segments', () => {
   });
 
   test('no text, or a missing file: exit 2, one JSON error document with --json', async () => {
-    const none = await runCli(['segments', '--json'], { input: '' });
+    const none = await runInProcess(['segments', '--json'], { input: '' });
     assert.equal(none.code, 2);
     assert.deepEqual(Object.keys((JSON.parse(none.stdout) as { error: object }).error), ['message', 'hint', 'exitCode']);
-    const missing = await runCli(['segments', '--text-file', '/nonexistent/x.txt']);
+    const missing = await runInProcess(['segments', '--text-file', '/nonexistent/x.txt']);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /--text-file: cannot read \/nonexistent\/x\.txt \(no such file\)/);
-    const both = await runCli(['segments', 'hi', '--text-file', 'x']);
+    const both = await runInProcess(['segments', 'hi', '--text-file', 'x']);
     assert.equal(both.code, 2);
   });
 });

@@ -2,12 +2,14 @@
 // the URL msgr built stops send-bulk with its rows unsent (exit 2), a base URL ending in /v2 is
 // refused before anything is read or sent, and a connection that was never made stops a run
 // within seconds with exit 5, nothing in doubt, and the command that goes on.
+// In-process (test/support/in-process.ts): msgr through main() with a Context of the test's.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, offeredCommand, runCli, tempDir, type RunOptions, type RunResult } from '../support/cli.js';
-import { startTestServer, useTestServer, type ReceivedRequest, type TestServer } from '../support/test-server.js';
+import { cleanEnv, offeredCommand, tempDir, type RunOptions, type RunResult } from '../../support/cli.js';
+import { runInProcess } from '../../support/in-process.js';
+import { startTestServer, useTestServer, type ReceivedRequest, type TestServer } from '../../support/test-server.js';
 
 const KEY = 'sk_test_settings_5678';
 /** Generous for a loaded 2-core machine; the issue's run took 88 s. */
@@ -31,7 +33,7 @@ const MESSAGE = ['--from', 'Acme', '--text', 'Your appointment is tomorrow', '--
 
 async function timed(args: string[], options: RunOptions): Promise<RunResult & { ms: number }> {
   const t0 = performance.now();
-  const r = await runCli(args, options);
+  const r = await runInProcess(args, options);
   return { ...r, ms: performance.now() - t0 };
 }
 
@@ -76,7 +78,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
     assert.match(r.stderr, /Once the base URL is right, send the rows with: msgr send-bulk .* --base-url URL .*--restart \(this run had none accepted, so each row is sent once\)/);
 
     server.requests.length = 0;
-    const fixed = await runCli(offeredCommand(r.stderr, 'send the rows with: ').map((a) => (a === 'URL' ? server.url : a)), { env });
+    const fixed = await runInProcess(offeredCommand(r.stderr, 'send the rows with: ').map((a) => (a === 'URL' ? server.url : a)), { env });
     assert.equal(fixed.code, 0, fixed.stderr);
     assert.ok(server.requests.every((q) => q.url === '/v2/messages'));
     assertEachOnce(recipients(server.requests));
@@ -97,14 +99,14 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
 
     server.requests.length = 0;
     const offered = offeredCommand(r.stderr, 'send the rows with: MSGR_BASE_URL=URL ');
-    const fixed = await runCli(offered, { env: { ...env, MSGR_BASE_URL: server.url } });
+    const fixed = await runInProcess(offered, { env: { ...env, MSGR_BASE_URL: server.url } });
     assert.equal(fixed.code, 0, fixed.stderr);
     assertEachOnce(recipients(server.requests));
   });
 
   test('msgr send: a 404 is exit 4 (a rejected request, as the contract has it), the hint naming the URL msgr built; --json has it too', async () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: `${server.url}/eu` });
-    const r = await runCli(['send', '--to', '+447911123456', ...MESSAGE, '--json'], { env });
+    const r = await runInProcess(['send', '--to', '+447911123456', ...MESSAGE, '--json'], { env });
     assert.equal(r.code, 4, r.stderr);
     const doc = JSON.parse(r.stdout) as { error: { exitCode: number; status: number; hint: string } };
     assert.equal(doc.error.exitCode, 4);
@@ -116,7 +118,7 @@ describe('404 and 405 from the messages endpoint stop send-bulk at its first ans
   test('msgr api: a 405 names the URL it built from the base URL and the path', async () => {
     server.answer = () => ({ status: 405, body: { title: 'Method Not Allowed' } });
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
-    const r = await runCli(['api', 'DELETE', '/v2/messages/m-1', '--base-url', server.url, '--yes'], { env });
+    const r = await runInProcess(['api', 'DELETE', '/v2/messages/m-1', '--base-url', server.url, '--yes'], { env });
     assert.equal(r.code, 4, r.stderr);
     assert.match(r.stderr, /^hint: msgr sent DELETE http:\/\/127\.0\.0\.1:\d+\/v2\/messages\/m-1, built as \{base_url\}\{path\} from the base URL http:\/\/127\.0\.0\.1:\d+ \(flag --base-url\), and got HTTP 405 \(it takes no DELETE there\): check the path and the base URL/m);
   });
@@ -127,7 +129,7 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
     const config = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY });
     const csv = readFileSync(campaign(20), 'utf8');
-    const r = await runCli(['send-bulk', '-', ...MESSAGE, '--base-url', `${server.url}/v2`, '--json'], { env, input: csv });
+    const r = await runInProcess(['send-bulk', '-', ...MESSAGE, '--base-url', `${server.url}/v2`, '--json'], { env, input: csv });
     assert.equal(r.code, 2, r.stderr);
     assert.equal(server.requests.length, 0);
     assert.deepEqual(readdirSync(config).filter((n) => n !== 'config.json'), [], 'no run folder, journal or spool');
@@ -135,7 +137,7 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
     assert.equal(doc.error.exitCode, 2);
     assert.equal(doc.error.message, `flag --base-url: the base URL ${server.url}/v2 ends in /v2, which msgr appends itself: it would post to ${server.url}/v2/v2/messages`);
     assert.match(doc.error.hint, new RegExp(`^Run it as: msgr send-bulk - .*--base-url http://127\\.0\\.0\\.1:\\d+ --json$`));
-    const fixed = await runCli(offeredCommand(doc.error.hint, 'Run it as: '), { env, input: csv });
+    const fixed = await runInProcess(offeredCommand(doc.error.hint, 'Run it as: '), { env, input: csv });
     assert.equal(fixed.code, 0, fixed.stderr);
     assertEachOnce(recipients(server.requests), 20);
   });
@@ -143,12 +145,12 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
   test('/v2/, /v2/messages, in MSGR_BASE_URL: send, send --dry-run, api and doctor refuse it (exit 2), saying how to set the variable', async () => {
     for (const suffix of ['/v2/', '/v2/messages', '/V2']) {
       const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_ACCOUNT_REFERENCE: 'ACME01', MSGR_BASE_URL: `${server.url}${suffix}` });
-      const send = await runCli(['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi'], { env });
+      const send = await runInProcess(['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi'], { env });
       assert.equal(send.code, 2, send.stderr);
       assert.match(send.stderr, new RegExp(`^error: env MSGR_BASE_URL: the base URL http://127\\.0\\.0\\.1:\\d+${suffix} ends in ${suffix.replace(/\/$/, '')}, which msgr appends itself`, 'm'));
       assert.match(send.stderr, /^hint: Set MSGR_BASE_URL=http:\/\/127\.0\.0\.1:\d+ where it is set \(or run: MSGR_BASE_URL=http:\/\/127\.0\.0\.1:\d+ msgr send --to \+447911123456 --from Acme --text hi\)$/m);
       for (const args of [['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'hi', '--dry-run'], ['api', '/v2/messages', '-f', 'a=b', '--yes'], ['doctor']]) {
-        const r = await runCli(args, { env });
+        const r = await runInProcess(args, { env });
         assert.equal(r.code, 2, `${args.join(' ')}: ${r.stderr}`);
         assert.match(r.stdout + r.stderr, /which msgr appends itself/, args.join(' '));
       }
@@ -159,16 +161,16 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
   test('profile add and set refuse to save it (exit 2, nothing saved), offering the command that saves it right; a profile saved with it before is refused with `msgr profile set`', async () => {
     const config = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: config });
-    const add = await runCli(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'ACME01', '--base-url', `${server.url}/v2`], { env, input: `${KEY}\n` });
+    const add = await runInProcess(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'ACME01', '--base-url', `${server.url}/v2`], { env, input: `${KEY}\n` });
     assert.equal(add.code, 2, add.stderr);
     assert.ok(!existsSync(join(config, 'config.json')) || !readFileSync(join(config, 'config.json'), 'utf8').includes('prod'), 'nothing saved');
-    const addFixed = await runCli(offeredCommand(add.stderr, 'Save it without /v2: '), { env, input: `${KEY}\n` });
+    const addFixed = await runInProcess(offeredCommand(add.stderr, 'Save it without /v2: '), { env, input: `${KEY}\n` });
     assert.equal(addFixed.code, 0, addFixed.stderr);
 
-    const set = await runCli(['profile', 'set', 'prod', 'base-url', `${server.url}/v2/messages`], { env });
+    const set = await runInProcess(['profile', 'set', 'prod', 'base-url', `${server.url}/v2/messages`], { env });
     assert.equal(set.code, 2, set.stderr);
     assert.match(set.stderr, new RegExp(`^hint: Save it without /v2/messages: msgr profile set prod base-url http://127\\.0\\.0\\.1:\\d+$`, 'm'));
-    const shown = JSON.parse((await runCli(['profile', 'show', '--json'], { env })).stdout) as { baseUrl: { value: string } };
+    const shown = JSON.parse((await runInProcess(['profile', 'show', '--json'], { env })).stdout) as { baseUrl: { value: string } };
     assert.equal(shown.baseUrl.value, server.url, 'the profile kept its base URL');
 
     // A profile written by an earlier msgr, which took such a base URL.
@@ -176,12 +178,12 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
     const data = JSON.parse(readFileSync(file, 'utf8')) as { profiles: Record<string, { baseUrl: string }> };
     (data.profiles.prod as { baseUrl: string }).baseUrl = `${server.url}/v2`;
     writeFileSync(file, JSON.stringify(data));
-    const bulk = await runCli(['send-bulk', campaign(20), '--from', 'Acme', '--text', 'hi', '--yes'], { env });
+    const bulk = await runInProcess(['send-bulk', campaign(20), '--from', 'Acme', '--text', 'hi', '--yes'], { env });
     assert.equal(bulk.code, 2, bulk.stderr);
     assert.match(bulk.stderr, /^error: profile prod: the base URL http:\/\/127\.0\.0\.1:\d+\/v2 ends in \/v2/m);
     const fix = offeredCommand(bulk.stderr, 'Fix the profile: ');
-    assert.equal((await runCli(fix, { env })).code, 0);
-    const again = await runCli(['send-bulk', campaign(20), '--from', 'Acme', '--text', 'hi', '--yes'], { env });
+    assert.equal((await runInProcess(fix, { env })).code, 0);
+    const again = await runInProcess(['send-bulk', campaign(20), '--from', 'Acme', '--text', 'hi', '--yes'], { env });
     assert.equal(again.code, 0, again.stderr);
     assertEachOnce(recipients(server.requests), 20);
   });
@@ -213,7 +215,7 @@ describe('a connection that was never made is "not sent": the run stops within s
 
     const back = await startTestServer({ port });
     try {
-      const resumed = await runCli([...offeredCommand(loud.stderr, 'resume with: '), '--json'], { env });
+      const resumed = await runInProcess([...offeredCommand(loud.stderr, 'resume with: '), '--json'], { env });
       assert.equal(resumed.code, 0, resumed.stderr);
       assertEachOnce(recipients(back.requests));
     } finally {
@@ -282,7 +284,7 @@ describe('a connection that was never made is "not sent": the run stops within s
 
     const back = await startTestServer({ port });
     try {
-      const resumed = await runCli([...(doc.resume ?? '').split(' ').slice(1), '--json'], { env });
+      const resumed = await runInProcess([...(doc.resume ?? '').split(' ').slice(1), '--json'], { env });
       assert.equal(resumed.code, 0, resumed.stderr);
       assertEachOnce([...recipients(api.requests), ...recipients(back.requests)]);
     } finally {

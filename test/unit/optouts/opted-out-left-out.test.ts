@@ -1,13 +1,15 @@
 // The opt-out store as sends meet it (docs/optouts.md: "Sending"): a STOP reply from the sandbox,
 // through msgr listen --optouts, leaves its sender out of the next send and send-bulk without a
 // flag; --include-opted-out takes --yes; a resume leaves out numbers opted out while it was paused.
+// In-process (test/support/in-process.ts): msgr through main() with a Context of the test's.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { LISTENING, SANDBOX_URL, startMsgr, waitFor } from '../support/daemon.js';
-import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
+import { cleanEnv, tempDir, type RunResult } from '../../support/cli.js';
+import { runInProcess } from '../../support/in-process.js';
+import { LISTENING, SANDBOX_URL, startMsgr, waitFor } from '../../support/daemon.js';
+import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../../support/test-server.js';
 
 const TOKEN = 'e2e-optout-sending-token-0123';
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
@@ -44,7 +46,7 @@ describe('the opt-out store applies to every send', () => {
     const stop = '+447400900401';
     const others = ['+447400900402', '+447400900403'];
     try {
-      const first = await runCli(['send', '--to', stop, ...MSG], { env });
+      const first = await runInProcess(['send', '--to', stop, ...MSG], { env });
       assert.equal(first.code, 0, first.stderr);
       // The listener says "opted out" once the store has it on disk (before its answer).
       await waitFor('the STOP reply in the store', () => new RegExp(`inbound\\s+\\${stop}\\s+\\S+\\s+"STOP"\\s+→ opted out`).test(listen.stdout()));
@@ -58,7 +60,7 @@ describe('the opt-out store applies to every send', () => {
     try {
       const csv = join(dir, 'people.csv');
       writeFileSync(csv, `phone\n${[stop, ...others].join('\n')}\n`);
-      const dry = await runCli(['send-bulk', csv, ...MSG, '--dry-run', '--json'], { env: env2 });
+      const dry = await runInProcess(['send-bulk', csv, ...MSG, '--dry-run', '--json'], { env: env2 });
       assert.equal(dry.code, 0, dry.stderr);
       const dryDoc = JSON.parse(dry.stdout) as { suppressed: number; toSend: number; optOuts: { store: string; account: string; numbers: number } };
       assert.deepEqual([dryDoc.suppressed, dryDoc.toSend, dryDoc.optOuts.store, dryDoc.optOuts.account, dryDoc.optOuts.numbers], [1, 2, 'left-out', 'ACME', 1]);
@@ -66,7 +68,7 @@ describe('the opt-out store applies to every send', () => {
 
       const before = recorded(record).length;
       const report = join(dir, 'report.csv');
-      const bulk = await runCli(['send-bulk', csv, ...MSG, '--yes', '--report', report, '--json'], { env: env2 });
+      const bulk = await runInProcess(['send-bulk', csv, ...MSG, '--yes', '--report', report, '--json'], { env: env2 });
       assert.equal(bulk.code, 0, bulk.stderr);
       assert.deepEqual(recorded(record).slice(before), [others]);
       const doc = JSON.parse(bulk.stdout) as { suppressed: number; accepted: number; exitCode: number };
@@ -78,23 +80,23 @@ describe('the opt-out store applies to every send', () => {
 
       // One opted-out number alone: refused, with the flag that sends to it named.
       const held = recorded(record).length;
-      const one = await runCli(['send', '--to', stop, ...MSG], { env: env2 });
+      const one = await runInProcess(['send', '--to', stop, ...MSG], { env: env2 });
       assert.equal(one.code, 2, one.stderr);
       assert.match(one.stderr, new RegExp(`^error: \\${stop} is in the opt-out store \\(opted out since \\S+, reply "STOP"\\); nothing was sent$`, 'm'));
       assert.match(one.stderr, /add --include-opted-out --yes/);
       assert.match(one.stderr, new RegExp(`msgr optout remove \\${stop} --account ACME`));
       // The flag alone is not enough: it takes --yes, on send and send-bulk alike.
-      const noYes = await runCli(['send', '--to', stop, ...MSG, '--include-opted-out'], { env: env2 });
+      const noYes = await runInProcess(['send', '--to', stop, ...MSG, '--include-opted-out'], { env: env2 });
       assert.equal(noYes.code, 2);
       assert.match(noYes.stderr, /--include-opted-out sends to numbers that opted out: it needs --yes as well; nothing was sent/);
       const csv2 = join(dir, 'more.csv');
       writeFileSync(csv2, `phone\n${stop}\n+447400900404\n`);
-      const bulkNoYes = await runCli(['send-bulk', csv2, ...MSG, '--include-opted-out'], { env: env2 });
+      const bulkNoYes = await runInProcess(['send-bulk', csv2, ...MSG, '--include-opted-out'], { env: env2 });
       assert.equal(bulkNoYes.code, 2);
       assert.match(bulkNoYes.stderr, /it needs --yes as well/);
       assert.equal(recorded(record).length, held);
       // With --yes: sent to on purpose, and said.
-      const anyway = await runCli(['send-bulk', csv2, ...MSG, '--include-opted-out', '--yes', '--json'], { env: env2 });
+      const anyway = await runInProcess(['send-bulk', csv2, ...MSG, '--include-opted-out', '--yes', '--json'], { env: env2 });
       assert.equal(anyway.code, 0, anyway.stderr);
       assert.match(anyway.stderr, /warning: --include-opted-out: the numbers in the opt-out store of account ACME, 1 number, are not left out: they are messaged/);
       assert.deepEqual(recorded(record).slice(held), [[stop, '+447400900404']]);
@@ -110,7 +112,7 @@ describe('a store that grows while a run is paused', () => {
   const ACCEPT: ScriptedResponse = { status: 202, body: { status: 'accepted' } };
   const REFUSE: ScriptedResponse = { status: 401, body: { title: 'Unauthorized' } };
   const recipients = (r: ReceivedRequest): string[] => ((r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? []).map((x) => x.msisdn);
-  const bulk = (args: string[], e: Record<string, string>): Promise<RunResult> => runCli(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
+  const bulk = (args: string[], e: Record<string, string>): Promise<RunResult> => runInProcess(['send-bulk', ...args], { env: e, timeoutMs: 60_000 });
 
   test('numbers opted out since the run started are left out of the batches not sent yet (suppressed since the start); one taken off the store meanwhile stays left out', async () => {
     const dir = tempDir();
@@ -118,7 +120,7 @@ describe('a store that grows while a run is paused', () => {
     const n = Array.from({ length: 10 }, (_, i) => `+4479112${String(700 + i).padStart(5, '0')}`);
     const file = join(dir, 'c.csv');
     writeFileSync(file, `msisdn\n${n.join('\n')}\n`);
-    assert.equal((await runCli(['optout', 'add', '--account', 'ACME01', n[9] ?? ''], { env })).code, 0);
+    assert.equal((await runInProcess(['optout', 'add', '--account', 'ACME01', n[9] ?? ''], { env })).code, 0);
     server.script(ACCEPT, ACCEPT, REFUSE);
     const first = await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1'], env);
     assert.equal(first.code, 3, first.stderr);
@@ -127,8 +129,8 @@ describe('a store that grows while a run is paused', () => {
 
     // While it is paused: one who already had it, and two whose batches were never sent, reply STOP;
     // the one left out at the start is taken off the store (the run still leaves it out).
-    assert.equal((await runCli(['optout', 'add', '--account', 'ACME01', n[1] ?? '', n[5] ?? '', n[6] ?? ''], { env })).code, 0);
-    assert.equal((await runCli(['optout', 'remove', '--account', 'ACME01', n[9] ?? ''], { env })).code, 0);
+    assert.equal((await runInProcess(['optout', 'add', '--account', 'ACME01', n[1] ?? '', n[5] ?? '', n[6] ?? ''], { env })).code, 0);
+    assert.equal((await runInProcess(['optout', 'remove', '--account', 'ACME01', n[9] ?? ''], { env })).code, 0);
     // Its batches were made without the store's numbers: a resume cannot be told to send to them.
     const held = server.requests.length;
     const include = await bulk([file, '--resume', '--include-opted-out', '--yes'], env);
@@ -152,14 +154,14 @@ describe('a store that grows while a run is paused', () => {
 
     // msgr runs report says the same of every row, from the journal and the copy of the store.
     const again = join(dir, 'again.csv');
-    const written = await runCli(['runs', 'report', file, '--report', again], { env });
+    const written = await runInProcess(['runs', 'report', file, '--report', again], { env });
     assert.equal(written.code, 0, written.stderr);
     const why = (r: Record<string, string>): string[] => [r.outcome ?? '', r.outcome === 'suppressed' ? (r.error ?? '').split(',')[0] ?? '' : ''];
     assert.deepEqual(csvRows(again).map(why), rows.map(why));
 
-    const shown = await runCli(['runs', 'show', file], { env });
+    const shown = await runInProcess(['runs', 'show', file], { env });
     assert.match(shown.stdout, /^rows {6}10, 9 to send, 1 suppressed \(opt-out store\), 2 opted out since it started$/m);
-    assert.deepEqual((JSON.parse((await runCli(['runs', 'show', file, '--json'], { env })).stdout) as { suppressed: unknown }).suppressed, { atStart: 1, sinceStart: 2 });
+    assert.deepEqual((JSON.parse((await runInProcess(['runs', 'show', file, '--json'], { env })).stdout) as { suppressed: unknown }).suppressed, { atStart: 1, sinceStart: 2 });
 
     // The copy of the store stays with the run (for runs report) and goes with it when pruned.
     const runsDir = join(dir, 'state', 'runs');
@@ -167,7 +169,7 @@ describe('a store that grows while a run is paused', () => {
     assert.deepEqual(readdirSync(join(runsDir, folder ?? '')).filter((f) => f.startsWith('journal')).sort(), ['journal.jsonl', 'journal.jsonl.optouts-at-start']);
     const old = new Date(Date.now() - 40 * 86_400_000);
     utimesSync(join(runsDir, folder ?? '', 'journal.jsonl'), old, old);
-    assert.equal((await runCli(['runs', 'prune', '--older-than', '30d'], { env })).code, 0);
+    assert.equal((await runInProcess(['runs', 'prune', '--older-than', '30d'], { env })).code, 0);
     assert.deepEqual(readdirSync(runsDir), []);
   });
 
@@ -181,7 +183,7 @@ describe('a store that grows while a run is paused', () => {
     assert.equal((await bulk([file, ...MSG, '--batch-size', '2', '--concurrency', '1', '--yes'], env)).code, 3);
     const folder = readdirSync(join(dir, 'state', 'runs')).map((d) => join(dir, 'state', 'runs', d))[0] ?? '';
     assert.deepEqual(readdirSync(folder).filter((f) => f.startsWith('journal')), ['journal.jsonl']);
-    assert.equal((await runCli(['optout', 'add', n[3] ?? ''], { env })).code, 0);
+    assert.equal((await runInProcess(['optout', 'add', n[3] ?? ''], { env })).code, 0);
     server.fallback = ACCEPT;
     const before = server.requests.length;
     const resumed = await bulk([file, '--resume', '--json'], env);
@@ -199,9 +201,9 @@ describe('a store that grows while a run is paused', () => {
     writeFileSync(first, `msisdn\n${early}\n${back}\n`);
     assert.equal((await bulk([first, ...MSG, '--yes'], env)).code, 0);
     // Messaged before opting out: no violation. Opted out, then in again, then messaged: none either.
-    assert.equal((await runCli(['optout', 'add', early, late, back], { env })).code, 0);
-    assert.equal((await runCli(['optout', 'remove', back], { env })).code, 0);
-    const none = await runCli(['optout', 'violations'], { env });
+    assert.equal((await runInProcess(['optout', 'add', early, late, back], { env })).code, 0);
+    assert.equal((await runInProcess(['optout', 'remove', back], { env })).code, 0);
+    const none = await runInProcess(['optout', 'violations'], { env });
     assert.equal(none.code, 0, none.stderr);
     assert.equal(none.stdout, '');
     assert.match(none.stderr, /^no one was messaged after opting out \(checked 1 run and 0 --once messages of account ACME02\)$/m);
@@ -211,21 +213,21 @@ describe('a store that grows while a run is paused', () => {
     const anyway = await bulk([second, ...MSG, '--include-opted-out', '--yes'], env);
     assert.equal(anyway.code, 0, anyway.stderr);
     server.answer = (req) => ({ status: 202, body: { messages: recipients(req).map((m) => ({ id: `once-${m}`, msisdn: m })) } });
-    const once = await runCli(['send', '--to', early, ...MSG, '--once', 'welcome', '--include-opted-out', '--yes'], { env });
+    const once = await runInProcess(['send', '--to', early, ...MSG, '--once', 'welcome', '--include-opted-out', '--yes'], { env });
     server.answer = undefined;
     assert.equal(once.code, 0, once.stderr);
 
-    const found = await runCli(['optout', 'violations'], { env });
+    const found = await runInProcess(['optout', 'violations'], { env });
     assert.equal(found.code, 0, found.stderr);
     const lines = found.stdout.trim().split('\n');
     assert.equal(lines.length, 2, found.stdout);
     assert.match(lines[0] ?? '', new RegExp(`^\\${late}  messaged \\S+ by run \\S+ line 2 \\(--include-opted-out\\): opted out since \\S+, manual$`));
     assert.match(lines[1] ?? '', new RegExp(`^\\${early}  messaged \\S+ by --once welcome, message id once-\\${early}: opted out since \\S+, manual$`));
     assert.match(found.stderr, /warning: 2 messages were sent to numbers that had opted out \(checked 2 runs and 1 --once message of account ACME02\)/);
-    const doc = JSON.parse((await runCli(['optout', 'violations', '--json'], { env })).stdout) as { violations: Array<{ number: string; run: { includedOptedOut: boolean } | null; once: { key: string } | null; account: string }> };
+    const doc = JSON.parse((await runInProcess(['optout', 'violations', '--json'], { env })).stdout) as { violations: Array<{ number: string; run: { includedOptedOut: boolean } | null; once: { key: string } | null; account: string }> };
     assert.deepEqual(doc.violations.map((v) => [v.number, v.account, v.run?.includedOptedOut ?? null, v.once?.key ?? null]), [[late, 'ACME02', true, null], [early, 'ACME02', null, 'welcome']]);
     // Another account's sends are not this store's business.
-    const elsewhere = await runCli(['optout', 'violations', '--account', 'OTHER', '--json'], { env });
+    const elsewhere = await runInProcess(['optout', 'violations', '--account', 'OTHER', '--json'], { env });
     assert.deepEqual((JSON.parse(elsewhere.stdout) as { violations: unknown[] }).violations, []);
   });
 });
