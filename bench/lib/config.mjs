@@ -30,7 +30,8 @@ const USAGE = `usage: npm run bench -- [options]
   --bulk-args <args>  extra flags for every send-bulk run, space separated
   --bulk-runs <n>     send-bulk throughput runs, each after its own csv-parse run; the median counts (default 3)
   --personal-rows <n> rows for the personalised throughput run (default 100,000)
-  --personal-runs <n> personalised throughput runs, each after its own undici Pool run; the median ratio counts (default 3)
+  --personal-runs <n> personalised throughput runs, each after its own undici Pool run; the median ratio counts (default 3;
+                      0: only the section's two peak RSS rows)
   --listen-seconds <n> length of each msgr listen load run at 2,000 events/s (default 20)
   --build / --no-build  force / skip the build (default: build when dist/ is older than src/ or has no code caches for this Node)
   --keep              keep the temporary folder (servers' certs, records, send-bulk output)
@@ -74,12 +75,12 @@ if (opt.help) {
   process.exit(0);
 }
 
-function intOpt(name, fallback) {
+function intOpt(name, fallback, min = 1) {
   const raw = opt[name];
   if (raw === undefined) return fallback;
   const n = Number(String(raw).replace(/[_,]/g, ''));
-  if (!Number.isInteger(n) || n <= 0) {
-    console.error(`bench: --${name} must be a positive integer (got ${raw})`);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`bench: --${name} must be an integer of at least ${min} (got ${raw})`);
     process.exit(2);
   }
   return n;
@@ -106,7 +107,7 @@ export const cfg = {
   rateBatch: 10,
   personalRows: intOpt('personal-rows', quick ? 5_000 : 100_000),
   personalConcurrency: 16,
-  personalRuns: intOpt('personal-runs', quick ? 1 : 3),
+  personalRuns: intOpt('personal-runs', quick ? 1 : 3, 0),
   listenSeconds: intOpt('listen-seconds', quick ? 5 : 20),
   listenFill: quick ? 30_000 : 250_000,
   bulkArgs: opt['bulk-args'] !== undefined ? opt['bulk-args'].split(/\s+/).filter(Boolean) : [],

@@ -72,6 +72,12 @@ export async function sectionPersonalised() {
     note('personalised: this msgr has no per-row messages (--text-column)');
     return;
   }
+  if (cfg.personalRuns > 0) await throughputPairs(n, c, figure, target);
+  await peakRss();
+}
+
+/** The throughput figure: pairs of runs, a bare undici Pool and then msgr, each against its own sandbox. */
+async function throughputPairs(n, c, figure, target) {
   const file = csvFile(n);
   const bodies = personalBodies(n);
   await warmCache(file);
@@ -122,9 +128,13 @@ export async function sectionPersonalised() {
     // working on msgr's own cost.
     if (mid.cpu !== undefined && mid.bare.cpu !== undefined) note(`personalised: CPU (user + system) in the median pair: msgr ${mid.cpu.toFixed(1)} s, the Pool ${mid.bare.cpu.toFixed(1)} s, for ${fmtInt(n)} requests`);
   }
+}
 
-  // Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
-  // where the grouping holds the most open batches), and a real send of messages shared by day.
+/**
+ * Peak RSS with a message per row, 1,000,000 rows: every message different (the preflight,
+ * where the grouping holds the most open batches), and a real send of messages shared by day.
+ */
+async function peakRss() {
   const big = quick ? 50_000 : 1_000_000;
   const limit = 150 * MB;
   const days = dayCsv(big);

@@ -10,6 +10,7 @@ import { alreadySentRow, type ReportRows } from '../report/order.js';
 import { byNumber, duplicateError } from '../preflight/repeats.js';
 import { splitMessageHash, type SpoolKind, type SpoolSource } from '../preflight/spool.js';
 import { messageKeyOf } from '../../schedule/index.js';
+import { RowRing } from './row-ring.js';
 
 export interface Batch {
   readonly seq: number;
@@ -186,16 +187,20 @@ async function readSegments(source: BatchSource): Promise<void> {
   }
 }
 
+/** Ring slot widths: a recipient's JSON (`{"msisdn":"+4915112345678"}` is 28) and an E.164 number. */
+const RECIPIENT_BYTES = 64;
+const NUMBER_BYTES = 20;
+
 /** A message per row: batches as bulk/compose/grouping.ts seals them. */
 async function readGrouped(source: BatchSource): Promise<void> {
   const { sendable, withReport } = source;
   // Each row to send is grouped by its position (a number, nothing allocated per row); what the
   // batch needs of it waits in rings, since a row is sealed at most a window after it was read.
   let size = 0;
-  let json: string[] = [];
+  let json = new RowRing(0, 0);
   let lines = new Float64Array(0);
-  let numbers: string[] = [];
-  let hashes: number[] = [];
+  let numbers = new RowRing(0, 0);
+  let hashes = new Float64Array(0);
   let seqs = new Float64Array(0);
   const grouper = new Grouper<number>(source.batchSize, (sealed) => {
     const at = sealed.items.map((p) => p % size);
@@ -205,21 +210,21 @@ async function readGrouped(source: BatchSource): Promise<void> {
       index: sealed.index,
       first: sealed.first,
       firstLine: lines[at[0] as number] as number,
-      entries: send ? at.map((i) => json[i] as string) : [],
+      entries: send ? at.map((i) => json.get(i)) : [],
       count: at.length,
       sendLines: send ? at.map((i) => lines[i] as number) : [],
-      sendNumbers: send ? at.map((i) => numbers[i] as string) : [],
+      sendNumbers: send ? at.map((i) => numbers.get(i)) : [],
       sendMessages: send && hashes.length > 0 ? at.map((i) => hashes[i] as number) : [],
-      rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers[i] as string), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
+      rows: withReport ? { lines: at.map((i) => lines[i] as number), numbers: at.map((i) => numbers.get(i)), skips: at.map(() => undefined), errors: at.map(() => undefined) } : undefined,
       key: sealed.key,
       seqs: withReport ? at.map((i) => seqs[i] as number) : [],
     });
   });
   size = grouper.window + 2;
-  json = new Array<string>(size).fill('');
+  json = new RowRing(size, RECIPIENT_BYTES);
   lines = new Float64Array(size);
   // Numbers always: the journal names each batch's numbers.
-  numbers = new Array<string>(size).fill('');
+  numbers = new RowRing(size, NUMBER_BYTES);
   if (withReport) seqs = new Float64Array(size);
   let position = 0;
   let toSend = 0;
@@ -232,13 +237,13 @@ async function readGrouped(source: BatchSource): Promise<void> {
       const p = toSend++;
       const i = p % size;
       const key = row.payload.slice(tab + 1);
-      json[i] = row.payload.slice(0, tab);
+      json.set(i, row.payload.slice(0, tab));
       if (row.hash !== undefined) {
-        if (hashes.length === 0) hashes = new Array<number>(size).fill(0);
+        if (hashes.length === 0) hashes = new Float64Array(size);
         hashes[i] = row.hash;
       }
       lines[i] = line;
-      numbers[i] = number;
+      numbers.set(i, number);
       if (withReport) seqs[i] = seq;
       repeated.seen(number, line, messageKeyOf(key));
       grouper.add(key, p);
