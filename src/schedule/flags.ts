@@ -2,6 +2,7 @@
 // over a profile's defaults (its window and tz settings), checked, each error naming the flag or
 // the profile's setting it came from.
 import { UsageError } from '../errors.js';
+import { shellQuote } from '../output/shell.js';
 import { ANY_TIME, instantOrError, isScheduled, parseWindows, scheduleFromRecord, type Schedule, type ScheduleRecord } from './plan.js';
 import { parseZoneRule, type ZoneRule } from './zones.js';
 
@@ -46,7 +47,10 @@ export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule |
   const texts = fromFlag ? (flags.window ?? []).flatMap((w) => w.split(/\s+/)).filter((w) => w !== '') : useProfile ? splitWindows(profileWindow) : [];
   const windows = parseWindows(texts);
   if ('error' in windows) {
-    throw new UsageError(`${fromFlag ? '--window' : `profile ${profile?.name ?? ''} window`}: ${windows.error}`, { hint: 'For example --window 08:00-21:00, or --window mon-fri:09:00-20:00 --window sat:10:00-16:00 (each on the recipient\'s clock).' });
+    if (fromFlag) throw new UsageError(`--window: ${windows.error}`, { hint: 'For example --window 08:00-21:00, or --window mon-fri:09:00-20:00 --window sat:10:00-16:00 (each on the recipient\'s clock).' });
+    // The profile's setting is fixed where it is kept, not with flags (docs/send-windows.md: "Quiet hours in a profile").
+    const name = shellQuote(profile?.name ?? 'NAME');
+    throw new UsageError(`profile ${profile?.name ?? ''} window: ${windows.error}`, { hint: `For example msgr profile set ${name} window '08:00-21:00', or msgr profile set ${name} window 'mon-fri:09:00-20:00 sat:10:00-16:00' (windows separated by spaces, each on the recipient's clock).` });
   }
   let tz: ZoneRule | undefined;
   const tzText = flags.tz ?? (flags.anyTime !== true ? profile?.tz : undefined);
