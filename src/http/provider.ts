@@ -4,8 +4,7 @@
 // (classifyNetworkError): not sent, in doubt, or answered (docs/design.md: "HTTP").
 import type { Dispatcher } from 'undici';
 import type { HookAnswer, HookFailure, HookRequest, Http } from '../http-interface.js';
-import { createClient } from './client.js';
-import { describeNetworkError } from './failure-words.js';
+import { createClient, describeNetworkError } from './client.js';
 import { classifyNetworkError, errorCode } from './outcome.js';
 import { AfterRequestStart, Agent, BodyCutShort, roundTrip } from './undici.js';
 
