@@ -136,6 +136,8 @@ export type HookAnswer = { readonly kind: 'answered'; readonly status: number; r
 export interface HookFailure<Kind extends 'not-sent' | 'unknown' = 'not-sent' | 'unknown'> {
   readonly kind: Kind;
   readonly reason: string;
+  /** What happened, for people: `connection refused`, `timed out connecting` (src/http/client.ts: describeNetworkError). */
+  readonly words: string;
   readonly timedOut: boolean;
   readonly abandoned: boolean;
 }

@@ -60,8 +60,12 @@ export function storeErrorOf(err: unknown, path: string): StoreError {
 
 export interface OpenedLog {
   readonly log: EventLog;
-  /** Bytes of an unfinished last line cut off at open (a write a kill interrupted; never answered). */
+  /** Bytes of a last line without its newline that is no record, moved at open to `tornAside` (0 when none). */
   readonly tornBytes: number;
+  /** What that line was: JSON but not a record of msgr's (a hand edit, another program), or unfinished (a write a kill interrupted; never answered). */
+  readonly tornKind?: 'json' | 'unfinished';
+  /** Where its bytes were kept: `<events file>.torn`. */
+  readonly tornAside?: string;
   /** A whole record was the last line without its newline: the newline was added, the record kept. */
   readonly mended: boolean;
   /** The file's mode, made 0600 when others could read it. */
@@ -173,19 +177,26 @@ export class EventLog {
       const end = await lastLineEnd(fh, st.size);
       let tornBytes = st.size - end;
       let mended = false;
-      if (tornBytes > 0 && (await isWholeRecord(fh, end, tornBytes))) {
+      const kind = tornBytes > 0 ? await lastLineKind(fh, end, tornBytes) : undefined;
+      let torn: Pick<OpenedLog, 'tornKind' | 'tornAside'> = {};
+      if (kind === 'record') {
         // A whole record without its newline (a hand edit, another program): kept, its newline
         // added. Never answered by this msgr either way; its sender's retry is then a duplicate.
         await writeAll(fh, Buffer.from('\n'), st.size);
         mended = true;
         tornBytes = 0;
         st = await fh.stat();
-      } else if (tornBytes > 0) {
+      } else if (kind !== undefined) {
+        // Anything else is not an event of msgr's: the file is made whole lines of records again,
+        // and the bytes are kept beside it, as they were, for a person to look at.
+        const aside = eventsTornPath(path);
+        await keepAside(fh, end, tornBytes, aside);
         await fh.truncate(end);
         st = await fh.stat();
+        torn = { tornKind: kind, tornAside: aside };
       }
       if (options.onExisting !== undefined) await readTail(fh, st.size, options.onExisting);
-      return { log: new EventLog(path, fh, st, got, st.size, options.sync ?? true), tornBytes, mended, tightened };
+      return { log: new EventLog(path, fh, st, got, st.size, options.sync ?? true), tornBytes, ...torn, mended, tightened };
     } catch (err) {
       await fh.close();
       got.release();
@@ -312,7 +323,9 @@ export class EventLog {
    */
   #pathMoved(): 'moved' | 'removed' | 'truncated' | undefined {
     const st = statSync(this.path, { throwIfNoEntry: false });
-    if (st === undefined) return 'removed';
+    // Nothing at the path: the open file still has a name when it was moved away (mv, logrotate's
+    // default), none when it was removed.
+    if (st === undefined) return fstatSync(this.#fh.fd).nlink > 0 ? 'moved' : 'removed';
     if (st.ino !== this.#ino || st.dev !== this.#dev) return 'moved';
     return st.size < this.#offset ? 'truncated' : undefined;
   }
@@ -415,15 +428,53 @@ async function endsWithNewline(fh: FileHandle, size: number): Promise<boolean> {
   return bytesRead === 1 && one[0] === 0x0a;
 }
 
-/** Whether the `length` bytes at `from` (a last line without its newline) are a whole record. */
-async function isWholeRecord(fh: FileHandle, from: number, length: number): Promise<boolean> {
+/**
+ * What the `length` bytes at `from` (a last line without its newline) are: a whole record, JSON
+ * that is not one (a hand edit, another program's line), or neither (a write cut short).
+ */
+async function lastLineKind(fh: FileHandle, from: number, length: number): Promise<'record' | 'json' | 'unfinished'> {
   // A record is at most what one flush may hold; anything longer is not one of ours.
-  if (length > MAX_PENDING_BYTES) return false;
+  if (length > MAX_PENDING_BYTES) return 'unfinished';
   const buf = Buffer.alloc(length);
   const { bytesRead } = await fh.read(buf, 0, length, from);
   try {
-    return asRecord(JSON.parse(buf.toString('utf8', 0, bytesRead))) !== undefined;
+    return asRecord(JSON.parse(buf.toString('utf8', 0, bytesRead))) !== undefined ? 'record' : 'json';
   } catch {
-    return false;
+    return 'unfinished';
+  }
+}
+
+/** Where the bytes of a last line that is no record are kept: beside the events file. */
+export function eventsTornPath(path: string): string {
+  return `${path}.torn`;
+}
+
+/**
+ * Appends the `length` bytes at `from` to `aside` (0600), and a newline, on disk before the
+ * events file is cut: they are never lost. A folder the listener can write the events file in
+ * takes them; if not, the events file is left as it is and the listener does not start.
+ */
+async function keepAside(fh: FileHandle, from: number, length: number, aside: string): Promise<void> {
+  let out: FileHandle;
+  try {
+    out = await open(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND, 0o600);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new UsageError(`cannot keep the last line of the events file aside in ${aside}: ${ENVIRONMENT[code] ?? code} (${code}); the events file was left as it was`, {
+      hint: 'Make the folder writable, or give --out another file.',
+    });
+  }
+  try {
+    const buf = Buffer.alloc(Math.min(length, 1024 * 1024));
+    for (let at = 0; at < length; ) {
+      const { bytesRead } = await fh.read(buf, 0, Math.min(buf.length, length - at), from + at);
+      if (bytesRead === 0) break;
+      await out.write(buf.subarray(0, bytesRead));
+      at += bytesRead;
+    }
+    await out.write('\n');
+    await out.datasync();
+  } finally {
+    await out.close();
   }
 }

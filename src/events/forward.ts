@@ -126,7 +126,7 @@ export async function forwardOnce(hook: Hook, record: EventRecord, target: Forwa
   const body = !hasBody ? undefined : record.bodyBase64 !== undefined ? Buffer.from(record.bodyBase64, 'base64') : (record.body ?? '');
   const a = await hook({ url: new URL(to), method: record.method, headers, body, timeoutMs });
   if (a.kind === 'answered') return { status: a.status, ms: performance.now() - started };
-  return { error: a.timedOut ? `no answer in ${timeoutMs / 1000} s` : a.reason, ms: performance.now() - started };
+  return { error: a.timedOut ? `no answer in ${timeoutMs / 1000} s` : a.words, ms: performance.now() - started };
 }
 
 /** Whether the app may take the event on another try: no answer, 5xx, 408 or 429. */

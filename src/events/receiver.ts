@@ -150,15 +150,34 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
  * carries it (a provider that echoes its webhook URL, a proxy's X-Original-URI) has it replaced by
  * `***`. Its form-encoded spelling too (`~` as `%7E`).
  */
-function tokenHider(token: string): { text: (s: string) => string; bytes: (b: Buffer) => Buffer; inText: (s: string) => boolean } {
+function tokenHider(token: string): { text: (s: string) => string; bytes: (b: Buffer) => Buffer; inText: (s: string) => boolean; encoded: (s: string) => boolean } {
   const forms = [...new Set([token, token.replace(/~/g, '%7E'), token.replace(/~/g, '%7e')])];
   const buffers = forms.map((f) => Buffer.from(f));
   const inText = (s: string): boolean => forms.some((f) => s.includes(f));
   return {
     inText,
+    encoded: (s) => inText(decodeURIComponentSafe(s)) || inBase64(s, inText),
     text: (s) => (inText(s) ? forms.reduce((acc, f) => acc.split(f).join('***'), s) : s),
     bytes: (b) => (buffers.some((f) => b.includes(f)) ? Buffer.from(forms.reduce((acc, f) => acc.split(f).join('***'), b.toString('latin1')), 'latin1') : b),
   };
+}
+
+/** Base64 (or base64url) long enough to hold a token (16 characters or more). */
+const BASE64_RUN = /[A-Za-z0-9+/_-]{21,}/g;
+
+/**
+ * Whether text carries, base64-encoded, what `found` looks for: `Basic base64(any:TOKEN)` is how
+ * the listener itself accepts its token, so a header of any name may carry it so (an upstream
+ * proxy's `X-Upstream: Basic …`). Each run of base64 is decoded from each of its first four
+ * characters, as the token may start anywhere in what was encoded. Percent-encoded base64 too.
+ */
+function inBase64(text: string, found: (decoded: string) => boolean): boolean {
+  for (const t of new Set([text, decodeURIComponentSafe(text)])) {
+    for (const [run] of t.matchAll(BASE64_RUN)) {
+      for (let from = 0; from < 4; from++) if (found(Buffer.from(run.slice(from), 'base64').toString('latin1'))) return true;
+    }
+  }
+  return false;
 }
 
 /**
@@ -341,10 +360,11 @@ export async function startListener(options: ListenerOptions): Promise<RunningLi
     const nowMs = Date.now();
     const receivedAt = new Date(nowMs).toISOString();
     // A header that carries the token (a Referer, X-Forwarded-Uri, X-Original-URI) keeps its
-    // value with the token replaced; one that carries it in another spelling is dropped.
+    // value with the token replaced; one that carries it in another spelling (percent-encoded,
+    // base64 as in Basic authentication) is dropped.
     const headers = keptHeaders(req.headers, (value) => {
       const shown = hide.text(value);
-      return hide.inText(decodeURIComponentSafe(shown)) ? undefined : shown;
+      return hide.encoded(shown) ? undefined : shown;
     });
     const received: Received[] = [];
     const waits: Array<Promise<void>> = [];

@@ -3,7 +3,7 @@
 // label, goes through showControls, so an event cannot move the cursor, clear the screen or
 // retitle the window. The JSON line is printed whatever the event holds (nested too deep to
 // re-serialise, or to parse for jq): a --json reader sees every stored event once.
-import { showControls } from '../output/sanitize.js';
+import { quoted, showControls } from '../output/sanitize.js';
 import type { EventSummary } from './fields.js';
 import type { EventRecord } from './saved-event.js';
 
@@ -50,7 +50,7 @@ function short(text: string, max: number): string {
 export function eventLine(record: EventRecord, s: EventSummary, note?: OptOutNote): string {
   const cells = [clock(record.receivedAt), short(label(s), 12).padEnd(10), (s.number !== undefined ? short(s.number, 20) : '-').padEnd(16)];
   if (s.messageId !== undefined) cells.push(short(s.messageId, 48));
-  if (s.kind === 'inbound' && s.text !== undefined) cells.push(JSON.stringify(short(s.text, 60)));
+  if (s.kind === 'inbound' && s.text !== undefined) cells.push(quoted(short(s.text, 60)));
   if (s.kind === 'fallback') cells.push('RCS → SMS');
   if (s.kind === 'delivery' && s.state === 'failed' && (s.errorCode !== undefined || s.permanent !== undefined)) {
     cells.push(`${s.errorCode !== undefined ? short(s.errorCode, 30) : 'failed'}${s.permanent === true ? ' (permanent)' : ''}`);

@@ -283,7 +283,12 @@ function unreachableHint(code: string, url: URL, baseUrlSource: string | undefin
   }
 }
 
-function describeNetworkError(err: unknown, code: string): string {
+/**
+ * A network failure in words for people (`connection refused`, `timed out connecting`): the one
+ * wording for every request msgr makes, to the API and outside it (forwarded and replayed events,
+ * triggers: ./provider.ts). Which failures are retried or in doubt is ./outcome.ts's.
+ */
+export function describeNetworkError(err: unknown, code: string): string {
   const msg = err instanceof Error ? err.message : String(err);
   switch (code) {
     case TUNNEL_CODE:
@@ -320,4 +325,3 @@ function tlsReason(err: unknown, msg: string): string {
   const reason = err !== null && typeof err === 'object' ? (err as { reason?: unknown }).reason : undefined;
   return (typeof reason === 'string' && reason !== '' ? reason : msg).trim().replace(/:$/, '');
 }
-

@@ -4,7 +4,7 @@
 // (classifyNetworkError): not sent, in doubt, or answered (docs/design.md: "HTTP").
 import type { Dispatcher } from 'undici';
 import type { HookAnswer, HookFailure, HookRequest, Http } from '../http-interface.js';
-import { createClient } from './client.js';
+import { createClient, describeNetworkError } from './client.js';
 import { classifyNetworkError, errorCode } from './outcome.js';
 import { AfterRequestStart, Agent, BodyCutShort, roundTrip } from './undici.js';
 
@@ -40,7 +40,7 @@ export async function hook(req: HookRequest): Promise<HookAnswer> {
   const failed = (err: unknown): HookFailure => {
     const cause = err instanceof AfterRequestStart || err instanceof BodyCutShort ? err.cause : err;
     const sorted = classifyNetworkError(cause, started || err instanceof AfterRequestStart || err instanceof BodyCutShort);
-    return { kind: sorted.kind, reason: reasonOf(cause, req), timedOut: timeout.aborted, abandoned: req.signal?.aborted === true };
+    return { kind: sorted.kind, reason: reasonOf(cause, req), words: scrub(describeNetworkError(cause, errorCode(cause)), req), timedOut: timeout.aborted, abandoned: req.signal?.aborted === true };
   };
   try {
     const answer = await Promise.race([trip, stopped]);
@@ -69,10 +69,15 @@ export async function hook(req: HookRequest): Promise<HookAnswer> {
 function reasonOf(err: unknown, req: HookRequest): string {
   const code = errorCode(err);
   if (code !== 'UNKNOWN') return code;
-  let text = err instanceof Error ? err.message : String(err);
+  return scrub(err instanceof Error ? err.message : String(err), req);
+}
+
+/** Text about a request without its URL or a header's value in it. */
+function scrub(text: string, req: HookRequest): string {
   const secrets = [req.url.href, `${req.url.pathname}${req.url.search}`, ...Object.values(req.headers)].filter((s) => s.length >= 4 && s !== '/');
-  for (const s of secrets.sort((a, b) => b.length - a.length)) text = text.split(s).join('***');
-  return text;
+  let out = text;
+  for (const s of secrets.sort((a, b) => b.length - a.length)) out = out.split(s).join('***');
+  return out;
 }
 
 /** The Context's HTTP (src/context.ts: `http`). */

@@ -11,6 +11,7 @@
 // characters, and no letter of another script beside a Latin one: `CAFÉ—` would otherwise read
 // as the IPA `CAFɗ`). A text mangled twice (`ZoÃƒÂ«`) is repaired twice.
 import { CP1252 } from './text-file.js';
+import { quoted } from '../output/sanitize.js';
 
 /** A lead byte of a multi-byte UTF-8 sequence as Windows-1252 shows it, then a continuation byte. */
 const LOOKS_MANGLED = /[\u00c2-\u00f4][\u0080-\u00bf\u0152\u0153\u0160\u0161\u0178\u017d\u017e\u0192\u02c6\u02dc\u2013\u2014\u2018-\u201a\u201c-\u201e\u2020-\u2022\u2026\u2030\u2039\u203a\u20ac\u2122]/;
@@ -101,7 +102,7 @@ export const MOJIBAKE_FLAG = '--fix-mojibake';
 
 /** Why a mangled text is refused, and what it would be repaired. */
 export function mojibakeReason(text: string, repaired: string): string {
-  return `${JSON.stringify(shorten(text))} looks like UTF-8 text a spreadsheet read as Windows-1252 and saved again; repaired it reads ${JSON.stringify(shorten(repaired))}`;
+  return `${quoted(shorten(text))} looks like UTF-8 text a spreadsheet read as Windows-1252 and saved again; repaired it reads ${quoted(shorten(repaired))}`;
 }
 
 export const MOJIBAKE_HINT = `Add ${MOJIBAKE_FLAG} to send such text repaired, as shown; or open the original file in the spreadsheet as UTF-8 (Excel: Data > From Text/CSV, File origin "65001: Unicode (UTF-8)") and export it again as "CSV UTF-8".`;

@@ -22,7 +22,7 @@ import type { Context } from '../context.js';
 import { NotSentError, UsageError } from '../errors.js';
 import { waitForLock, type Lock } from '../files/lock.js';
 import type { Outcome } from '../http/outcome.js';
-import { redactJson } from '../output/sanitize.js';
+import { quoted, redactJson } from '../output/sanitize.js';
 import type { Ui } from '../output/ui.js';
 import { freeKey, keyedIdempotency, keyedSendRecord, keyUsedBy, type Place } from './keys.js';
 import { shellQuote } from '../output/shell.js';
@@ -147,7 +147,7 @@ function canonicalRecipients(request: Record<string, unknown>): string {
 /** `text "Your order…" from Acme to +447911123456`: what the key was used for. */
 function describeRequest(request: Record<string, unknown>): string {
   const body = (request.body ?? {}) as { text?: unknown; templateId?: unknown };
-  const what = typeof body.text === 'string' ? `text ${JSON.stringify(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
+  const what = typeof body.text === 'string' ? `text ${quoted(body.text.length > 40 ? `${body.text.slice(0, 40)}…` : body.text)}` : `template ${String(body.templateId)}`;
   const to = ((request.recipients ?? []) as Array<{ msisdn?: unknown }>).map((r) => String(r.msisdn));
   return `${what}${typeof request.from === 'string' ? ` from ${request.from}` : ''}${to.length > 0 ? ` to ${to.slice(0, 3).join(', ')}${to.length > 3 ? ', …' : ''}` : ''}`;
 }

@@ -23,6 +23,7 @@ import { tryLock, waitForLock, type LockProcess } from '../files/lock.js';
 import { accountFile, NO_ACCOUNT } from '../files/account-files.js';
 import { ensureDir } from '../files/dirs.js';
 import { shellQuote as shellWord } from '../output/shell.js';
+import { quoted } from '../output/sanitize.js';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { IndexUnusable, OPTED_OUT, POSSIBLE, stampOf, type LogStamp } from './index-file.js';
 import { afterAppend, currentIndex, indexPath, lineAt, type Lookup } from './lookup.js';
@@ -602,7 +603,7 @@ export function repairCommand(account: string | undefined): string {
  */
 export class DamagedStoreError extends UsageError {
   constructor(path: string, damage: OptOutStore['damage'], account: string | undefined, outcome = NOTHING_SENT) {
-    const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${JSON.stringify(visible(b.text))}`);
+    const shown = damage.lines.slice(0, 3).map((b) => `line ${b.line}: ${quoted(visible(b.text))}`);
     const more = damage.count > shown.length ? `, and ${damage.count - shown.length} more` : '';
     // A number typed as it is dialled at home needs its country: the repair refuses to guess.
     const national = damage.lines.some((b) => {
@@ -616,10 +617,9 @@ export class DamagedStoreError extends UsageError {
   }
 }
 
-/** A line for a message: control characters shown, and no longer than a line. */
+/** A line for a message: no longer than a line (quoted shows what is not safe to print). */
 function visible(text: string): string {
-  const t = text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?');
-  return t.length > 60 ? `${t.slice(0, 57)}...` : t;
+  return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
 /** What a refusal says did not happen: a sender's by default; a listing or a check says its own. */
@@ -699,7 +699,7 @@ export function describeOptOut(e: OptOutEntry): string {
   // The word that made a longer reply an opt-out ("Stop by tomorrow?": "stop").
   const alone = e.evidence?.text?.normalize('NFKC').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
   const word = e.evidence?.word !== undefined && alone !== undefined && alone !== e.evidence.word ? ` (stop word "${e.evidence.word}")` : '';
-  const why = e.evidence?.text !== undefined ? ` ${JSON.stringify(e.evidence.text)}${word}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
+  const why = e.evidence?.text !== undefined ? ` ${quoted(e.evidence.text)}${word}` : e.evidence?.note !== undefined ? ` (${e.evidence.note})` : e.evidence?.code !== undefined ? ` (${e.evidence.code})` : '';
   return `${e.reason === 'undeliverable' ? 'undeliverable' : 'opted out'} since ${e.since}, ${e.source}${why}`;
 }
 
@@ -789,7 +789,7 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
 
 /** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */
 export function describePossible(p: PossibleEntry): string {
-  const text = p.evidence?.text !== undefined ? `${JSON.stringify(p.evidence.text)} ` : '';
+  const text = p.evidence?.text !== undefined ? `${quoted(p.evidence.text)} ` : '';
   const why = p.evidence?.why !== undefined ? `; ${p.evidence.why}${p.evidence.matched !== undefined ? ` "${p.evidence.matched}"` : ''}` : '';
   return `${text}(${p.source}, ${p.since}${p.replies > 1 ? `, ${p.replies} replies` : ''}${why})`;
 }

@@ -1,14 +1,55 @@
 /**
- * The one way msgr shows text it did not write (a server's answer, an event's fields, a CSV cell,
- * a file name) to people: control characters (C0 but the line feed, DEL, C1 such as U+009B, the
- * 8-bit CSI) and the bidirectional overrides made visible as `<U+001B>` (docs/contract.md: "Streams").
- * Not stripped: stripping would hide part of what was said or will be sent. Once the escape
- * character is visible, what followed it (`[2J`, `]0;title`) is plain text, so no sequence of
- * any form (CSI, OSC, C1) can move the cursor, clear the screen, retitle the window or show
- * text in another order. Idempotent: its output holds no control character.
+ * What is made visible: C0 but the line feed, DEL, C1 (U+009B is the 8-bit CSI), every format
+ * character (bidirectional controls, zero-width spaces and joiners, the soft hyphen, the BOM,
+ * tags), the line and paragraph separators, lone surrogates, and the letters that show as
+ * nothing (the Hangul fillers, the combining grapheme joiner).
+ */
+const SHOWN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u115f\u3164\uffa0\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[\u034f\u1160]/gu;
+
+/** An emoji before a joiner, with its presentation selector and skin tone. */
+const EMOJI_BEFORE = /\p{Extended_Pictographic}(?:\u{FE0F}|[\u{1F3FB}-\u{1F3FF}])*$/u;
+const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
+/** A subdivision flag (England's: a black flag, tags, a cancel tag). */
+const TAGS_BEFORE = /\u{1F3F4}[\u{E0020}-\u{E007E}]*$/u;
+const TAGS_AFTER = /^[\u{E0020}-\u{E007E}]*\u{E007F}/u;
+const TAGS_THEN_CANCEL = /\u{1F3F4}[\u{E0020}-\u{E007E}]+$/u;
+
+/** Whether a format character at `at` is part of an emoji that shows as one picture. */
+function partOfEmoji(c: string, text: string, at: number): boolean {
+  const cp = c.codePointAt(0) ?? 0;
+  const before = text.slice(Math.max(0, at - 40), at);
+  if (cp === 0x200d) return EMOJI_BEFORE.test(before) && EMOJI_AFTER.test(text.slice(at + 1, at + 3));
+  if (cp >= 0xe0020 && cp <= 0xe007e) return TAGS_BEFORE.test(before) && TAGS_AFTER.test(text.slice(at, at + 40));
+  if (cp === 0xe007f) return TAGS_THEN_CANCEL.test(before);
+  return false;
+}
+
+/** `<U+001B>`: how msgr writes a character it will not print. */
+function codePoint(c: string): string {
+  return `<U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}>`;
+}
+
+/**
+ * The one way msgr shows text it did not write (a server's answer, an event's fields, a reply, a
+ * CSV cell, a file name) to people: what a terminal would act on or would not show made visible
+ * as `<U+001B>` (docs/contract.md: "Streams"). Not stripped: stripping would hide part of what was
+ * said or will be sent. Once the escape character is visible, what followed it (`[2J`,
+ * `]0;title`) is plain text, so no sequence of any form (CSI, OSC, C1) can move the cursor, clear
+ * the screen, retitle the window or show text in another order, and no invisible character can
+ * make two different texts look the same. A joiner inside an emoji (a family, a flag) stays:
+ * there it draws one picture. Idempotent: its output holds none of these characters.
  */
 export function showControls(text: string): string {
-  return text.replace(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g, (c) => `<U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}>`);
+  return text.replace(SHOWN, (c: string, at: number) => (partOfEmoji(c, text, at) ? c : codePoint(c)));
+}
+
+/**
+ * A stranger's text quoted inside a line of msgr's (`reply "STOP<U+200B>"`): shown as
+ * showControls shows it, between double quotes, with a quote or backslash in it escaped, so
+ * that the text cannot seem to end early and put words in msgr's mouth.
+ */
+export function quoted(text: string): string {
+  return `"${showControls(text).replace(/["\\]/g, (c) => `\\${c}`)}"`;
 }
 
 /** Masks a secret to its last 4 characters (docs/contract.md: "Security"). */

@@ -2,7 +2,8 @@
 // over a profile's defaults (its window and tz settings), checked, each error naming the flag or
 // the profile's setting it came from.
 import { UsageError } from '../errors.js';
-import { ANY_TIME, instantOrError, isScheduled, parseWindows, scheduleFromRecord, type Schedule, type ScheduleRecord } from './plan.js';
+import { shellQuote } from '../output/shell.js';
+import { ANY_TIME, instantOrError, isScheduled, parseWindows, scheduleFromRecord, scheduleRecord, type Schedule, type ScheduleRecord } from './plan.js';
 import { parseZoneRule, type ZoneRule } from './zones.js';
 
 export interface ScheduleFlags {
@@ -27,6 +28,8 @@ export interface ResolvedSchedule {
   readonly windowsFrom: 'flag' | 'profile' | 'none';
   /** --any-time set a profile's window aside: the name of that profile (said so on stderr). */
   readonly overrode: string | undefined;
+  /** The profile's windows: those --any-time set aside, or those a resume of a run without any does not take. */
+  readonly profileWindows: readonly string[];
   /** The command gave --stop-at (a resume past its journal's deadline needs a new one). */
   readonly stopAtGiven: boolean;
   /** --any-time: no window for this command, whatever a profile or a journal keeps. */
@@ -46,7 +49,10 @@ export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule |
   const texts = fromFlag ? (flags.window ?? []).flatMap((w) => w.split(/\s+/)).filter((w) => w !== '') : useProfile ? splitWindows(profileWindow) : [];
   const windows = parseWindows(texts);
   if ('error' in windows) {
-    throw new UsageError(`${fromFlag ? '--window' : `profile ${profile?.name ?? ''} window`}: ${windows.error}`, { hint: 'For example --window 08:00-21:00, or --window mon-fri:09:00-20:00 --window sat:10:00-16:00 (each on the recipient\'s clock).' });
+    if (fromFlag) throw new UsageError(`--window: ${windows.error}`, { hint: 'For example --window 08:00-21:00, or --window mon-fri:09:00-20:00 --window sat:10:00-16:00 (each on the recipient\'s clock).' });
+    // The profile's setting is fixed where it is kept, not with flags (docs/send-windows.md: "Quiet hours in a profile").
+    const name = shellQuote(profile?.name ?? 'NAME');
+    throw new UsageError(`profile ${profile?.name ?? ''} window: ${windows.error}`, { hint: `For example msgr profile set ${name} window '08:00-21:00', or msgr profile set ${name} window 'mon-fri:09:00-20:00 sat:10:00-16:00' (windows separated by spaces, each on the recipient's clock).` });
   }
   let tz: ZoneRule | undefined;
   const tzText = flags.tz ?? (flags.anyTime !== true ? profile?.tz : undefined);
@@ -69,7 +75,7 @@ export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule |
   if (stopAt !== undefined && stopAt <= now) throw new UsageError(`--stop-at: ${new Date(stopAt).toISOString()} has passed`, { hint: 'Give a time to come, or a duration from now (--stop-at 4h).' });
   if (notBefore !== undefined && stopAt !== undefined && stopAt <= notBefore) throw new UsageError('--stop-at comes before --not-before: nothing could be sent', { hint: 'Give a deadline after the start.' });
   const schedule: Schedule = windows.length === 0 && notBefore === undefined && stopAt === undefined ? ANY_TIME : { windows, tz: windows.length > 0 ? tz : undefined, notBefore, stopAt };
-  return { schedule, windowsFrom: fromFlag ? 'flag' : useProfile ? 'profile' : 'none', overrode: flags.anyTime === true && profileWindow !== undefined ? (profile?.name ?? '') : undefined, stopAtGiven: stopAt !== undefined, anyTime: flags.anyTime === true };
+  return { schedule, windowsFrom: fromFlag ? 'flag' : useProfile ? 'profile' : 'none', overrode: flags.anyTime === true && profileWindow !== undefined ? (profile?.name ?? '') : undefined, profileWindows: profileWindow !== undefined ? splitWindows(profileWindow) : [], stopAtGiven: stopAt !== undefined, anyTime: flags.anyTime === true };
 }
 
 /**
@@ -88,4 +94,25 @@ export function runSchedule(given: ResolvedSchedule, journaled: ScheduleRecord |
     stopAt: given.stopAtGiven ? given.schedule.stopAt : kept.stopAt,
   };
   return isScheduled(s) ? s : ANY_TIME;
+}
+
+/** A window --any-time set aside: the profile's, or on a resume the run's. */
+export interface SetAside {
+  readonly profile: string | null;
+  readonly run: string | null;
+  readonly windows: readonly string[];
+}
+
+/**
+ * The schedule in --json (docs/send-windows.md: "Quiet hours in a profile"): null when the run has
+ * none and --any-time set nothing aside; `setAside` names the window --any-time set aside, so that
+ * a script can tell a run without quiet hours from one whose quiet hours were waived.
+ */
+export function scheduleJson(s: Schedule, given: ResolvedSchedule, resumedRun: string | undefined, journaledWindows: readonly string[]): (ScheduleRecord & { readonly setAside?: SetAside }) | null {
+  const setAside: SetAside | undefined =
+    given.overrode !== undefined ? { profile: given.overrode, run: null, windows: given.profileWindows }
+    : given.anyTime && resumedRun !== undefined && journaledWindows.length > 0 ? { profile: null, run: resumedRun, windows: journaledWindows }
+    : undefined;
+  if (!isScheduled(s) && setAside === undefined) return null;
+  return { ...scheduleRecord(s), ...(setAside !== undefined ? { setAside } : {}) };
 }

@@ -11,4 +11,4 @@ export { canonicalZone, countryZones, parseZoneRule, zoneRuleText, type ZoneRule
 export { parseWindow, type Span, type Window } from './windows.js';
 export { messageKeyOf, rowZoneChecker, zonedRows, zonesOfKey, ZONE_KEY_END, type RowZones } from './rows.js';
 export { CLOSING_MARGIN_MS, scheduleGate, waitUntilOpen, windowWait, type WaitOptions, type WaitResult } from './wait.js';
-export { resolveSchedule, runSchedule, splitWindows, type ProfileSchedule, type ResolvedSchedule, type ScheduleFlags } from './from-flags.js';
+export { resolveSchedule, runSchedule, scheduleJson, splitWindows, type ProfileSchedule, type ResolvedSchedule, type ScheduleFlags, type SetAside } from './from-flags.js';

@@ -133,11 +133,11 @@ export function instantOrError(text: string, now: number): number | { readonly e
   return t !== undefined ? t : { error: `"${text}" is neither a date and time (2026-12-11T20:00:00-05:00) nor a duration (90m, 2h, 3d, PT2H)` };
 }
 
-/** One line for people: the windows and whose clock, and the deadlines. */
-export function describeSchedule(s: Schedule): string {
+/** One line for people: the windows and whose clock, and the deadlines; `one` for a single recipient. */
+export function describeSchedule(s: Schedule, recipients: 'each' | 'one' = 'each'): string {
   const parts: string[] = [];
   if (s.windows.length > 0) {
-    const whose = s.tz === undefined ? '' : s.tz.kind === 'zone' ? ` in ${s.tz.zone}` : s.tz.kind === 'column' ? ` in each row's zone (column ${s.tz.column})` : " in each recipient's zone (their number's region or country)";
+    const whose = s.tz === undefined ? '' : s.tz.kind === 'zone' ? ` in ${s.tz.zone}` : s.tz.kind === 'column' ? ` in each row's zone (column ${s.tz.column})` : recipients === 'one' ? " in the recipient's zone (their number's region or country)" : " in each recipient's zone (their number's region or country)";
     parts.push(`send window ${s.windows.map((w) => w.text).join(', ')}${whose}`);
   }
   if (s.notBefore !== undefined) parts.push(`not before ${new Date(s.notBefore).toISOString()}`);

@@ -1,7 +1,7 @@
 // Time zones: the rule a command gives (--tz), a zone's offset at an instant and a local time's
 // instant (Intl, with Node's full ICU: the IANA rules, DST included), and a country's zones from
 // the countries-and-timezones dataset (docs/design.md: "Time zones"); a region's are in ./regions.ts.
-import { getCountry } from 'countries-and-timezones';
+import { getCountry, getTimezone } from 'countries-and-timezones';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /** Whose clock a window is read on: one zone for every row, a zone per row from a column, or the number's region or country. */
@@ -76,6 +76,37 @@ export function instantOf(zone: string, wall: number): number {
 const byCountry = new Map<string, readonly string[]>();
 
 /**
+ * Instants through one whole year, every 15 days, to compare zones' offsets through both DST
+ * seasons. A fixed year, as nothing here reads a clock: zones that agree since 1970 (what
+ * zone1970.tab merges) agree in it too.
+ */
+const A_YEAR = Array.from({ length: 25 }, (_, i) => Date.UTC(2026, 0, 1) + i * 15 * 86_400_000);
+
+/**
+ * A country's zones without another country's zone that the dataset lists only because it keeps
+ * the same time in some corner of it (zone1970.tab merges zones that agree since 1970: Asia/Tokyo
+ * is listed for Australia): such a zone, whose own country (its first) is another, is dropped when
+ * the country has zones of its own and its offset lies, all year, within theirs, so that leaving
+ * it out changes no window. One that would (Canada's America/Phoenix were it not so) stays, and so
+ * do the shared zones of a country with none of its own (Antigua's America/Puerto_Rico).
+ */
+function ownZones(code: string, listed: readonly string[]): readonly string[] {
+  const all = [...new Set(listed)].sort();
+  const own = all.filter((z) => (getTimezone(z)?.countries[0] ?? code) === code);
+  if (own.length === 0 || own.length === all.length) return all;
+  const at = A_YEAR;
+  const ranges = at.map((t) => {
+    const offsets = own.map((z) => offsetAt(z, t));
+    return [Math.min(...offsets), Math.max(...offsets)] as const;
+  });
+  return all.filter((z) => own.includes(z) || at.some((t, i) => {
+    const o = offsetAt(z, t);
+    const [low, high] = ranges[i] ?? [o, o];
+    return o < low || o > high;
+  }));
+}
+
+/**
  * The zones of a country (ISO 3166 alpha-2), as the dataset lists them; empty when it lists
  * none. For a number whose region the numbering plan does not name: a country with several zones
  * is read as all of them (the caller intersects their windows).
@@ -84,7 +115,7 @@ export function countryZones(country: string): readonly string[] {
   const code = country.toUpperCase();
   let zones = byCountry.get(code);
   if (zones === undefined) {
-    zones = [...new Set((getCountry(code)?.timezones ?? []).map((z) => canonicalZone(z) ?? z))].sort();
+    zones = ownZones(code, (getCountry(code)?.timezones ?? []).map((z) => canonicalZone(z) ?? z));
     // A few hundred countries at most.
     byCountry.set(code, zones);
   }

@@ -11,15 +11,16 @@ export const ESCAPE_FORMS: ReadonlyArray<readonly [name: string, form: string]> 
   ['CSI clear screen', '\u001b[2J\u001b[H'],
   ['CSI colour', '\u001b[31mred\u001b[0m'],
   ['DEL and bidi override', 'x\u007fy\u202eevil'],
+  ['zero-width and format characters', 'S\u200bT\u2060O\ufeffP\u00ad'],
 ];
 
 /** Whether text holds anything a terminal would act on (a line feed aside). */
 export function hasControl(text: string): boolean {
-  return /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.test(text);
+  return /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\u00ad]/.test(text);
 }
 
 /** The first raw control character in text, as U+XXXX, for a failing assertion's message. */
 export function firstControl(text: string): string {
-  const m = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/.exec(text);
+  const m = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\u200b\u2060\ufeff\u00ad]/.exec(text);
   return m === null ? 'none' : `U+${(m[0].codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')} at ${m.index}: ${JSON.stringify(text.slice(Math.max(0, m.index - 30), m.index + 10))}`;
 }

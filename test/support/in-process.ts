@@ -6,6 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
 import type { ClientFactory, Context } from '../../src/context.js';
+import type { Http } from '../../src/http-interface.js';
 import { registerSendBulk } from '../../src/commands/send-bulk/index.js';
 import type { BulkOptions } from '../../src/commands/send-bulk/options.js';
 import { MsgrError } from '../../src/errors.js';
@@ -60,10 +61,10 @@ export function bulkFiles(n: number, prefix = 'msgr-in-process-'): { dir: string
  * stdin is `input`, or empty and ended, as runCli gives it. Nothing of the process is touched:
  * env, cwd and exit code are the Context's, so runs cannot leak into each other.
  */
-export async function runInProcess(args: string[], options: RunOptions & { http?: ClientFactory | null } = {}): Promise<RunResult> {
+export async function runInProcess(args: string[], options: RunOptions & { http?: ClientFactory | null; hook?: Http['hook'] } = {}): Promise<RunResult> {
   const { main } = await import('../../src/main.js');
   const http = options.http === null ? undefined : (options.http ?? (await import('../../src/http/client.js')).createClient);
-  const base = fakeContext({ env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), input: options.input ?? '', ...(http !== undefined ? { http } : {}) });
+  const base = fakeContext({ env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), input: options.input ?? '', ...(http !== undefined ? { http } : {}), ...(options.hook !== undefined ? { hook: options.hook } : {}) });
   const atExit: Array<() => Promise<void> | void> = [];
   const ctx: FakeContext = { ...base, argv: args, cwd: options.cwd ?? ROOT, onExit: (fn) => void atExit.push(fn) };
   const code = await main(ctx);

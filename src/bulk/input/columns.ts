@@ -13,6 +13,7 @@ import { columnKey, findColumn, headerNames, shownName } from '../../message/pla
 import { chooseNumberColumn, cleanName, noSuchColumn, NUMBER_COLUMNS_SHOWN, type NumberColumnChoice } from '../../csv/header.js';
 import { phoneLineEnds } from '../../message/text-file.js';
 import { FLAG } from '../flag-names.js';
+import { quoted } from '../../output/sanitize.js';
 
 export interface ColumnOptions {
   readonly msisdnColumn?: string | undefined;
@@ -56,7 +57,7 @@ function delimiterHint(header: readonly string[], delimiter: string | undefined,
     if (other === undefined) return undefined;
     // A guess is "," unless the header line has more ";" or tabs outside quotes (src/csv/reader.ts, sniffDelimiter).
     const why = source === 'flag' ? `as ${FLAG.delimiter} says` : source === 'sep' ? `as its first line "sep=${delimiter}" says` : 'the default, as its header line has no ";" or tab outside quotes';
-    return `Its header is one column, ${JSON.stringify(header[0])}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give ${flag(other)}.`;
+    return `Its header is one column, ${quoted(header[0] ?? '')}: the file is read with ${name(delimiter)} between columns (${why}). If ${name(other)} separates them, give ${flag(other)}.`;
   }
   // The candidate the most names hold (the first of a tie, in the order above).
   let other: string | undefined;

@@ -12,7 +12,7 @@ import { outcomeTotals } from '../journal/load.js';
 import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/base-request.js';
 import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
 import { garbledRows, type PreflightResult, type RowZoneCheck } from '../preflight/range.js';
-import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, scheduleRecord, zonedRows, type ScheduleRecord } from '../../schedule/index.js';
+import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, scheduleJson, zonedRows, type ScheduleRecord } from '../../schedule/index.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
@@ -141,7 +141,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   // "The same data under another key").
   const key = campaign.earlier.once;
   const sameDataAs = open.sameDataAs ?? (key !== undefined && run.kind === 'new' && campaign.earlier.skipSent === undefined && pre.dataHash !== '' ? sameDataAmong(await earlierRunsWithSameData({ state: stateDir(ctx.env, ctx.cwd), sandbox: campaign.where.sandbox, place: campaign.where.place, key }, pre.dataHash, run.journalPath), key, definitionOf(plan)) : undefined);
-  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), schedule: isScheduled(open.schedule) ? scheduleRecord(open.schedule) : null, optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
+  const base: Summary = { ...preflightSummary(facts, pre, message.textAnalysis, pre.totals), schedule: scheduleJson(open.schedule, campaign.when.given, open.run.kind === 'resume' ? open.run.resumed.header.runId : undefined, open.plan.shape.schedule?.windows ?? []), optOuts: store, requestFields: requestFields(shape.varColumns, shape.metaColumns), ...(sameDataAs !== undefined ? { sameData: sameDataJson(sameDataAs) } : {}), ...(unfinished !== undefined ? { unfinishedRun: unfinished.header.runId } : {}), spend: { limit: campaign.spend.limit ?? null, estimate: estimate !== undefined ? estimateJson(estimate) : null, maxCost: maxCostGiven?.text ?? null, mobileOnly: filteredJson(pre.filtered), gsmSafe: safeChange !== undefined ? gsmSafeSummary(safeChange, message.textAnalysis !== undefined ? pre.toSend : undefined) : null } };
   const excludeList = plan.exclude !== undefined ? { label: campaign.input.exclude?.given ?? shape.exclude?.path ?? '', numbers: plan.exclude.numbers } : undefined;
   // --skip-invalid never leaves out rows the file's encoding garbled: a new run stops at them
   // until the command says what to do (--fix-mojibake, or the file's --encoding).

@@ -230,6 +230,11 @@ function openSchedule(cmd: Command, run: Run, plan: RunPlan, resumeWith: ResumeA
   const schedule = runSchedule(given, journaled, resumed !== undefined);
   if (given.overrode !== undefined) ui.info(`${FLAG.anyTime}: profile ${given.overrode}'s send window is set aside for this run`);
   else if (given.anyTime && resumed !== undefined && (journaled?.windows.length ?? 0) > 0) ui.info(`${FLAG.anyTime}: run ${resumed.header.runId}'s send window (${journaled?.windows.join(' ') ?? ''}) is set aside for this command`);
+  else if (resumed !== undefined && given.windowsFrom === 'profile' && (journaled?.windows.length ?? 0) === 0) {
+    // A run keeps the window it started with: one started with --any-time (or before the profile
+    // had quiet hours) has none, and the profile's window does not come back on its resume.
+    ui.info(`when: run ${resumed.header.runId} was started with no send window (${FLAG.anyTime}, or before the profile had one): it has none, and the profile's window (${given.profileWindows.join(' ')}) does not apply to it; to send the rest in that window, start over with ${FLAG.restart}`);
+  }
   const now = ctx.now().getTime();
   if (resumed !== undefined && schedule.stopAt !== undefined && schedule.stopAt <= now) {
     const resume = `${buildResumeCommand(resumeWith, run.fileAbs, resumed.header.input.stdin, run.journalPath)} ${FLAG.stopAt} 4h`;

@@ -10,7 +10,7 @@ import type { Settings } from '../../settings/resolve.js';
 import type { Target } from '../../settings/target.js';
 import type { JournaledTarget, PersonalSpec, RunHeader } from '../journal/records.js';
 import { shellQuote } from '../../output/shell.js';
-import { maskUrl } from '../../output/sanitize.js';
+import { maskUrl, quoted } from '../../output/sanitize.js';
 import { SANDBOX_URL, type Place } from '../../once/keys.js';
 import { FLAG } from '../flag-names.js';
 
@@ -150,7 +150,7 @@ function describeMessage(message: Record<string, unknown>, personal: PersonalSpe
 export function describeText(message: Record<string, unknown>, personal: PersonalSpec | undefined, maxChars = Number.POSITIVE_INFINITY): string | undefined {
   if (personal?.textColumn != null) return `a text per row (column ${personal.textColumn})`;
   const body = (message.body ?? {}) as { text?: unknown; templateId?: unknown };
-  if (typeof body.text === 'string') return `text ${JSON.stringify(body.text.length > maxChars ? `${body.text.slice(0, maxChars)}…` : body.text)}`;
+  if (typeof body.text === 'string') return `text ${quoted(body.text.length > maxChars ? `${body.text.slice(0, maxChars)}…` : body.text)}`;
   return typeof body.templateId === 'string' || typeof body.templateId === 'number' ? `template ${String(body.templateId)}` : undefined;
 }
 

@@ -14,6 +14,7 @@ import { optOutAction, type ReplyPolicy } from '../../optouts/replies.js';
 import { describePossible, OptOutStore, OptOutWriteError, repairCommand, type OptOutChange, type StoreWriter } from '../../optouts/store.js';
 import { checkCountry } from '../../message/numbers.js';
 import { shellQuote } from '../../output/shell.js';
+import { quoted } from '../../output/sanitize.js';
 import type { ListenOptions } from './options.js';
 
 export interface OptOutHook {
@@ -85,7 +86,7 @@ export function optOutHook(ctx: Context, setup: OptOutSetup): OptOutHook {
         if (action === undefined) continue;
         if (action.op === 'ignore') {
           notes.set(ev.record.id, action.why === 'start-not-allowed' ? 'start-ignored' : 'not-a-number');
-          if (action.why === 'not-a-number') setup.warn(`a ${action.word === 'undeliverable' ? 'permanent failure' : `reply that reads as ${action.word === 'start' ? 'a start word' : action.word === 'possible' ? 'a possible opt-out' : 'an opt-out'}`} came from ${JSON.stringify(action.raw.slice(0, 40))}, which is not a phone number: nothing was recorded (${ev.record.id}; msgr listen replay --filter id=${ev.record.id}${replayAccount}). If it is one, add it by hand: msgr optout add NUMBER${account} --note "…"`);
+          if (action.why === 'not-a-number') setup.warn(`a ${action.word === 'undeliverable' ? 'permanent failure' : `reply that reads as ${action.word === 'start' ? 'a start word' : action.word === 'possible' ? 'a possible opt-out' : 'an opt-out'}`} came from ${quoted(action.raw.slice(0, 40))}, which is not a phone number: nothing was recorded (${ev.record.id}; msgr listen replay --filter id=${ev.record.id}${replayAccount}). If it is one, add it by hand: msgr optout add NUMBER${account} --note "…"`);
           continue;
         }
         try {

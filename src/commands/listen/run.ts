@@ -63,7 +63,7 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   const dedup = new Dedup(opts.dedupWindowMs ?? DEFAULT_WINDOW_MS);
   const startMs = Date.now();
   let existing = 0;
-  const { log, tornBytes, mended, tightened } = await EventLog.open(out, ctx, {
+  const { log, tornBytes, tornKind, tornAside, mended, tightened } = await EventLog.open(out, ctx, {
     command: 'msgr listen',
     // What is in the file already was answered for: a sender's retry of it is a duplicate.
     onExisting: (line) => {
@@ -163,7 +163,8 @@ export async function runListen(ctx: Context, opts: ListenOptions): Promise<void
   ui.info(`  events are saved to ${out}${existing > 0 ? ` (${existing} there already)` : ''}`);
   ui.info(`  account: ${account ?? `none (${source}): the ${NO_ACCOUNT} files`}`);
   if (hook !== undefined) ui.info(`  opt-outs: a reply with a stop word adds its sender to ${hook.where}; one that may ask to stop is kept as a possible opt-out${opts.allowStart ? '; a start word takes them off' : ''}${opts.undeliverable ? '; a permanent failure adds its number as undeliverable' : ''}`);
-  if (tornBytes > 0) ui.warn(`cut an unfinished last line (${tornBytes} bytes) off ${out}: an event being written when the listener was stopped; it was never answered, so its sender sends it again`);
+  if (tornKind === 'json') ui.warn(`the last line of ${out} (${tornBytes} bytes, with no newline at its end) is JSON but not an event msgr recorded (a hand edit, another program): moved to ${tornAside ?? 'a file beside it'} as it was, so that the events file holds only events`);
+  else if (tornBytes > 0) ui.warn(`cut an unfinished last line (${tornBytes} bytes) off ${out}, kept in ${tornAside ?? 'a file beside it'}: an event being written when the listener was stopped; it was never answered, so its sender sends it again`);
   if (mended) ui.info(`  the last event in ${out} had no newline at its end (a hand edit, another program): kept, and its newline added`);
   sayModes(together(stateModes, tightened));
 

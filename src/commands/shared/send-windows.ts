@@ -36,12 +36,14 @@ export function checkSendWindow(ctx: Context, ui: Ui, flags: ScheduleFlags, sett
   const all = [...zones].sort();
   let state = openness(s, all, now);
   if (state.state === 'open' && state.until - now < CLOSING_MARGIN_MS) state = openness(s, all, state.until);
-  const what = describeSchedule(s);
+  const what = describeSchedule(s, numbers.length === 1 ? 'one' : 'each');
   if (state.state === 'open') {
     if (dryRun) ui.info(`when: ${what}: open now`);
     return;
   }
-  const why = state.state === 'closed' ? `outside the send window (${what}); it opens at ${windowWait(all, state.opensAt).replace(/^outside the send window: waiting until /, '').replace(/; Ctrl-C.*$/, '')}` : state.state === 'never' ? `never inside the send window (${what}) in all of ${all.join(', ')} at once` : `past the deadline, or the window opens only after it (${what})`;
+  // `what` may hold a parenthesis of its own: it is never put inside another.
+  const outside = s.windows.length > 0 ? `outside the ${what}` : `outside the send window: ${what}`;
+  const why = state.state === 'closed' ? `${outside}; it opens at ${windowWait(all, state.opensAt).replace(/^outside the send window: waiting until /, '').replace(/; Ctrl-C.*$/, '')}` : state.state === 'never' ? `never inside the ${what}, in all of ${all.join(', ')} at once` : `past the deadline, or the window opens only after it: ${what}`;
   if (dryRun) {
     ui.info(`when: ${why}: a send now would send nothing (exit 8)`);
     return;

@@ -68,9 +68,9 @@ export async function runTrigger(ctx: Context, opts: TriggerOptions): Promise<vo
   // Through the Context's HTTP, which sorts a failure: not sent, or in doubt (docs/design.md: "HTTP").
   const { hook } = await ctx.http();
   const a = await hook({ url: new URL(url), method: 'POST', headers: { 'content-type': 'application/json', 'user-agent': `msgr/${ctx.version} trigger`, 'webhook-id': String(event.id) }, body, timeoutMs: TIMEOUT_MS, keepBytes: 64 * 1024 });
-  if (a.kind === 'unknown') throw new OutcomeUnknownError(`${shown} ${a.timedOut ? `did not answer within ${TIMEOUT_MS / 1000} s` : `did not answer (${a.reason})`}; the event may or may not have been taken`, { hint: 'Check the listener, then send it again: a listener records the same event id once.' });
+  if (a.kind === 'unknown') throw new OutcomeUnknownError(`${shown} ${a.timedOut ? `did not answer within ${TIMEOUT_MS / 1000} s` : `did not answer (${a.words})`}; the event may or may not have been taken`, { hint: 'Check the listener, then send it again: a listener records the same event id once.' });
   if (a.kind === 'not-sent') {
-    const why = a.timedOut ? `no connection within ${TIMEOUT_MS / 1000} s` : a.reason;
+    const why = a.timedOut ? `no connection within ${TIMEOUT_MS / 1000} s` : a.words;
     throw new NotSentError(`cannot reach ${shown} (${why}); the event was not sent`, { hint: a.reason === 'ECONNREFUSED' ? 'Is msgr listen running? Start it (msgr listen), or give --url.' : 'Check the URL.' });
   }
   const status = a.status;

@@ -28,16 +28,32 @@ describe('the events file', () => {
     await assert.rejects(log.append('x\n'), /stopping/);
   });
 
-  test('an unfinished last line (a write a kill cut short) is cut off; what is there is read back at open', async () => {
+  test('an unfinished last line (a write a kill cut short) is cut off and kept in <file>.torn; what is there is read back at open', async () => {
     const path = join(tmp(), 'events.jsonl');
     writeFileSync(path, '{"key":"a"}\n{"key":"b"}\n{"key":"c","bo');
     const seen: string[] = [];
-    const { log, tornBytes } = await EventLog.open(path, proc, { command: 'test', onExisting: (l) => seen.push(l) });
+    const { log, tornBytes, tornKind, tornAside } = await EventLog.open(path, proc, { command: 'test', onExisting: (l) => seen.push(l) });
     assert.equal(tornBytes, '{"key":"c","bo'.length);
+    assert.deepEqual([tornKind, tornAside], ['unfinished', `${path}.torn`]);
+    assert.equal(readFileSync(`${path}.torn`, 'utf8'), '{"key":"c","bo\n');
+    assert.equal(statSync(`${path}.torn`).mode & 0o777, 0o600);
     assert.deepEqual(seen, ['{"key":"a"}', '{"key":"b"}']);
     await log.append('{"key":"d"}\n');
     await log.close();
     assert.equal(readFileSync(path, 'utf8'), '{"key":"a"}\n{"key":"b"}\n{"key":"d"}\n');
+  });
+
+  test('a last line that is JSON but no record of msgr\'s, without its newline, is kept aside byte for byte and named as such, not as unfinished', async () => {
+    const path = join(tmp(), 'events.jsonl');
+    const last = '{"id":"x","receivedAt":"2026-01-01T00:00:00.000Z","body":"a"}';
+    writeFileSync(path, `{"key":"a"}\n${last}`);
+    writeFileSync(`${path}.torn`, 'kept from before\n');
+    const { log, tornBytes, tornKind, tornAside, mended } = await EventLog.open(path, proc, { command: 'test' });
+    assert.deepEqual([tornBytes, tornKind, tornAside, mended], [last.length, 'json', `${path}.torn`, false]);
+    assert.equal(readFileSync(`${path}.torn`, 'utf8'), `kept from before\n${last}\n`, 'added to what was aside already');
+    await log.append('{"key":"c"}\n');
+    await log.close();
+    assert.equal(readFileSync(path, 'utf8'), '{"key":"a"}\n{"key":"c"}\n');
   });
 
   test('a last line that is a whole record but for its newline is kept, its newline added; the file made 0600', async () => {
@@ -82,7 +98,7 @@ describe('the events file', () => {
     await log.append('{"n":5}\n');
     assert.equal(readFileSync(path, 'utf8'), '{"n":"theirs"}\n{"n":5}\n');
     await log.close();
-    assert.deepEqual(seen.map((r) => r.why), ['removed', 'removed', 'truncated', 'signal']);
+    assert.deepEqual(seen.map((r) => r.why), ['moved', 'removed', 'truncated', 'signal'], 'mv is a move, rm a removal');
     assert.equal(seen[3]?.same, false);
   });
 

@@ -109,3 +109,28 @@ test('a printer that throws costs neither the answer nor the other events', asyn
     await s.close();
   }
 });
+
+test('the token base64-encoded in a header of any name (Basic any:TOKEN, base64url, percent-encoded, at any offset) is never stored, so never forwarded', async () => {
+  const s = await setUp({});
+  const b64 = (text: string): string => Buffer.from(text).toString('base64');
+  try {
+    const headers = {
+      'content-type': 'application/json',
+      'x-upstream': `Basic ${b64(`any:${TOKEN}`)}`,
+      'x-wrapped': b64(`{"t":"${TOKEN}"}`).replace(/=+$/, ''),
+      'x-url-safe': Buffer.from(`ab${TOKEN}`).toString('base64url'),
+      'x-percent': encodeURIComponent(b64(`u:${TOKEN}`)),
+      'x-plain-base64': b64('not the token, only some text that is long enough'),
+      'x-kept': 'kept',
+    };
+    const answer = await fetch(s.url, { method: 'POST', headers, body: '{"id":"h1","status":"delivered"}' });
+    assert.equal(answer.status, 200);
+    const text = readFileSync(s.file, 'utf8');
+    const stored = (JSON.parse(text.split('\n').filter(Boolean)[0] ?? '{}') as { headers?: Record<string, string> }).headers ?? {};
+    assert.equal(stored['x-kept'], 'kept');
+    assert.equal(stored['x-plain-base64'], headers['x-plain-base64']);
+    for (const name of ['x-upstream', 'x-wrapped', 'x-url-safe', 'x-percent']) assert.equal(stored[name], undefined, `${name} was stored`);
+  } finally {
+    await s.close();
+  }
+});

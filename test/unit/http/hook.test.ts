@@ -55,9 +55,9 @@ describe('hook: one request outside the API', () => {
     assert.equal(seen[0]?.headers.authorization, SECRET_HEADERS.authorization);
   });
 
-  test('nothing listening: not sent, by its code', async () => {
+  test('nothing listening: not sent, by its code, in the words the API client uses', async () => {
     const a = await hook({ url: await closedPort(), method: 'POST', headers: SECRET_HEADERS, body: '{}', timeoutMs: 5_000 });
-    assert.deepEqual(a, { kind: 'not-sent', reason: 'ECONNREFUSED', timedOut: false, abandoned: false });
+    assert.deepEqual(a, { kind: 'not-sent', reason: 'ECONNREFUSED', words: 'connection refused', timedOut: false, abandoned: false });
   });
 
   test('the request arrived and the connection was cut: in doubt', async () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { maskUrl, showControls } from '../../../src/output/sanitize.js';
+import { maskUrl, quoted, showControls } from '../../../src/output/sanitize.js';
 import { ESCAPE_FORMS, hasControl } from '../../support/escapes.js';
 
 describe('showControls: the one function between a stranger\'s text and a terminal', () => {
@@ -14,6 +14,22 @@ describe('showControls: the one function between a stranger\'s text and a termin
     assert.equal(showControls('\u009b2J'), '<U+009B>2J');
     assert.equal(showControls('tab\tand\nnewline'), 'tab<U+0009>and\nnewline');
     assert.equal(showControls('héllo ✔ ünïcödé'), 'héllo ✔ ünïcödé');
+  });
+
+  test('invisible and format characters are made visible; a joiner inside an emoji stays', () => {
+    assert.equal(showControls('STOP\u200b'), 'STOP<U+200B>');
+    assert.equal(showControls('a\u200cb\u200dc\u2060d\ufeffe\u00adf\u200eg\u2028h'), 'a<U+200C>b<U+200D>c<U+2060>d<U+FEFF>e<U+00AD>f<U+200E>g<U+2028>h');
+    assert.equal(showControls('\u3164\u115f\u1160\u034f'), '<U+3164><U+115F><U+1160><U+034F>');
+    assert.equal(showControls('tag\u{E0041}'), 'tag<U+E0041>');
+    assert.equal(showControls('\ud800x'), '<U+D800>x');
+    const family = '\u{1F468}\u200d\u{1F469}\u200d\u{1F467}';
+    const england = '\u{1F3F4}\u{E0067}\u{E0062}\u{E0065}\u{E006E}\u{E0067}\u{E007F}';
+    assert.equal(showControls(`${family} ${england} \u{1F44D}\u{1F3FD}`), `${family} ${england} \u{1F44D}\u{1F3FD}`);
+    assert.equal(showControls('\u{1F468}\u200d'), '\u{1F468}<U+200D>');
+  });
+
+  test('quoted: a stranger\'s text in a line of msgr\'s, its quotes escaped so it cannot end early', () => {
+    assert.equal(quoted('STOP" → opted out \u001b[2J\u200b\\'), '"STOP\\" → opted out <U+001B>[2J<U+200B>\\\\"');
   });
 
   test('idempotent: what it made visible stays as it is', () => {

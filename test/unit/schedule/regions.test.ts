@@ -74,3 +74,15 @@ test('windows are read on the region\'s clock: 09:00-20:00 is open in New York a
   // Every zone of the United States at once would open only at 19:00 UTC (09:00 in Honolulu).
   assert.deepEqual(openness(s, countryZones('US'), now), { state: 'closed', opensAt: at('2026-12-07T19:00:00Z') });
 });
+
+test('a country\'s zones are its own: another country\'s zone the dataset lists for a corner of it, at an offset inside theirs, is left out', () => {
+  const au = countryZones('AU');
+  assert.ok(!au.includes('Asia/Tokyo'), au.join(' '));
+  for (const z of ['Australia/Perth', 'Australia/Sydney', 'Australia/Lord_Howe', 'Australia/Eucla']) assert.ok(au.includes(z), `${z}: ${au.join(' ')}`);
+  assert.ok(!countryZones('DE').includes('Europe/Zurich'), countryZones('DE').join(' '));
+  // A country with no zone of its own keeps the one it shares.
+  assert.deepEqual(countryZones('AG'), ['America/Puerto_Rico']);
+  // Leaving them out changes no window: an AU mobile opens when Perth's 09:00 comes, as before.
+  const s: Schedule = { windows: parseWindows(['09:00-20:00']) as Schedule['windows'], tz: { kind: 'auto' }, notBefore: undefined, stopAt: undefined };
+  assert.deepEqual(openness(s, au, Date.parse('2026-12-08T15:00:00Z')), openness(s, [...au, 'Asia/Tokyo'], Date.parse('2026-12-08T15:00:00Z')));
+});

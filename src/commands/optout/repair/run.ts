@@ -3,6 +3,7 @@
 import type { Context } from '../../../context.js';
 import { UsageError } from '../../../errors.js';
 import { shellQuote } from '../../../output/shell.js';
+import { quoted } from '../../../output/sanitize.js';
 import { optoutTarget } from '../shared.js';
 import type { RepairOptions } from './options.js';
 
@@ -14,7 +15,7 @@ export async function runOptoutRepair(ctx: Context, opts: RepairOptions): Promis
   if (national !== undefined) {
     // An opt-out typed as a national number is still an opt-out: it is not set aside for want of a country.
     const flag = account !== undefined ? ` --account ${shellQuote(account)}` : opts.allAccounts ? ' --all-accounts' : '';
-    throw new UsageError(`line ${national.line} of ${path} reads as a national number (${JSON.stringify(national.text.slice(0, 40))})${r.national.length > 1 ? `, and ${r.national.length - 1} more line${r.national.length === 2 ? '' : 's'}` : ''}: msgr cannot tell its country, and will not set an opt-out aside; nothing was changed`, {
+    throw new UsageError(`line ${national.line} of ${path} reads as a national number (${quoted(national.text.slice(0, 40))})${r.national.length > 1 ? `, and ${r.national.length - 1} more line${r.national.length === 2 ? '' : 's'}` : ''}: msgr cannot tell its country, and will not set an opt-out aside; nothing was changed`, {
       hint: `Give the country those numbers are dialled in: msgr optout repair${flag} --default-country GB (or its ISO code).`,
     });
   }
@@ -27,6 +28,6 @@ export async function runOptoutRepair(ctx: Context, opts: RepairOptions): Promis
     return;
   }
   for (const n of r.numbers) ui.success(`line ${n.line}: ${n.number} ${n.already ? 'was opted out already' : `is opted out now (${n.from === 'typed' ? 'typed into the store by hand' : 'named on a line that was not a whole record'})`}`);
-  for (const a of r.setAside) ui.warn(`line ${a.line} set aside (${a.why}): ${JSON.stringify(a.text.slice(0, 60))}`);
+  for (const a of r.setAside) ui.warn(`line ${a.line} set aside (${a.why}): ${quoted(a.text.slice(0, 60))}`);
   ui.info(`repaired ${path}${r.setAsideFile !== undefined ? `; lines set aside are in ${r.setAsideFile}` : ''}; the store as it was is kept as ${r.backup}`);
 }

@@ -95,9 +95,9 @@ async function settingChange(
       };
     }
     case 'window': {
-      // Checked as --window checks it: windows separated by spaces.
+      // Checked as a send reads it from the profile: windows separated by spaces.
       const v = checkText(value, 'window');
-      resolveSchedule({ window: splitWindows(v) }, undefined, ctx.now().getTime());
+      resolveSchedule({}, { name, window: v }, ctx.now().getTime());
       return (p) => {
         p.window = splitWindows(v).join(' ');
       };

@@ -234,10 +234,20 @@ describe('send windows in send', () => {
     const c = bulkFiles(1, 'msgr-send-window-');
     const r = await runInProcess([...ONE, '--not-before', '2h'], { env: c.env, http: null });
     assert.equal(r.code, ExitCode.WINDOW_CLOSED, r.stderr);
-    assert.match(r.stderr, /^error: not sent: outside the send window \(not before (\S+)\); it opens at \1\nhint: Send it again once the window opens\.\n$/);
+    assert.match(r.stderr, /^error: not sent: outside the send window: not before (\S+); it opens at \1\nhint: Send it again once the window opens\.\n$/);
     const dry = await runInProcess([...ONE, '--not-before', '2h', '--dry-run'], { env: c.env, http: null });
     assert.equal(dry.code, 0, dry.stderr);
     assert.match(dry.stderr, /a send now would send nothing \(exit 8\)/);
+  });
+
+  test('one message outside its window: the error names the recipient, not each one, with no parenthesis inside another', async () => {
+    const c = bulkFiles(1, 'msgr-send-window-');
+    const auto = ['--window', `${String(h).padStart(2, '0')}:00-${String(h).padStart(2, '0')}:30`];
+    const r = await runInProcess([...ONE, ...auto], { env: c.env, http: null });
+    assert.equal(r.code, ExitCode.WINDOW_CLOSED, r.stderr);
+    const line = r.stderr.split('\n')[0] ?? '';
+    assert.match(line, /^error: not sent: outside the send window \d\d:00-\d\d:30 in the recipient's zone \(their number's region or country\); it opens at /);
+    assert.doesNotMatch(line, /each recipient|\([^)]*\(/);
   });
 
   test('a closed --window of the command\'s own offers the command without it, which is accepted', async () => {
