@@ -14,9 +14,18 @@ const TAGS_BEFORE = /\u{1F3F4}[\u{E0020}-\u{E007E}]*$/u;
 const TAGS_AFTER = /^[\u{E0020}-\u{E007E}]*\u{E007F}/u;
 const TAGS_THEN_CANCEL = /\u{1F3F4}[\u{E0020}-\u{E007E}]+$/u;
 
-/** Whether a format character at `at` is part of an emoji that shows as one picture. */
+/**
+ * Letters of the scripts whose spelling uses the zero-width non-joiner and joiner (Persian's
+ * می‌خواهم, a Devanagari half form): there, between two such letters or marks, they are part of
+ * the word, not a hidden character. Between Latin letters they stay visible (ST<U+200C>OP is not
+ * STOP).
+ */
+const JOINING = /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]$/u;
+
+/** Whether a format character at `at` is part of what it sits in: an emoji that shows as one picture, or a word of a joining script. */
 function partOfEmoji(c: string, text: string, at: number): boolean {
   const cp = c.codePointAt(0) ?? 0;
+  if ((cp === 0x200c || cp === 0x200d) && JOINING.test(text.charAt(at - 1)) && JOINING.test(text.charAt(at + 1))) return true;
   const before = text.slice(Math.max(0, at - 40), at);
   if (cp === 0x200d) return EMOJI_BEFORE.test(before) && EMOJI_AFTER.test(text.slice(at + 1, at + 3));
   if (cp >= 0xe0020 && cp <= 0xe007e) return TAGS_BEFORE.test(before) && TAGS_AFTER.test(text.slice(at, at + 40));

@@ -28,6 +28,15 @@ describe('showControls: the one function between a stranger\'s text and a termin
     assert.equal(showControls('\u{1F468}\u200d'), '\u{1F468}<U+200D>');
   });
 
+  test('a joiner or non-joiner inside a word of a script that spells with it stays; between Latin letters it is shown', () => {
+    const persian = 'می\u200cخواهم';
+    const devanagari = 'क्\u200dष';
+    assert.equal(showControls(`لغو ${persian} ${devanagari}`), `لغو ${persian} ${devanagari}`);
+    assert.equal(showControls('ST\u200cOP'), 'ST<U+200C>OP');
+    assert.equal(showControls('می\u200c'), 'می<U+200C>');
+    assert.equal(showControls('a\u200dक'), 'a<U+200D>क');
+  });
+
   test('quoted: a stranger\'s text in a line of msgr\'s, its quotes escaped so it cannot end early', () => {
     assert.equal(quoted('STOP" → opted out \u001b[2J\u200b\\'), '"STOP\\" → opted out <U+001B>[2J<U+200B>\\\\"');
   });
