@@ -3,46 +3,16 @@
 // processes writing the store at once. The rest is proved in-process in test/unit/commands/profile/.
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { runCli } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
+import { homeWith, ok, PROD_KEY, twoProfilesWith, type Home } from '../support/profile-home.js';
 
-const PROD_KEY = 'sk_live_PRODsecretVALUE_7777';
-const TEST_KEY = 'sk_test_TESTsecretVALUE_2222';
 
 const server = useTestServer();
 
-interface Home {
-  dir: string;
-  file: string;
-  env: (extra?: Record<string, string | undefined>) => Record<string, string>;
-  run: (args: string[], opts?: { input?: string; env?: Record<string, string | undefined> }) => Promise<RunResult>;
-}
-
-function home(): Home {
-  const dir = join(tempDir('msgr-e2e-profile-'), 'cfg');
-  const env = (extra: Record<string, string | undefined> = {}): Record<string, string> => cleanEnv({ MSGR_CONFIG_DIR: dir, ...extra });
-  return {
-    dir,
-    file: join(dir, 'config.json'),
-    env,
-    run: (args, opts = {}) => runCli(args, { env: env(opts.env), ...(opts.input !== undefined ? { input: opts.input } : {}) }),
-  };
-}
-
-/** A home with prod (default, guarded) and test profiles, test pointing at the test server. */
-async function twoProfiles(): Promise<Home> {
-  const h = home();
-  ok(await h.run(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'PROD01', '--base-url', 'https://prod.example.com', '--from', 'ProdCo', '--channel', 'rcs', '--confirm'], { input: `${PROD_KEY}\n` }));
-  ok(await h.run(['profile', 'add', 'test', '--api-key-stdin', '--account', 'TEST01', '--base-url', server.url, '--from', 'TestCo'], { input: `${TEST_KEY}\n` }));
-  return h;
-}
-
-function ok(r: RunResult): RunResult {
-  assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
-  return r;
-}
+const home = (): Home => homeWith(runCli);
+const twoProfiles = (): Promise<Home> => twoProfilesWith(runCli, server.url);
 
 
 

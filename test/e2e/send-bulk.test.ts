@@ -5,52 +5,10 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
-import { cleanEnv, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { type RunningSandbox } from '../../src/sandbox/server.js';
+import { msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
-
-const KEY = 'test-key-1234';
-
-interface Recorded {
-  idempotencyKey: string | null;
-  request: { recipients: Array<{ msisdn: string; variables?: Record<string, string>; metaData?: Record<string, string> }>; [k: string]: unknown };
-}
-
-function readRecord(path: string): Recorded[] {
-  if (!existsSync(path)) return [];
-  return readFileSync(path, 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Recorded);
-}
-
-function recipients(path: string): Array<{ msisdn: string; variables?: Record<string, string>; metaData?: Record<string, string> }> {
-  return readRecord(path).flatMap((r) => r.request.recipients);
-}
-
-async function sandbox(options: Partial<SandboxOptions> = {}): Promise<{ server: RunningSandbox; record: string }> {
-  const record = join(tempDir('msgr-bulk-rec-'), 'record.jsonl');
-  const server = await startSandbox({ port: 0, record, apiKey: KEY, ...options });
-  return { server, record };
-}
-
-function env(baseUrl: string, extra: Record<string, string | undefined> = {}, configDir = tempDir()): Record<string, string> {
-  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
-}
-
-function csv(rows: string[], name = 'in.csv'): string {
-  const path = join(tempDir('msgr-bulk-csv-'), name);
-  writeFileSync(path, `${rows.join('\n')}\n`);
-  return path;
-}
-
-/** n rows of distinct valid UK mobile numbers with a name column. */
-function numbersCsv(n: number, start = 0): { path: string; numbers: string[] } {
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
-  return { path: csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]), numbers };
-}
-
-const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+import { recipients, sandbox, env, numbersCsv, MSG } from '../support/bulk-inputs.js';
 
 function bulk(args: string[], e: Record<string, string>, input?: string): Promise<RunResult> {
   return runCli(['send-bulk', ...args], { env: e, timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });

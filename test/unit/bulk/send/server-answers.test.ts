@@ -3,32 +3,13 @@
 // Run in-process (test/support/in-process.ts) through the real HTTP client against the scriptable
 // server on 127.0.0.1 (a free port).
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { cleanEnv, tempDir, type RunResult } from '../../../support/cli.js';
+import { tempDir, type RunResult } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
 import { useTestServer } from '../../../support/test-server.js';
-
-const KEY = 'test-key-1234';
-
-function env(baseUrl: string, extra: Record<string, string | undefined> = {}, configDir = tempDir()): Record<string, string> {
-  return cleanEnv({ MSGR_CONFIG_DIR: configDir, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
-}
-
-function csv(rows: string[], name = 'in.csv'): string {
-  const path = join(tempDir('msgr-bulk-csv-'), name);
-  writeFileSync(path, `${rows.join('\n')}\n`);
-  return path;
-}
-
-/** n rows of distinct valid UK mobile numbers with a name column. */
-function numbersCsv(n: number, start = 0): { path: string; numbers: string[] } {
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
-  return { path: csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]), numbers };
-}
-
-const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+import { env, numbersCsv, MSG } from '../../../support/bulk-inputs.js';
 
 function bulk(args: string[], e: Record<string, string>, input?: string): Promise<RunResult> {
   return runInProcess(['send-bulk', ...args], { env: e, timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
