@@ -43,7 +43,9 @@ function label(s: EventSummary): string {
 }
 
 function short(text: string, max: number): string {
-  const one = showControls(text.replace(/\s+/g, ' '));
+  // Only ASCII white space is folded into one space: a BOM or another invisible character that
+  // JavaScript counts as white space (\s) is shown, not turned into a space that hides it.
+  const one = showControls(text.replace(/[\t\n\v\f\r ]+/g, ' '));
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 }
 
