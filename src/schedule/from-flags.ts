@@ -41,7 +41,8 @@ export function splitWindows(text: string): string[] {
   return text.split(/\s+/).filter((w) => w !== '');
 }
 
-export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule | undefined, now: number): ResolvedSchedule {
+/** `columns`: false for a command with no rows to read a zone from (`send`): hints offer no column form. */
+export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule | undefined, now: number, columns = true): ResolvedSchedule {
   if (flags.anyTime === true && flags.window !== undefined) throw new UsageError('--any-time and --window cannot be used together', { hint: '--any-time sends at any hour, setting aside the profile\'s window; --window gives the window. Keep one.' });
   const fromFlag = flags.window !== undefined && flags.window.length > 0;
   const profileWindow = profile?.window !== undefined && profile.window.trim() !== '' ? profile.window : undefined;
@@ -58,7 +59,7 @@ export function resolveSchedule(flags: ScheduleFlags, profile: ProfileSchedule |
   const tzText = flags.tz ?? (flags.anyTime !== true ? profile?.tz : undefined);
   if (tzText !== undefined) {
     const rule = parseZoneRule(tzText);
-    if ('error' in rule) throw new UsageError(`${flags.tz !== undefined ? '--tz' : `profile ${profile?.name ?? ''} tz`}: ${rule.error}`, { hint: 'Give an IANA zone (--tz America/New_York), a column of zones (--tz column:timezone), or auto (the zones of each number\'s country).' });
+    if ('error' in rule) throw new UsageError(`${flags.tz !== undefined ? '--tz' : `profile ${profile?.name ?? ''} tz`}: ${rule.error}`, { hint: columns ? 'Give an IANA zone (--tz America/New_York), a column of zones (--tz column:timezone), or auto (the zones of each number\'s country).' : 'Give an IANA zone (--tz America/New_York), or auto (the zones of the number\'s country).' });
     tz = rule;
   }
   if (flags.tz !== undefined && windows.length === 0) throw new UsageError('--tz needs a send window: it says whose clock --window is read on', { hint: `For example --window 09:00-20:00 --tz ${flags.tz}` });

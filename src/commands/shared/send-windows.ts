@@ -19,7 +19,7 @@ export function profileSchedule(settings: Pick<Settings, 'window' | 'tz' | 'prof
  */
 export function checkSendWindow(ctx: Context, ui: Ui, flags: ScheduleFlags, settings: Pick<Settings, 'window' | 'tz' | 'profile'>, numbers: readonly string[], dryRun: boolean): void {
   const now = ctx.now().getTime();
-  const given = resolveSchedule(flags, profileSchedule(settings), now);
+  const given = resolveSchedule(flags, profileSchedule(settings), now, false);
   if (given.overrode !== undefined) ui.info(`--any-time: profile ${given.overrode}'s send window is set aside for this message`);
   const s = given.schedule;
   if (!isScheduled(s)) return;
@@ -49,7 +49,9 @@ export function checkSendWindow(ctx: Context, ui: Ui, flags: ScheduleFlags, sett
     return;
   }
   // Only what would then be accepted: --any-time sets a profile's window aside, and is refused
-  // beside a --window of the command's own, which is simply left out.
-  const goNow = s.windows.length === 0 ? '' : flags.window !== undefined && flags.window.length > 0 ? ', or now without --window' : ', or now with --any-time (it sets the profile\'s window aside)';
+  // beside a --window of the command's own, which is simply left out (and, when the profile keeps
+  // a window too, replaced by --any-time: without it the profile's window would apply).
+  const ownWindow = flags.window !== undefined && flags.window.length > 0;
+  const goNow = s.windows.length === 0 ? '' : ownWindow ? (settings.window.value !== undefined ? ', or now with --any-time in place of --window (it sets the profile\'s window aside too)' : ', or now without --window') : ', or now with --any-time (it sets the profile\'s window aside)';
   throw new WindowClosedError(`not sent: ${why}`, { hint: state.state === 'closed' ? `Send it again once the window opens${goNow}.` : `Give a later --stop-at${goNow.replace(', or now', ', or send it')}.` });
 }

@@ -278,5 +278,20 @@ describe('send windows in send', () => {
     assert.equal(anyTime.code, 0, anyTime.stderr);
     assert.match(anyTime.stderr, /--any-time: profile shop's send window is set aside for this message/);
     assert.equal(api.requests.length, 1);
+    // A --window of the command's own beside the profile's: leaving it out would meet the
+    // profile's, so the hint offers --any-time in its place, which is accepted.
+    const own = await runInProcess([...ONE, '-p', 'shop', ...closed.slice(0, 2)], { env: c.env, http: null });
+    assert.equal(own.code, ExitCode.WINDOW_CLOSED, own.stderr);
+    assert.match(own.stderr, /\nhint: Send it again once the window opens, or now with --any-time in place of --window/);
+    const offered = await runInProcess([...ONE, '-p', 'shop', '--any-time'], { env: c.env, http: api.http });
+    assert.equal(offered.code, 0, offered.stderr);
+  });
+
+  test('a --tz send cannot take offers only the forms send takes (a zone, or auto)', async () => {
+    const c = bulkFiles(1, 'msgr-send-window-');
+    const r = await runInProcess([...ONE, '--window', '09:00-20:00', '--tz', 'Mars/Base'], { env: c.env, http: null });
+    assert.equal(r.code, ExitCode.USAGE, r.stderr);
+    assert.match(r.stderr, /hint: Give an IANA zone \(--tz America\/New_York\), or auto/);
+    assert.doesNotMatch(r.stderr, /column:/);
   });
 });
