@@ -27,6 +27,7 @@ import { visitMessaged, type Messaged, type MessagedRun } from './history/messag
 import { realFile, runDirFor } from './history/state-folder.js';
 import { describeSender, describeTarget, describeText, keyFingerprint, sameBaseUrl } from './this-run/where.js';
 import { buildResumeCommand } from './this-run/resume-command.js';
+import { sameInput } from './input/identity.js';
 
 export type { DeliveryCounts, RunDelivery } from './history/run-delivery.js';
 export type { Messaged, MessagedRun, PruneResult, RunInfo, SendingRun, UnreadableJournal };
@@ -167,6 +168,15 @@ export interface SavedProfile {
  * the run sent with, as saved now. `otherKey`: the key came from elsewhere than that profile (the
  * environment, a file the journal does not name).
  */
+/**
+ * Whether the run's file is no longer the data it started with (a resume would be refused:
+ * resume-checks.ts), so nothing but a --restart continues it. A run of stdin keeps its own copy.
+ */
+export function inputChangedSince(view: Pick<RunView, 'header'>): boolean {
+  const h = view.header;
+  return !h.input.stdin && !sameInput(h.input.path, h.input);
+}
+
 export function continueRun(ctx: Pick<Context, 'env' | 'cwd'>, view: Pick<RunView, 'journal' | 'header'>, profileOf: (name: string) => SavedProfile | undefined): { readonly command: string; readonly otherKey: boolean } {
   const { journal, header: h } = view;
   const t = h.target;

@@ -4,7 +4,7 @@ import type { Context } from '../../../context.js';
 import { heartbeatStopped } from '../../../files/lock.js';
 import { createUi, type Ui } from '../../../output/ui.js';
 import { getProfile, loadStore, type Profile } from '../../../profiles/profile-file.js';
-import { continueRun, showRun, type RunInfo } from '../../../bulk/runs-door.js';
+import { continueRun, inputChangedSince, showRun, type RunInfo } from '../../../bulk/runs-door.js';
 import { formatAge, formatCount } from '../../../output/count.js';
 import { showControls } from '../../../output/sanitize.js';
 import { lineWidth, wrap } from '../../../output/wrap.js';
@@ -78,6 +78,9 @@ export async function runShow(ctx: Context, ref: string, opts: ShowOptions): Pro
   const ui = createUi(ctx, opts);
   if (sending !== undefined) {
     ui.info(`it is sending now; once it ends, \`msgr runs show ${info.runId}\` says what it left, and how to continue`);
+  } else if (!info.finished && !info.abandoned && inputChangedSince(view)) {
+    // A --resume would be refused: the file is not the data the run started with.
+    ui.info(`its file ${showControls(view.header.input.path)} changed since the run started, so it cannot be resumed: put the file back as it was to resume it, or start over with send-bulk --restart and the message given again`);
   } else if (!info.finished && !info.abandoned) {
     const next = continueRun(ctx, view, (name) => savedProfile(ctx, name, ui));
     // Without a profile (or with another key than the profile's) the key came from the

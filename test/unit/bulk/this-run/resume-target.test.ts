@@ -151,4 +151,26 @@ describe('a run of piped data kept by --journal in msgr runs', () => {
     assert.ok(shown.stdout.includes(`journal   ${journal}\n`), shown.stdout);
     assert.ok(shown.stderr.includes(`continue it with: msgr send-bulk --resume --journal ${journal} `), shown.stderr);
   });
+
+  test('msgr runs show of a run whose file changed since it started offers no --resume (it would be refused), and says what does continue it', async () => {
+    const root = tempDir();
+    const env = cleanEnv({ MSGR_CONFIG_DIR: join(root, 'state'), MSGR_API_KEY: 'test-key-1234', MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01' });
+    const file = join(root, 'list.csv');
+    writeFileSync(file, csv(numbers(20, 400)));
+    let count = 0;
+    server.answer = () => (++count <= 1 ? { status: 202, body: { ok: true } } : { status: 401, body: { title: 'Unauthorized' } });
+    const first = await runInProcess(['send-bulk', file, ...MSG], { env, cwd: root });
+    assert.equal(first.code, 3, first.stderr);
+    const runId = /run (\S+);/.exec(first.stderr)?.[1] ?? '?';
+    const before = await runInProcess(['runs', 'show', runId], { env });
+    assert.match(before.stderr, /continue it with: msgr send-bulk \S*list\.csv --resume/);
+    writeFileSync(file, csv(numbers(21, 400)));
+    const after = await runInProcess(['runs', 'show', runId], { env });
+    assert.equal(after.code, 0, after.stderr);
+    assert.doesNotMatch(after.stderr, /--resume/);
+    assert.match(after.stderr, /its file \S*list\.csv changed since the run started, so it cannot be resumed: put the file back as it was to resume it, or start over with send-bulk --restart/);
+    const resumed = await runInProcess(['send-bulk', file, '--resume', '--yes'], { env, cwd: root });
+    assert.equal(resumed.code, 2, resumed.stderr);
+    assert.match(resumed.stderr, /changed since run/);
+  });
 });
