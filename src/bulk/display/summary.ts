@@ -535,7 +535,7 @@ export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | 
     const see = `see them with: msgr runs report ${ids[0] ?? ''} ${FLAG.report} in-doubt.csv`;
     // The words say what this run does with them: left out (--skip-in-doubt, counted among the
     // rows already sent), sent again as asked, or sent again without a word of the command's.
-    if (sent.inDoubtLeftOut === true) ui.info(`  ${were}: left out as accepted (${FLAG.skipInDoubt}); ${see}`);
+    if (sent.inDoubtLeftOut === true) ui.info(`  ${were}: among the rows left out above, not sent again (${FLAG.skipInDoubt}); ${see}`);
     else if (resendInDoubt) ui.warn(`${were}: ${one ? 'it is' : 'they are'} sent again (${FLAG.resendInDoubt}), so ${one ? 'it' : 'they'} may get this message twice; ${see}`);
     else ui.warn(`${were}: they are not left out, so they may get this message twice; ${see}`);
   }

@@ -313,6 +313,9 @@ export function describeSkipped(skipped: number, sent: SentNumbers, fate?: NotDe
     const noId = d.withoutId > 0 ? ` (${formatCount(d.withoutId)} accepted without a message id count as sent)` : '';
     return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} delivered by ${runs}: left out${noId}${again}`;
   }
+  // With --skip-in-doubt the rows in doubt are among those left out: not said to be accepted.
+  const doubt = sent.inDoubtLeftOut === true ? Math.min(sent.inDoubt, skipped) : 0;
+  if (doubt > 0) return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} already sent by ${runs}: left out (${formatCount(skipped - doubt)} accepted, ${formatCount(doubt)} in doubt)`;
   return `${formatCount(skipped)} row${skipped === 1 ? '' : 's'} already sent (accepted by ${runs}): left out`;
 }
 
