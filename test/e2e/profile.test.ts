@@ -6,7 +6,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, statSync } from 'node:f
 import { describe, test } from 'node:test';
 import { runCli } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
-import { homeWith, ok, PROD_KEY, twoProfilesWith, type Home } from '../support/profile-home.js';
+import { homeWith, mode, ok, show, PROD_KEY, twoProfilesWith, type Home } from '../support/profile-home.js';
 
 
 const server = useTestServer();
@@ -15,22 +15,6 @@ const home = (): Home => homeWith(runCli);
 const twoProfiles = (): Promise<Home> => twoProfilesWith(runCli, server.url);
 
 
-
-function mode(path: string): number {
-  return statSync(path).mode & 0o777;
-}
-
-interface ShowEntry {
-  value: string | null;
-  source: string;
-  origin?: string;
-}
-type ShowDoc = Record<'profile' | 'baseUrl' | 'account' | 'apiKey' | 'from' | 'channel', ShowEntry> & { confirm: { value: boolean }; configFile: string };
-
-async function show(h: Home, args: string[] = [], env: Record<string, string | undefined> = {}, input?: string): Promise<ShowDoc> {
-  const r = ok(await h.run(['profile', 'show', '--json', ...args], { env, ...(input !== undefined ? { input } : {}) }));
-  return JSON.parse(r.stdout) as ShowDoc;
-}
 
 describe('add, list, show, use, remove', () => {
   test('a full round, with a private file in a private folder', async () => {

@@ -8,7 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { type RunningSandbox } from '../../src/sandbox/server.js';
 import { msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { useTestServer } from '../support/test-server.js';
-import { recipients, sandbox, env, numbersCsv, MSG } from '../support/bulk-inputs.js';
+import { assertExactlyOnce, recipients, sandbox, env, numbersCsv, MSG } from '../support/bulk-inputs.js';
 
 function bulk(args: string[], e: Record<string, string>, input?: string): Promise<RunResult> {
   return runCli(['send-bulk', ...args], { env: e, timeoutMs: 30_000, ...(input !== undefined ? { input } : {}) });
@@ -23,13 +23,6 @@ function start(args: string[], e: Record<string, string>): { child: ReturnType<t
   child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const done = new Promise<RunResult>((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })));
   return { child, done };
-}
-
-function assertExactlyOnce(record: string, expected: string[]): void {
-  const got = recipients(record).map((r) => r.msisdn);
-  const dupes = got.filter((m, i) => got.indexOf(m) !== i);
-  assert.deepEqual(dupes, [], 'a recipient arrived twice');
-  assert.deepEqual([...got].sort(), [...expected].sort());
 }
 
 describe('send-bulk against the sandbox', () => {

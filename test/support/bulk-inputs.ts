@@ -1,6 +1,7 @@
 // What send-bulk tests send and how they read what the sandbox received: CSVs of valid numbers, a
 // sandbox on a free port of 127.0.0.1 that records every accepted request, and the environment
 // that points msgr at it. Shared by the in-process and the end-to-end tests.
+import assert from 'node:assert/strict';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
@@ -55,3 +56,11 @@ export function numbersCsv(n: number, start = 0): { path: string; numbers: strin
 
 /** The message every plain test sends. */
 export const MSG = ['--from', 'Acme', '--text', 'Hello there'];
+
+/** Every expected number arrived at the sandbox, and none twice. */
+export function assertExactlyOnce(record: string, expected: string[]): void {
+  const got = recipients(record).map((r) => r.msisdn);
+  const dupes = got.filter((m, i) => got.indexOf(m) !== i);
+  assert.deepEqual(dupes, [], 'a recipient arrived twice');
+  assert.deepEqual([...got].sort(), [...expected].sort());
+}

@@ -1,6 +1,7 @@
 // A msgr home for the profile tests: a temporary MSGR_CONFIG_DIR, and the two profiles most of
 // them start from. Shared by the in-process tests and the end-to-end ones, each with its runner.
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, tempDir, type RunResult } from './cli.js';
 
@@ -39,4 +40,22 @@ export async function twoProfilesWith(runner: Runner, testUrl: string): Promise<
 export function ok(r: RunResult): RunResult {
   assert.equal(r.code, 0, `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`);
   return r;
+}
+
+/** A file's permission bits. */
+export function mode(path: string): number {
+  return statSync(path).mode & 0o777;
+}
+
+interface ShowEntry {
+  value: string | null;
+  source: string;
+  origin?: string;
+}
+export type ShowDoc = Record<'profile' | 'baseUrl' | 'account' | 'apiKey' | 'from' | 'channel', ShowEntry> & { confirm: { value: boolean }; configFile: string };
+
+/** `msgr profile show --json` in this home, which must succeed. */
+export async function show(h: Home, args: string[] = [], env: Record<string, string | undefined> = {}, input?: string): Promise<ShowDoc> {
+  const r = ok(await h.run(['profile', 'show', '--json', ...args], { env, ...(input !== undefined ? { input } : {}) }));
+  return JSON.parse(r.stdout) as ShowDoc;
 }

@@ -2,13 +2,13 @@
 // In-process (test/support/in-process.ts): msgr through main() with a Context of the test's; the
 // e2e file keeps a full round through the built CLI, a shared folder's modes and concurrent processes.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { tempDir, type RunResult } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
 import { useTestServer } from '../../../support/test-server.js';
-import { homeWith, ok, PROD_KEY, TEST_KEY, twoProfilesWith, type Home } from '../../../support/profile-home.js';
+import { homeWith, mode, ok, show, PROD_KEY, TEST_KEY, twoProfilesWith, type Home } from '../../../support/profile-home.js';
 
 const ENV_KEY = 'sk_env_ENVsecretVALUE_5555';
 const FILE_KEY = 'sk_file_FILEsecretVALUE_8888';
@@ -31,22 +31,6 @@ function assertNoKeys(r: RunResult, what: string): void {
     // Not even most of it: only the last 4 characters may ever be shown.
     assert.ok(!r.stdout.includes(key.slice(0, -4)) && !r.stderr.includes(key.slice(0, -4)), `${what}: key prefix shown`);
   }
-}
-
-function mode(path: string): number {
-  return statSync(path).mode & 0o777;
-}
-
-interface ShowEntry {
-  value: string | null;
-  source: string;
-  origin?: string;
-}
-type ShowDoc = Record<'profile' | 'baseUrl' | 'account' | 'apiKey' | 'from' | 'channel', ShowEntry> & { confirm: { value: boolean }; configFile: string };
-
-async function show(h: Home, args: string[] = [], env: Record<string, string | undefined> = {}, input?: string): Promise<ShowDoc> {
-  const r = ok(await h.run(['profile', 'show', '--json', ...args], { env, ...(input !== undefined ? { input } : {}) }));
-  return JSON.parse(r.stdout) as ShowDoc;
 }
 
 describe('add, list, show, use, remove', () => {

@@ -9,7 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { type RunningSandbox } from '../../../../src/sandbox/server.js';
 import { ROOT, tempDir, type RunResult } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
-import { readRecord, recipients, sandbox, env, csv, numbersCsv, MSG } from '../../../support/bulk-inputs.js';
+import { assertExactlyOnce, readRecord, recipients, sandbox, env, csv, numbersCsv, MSG } from '../../../support/bulk-inputs.js';
 
 const FIXTURES = join(ROOT, 'fixtures', 'bulk');
 
@@ -20,13 +20,6 @@ function bulk(args: string[], e: Record<string, string>, input?: string): Promis
 function assertNoStack(r: RunResult): void {
   assert.doesNotMatch(r.stderr, /\n\s+at .+:\d+:\d+/, 'stack trace without --verbose');
   assert.doesNotMatch(r.stderr, /internal error/);
-}
-
-function assertExactlyOnce(record: string, expected: string[]): void {
-  const got = recipients(record).map((r) => r.msisdn);
-  const dupes = got.filter((m, i) => got.indexOf(m) !== i);
-  assert.deepEqual(dupes, [], 'a recipient arrived twice');
-  assert.deepEqual([...got].sort(), [...expected].sort());
 }
 
 describe('send-bulk against the sandbox', () => {
