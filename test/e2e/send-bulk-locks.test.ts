@@ -144,6 +144,19 @@ function quietFor(lock: string, ms: number): void {
   utimesSync(lock, then, then);
 }
 
+/**
+ * Answers each batch in `ms` while the test still needs the run to be sending (until the
+ * returned function is called), then at once: the run stays "being sent now" for the commands
+ * run beside it however long they take, and then finishes without waiting.
+ */
+function slowWhileNeeded(ms: number): () => void {
+  let needed = true;
+  server.answer = () => (needed ? { ...ACCEPT, delayMs: ms } : ACCEPT);
+  return () => {
+    needed = false;
+  };
+}
+
 describe('a run suspended with Ctrl-Z', () => {
   test('a keyed run stopped on this host keeps its lock; a later tick says so under -q (pid, how long, what to do) and exits 2, and the run finishes once continued', async (t) => {
     const dir = tempDir();
@@ -168,6 +181,8 @@ describe('a run suspended with Ctrl-Z', () => {
     assert.deepEqual(runs.map((r) => [r.sending?.pid, r.sending?.stopped]), [[pid, true]]);
     const shown = await msgr(['runs', 'show', runs[0]?.runId ?? '?'], env(server.url, config));
     assert.match(shown.stdout, new RegExp(`state +stopped \\(msgr pid ${pid} on \\S+, since [^,]+, suspended: no heartbeat for 12 min\\): nothing is being sent until it is continued \\(kill -CONT ${pid}\\)`));
+    // Continued, the rest is answered at once.
+    server.answer = () => ACCEPT;
     first.child.kill('SIGCONT');
     const done = await first.done;
     assert.deepEqual([done.code, done.stderr], [0, '']);
@@ -187,6 +202,7 @@ describe('a run suspended with Ctrl-Z', () => {
     const resume = await msgr([...line, '--resume'], env(server.url, config));
     assert.equal(resume.code, 2, resume.stderr);
     assert.match(resume.stderr, new RegExp(`\\(pid ${pid}, .*\\) has been stopped for 3 h`));
+    server.answer = () => ACCEPT;
     first.child.kill('SIGCONT');
     assert.equal((await first.done).code, 0);
   });
@@ -197,13 +213,14 @@ describe('campaign keys: a run being sent now', () => {
     const dir = tempDir();
     const config = join(dir, 'state');
     const file = writeList(join(dir, 'today.csv'), numbers(3, 300));
-    server.answer = () => ({ ...ACCEPT, delayMs: 1500 });
+    const notNeeded = slowWhileNeeded(1500);
     const first = start(['send-bulk', file, '--once', 'reminders-busy', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1'], env(server.url, config));
     await until('the first run is sending', () => server.requests.length > 0);
     assert.equal(server.requests.length, 1, 'the first run is sending');
     const other = await msgr(['send-bulk', file, '--once', 'reminders-busy', '--from', 'Clinic', '--text', 'The clinic is closed tomorrow', '-q'], env(server.url, config));
     // The same command as the run being sent: that run's to finish, as before.
     const same = await msgr(['send-bulk', file, '--once', 'reminders-busy', '--from', 'Clinic', '--text', 'See you tomorrow', '-q', '--json'], env(server.url, config));
+    notNeeded();
     const done = await first.done;
     assert.equal(done.code, 0, done.stderr);
     assert.equal(other.code, 2, `another message under the key: ${other.stderr}`);
@@ -222,10 +239,11 @@ describe('campaign keys: a run being sent now', () => {
     const config = join(dir, 'state');
     const file = writeList(join(dir, 'today.csv'), numbers(3, 310));
     const other = writeList(join(dir, 'other.csv'), numbers(5, 320));
-    server.answer = () => ({ ...ACCEPT, delayMs: 1000 });
+    const notNeeded = slowWhileNeeded(1000);
     const first = start(['send-bulk', file, '--once', 'reminders-busy-data', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '-q'], env(server.url, config));
     await until('the first run is sending', () => server.requests.length > 0);
     const refused = await msgr(['send-bulk', other, '--once', 'reminders-busy-data', '--from', 'Clinic', '--text', 'See you tomorrow', '-q'], env(server.url, config));
+    notNeeded();
     assert.equal((await first.done).code, 0);
     assert.equal(refused.code, 2, refused.stderr);
     assert.match(refused.stderr, /other\.csv holds other data \(\d+ bytes, \d+ then\); nothing was sent/);

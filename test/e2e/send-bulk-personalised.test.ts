@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { cleanEnv, killRepeatedly, MSGR, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { startGate } from '../support/gate.js';
 
 const KEY = 'test-key-1234';
 
@@ -87,25 +88,32 @@ describe('send-bulk: personalised messages', () => {
       await server.close();
     }
     // Beside a run that is sending, then an unfinished one (killed while its first requests wait
-    // for a slow server), the command printed is the one that works.
-    // Its first requests wait 5 s and it is killed at 4 s, so it is still sending when the sample
-    // starts, even on a loaded machine (at 2.5 s and 2 s, a slow start of the sample missed it).
-    const slow = await sandbox({ latencyMs: 5000 });
+    // for the server), the command printed is the one that works. A gate holds the run's four
+    // requests (--concurrency's default) until it is killed, after the sample, so it is still
+    // sending when the sample starts however loaded the machine; the other commands go through.
+    const slow = await sandbox();
+    const gate = await startGate(slow.server.url);
     try {
       const config = tempDir();
       const path = csv(`${PEOPLE}\n`);
       const text = ['--from', 'Acme', '--text', 'Hi {{first_name|there}}'];
       const journal = join(config, 'journal.jsonl');
-      const running = runCli(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1'], { env: env(slow.server.url, config), timeoutMs: 4000 });
-      for (let i = 0; i < 40 && !existsSync(journal); i++) await new Promise((r) => setTimeout(r, 50));
-      const during = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], env(slow.server.url, config));
+      const e = env(gate.url, config);
+      const child = spawn(...msgrCommand(['send-bulk', path, ...text, '--journal', journal, '--batch-size', '1']), { cwd: ROOT, env: e, stdio: 'ignore' });
+      const running = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
+      const out = (): number => (existsSync(journal) ? readFileSync(journal, 'utf8').split('"type":"out"').length - 1 : 0);
+      for (let waited = 0; (out() < 4 || gate.held() < 4) && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      assert.deepEqual([out(), gate.held()], [4, 4], 'four requests out and held within 30 s');
+      gate.admitNew();
+      const during = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], e);
       assert.equal(during.code, 0, during.stderr);
       assert.match(during.stderr, /run \S+ of this file is sending now \(msgr pid \d+ on /);
       assert.match(during.stderr, /run \S+ of this file is sending now; once it ends, what it left goes with: msgr send-bulk .* --resume\n/);
-      const stopped = await running;
-      assert.equal(stopped.signal, 'SIGKILL', stopped.stderr);
+      child.kill('SIGKILL');
+      assert.equal(await running, 'SIGKILL');
+      gate.open();
       // "--" ends the options: --resume goes before it.
-      const beside = await bulk([...text, '--journal', journal, '--sample-to', '+447911199998', '--json', '--', path], env(slow.server.url, config));
+      const beside = await bulk([...text, '--journal', journal, '--sample-to', '+447911199998', '--json', '--', path], e);
       assert.equal(beside.code, 0, beside.stderr);
       assert.match(beside.stderr, /an unfinished run of this file exists \(run \S+, started [^)]+\): the campaign goes on with --resume, or starts over with --restart/);
       const doc = JSON.parse(beside.stdout) as { command: string; restartCommand: string; unfinishedRun: string; exitCode: number };
@@ -113,13 +121,13 @@ describe('send-bulk: personalised messages', () => {
       assert.match(doc.restartCommand, / --restart -- \S+$/);
       assert.match(beside.stderr, /continue it with msgr send-bulk .* --resume -- \S+\n {2}or start over with msgr send-bulk .* --restart -- \S+\n/);
       // A dry run is refused as the same command without --dry-run is, after its preflight lines.
-      const dry = await bulk([path, ...text, '--journal', journal, '--dry-run', '--json'], env(slow.server.url, config));
+      const dry = await bulk([path, ...text, '--journal', journal, '--dry-run', '--json'], e);
       assert.equal(dry.code, 2, dry.stderr);
       assert.match(dry.stderr, /^preflight: [\s\S]*\nerror: an unfinished run of this file exists \(run \S+, started [^)]+\)\nhint: Continue it with --resume/m);
       const dryDoc = JSON.parse(dry.stdout) as { unfinishedRun: string; stopped: string; exitCode: number };
       assert.deepEqual([dryDoc.unfinishedRun, dryDoc.stopped, dryDoc.exitCode], [doc.unfinishedRun, 'unfinished-run', 2]);
       // With another text --resume would be refused: only --restart is offered, saying why.
-      const changed = await bulk([path, '--from', 'Acme', '--text', 'Hello {{first_name|there}}', '--journal', journal, '--sample-to', '+447911199998', '--json'], env(slow.server.url, config));
+      const changed = await bulk([path, '--from', 'Acme', '--text', 'Hello {{first_name|there}}', '--journal', journal, '--sample-to', '+447911199998', '--json'], e);
       assert.equal(changed.code, 0, changed.stderr);
       const c = JSON.parse(changed.stdout) as { command: string; resumeRefused: string };
       assert.match(c.command, / --restart$/);
@@ -130,13 +138,13 @@ describe('send-bulk: personalised messages', () => {
       // The same text beside a changed file: --restart does leave them out, and says so.
       const original = readFileSync(path);
       writeFileSync(path, `${original.toString('utf8')}+447911100099,Extra,Friday,Hull\n`);
-      const edited = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], env(slow.server.url, config));
+      const edited = await bulk([path, ...text, '--journal', journal, '--sample-to', '+447911199998'], e);
       writeFileSync(path, original);
       assert.equal(edited.code, 0, edited.stderr);
       assert.match(edited.stderr, /this command cannot continue it \(the file changed since run \S+ started\);\n {2}start over with: msgr send-bulk .* --restart \(it leaves out the rows run \S+ accepted\)/);
       // Pasted into a shell as printed (msgr is the msgr under test: test/support/cli.ts).
       const resumed = await new Promise<{ code: number | null; stderr: string }>((done) => {
-        execFile('bash', ['-c', `${MSGR.map((w) => JSON.stringify(w)).join(' ')} ${doc.command.replace(/^msgr /, '')}`], { env: env(slow.server.url, config), timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
+        execFile('bash', ['-c', `${MSGR.map((w) => JSON.stringify(w)).join(' ')} ${doc.command.replace(/^msgr /, '')}`], { env: e, timeout: 30_000 }, (err, _out, stderr) => done({ code: err === null ? 0 : (err.code as number | null), stderr }));
       });
       // It resumes (the 4 requests in flight at the kill stay in doubt: exit 7) and sends the rest.
       assert.match(resumed.stderr, /resuming run/);
@@ -144,6 +152,7 @@ describe('send-bulk: personalised messages', () => {
       assert.match(resumed.stderr, /4 in doubt/);
       assert.deepEqual(textsByNumber(slow.record).get('+447911100005'), ['Hi Zoë 😀']);
     } finally {
+      await gate.close();
       await slow.server.close();
     }
   });
@@ -174,11 +183,13 @@ describe('send-bulk: personalised messages', () => {
   });
 
   test('kill -9 while batches wait for a slot: only those whose request left are in doubt; --resume sends the rest', async () => {
-    // Each answer takes 400 ms and two requests are in flight: once the first request has left
-    // (its "out" line is in the journal), most batches journaled ahead of the window are still
-    // waiting for a slot when the process dies. (A fixed delay killed it before its journal
-    // existed on a loaded machine.)
-    const { server, record } = await sandbox({ latencyMs: 400 });
+    // A gate holds the requests until the kill and two are in flight: once the first request has
+    // left (its "out" line is in the journal), most batches journaled ahead of the window are
+    // still waiting for a slot when the process dies. (A fixed delay killed it before its journal
+    // existed on a loaded machine.) The requests held reach the server after the kill, as those
+    // in flight at a kill -9 do; the resume's go straight through.
+    const { server, record } = await sandbox();
+    const gate = await startGate(server.url);
     try {
       const n = 120;
       const rows = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')},P${i}`);
@@ -186,7 +197,7 @@ describe('send-bulk: personalised messages', () => {
       const config = tempDir();
       const journal = join(config, 'journal.jsonl');
       const args = [path, '--from', 'Acme', '--text', 'Dear {{name}}', '--concurrency', '2', '--journal', journal];
-      const child = spawn(...msgrCommand(['send-bulk', ...args]), { cwd: ROOT, env: env(server.url, config), stdio: 'ignore' });
+      const child = spawn(...msgrCommand(['send-bulk', ...args]), { cwd: ROOT, env: env(gate.url, config), stdio: 'ignore' });
       const closed = new Promise<NodeJS.Signals | null>((r) => child.on('close', (_code, signal) => r(signal)));
       const hasLeft = (): boolean => existsSync(journal) && readFileSync(journal, 'utf8').includes('"type":"out"');
       for (let waited = 0; !hasLeft() && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
@@ -204,8 +215,9 @@ describe('send-bulk: personalised messages', () => {
       // What the server got before the kill: exactly the batches marked as having left.
       const before = received(record).length;
       assert.ok(before <= left.size, `${before} requests received, ${left.size} marked as left`);
+      gate.open();
 
-      const resumed = await bulk([path, '--resume', '--journal', journal, '--json'], env(server.url, config));
+      const resumed = await bulk([path, '--resume', '--journal', journal, '--json'], env(gate.url, config));
       const doc = JSON.parse(resumed.stdout) as { inDoubt: number };
       assert.equal(doc.inDoubt, leftUnanswered, resumed.stderr);
       assert.ok(doc.inDoubt <= 2, `in doubt: ${doc.inDoubt} (at most the two requests in flight)`);
@@ -213,6 +225,7 @@ describe('send-bulk: personalised messages', () => {
       for (let i = 0; i < n; i++) assert.ok((byNumber.get(`+4479111${String(i).padStart(5, '0')}`)?.length ?? 0) <= 1, `row ${i} sent twice`);
       assert.ok(byNumber.size >= n - doc.inDoubt, `${byNumber.size} of ${n} numbers got their message, ${doc.inDoubt} in doubt`);
     } finally {
+      await gate.close();
       await server.close();
     }
   });

@@ -94,8 +94,12 @@ interface Summary {
   exitCode: number;
 }
 
-/** The --resume that must finish the run: exit 0, nothing in doubt, every row accepted. */
+/**
+ * The --resume that must finish the run: exit 0, nothing in doubt, every row accepted. The
+ * server answers it at once: the latency only kept the stopped run sending until its stop.
+ */
 async function resumeCleanly(path: string, config: string, total: number): Promise<Summary> {
+  server.fallback = { status: 202, body: { ok: true } };
   const r = await runCli(['send-bulk', path, '--resume', '--json'], { env: env(config), timeoutMs: 60_000 });
   assert.equal(r.code, 0, r.stderr);
   const doc = JSON.parse(r.stdout) as Summary;
@@ -338,6 +342,8 @@ describe('stopping an unattended run, then --resume', () => {
     assert.match(doc.error.message, /^interrupted: quit at once/);
     assert.match(doc.error.hint, /`msgr runs show FILE` lists the run's batches in doubt, and --resume continues it/);
     assert.ok(doc.error.hint.endsWith(`\n      ${resumeLine}`), doc.error.hint);
+    // The resumes are answered at once: the latency only kept batches in flight for the Ctrl-Cs.
+    server.fallback = { status: 202, body: { ok: true } };
     // The spool (about 70 bytes a row) and the reserve go, as when the run drains: the journal stays.
     const left = (readdirSync(config, { recursive: true }) as string[]).map((f) => basename(f));
     assert.ok(left.includes('journal.jsonl'), left.join(' '));

@@ -56,10 +56,12 @@ describe('send-bulk against the sandbox', () => {
     }
     const { path } = numbersCsv(2);
     const journal = join(tempDir(), 'j.jsonl');
-    // bash starts a short sleep and becomes a long one, which never reaps it: the short one ends
-    // after the exec (bash would reap it before) and stays a zombie, as a msgr killed by
-    // `timeout -s KILL` stays one until PID 1 reaps it.
-    const parent = spawn('bash', ['-c', 'sleep 1 & echo $!; exec sleep 20'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // bash starts a child and becomes a long sleep, which never reaps it: the child ends once
+    // bash has become the sleep (bash would reap it before the exec) and stays a zombie, as a msgr
+    // killed by `timeout -s KILL` stays one until PID 1 reaps it. (A child that slept 1 s made
+    // the test wait that second.)
+    const child = "until grep -qx sleep /proc/$PPID/comm; do sleep 0.01; done";
+    const parent = spawn('bash', ['-c', `sh -c '${child}' & echo $!; exec sleep 20`], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((done) => parent.stdout.once('data', (d: Buffer) => done(d.toString().trim()))));
       for (let i = 0; i < 250 && !readFileSync(`/proc/${pid}/stat`, 'utf8').includes(') Z '); i++) await new Promise((r) => setTimeout(r, 20));

@@ -20,6 +20,19 @@ function smallJournal(path: string, rows: number, now: () => Date): Journal {
   }, now);
 }
 
+/**
+ * 'durable' once `p` resolves, 'waiting' if it has not within `ms`. The timer goes with the
+ * answer: one left to run out kept the file's process alive for its 10 s after the last test.
+ */
+async function stateWithin(p: Promise<unknown>, ms: number): Promise<string> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p.then(() => 'durable'), new Promise<string>((r) => (timer = setTimeout(() => r('waiting'), ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 describe('spool', () => {
   test('rows come back in order with their verdicts, even with tabs and newlines in the input', async () => {
     const path = join(tempDir(), 'run.spool');
@@ -66,7 +79,7 @@ describe('spool', () => {
     const turns = async (n: number): Promise<void> => {
       for (let i = 0; i < n; i++) await new Promise((r) => setTimeout(r, 5));
     };
-    const state = (p: Promise<unknown>, ms = 5): Promise<string> => Promise.race([p.then(() => 'durable'), new Promise<string>((r) => setTimeout(() => r('waiting'), ms))]);
+    const state = (p: Promise<unknown>, ms = 5): Promise<string> => stateWithin(p, ms);
     const linesOf = (): string[] => readFileSync(path, 'utf8').trim().split('\n');
     const before = linesOf().length;
     // Groups of 3 recipients: two lines of one recipient wait (not even written)...
@@ -101,7 +114,6 @@ describe('spool', () => {
   test('a batch needed while every flush is busy is committed as soon as one is done, not left waiting for its group', async () => {
     const path = join(tempDir(), 'journal.jsonl');
     const j = smallJournal(path, 4, () => new Date('2026-11-24T00:00:00.000Z'));
-    const state = (p: Promise<unknown>, ms: number): Promise<string> => Promise.race([p.then(() => 'durable'), new Promise<string>((r) => setTimeout(() => r('waiting'), ms))]);
     // libuv's thread pool kept busy: the flushes queue behind this work and stay under way.
     const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
     const busy = Array.from({ length: threads * 2 }, () => new Promise<void>((r) => void pbkdf2('x', 's', 400_000, 32, 'sha256', () => r())));
@@ -114,9 +126,9 @@ describe('spool', () => {
     // A fourth line, its group far from full, is needed now: it must go once a flush is free.
     const late = j.startedDurably({ batch: 3, first: 3, count: 1, key: 'k3' }, 1_000);
     j.need(3);
-    assert.equal(await state(late, 5), 'waiting');
+    assert.equal(await stateWithin(late, 5), 'waiting');
     await Promise.all(busy);
-    assert.equal(await state(Promise.all([...flushing, late]), 10_000), 'durable');
+    assert.equal(await stateWithin(Promise.all([...flushing, late]), 10_000), 'durable');
     assert.deepEqual(readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; batch?: number }).filter((r) => r.type === 'send').map((r) => r.batch), [0, 1, 2, 3]);
     j.close();
   });
