@@ -42,6 +42,10 @@ export interface TestServer {
 export async function startTestServer(options: { tls?: { key: string; cert: string }; port?: number } = {}): Promise<TestServer> {
   const queue: ScriptedResponse[] = [];
   const requests: ReceivedRequest[] = [];
+  // Answers still waiting out their delayMs: dropped when the server closes, so that a long delay
+  // (a server that never answers within the test) keeps no timer alive after it, which would hold
+  // the test file's process open until the delay ran out.
+  const delayed = new Set<NodeJS.Timeout>();
   const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse, answer: undefined as ((req: ReceivedRequest) => ScriptedResponse) | undefined };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
@@ -73,8 +77,15 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
         res.writeHead(step.status ?? 200, headers);
         res.end(payload);
       };
-      if (step.delayMs !== undefined) setTimeout(answer, step.delayMs);
-      else answer();
+      if (step.delayMs === undefined) {
+        answer();
+        return;
+      }
+      const timer = setTimeout(() => {
+        delayed.delete(timer);
+        answer();
+      }, step.delayMs);
+      delayed.add(timer);
     });
   };
   const server = options.tls !== undefined ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createHttpServer(handler);
@@ -101,6 +112,8 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
     stopListening: () => void server.close(),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of delayed) clearTimeout(timer);
+        delayed.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
