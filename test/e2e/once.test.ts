@@ -7,7 +7,7 @@ import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
+import { hold, type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Your appointment is tomorrow'];
@@ -163,9 +163,14 @@ describe('send-bulk --once: the cron line', () => {
     const config = join(dir, 'state');
     const list = numbers(4, 600);
     const file = writeCsv(join(dir, 'today.csv'), list);
-    server.answer = () => ({ ...ACCEPT, delayMs: 1500 });
+    // The sender's requests are held until the other line has ended: it must have found the run
+    // being sent, however late it started. 10 s: only two senders (a failure) wait that long.
+    const answer = hold();
+    server.answer = () => ({ ...ACCEPT, until: answer.until, delayMs: 10_000 });
     const line = ['send-bulk', file, '--once', 'reminders-twice', ...MSG, '--again', '--yes'];
-    const [a, b] = await Promise.all([start(line, env(server.url, config)), start(line, env(server.url, config))]);
+    const runs: [Promise<RunResult>, Promise<RunResult>] = [start(line, env(server.url, config)), start(line, env(server.url, config))];
+    void Promise.race(runs).then(answer.release);
+    const [a, b] = await Promise.all(runs);
     assert.deepEqual([a.code, b.code], [0, 0], `${a.stderr}\n${b.stderr}`);
     const running = [a, b].filter((r) => /^running now: the run under --once reminders-twice is being sent by (msgr pid \d+ on \S+, since \S+|another msgr, starting now); this command sent nothing/m.test(r.stderr));
     assert.equal(running.length, 1, `${a.stderr}\n${b.stderr}`);
