@@ -9,7 +9,7 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, tempDir } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { hold, useTestServer } from '../support/test-server.js';
 
 const KEY = 'readme-unattended-key-4321';
 const PAGE = join('docs', 'unattended.md');
@@ -177,9 +177,11 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
   });
 
   test('the cron line with its time limit cut short: timeout stops the run (124), the status says 130 and nothing in doubt, the next run finishes it', async () => {
-    // 30 batches, 4 at a time, 1 s each: far more than the 2 s the run is given, however fast
-    // the machine (at 250 ms a quiet machine sent them all before the time limit).
-    server.fallback = { status: 202, body: { ok: true }, delayMs: 1000 };
+    // 30 batches, 4 at a time, 500 ms each: 4 s, twice the 2 s the run is given, however fast
+    // the machine (at 250 ms a quiet machine sent them all before the time limit); and the first
+    // answer comes well within them on a loaded one. The drain after the signal waits for at most
+    // one answer's 500 ms.
+    server.fallback = { status: 202, body: { ok: true }, delayMs: 500 };
     const h = host(3000);
     const limit = /timeout (?:-k \S+ )?(\S+) /.exec(cronLine)?.[1] ?? '';
     assert.ok(seconds(limit) > 60, `a time limit of ${limit}`);
@@ -202,11 +204,15 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
   });
 
   test('an overlapping run sends nothing and says nothing (exit 0) while the first finishes undisturbed', async () => {
-    server.fallback = { status: 202, body: { ok: true }, delayMs: 200 };
+    // The first run's answers are held until the second has ended: it overlaps for certain, and
+    // the first then finishes at once (10 s: a bound only a failure reaches).
+    const answer = hold();
+    server.fallback = { status: 202, body: { ok: true }, until: answer.until, delayMs: 10_000 };
     const h = host(1500);
     const first = sh(h, h.at(scriptPath));
     for (let i = 0; i < 2000 && server.requests.length === 0; i++) await sleep(10);
     const second = await sh(h, h.at(scriptPath)).done;
+    answer.release();
     assert.equal(second.code, 0, second.stderr);
     assert.equal(second.stderr, '');
     assert.ok(!existsSync(h.at(`/var/log/msgr/${h.day}.json`)), 'the overlap wrote a status');
