@@ -3,8 +3,10 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { SAME_SIGNAL_MS } from '../../src/main.js';
 import { cleanEnv, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { startTestServer, useTestServer } from '../support/test-server.js';
+import { waitFor } from '../support/daemon.js';
+import { hold, startTestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_apikey_abcd9876';
 const server = useTestServer({
@@ -149,7 +151,9 @@ describe('msgr api and signals, as send', () => {
   test('SIGTERM while the request is in flight: the answer is waited for and decides the exit code', async () => {
     const { spawn } = await import('node:child_process');
     const { BIN } = await import('../support/cli.js');
-    server.script({ status: 202, body: { id: 'late' }, delayMs: 800 });
+    // Held until msgr says it waits for it (10 s: only a failure).
+    const answer = hold();
+    server.script({ status: 202, body: { id: 'late' }, until: answer.until, delayMs: 10_000 });
     const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url });
     const child = spawn(process.execPath, [BIN, 'api', '/v2/messages', '-f', 'a=b', '--json'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -160,6 +164,8 @@ describe('msgr api and signals, as send', () => {
     const started = Date.now();
     while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGTERM');
+    await waitFor('msgr to say it waits for the answer', () => /SIGTERM received: waiting/.test(stderr));
+    answer.release();
     assert.equal(await exit, 0, stderr);
     assert.deepEqual(JSON.parse(stdout), { id: 'late' });
     assert.match(stderr, /SIGTERM received: waiting for the answer to the request in flight/);
@@ -178,7 +184,9 @@ describe('msgr api and signals, as send', () => {
     const started = Date.now();
     while (server.requests.length === 0 && Date.now() - started < 10_000) await new Promise((r) => setTimeout(r, 10));
     child.kill('SIGINT');
-    await new Promise((r) => setTimeout(r, 300));
+    await waitFor('msgr to say it waits for the answer', () => /interrupted: waiting for the answer/.test(stderr));
+    // A second SIGINT sooner is taken for the first delivered twice, not a second press.
+    await new Promise((r) => setTimeout(r, SAME_SIGNAL_MS));
     child.kill('SIGINT');
     assert.equal(await exit, 6, stderr);
     assert.match(stderr, /msgr: interrupted: the request sent is left without its answer \(its outcome is unknown\)/);

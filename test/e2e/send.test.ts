@@ -4,8 +4,10 @@
 // proved in-process in test/unit/commands/send/.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SAME_SIGNAL_MS } from '../../src/main.js';
 import { cleanEnv, msgrCommand, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { waitFor } from '../support/daemon.js';
+import { hold, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_abcdefgh12345678';
 const server = useTestServer({
@@ -106,12 +108,16 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 describe('signals while the request is in flight', () => {
   test('three SIGTERMs 10 ms apart: the answer is waited for and reported, with its exit code', async () => {
-    server.script({ status: 202, body: { id: 'late-1' }, delayMs: 800 });
+    // Held until msgr says it waits, after the last signal was sent (10 s: only a failure).
+    const answer = hold();
+    server.script({ status: 202, body: { id: 'late-1' }, until: answer.until, delayMs: 10_000 });
     const run = await startInFlight();
     for (let i = 0; i < 3; i++) {
       run.child.kill('SIGTERM');
       await sleep(10);
     }
+    await waitFor('msgr to say it waits for the answer', () => /SIGTERM received: waiting/.test(run.err()));
+    answer.release();
     const r = await run.exit;
     assert.equal(r.code, 0, run.err());
     assert.deepEqual(JSON.parse(run.out()), { id: 'late-1' });
@@ -136,7 +142,7 @@ describe('signals while the request is in flight', () => {
   test('a retry not yet started is dropped on SIGTERM: not sent (exit 5), no second attempt', async () => {
     server.script({ status: 429, headers: { 'retry-after': '5' }, body: { title: 'slow down' } });
     const run = await startInFlight();
-    await sleep(200);
+    await waitFor('msgr to say it will retry', () => /retrying in/.test(run.err()));
     run.child.kill('SIGTERM');
     const r = await run.exit;
     assert.equal(r.code, 5, run.err());
@@ -147,8 +153,10 @@ describe('signals while the request is in flight', () => {
     server.script({ status: 202, delayMs: 10_000 });
     const run = await startInFlight();
     run.child.kill('SIGINT');
-    await sleep(300);
+    await waitFor('msgr to say it waits for the answer', () => /interrupted: waiting for the answer to the request in flight/.test(run.err()));
     assert.match(run.err(), /interrupted: waiting for the answer to the request in flight/);
+    // A second SIGINT sooner is taken for the first delivered twice, not a second press.
+    await sleep(SAME_SIGNAL_MS);
     const second = Date.now();
     run.child.kill('SIGINT');
     const r = await run.exit;

@@ -11,6 +11,12 @@ export interface ScriptedResponse {
   /** A string is sent as is; anything else as JSON. */
   body?: unknown;
   delayMs?: number;
+  /**
+   * Answer once this settles (a line in msgr's output, another process gone): the request is held
+   * exactly as long as the test needs. With delayMs, at the latest after delayMs, a bound only a
+   * failure reaches.
+   */
+  until?: Promise<unknown>;
   /** Destroy the socket after reading the request, without answering. */
   reset?: boolean;
   /** Send the status line and part of a longer body, then destroy the socket. */
@@ -42,6 +48,11 @@ export interface TestServer {
 export async function startTestServer(options: { tls?: { key: string; cert: string }; port?: number } = {}): Promise<TestServer> {
   const queue: ScriptedResponse[] = [];
   const requests: ReceivedRequest[] = [];
+  // Answers still waiting out their delayMs: dropped when the server closes, so that a long delay
+  // (a server that never answers within the test) keeps no timer alive after it, which would hold
+  // the test file's process open until the delay ran out. One held `until` a promise keeps
+  // nothing alive, and is not written once its connection is gone.
+  const delayed = new Set<NodeJS.Timeout>();
   const state = { fallback: { status: 202, body: { id: 'msg-1', status: 'accepted' } } as ScriptedResponse, answer: undefined as ((req: ReceivedRequest) => ScriptedResponse) | undefined };
   const handler = (req: IncomingMessage, res: ServerResponse): void => {
     let body = '';
@@ -73,8 +84,23 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
         res.writeHead(step.status ?? 200, headers);
         res.end(payload);
       };
-      if (step.delayMs !== undefined) setTimeout(answer, step.delayMs);
-      else answer();
+      if (step.delayMs === undefined && step.until === undefined) {
+        answer();
+        return;
+      }
+      let held = true;
+      const release = (): void => {
+        if (!held) return;
+        held = false;
+        if (timer !== undefined) {
+          clearTimeout(timer);
+          delayed.delete(timer);
+        }
+        if (!res.destroyed) answer();
+      };
+      const timer = step.delayMs !== undefined ? setTimeout(release, step.delayMs) : undefined;
+      if (timer !== undefined) delayed.add(timer);
+      step.until?.then(release, release);
     });
   };
   const server = options.tls !== undefined ? createHttpsServer({ key: options.tls.key, cert: options.tls.cert }, handler) : createHttpServer(handler);
@@ -101,6 +127,8 @@ export async function startTestServer(options: { tls?: { key: string; cert: stri
     stopListening: () => void server.close(),
     close: () =>
       new Promise<void>((resolve) => {
+        for (const timer of delayed) clearTimeout(timer);
+        delayed.clear();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
@@ -152,4 +180,11 @@ export function useTestServer(options: { tls?: () => { key: string; cert: string
     stopListening: () => live().stopListening(),
     close: () => live().close(),
   };
+}
+
+/** A hold for ScriptedResponse.until: the answer waits until the test calls `release`. */
+export function hold(): { until: Promise<void>; release: () => void } {
+  let release = (): void => {};
+  const until = new Promise<void>((resolve) => (release = resolve));
+  return { until, release };
 }

@@ -189,7 +189,10 @@ describe('a base URL that already ends in /v2 is refused, whatever its source, w
   });
 });
 
-describe('a connection that was never made is "not sent": the run stops within seconds, exit 5, nothing in doubt', () => {
+// Each test here has servers, a port and a state folder of its own, and waits out msgr's backoff
+// between connection attempts (docs/contract.md: "Retries"): run side by side, the file waits
+// for the longest of them rather than for their sum.
+describe('a connection that was never made is "not sent": the run stops within seconds, exit 5, nothing in doubt', { concurrency: true }, () => {
   test('send-bulk to a closed port (a cron line with -q --json): exit 5 fast, the resume command; once the API listens there, the resume sends each row once', async () => {
     const api = await startTestServer();
     const port = Number(new URL(api.url).port);

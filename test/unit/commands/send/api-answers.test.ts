@@ -2,11 +2,18 @@
 // In-process (test/support/in-process.ts): `msgr send` through main() with a Context of the
 // test's, against a scriptable server on 127.0.0.1 (send-server.ts).
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
-import { startTestServer } from '../../../support/test-server.js';
+import { describe, test, type TestContext } from 'node:test';
+import { startTestServer, type TestServer } from '../../../support/test-server.js';
 import { assertNoKey, KEY, useSendServer } from './send-server.js';
 
 const { server, send } = useSendServer();
+
+/** A server of the test's own, closed after it. */
+async function ownServer(t: TestContext): Promise<TestServer> {
+  const own = await startTestServer();
+  t.after(() => own.close());
+  return own;
+}
 
 describe('HTTP errors map to the contract exit codes', () => {
   test('403 → exit 3', async () => {
@@ -30,16 +37,6 @@ describe('HTTP errors map to the contract exit codes', () => {
     const r = await send();
     assert.equal(r.code, 4);
     assert.match(r.stderr, /Bad things happened/);
-  });
-
-  test('429 then 202 → retried with the same Idempotency-Key, exit 0', async () => {
-    server.script({ status: 429, headers: { 'retry-after': '0' } }, { status: 429, headers: { 'retry-after': '1' } });
-    const r = await send();
-    assert.equal(r.code, 0, r.stderr);
-    assert.equal(server.requests.length, 3);
-    const keys = new Set(server.requests.map((q) => q.headers['idempotency-key']));
-    assert.equal(keys.size, 1);
-    assert.match(r.stderr, /retrying in 1\.0 s \(429\)/);
   });
 
   test('429 that never ends → exit 5 after bounded attempts', async () => {
@@ -108,33 +105,12 @@ describe('HTTP errors map to the contract exit codes', () => {
     });
   }
 
-  test('no answer within --timeout → exit 6, not retried', async () => {
-    server.script({ status: 202, delayMs: 3_000 });
-    const r = await send(['--timeout', '0.5']);
-    assert.equal(r.code, 6);
-    assert.equal(server.requests.length, 1);
-    assert.match(r.stderr, /timed out waiting for the answer/);
-  });
-
   test('a socket reset after the request → exit 6, not retried', async () => {
     server.script({ reset: true });
     const r = await send();
     assert.equal(r.code, 6);
     assert.equal(server.requests.length, 1);
     assert.match(r.stderr, /connection was closed before an answer came/);
-  });
-
-  test('connection refused → exit 5 (never sent), after retries', async () => {
-    const closed = await startTestServer();
-    const url = closed.url;
-    await closed.close();
-    const r = await send([], { MSGR_BASE_URL: url });
-    assert.equal(r.code, 5, r.stderr);
-    assert.match(r.stderr, /connection refused/);
-    assert.match(r.stderr, /safe to run the same command again/);
-    // Which host could not be reached, and what to check: a cron log has nothing else to go by.
-    assert.match(r.stderr, new RegExp(`^error: not sent: cannot reach 127\\.0\\.0\\.1:${new URL(url).port}: connection refused \\(after 3 attempts\\)$`, 'm'));
-    assert.match(r.stderr, new RegExp(`^hint: Nothing accepts connections at 127\\.0\\.0\\.1:${new URL(url).port}: check the base URL's host and port, and that the API is up there \\(\`msgr doctor\` checks each step\\)\\. Nothing was sent`, 'm'));
   });
 
   test('--verbose shows request and response with the key masked', async () => {
@@ -152,6 +128,44 @@ describe('HTTP errors map to the contract exit codes', () => {
     assert.equal(r.code, 4);
     assert.match(r.stderr, /bad key \*\*\*\*5678/);
     assertNoKey(r);
+  });
+});
+
+// What msgr waits out here is its own (a Retry-After of 1 s; a --timeout of 0.5 s, which undici's
+// timers round up to about 1 s; the backoff between connection attempts): each test has a server
+// of its own, and they wait side by side.
+describe('answers msgr waits for: a retry, a timeout, a connection refused', { concurrency: true }, () => {
+  test('429 then 202 → retried with the same Idempotency-Key, exit 0', async (t) => {
+    const api = await ownServer(t);
+    api.script({ status: 429, headers: { 'retry-after': '0' } }, { status: 429, headers: { 'retry-after': '1' } });
+    const r = await send([], { MSGR_BASE_URL: api.url });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(api.requests.length, 3);
+    const keys = new Set(api.requests.map((q) => q.headers['idempotency-key']));
+    assert.equal(keys.size, 1);
+    assert.match(r.stderr, /retrying in 1\.0 s \(429\)/);
+  });
+
+  test('no answer within --timeout → exit 6, not retried', async (t) => {
+    const api = await ownServer(t);
+    api.script({ status: 202, delayMs: 3_000 });
+    const r = await send(['--timeout', '0.5'], { MSGR_BASE_URL: api.url });
+    assert.equal(r.code, 6);
+    assert.equal(api.requests.length, 1);
+    assert.match(r.stderr, /timed out waiting for the answer/);
+  });
+
+  test('connection refused → exit 5 (never sent), after retries', async () => {
+    const closed = await startTestServer();
+    const url = closed.url;
+    await closed.close();
+    const r = await send([], { MSGR_BASE_URL: url });
+    assert.equal(r.code, 5, r.stderr);
+    assert.match(r.stderr, /connection refused/);
+    assert.match(r.stderr, /safe to run the same command again/);
+    // Which host could not be reached, and what to check: a cron log has nothing else to go by.
+    assert.match(r.stderr, new RegExp(`^error: not sent: cannot reach 127\\.0\\.0\\.1:${new URL(url).port}: connection refused \\(after 3 attempts\\)$`, 'm'));
+    assert.match(r.stderr, new RegExp(`^hint: Nothing accepts connections at 127\\.0\\.0\\.1:${new URL(url).port}: check the base URL's host and port, and that the API is up there \\(\`msgr doctor\` checks each step\\)\\. Nothing was sent`, 'm'));
   });
 });
 
