@@ -326,17 +326,19 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
   });
 
   test('the cron line with its time limit cut short: timeout stops the run (124), the status says 130 and nothing in doubt, the next run finishes it', async () => {
-    // 30 batches, 4 at a time, 500 ms each: 4 s, twice the 2 s the run is given, however fast
-    // the machine (at 250 ms a quiet machine sent them all before the time limit); and the first
-    // answer comes well within them on a loaded one. The drain after the signal waits for at most
-    // one answer's 500 ms.
+    // Every answer is held until the time limit has passed, so the run is still sending when
+    // `timeout` fires however fast the machine, and the drain after the signal gets the answers
+    // of the requests in flight at once. The limit is 4 s, not 2: on a loaded machine msgr's
+    // start and preflight took over 2 s, and the signal came before the run had begun.
     const h = await host(3000);
-    h.api.fallback = { status: 202, body: { ok: true }, delayMs: 500 };
     const limit = /timeout (?:-k \S+ )?(\S+) /.exec(cronLine)?.[1] ?? '';
     assert.ok(seconds(limit) > 60, `a time limit of ${limit}`);
     // The -k grace must outlast a request's timeout, or the drain would be killed.
     assert.ok(seconds(/-k (\S+)/.exec(cronLine)?.[1] ?? '0') > REQUEST_TIMEOUT_S);
-    const r = await sh(h, cronCommand(h).replace(` ${limit} `, ' 2 ')).done;
+    const testLimitS = 4;
+    const limitPassed = new Promise((r) => setTimeout(r, testLimitS * 1000 + 100));
+    h.api.fallback = { status: 202, body: { ok: true }, until: limitPassed, delayMs: 60_000 };
+    const r = await sh(h, cronCommand(h).replace(` ${limit} `, ` ${testLimitS} `)).done;
     assert.equal(r.code, 124, r.stderr);
     const doc = status(h);
     assert.equal(doc.exitCode, 130);

@@ -4,7 +4,7 @@
 // state folder that cannot be written.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
@@ -91,17 +91,22 @@ describe('run identity: a resume sends where the run started, or not at all', ()
     const config = join(dir, 'state');
     const list = numbers(12);
     const file = writeCsv(join(dir, 'c.csv'), list);
-    // A sandbox trial of the file, killed part way (or finished, on a fast machine): either way its
-    // journal must not stand in the real run's way.
+    // A sandbox trial of the file, killed part way once its journal exists (or finished, on a fast
+    // machine): either way its journal must not stand in the real run's way. (Killed at a fixed
+    // 600 ms, a loaded machine had made the sandbox's runs folder but no journal yet.)
     const sbx = spawn(...msgrCommand(['send-bulk', file, ...MSG, '--sandbox', '--batch-size', '1', '--concurrency', '1']), { cwd: ROOT, env: env(a.url, config), stdio: 'ignore' });
-    const closed = new Promise((r) => sbx.on('close', r));
-    await new Promise((r) => setTimeout(r, 600));
+    let ended = false;
+    const closed = new Promise((r) => sbx.on('close', r)).then(() => (ended = true));
+    const sandboxRuns = join(config, 'sandbox', 'runs');
+    const journaled = (): boolean => existsSync(sandboxRuns) && readdirSync(sandboxRuns, { recursive: true }).some((f) => String(f).endsWith('journal.jsonl'));
+    for (let waited = 0; !ended && !journaled() && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
     sbx.kill('SIGKILL');
     await closed;
+    assert.ok(journaled(), 'the sandbox trial wrote its journal');
     const resumeReal = await bulk([file, '--resume'], env(a.url, config));
     assert.equal(resumeReal.code, 2, resumeReal.stderr);
     assert.match(resumeReal.stderr, /nothing to resume/);
-    if (existsSync(join(config, 'sandbox', 'runs'))) assert.match(resumeReal.stderr, /There is a sandbox run of this file .*with --sandbox/);
+    assert.match(resumeReal.stderr, /There is a sandbox run of this file .*with --sandbox/);
     const real = await bulk([file, ...MSG], env(a.url, config));
     assert.equal(real.code, 0, real.stderr);
     assert.doesNotMatch(real.stderr, /earlier run|unfinished run/);
