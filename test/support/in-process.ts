@@ -104,22 +104,24 @@ export interface InProcessDaemon {
 
 /**
  * `msgr ARGS` started in-process, as startMsgr (test/support/daemon.ts) starts one in a child:
- * ready once its stdout or stderr matches `ready`. For the tests whose listener or sandbox is a
- * means, not the point: signals, a process's files and its command line stay with startMsgr.
+ * ready once its stdout or stderr matches `ready` (or, for one that prints nothing, such as a
+ * listener with -q, once `ready` says so: its URL answers). For the tests whose listener or
+ * sandbox is a means, not the point: signals, a process's files and its command line stay with
+ * startMsgr.
  * Commands running side by side share main.ts's module state (whether the last parsed --json),
  * which only changes lines wrapped for a terminal, never off one.
  */
-export async function startInProcess(args: string[], env: Record<string, string>, ready: RegExp, options: Omit<InProcessOptions, 'env'> = {}, timeoutMs = 15_000): Promise<InProcessDaemon> {
+export async function startInProcess(args: string[], env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), options: Omit<InProcessOptions, 'env'> = {}, timeoutMs = 15_000): Promise<InProcessDaemon> {
   const controller = new AbortController();
   const { ctx, atExit } = await inProcessContext(args, { ...options, env }, controller.signal);
   let ended: RunResult | undefined;
   const result = runMain(ctx, atExit).then((r) => (ended = r));
   const start = Date.now();
   for (;;) {
-    const m = ready.exec(ctx.err()) ?? ready.exec(ctx.out());
+    const m = ready instanceof RegExp ? (ready.exec(ctx.err()) ?? ready.exec(ctx.out())) : (await ready()) ? [''] : null;
     if (m !== null) {
       return {
-        ready: m[1] ?? m[0],
+        ready: m[1] ?? m[0] ?? '',
         stdout: () => ctx.out(),
         stderr: () => ctx.err(),
         stop: () => {
