@@ -9,8 +9,6 @@ import { cleanEnv, tempDir } from '../../../support/cli.js';
 import { LISTENING, SANDBOX_URL, waitFor } from '../../../support/daemon.js';
 import { runInProcess, startInProcess } from '../../../support/in-process.js';
 
-const TOKEN = 'stop-replies-token-0123456789';
-
 interface Listed {
   numbers: Array<{ number: string; reason: string; source: string; since: string; evidence: Record<string, string> | null; store: string }>;
 }
@@ -18,7 +16,7 @@ interface Listed {
 describe('stop replies reach the opt-out store', () => {
   test("STOP replies reach the account's store before their answer; other replies do not; START takes the sender off", async () => {
     const dir = tempDir();
-    const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     const listen = await startInProcess(['listen', '--port', '0', '--account', 'ACME', '--optouts', '--undeliverable'], env, LISTENING);
     const record = join(dir, 'acked.jsonl');
     const sbx = await startInProcess(['sandbox', '--port', '0', '--webhook-url', listen.ready, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'Stop.', '--webhook-record', record], env, SANDBOX_URL);
@@ -81,7 +79,7 @@ describe('stop replies reach the opt-out store', () => {
 
   test('--optouts FILE writes a plain list, one number a line, that send-bulk --exclude leaves out', async () => {
     const dir = tempDir();
-    const env = cleanEnv({ MSGR_CONFIG_DIR: dir, MSGR_LISTEN_TOKEN: TOKEN });
+    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     const list = join(dir, 'stop.txt');
     // --stop-words adds to the FCC's words, which always apply.
     const listen = await startInProcess(['listen', '--port', '0', '--optouts', list, '--stop-words', 'ARRET'], env, LISTENING);

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import type { DeliveryCounts } from '../../../../src/bulk/runs-door.js';
 import { LISTENING, waitFor } from '../../../support/daemon.js';
 import { runInProcess, startInProcess } from '../../../support/in-process.js';
-import { runForReceipts } from '../../../support/receipts.js';
+import { runForReceipts } from '../../../support/listener.js';
 import { acceptedWithIds, useTestServer } from '../../../support/test-server.js';
 
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
