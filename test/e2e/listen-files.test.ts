@@ -9,20 +9,11 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, wri
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, msgrCommand, runCli, tempDir } from '../support/cli.js';
+import { eventIds } from '../support/files.js';
 import { LISTENING, SANDBOX_URL, startMsgr, waitFor } from '../support/daemon.js';
 import { useTestServer } from '../support/test-server.js';
 
 const TOKEN = 'e2e-files-token-0123456789';
-
-function ids(path: string): Set<string> {
-  if (!existsSync(path)) return new Set();
-  return new Set(
-    readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => (JSON.parse((JSON.parse(l) as { body: string }).body) as { id: string }).id),
-  );
-}
 
 describe('msgr listen and its files', () => {
   const app = useTestServer({ reset: (s) => (s.fallback = { status: 200 }) });
@@ -79,7 +70,7 @@ describe('msgr listen and its files', () => {
       await Promise.all(streams);
     }
     // The file that became .2 was deleted: what it held is checked only where another file must hold it.
-    const held = new Map<string, Set<string>>([`${out}.1`, `${out}.3`, out].map((f) => [f, ids(f)]));
+    const held = new Map<string, Set<string>>([`${out}.1`, `${out}.3`, out].map((f) => [f, eventIds(f)]));
     const missing: string[] = [];
     let checked = 0;
     for (const a of acked) {

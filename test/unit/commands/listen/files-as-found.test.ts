@@ -2,24 +2,15 @@
 // file"), in-process: loose modes of the token, the events and their folder, and of the sandbox's
 // record files, tightened with one warning; a last line whole but for its newline kept.
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, tempDir } from '../../../support/cli.js';
+import { eventIds } from '../../../support/files.js';
 import { LISTENING, SANDBOX_URL } from '../../../support/daemon.js';
 import { startInProcess } from '../../../support/in-process.js';
 
 const TOKEN = 'files-as-found-token-0123456789';
-
-function ids(path: string): Set<string> {
-  if (!existsSync(path)) return new Set();
-  return new Set(
-    readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => (JSON.parse((JSON.parse(l) as { body: string }).body) as { id: string }).id),
-  );
-}
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
@@ -46,7 +37,7 @@ describe('files as msgr listen and the sandbox find them', () => {
       assert.equal((await listen.stop()).code, 0);
     }
     assert.equal(readFileSync(out, 'utf8').split('\n')[0], whole);
-    assert.deepEqual([...ids(out)], ['kept', 'new']);
+    assert.deepEqual([...eventIds(out)], ['kept', 'new']);
     assert.deepEqual([mode(events), mode(token), mode(out)], [0o700, 0o600, 0o600]);
     const warnings = listen.stderr().split('\n').filter((l) => l.startsWith('warning:'));
     assert.equal(warnings.length, 1, listen.stderr());
