@@ -1,5 +1,5 @@
 // The opt-out store under two processes writing at once (the other opt-out rules are proved
-// in-process: test/unit/commands/listen/stop-replies-to-the-store.test.ts,
+// in-process: test/unit/commands/listen/opt-outs-from-replies.test.ts,
 // test/unit/commands/optout/add-remove-import-export.test.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
