@@ -11,10 +11,7 @@ import { cleanEnv, tempDir } from '../../../support/cli.js';
 import { LISTENING, SANDBOX_URL, waitFor } from '../../../support/daemon.js';
 import { runInProcess, startInProcess } from '../../../support/in-process.js';
 import { quietListener } from '../../../support/listener.js';
-
-interface Listed {
-  numbers: Array<{ number: string; reason: string; source: string; since: string; evidence: Record<string, string> | null; store: string }>;
-}
+import { listedOptOuts } from '../../../support/optouts.js';
 
 describe('stop replies reach the opt-out store', () => {
   test("STOP replies reach the account's store before their answer; other replies do not; START takes the sender off", async () => {
@@ -33,9 +30,7 @@ describe('stop replies reach the opt-out store', () => {
       assert.equal(r.status, 202);
       // Each reply is acknowledged only once its opt-out is on disk: the store has it by then.
       await waitFor('6 events acknowledged', () => readFileSync(record, 'utf8').split('\n').filter(Boolean).length === 6);
-      const list = await runInProcess(['optout', 'list', '--account', 'ACME', '--json'], { env });
-      assert.equal(list.code, 0, list.stderr);
-      const listed = (JSON.parse(list.stdout) as Listed).numbers;
+      const listed = await listedOptOuts(env, 'ACME');
       assert.deepEqual(listed.map((n) => n.number).sort(), numbers);
       for (const n of listed) {
         assert.equal(n.source, 'reply');
@@ -116,9 +111,8 @@ describe('replies as people write them', () => {
         body: JSON.stringify({ accountReference: 'ACME', channel: 'SMS', from: 'Acme', body: { text: 'Hi' }, recipients: numbers.map((msisdn) => ({ msisdn })) }),
       });
       assert.equal(r.status, 202);
-      const list = async (): Promise<Listed['numbers']> => (JSON.parse((await runInProcess(['optout', 'list', '--account', 'ACME', '--json'], { env })).stdout) as Listed).numbers;
-      await waitFor('both replies recorded', async () => (await list()).length === 2);
-      const listed = await list();
+      await waitFor('both replies recorded', async () => (await listedOptOuts(env, 'ACME')).length === 2);
+      const listed = await listedOptOuts(env, 'ACME');
       assert.deepEqual(listed.map((n) => [n.number, n.source, n.evidence?.text, n.evidence?.word]).sort(), numbers.map((n) => [n, 'reply', 'STOP please 🙂', 'stop']));
 
       const trigger = async (number: string, text: string): Promise<void> => {

@@ -6,10 +6,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, tempDir } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
-
-interface Listed {
-  numbers: Array<{ number: string; reason: string; source: string; since: string; evidence: Record<string, string> | null; store: string }>;
-}
+import { listedOptOuts } from '../../../support/optouts.js';
 
 describe('opt-outs kept by hand', () => {
   test('add, remove, import and export from the command line; --all-accounts applies to every account', async () => {
@@ -47,7 +44,7 @@ describe('opt-outs kept by hand', () => {
     const copy = join(dir, 'copy.jsonl');
     writeFileSync(copy, jsonl.stdout);
     assert.equal((await runInProcess(['optout', 'import', copy, '--account', 'COPY'], { env })).code, 0);
-    const copied = JSON.parse((await runInProcess(['optout', 'list', '--account', 'COPY', '--json'], { env })).stdout) as Listed;
-    assert.deepEqual(copied.numbers.filter((n) => !n.store.endsWith('_all.jsonl')).map((n) => [n.number, n.source]), [['+447400900301', 'manual'], ['+447400900304', 'manual'], ['+447400900310', 'import'], ['+447400900311', 'import']]);
+    const copied = await listedOptOuts(env, 'COPY');
+    assert.deepEqual(copied.filter((n) => !n.store.endsWith('_all.jsonl')).map((n) => [n.number, n.source]), [['+447400900301', 'manual'], ['+447400900304', 'manual'], ['+447400900310', 'import'], ['+447400900311', 'import']]);
   });
 });
