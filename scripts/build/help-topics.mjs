@@ -1,7 +1,7 @@
 // The help topics written as docs pages (docs/help/<topic>.md) become `msgr help <topic>`: the
 // build renders each for the terminal and defines them into the bundle (__MSGR_HELP_TOPICS__),
-// so the page and the help are one text. test/e2e/help-topics.test.ts checks both agree, word for
-// word, and fit the terminal.
+// so the page and the help are one text. test/unit/commands/help/topics-from-the-docs-pages.test.ts checks
+// both agree, word for word, and fit the terminal.
 //
 // A page is Markdown kept plain enough to read as it is: a `# Title` (the topic's one-line
 // summary in `msgr help`), paragraphs and lists wrapped at 80 columns, `## Headings`, fenced code

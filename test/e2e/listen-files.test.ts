@@ -1,29 +1,19 @@
 // `msgr listen`'s files under an operator's hands (docs/events.md: "Rotating the events file",
 // "The events file"): the events file moved and removed while events stream in, SIGHUP, a folder
-// it may not write, loose modes, a last line without its newline; and the webhook URL kept out of
-// argv.
+// it may not write as another user; and the webhook URL kept out of argv (read from the process's
+// environment, and not in ps). Loose modes and a last line without its newline are proved
+// in-process: test/unit/commands/listen/files-as-found.test.ts.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, msgrCommand, runCli, tempDir } from '../support/cli.js';
+import { eventIds } from '../support/files.js';
 import { LISTENING, SANDBOX_URL, startMsgr, waitFor } from '../support/daemon.js';
 import { useTestServer } from '../support/test-server.js';
 
 const TOKEN = 'e2e-files-token-0123456789';
-
-function ids(path: string): Set<string> {
-  if (!existsSync(path)) return new Set();
-  return new Set(
-    readFileSync(path, 'utf8')
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => (JSON.parse((JSON.parse(l) as { body: string }).body) as { id: string }).id),
-  );
-}
-
-const mode = (path: string): number => statSync(path).mode & 0o777;
 
 describe('msgr listen and its files', () => {
   const app = useTestServer({ reset: (s) => (s.fallback = { status: 200 }) });
@@ -80,7 +70,7 @@ describe('msgr listen and its files', () => {
       await Promise.all(streams);
     }
     // The file that became .2 was deleted: what it held is checked only where another file must hold it.
-    const held = new Map<string, Set<string>>([`${out}.1`, `${out}.3`, out].map((f) => [f, ids(f)]));
+    const held = new Map<string, Set<string>>([`${out}.1`, `${out}.3`, out].map((f) => [f, eventIds(f)]));
     const missing: string[] = [];
     let checked = 0;
     for (const a of acked) {
@@ -148,47 +138,6 @@ describe('msgr listen and its files', () => {
     assert.equal(state.status, 2, state.stderr);
     assert.match(state.stderr, /^error: cannot create the folder .*root-only\/state\S* \(permission denied, EACCES\); the listener did not start\nhint: Give --out a file in a folder you can write to \(and --token, or MSGR_LISTEN_TOKEN, a token\), or point MSGR_CONFIG_DIR at a writable folder\.$/m);
     assert.doesNotMatch(state.stderr, /nothing was sent|--journal|bug in msgr/);
-  });
-
-  test('loose modes are tightened with one warning; a last line whole but for its newline is kept', async () => {
-    const dir = tempDir();
-    const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
-    const events = join(dir, 'events');
-    mkdirSync(events, { mode: 0o755 });
-    chmodSync(events, 0o755);
-    const token = join(events, '_all.token');
-    writeFileSync(token, `${TOKEN}\n`, { mode: 0o644 });
-    chmodSync(token, 0o644);
-    const out = join(events, '_all.jsonl');
-    const whole = JSON.stringify({ v: 1, id: 'ev_old_1', receivedAt: '2030-01-01T00:00:00.000Z', key: 'id:kept', method: 'POST', path: '/', headers: {}, body: '{"id":"kept"}' });
-    writeFileSync(out, whole, { mode: 0o644 });
-    chmodSync(out, 0o644);
-    const listen = await startMsgr(['listen', '--port', '0'], env, LISTENING);
-    try {
-      const again = await fetch(listen.ready, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"kept"}' });
-      assert.equal(again.headers.get('x-msgr-duplicates'), '1', 'the kept line is known: its retry is a duplicate');
-      assert.equal((await fetch(listen.ready, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"id":"new"}' })).status, 200);
-    } finally {
-      assert.equal(await listen.stop(), 0);
-    }
-    assert.equal(readFileSync(out, 'utf8').split('\n')[0], whole);
-    assert.deepEqual([...ids(out)], ['kept', 'new']);
-    assert.deepEqual([mode(events), mode(token), mode(out)], [0o700, 0o600, 0o600]);
-    const warnings = listen.stderr().split('\n').filter((l) => l.startsWith('warning:'));
-    assert.equal(warnings.length, 1, listen.stderr());
-    assert.match(warnings[0] ?? '', /token, events or their folders could be read by other users; msgr made them private: .*events \(was 0755, now 0700\), .*_all\.token \(was 0644, now 0600\), .*_all\.jsonl \(was 0644, now 0600\)/);
-    assert.match(listen.stderr(), /had no newline at its end .*kept, and its newline added/);
-    assert.doesNotMatch(listen.stderr(), /cut an unfinished/);
-
-    // The sandbox's record files: made 0600, and tightened when they were not.
-    const record = join(dir, 'sent.jsonl');
-    writeFileSync(record, '', { mode: 0o644 });
-    chmodSync(record, 0o644);
-    const hooks = join(dir, 'hooks.jsonl');
-    const sbx = await startMsgr(['sandbox', '--port', '0', '--record', record, '--webhook-url', 'http://127.0.0.1:9/x', '--webhook-record', hooks], env, SANDBOX_URL);
-    await sbx.stop();
-    assert.deepEqual([mode(record), mode(hooks)], [0o600, 0o600]);
-    assert.match(sbx.stderr(), /warning: the sandbox's record files could be read by other users; msgr made it private: .*sent\.jsonl \(was 0644, now 0600\)/);
   });
 
   test('the webhook URL without argv: MSGR_WEBHOOK_URL for the sandbox, send --sandbox and trigger; the token never in ps', async () => {

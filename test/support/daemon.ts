@@ -73,10 +73,10 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** Polls `fn` until it returns true, or fails after `timeoutMs` with `what`. */
-export async function waitFor(what: string, fn: () => boolean, timeoutMs = 15_000): Promise<void> {
+/** Polls `fn` until it returns (or resolves to) true, or fails after `timeoutMs` with `what`. */
+export async function waitFor(what: string, fn: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
   const start = Date.now();
-  while (!fn()) {
+  while (!(await fn())) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 25));
   }

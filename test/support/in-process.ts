@@ -51,23 +51,90 @@ export function bulkFiles(n: number, prefix = 'msgr-in-process-'): { dir: string
   return { dir, file, numbers, env };
 }
 
+type InProcessOptions = RunOptions & { http?: ClientFactory | null; hook?: Http['hook'] };
+
+/**
+ * The Context of a command run in-process, and what it asked to run at exit. HTTP: the real
+ * provider's (src/http/provider.ts: the API's clients and the requests outside the API, such as
+ * msgr trigger's and the sandbox's webhooks), unless the test gives `http` (a fake API; null: none)
+ * or `hook`.
+ */
+async function inProcessContext(args: string[], options: InProcessOptions, interrupt?: AbortSignal): Promise<{ ctx: FakeContext; atExit: Array<() => Promise<void> | void> }> {
+  const real = options.http === undefined ? (await import('../../src/http/provider.js')).http : undefined;
+  const http = options.http === null ? undefined : (options.http ?? real?.client);
+  const hook = options.hook ?? real?.hook;
+  const base = fakeContext({ env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), input: options.input ?? '', ...(http !== undefined ? { http } : {}), ...(hook !== undefined ? { hook } : {}) });
+  const atExit: Array<() => Promise<void> | void> = [];
+  const ctx: FakeContext = { ...base, argv: args, cwd: options.cwd ?? ROOT, onExit: (fn) => void atExit.push(fn), ...(interrupt !== undefined ? { interrupt } : {}) };
+  return { ctx, atExit };
+}
+
+/** main() on the Context, then what the command asked to run at exit, as bin/msgr.js does. */
+async function runMain(ctx: FakeContext, atExit: Array<() => Promise<void> | void>): Promise<RunResult> {
+  const { main } = await import('../../src/main.js');
+  const code = await main(ctx);
+  for (const fn of atExit.reverse()) await fn();
+  return { code, signal: null, stdout: ctx.out(), stderr: ctx.err() };
+}
+
 /**
  * `msgr ARGS` run in-process as bin/msgr.js runs it (src/main.ts: the program, its error report,
  * its exit code; then what the command asked to run at exit), with a Context of the test's:
  * what stdout and stderr got, the exit code; the same shape as runCli (test/support/cli.ts), so a
  * test that needs no process reads the same. HTTP goes through the Context: by default the real
- * client (to a test server of the test's on 127.0.0.1), or `http` (test/support/fake-api.ts;
- * null: none, a request fails the test).
+ * one (to a test server of the test's on 127.0.0.1, a listener of the test's), or `http`
+ * (test/support/fake-api.ts; null: none, a request fails the test).
  * stdin is `input`, or empty and ended, as runCli gives it. Nothing of the process is touched:
  * env, cwd and exit code are the Context's, so runs cannot leak into each other.
  */
-export async function runInProcess(args: string[], options: RunOptions & { http?: ClientFactory | null; hook?: Http['hook'] } = {}): Promise<RunResult> {
-  const { main } = await import('../../src/main.js');
-  const http = options.http === null ? undefined : (options.http ?? (await import('../../src/http/client.js')).createClient);
-  const base = fakeContext({ env: options.env ?? cleanEnv({ MSGR_CONFIG_DIR: tempDir() }), input: options.input ?? '', ...(http !== undefined ? { http } : {}), ...(options.hook !== undefined ? { hook: options.hook } : {}) });
-  const atExit: Array<() => Promise<void> | void> = [];
-  const ctx: FakeContext = { ...base, argv: args, cwd: options.cwd ?? ROOT, onExit: (fn) => void atExit.push(fn) };
-  const code = await main(ctx);
-  for (const fn of atExit.reverse()) await fn();
-  return { code, signal: null, stdout: ctx.out(), stderr: ctx.err() };
+export async function runInProcess(args: string[], options: InProcessOptions = {}): Promise<RunResult> {
+  const { ctx, atExit } = await inProcessContext(args, options);
+  return runMain(ctx, atExit);
+}
+
+/** A command that runs until stopped (msgr listen, msgr sandbox), running in-process. */
+export interface InProcessDaemon {
+  /** What the readiness pattern captured (its first group, else the whole match). */
+  readonly ready: string;
+  stdout(): string;
+  stderr(): string;
+  /** Ctrl-C (the Context's interrupt, as main.ts aborts it on SIGINT); then what the command printed and its exit code. */
+  stop(): Promise<RunResult>;
+}
+
+/**
+ * `msgr ARGS` started in-process, as startMsgr (test/support/daemon.ts) starts one in a child:
+ * ready once its stdout or stderr matches `ready` (or, for one that prints nothing, such as a
+ * listener with -q, once `ready` says so: its URL answers). For the tests whose listener or
+ * sandbox is a means, not the point: signals, a process's files and its command line stay with
+ * startMsgr.
+ * Commands running side by side share main.ts's module state (whether the last parsed --json),
+ * which only changes lines wrapped for a terminal, never off one.
+ */
+export async function startInProcess(args: string[], env: Record<string, string>, ready: RegExp | (() => Promise<boolean>), options: Omit<InProcessOptions, 'env'> = {}, timeoutMs = 15_000): Promise<InProcessDaemon> {
+  const controller = new AbortController();
+  const { ctx, atExit } = await inProcessContext(args, { ...options, env }, controller.signal);
+  let ended: RunResult | undefined;
+  const result = runMain(ctx, atExit).then((r) => (ended = r));
+  const start = Date.now();
+  for (;;) {
+    const m = ready instanceof RegExp ? (ready.exec(ctx.err()) ?? ready.exec(ctx.out())) : (await ready()) ? [''] : null;
+    if (m !== null) {
+      return {
+        ready: m[1] ?? m[0] ?? '',
+        stdout: () => ctx.out(),
+        stderr: () => ctx.err(),
+        stop: () => {
+          controller.abort('SIGINT');
+          return result;
+        },
+      };
+    }
+    if (ended !== undefined) throw new Error(`msgr ${args.join(' ')} ended (${ended.code}) before it was ready; stderr: ${ended.stderr}`);
+    if (Date.now() - start > timeoutMs) {
+      controller.abort('SIGINT');
+      throw new Error(`msgr ${args.join(' ')} was not ready in time; stderr: ${ctx.err()}; stdout: ${ctx.out()}`);
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
 }

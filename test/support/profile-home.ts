@@ -59,3 +59,10 @@ export async function show(h: Home, args: string[] = [], env: Record<string, str
   const r = ok(await h.run(['profile', 'show', '--json', ...args], { env, ...(input !== undefined ? { input } : {}) }));
   return JSON.parse(r.stdout) as ShowDoc;
 }
+
+/** A machine with one profile, `prod`, the default (account ACME01, sender Acme, `key`), against `url`: its environment. */
+export async function oneProfileWith(runner: Runner, url: string, key: string): Promise<Record<string, string>> {
+  const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir() });
+  ok(await runner(['profile', 'add', 'prod', '--api-key-stdin', '--account', 'ACME01', '--base-url', url, '--from', 'Acme'], { env, input: `${key}\n` }));
+  return env;
+}

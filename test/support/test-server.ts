@@ -188,3 +188,9 @@ export function hold(): { until: Promise<void>; release: () => void } {
   const until = new Promise<void>((resolve) => (release = resolve));
   return { until, release };
 }
+
+/** The numbers a request to POST /v2/messages was for. */
+export const recipientsOf = (r: ReceivedRequest): string[] => ((r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? []).map((x) => x.msisdn);
+
+/** 202, with the message id `<prefix><number>` for each of `numbers`. */
+export const acceptedWithIds = (numbers: readonly string[], prefix = 'm-'): ScriptedResponse => ({ status: 202, body: { messages: numbers.map((m) => ({ id: `${prefix}${m}`, msisdn: m })) } });

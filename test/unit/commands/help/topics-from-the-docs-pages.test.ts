@@ -1,15 +1,17 @@
 // The help topics written as docs pages (docs/help/<topic>.md) are `msgr help <topic>`, word for
 // word, code as written, and fit the terminal: 80 columns on a pipe, the terminal's own on one
-// (scripts/build/help-topics.mjs builds them in; src/output/wrap.ts fits them).
+// (scripts/build/help-topics.mjs builds them in; src/output/wrap.ts fits them). In-process: the
+// topics are text the build defines into the program, so no process is the point.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
-import { ROOT, runCli } from '../support/cli.js';
-import { fakeContext } from '../support/fake-context.js';
-import { main } from '../../src/main.js';
-import { wrapPage } from '../../src/output/wrap.js';
+import { main } from '../../../../src/main.js';
+import { wrapPage } from '../../../../src/output/wrap.js';
+import { ROOT } from '../../../support/cli.js';
+import { fakeContext } from '../../../support/fake-context.js';
+import { runInProcess } from '../../../support/in-process.js';
 
 const DIR = join(ROOT, 'docs', 'help');
 const pages = readdirSync(DIR).filter((n) => n.endsWith('.md')).map((n) => n.slice(0, -3));
@@ -22,7 +24,7 @@ describe('help topics from the docs pages', () => {
 
   for (const name of pages) {
     test(`msgr help ${name} is docs/help/${name}.md, within 80 columns`, async () => {
-      const r = await runCli(['help', name]);
+      const r = await runInProcess(['help', name]);
       assert.equal(r.code, 0, r.stderr);
       assert.equal(r.stdout, wrapPage(renderTopic(readFileSync(join(DIR, `${name}.md`), 'utf8')), 80), 'the build has not built this page in: npm run build');
       const title = /^# (.+)$/m.exec(readFileSync(join(DIR, `${name}.md`), 'utf8'))?.[1] ?? '';
@@ -67,16 +69,16 @@ describe('help topics from the docs pages', () => {
   }
 
   test('msgr help lists every topic with its summary; an unknown one names them', async () => {
-    const r = await runCli(['help']);
+    const r = await runInProcess(['help']);
     assert.equal(r.code, 0, r.stderr);
     for (const name of [...pages, 'exit-codes', 'environment', 'config']) assert.match(r.stdout, new RegExp(`^ {2}msgr help ${name} +\\S`, 'm'), name);
     assert.match(r.stdout, /^ {2}msgr help csv +CSV files: the number column/m);
     assert.match(r.stdout, /^ {2}msgr help placeholders +placeholders: a message of its own for every row$/m);
     for (const line of r.stdout.split('\n')) assert.ok(line.length <= 80, `${line.length} columns: ${line}`);
-    const bad = await runCli(['help', 'spreadsheets']);
+    const bad = await runInProcess(['help', 'spreadsheets']);
     assert.equal(bad.code, 2);
     for (const name of pages) assert.match(bad.stderr, new RegExp(`hint: Try one of: .*\\b${name}\\b`));
     // Not a topic, however it is spelled in JavaScript.
-    assert.equal((await runCli(['help', 'constructor'])).code, 2);
+    assert.equal((await runInProcess(['help', 'constructor'])).code, 2);
   });
 });
