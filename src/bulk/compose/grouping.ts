@@ -114,7 +114,9 @@ export class Grouper<T> {
     }
     let batch = this.#open.get(key);
     if (batch === undefined) {
-      key = ownCopy(key);
+      // Only the send pass keeps items, and only its keys are slices (the preflight's are
+      // rendered from the row's fields): a copy there would be a string a row for nothing.
+      if (this.#keepItems) key = ownCopy(key);
       batch = { index: -1, key, first: position, count: 0, items: this.#keepItems ? [] : NO_ITEMS };
       this.#open.set(key, batch);
       this.#queue.push(batch);
