@@ -7,7 +7,9 @@
 // errors; the last line is ours: the totals and the time (scripts/test-totals.mjs collects them).
 // Files run three per core: alone, each file spends about half its time waiting (on msgr
 // processes, test servers and timers), so two at a time left a core idle. The whole runner on 2
-// cores: 197 s at 2 files, 127 s at 4, 107 s at 6 (docs/performance.md, "npm test").
+// cores: 197 s at 2 files, 127 s at 4, 107 s at 6 (docs/performance.md, "npm test"). At most 8:
+// on Node 20 availableParallelism() counts the host's cores, not a container's CPU quota, and a
+// container limited to 2 CPUs on a 64-core host would otherwise start every file at once.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -47,7 +49,7 @@ const reporters = extra.some((a) => a.startsWith('--test-reporter')) ? [] : ['--
 const started = performance.now();
 const res = spawnSync(
   process.execPath,
-  ['--test', `--test-concurrency=${3 * availableParallelism()}`, ...reporters, `--test-reporter=${join(import.meta.dirname, 'test-totals.mjs')}`, `--test-reporter-destination=${totalsFile}`, ...extra, ...files],
+  ['--test', `--test-concurrency=${Math.min(3 * availableParallelism(), 8)}`, ...reporters, `--test-reporter=${join(import.meta.dirname, 'test-totals.mjs')}`, `--test-reporter-destination=${totalsFile}`, ...extra, ...files],
   { stdio: 'inherit', env },
 );
 const seconds = Math.round((performance.now() - started) / 1000);

@@ -106,7 +106,7 @@ async function host(rows: number): Promise<Host> {
   return { root, env, at, moved, day, numbers, excluded, api };
 }
 
-function sh(h: Host, command: string): { done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
+function sh(h: Host, command: string): { pid: number; done: Promise<{ code: number | null; stdout: string; stderr: string }> } {
   const child = spawn('sh', ['-c', command], { cwd: h.root, env: h.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -114,6 +114,7 @@ function sh(h: Host, command: string): { done: Promise<{ code: number | null; st
   child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
   const killer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return {
+    pid: child.pid ?? 0,
     done: new Promise((resolve) =>
       child.on('close', (code) => {
         clearTimeout(killer);
@@ -326,19 +327,28 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
   });
 
   test('the cron line with its time limit cut short: timeout stops the run (124), the status says 130 and nothing in doubt, the next run finishes it', async () => {
-    // Every answer is held until the time limit has passed, so the run is still sending when
-    // `timeout` fires however fast the machine, and the drain after the signal gets the answers
-    // of the requests in flight at once. The limit is 4 s, not 2: on a loaded machine msgr's
-    // start and preflight took over 2 s, and the signal came before the run had begun.
+    // The time limit runs out when the test says: once the run's first requests are at the API
+    // (held there, so the run is still sending), `timeout` gets SIGALRM, which is its limit
+    // running out (GNU timeout: it signals msgr and exits 124). The held requests are answered
+    // then, in the drain; a request sent after that (before msgr has seen its SIGTERM) is answered
+    // a second later, by when it has. Racing a short limit against msgr's start failed on a loaded
+    // machine, as the signal came before the run had begun.
     const h = await host(3000);
     const limit = /timeout (?:-k \S+ )?(\S+) /.exec(cronLine)?.[1] ?? '';
     assert.ok(seconds(limit) > 60, `a time limit of ${limit}`);
     // The -k grace must outlast a request's timeout, or the drain would be killed.
     assert.ok(seconds(/-k (\S+)/.exec(cronLine)?.[1] ?? '0') > REQUEST_TIMEOUT_S);
-    const testLimitS = 4;
-    const limitPassed = new Promise((r) => setTimeout(r, testLimitS * 1000 + 100));
-    h.api.fallback = { status: 202, body: { ok: true }, until: limitPassed, delayMs: 60_000 };
-    const r = await sh(h, cronCommand(h).replace(` ${limit} `, ` ${testLimitS} `)).done;
+    const held = hold();
+    let released = false;
+    h.api.answer = () => (released ? { status: 202, body: { ok: true }, delayMs: 1000 } : { status: 202, body: { ok: true }, until: held.until, delayMs: 60_000 });
+    const line = sh(h, cronCommand(h));
+    for (let waited = 0; h.api.requests.length === 0 && waited < 30_000; waited += 20) await sleep(20);
+    assert.ok(h.api.requests.length > 0, 'the run sent its first requests within 30 s');
+    const timeoutPid = readFileSync(`/proc/${line.pid}/comm`, 'utf8').trim() === 'timeout' ? line.pid : Number(execFileSync('pgrep', ['-x', '-P', String(line.pid), 'timeout'], { encoding: 'utf8' }).trim());
+    process.kill(timeoutPid, 'SIGALRM');
+    released = true;
+    held.release();
+    const r = await line.done;
     assert.equal(r.code, 124, r.stderr);
     const doc = status(h);
     assert.equal(doc.exitCode, 130);
@@ -346,7 +356,7 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
     assert.equal(doc.inDoubt, 0);
     assert.match(doc.resume ?? '', new RegExp(`--once reminders-${h.day}`));
     assert.ok(doc.accepted > 0 && doc.accepted < 2999, `accepted ${doc.accepted}`);
-    h.api.fallback = { status: 202, body: { ok: true } };
+    h.api.answer = undefined;
     const next = await sh(h, cronCommand(h)).done;
     assert.equal(next.code, 0, next.stderr);
     assert.equal(status(h).exitCode, 0);

@@ -3,7 +3,7 @@
 // the next `batchSize` rows to send, with the rows set aside before them (for the report). A
 // message per row: rows are grouped by their message (bulk/compose/grouping.ts), and the rows set aside
 // go to the report at their own position.
-import { Grouper } from '../compose/grouping.js';
+import { Grouper, ownCopy } from '../compose/grouping.js';
 import { DUPLICATE_KEYS, numberKey, textHash52 } from '../input/number-set.js';
 import type { ReportRow, RowOutcome } from '../report/report-file.js';
 import { alreadySentRow, type ReportRows } from '../report/order.js';
@@ -248,8 +248,11 @@ async function readGrouped(source: BatchSource): Promise<void> {
       repeated.seen(number, line, messageKeyOf(key));
       grouper.add(key, p);
     } else if (withReport) {
-      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' || kind === 'F' ? payload || undefined : undefined;
-      source.onRow(seq, kind === 'A' ? alreadySentRow(line, number, payload) : { line, number, outcome: skipOf(kind), error });
+      // Held by the report's order until the rows before it are written (up to a grouping
+      // window back): copies, not slices that would keep their spool chunks alive (ownCopy).
+      const error = kind === 'I' ? (JSON.parse(payload) as string) : kind === 'D' ? repeated.error(number, payload) : kind === 'O' || kind === 'F' ? (payload === '' ? undefined : ownCopy(payload)) : undefined;
+      const kept = ownCopy(number);
+      source.onRow(seq, kind === 'A' ? alreadySentRow(line, kept, payload) : { line, number: kept, outcome: skipOf(kind), error });
     }
   });
   grouper.finish();

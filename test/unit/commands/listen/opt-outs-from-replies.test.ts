@@ -19,7 +19,11 @@ describe('stop replies reach the opt-out store', () => {
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     const listen = await startInProcess(['listen', '--port', '0', '--account', 'ACME', '--optouts', '--undeliverable'], env, LISTENING);
     const record = join(dir, 'acked.jsonl');
-    const sbx = await startInProcess(['sandbox', '--port', '0', '--webhook-url', listen.ready, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'Stop.', '--webhook-record', record], env, SANDBOX_URL);
+    // A sandbox that fails to start must not leave the listener keeping the file's process alive.
+    const sbx = await startInProcess(['sandbox', '--port', '0', '--webhook-url', listen.ready, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'Stop.', '--webhook-record', record], env, SANDBOX_URL).catch(async (err: unknown) => {
+      await listen.stop();
+      throw err;
+    });
     const numbers = ['+447400900201', '+447400900202', '+447400900203'];
     try {
       const r = await fetch(`${sbx.ready}/v2/messages`, {
@@ -102,7 +106,10 @@ describe('replies as people write them', () => {
     const dir = tempDir();
     const env = cleanEnv({ MSGR_CONFIG_DIR: dir });
     const { listen, url } = await quietListener(env, 'ACME');
-    const sbx = await startInProcess(['sandbox', '--port', '0', '--webhook-url', url, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'STOP please 🙂'], env, SANDBOX_URL);
+    const sbx = await startInProcess(['sandbox', '--port', '0', '--webhook-url', url, '--event-delay', '20', '--reply-rate', '1', '--reply-text', 'STOP please 🙂'], env, SANDBOX_URL).catch(async (err: unknown) => {
+      await listen.stop();
+      throw err;
+    });
     try {
       const numbers = ['+447400900301', '+447400900302'];
       const r = await fetch(`${sbx.ready}/v2/messages`, {
