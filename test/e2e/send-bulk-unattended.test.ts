@@ -68,6 +68,20 @@ async function requestsArrived(n: number): Promise<void> {
   assert.ok(server.requests.length >= n, `only ${server.requests.length} requests arrived`);
 }
 
+/** Resolves the moment the run's stderr says `line`: a stop sent then lands in what follows it. */
+function stderrSays(run: Started, line: RegExp): Promise<void> {
+  let said = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`msgr did not say ${line}: ${said}`)), 30_000);
+    run.child.stderr?.on('data', (d: Buffer | string) => {
+      said += String(d);
+      if (!line.test(said)) return;
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
 /** Every recipient, once per request the server received. */
 function received(): string[] {
   return server.requests.flatMap((r) => ((r.json as { recipients?: Array<{ msisdn: string }> } | undefined)?.recipients ?? []).map((x) => x.msisdn));
@@ -233,8 +247,10 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('a resume stopped in its preflight, before sending anything, still has the batch an earlier run left in doubt: exit 7, not 130', async () => {
-    // Large enough for the preflight to take a while: the stop lands in it.
-    const numbers = Array.from({ length: 300_000 }, (_, i) => `+447911${String(i).padStart(6, '0')}`);
+    // Enough rows for batch 55 of 1,000 and a preflight that outlasts a stop sent the moment the
+    // resume says it starts one (asserted below: it printed none of its lines). 300,000 rows, sent
+    // after a 5 ms poll, took 2.1 s of CPU; these 60,000, sent at once, 0.9 s; a late stop fails.
+    const numbers = Array.from({ length: 60_000 }, (_, i) => `+447911${String(i).padStart(6, '0')}`);
     const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
     writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
     const config = tempDir();
@@ -243,13 +259,13 @@ describe('stopping an unattended run, then --resume', () => {
     const before = server.requests.length;
 
     const run = startBulk([path, '--resume', '--journal', journal, '--concurrency', '1'], env(config));
-    let stderr = '';
-    run.child.stderr?.on('data', (d: Buffer | string) => (stderr += String(d)));
-    for (let waited = 0; !/resuming run/.test(stderr) && waited < 30_000; waited += 5) await sleep(5);
+    await stderrSays(run, /resuming run/);
     run.child.kill('SIGINT');
     const r = await run.done;
     assert.equal(r.code, 7, r.stderr);
     assert.match(r.stderr, /error: interrupted before anything was sent; 1 batch an earlier run left in doubt is still in doubt/);
+    // The stop landed in the preflight: it printed none of its lines.
+    assert.doesNotMatch(r.stderr, /^preflight: |left to send by this resume/m, 'the preflight was over before the stop');
     const runId = (JSON.parse(readFileSync(journal, 'utf8').split('\n')[0] ?? '') as { runId: string }).runId;
     assert.match(r.stderr, new RegExp(`hint: \`msgr runs show ${runId}\` lists them: check whether they arrived`));
     assert.equal(server.requests.length, before, 'nothing was sent');
@@ -260,13 +276,18 @@ describe('stopping an unattended run, then --resume', () => {
     const dir = tempDir('msgr-unattended-csv-');
     const path = join(dir, 'list.csv');
     writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
-    // Large enough that loading it takes longer than the gap between the two Ctrl-Cs.
     const exclude = join(dir, 'opt-out.txt');
-    writeFileSync(exclude, `${Array.from({ length: 1_000_000 }, (_, i) => `+447922${String(i).padStart(6, '0')}`).join('\n')}\n`);
+    writeFileSync(exclude, '+447922000000\n');
     const config = tempDir();
     const journal = join(config, 'j.jsonl');
     await runLeavingBatch55InDoubt(path, numbers, 1, config, journal, ['--exclude', exclude]);
     const before = server.requests.length;
+    // The list grew while the run was paused (a resume reads it as it is now): large enough that
+    // loading it outlasts the gap between the two Ctrl-Cs (asserted below: the second one quit).
+    // 1,000,000 lines take 1.3 s of CPU to load (1.1 s with each of 10,000 numbers 100 times, which
+    // takes the test 0.35 s less to make); 20,000 lost the race on a loaded 2-core machine. The
+    // first run's list is one line: it loaded the whole list too (2.5 s of CPU, now 0.9 s).
+    writeFileSync(exclude, `${Array.from({ length: 10_000 }, (_, i) => `+447922${String(i).padStart(6, '0')}`).join('\n')}\n`.repeat(100));
 
     const run = startBulk([path, '--resume', '--journal', journal, '--json'], env(config));
     // The reserve is taken once the run can wind down, before the list is loaded.
@@ -276,7 +297,11 @@ describe('stopping an unattended run, then --resume', () => {
     run.child.kill('SIGINT');
     const r = await run.done;
     assert.equal(r.code, 7, r.stderr);
-    assert.equal((JSON.parse(r.stdout) as { error: { exitCode: number } }).error.exitCode, 7);
+    const error = (JSON.parse(r.stdout) as { error: { message: string; exitCode: number } }).error;
+    assert.equal(error.exitCode, 7);
+    // The second Ctrl-C quit: the list was still loading (after it, the first Ctrl-C would have
+    // stopped the run at the preflight's end, "interrupted before anything was sent").
+    assert.match(error.message, /^interrupted: quit at once/);
     assert.equal(server.requests.length, before, 'nothing was sent');
   });
 
@@ -504,8 +529,10 @@ describe('the --report file when the run does not end normally', () => {
   test('msgr runs report stopped by SIGTERM, SIGHUP or Ctrl-C: exit 130, the old report stays as it was, and neither its .partial nor the scratch spool in TMPDIR is left', async () => {
     server.fallback = { status: 202, body: { ok: true } };
     const config = tempDir();
-    const { path } = numbersCsv(100_000);
-    const sent = await runCli(['send-bulk', path, ...MSG, '--batch-size', '5000'], { env: env(config), timeoutMs: 60_000 });
+    // A stop while the report is written exits 130, not 0 (asserted): 300 rows were enough on the
+    // 2-core machine, 5,000 keep a margin; 100,000 took 1.4 s of CPU, these 0.7 s.
+    const { path } = numbersCsv(5_000);
+    const sent = await runCli(['send-bulk', path, ...MSG, '--batch-size', '500'], { env: env(config), timeoutMs: 60_000 });
     assert.equal(sent.code, 0, sent.stderr);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
       const report = oldReport();
