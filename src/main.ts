@@ -8,7 +8,7 @@ import { Command, CommanderError, Help } from 'commander';
 import type { Context, QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
-import { REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
+import { optionEnvFromContext, REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
 import { lineWidth, pageWidth, wrap, wrapForScripts, wrapPage } from './output/wrap.js';
@@ -58,6 +58,7 @@ export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked')
   for (const [, register] of only !== undefined ? [only] : commands) register(program, ctx);
   fitHelpText(program, ctx);
   refuseRepeatedOptions(program);
+  optionEnvFromContext(program, ctx.env);
   return program;
 }
 

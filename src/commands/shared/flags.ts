@@ -1,6 +1,7 @@
 // Options every sending command takes (docs/commands/msgr-send.md: "Connection").
 // Commander only: the values are checked when the command runs (commands/option-values.ts).
 import { Option, type Command } from 'commander';
+import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 
 /** Repeated options append (variadic ones too); comma lists are split when the command runs. */
@@ -39,6 +40,57 @@ export function refuseRepeatedOptions(cmd: Command): void {
     if (repeated !== undefined) cmd.error(repeated, { code: REPEATED_OPTION, exitCode: 2 });
   });
   for (const sub of cmd.commands) refuseRepeatedOptions(sub);
+}
+
+/**
+ * An option's environment variable (`new Option(...).env(NAME)`) is read from the Context's env,
+ * never from the process's (docs/design.md: "Choices"), in every command. Commander reads
+ * process.env itself: its "parse env" step emits `optionEnv:<name>` with the process's value, and
+ * its own listener of that event stores it. That listener is taken off, so the process's value
+ * goes nowhere, and called before the action with the Context's value under Commander's own
+ * condition (no value, or one from a default, the config, an implied value or the environment):
+ * the flag, then the variable, then the default; the same parsing, errors ("from env 'NAME'")
+ * and source ('env'); and the help still says "(env: NAME)".
+ * Commander checks mandatory options, conflicts and implications before the action, so none of
+ * them may take a variable: refused when the program is built.
+ */
+export function optionEnvFromContext(program: Command, env: Context['env']): void {
+  const fromEnv = new Map<Command, Array<{ option: Option; store: (value?: string) => void }>>();
+  const take = (cmd: Command): void => {
+    // A Command is an EventEmitter (node_modules/commander/Readme.md, "Custom event listeners"), which its typings omit.
+    const emitter = cmd as unknown as NodeJS.EventEmitter;
+    const taken: Array<{ option: Option; store: (value?: string) => void }> = [];
+    for (const option of cmd.options) {
+      if (option.envVar === undefined) continue;
+      const checked = option as Option & { conflictsWith: string[]; implied?: object };
+      if (option.mandatory || checked.conflictsWith.length > 0 || checked.implied !== undefined || cmd.options.some((o) => (o as typeof checked).conflictsWith.includes(option.attributeName()))) {
+        throw new Error(`${option.flags} takes ${option.envVar}: a mandatory option, or one that conflicts or implies, cannot take a variable (optionEnvFromContext)`);
+      }
+      const event = `optionEnv:${option.name()}`;
+      const listeners = emitter.listeners(event) as Array<(value?: string) => void>;
+      emitter.removeAllListeners(event);
+      taken.push({ option, store: (value) => { for (const listener of listeners) listener.call(cmd, value); } });
+    }
+    if (taken.length > 0) fromEnv.set(cmd, taken);
+    for (const sub of cmd.commands) take(sub);
+  };
+  take(program);
+  program.hook('preAction', (_program, action) => {
+    // From the program down to the command run, the order in which Commander parses them.
+    const chain: Command[] = [];
+    for (let c: Command | null = action; c !== null; c = c.parent) chain.unshift(c);
+    for (const cmd of chain) {
+      for (const { option, store } of fromEnv.get(cmd) ?? []) {
+        const value = env[option.envVar ?? ''];
+        if (value === undefined) continue;
+        const key = option.attributeName();
+        const source = cmd.getOptionValueSource(key);
+        if (cmd.getOptionValue(key) !== undefined && !['default', 'config', 'implied', 'env'].includes(source ?? '')) continue;
+        // A flag without a value (a boolean) only asks whether the variable is set, as in Commander.
+        store(option.required || option.optional ? value : undefined);
+      }
+    }
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { Command } from 'commander';
 import { registerListen } from '../../../../src/commands/listen/index.js';
+import { optionEnvFromContext } from '../../../../src/commands/shared/flags.js';
 import type { ListenOptions } from '../../../../src/commands/listen/options.js';
 import type { ReplayOptions } from '../../../../src/commands/listen/replay/options.js';
 import { parseSize } from '../../../../src/commands/listen/options.js';
@@ -18,9 +19,10 @@ function program(): Command {
 async function listen(args: string[]): Promise<{ listen?: ListenOptions; replay?: ReplayOptions }> {
   const got: { listen?: ListenOptions; replay?: ReplayOptions } = {};
   const p = program();
+  const ctx = fakeContext();
   registerListen(
     p,
-    fakeContext(),
+    ctx,
     (o) => {
       got.listen = o;
       return Promise.resolve();
@@ -30,6 +32,8 @@ async function listen(args: string[]): Promise<{ listen?: ListenOptions; replay?
       return Promise.resolve();
     },
   );
+  // As main.ts's program: MSGR_LISTEN_PORT or MSGR_FORWARD_TO exported in the shell stays out.
+  optionEnvFromContext(p, ctx.env);
   await p.parseAsync(['listen', ...args], { from: 'user' });
   return got;
 }
@@ -91,10 +95,12 @@ describe('msgr trigger options', () => {
   async function trigger(args: string[]): Promise<TriggerOptions | undefined> {
     let got: TriggerOptions | undefined;
     const p = program();
-    registerTrigger(p, fakeContext(), (o) => {
+    const ctx = fakeContext();
+    registerTrigger(p, ctx, (o) => {
       got = o;
       return Promise.resolve();
     });
+    optionEnvFromContext(p, ctx.env);
     await p.parseAsync(['trigger', ...args], { from: 'user' });
     return got;
   }
