@@ -60,7 +60,8 @@ describe('send-bulk against the sandbox', () => {
     // bash has become the sleep (bash would reap it before the exec) and stays a zombie, as a msgr
     // killed by `timeout -s KILL` stays one until PID 1 reaps it. (A child that slept 1 s made
     // the test wait that second.)
-    const child = "until grep -qx sleep /proc/$PPID/comm; do sleep 0.01; done";
+    // At most 10 s: should bash never become the sleep, the child must not poll for ever.
+    const child = "i=0; until grep -qx sleep /proc/$PPID/comm || [ $i -ge 1000 ]; do i=$((i+1)); sleep 0.01; done";
     const parent = spawn('bash', ['-c', `sh -c '${child}' & echo $!; exec sleep 20`], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       const pid = Number(await new Promise<string>((done) => parent.stdout.once('data', (d: Buffer) => done(d.toString().trim()))));
