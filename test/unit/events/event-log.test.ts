@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { EventLog, type Reopened } from '../../../src/events/event-log.js';
 import { testProcess } from '../../support/fake-context.js';
+import { tempDir } from '../../support/cli.js';
 
 const proc = { pid: testProcess.pid, now: () => new Date(), isProcessAlive: testProcess.isProcessAlive };
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-eventlog-'));
+const tmp = (): string => tempDir('msgr-eventlog-');
 
 describe('the events file', () => {
   test('appends resolve once on disk; appends made together share a flush; 0600; one listener per file', async () => {

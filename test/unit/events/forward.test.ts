@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { hook } from '../../../src/http/provider.js';
 import { cursorPath, FORWARD_ATTEMPTS, Forwarder, forwardTarget, forwardUrl, forwardWarnings, type ForwardResult } from '../../../src/events/forward.js';
+import { tempDir } from '../../support/cli.js';
 
 describe('forward targets', () => {
   test('a user and password become basic authentication, percent-decoded; the URL requests go to and the one shown carry neither', () => {
@@ -51,7 +51,7 @@ describe('the forwarder', () => {
       });
     });
     await new Promise<void>((r) => app.listen(0, '127.0.0.1', r));
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-forward-'));
+    const dir = tempDir('msgr-forward-');
     const file = join(dir, 'events.jsonl');
     const rec = (id: string, body: string): string => `${JSON.stringify({ v: 1, id, receivedAt: '2030-01-01T00:00:00.000Z', key: `id:${id}`, method: 'POST', path: '/', headers: {}, body })}\n`;
     writeFileSync(file, rec('ev_1', '{"poison":1}') + rec('ev_2', '{"ok":2}'));

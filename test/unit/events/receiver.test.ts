@@ -2,20 +2,20 @@
 // 127.0.0.1: an error anywhere is answered 503 and said once; a stored event whose request got a
 // 503 is shown when its retry is answered; a printer's failure never costs an answer.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { Dedup } from '../../../src/events/dedup.js';
 import { EventLog, StoreError } from '../../../src/events/event-log.js';
 import { startListener, type Received } from '../../../src/events/receiver.js';
 import { testProcess } from '../../support/fake-context.js';
+import { tempDir } from '../../support/cli.js';
 
 const TOKEN = 'unit-receiver-token-0123456789';
 const proc = { pid: testProcess.pid, now: () => new Date(), isProcessAlive: testProcess.isProcessAlive };
 
 async function setUp(hooks: { afterStore?: (events: readonly Received[]) => void | Promise<void>; onEvent?: (e: Received) => void }): Promise<{ url: string; file: string; shown: Received[]; errors: unknown[]; refused: Array<[number, string]>; close: () => Promise<void> }> {
-  const file = join(mkdtempSync(join(tmpdir(), 'msgr-receiver-')), 'events.jsonl');
+  const file = join(tempDir('msgr-receiver-'), 'events.jsonl');
   const { log } = await EventLog.open(file, proc, { command: 'test' });
   const shown: Received[] = [];
   const errors: unknown[] = [];

@@ -4,12 +4,12 @@
 // first one's openSync (node:fs patched through module.syncBuiltinESMExports), so the interleaving
 // that made the README's listener recipe fail 2 runs in 5 happens every time here.
 import assert from 'node:assert/strict';
-import fs, { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import fs, { readdirSync, readFileSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { keptToken } from '../../../src/events/token.js';
+import { tempDir } from '../../support/cli.js';
 
 const realOpen = fs.openSync;
 after(() => {
@@ -19,7 +19,7 @@ after(() => {
 
 describe('the kept listener token', () => {
   test('a command asking for it while another one is writing it gets the same whole token', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-token-'));
+    const dir = tempDir('msgr-token-');
     const path = join(dir, 'events', 'ACME.token');
     let inner: { token: string } | undefined;
     let innerError: unknown;
@@ -55,7 +55,7 @@ describe('the kept listener token', () => {
   });
 
   test('a token already kept is read, not made again', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-token-'));
+    const dir = tempDir('msgr-token-');
     const path = join(dir, 'ACME.token');
     const first = keptToken(path);
     assert.equal(first.created, true);

@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
 import { HEARTBEAT_MS, HEARTBEAT_STALE_MS, heartbeatStopped, lockHolder, readOwner, tryLock, waitForLock, type LockProcess } from '../../../src/files/lock.js';
 import { testProcess } from '../../support/fake-context.js';
+import { tempDir } from '../../support/cli.js';
 
 const proc: LockProcess = { pid: testProcess.pid, now: () => new Date(), isProcessAlive: testProcess.isProcessAlive };
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-lock-'));
+const tmp = (): string => tempDir('msgr-lock-');
 
 function deadPid(): number {
   return Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout);

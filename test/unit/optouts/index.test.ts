@@ -2,8 +2,7 @@
 // index"): used only while it describes the store exactly, made again from the store otherwise,
 // and kept current by writers. Every test checks the answers against the store read whole.
 import assert from 'node:assert/strict';
-import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, truncateSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { IndexUnusable, StoreIndex } from '../../../src/optouts/index-file.js';
@@ -11,8 +10,9 @@ import { indexPath } from '../../../src/optouts/lookup.js';
 import { DamagedStoreError, openOptOuts, optOutStorePath, OptOutStore, type StoreWriter } from '../../../src/optouts/store.js';
 import { step } from '../../../src/optouts/state.js';
 import { testProcess } from '../../support/fake-context.js';
+import { tempDir } from '../../support/cli.js';
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-optout-index-'));
+const tmp = (): string => tempDir('msgr-optout-index-');
 function writer(at = '2030-01-01T09:00:00.000Z'): StoreWriter {
   return { pid: testProcess.pid, isProcessAlive: testProcess.isProcessAlive, now: () => new Date(at), command: 'test' };
 }

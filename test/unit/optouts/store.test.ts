@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { appendFileSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../src/errors.js';
@@ -12,8 +11,9 @@ import { DamagedStoreError, openOptOuts, optOutStorePath, OptOutStore, tornPath,
 import { repairStore } from '../../../src/optouts/repair.js';
 import { summarise } from '../../../src/events/fields.js';
 import { testProcess } from '../../support/fake-context.js';
+import { tempDir } from '../../support/cli.js';
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-optouts-'));
+const tmp = (): string => tempDir('msgr-optouts-');
 function writer(at = '2030-01-01T09:00:00.000Z'): StoreWriter {
   return { pid: testProcess.pid, isProcessAlive: testProcess.isProcessAlive, now: () => new Date(at), command: 'test' };
 }

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeContext, type FakeContext } from '../../support/fake-context.js';
@@ -8,12 +7,13 @@ import { UsageError } from '../../../src/errors.js';
 import { checkBaseUrl } from '../../../src/profiles/base-url.js';
 import { storePaths } from '../../../src/profiles/paths.js';
 import { checkProfileName, loadStore, parseStore, updateStore } from '../../../src/profiles/profile-file.js';
+import { tempDir } from '../../support/cli.js';
 
 function fakeCtx(env: Record<string, string | undefined>, opts: { tty?: boolean; input?: string } = {}): FakeContext {
   return fakeContext({ env, ...opts });
 }
 
-const tmp = (): string => mkdtempSync(join(tmpdir(), 'msgr-unit-profiles-'));
+const tmp = (): string => tempDir('msgr-unit-profiles-');
 
 describe('storePaths', () => {
   test('MSGR_CONFIG_DIR wins, relative to cwd', () => {

@@ -1,11 +1,11 @@
 // The sandbox server in-process on a free port, spoken to over real HTTP.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../../src/sandbox/server.js';
 import { UsageError } from '../../../src/errors.js';
+import { tempDir } from '../../support/cli.js';
 
 const KEY = 'sbx-test-key-0123456789';
 
@@ -54,7 +54,7 @@ async function withSandbox(options: SandboxOptions, fn: (sbx: RunningSandbox, lo
 }
 
 function tempFile(name: string): string {
-  return join(mkdtempSync(join(tmpdir(), 'msgr-sbx-')), name);
+  return join(tempDir('msgr-sbx-'), name);
 }
 
 function problemOf(a: Answer): { type: string; title: string; status: number; detail: string; errors?: Array<{ field: string; message: string }> } {

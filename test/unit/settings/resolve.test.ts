@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { fakeContext, type FakeContext } from '../../support/fake-context.js';
 import { UsageError } from '../../../src/errors.js';
 import { describeSource, resolveSettings, type ConnectionFlags } from '../../../src/settings/resolve.js';
+import { tempDir } from '../../support/cli.js';
 
 function fakeCtx(env: Record<string, string | undefined>, input?: string): FakeContext {
   return fakeContext({ env, ...(input !== undefined ? { input } : {}) });
@@ -13,7 +13,7 @@ function fakeCtx(env: Record<string, string | undefined>, input?: string): FakeC
 
 /** A config folder holding the given store. */
 function store(data: unknown): string {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-unit-resolve-'));
+  const dir = tempDir('msgr-unit-resolve-');
   writeFileSync(join(dir, 'config.json'), JSON.stringify(data), { mode: 0o600 });
   return dir;
 }
@@ -77,7 +77,7 @@ describe('precedence: flag > env > profile > default', () => {
     assert.deepEqual(s.apiKey, { value: 'key-stdin-5555', source: 'flag', origin: '--api-key-stdin' });
   });
   test('built-in defaults when there is no profile: SMS, and no base URL', async () => {
-    const s = await resolve({ MSGR_CONFIG_DIR: mkdtempSync(join(tmpdir(), 'msgr-unit-resolve-')) });
+    const s = await resolve({ MSGR_CONFIG_DIR: tempDir('msgr-unit-resolve-') });
     assert.deepEqual(s.channel, { value: 'SMS', source: 'default' });
     assert.equal(s.baseUrl.value, undefined);
     assert.equal(s.baseUrl.source, 'unset');
@@ -134,7 +134,7 @@ describe('choosing the profile', () => {
     await assert.rejects(resolve({ MSGR_CONFIG_DIR: store({ default: 'gone', profiles: TWO.profiles }) }), /default profile "gone".*does not exist/);
   });
   test('a corrupt store is an error naming the file', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-unit-resolve-'));
+    const dir = tempDir('msgr-unit-resolve-');
     writeFileSync(join(dir, 'config.json'), '{"profiles":', { mode: 0o600 });
     await assert.rejects(resolve({ MSGR_CONFIG_DIR: dir, ...ENV_ALL }), new RegExp(`${join(dir, 'config.json')} is not valid JSON`));
   });

@@ -1,8 +1,7 @@
 // A message per row: rendering, text and sender columns, --max-parts, the parts of rendered texts,
 // and the preflight grouping rows into requests and spooling each row's message.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { createNumberChecker } from '../../../../src/bulk/input/number-check.js';
@@ -14,6 +13,7 @@ import { TextTotals, totalsOf } from '../../../../src/message/text-totals.js';
 import { analyseText } from '../../../../src/message/segments.js';
 import { UsageError } from '../../../../src/errors.js';
 import type { PersonalSpec } from '../../../../src/bulk/journal/records.js';
+import { tempDir } from '../../../support/cli.js';
 
 const SPEC: PersonalSpec = { render: true, textColumn: null, fromColumn: null, maxParts: null };
 
@@ -129,7 +129,7 @@ describe('parts of rendered texts', () => {
 });
 
 describe('the preflight with a message per row', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-personal-'));
+  const dir = tempDir('msgr-personal-');
   async function preflight(csv: string, text: string, batchSize = 2) {
     const path = join(dir, `in-${Math.random()}.csv`);
     writeFileSync(path, csv);

@@ -2,8 +2,8 @@
 // written to a temporary folder.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { ExitCode, UsageError } from '../../../../src/errors.js';
@@ -19,6 +19,7 @@ import { ensureDir, stateWriteError } from '../../../../src/files/dirs.js';
 import { messageDifferences } from '../../../../src/message/same-message.js';
 import { parseAge } from '../../../../src/commands/runs/prune/options.js';
 import { runHeader } from '../../../support/journal.js';
+import { tempDir } from '../../../support/cli.js';
 
 const real: JournaledTarget = { baseUrl: 'https://eu.api.example.com', account: 'ACME01', profile: 'prod', sandbox: false, keyFingerprint: keyFingerprint('key-one') };
 
@@ -112,7 +113,7 @@ describe('the same message', () => {
 });
 
 describe('numbers left out', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-runs-unit-'));
+  const dir = tempDir('msgr-runs-unit-');
   const a = journal(dir, 'a.jsonl', header('A'), [
     { type: 'send', batch: 0, first: 0, count: 2, key: 'k0', lines: [2, 3], numbers: ['+447911100001', '+447911100002'] },
     { type: 'done', batch: 0, outcome: 'accepted', status: 202, ids: ['m1', null] },
@@ -183,7 +184,7 @@ function readLines(path: string): string[] {
 
 describe('runs in the state folder', () => {
   test('list, find by id, file or journal, and prune only old finished or abandoned runs not needed by unfinished ones', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
+    const state = tempDir('msgr-state-unit-');
     const folder = join(state, 'runs', 'c.csv-abc');
     mkdirSync(folder, { recursive: true });
     const done = journal(folder, 'journal.F1.jsonl', header('20261120T100000Z-aaaaaaaa'), [
@@ -239,7 +240,7 @@ describe('runs in the state folder', () => {
   });
 
   test('prune leaves alone the runs of a file a msgr holds the lock of: a --restart or --skip-sent run reads them before its own journal names them', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
+    const state = tempDir('msgr-state-unit-');
     const folder = join(state, 'runs', 'c.csv-abc');
     mkdirSync(folder, { recursive: true });
     // Moved aside by a --restart (and a finished run kept) whose preflight is still going on: no
@@ -267,7 +268,7 @@ describe('runs in the state folder', () => {
   });
 
   test('prune keeps an old abandoned (or finished) run that a recent run leaves out the numbers of: msgr runs report of that run reads it', async () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-state-unit-'));
+    const state = tempDir('msgr-state-unit-');
     const folder = join(state, 'runs', 'c.csv-abc');
     mkdirSync(folder, { recursive: true });
     const replaced = journal(folder, 'journal.20261001T120000Z-dddddddd.abandoned.jsonl', header('20261001T120000Z-dddddddd'), [

@@ -1,13 +1,13 @@
 // The runs' index (src/bulk/history/run-index.ts): the runs that read the same data, and whether a
 // run finished, without reading every journal. Journals written to a temporary folder.
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { RunHeader } from '../../../../src/bulk/journal/records.js';
 import { journalState, journalsWithData, noteRunData } from '../../../../src/bulk/history/run-index.js';
 import { runHeader } from '../../../support/journal.js';
+import { tempDir } from '../../../support/cli.js';
 
 function header(runId: string, size: number, quickHash: string, path = `/data/${runId}.csv`): RunHeader {
   return runHeader({ runId, createdAt: '2026-11-20T10:00:00.000Z', msgr: '0.1.0', input: { path, stdin: false, size, mtimeMs: 0, quickHash, hash: quickHash }, totals: { rows: 1, toSend: 1, requests: 1 } });
@@ -29,7 +29,7 @@ const ids = (found: ReadonlyArray<{ header: RunHeader }>): string[] => found.map
 
 describe("the runs' index", () => {
   test('a state folder without one: every journal is read once, the index made, then only the runs of the same data', () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-run-index-'));
+    const state = tempDir('msgr-run-index-');
     run(state, 'a', header('a', 10, 'qa'));
     run(state, 'b', header('b', 10, 'qb'));
     run(state, 'c', header('c', 10, 'qa', '/data/other-name.csv'));
@@ -49,7 +49,7 @@ describe("the runs' index", () => {
   });
 
   test('a journal kept under its run id when its file ran again is still found; one gone or never written is passed over', () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-run-index-'));
+    const state = tempDir('msgr-run-index-');
     const a = run(state, 'f', header('a', 10, 'qa'));
     assert.deepEqual(ids(journalsWithData(state, false, { size: 10, quickHash: 'qa' })), ['a']);
     renameSync(a, a.replace(/\.jsonl$/, '.a.jsonl'));
@@ -62,7 +62,7 @@ describe("the runs' index", () => {
   });
 
   test("a finished journal's state is kept; a journal that changed since is read again; an unfinished one is never kept", async () => {
-    const state = mkdtempSync(join(tmpdir(), 'msgr-run-index-'));
+    const state = tempDir('msgr-run-index-');
     const a = run(state, 'a', header('a', 10, 'qa'));
     assert.deepEqual(await journalState(state, false, a), { finished: true, finishedAt: '2026-11-20T10:00:02.000Z' });
     assert.equal(readdirSync(join(state, 'runs.index', 'runs')).length, 1);

@@ -3,13 +3,13 @@
 // by the wrong delimiter, and the files detectFormat() refuses before reading them as CSV.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { planColumns } from '../../../../src/bulk/input/columns.js';
 import { detectFormat, NotCsvError, sniffDelimiter } from '../../../../src/csv/reader.js';
 import { UsageError } from '../../../../src/errors.js';
+import { tempDir } from '../../../support/cli.js';
 
 describe('the delimiter', () => {
   test('a tab in the header line of a UTF-16 file wins over more commas; elsewhere the count decides as before', () => {
@@ -20,7 +20,7 @@ describe('the delimiter', () => {
   });
 
   test('a UTF-16 file with a BOM and a tab in its header is read with tabs', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'msgr-hardening-'));
+    const dir = tempDir('msgr-hardening-');
     const path = join(dir, 'u16.txt');
     writeFileSync(path, Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('Phone\tLast, First\tCity, Country\r\n', 'utf16le')]));
     const format = await detectFormat(path, {});
@@ -53,7 +53,7 @@ describe('the delimiter', () => {
 });
 
 describe('files that are no CSV file', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-hardening-'));
+  const dir = tempDir('msgr-hardening-');
   test('an Excel workbook is known by its first bytes', async () => {
     const cases = [
       ['.xlsx', Buffer.from([0x50, 0x4b, 0x03, 0x04, 0x14, 0x00, 0x22])],

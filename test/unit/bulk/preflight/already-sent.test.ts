@@ -2,8 +2,7 @@
 // are grouped and counted: the counts, the spool and the first request are those of the rows that
 // remain, in one pass or split over two threads.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { planColumns } from '../../../../src/bulk/input/columns.js';
@@ -15,8 +14,9 @@ import { nothingToSend, runPreflight, type PreflightResult } from '../../../../s
 import { detectFormat } from '../../../../src/csv/reader.js';
 import { rowFingerprint } from '../../../../src/bulk/preflight/repeats.js';
 import { readSpool, SpoolWriter, type SpoolSource } from '../../../../src/bulk/preflight/spool.js';
+import { tempDir } from '../../../support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'msgr-skip-sent-'));
+const dir = tempDir('msgr-skip-sent-');
 
 function csvFile(content: string): string {
   const path = join(dir, `in-${Math.random().toString(36).slice(2)}.csv`);

@@ -1,7 +1,7 @@
 // The spool: the preflight's verdict per row, kept on disk for the send pass.
 import assert from 'node:assert/strict';
 import { pbkdf2 } from 'node:crypto';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Journal } from '../../../../src/bulk/journal/writer.js';
@@ -9,7 +9,6 @@ import { BatchState } from '../../../../src/bulk/journal/records.js';
 import { loadJournal } from '../../../../src/bulk/journal/load.js';
 import { readSpool, SpoolWriter } from '../../../../src/bulk/preflight/spool.js';
 import { tempDir } from '../../../support/cli.js';
-import { tmpdir } from 'node:os';
 
 /** A journal of `rows` one-recipient batches, for the tests of how its lines are written. */
 function smallJournal(path: string, rows: number, now: () => Date): Journal {
@@ -136,7 +135,7 @@ describe('spool', () => {
 
 describe('readSpool', () => {
   test('reads lines longer than its buffer and characters cut by a read, in order', async () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'msgr-spool-')), 'spool');
+    const path = join(tempDir('msgr-spool-'), 'spool');
     const w = new SpoolWriter(path);
     const want: Array<[string, number, string, string]> = [];
     for (let i = 0; i < 3000; i++) {

@@ -4,16 +4,16 @@
 // result stays reachable from the run's signal once the preflight is over.
 import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { GROUP_WINDOW } from '../../../../src/bulk/compose/grouping.js';
 import { runParallelPreflight, runWholeInWorker, sampledLineBytes, workerOldMb } from '../../../../src/bulk/preflight/parallel.js';
 import { messageColumnNames, type MessageSource } from '../../../../src/bulk/compose/personalise.js';
 import { detectFormat, type CsvFormat } from '../../../../src/csv/reader.js';
+import { tempDir } from '../../../support/cli.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'msgr-worker-heap-'));
+const dir = tempDir('msgr-worker-heap-');
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 const PER_ROW: MessageSource = { text: undefined, textFlag: '--text', channel: 'SMS', spec: { render: true, textColumn: 'message', fromColumn: null, maxParts: null } };

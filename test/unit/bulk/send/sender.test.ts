@@ -1,8 +1,7 @@
 // The send pass's rules with a fake MessagesClient; the journal, spool, report, window, gate and
 // limiter are the real ones, on files in a temporary folder.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import type { MessagesClient } from '../../../../src/http/client.js';
@@ -18,6 +17,7 @@ import { spoolFile, SpoolWriter, type SpoolSource } from '../../../../src/bulk/p
 import { idempotencyKey } from '../../../../src/bulk/journal/run-keys.js';
 import { parseRate } from '../../../../src/bulk/campaign.js';
 import { runHeader } from '../../../support/journal.js';
+import { tempDir } from '../../../support/cli.js';
 
 const RUN_ID = '20260101T000000Z-test';
 
@@ -64,7 +64,7 @@ function sends(n: number): Row[] {
 let current: Sender | undefined;
 
 async function runSender(s: Setup): Promise<{ sender: Sender; calls: Call[]; logs: string[]; window: Window; journal: string; report: string | undefined }> {
-  const dir = mkdtempSync(join(tmpdir(), 'msgr-unit-sender-'));
+  const dir = tempDir('msgr-unit-sender-');
   const spoolPath = join(dir, 'spool');
   const spool = new SpoolWriter(spoolPath);
   let toSend = 0;

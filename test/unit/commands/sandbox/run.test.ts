@@ -2,7 +2,7 @@
 // fake context (in-memory streams, an AbortController standing in for Ctrl-C).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -11,6 +11,7 @@ import { UsageError } from '../../../../src/errors.js';
 import { parseSandboxOptions } from '../../../../src/commands/sandbox/options.js';
 import { runSandbox } from '../../../../src/commands/sandbox/run.js';
 import { noHttp, testProcess } from '../../../support/fake-context.js';
+import { tempDir } from '../../../support/cli.js';
 
 test('flags become server options; numbers parsed, record resolved against the working directory', () => {
   assert.deepEqual(parseSandboxOptions({}, '/w'), { options: { host: '127.0.0.1', port: 4010 }, quiet: false });
@@ -78,7 +79,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 }
 
 test('runSandbox: URL alone on stdout, banner and request lines on stderr, stops on interrupt', async () => {
-  const cwd = mkdtempSync(join(tmpdir(), 'msgr-sbx-run-'));
+  const cwd = tempDir('msgr-sbx-run-');
   const f = fakeContext(cwd);
   const running = runSandbox(f.ctx, parseSandboxOptions({ port: '0', apiKey: 'run-secret-key-42', record: 'rec.jsonl' }, f.ctx.cwd));
   await waitFor(() => f.out.length > 0);
