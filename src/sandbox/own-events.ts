@@ -11,15 +11,19 @@ import type { ValidMessageRequest } from './validate.js';
 
 export type SandboxStatus = 'sent' | 'delivered' | 'failed' | 'expired';
 
-/** A receipt: one per message (or per part with part receipts) and status. */
-export interface StatusEvent {
-  readonly type: 'message.status';
+/** What every event about a message the sandbox accepted carries: its ids and its recipient. */
+interface MessageEventBase {
   readonly id: string;
   readonly createdAt: string;
   readonly messageId: string;
   readonly batchId?: string;
   readonly msisdn?: string;
   readonly contactId?: string;
+}
+
+/** A receipt: one per message (or per part with part receipts) and status. */
+export interface StatusEvent extends MessageEventBase {
+  readonly type: 'message.status';
   readonly channel: 'SMS' | 'RCS';
   readonly status: SandboxStatus;
   readonly final: boolean;
@@ -28,14 +32,8 @@ export interface StatusEvent {
 }
 
 /** RCS asked for, SMS used: sent as soon as the request is accepted. */
-export interface FallbackEvent {
+export interface FallbackEvent extends MessageEventBase {
   readonly type: 'message.fallback';
-  readonly id: string;
-  readonly createdAt: string;
-  readonly messageId: string;
-  readonly batchId?: string;
-  readonly msisdn?: string;
-  readonly contactId?: string;
   readonly requested: 'RCS';
   readonly channel: 'SMS';
   readonly reason: 'not-rcs-capable';

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { BIN, cleanEnv, ROOT, runCli, tempDir } from '../support/cli.js';
 import { hold, startTestServer, type TestServer } from '../support/test-server.js';
+import { waitFor } from '../support/daemon.js';
 
 const KEY = 'readme-unattended-key-4321';
 const PAGE = join('docs', 'unattended.md');
@@ -342,8 +343,7 @@ describe('docs/unattended.md: cron, systemd, timeout and the monitor', () => {
     let released = false;
     h.api.answer = () => (released ? { status: 202, body: { ok: true }, delayMs: 1000 } : { status: 202, body: { ok: true }, until: held.until, delayMs: 60_000 });
     const line = sh(h, cronCommand(h));
-    for (let waited = 0; h.api.requests.length === 0 && waited < 30_000; waited += 20) await sleep(20);
-    assert.ok(h.api.requests.length > 0, 'the run sent its first requests within 30 s');
+    await waitFor("the run's first requests", () => h.api.requests.length > 0, 30_000);
     const timeoutPid = readFileSync(`/proc/${line.pid}/comm`, 'utf8').trim() === 'timeout' ? line.pid : Number(execFileSync('pgrep', ['-x', '-P', String(line.pid), 'timeout'], { encoding: 'utf8' }).trim());
     process.kill(timeoutPid, 'SIGALRM');
     released = true;

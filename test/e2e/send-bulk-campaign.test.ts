@@ -10,6 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/server.js';
 import { cleanEnv, killRepeatedly, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { type ReceivedRequest, type ScriptedResponse, startTestServer, type TestServer, useTestServer } from '../support/test-server.js';
+import { waitFor } from '../support/daemon.js';
 
 const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Hello there'];
@@ -99,7 +100,7 @@ describe('run identity: a resume sends where the run started, or not at all', ()
     const closed = new Promise((r) => sbx.on('close', r)).then(() => (ended = true));
     const sandboxRuns = join(config, 'sandbox', 'runs');
     const journaled = (): boolean => existsSync(sandboxRuns) && readdirSync(sandboxRuns, { recursive: true }).some((f) => String(f).endsWith('journal.jsonl'));
-    for (let waited = 0; !ended && !journaled() && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    await waitFor("the sandbox trial's journal", () => ended || journaled(), 30_000);
     sbx.kill('SIGKILL');
     await closed;
     assert.ok(journaled(), 'the sandbox trial wrote its journal');

@@ -8,6 +8,7 @@ import { describe, test } from 'node:test';
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/server.js';
 import { cleanEnv, killRepeatedly, MSGR, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
 import { startGate } from '../support/gate.js';
+import { waitFor } from '../support/daemon.js';
 
 const KEY = 'test-key-1234';
 
@@ -205,8 +206,7 @@ describe('send-bulk: personalised messages', () => {
         const text = readFileSync(journal, 'utf8');
         return text.includes('"type":"out"') ? text.split('"type":"send"').length - text.split('"type":"out"').length : 0;
       };
-      for (let waited = 0; ahead() <= 2 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
-      assert.ok(ahead() > 2, 'a request left and more than two batches journaled ahead, within 30 s');
+      await waitFor('a request out and more than two batches journaled ahead', () => ahead() > 2, 30_000);
       child.kill('SIGKILL');
       assert.equal(await closed, 'SIGKILL');
       const lines = readFileSync(journal, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; batch?: number });
