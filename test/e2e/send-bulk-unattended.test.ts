@@ -8,7 +8,8 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, MSGR, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
-import { useTestServer } from '../support/test-server.js';
+import { waitFor } from '../support/daemon.js';
+import { hold, useTestServer } from '../support/test-server.js';
 import { tmpfs, unmount } from '../support/tmpfs.js';
 
 const KEY = 'unattended-key-5678';
@@ -426,8 +427,19 @@ describe('a full disk mid-run', () => {
       const { path, numbers } = numbersCsv(3000);
       const config = join(mount, 'state');
       mkdirSync(config);
+      // Each request waits until the test answers it, so that batches are in flight, whatever the
+      // machine's speed, when a "send" line meets the full disk. With every answer due at once, a
+      // whole window's answers could come in one turn and the next window's lines find none in flight.
+      const answers: Array<() => void> = [];
+      server.answer = () => {
+        const h = hold();
+        answers.push(h.release);
+        return { status: 202, body: { ok: true }, until: h.until };
+      };
       const run = startBulk([path, ...MSG, '--batch-size', '50'], env(config));
-      await requestsArrived(6);
+      let stopping = false;
+      void stderrSays(run, /sending no new batches/).then(() => (stopping = true), () => undefined);
+      await requestsArrived(4);
       // Fill every byte left, while 4 requests are waiting for their answers.
       const filler = join(mount, 'filler');
       const fd = openSync(filler, 'w');
@@ -448,6 +460,15 @@ describe('a full disk mid-run', () => {
       } finally {
         closeSync(fd2);
       }
+      // One answer at a time: each frees a slot for a new batch while the other three wait, until
+      // a batch's "send" line finds no room (tmpfs gives room by the page: some lines still fit).
+      for (let answered = 0; !stopping; answered++) {
+        const before = server.requests.length;
+        answers[answered]?.();
+        await waitFor('a new batch, or msgr to stop sending', () => stopping || server.requests.length > before);
+      }
+      server.answer = undefined;
+      for (const release of answers) release();
       const r = await run.done;
       assert.equal(r.code, 130, r.stderr);
       const runDir = join(config, 'runs', readdirSync(join(config, 'runs'))[0] ?? '');
