@@ -5,12 +5,13 @@
 import { procStartOf, stillThatProcess } from './files/processes.js';
 import { closeSync, openSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
-import type { Context, QuitState } from './context.js';
+import { colorLevel, type Context, type QuitState } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { optionEnvFromContext, REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
 import { exitCodesHelp } from './commands/help/topics.js';
 import { VERSION } from './version.js';
+import { showControls } from './output/sanitize.js';
 import { lineWidth, pageWidth, wrap, wrapForScripts, wrapPage } from './output/wrap.js';
 
 
@@ -41,10 +42,16 @@ export function buildProgram(ctx: Context, scope: 'invoked' | 'all' = 'invoked')
       writeOut: (s) => ctx.stdout.write(s),
       // Commander's own errors: on a terminal, fitted to it like every other line for people.
       writeErr: (s) => ctx.stderr.write(wrap(s, lineWidth(ctx.stderr))),
-      // "error: …" as every other error; the hint line follows (see the catch below).
-      outputError: (s, write) => write(s),
+      // "error: …" as every other error; the hint line follows (see the catch below). The message
+      // quotes the command line, which a script may have built from a stranger's text: shown as
+      // msgr shows any text it did not write (docs/contract.md: "Streams").
+      outputError: (s, write) => write(showControls(s)),
       getOutHelpWidth: () => pageWidth(ctx.stdout),
       getErrHelpWidth: () => pageWidth(ctx.stderr),
+      // The one colour decision (NO_COLOR, FORCE_COLOR, the terminal) from the Context, as for
+      // every other line: commander's own reads process.env.
+      getOutHasColors: () => colorLevel(ctx.env, ctx.stdout) > 0,
+      getErrHasColors: () => colorLevel(ctx.env, ctx.stderr) > 0,
     })
     .addHelpText('after', (c) => `${exitCodesHelp(pageWidth(c.error ? ctx.stderr : ctx.stdout))}\nRun \`msgr <command> --help\` for a command's options and examples, and \`msgr help\` for the help topics: exit codes, CSV files, placeholders, cron, ...\n`);
   // Only the command being run needs its options built (commander parses every flag string as it
