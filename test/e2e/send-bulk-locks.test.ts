@@ -3,7 +3,7 @@
 // 2) rather than "running now"; a key's run being sent now by another process refuses another
 // message under the key; and the partial report a killed run left beside the report is removed by
 // a later run writing it. Against the scriptable server on 127.0.0.1. Another host's lock needs no
-// second process: test/unit/commands/send-bulk/state-folder-shared-by-hosts.test.ts.
+// second process: test/unit/commands/send-bulk/once-the-cron-line.test.ts.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
