@@ -9,15 +9,11 @@ import { waitFor } from '../support/daemon.js';
 import { hold, startTestServer, useTestServer } from '../support/test-server.js';
 
 const KEY = 'sk_test_apikey_abcd9876';
-const server = useTestServer({
-  reset: (s) => {
-    s.fallback = { status: 200, body: { ok: true } };
-  },
-});
+const server = useTestServer();
 
-function api(args: string[], extra: Record<string, string | undefined> = {}, input?: string): Promise<RunResult> {
-  const env = cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_BASE_URL: `${server.url}/base`, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
-  return runCli(['api', ...args], { env, ...(input !== undefined ? { input } : {}) });
+/** `msgr api ARGS` spawned with the key, an account and a state folder of its own; `extra` adds to its environment. */
+function api(args: string[], extra: Record<string, string>): Promise<RunResult> {
+  return runCli(['api', ...args], { env: cleanEnv({ MSGR_CONFIG_DIR: tempDir(), MSGR_API_KEY: KEY, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra }) });
 }
 
 describe('msgr api over HTTPS, as send does it', () => {
