@@ -1,12 +1,13 @@
-// Campaign keys (`--once KEY`), end to end against the scriptable server on 127.0.0.1: the cron
-// line that runs every 15 minutes, a day left unfinished, the same line fired twice at once, and
-// `send --once` from a webhook handler that retries, whatever its first attempt got.
+// Campaign keys (`--once KEY`), end to end against the scriptable server on 127.0.0.1, where two
+// processes meet at one key's lock: the same cron line fired twice at once, and two webhook
+// deliveries at once. What needs no second process is proved in-process
+// (test/unit/commands/send-bulk/once-the-cron-line.test.ts, test/unit/commands/send/once-one-message.test.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { BIN, cleanEnv, ROOT, tempDir, type RunResult } from '../support/cli.js';
 import { hold, type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 
 const KEY = 'test-key-1234';
@@ -23,10 +24,6 @@ function numbers(n: number, start = 0): string[] {
 function writeCsv(path: string, list: readonly string[]): string {
   writeFileSync(path, `msisdn\n${list.join('\n')}\n`);
   return path;
-}
-
-function msgr(args: string[], e: Record<string, string>): Promise<RunResult> {
-  return runCli(args, { env: e, timeoutMs: 60_000 });
 }
 
 /** Starts msgr without waiting for it. */
@@ -47,119 +44,12 @@ function recipients(r: ReceivedRequest): string[] {
 }
 
 const ACCEPT: ScriptedResponse = { status: 202, body: { status: 'accepted', messages: [{ id: 'm-1' }] } };
-const REFUSE: ScriptedResponse = { status: 401, body: { title: 'Unauthorized' } };
 
 // The two blocks have servers and state folders of their own: they run side by side, each one's
 // spawns and waits beside the other's.
 describe('campaign keys', { concurrency: true }, () => {
   describe('send-bulk --once: the cron line', { concurrency: false }, () => {
     const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
-
-    test('run every 15 minutes: the first run sends, the later ones say nothing (exit 0) whatever path the same data is at; other data or another message under the key is refused, quoting what it was used for', async () => {
-      const dir = tempDir();
-      const config = join(dir, 'state');
-      const list = numbers(5);
-      const file = writeCsv(join(dir, 'today.csv'), list);
-      const line = ['send-bulk', file, '--once', 'reminders-2026-11-28', ...MSG, '--again', '--yes', '-q', '--batch-size', '2'];
-      const first = await msgr(line, env(server.url, config));
-      assert.equal(first.code, 0, first.stderr);
-      assert.equal(first.stderr, '');
-      assert.deepEqual(server.requests.flatMap(recipients).sort(), [...list].sort());
-      // The key names the Idempotency-Keys: the same on any host that runs the same line.
-      assert.deepEqual(server.requests.map((r) => r.headers['idempotency-key']?.toString().replace(/-[0-9a-f]{16}-/, '-H-')).sort(), ['msgr-once-reminders-2026-11-28-H-0', 'msgr-once-reminders-2026-11-28-H-1', 'msgr-once-reminders-2026-11-28-H-2']);
-      for (let tick = 0; tick < 3; tick++) {
-        const later = await msgr(line, env(server.url, config));
-        assert.equal(later.code, 0, later.stderr);
-        assert.equal(later.stderr, '', 'a cron mail');
-      }
-      const said = await msgr(line.filter((a) => a !== '-q'), env(server.url, config));
-      assert.match(said.stderr, /^already done: run \S+ \(--once reminders-2026-11-28\) finished at \S+ \(5 accepted\); nothing was sent$/m);
-      const copy = join(dir, 'copy.csv');
-      copyFileSync(file, copy);
-      const elsewhere = await msgr(['send-bulk', copy, '--once', 'reminders-2026-11-28', '--json', '--concurrency', '2'], env(server.url, config));
-      assert.equal(elsewhere.code, 0, elsewhere.stderr);
-      assert.deepEqual((JSON.parse(elsewhere.stdout) as { nothingToDo: boolean; once: string }).once, 'reminders-2026-11-28');
-      assert.equal(server.requests.length, 3, 'nothing more was sent');
-
-      writeCsv(copy, numbers(5, 50));
-      const other = await msgr(['send-bulk', copy, '--once', 'reminders-2026-11-28', ...MSG, '--again'], env(server.url, config));
-      assert.equal(other.code, 2, other.stderr);
-      assert.match(other.stderr, /^error: --once reminders-2026-11-28 was used for run \S+ \(started \S+\): \S+today\.csv, 5 rows, text "Your appointment is tomorrow", from Acme; \S+copy\.csv holds other data \(the same size, 77 bytes, but other bytes\); nothing was sent$/m);
-      assert.match(other.stderr, /^hint: A key names one campaign: give this campaign a key of its own \(e\.g\. --once reminders-2026-11-28-2\), or leave --once out\.$/m);
-      const text = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28', '--from', 'Acme', '--text', 'Another text'], env(server.url, config));
-      assert.equal(text.code, 2, text.stderr);
-      assert.match(text.stderr, /this command sends another message \(body differs\); nothing was sent/);
-      // The key is the account's: another account starts its own campaign under the same name.
-      const account = await msgr(line, env(server.url, config, { MSGR_ACCOUNT_REFERENCE: 'ACME02' }));
-      assert.equal(account.code, 0, account.stderr);
-      assert.equal(server.requests.length, 6);
-      // The key the hint offers is free and, with --again (these numbers had the key's message), accepted.
-      assert.match(text.stderr, /^hint: A key names one campaign: give this campaign a key of its own \(e\.g\. --once reminders-2026-11-28-2 --again\), or leave --once out and add --again\.$/m);
-      const offered = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28-2', '--again', '--from', 'Acme', '--text', 'Another text', '-q'], env(server.url, config));
-      assert.equal(offered.code, 0, offered.stderr);
-      assert.deepEqual(server.requests.slice(6).flatMap(recipients).sort(), [...list].sort());
-      const third = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28', '--from', 'Acme', '--text', 'A third text'], env(server.url, config));
-      assert.match(third.stderr, /\(e\.g\. --once reminders-2026-11-28-3 --again\)/);
-    });
-
-    test('an interrupted day: the next day\'s line, with a new export at the same path, is not blocked; the same key continues an unfinished run from the same command line', async () => {
-      const dir = tempDir();
-      const config = join(dir, 'state');
-      const day1 = numbers(6, 100);
-      const file = writeCsv(join(dir, 'today.csv'), day1);
-      const line = (day: string): string[] => ['send-bulk', file, '--once', `reminders-${day}`, ...MSG, '--again', '--yes', '-q', '--batch-size', '2', '--concurrency', '1'];
-      server.script(ACCEPT, REFUSE);
-      const stopped = await msgr(line('d1'), env(server.url, config));
-      assert.equal(stopped.code, 3, stopped.stderr);
-      assert.match(stopped.stderr, /Resume with: msgr send-bulk \S+today\.csv --once reminders-d1 --concurrency 1 --yes/);
-      const shown = await msgr(['runs', 'show', file], env(server.url, config));
-      assert.match(shown.stdout, /^key\s+--once reminders-d1$/m);
-      // Later that day the same line finishes the run, with the Idempotency-Keys of its batches.
-      const at = server.requests.length;
-      const finished = await msgr(line('d1'), env(server.url, config));
-      assert.equal(finished.code, 0, finished.stderr);
-      assert.deepEqual(server.requests.slice(at).map(recipients), [day1.slice(2, 4), day1.slice(4)]);
-      assert.deepEqual(server.requests.slice(at).map((r) => r.headers['idempotency-key']?.toString().replace(/-[0-9a-f]{16}-/, '-H-')), ['msgr-once-reminders-d1-H-1', 'msgr-once-reminders-d1-H-2']);
-
-      // Day 2 left unfinished, then day 3: a new export at the same path under a new key.
-      const day2 = [...day1.slice(0, 2), ...numbers(4, 200)];
-      writeCsv(file, day2);
-      server.script(ACCEPT, REFUSE);
-      assert.equal((await msgr(line('d2'), env(server.url, config))).code, 3);
-      // While it can be continued, it is the file's run: a run without the key is refused, naming the key.
-      const plain = await msgr(['send-bulk', file, ...MSG, '--again'], env(server.url, config));
-      assert.equal(plain.code, 2, plain.stderr);
-      assert.match(plain.stderr, /^hint: Continue it with: msgr send-bulk \S+today\.csv --once reminders-d2 \S* ?.*\(rows already accepted are not sent again\), or abandon it with --once reminders-d2 --restart/m);
-      const day3 = [...day2.slice(0, 3), ...numbers(2, 300)];
-      writeCsv(file, day3);
-      let before = server.requests.length;
-      const third = await msgr(line('d3'), env(server.url, config));
-      assert.equal(third.code, 0, third.stderr);
-      assert.equal(third.stderr, '');
-      assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3].sort());
-      // Without saying what it means, the same day's line would have been refused: day 2 accepted some.
-      writeCsv(file, [...day3, ...numbers(1, 400)]);
-      const unsaid = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG], env(server.url, config));
-      assert.equal(unsaid.code, 2, unsaid.stderr);
-      assert.match(unsaid.stderr, /this run would message 5 rows whose numbers run \S+ \(finished [^)]+\) and \d earlier runs? already sent to/);
-      // --skip-sent: a list that grows, each number messaged once in all.
-      before = server.requests.length;
-      const grown = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG, '--skip-sent', '-q'], env(server.url, config));
-      assert.equal(grown.code, 0, grown.stderr);
-      assert.deepEqual(server.requests.slice(before).flatMap(recipients), numbers(1, 400));
-      // Yesterday's key with today's file: refused, and what it offers is accepted.
-      const yesterday = await msgr(line('d2'), env(server.url, config));
-      assert.equal(yesterday.code, 2, yesterday.stderr);
-      assert.match(yesterday.stderr, /--once reminders-d2 was used for run \S+ .*holds other data/);
-      assert.match(yesterday.stderr, /abandon it and send this data under the key with --once reminders-d2 --restart \(it leaves out the rows run \S+ accepted, --again or not: a key messages each number once\)/);
-      before = server.requests.length;
-      const restarted = await msgr([...line('d2'), '--restart'], env(server.url, config));
-      assert.equal(restarted.code, 0, restarted.stderr);
-      // The key's campaign messages each number once, --again or not: every row of today's file but
-      // the two numbers day 2's run accepted (--again is about the earlier keys' runs).
-      const accepted = day2.slice(0, 2);
-      assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3, ...numbers(1, 400)].filter((n) => !accepted.includes(n)).sort());
-    });
 
     test('the same line fired twice at once: one sends, the other says it is running now and sends nothing (exit 0)', async () => {
       const dir = tempDir();
@@ -184,56 +74,6 @@ describe('campaign keys', { concurrency: true }, () => {
   describe('send --once: one message, once', { concurrency: false }, () => {
     const server = useTestServer({ reset: (s) => (s.answer = () => ACCEPT) });
     const send = ['send', '--to', '+447911123456', '--from', 'Acme', '--text', 'Order 1234 has shipped'];
-
-    test('sent once: a repeat prints the first answer again and sends nothing; another message under the key is refused, quoting it; --validity anew is the same message', async () => {
-      const config = join(tempDir(), 'state');
-      const first = await msgr([...send, '--once', 'order-1234-shipped', '--validity', '2h', '--json'], env(server.url, config));
-      assert.equal(first.code, 0, first.stderr);
-      assert.equal(server.requests.length, 1);
-      assert.match(server.requests[0]?.headers['idempotency-key']?.toString() ?? '', /^msgr-once-order-1234-shipped-[0-9a-f]{16}$/);
-      const again = await msgr([...send, '--once', 'order-1234-shipped', '--validity', '2h', '--json'], env(server.url, config));
-      assert.equal(again.code, 0, again.stderr);
-      assert.equal(again.stdout, first.stdout, 'the same answer for a script to read');
-      assert.match(again.stderr, /^already done: --once order-1234-shipped was accepted at \S+; nothing was sent$/m);
-      assert.equal(server.requests.length, 1);
-      // A dry run prints the request (the one the key sent), as every dry run does: not the old answer.
-      const dry = await msgr([...send, '--once', 'order-1234-shipped', '--validity', '2h', '--dry-run'], env(server.url, config));
-      assert.equal(dry.code, 0, dry.stderr);
-      assert.deepEqual(JSON.parse(dry.stdout), server.requests[0]?.json);
-      assert.match(dry.stderr, /^dry run: already done: --once order-1234-shipped was accepted at \S+; the same command without --dry-run sends nothing$/m);
-      assert.equal(server.requests.length, 1);
-      const other = await msgr(['send', '--to', '+447911123457', '--from', 'Acme', '--text', 'Order 1234 has shipped', '--once', 'order-1234-shipped'], env(server.url, config));
-      assert.equal(other.code, 2, other.stderr);
-      assert.match(other.stderr, /^error: --once order-1234-shipped was used at \S+ for text "Order 1234 has shipped" from Acme to \+447911123456 \(accepted at \S+ \(HTTP 202\)\); this command sends another message \(recipients differ\); nothing was sent$/m);
-      // A key names one thing: send-bulk with it is refused too.
-      const file = writeCsv(join(tempDir(), 'c.csv'), numbers(2, 700));
-      const bulk = await msgr(['send-bulk', file, '--from', 'Acme', '--text', 'hi', '--once', 'order-1234-shipped'], env(server.url, config));
-      assert.equal(bulk.code, 2, bulk.stderr);
-      assert.match(bulk.stderr, /--once order-1234-shipped was used by msgr send/);
-      assert.equal(server.requests.length, 1);
-    });
-
-    test('a first attempt with no answer (exit 6), not sent (exit 5) or rejected (exit 4): the repeat sends the same request with the same Idempotency-Key, then it is done', async () => {
-      for (const [first, code] of [[{ status: 500, body: { title: 'boom' } }, 6], [{ status: 429, headers: { 'retry-after': '600' }, body: {} }, 5], [{ status: 422, body: { title: 'Unprocessable' } }, 4]] as Array<[ScriptedResponse, number]>) {
-        server.requests.length = 0;
-        const config = join(tempDir(), 'state');
-        const args = [...send, '--once', `order-${code}`, '--validity', '2h'];
-        server.script(first);
-        const one = await msgr(args, env(server.url, config));
-        assert.equal(one.code, code, one.stderr);
-        const two = await msgr(args, env(server.url, config));
-        assert.equal(two.code, 0, two.stderr);
-        assert.match(two.stderr, /--once order-\d: the attempt at \S+ (got no answer|was not sent|was refused by the API)[^;]*; sending it again with the same Idempotency-Key/);
-        assert.equal(server.requests.length, 2);
-        const [a, b] = server.requests;
-        assert.equal(b?.headers['idempotency-key'], a?.headers['idempotency-key']);
-        assert.equal(b?.body, a?.body, 'the same request, validity and all');
-        const three = await msgr(args, env(server.url, config));
-        assert.equal(three.code, 0, three.stderr);
-        assert.match(three.stderr, /already done/);
-        assert.equal(server.requests.length, 2);
-      }
-    });
 
     test('two webhook deliveries at once: one request reaches the API, both end 0', async () => {
       const config = join(tempDir(), 'state');
