@@ -70,7 +70,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
     }
   });
 
-  test('a small file is not started again; the user\'s own --max-semi-space-size is kept and not restarted for; their malloc settings are kept', async () => {
+  test('a small file and a dry run are not started again; the user\'s own --max-semi-space-size is kept and not restarted for; their malloc settings are kept', async () => {
     const { server } = await sandbox();
     try {
       const { path } = numbersCsv(3);
@@ -78,6 +78,13 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const r1 = await startBulk([path, ...MSG, '--yes'], small.e).done;
       assert.equal(r1.code, 0, r1.stderr);
       assert.equal(small.starts().length, 1);
+
+      // A dry run's peak is in the preflight, which the restart does not lower: it is not restarted.
+      const dry = recordingStarts(env(server.url));
+      const r0 = await startBulk(['-', ...MSG, '--dry-run'], dry.e, readFileSync(path, 'utf8')).done;
+      assert.equal(r0.code, 0, r0.stderr);
+      assert.match(r0.stderr, /to send: 3 recipients/);
+      assert.equal(dry.starts().length, 1);
 
       const own = recordingStarts(env(server.url), '--max-semi-space-size=16');
       const r2 = await startBulk(['-', ...MSG, '--yes'], own.e, readFileSync(path, 'utf8')).done;
