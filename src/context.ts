@@ -77,10 +77,10 @@ export interface Context {
    * (no `process.execve` before Node 22.15, Windows, the single executable file). Returns only if
    * the exec failed; the command then goes on as it is.
    */
-  readonly restart?: Restart | undefined;
+  readonly reexec?: Reexec | undefined;
 }
 
-export interface Restart {
+export interface Reexec {
   /** The Node flags this process started with: `process.execArgv`, then NODE_OPTIONS. */
   readonly nodeFlags: readonly string[];
   readonly run: (nodeFlags: readonly string[], env: Readonly<Record<string, string>>) => void;

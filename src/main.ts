@@ -5,7 +5,7 @@
 import { procStartOf, stillThatProcess } from './files/processes.js';
 import { closeSync, openSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
-import type { Context, QuitState, Restart } from './context.js';
+import type { Context, QuitState, Reexec } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { optionEnvFromContext, REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
@@ -329,9 +329,9 @@ export async function run(): Promise<number> {
       state.hadTerminal = hasTerminal();
     },
     http: () => import('./http/provider.js').then((m) => m.http),
-    // Lazy: only a command that would restart asks (send-bulk of a big file).
-    get restart() {
-      return restartOf();
+    // Lazy: only a command that would start again asks (send-bulk of a big file).
+    get reexec() {
+      return reexecOf();
     },
   };
   const code = await main(ctx);
@@ -367,11 +367,11 @@ export function launch(): void {
 
 
 /**
- * ctx.restart: `process.execve` (Node 22.15 and later, not on Windows), the same Node with the
+ * ctx.reexec: `process.execve` (Node 22.15 and later, not on Windows), the same Node with the
  * flags it started with, the new ones, then msgr's own arguments. Not in the single executable
  * file, whose arguments are all msgr's (no Node flag can be passed on).
  */
-function restartOf(): Restart | undefined {
+function reexecOf(): Reexec | undefined {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => void }).execve;
   if (typeof execve !== 'function') return undefined;
   const sea = process.getBuiltinModule('node:sea') as { isSea?: () => boolean } | undefined;

@@ -109,7 +109,7 @@ Examples:
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {
     // Before anything is read, stdin included: a big send starts again with less memory (./heap.ts).
-    if (runF === undefined) (await import('./heap.js')).restartForMemory(ctx, file, command.opts());
+    if (runF === undefined) (await import('./heap.js')).reexecForMemory(ctx, file, command.opts());
     const { parseBulkOptions } = await import('./options.js');
     const opts = parseBulkOptions(file, command.opts());
     if (runF !== undefined) return runF(opts);

@@ -2,7 +2,7 @@
 // (execve, where Node has it: src/commands/send-bulk/heap.ts), with a smaller young generation
 // and malloc's trim threshold fixed. What a user and a supervisor see must not change: the same
 // process id, arguments, stdin and environment, signals and resumes as ever. A preload given
-// through NODE_OPTIONS writes down each start of Node; stdin ('-') restarts whatever its size,
+// through NODE_OPTIONS writes down each start of Node; stdin ('-') is started again whatever its size,
 // so these tests pipe their CSV. On Node 20 (no execve) each run starts once, unchanged.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -12,7 +12,7 @@ import { describe, test } from 'node:test';
 import { EXE, msgrCommand, offeredCommand, ROOT, tempDir, type RunResult } from '../support/cli.js';
 import { assertExactlyOnce, env, MSG, numbersCsv, recipients, sandbox } from '../support/bulk-inputs.js';
 
-const restarts = typeof (process as { execve?: unknown }).execve === 'function';
+const reexecs = typeof (process as { execve?: unknown }).execve === 'function';
 
 interface Start {
   pid: number;
@@ -46,7 +46,7 @@ function startBulk(args: string[], e: Record<string, string>, input?: string): {
   return { child, done };
 }
 
-describe('send-bulk started again for its memory', { skip: EXE !== undefined ? 'the single executable file does not restart (no Node flags pass through it)' : false }, () => {
+describe('send-bulk started again for its memory', { skip: EXE !== undefined ? 'the single executable file is not started again (no Node flags pass through it)' : false }, () => {
   test('a CSV on stdin: every row sent once; Node 24 and later start once more in the same process, with the same arguments and stdin, the heap flag and the trim threshold', async () => {
     const { server, record } = await sandbox();
     try {
@@ -59,18 +59,18 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       assert.match(r.stderr, /ok: 30 of 30 recipients accepted/);
       assertExactlyOnce(record, numbers);
       const seen = starts();
-      assert.equal(seen.length, restarts ? 2 : 1, JSON.stringify(seen));
+      assert.equal(seen.length, reexecs ? 2 : 1, JSON.stringify(seen));
       for (const s of seen) {
         assert.equal(s.pid, run.child.pid);
         assert.deepEqual(s.argv, ['send-bulk', ...args]);
       }
-      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), restarts ? [[[], null], [['--max-semi-space-size=8'], '131072']] : [[[], null]]);
+      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), reexecs ? [[[], null], [['--max-semi-space-size=8'], '131072']] : [[[], null]]);
     } finally {
       await server.close();
     }
   });
 
-  test('a small file and a dry run are not started again; the user\'s own --max-semi-space-size is kept and not restarted for; their malloc settings are kept', async () => {
+  test('a small file and a dry run are not started again; the user\'s own --max-semi-space-size is kept and not started again for; their malloc settings are kept', async () => {
     const { server } = await sandbox();
     try {
       const { path } = numbersCsv(3);
@@ -79,7 +79,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       assert.equal(r1.code, 0, r1.stderr);
       assert.equal(small.starts().length, 1);
 
-      // A dry run's peak is in the preflight, which the restart does not lower: it is not restarted.
+      // A dry run's peak is in the preflight, which starting again does not lower: it is not started again.
       const dry = recordingStarts(env(server.url));
       const r0 = await startBulk(['-', ...MSG, '--dry-run'], dry.e, readFileSync(path, 'utf8')).done;
       assert.equal(r0.code, 0, r0.stderr);
@@ -94,13 +94,13 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const arena = recordingStarts(env(server.url, { MALLOC_ARENA_MAX: '2' }));
       const r3 = await startBulk(['-', ...MSG, '--yes', '--again'], arena.e, readFileSync(path, 'utf8')).done;
       assert.equal(r3.code, 0, r3.stderr);
-      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), restarts ? [[[], null, '2'], [['--max-semi-space-size=8'], null, '2']] : [[[], null, '2']]);
+      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=8'], null, '2']] : [[[], null, '2']]);
     } finally {
       await server.close();
     }
   });
 
-  test('Ctrl-C after the restart reaches the run (same pid): in-flight batches finish, exit 130; the resume it prints sends the rest, each row once', async () => {
+  test('Ctrl-C after the start again reaches the run (same pid): in-flight batches finish, exit 130; the resume it prints sends the rest, each row once', async () => {
     const { server, record } = await sandbox({ latencyMs: 80 });
     try {
       const { path, numbers } = numbersCsv(60);
@@ -112,7 +112,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       run.child.kill('SIGINT');
       const r = await run.done;
       assert.equal(r.code, 130, r.stderr);
-      assert.equal(starts().length, restarts ? 2 : 1);
+      assert.equal(starts().length, reexecs ? 2 : 1);
       const [command, ...resume] = offeredCommand(r.stderr, 'Resume with: ');
       assert.equal(command, 'send-bulk', r.stderr);
       const sent = recipients(record).length;
