@@ -64,7 +64,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
         assert.equal(s.pid, run.child.pid);
         assert.deepEqual(s.argv, ['send-bulk', ...args]);
       }
-      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), reexecs ? [[[], null], [['--max-semi-space-size=8'], '131072']] : [[[], null]]);
+      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), reexecs ? [[[], null], [['--max-semi-space-size=4'], '131072']] : [[[], null]]);
     } finally {
       await server.close();
     }
@@ -94,7 +94,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const arena = recordingStarts(env(server.url, { MALLOC_ARENA_MAX: '2' }));
       const r3 = await startBulk(['-', ...MSG, '--yes', '--again'], arena.e, readFileSync(path, 'utf8')).done;
       assert.equal(r3.code, 0, r3.stderr);
-      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=8'], null, '2']] : [[[], null, '2']]);
+      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=4'], null, '2']] : [[[], null, '2']]);
     } finally {
       await server.close();
     }

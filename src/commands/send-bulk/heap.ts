@@ -1,20 +1,21 @@
 // A send-bulk of a big input starts itself again in the same process (execve: ctx.reexec), once,
 // before it reads anything, with two settings that count only when a process starts: V8's young
-// generation capped at 8 MB a semi-space (on Node 24 it grows to 32 MB in the send pass, on 26 it
+// generation capped at 4 MB a semi-space (on Node 24 it grows to 32 MB in the send pass, on 26 it
 // reaches its cap in some runs and not in others), and glibc's trim threshold set, which stops
 // glibc raising it when the preflight's worker frees its big arrays, so the malloc arena V8 leaves
 // after compiling undici's HTTP parser is given back. The `{{day}}` send of 1,000,000 rows
 // (docs/performance-history.md: "Memory, 2026-12-07 (branch m39, second round)"): Node 24
-// 177–187 MB as it was, 166 MB with the cap alone, 155 MB with the threshold alone, 135–149 MB
-// with both; Node 26 141–165 MB as it was, 136–143 MB with the threshold alone, 131–144 MB with
-// both. Node 20 has no execve and needs neither (128 MB).
+// 177–187 MB as it was, 166 MB with an 8 MB cap alone, 155 MB with the threshold alone, with
+// both 135–150 MB (8 MB) and 130–147 MB (4 MB; CPU 10.4 s against 10.0–10.1 s and 10.5–11.7 s as
+// it was); Node 26 141–165 MB as it was, 136–143 MB with the threshold alone, 131–144 MB with both
+// (8 MB). Node 20 has no execve and needs neither (128 MB).
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 
 /** Input files at least this big start again; so does stdin ('-'), whose size is not known before it is read. */
 export const REEXEC_MIN_BYTES = 8 * 1024 * 1024;
-export const HEAP_FLAG = '--max-semi-space-size=8';
+export const HEAP_FLAG = '--max-semi-space-size=4';
 /** glibc's default trim threshold, set: a value given turns its dynamic thresholds off (mallopt(3)). */
 export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
