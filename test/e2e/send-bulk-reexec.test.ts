@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { EXE, msgrCommand, offeredCommand, ROOT, tempDir, type RunResult } from '../support/cli.js';
 import { assertExactlyOnce, env, MSG, numbersCsv, recipients, sandbox } from '../support/bulk-inputs.js';
+import { waitFor } from '../support/daemon.js';
 
 const reexecs = typeof (process as { execve?: unknown }).execve === 'function';
 
@@ -107,8 +108,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const config = tempDir();
       const { e, starts } = recordingStarts(env(server.url, {}, config));
       const run = startBulk(['-', ...MSG, '--batch-size', '2', '--concurrency', '2', '--yes'], e, readFileSync(path, 'utf8'));
-      // Interrupt once sending is under way, however slow the machine is today.
-      for (let waited = 0; recipients(record).length === 0 && waited < 15_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+      await waitFor('the first request at the sandbox', () => recipients(record).length > 0);
       run.child.kill('SIGINT');
       const r = await run.done;
       assert.equal(r.code, 130, r.stderr);
