@@ -70,6 +70,20 @@ export interface Context {
    * so a command runs in-process against canned answers.
    */
   readonly http: () => Promise<Http>;
+  /**
+   * Starts this command again in this process, with Node flags and environment variables that
+   * count only at start-up (src/commands/send-bulk/heap.ts): `execve`, so the same process id,
+   * stdin, stdout, stderr, arguments and environment, plus these. Undefined where Node cannot
+   * (no `process.execve` before Node 22.15, Windows, the single executable file). Returns only if
+   * the exec failed; the command then goes on as it is.
+   */
+  readonly reexec?: Reexec | undefined;
+}
+
+export interface Reexec {
+  /** The Node flags this process started with: `process.execArgv`, then NODE_OPTIONS. */
+  readonly nodeFlags: readonly string[];
+  readonly run: (nodeFlags: readonly string[], env: Readonly<Record<string, string>>) => void;
 }
 
 /** What quitting at once leaves behind, as the command knows it at that moment. */

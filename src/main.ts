@@ -5,7 +5,7 @@
 import { procStartOf, stillThatProcess } from './files/processes.js';
 import { closeSync, openSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
-import { colorLevel, type Context, type QuitState } from './context.js';
+import { colorLevel, type Context, type QuitState, type Reexec } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { optionEnvFromContext, REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
@@ -336,6 +336,10 @@ export async function run(): Promise<number> {
       state.hadTerminal = hasTerminal();
     },
     http: () => import('./http/provider.js').then((m) => m.http),
+    // Lazy: only a command that would start again asks (send-bulk of a big file).
+    get reexec() {
+      return reexecOf();
+    },
   };
   const code = await main(ctx);
   for (const fn of cleanups.reverse()) {
@@ -368,6 +372,23 @@ export function launch(): void {
   });
 }
 
+
+/**
+ * ctx.reexec: `process.execve` (Node 22.15 and later, not on Windows), the same Node with the
+ * flags it started with, the new ones, then msgr's own arguments. Not in the single executable
+ * file, whose arguments are all msgr's (no Node flag can be passed on).
+ */
+function reexecOf(): Reexec | undefined {
+  const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => void }).execve;
+  if (typeof execve !== 'function') return undefined;
+  const sea = process.getBuiltinModule('node:sea') as { isSea?: () => boolean } | undefined;
+  if (sea?.isSea?.() === true) return undefined;
+  const fromEnv = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((flag) => flag !== '');
+  return {
+    nodeFlags: [...process.execArgv, ...fromEnv],
+    run: (nodeFlags, env) => execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...nodeFlags, ...process.argv.slice(1)], { ...process.env, ...env }),
+  };
+}
 
 /**
  * The clock: the real one, or in tests (MSGR_TEST_CLOCK=2026-01-15T12:00:00Z@600, read only by

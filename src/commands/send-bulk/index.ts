@@ -108,6 +108,8 @@ Examples:
   cat numbers.csv | msgr send-bulk - --from Acme --text 'Hello' --yes`,
   );
   cmd.action(async (file: string | undefined, _opts: unknown, command: Command) => {
+    // Before anything is read, stdin included: a big send starts again with less memory (./heap.ts).
+    if (runF === undefined) (await import('./heap.js')).reexecForMemory(ctx, file, command.opts());
     const { parseBulkOptions } = await import('./options.js');
     const opts = parseBulkOptions(file, command.opts());
     if (runF !== undefined) return runF(opts);

@@ -1,0 +1,51 @@
+// A send-bulk of a big input starts itself again in the same process (execve: ctx.reexec), once,
+// before it reads anything, with two settings that count only when a process starts: V8's young
+// generation capped at 4 MB a semi-space (on Node 24 it grows to 32 MB in the send pass, on 26 it
+// reaches its cap in some runs and not in others), and glibc's trim threshold set, which stops
+// glibc raising it when the preflight's worker frees its big arrays, so the malloc arena V8 leaves
+// after compiling undici's HTTP parser is given back. The `{{day}}` send of 1,000,000 rows
+// (docs/performance-history.md: "Memory, 2026-12-07 (branch m39, second round)"): Node 24
+// 177–187 MB as it was, 166 MB with an 8 MB cap alone, 155 MB with the threshold alone, with
+// both 135–150 MB (8 MB) and 130–147 MB (4 MB; CPU 10.4 s against 10.0–10.1 s and 10.5–11.7 s as
+// it was); Node 26 141–165 MB as it was, 136–148 MB with the threshold alone, 131–144 MB with both
+// (8 MB), 136–146 MB (4 MB; CPU perhaps 10 % more there, not settled). Node 20 has no execve and
+// needs neither (124–128 MB).
+import { statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Context } from '../../context.js';
+
+/** Input files at least this big start again; so does stdin ('-'), whose size is not known before it is read. */
+export const REEXEC_MIN_BYTES = 8 * 1024 * 1024;
+export const HEAP_FLAG = '--max-semi-space-size=4';
+/** glibc's default trim threshold, set: a value given turns its dynamic thresholds off (mallopt(3)). */
+export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072' };
+
+/**
+ * Starts this send-bulk again with HEAP_FLAG when it sends a big input, where Node can
+ * (ctx.reexec), unless the user's own Node flags already size the young generation; MALLOC_ENV
+ * is added unless the environment already tunes malloc (theirs is kept). A dry run, a preview or
+ * a sample is not started again: its peak is in the preflight, which neither setting lowers (Node
+ * 26, 143.2 MB on average over 7 dry runs as it is, 145.4 MB started again). Returns when it does
+ * not start again.
+ */
+export function reexecForMemory(ctx: Context, file: string | undefined, opts: { dryRun?: unknown; preview?: unknown; sampleTo?: unknown }): void {
+  if (opts.dryRun === true || opts.preview !== undefined || opts.sampleTo !== undefined) return;
+  if (file === undefined || (file !== '-' && sizeOf(resolve(ctx.cwd, file)) < REEXEC_MIN_BYTES)) return;
+  const reexec = ctx.reexec;
+  if (reexec === undefined || reexec.nodeFlags.some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag))) return;
+  const tuned = Object.keys(ctx.env).some((name) => name.startsWith('MALLOC_'));
+  try {
+    reexec.run([HEAP_FLAG], tuned ? {} : MALLOC_ENV);
+  } catch {
+    // The exec failed (its errno): the run goes on in this process, as it would have on Node 20.
+  }
+}
+
+function sizeOf(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    // Missing or unreadable: the run says so itself, in this process.
+    return 0;
+  }
+}
