@@ -96,6 +96,17 @@ const common = {
 // import.meta.url, for the one module that reads it outside the bundle, is the bundle's own URL.
 const workerStart = "function __msgrWorker(name, options) { return typeof require.msgrWorker === 'function' ? require.msgrWorker(name, options) : new (require('node:worker_threads').Worker)(require('node:path').join(__dirname, 'workers', name + '.cjs'), options); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
 const ownDefine = { ...bundleDefine, __MSGR_WORKER__: '__msgrWorker', 'import.meta': '__msgrImportMeta' };
+// Commander requires node:child_process as it loads, for subcommands that are programs of their
+// own (msgr has none); that brings node:net, node:dgram and their modules into every start: ~6 M
+// instructions of `send --dry-run` (docs/performance-history.md: "What start-up costs"). Its one
+// use, childProcess.spawn, now requires it then.
+const lazyChildProcess = {
+  name: 'lazy-child-process',
+  setup(b) {
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (/[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'lazy-child-process' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-child-process' }, () => ({ contents: "Object.defineProperty(exports, 'spawn', { enumerable: true, get: () => require('node:child_process').spawn });", loader: 'js' }));
+  },
+};
 
 await swapIn(dist, async (next) => {
   const vendors = vendorTable();
@@ -115,7 +126,7 @@ await swapIn(dist, async (next) => {
     main = [vendorExternals(vendors, './vendor/', names)];
     workers = [vendorExternals(vendors, '../vendor/', names)];
   }
-  const program = { ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: main };
+  const program = { ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: [lazyChildProcess, ...main] };
   const ours = tricks['send-first'] ? await buildSendFirst(build, program, next) : (await build(program), ['msgr.cjs']);
   const workerEntries = existsSync('src/workers') ? listTs('src/workers') : [];
   if (workerEntries.length > 0) {
