@@ -100,9 +100,9 @@ const ownDefine = { ...bundleDefine, __MSGR_WORKER__: '__msgrWorker', 'import.me
 // Node modules our bundles name at their top but use only now and then, each required at its
 // first use instead (a stand-in with a getter per export): commander requires node:child_process
 // as it loads, for subcommands that are programs of their own (msgr has none), which brings
-// node:net, node:dgram and their modules into every start (~6 M instructions of `send
+// node:net, node:dgram and their modules into every start (~7 M instructions of `send
 // --dry-run`); node:module (createRequire, for node:crypto where an account is no file name)
-// loads Node's ES module loader and source maps (~1 M). docs/performance-history.md: "What
+// loads Node's ES module loader and source maps (~0.3 M). docs/performance-history.md: "What
 // start-up costs".
 const LAZY_BUILTINS = ['child_process', 'module'];
 const lazyBuiltins = {

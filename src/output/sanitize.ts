@@ -1,10 +1,9 @@
 /**
  * Whether a format character at `at` is part of what it sits in: an emoji that shows as one
- * picture, or a word of a joining script. Its patterns are written here, not at the top of the file, so
- * that only text holding such a character builds them: V8 builds a regular expression's
- * Unicode property sets when the literal is first evaluated, and these took ~4 M instructions of
- * every `send --dry-run` when the module was initialised (docs/performance-history.md: "What
- * start-up costs").
+ * picture, or a word of a joining script. Its patterns are written here, not at the top of the
+ * file, so that only text holding such a character builds them: V8 builds a pattern's Unicode
+ * property sets when its literal is first evaluated, and these with showControls's took ~8 M
+ * instructions of every `send --dry-run` (docs/performance-history.md: "What start-up costs").
  */
 function partOfEmoji(c: string, text: string, at: number): boolean {
   const cp = c.codePointAt(0) ?? 0;
