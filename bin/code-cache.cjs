@@ -9,7 +9,10 @@
 // flags, source length) and otherwise compiles as usual. Bundles reach each other only through
 // relative require() calls, which come back here.
 'use strict';
-const Module = require('node:module');
+// Node's module class as this module's own, not require('node:module'), which also loads Node's
+// ES module loader and source maps: with the bundles' own (scripts/build.mjs), ~0.3 M
+// instructions of every start (docs/performance-history.md: "What start-up costs").
+const Module = module.constructor;
 const vm = require('node:vm');
 const { mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { dirname, join } = require('node:path');
@@ -41,10 +44,12 @@ exports.load = function load(dist, cacheDir) {
     scripts.push({ cache, script, fresh: cachedData === undefined || script.cachedDataRejected === true });
     const module = { exports: {}, filename: file, id: file, loaded: false };
     loaded.set(file, module);
-    const real = Module.createRequire(file);
-    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? load(join(dirname(file), id)) : real(id));
-    req.resolve = real.resolve;
-    req.cache = real.cache;
+    // Node's modules (`node:fs`) are the same from any file: a require() of the bundle's own is
+    // made only for anything else.
+    let real;
+    const own = () => (real ??= Module.createRequire(file));
+    const req = (id) => (id.startsWith('./') || id.startsWith('../') ? load(join(dirname(file), id)) : id.startsWith('node:') ? require(id) : own()(id));
+    Object.defineProperties(req, { resolve: { get: () => own().resolve }, cache: { get: () => own().cache } });
     script.runInThisContext().call(module.exports, module.exports, req, module, file, dirname(file));
     module.loaded = true;
     return module.exports;

@@ -18,6 +18,7 @@ import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 import { existsSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { createRequire } from 'node:module';
 import { makeCodeCaches, stampBuildId } from './build/code-cache.mjs';
 import { readHelpTopics } from './build/help-topics.mjs';
 import { buildExe, exeNodeProblem } from './build/exe.mjs';
@@ -96,6 +97,25 @@ const common = {
 // import.meta.url, for the one module that reads it outside the bundle, is the bundle's own URL.
 const workerStart = "function __msgrWorker(name, options) { return typeof require.msgrWorker === 'function' ? require.msgrWorker(name, options) : new (require('node:worker_threads').Worker)(require('node:path').join(__dirname, 'workers', name + '.cjs'), options); }\nvar __msgrImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };";
 const ownDefine = { ...bundleDefine, __MSGR_WORKER__: '__msgrWorker', 'import.meta': '__msgrImportMeta' };
+// Node modules our bundles name at their top but use only now and then, each required at its
+// first use instead (a stand-in with a getter per export): commander requires node:child_process
+// as it loads, for subcommands that are programs of their own (msgr has none), which brings
+// node:net, node:dgram and their modules into every start (~7 M instructions of `send
+// --dry-run`); node:module (createRequire, for node:crypto where an account is no file name)
+// loads Node's ES module loader and source maps (~0.3 M). docs/performance-history.md: "What
+// start-up costs".
+const LAZY_BUILTINS = ['child_process', 'module'];
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    const names = new Map(LAZY_BUILTINS.map((m) => [m, Object.keys(createRequire(import.meta.url)(`node:${m}`))]));
+    b.onResolve({ filter: new RegExp(`^(node:)?(${LAZY_BUILTINS.join('|')})$`) }, (args) => (args.namespace === 'lazy-builtin' ? { path: args.path, external: true } : { path: args.path.replace(/^node:/, ''), namespace: 'lazy-builtin' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({
+      contents: `for (const name of ${JSON.stringify(names.get(args.path))}) Object.defineProperty(exports, name, { enumerable: true, get: () => require('node:${args.path}')[name] });`,
+      loader: 'js',
+    }));
+  },
+};
 
 await swapIn(dist, async (next) => {
   const vendors = vendorTable();
@@ -115,7 +135,7 @@ await swapIn(dist, async (next) => {
     main = [vendorExternals(vendors, './vendor/', names)];
     workers = [vendorExternals(vendors, '../vendor/', names)];
   }
-  const program = { ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: main };
+  const program = { ...common, entryPoints: ['src/main.ts'], outfile: `${next}/msgr.cjs`, banner: { js: workerStart }, define: ownDefine, plugins: [lazyBuiltins, ...main] };
   const ours = tricks['send-first'] ? await buildSendFirst(build, program, next) : (await build(program), ['msgr.cjs']);
   const workerEntries = existsSync('src/workers') ? listTs('src/workers') : [];
   if (workerEntries.length > 0) {

@@ -3,9 +3,9 @@
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
 import { procStartOf, stillThatProcess } from './files/processes.js';
-import { closeSync, openSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
 import { Command, CommanderError, Help } from 'commander';
-import { colorLevel, type Context, type QuitState, type Reexec } from './context.js';
+import { colorLevel, type Context, type OutStream, type QuitState, type Reexec } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
 import { COMMANDS, WHOLE_TREE } from './commands/index.js';
 import { optionEnvFromContext, REPEATED_OPTION, refuseRepeatedOptions } from './commands/shared/flags.js';
@@ -225,8 +225,55 @@ function hasTerminal(): boolean {
   }
 }
 
+/** What launch() flushes before the exit: stdout and stderr as run() writes to them. */
+interface Output extends OutStream {
+  write(chunk: string, done?: () => void): boolean;
+}
+let outputs: { readonly stdout: Output; readonly stderr: Output } | undefined;
+
+/**
+ * Standard output or error (`fd` 1 or 2) where it is a file or /dev/null (`>> log` or
+ * `> /dev/null` from cron, the bench): there Node's own stream is a SyncWriteStream, which makes
+ * one fs.writeSync() of each chunk; here the same writes are made without it, as it loads
+ * node:stream and its ~40 modules: ~9 M instructions of `send --dry-run` (docs/
+ * performance-history.md: "What start-up costs"). As with that stream, a failed write is dropped
+ * and so is every later one. Anything else (a terminal, a pipe): undefined, for Node's stream.
+ */
+function fileOutput(fd: 1 | 2): Output | undefined {
+  try {
+    const stat = fstatSync(fd);
+    if (!stat.isFile() && !(stat.isCharacterDevice() && stat.rdev === statSync('/dev/null').rdev)) return undefined;
+  } catch {
+    return undefined;
+  }
+  let failed = false;
+  return {
+    write: (chunk, done) => {
+      try {
+        if (!failed && chunk !== '') writeSync(fd, chunk);
+      } catch {
+        failed = true;
+      }
+      done?.();
+      return !failed;
+    },
+  };
+}
+
+/** Node's stream for a terminal or a pipe. */
+function nodeOutput(stream: NodeJS.WriteStream): Output {
+  // A reader that went away (`msgr ... | head -1`, a closed ssh session: EPIPE, EIO) must not
+  // crash the run or change its outcome: what was to be written is dropped, the work goes on, and
+  // the exit code is the work's. A stream that failed once stays failed; Node then drops writes.
+  stream.on('error', () => undefined);
+  return stream;
+}
+
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
 export async function run(): Promise<number> {
+  const stdout = fileOutput(1) ?? nodeOutput(process.stdout);
+  const stderr = fileOutput(2) ?? nodeOutput(process.stderr);
+  outputs = { stdout, stderr };
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
   const quitTidies: Array<() => void> = [];
@@ -275,8 +322,8 @@ export async function run(): Promise<number> {
     // The summary that would say how to continue is not written: the command is said here.
     const resumeHint = resume !== undefined ? `Resume with: ${resume}` : undefined;
     const left = code === ExitCode.OUTCOME_UNKNOWN ? ': the request sent is left without its answer (its outcome is unknown)' : ': batches are left in doubt (a request sent has no answer written down)';
-    const width = lineWidth(process.stderr);
-    process.stderr.write(`\n${wrap(`msgr: interrupted${inDoubt ? left : ''}`, width)}\n${resumeHint !== undefined ? `${wrap(`hint: ${resumeHint}`, width)}\n` : ''}`);
+    const width = lineWidth(stderr);
+    stderr.write(`\n${wrap(`msgr: interrupted${inDoubt ? left : ''}`, width)}\n${resumeHint !== undefined ? `${wrap(`hint: ${resumeHint}`, width)}\n` : ''}`);
     // --json promises one document on stdout, also now: unless the command wrote its own already.
     // Writes to a file or a pipe are synchronous, so it is out before the exit.
     if (jsonAsked && !wroteStdout) {
@@ -286,15 +333,11 @@ export async function run(): Promise<number> {
         : state.onQuit !== undefined && !inDoubt
           ? errorDocument('interrupted: quit at once; no request was waiting for its answer, nothing is in doubt', resumeHint ?? 'Nothing was in flight: run the command again.', code)
           : errorDocument(`interrupted: quit at once, without waiting for ${code === ExitCode.OUTCOME_UNKNOWN ? 'the answer to the request' : 'the answers'} in flight`, resumeHint !== undefined ? `${inFlightHint}\n      ${resumeHint}` : inFlightHint, code);
-      process.stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
+      stdout.write(`${JSON.stringify(doc, null, 2)}\n`);
     }
     process.exit(code);
   };
   for (const sig of STOP_SIGNALS) process.on(sig, onSignal);
-  // A reader that went away (`msgr ... | head -1`, a closed ssh session: EPIPE, EIO) must not
-  // crash the run or change its outcome: what was to be written is dropped, the work goes on, and
-  // the exit code is the work's. A stream that failed once stays failed; Node then drops writes.
-  for (const stream of [process.stdout, process.stderr]) stream.on('error', () => undefined);
 
   const ctx: Context = {
     argv: process.argv.slice(2),
@@ -303,16 +346,16 @@ export async function run(): Promise<number> {
     stdout: {
       write: (chunk: string) => {
         wroteStdout = true;
-        return process.stdout.write(chunk);
+        return stdout.write(chunk);
       },
       get isTTY() {
-        return process.stdout.isTTY;
+        return stdout.isTTY;
       },
       get columns() {
-        return process.stdout.columns;
+        return stdout.columns;
       },
     },
-    stderr: process.stderr,
+    stderr,
     // Lazy: touching process.stdin opens it, and an opened stdin can hold the exit ~100 ms.
     get stdin() {
       return process.stdin;
@@ -324,7 +367,10 @@ export async function run(): Promise<number> {
     pid: process.pid,
     platform: process.platform,
     isProcessAlive,
-    procStart: procStartOf(process.pid),
+    // Read when a lock is taken (src/files/lock.ts), not at every start: the same every time.
+    get procStart() {
+      return procStartOf(process.pid);
+    },
     onExit: (fn) => cleanups.push(fn),
     atQuit: (fn) => quitTidies.push(fn),
     enableGracefulInterrupt: (onQuit) => {
@@ -363,7 +409,8 @@ export async function run(): Promise<number> {
 export function launch(): void {
   run().then((code) => {
     process.exitCode = code;
-    process.stdout.write('', () => process.stderr.write('', () => process.exit(code)));
+    const { stdout, stderr } = outputs ?? { stdout: process.stdout, stderr: process.stderr };
+    stdout.write('', () => stderr.write('', () => process.exit(code)));
   }, (err: unknown) => {
     const args = process.argv.slice(2);
     const stack = args.includes('--verbose') || args.includes('-v') ? `${err instanceof Error ? err.stack : String(err)}\n` : '';

@@ -13,14 +13,17 @@ import { createRequire } from 'node:module';
  * exports: a package used through named imports exports its namespace; one used through its
  * default export exports that value itself as module.exports (what Node's interop, which esbuild
  * follows for our "type": "module" sources, reads as the default). `shape`: what the build checks
- * one export to be.
+ * one export to be. `same`: a package whose module the bundle must read as, value for value.
  */
 export function vendorTable() {
   return [
-    // The numbering plans (~157 KB of JSON) as a string for JSON.parse(), which V8 reads several
+    // The numbering plans (~157 KB of JSON) as strings for JSON.parse(), which V8 reads several
     // times faster than the same data as a JavaScript object literal (what esbuild makes of a
     // .json file): on Node 26 with its own compile cache, 7-10 ms of `send --dry-run` as a literal.
-    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: `module.exports = JSON.parse(${JSON.stringify(metadataJson())});`, shape: ['countries', 'object'] },
+    // Each country's plan (245 of them) is parsed the first time it is read: a send to one
+    // number reads the plans of its calling code only (docs/performance-history.md: "What
+    // start-up costs"). The build checks that the object reads as the package's own (`same`).
+    { name: 'phone-metadata', imports: ['libphonenumber-js/max/metadata'], entry: metadataModule(), shape: ['countries', 'object'], same: 'libphonenumber-js/max/metadata' },
     // libphonenumber-js reads the same metadata object, not a second copy.
     { name: 'phone', imports: ['libphonenumber-js/max'], entry: "export * from 'libphonenumber-js/max';", shape: ['parsePhoneNumberFromString', 'function'], plugins: [external(/metadata\.max\.json(\.js)?$/, './phone-metadata.cjs')] },
     // The countries' time zones (--tz auto), 37 KB: loaded only when a row's zone is looked up.
@@ -43,6 +46,27 @@ function metadataJson() {
   return readFileSync(createRequire(import.meta.url).resolve('libphonenumber-js/max/metadata'), 'utf8');
 }
 
+/**
+ * The metadata as a module: its `countries` an object whose properties parse their plan when
+ * first read, then hold it as a plain property, as JSON.parse() would have made it.
+ */
+function metadataModule() {
+  const metadata = JSON.parse(metadataJson());
+  const plans = Object.fromEntries(Object.entries(metadata.countries).map(([country, plan]) => [country, JSON.stringify(plan)]));
+  const rest = { ...metadata, countries: {} };
+  return `const plans = ${JSON.stringify(plans)};
+const countries = {};
+for (const country of Object.keys(plans)) {
+  Object.defineProperty(countries, country, { enumerable: true, configurable: true, get() {
+    const plan = JSON.parse(plans[country]);
+    Object.defineProperty(countries, country, { value: plan, enumerable: true, writable: true, configurable: true });
+    return plan;
+  } });
+}
+module.exports = JSON.parse(${JSON.stringify(JSON.stringify(rest))});
+module.exports.countries = countries;`;
+}
+
 function external(filter, path) {
   return { name: `external-${path}`, setup: (b) => b.onResolve({ filter }, () => ({ path, external: true })) };
 }
@@ -54,15 +78,17 @@ function external(filter, path) {
  */
 export function probeVendors(dir, vendors) {
   const probe = JSON.parse(execFileSync(process.execPath, ['-e', `
-    const names = {}, shapes = {};
-    for (const [n, key] of ${JSON.stringify(vendors.map((v) => [v.name, v.shape[0] ?? null]))}) {
+    const names = {}, shapes = {}, differ = [];
+    for (const [n, key, same] of ${JSON.stringify(vendors.map((v) => [v.name, v.shape[0] ?? null, v.same ?? null]))}) {
       const m = require(${JSON.stringify(resolve(dir))} + '/' + n + '.cjs');
       if (m !== null && typeof m === 'object' && m.__esModule === true) names[n] = Object.keys(m).filter((k) => k !== '__esModule');
       shapes[n] = typeof (key === null ? m : m[key]);
+      if (same !== null && JSON.stringify(m) !== JSON.stringify(require(same))) differ.push(n);
     }
-    console.log(JSON.stringify({ names, shapes }));`], { encoding: 'utf8' }));
+    console.log(JSON.stringify({ names, shapes, differ }));`], { encoding: 'utf8' }));
   const wrong = vendors.filter((v) => probe.shapes[v.name] !== v.shape[1]);
   if (wrong.length > 0) throw new Error(`build: vendor bundles export the wrong shape: ${wrong.map((v) => `${v.name}${v.shape[0] !== undefined ? `.${v.shape[0]}` : ''} is ${probe.shapes[v.name]}`).join(', ')}`);
+  if (probe.differ.length > 0) throw new Error(`build: vendor bundles read otherwise than their package: ${probe.differ.join(', ')}`);
   return probe.names;
 }
 

@@ -1,35 +1,24 @@
 /**
- * What is made visible: C0 but the line feed, DEL, C1 (U+009B is the 8-bit CSI), every format
- * character (bidirectional controls, zero-width spaces and joiners, the soft hyphen, the BOM,
- * tags), the line and paragraph separators, lone surrogates, and the letters that show as
- * nothing (the Hangul fillers, the combining grapheme joiner).
+ * Whether a format character at `at` is part of what it sits in: an emoji that shows as one
+ * picture, or a word of a joining script. Its patterns are written here, not at the top of the
+ * file, so that only text holding such a character builds them: V8 builds a pattern's Unicode
+ * property sets when its literal is first evaluated, and these with showControls's took ~8 M
+ * instructions of every `send --dry-run` (docs/performance-history.md: "What start-up costs").
  */
-const SHOWN = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u115f\u3164\uffa0\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[\u034f\u1160]/gu;
-
-/** An emoji before a joiner, with its presentation selector and skin tone. */
-const EMOJI_BEFORE = /\p{Extended_Pictographic}(?:\u{FE0F}|[\u{1F3FB}-\u{1F3FF}])*$/u;
-const EMOJI_AFTER = /^\p{Extended_Pictographic}/u;
-/** A subdivision flag (England's: a black flag, tags, a cancel tag). */
-const TAGS_BEFORE = /\u{1F3F4}[\u{E0020}-\u{E007E}]*$/u;
-const TAGS_AFTER = /^[\u{E0020}-\u{E007E}]*\u{E007F}/u;
-const TAGS_THEN_CANCEL = /\u{1F3F4}[\u{E0020}-\u{E007E}]+$/u;
-
-/**
- * Letters of the scripts whose spelling uses the zero-width non-joiner and joiner (Persian's
- * می‌خواهم, a Devanagari half form): there, between two such letters or marks, they are part of
- * the word, not a hidden character. Between Latin letters they stay visible (ST<U+200C>OP is not
- * STOP).
- */
-const JOINING = /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]$/u;
-
-/** Whether a format character at `at` is part of what it sits in: an emoji that shows as one picture, or a word of a joining script. */
 function partOfEmoji(c: string, text: string, at: number): boolean {
   const cp = c.codePointAt(0) ?? 0;
-  if ((cp === 0x200c || cp === 0x200d) && JOINING.test(text.charAt(at - 1)) && JOINING.test(text.charAt(at + 1))) return true;
+  // Letters of the scripts whose spelling uses the zero-width non-joiner and joiner (Persian's
+  // می‌خواهم, a Devanagari half form): there, between two such letters or marks, they are part of
+  // the word, not a hidden character. Between Latin letters they stay visible (ST<U+200C>OP is not
+  // STOP).
+  const joining = /^[\p{Script=Arabic}\p{Script=Syriac}\p{Script=Nko}\p{Script=Mongolian}\p{Script=Devanagari}\p{Script=Bengali}\p{Script=Gurmukhi}\p{Script=Gujarati}\p{Script=Oriya}\p{Script=Tamil}\p{Script=Telugu}\p{Script=Kannada}\p{Script=Malayalam}\p{Script=Sinhala}]$/u;
+  if ((cp === 0x200c || cp === 0x200d) && joining.test(text.charAt(at - 1)) && joining.test(text.charAt(at + 1))) return true;
   const before = text.slice(Math.max(0, at - 40), at);
-  if (cp === 0x200d) return EMOJI_BEFORE.test(before) && EMOJI_AFTER.test(text.slice(at + 1, at + 3));
-  if (cp >= 0xe0020 && cp <= 0xe007e) return TAGS_BEFORE.test(before) && TAGS_AFTER.test(text.slice(at, at + 40));
-  if (cp === 0xe007f) return TAGS_THEN_CANCEL.test(before);
+  // An emoji before a joiner, with its presentation selector and skin tone, and one after it.
+  if (cp === 0x200d) return /\p{Extended_Pictographic}(?:\u{FE0F}|[\u{1F3FB}-\u{1F3FF}])*$/u.test(before) && /^\p{Extended_Pictographic}/u.test(text.slice(at + 1, at + 3));
+  // A subdivision flag (England's: a black flag, tags, a cancel tag).
+  if (cp >= 0xe0020 && cp <= 0xe007e) return /\u{1F3F4}[\u{E0020}-\u{E007E}]*$/u.test(before) && /^[\u{E0020}-\u{E007E}]*\u{E007F}/u.test(text.slice(at, at + 40));
+  if (cp === 0xe007f) return /\u{1F3F4}[\u{E0020}-\u{E007E}]+$/u.test(before);
   return false;
 }
 
@@ -49,7 +38,15 @@ function codePoint(c: string): string {
  * there it draws one picture. Idempotent: its output holds none of these characters.
  */
 export function showControls(text: string): string {
-  return text.replace(SHOWN, (c: string, at: number) => (partOfEmoji(c, text, at) ? c : codePoint(c)));
+  // Printable ASCII and line feeds hold none of them: most text never builds the pattern below
+  // (see partOfEmoji).
+  if (!/[^\n\x20-\x7e]/.test(text)) return text;
+  // What is made visible: C0 but the line feed, DEL, C1 (U+009B is the 8-bit CSI), every format
+  // character (bidirectional controls, zero-width spaces and joiners, the soft hyphen, the BOM,
+  // tags), the line and paragraph separators, lone surrogates, and the letters that show as
+  // nothing (the Hangul fillers, the combining grapheme joiner).
+  const shown = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u115f\u3164\uffa0\p{Cf}\p{Zl}\p{Zp}\p{Cs}]|[\u034f\u1160]/gu;
+  return text.replace(shown, (c: string, at: number) => (partOfEmoji(c, text, at) ? c : codePoint(c)));
 }
 
 /**
