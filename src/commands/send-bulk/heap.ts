@@ -4,7 +4,8 @@
 // reaches its cap in some runs and not in others), and glibc's trim threshold set, which stops
 // glibc raising it when the preflight's worker frees its big arrays, so the malloc arena V8 leaves
 // after compiling undici's HTTP parser is given back. The `{{day}}` send of 1,000,000 rows
-// (docs/performance-history.md: "Memory, 2026-12-07 (branch m39, second round)"): Node 24
+// (docs/performance-history.md: "Personalised messages", the paragraph "Memory, 2026-12-07
+// (branch m39, second round)"): Node 24
 // 177–187 MB as it was, 166 MB with an 8 MB cap alone, 155 MB with the threshold alone, with
 // both 135–150 MB (8 MB) and 130–147 MB (4 MB; CPU 10.4 s against 10.0–10.1 s and 10.5–11.7 s as
 // it was); Node 26 141–165 MB as it was, 136–148 MB with the threshold alone, 131–144 MB with both
