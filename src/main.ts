@@ -3,7 +3,8 @@
 // command's real work is imported when that command runs, so `--version` and `--help` cost
 // about as much as bare Node (docs/performance.md).
 import { procStartOf, stillThatProcess } from './files/processes.js';
-import { closeSync, fstatSync, openSync, statSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, fstatSync, openSync, statSync, writeSync } from 'node:fs';
+import { basename } from 'node:path';
 import { Command, CommanderError, Help } from 'commander';
 import { colorLevel, type Context, type OutStream, type QuitState, type Reexec } from './context.js';
 import { errorDocument, ExitCode } from './errors.js';
@@ -423,14 +424,24 @@ export function launch(): void {
 /**
  * ctx.reexec: `process.execve` (Node 22.15 and later, not on Windows), the same Node with the
  * flags it started with, the new ones, then msgr's own arguments. Not in the single executable
- * file, whose arguments are all msgr's (no Node flag can be passed on).
+ * file, whose arguments are all msgr's (no Node flag can be passed on); not when Node was started
+ * through another program (`ld-linux-x86-64.so.2 node …`, which Node reports as its own path and
+ * which would take the flags as its own); not when the binary cannot be run again (before Node 26
+ * a failed execve aborts the process instead of returning).
  */
 function reexecOf(): Reexec | undefined {
   const execve = (process as { execve?: (file: string, args: string[], env: NodeJS.ProcessEnv) => void }).execve;
   if (typeof execve !== 'function') return undefined;
   const sea = process.getBuiltinModule('node:sea') as { isSea?: () => boolean } | undefined;
   if (sea?.isSea?.() === true) return undefined;
-  const fromEnv = (process.env.NODE_OPTIONS ?? '').split(/\s+/).filter((flag) => flag !== '');
+  if (!/^node/i.test(basename(process.execPath))) return undefined;
+  try {
+    accessSync(process.execPath, constants.X_OK);
+  } catch {
+    return undefined;
+  }
+  // NODE_OPTIONS may quote a flag ("--max-semi-space-size=16"), as Node allows.
+  const fromEnv = (process.env.NODE_OPTIONS ?? '').split(/\s+/).map((flag) => flag.replace(/^"|"$/g, '')).filter((flag) => flag !== '');
   return {
     nodeFlags: [...process.execArgv, ...fromEnv],
     run: (nodeFlags, env) => execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...nodeFlags, ...process.argv.slice(1)], { ...process.env, ...env }),

@@ -14,6 +14,7 @@ import { assertExactlyOnce, env, MSG, numbersCsv, recipients, sandbox } from '..
 import { waitFor } from '../support/daemon.js';
 
 const reexecs = typeof (process as { execve?: unknown }).execve === 'function';
+const LOADER = '/lib64/ld-linux-x86-64.so.2';
 
 interface Start {
   pid: number;
@@ -96,6 +97,34 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const r3 = await startBulk(['-', ...MSG, '--yes', '--again'], arena.e, readFileSync(path, 'utf8')).done;
       assert.equal(r3.code, 0, r3.stderr);
       assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=4'], null, '2']] : [[[], null, '2']]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test('Node started through the dynamic loader, and a quoted flag in NODE_OPTIONS: not started again, every row sent once', { skip: !existsSync(LOADER) ? `no ${LOADER} here` : false }, async () => {
+    const { server, record } = await sandbox();
+    try {
+      const { path, numbers } = numbersCsv(5);
+      // Node reports the loader as its own path: started again, the loader would take Node's flags as its own.
+      const loaded = recordingStarts(env(server.url));
+      const [node, nodeArgs] = msgrCommand(['send-bulk', '-', ...MSG, '--yes']);
+      const child = spawn(LOADER, [node, ...nodeArgs], { cwd: ROOT, env: loaded.e, stdio: ['pipe', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout.resume();
+      child.stdin.end(readFileSync(path, 'utf8'));
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      assert.equal(code, 0, stderr);
+      assert.match(stderr, /ok: 5 of 5 recipients accepted/);
+      assert.deepEqual(loaded.starts().map((s) => s.execArgv), [[]]);
+      assertExactlyOnce(record, numbers);
+
+      // Node's own quoting of NODE_OPTIONS: the user's setting, so msgr's is not added.
+      const quoted = recordingStarts(env(server.url), '"--max-semi-space-size=16"');
+      const r = await startBulk(['-', ...MSG, '--yes', '--again'], quoted.e, readFileSync(path, 'utf8')).done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.deepEqual(quoted.starts().map((s) => s.trim), [null]);
     } finally {
       await server.close();
     }
