@@ -75,7 +75,8 @@ export interface Context {
    * count only at start-up (src/commands/send-bulk/heap.ts): `execve`, so the same process id,
    * stdin, stdout, stderr, arguments and environment, plus these. Undefined where Node cannot
    * (no `process.execve` before Node 22.15, Windows, the single executable file). Returns only if
-   * the exec failed; the command then goes on as it is.
+   * the exec failed, on Node 26 and later (before 26 a failed execve aborts the process, so it is
+   * offered only for a Node binary that can be run again); the command then goes on as it is.
    */
   readonly reexec?: Reexec | undefined;
 }

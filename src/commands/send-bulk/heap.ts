@@ -37,7 +37,9 @@ export function reexecForMemory(ctx: Context, file: string | undefined, opts: { 
   try {
     reexec.run([HEAP_FLAG], tuned ? {} : MALLOC_ENV);
   } catch {
-    // The exec failed (its errno): the run goes on in this process, as it would have on Node 20.
+    // The exec failed (Node 26 throws its errno; before 26 Node aborts instead, which is why
+    // ctx.reexec is offered only for a binary that can be run again): the run goes on in this
+    // process, as it would have on Node 20.
   }
 }
 
