@@ -1,7 +1,7 @@
 // `npm test`: the type-check and lint beside the build and the tests; the tests' line of totals,
-// then the verdicts of the type-check and lint. The tests wait on msgr processes, servers and timers for much of their
-// time, and the type-check (tsc, ~12 s of CPU) and lint (type-aware typescript-eslint, ~34 s)
-// run in that time instead of before the tests: on 2 cores that took 7 s and 23 s off the wall
+// then the verdicts of the type-check and lint. The tests wait on msgr processes, servers and
+// timers for much of their time, and the type-check (tsc, ~12 s of CPU) and lint (type-aware
+// typescript-eslint, ~34 s) run in that time instead of before the tests: on 2 cores that took 7 s and 23 s off the wall
 // time (docs/performance.md, "npm test"). Their errors are printed after the tests' report, and
 // either failing fails `npm test` as before; the tests run from esbuild's output, which does not
 // type-check, so a type error never stops them. The trade: a type error is reported after the

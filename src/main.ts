@@ -226,11 +226,19 @@ function hasTerminal(): boolean {
   }
 }
 
-/** What launch() flushes before the exit: stdout and stderr as run() writes to them. */
+/** stdout or stderr as run() writes to it, and launch() flushes it before the exit. */
 interface Output extends OutStream {
   write(chunk: string, done?: () => void): boolean;
 }
-let outputs: { readonly stdout: Output; readonly stderr: Output } | undefined;
+interface Outputs {
+  readonly stdout: Output;
+  readonly stderr: Output;
+}
+
+/** The process's stdout and stderr: written directly where they are files, else Node's streams. */
+function processOutputs(): Outputs {
+  return { stdout: fileOutput(1) ?? nodeOutput(process.stdout), stderr: fileOutput(2) ?? nodeOutput(process.stderr) };
+}
 
 /**
  * Standard output or error (`fd` 1 or 2) where it is a file or /dev/null (`>> log` or
@@ -271,10 +279,7 @@ function nodeOutput(stream: NodeJS.WriteStream): Output {
 }
 
 /** Entry from bin/msgr.js: a Context from the real process, signals, and cleanup. */
-export async function run(): Promise<number> {
-  const stdout = fileOutput(1) ?? nodeOutput(process.stdout);
-  const stderr = fileOutput(2) ?? nodeOutput(process.stderr);
-  outputs = { stdout, stderr };
+export async function run({ stdout, stderr }: Outputs = processOutputs()): Promise<number> {
   const controller = new AbortController();
   const cleanups: Array<() => Promise<void> | void> = [];
   const quitTidies: Array<() => void> = [];
@@ -408,9 +413,9 @@ export async function run(): Promise<number> {
  * are flushed: undici's closed sockets can hold the event loop ~100 ms after every send.
  */
 export function launch(): void {
-  run().then((code) => {
+  const { stdout, stderr } = processOutputs();
+  run({ stdout, stderr }).then((code) => {
     process.exitCode = code;
-    const { stdout, stderr } = outputs ?? { stdout: process.stdout, stderr: process.stderr };
     stdout.write('', () => stderr.write('', () => process.exit(code)));
   }, (err: unknown) => {
     const args = process.argv.slice(2);

@@ -4,27 +4,15 @@
 // (test/unit/commands/send-bulk/once-the-cron-line.test.ts, test/unit/commands/send/once-one-message.test.ts).
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { BIN, cleanEnv, ROOT, tempDir, type RunResult } from '../support/cli.js';
+import { env as bulkEnv, mobileNumbers, writeNumbersCsv } from '../support/bulk-inputs.js';
+import { BIN, ROOT, tempDir, type RunResult } from '../support/cli.js';
 import { hold, type ReceivedRequest, type ScriptedResponse, useTestServer } from '../support/test-server.js';
 
-const KEY = 'test-key-1234';
 const MSG = ['--from', 'Acme', '--text', 'Your appointment is tomorrow'];
 
-function env(baseUrl: string, config: string, extra: Record<string, string> = {}): Record<string, string> {
-  return cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_BASE_URL: baseUrl, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
-}
-
-function numbers(n: number, start = 0): string[] {
-  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
-}
-
-function writeCsv(path: string, list: readonly string[]): string {
-  writeFileSync(path, `msisdn\n${list.join('\n')}\n`);
-  return path;
-}
+const env = (baseUrl: string, config: string, extra: Record<string, string> = {}): Record<string, string> => bulkEnv(baseUrl, extra, config);
 
 /** Starts msgr without waiting for it. */
 function start(args: string[], e: Record<string, string>): Promise<RunResult> {
@@ -54,8 +42,8 @@ describe('campaign keys', { concurrency: true }, () => {
     test('the same line fired twice at once: one sends, the other says it is running now and sends nothing (exit 0)', async () => {
       const dir = tempDir();
       const config = join(dir, 'state');
-      const list = numbers(4, 600);
-      const file = writeCsv(join(dir, 'today.csv'), list);
+      const list = mobileNumbers(4, 600);
+      const file = writeNumbersCsv(join(dir, 'today.csv'), list);
       // The sender's requests are held until the other line has ended: it must have found the run
       // being sent, however late it started. 10 s: only two senders (a failure) wait that long.
       const answer = hold();

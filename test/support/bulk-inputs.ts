@@ -48,9 +48,20 @@ export function csv(rows: string[], name = 'in.csv'): string {
   return path;
 }
 
+/** n distinct valid UK mobile numbers, counted from `start`. */
+export function mobileNumbers(n: number, start = 0): string[] {
+  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+}
+
+/** A list of numbers alone, written at `path` (today's export saved over yesterday's; 5 numbers make 77 bytes); returns `path`. */
+export function writeNumbersCsv(path: string, list: readonly string[]): string {
+  writeFileSync(path, `msisdn\n${list.join('\n')}\n`);
+  return path;
+}
+
 /** n rows of distinct valid UK mobile numbers with a name column. */
 export function numbersCsv(n: number, start = 0): { path: string; numbers: string[] } {
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
+  const numbers = mobileNumbers(n, start);
   return { path: csv(['msisdn,name', ...numbers.map((m, i) => `${m},N${i}`)]), numbers };
 }
 

@@ -42,10 +42,11 @@ interface OpenBatch<T> {
 const NO_ITEMS: never[] = [];
 
 /**
- * A string of its own (a message key, or a set-aside row's number kept for the report). The send pass reads each key as a slice of the 64 KiB spool
- * chunk its row came from, and in V8 a slice keeps its whole parent alive: every open batch, and
- * every sealed one until its request is answered, held a chunk, ~2 MB at any time that each
- * young-generation collection copied and the old generation then kept. A string joined to
+ * A string of its own (a message key, or a set-aside row's number kept for the report). The send
+ * pass reads each key as a slice of the 64 KiB spool chunk its row came from, and in V8 a slice
+ * keeps its whole parent alive: every open batch, and every sealed one until its request is
+ * answered, held a chunk, ~2 MB at any time that each young-generation collection copied and the
+ * old generation then kept. A string joined to
  * another and sliced back is flattened into a new string first, so it refers to nothing else.
  * Measured (the peak of a 1,000,000-row send, memory on Node 24 and 26): docs/performance.md:
  * "Why the misses".

@@ -55,11 +55,16 @@ export function refuseRepeatedOptions(cmd: Command): void {
  * them may take a variable: refused when the program is built.
  */
 export function optionEnvFromContext(program: Command, env: Context['env']): void {
-  const fromEnv = new Map<Command, Array<{ option: Option; store: (value?: string) => void }>>();
+  interface Taken {
+    readonly option: Option;
+    /** Commander's own listeners of the option's `optionEnv:` event. */
+    readonly store: (value?: string) => void;
+  }
+  const fromEnv = new Map<Command, Taken[]>();
   const take = (cmd: Command): void => {
     // A Command is an EventEmitter (node_modules/commander/Readme.md, "Custom event listeners"), which its typings omit.
     const emitter = cmd as unknown as NodeJS.EventEmitter;
-    const taken: Array<{ option: Option; store: (value?: string) => void }> = [];
+    const taken: Taken[] = [];
     for (const option of cmd.options) {
       if (option.envVar === undefined) continue;
       const checked = option as Option & { conflictsWith: string[]; implied?: object };

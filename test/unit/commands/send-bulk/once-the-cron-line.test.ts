@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { env as bulkEnv } from '../../../support/bulk-inputs.js';
+import { env as bulkEnv, mobileNumbers, writeNumbersCsv } from '../../../support/bulk-inputs.js';
 import { tempDir, type RunResult } from '../../../support/cli.js';
 import { runInProcess } from '../../../support/in-process.js';
 import { keyLock, quietFor } from '../../../support/run-lock.js';
@@ -20,16 +20,6 @@ import { recipientsOf as recipients, type ScriptedResponse, useTestServer } from
 
 const MSG = ['--from', 'Acme', '--text', 'Your appointment is tomorrow'];
 const env = (baseUrl: string, config: string, extra: Record<string, string> = {}): Record<string, string> => bulkEnv(baseUrl, extra, config);
-
-function numbers(n: number, start = 0): string[] {
-  return Array.from({ length: n }, (_, i) => `+4479111${String(start + i).padStart(5, '0')}`);
-}
-
-/** A list of numbers alone: its size is in the refusal of other data (77 bytes for 5). */
-function writeCsv(path: string, list: readonly string[]): string {
-  writeFileSync(path, `msisdn\n${list.join('\n')}\n`);
-  return path;
-}
 
 function msgr(args: string[], e: Record<string, string>): Promise<RunResult> {
   return runInProcess(args, { env: e });
@@ -44,8 +34,8 @@ describe('send-bulk --once: the cron line', () => {
   test('run every 15 minutes: the first run sends, the later ones say nothing (exit 0) whatever path the same data is at; other data or another message under the key is refused, quoting what it was used for', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');
-    const list = numbers(5);
-    const file = writeCsv(join(dir, 'today.csv'), list);
+    const list = mobileNumbers(5);
+    const file = writeNumbersCsv(join(dir, 'today.csv'), list);
     const line = ['send-bulk', file, '--once', 'reminders-2026-11-28', ...MSG, '--again', '--yes', '-q', '--batch-size', '2'];
     const first = await msgr(line, env(server.url, config));
     assert.equal(first.code, 0, first.stderr);
@@ -67,7 +57,7 @@ describe('send-bulk --once: the cron line', () => {
     assert.deepEqual((JSON.parse(elsewhere.stdout) as { nothingToDo: boolean; once: string }).once, 'reminders-2026-11-28');
     assert.equal(server.requests.length, 3, 'nothing more was sent');
 
-    writeCsv(copy, numbers(5, 50));
+    writeNumbersCsv(copy, mobileNumbers(5, 50));
     const other = await msgr(['send-bulk', copy, '--once', 'reminders-2026-11-28', ...MSG, '--again'], env(server.url, config));
     assert.equal(other.code, 2, other.stderr);
     assert.match(other.stderr, /^error: --once reminders-2026-11-28 was used for run \S+ \(started \S+\): \S+today\.csv, 5 rows, text "Your appointment is tomorrow", from Acme; \S+copy\.csv holds other data \(the same size, 77 bytes, but other bytes\); nothing was sent$/m);
@@ -91,8 +81,8 @@ describe('send-bulk --once: the cron line', () => {
   test('an interrupted day: the next day\'s line, with a new export at the same path, is not blocked; the same key continues an unfinished run from the same command line', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');
-    const day1 = numbers(6, 100);
-    const file = writeCsv(join(dir, 'today.csv'), day1);
+    const day1 = mobileNumbers(6, 100);
+    const file = writeNumbersCsv(join(dir, 'today.csv'), day1);
     const line = (day: string): string[] => ['send-bulk', file, '--once', `reminders-${day}`, ...MSG, '--again', '--yes', '-q', '--batch-size', '2', '--concurrency', '1'];
     server.script(ACCEPT, REFUSE);
     const stopped = await msgr(line('d1'), env(server.url, config));
@@ -108,23 +98,23 @@ describe('send-bulk --once: the cron line', () => {
     assert.deepEqual(server.requests.slice(at).map((r) => r.headers['idempotency-key']?.toString().replace(/-[0-9a-f]{16}-/, '-H-')), ['msgr-once-reminders-d1-H-1', 'msgr-once-reminders-d1-H-2']);
 
     // Day 2 left unfinished, then day 3: a new export at the same path under a new key.
-    const day2 = [...day1.slice(0, 2), ...numbers(4, 200)];
-    writeCsv(file, day2);
+    const day2 = [...day1.slice(0, 2), ...mobileNumbers(4, 200)];
+    writeNumbersCsv(file, day2);
     server.script(ACCEPT, REFUSE);
     assert.equal((await msgr(line('d2'), env(server.url, config))).code, 3);
     // While it can be continued, it is the file's run: a run without the key is refused, naming the key.
     const plain = await msgr(['send-bulk', file, ...MSG, '--again'], env(server.url, config));
     assert.equal(plain.code, 2, plain.stderr);
     assert.match(plain.stderr, /^hint: Continue it with: msgr send-bulk \S+today\.csv --once reminders-d2 \S* ?.*\(rows already accepted are not sent again\), or abandon it with --once reminders-d2 --restart/m);
-    const day3 = [...day2.slice(0, 3), ...numbers(2, 300)];
-    writeCsv(file, day3);
+    const day3 = [...day2.slice(0, 3), ...mobileNumbers(2, 300)];
+    writeNumbersCsv(file, day3);
     let before = server.requests.length;
     const third = await msgr(line('d3'), env(server.url, config));
     assert.equal(third.code, 0, third.stderr);
     assert.equal(third.stderr, '');
     assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3].sort());
     // Without saying what it means, the same day's line would have been refused: day 2 accepted some.
-    writeCsv(file, [...day3, ...numbers(1, 400)]);
+    writeNumbersCsv(file, [...day3, ...mobileNumbers(1, 400)]);
     const unsaid = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG], env(server.url, config));
     assert.equal(unsaid.code, 2, unsaid.stderr);
     assert.match(unsaid.stderr, /this run would message 5 rows whose numbers run \S+ \(finished [^)]+\) and \d earlier runs? already sent to/);
@@ -132,7 +122,7 @@ describe('send-bulk --once: the cron line', () => {
     before = server.requests.length;
     const grown = await msgr(['send-bulk', file, '--once', 'reminders-d4', ...MSG, '--skip-sent', '-q'], env(server.url, config));
     assert.equal(grown.code, 0, grown.stderr);
-    assert.deepEqual(server.requests.slice(before).flatMap(recipients), numbers(1, 400));
+    assert.deepEqual(server.requests.slice(before).flatMap(recipients), mobileNumbers(1, 400));
     // Yesterday's key with today's file: refused, and what it offers is accepted.
     const yesterday = await msgr(line('d2'), env(server.url, config));
     assert.equal(yesterday.code, 2, yesterday.stderr);
@@ -144,7 +134,7 @@ describe('send-bulk --once: the cron line', () => {
     // The key's campaign messages each number once, --again or not: every row of today's file but
     // the two numbers day 2's run accepted (--again is about the earlier keys' runs).
     const accepted = day2.slice(0, 2);
-    assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3, ...numbers(1, 400)].filter((n) => !accepted.includes(n)).sort());
+    assert.deepEqual(server.requests.slice(before).flatMap(recipients).sort(), [...day3, ...mobileNumbers(1, 400)].filter((n) => !accepted.includes(n)).sort());
   });
 });
 
@@ -154,7 +144,7 @@ describe('a state folder shared by several hosts', () => {
   test('a state folder shared by two cron hosts: a host that died mid-run (its lock hours old) does not leave the day\'s campaign unsent with exit 0 and nothing said under -q', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');
-    const file = writeCsv(join(dir, 'today.csv'), numbers(4, 950));
+    const file = writeNumbersCsv(join(dir, 'today.csv'), mobileNumbers(4, 950));
     const line = ['send-bulk', file, '--once', 'reminders-shared', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '--yes', '-q'];
     server.script(ACCEPT, REFUSE);
     assert.equal((await msgr(line, env(server.url, config))).code, 3);
@@ -172,7 +162,7 @@ describe('a state folder shared by several hosts', () => {
     // finished here, and the lock is gone with it.
     assert.equal(tick.code, 0, tick.stderr);
     assert.match(tick.stderr, /^warning: took over this run's lock from msgr pid 4242 on cronbox-a \(started [^)]+\): no heartbeat from it for 6 h/m);
-    assert.deepEqual(server.requests.slice(sent).flatMap(recipients).sort(), numbers(4, 950).slice(1));
+    assert.deepEqual(server.requests.slice(sent).flatMap(recipients).sort(), mobileNumbers(4, 950).slice(1));
     assert.equal(existsSync(lock), false);
     const again = await msgr(line, env(server.url, config));
     assert.deepEqual([again.code, again.stderr], [0, '']);
@@ -181,7 +171,7 @@ describe('a state folder shared by several hosts', () => {
   test('another host\'s lock with a live heartbeat is that host\'s run: "running now", exit 0, nothing sent, the lock left as it was', async () => {
     const dir = tempDir();
     const config = join(dir, 'state');
-    const file = writeCsv(join(dir, 'today.csv'), numbers(3, 960));
+    const file = writeNumbersCsv(join(dir, 'today.csv'), mobileNumbers(3, 960));
     const line = ['send-bulk', file, '--once', 'reminders-alive', '--from', 'Clinic', '--text', 'See you tomorrow', '--batch-size', '1', '--concurrency', '1', '--yes'];
     server.script(ACCEPT, REFUSE);
     assert.equal((await msgr([...line, '-q'], env(server.url, config))).code, 3);
