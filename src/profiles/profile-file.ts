@@ -281,7 +281,8 @@ function ensureDir(paths: StorePaths, warn: Warn): void {
   tightenModes(paths, warn);
 }
 
-let warnedModes = false;
+/** The folders warned about: a command reads and writes its store several times, and says it once. */
+const warnedModes = new Set<string>();
 
 /**
  * The key file must be private: 0600 in a 0700 folder (docs/contract.md: "Security"). Anything more
@@ -294,8 +295,8 @@ export function tightenModes(paths: StorePaths, warn: Warn): void {
   ]);
   const { changed, failed } = t;
   const shared = t.shared.length > 0;
-  if (warnedModes || (changed.length === 0 && failed.length === 0 && !shared)) return;
-  warnedModes = true;
+  if (warnedModes.has(paths.dir) || (changed.length === 0 && failed.length === 0 && !shared)) return;
+  warnedModes.add(paths.dir);
   if (shared) {
     warn(`the profile folder ${paths.dir} is shared by all users (a sticky folder, such as /tmp): msgr leaves its permissions alone and keeps its files private in it; give msgr a folder of its own (MSGR_CONFIG_DIR=${join(paths.dir, 'msgr')}).`);
   }

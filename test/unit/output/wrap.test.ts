@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { displayWidth, lineWidth, pageWidth, wrap, wrapPage } from '../../../src/output/wrap.js';
+import { displayWidth, lineWidth, pageWidth, wrap, wrapForScripts, wrapPage } from '../../../src/output/wrap.js';
 
 const widths = (text: string): number[] => text.split('\n').map(displayWidth);
 
@@ -90,7 +90,12 @@ describe('wrap', () => {
     assert.ok(wrap(red, 30).split('\n').every((l) => displayWidth(l) <= 30));
   });
 
-  test('the widths: a terminal\'s, 80 when it does not say, none off a terminal; pages 80 there', () => {
+  test('the widths: a terminal\'s, 80 when it does not say, none off a terminal or under --json; pages 80 there', () => {
+    // The command being run sets this (main.ts); an in-process run of a --json command before
+    // this file, in the same test process, leaves it set.
+    wrapForScripts(true);
+    assert.equal(lineWidth({ isTTY: true, columns: 60 }), undefined);
+    wrapForScripts(false);
     assert.equal(lineWidth({ isTTY: true, columns: 60 }), 60);
     assert.equal(lineWidth({ isTTY: true, columns: 0 }), 80);
     assert.equal(lineWidth({ isTTY: true }), 80);
