@@ -54,12 +54,15 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
     try {
       const { path, numbers } = numbersCsv(30);
       const { e, starts } = recordingStarts(env(server.url));
-      const args = ['-', ...MSG, '--batch-size', '7', '--yes'];
+      const args = ['-', ...MSG, '--batch-size', '7', '--yes', '--verbose'];
       const run = startBulk(args, e, readFileSync(path, 'utf8'));
       const r = await run.done;
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stderr, /ok: 30 of 30 recipients accepted/);
       assertExactlyOnce(record, numbers);
+      // --verbose says so, once, before the new start.
+      const said = r.stderr.match(/^starting msgr again in this process with --max-semi-space-size=4 and MALLOC_TRIM_THRESHOLD_=131072, for a big send's memory$/gm) ?? [];
+      assert.equal(said.length, reexecs ? 1 : 0, r.stderr);
       const seen = starts();
       assert.equal(seen.length, reexecs ? 2 : 1, JSON.stringify(seen));
       for (const s of seen) {

@@ -28,15 +28,21 @@ export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESH
  * 26, 143.2 MB on average over 7 dry runs as it is, 145.4 MB started again). Returns when it does
  * not start again.
  */
-export function reexecForMemory(ctx: Context, file: string | undefined, opts: { dryRun?: unknown; preview?: unknown; sampleTo?: unknown }): void {
+export function reexecForMemory(ctx: Context, file: string | undefined, opts: { dryRun?: unknown; preview?: unknown; sampleTo?: unknown; verbose?: unknown; quiet?: unknown }): void {
   if (opts.dryRun === true || opts.preview !== undefined || opts.sampleTo !== undefined) return;
   if (file === undefined || (file !== '-' && sizeOf(resolve(ctx.cwd, file)) < REEXEC_MIN_BYTES)) return;
   const reexec = ctx.reexec;
   if (reexec === undefined || reexec.nodeFlags.some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag))) return;
   const tuned = Object.keys(ctx.env).some((name) => name.startsWith('MALLOC_'));
+  // --verbose says why `ps` shows a Node flag the user did not give. stderr is written at once
+  // on Linux (a terminal, a pipe or a file), so the line is out before the exec.
+  const say = opts.verbose === true && opts.quiet !== true ? (line: string) => ctx.stderr.write(`${line}\n`) : () => true;
+  const settings = [HEAP_FLAG, ...(tuned ? [] : Object.entries(MALLOC_ENV).map(([k, v]) => `${k}=${v}`))];
+  say(`starting msgr again in this process with ${settings.join(' and ')}, for a big send's memory`);
   try {
     reexec.run([HEAP_FLAG], tuned ? {} : MALLOC_ENV);
   } catch {
+    say('msgr could not start again: the send goes on as it started');
     // The exec failed (Node 26 throws its errno; before 26 Node aborts instead, which is why
     // ctx.reexec is offered only for a binary that can be run again): the run goes on in this
     // process, as it would have on Node 20.
