@@ -168,7 +168,13 @@ describe('stopping an unattended run, then --resume', () => {
   test('GNU timeout without --foreground (SIGTERM to msgr, then to its process group): exit 124, and the resume sends the rest once', async () => {
     const { path, numbers } = numbersCsv(4000);
     const config = tempDir();
-    const run = start('timeout', ['2', ...MSGR, 'send-bulk', path, ...MSG, '--batch-size', '50'], env(config));
+    // The limit runs out when the test says: once requests are at the API (each answered after
+    // 200 ms, so the run is still sending), timeout gets SIGALRM, which is its limit running out
+    // (GNU timeout signals msgr, then its group, and exits 124). A 2 s limit raced msgr's start
+    // and, on a loaded machine, came before anything was sent.
+    const run = start('timeout', ['600', ...MSGR, 'send-bulk', path, ...MSG, '--batch-size', '50'], env(config));
+    await requestsArrived(2);
+    run.child.kill('SIGALRM');
     const r = await run.done;
     // 124 is timeout's own "it timed out"; msgr itself ended with 130 after draining.
     assert.equal(r.code, 124, r.stderr);
