@@ -84,6 +84,8 @@ export interface Context {
 export interface Reexec {
   /** The Node flags this process started with: `process.execArgv`, then NODE_OPTIONS. */
   readonly nodeFlags: readonly string[];
+  /** The size of stdin when it is a file (`< list.csv`); undefined for a pipe or a terminal, whose size is not known. */
+  readonly stdinBytes: () => number | undefined;
   readonly run: (nodeFlags: readonly string[], env: Readonly<Record<string, string>>) => void;
 }
 

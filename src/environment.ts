@@ -29,6 +29,6 @@ export const ENVIRONMENT: ReadonlyArray<readonly [names: string, meaning: string
   ['XDG_STATE_HOME, LOCALAPPDATA', 'where bulk run state lives when MSGR_CONFIG_DIR is unset (Linux, Windows)'],
   ['HOME', 'the base of the default folders above'],
   ['CI', 'any value: no spinner (progress lines only with --verbose)'],
-  ['NODE_OPTIONS, MALLOC_*', 'send-bulk sending a file of 8 MB or more, or stdin, on Node 24 and later: msgr starts itself again, same process id, with less memory (--max-semi-space-size=4, glibc\'s MALLOC_TRIM_THRESHOLD_); your own --max-semi-space-size, in NODE_OPTIONS or on node\'s command line, or any MALLOC_ variable of yours, is kept as it is'],
+  ['NODE_OPTIONS, MALLOC_*', 'send-bulk sending a file of 8 MB or more, or stdin from a pipe, on Node 24 and later: msgr starts itself again, same process id, with less memory (--max-semi-space-size=4, glibc\'s MALLOC_TRIM_THRESHOLD_); your own --max-semi-space-size, in NODE_OPTIONS or on node\'s command line, or any MALLOC_ variable of yours, is kept as it is'],
   ['MSGR_WRITE_CODE_CACHE', 'used by the build only (it records compiled code for Node 20); never set it yourself'],
 ];

@@ -449,6 +449,14 @@ function reexecOf(): Reexec | undefined {
   const fromEnv = (process.env.NODE_OPTIONS ?? '').split(/\s+/).map((flag) => flag.replace(/^"|"$/g, '')).filter((flag) => flag !== '');
   return {
     nodeFlags: [...process.execArgv, ...fromEnv],
+    stdinBytes: () => {
+      try {
+        const stat = fstatSync(0);
+        return stat.isFile() ? stat.size : undefined;
+      } catch {
+        return undefined;
+      }
+    },
     run: (nodeFlags, env) => execve.call(process, process.execPath, [process.execPath, ...process.execArgv, ...nodeFlags, ...process.argv.slice(1)], { ...process.env, ...env }),
   };
 }

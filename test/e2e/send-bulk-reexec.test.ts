@@ -2,11 +2,11 @@
 // (execve, where Node has it: src/commands/send-bulk/heap.ts), with a smaller young generation
 // and malloc's trim threshold fixed. What a user and a supervisor see must not change: the same
 // process id, arguments, stdin and environment, signals and resumes as ever. A preload given
-// through NODE_OPTIONS writes down each start of Node; stdin ('-') is started again whatever its size,
-// so these tests pipe their CSV. On Node 20 (no execve) each run starts once, unchanged.
+// through NODE_OPTIONS writes down each start of Node; stdin from a pipe is started again whatever
+// its size, so these tests pipe their CSV. On Node 20 (no execve) each run starts once, unchanged.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { EXE, msgrCommand, offeredCommand, ROOT, tempDir, type RunResult } from '../support/cli.js';
@@ -90,6 +90,14 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       assert.equal(r0.code, 0, r0.stderr);
       assert.match(r0.stderr, /to send: 3 recipients/);
       assert.equal(dry.starts().length, 1);
+
+      // stdin from a small file (`< list.csv`): its size is known, and it is not started again.
+      const redirected = recordingStarts(env(server.url));
+      const child = spawn(...msgrCommand(['send-bulk', '-', ...MSG, '--yes', '--again']), { cwd: ROOT, env: redirected.e, stdio: [openSync(path, 'r'), 'ignore', 'pipe'] });
+      let errText = '';
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => (errText += d));
+      assert.equal(await new Promise((resolve) => child.on('close', resolve)), 0, errText);
+      assert.equal(redirected.starts().length, 1);
 
       const own = recordingStarts(env(server.url), '--max-semi-space-size=16');
       const r2 = await startBulk(['-', ...MSG, '--yes'], own.e, readFileSync(path, 'utf8')).done;

@@ -14,7 +14,7 @@ import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
 
-/** Input files at least this big start again; so does stdin ('-'), whose size is not known before it is read. */
+/** Input files at least this big start again; so does stdin ('-') from a pipe, whose size is not known before it is read. */
 export const REEXEC_MIN_BYTES = 8 * 1024 * 1024;
 export const HEAP_FLAG = '--max-semi-space-size=4';
 /** glibc's default trim threshold, set: a value given turns its dynamic thresholds off (mallopt(3)). */
@@ -30,9 +30,12 @@ export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESH
  */
 export function reexecForMemory(ctx: Context, file: string | undefined, opts: { dryRun?: unknown; preview?: unknown; sampleTo?: unknown; verbose?: unknown; quiet?: unknown }): void {
   if (opts.dryRun === true || opts.preview !== undefined || opts.sampleTo !== undefined) return;
-  if (file === undefined || (file !== '-' && sizeOf(resolve(ctx.cwd, file)) < REEXEC_MIN_BYTES)) return;
   const reexec = ctx.reexec;
-  if (reexec === undefined || reexec.nodeFlags.some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag))) return;
+  if (file === undefined || reexec === undefined) return;
+  // stdin's size is known when it is a file (`< list.csv`), not for a pipe.
+  const bytes = file === '-' ? reexec.stdinBytes() : sizeOf(resolve(ctx.cwd, file));
+  if (bytes !== undefined && bytes < REEXEC_MIN_BYTES) return;
+  if (reexec.nodeFlags.some((flag) => /^--max[-_]semi[-_]space[-_]size\b/.test(flag))) return;
   const tuned = Object.keys(ctx.env).some((name) => name.startsWith('MALLOC_'));
   // --verbose says why `ps` shows a Node flag the user did not give. stderr is written at once
   // on Linux (a terminal, a pipe or a file), so the line is out before the exec.
