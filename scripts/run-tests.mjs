@@ -48,7 +48,7 @@ if (which === 'exe') {
     console.error(`run-tests: no single executable file at ${env.MSGR_TEST_EXE}: build it with \`npm run build:exe\` (Node 25.5+), or name one with MSGR_TEST_EXE`);
     process.exit(1);
   }
-  console.error(`run-tests: ${files.length} e2e files against ${env.MSGR_TEST_EXE}`);
+  console.error(`run-tests: ${found.length} e2e files against ${env.MSGR_TEST_EXE}`);
 }
 const extra = process.argv.slice(3);
 const scratch = mkdtempSync(join(tmpdir(), 'msgr-test-totals-'));

@@ -34,3 +34,19 @@ test('the last line of a test run: passed, failed, skipped, the files and the ti
   assert.match(bad.lines.at(-1) ?? '', /^tests: 1 passed, 1 failed, 0 skipped, in 1 file, \d+ s: FAILED \(the failing tests are listed above, under "failing tests"\)$/);
   assert.ok(bad.lines.some((l) => /failing tests:/.test(l)), 'Node lists the failing tests again at the end');
 });
+
+test('the unit files share processes: a file that throws as it loads is a failing test named after it, and the files after it in its process still run', () => {
+  // Five files in four processes: d and e share the last one.
+  const r = runTests({
+    'a.test.js': "test('one', () => {});",
+    'b.test.js': "test('two', () => {});",
+    'c.test.js': "test('three', () => {});",
+    'd.test.js': "throw new Error('d cannot load');",
+    'e.test.js': "test('after d', () => {});",
+  });
+  assert.equal(r.status, 1, r.lines.join('\n'));
+  assert.match(r.lines.at(-1) ?? '', /^tests: 4 passed, 1 failed, 0 skipped, in 5 files, \d+ s: FAILED/);
+  assert.ok(r.lines.some((l) => /^✖ unit\/d\.test\.js loads \(/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^ {2}Error: d cannot load$/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^✔ after d \(/.test(l)), r.lines.join('\n'));
+});

@@ -1,6 +1,8 @@
 // src/bulk/display/: what the user sees of a run. summary.ts (this file) prints the preflight's
 // lines, the summary and the --json document, and makes the error that gives the exit code;
-// preview.ts shows --preview and --dry-run. It may import every folder of the engine but stages/.
+// preview.ts shows --preview and --dry-run; spend.ts what a run may spend (--limit, the cost
+// estimate, --max-cost, --gsm-safe, --mobile-only). It may import every folder of the engine but
+// stages/.
 //
 // What a bulk run tells at the end: the preflight's lines, the summary (for people on stderr, and
 // the --json document), the command that resumes the run, and the error that gives the exit code.

@@ -1,6 +1,7 @@
 // src/bulk/history/: the runs msgr keeps, read back. catalogue.ts (this file) lists, finds and
 // prunes them; state-folder.ts is where a file's runs live; messaged.ts whom their accepted
-// batches messaged, and when; run-delivery.ts what the saved receipts say became of their messages.
+// batches messaged, and when; run-delivery.ts what the saved receipts say became of their messages;
+// run-index.ts the index that finds runs of the same data without reading them all.
 // It imports journal/ alone: which run a command is, and what it sends, is this-run/'s.
 //
 // The runs msgr keeps (`msgr runs`): every journal in the state folder, real and sandbox, what

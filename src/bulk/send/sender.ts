@@ -1,9 +1,9 @@
 // src/bulk/send/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
-// spool, through campaign-clients.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what
-// each answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out
-// numbers that went on a list since the run started; progress.ts shows it; samples.ts sends
-// --sample-to's messages, a run of their own. It imports preflight/, compose/, report/, input/ and
-// journal/.
+// spool (the rows a batch holds open kept off the heap by row-ring.ts), through
+// campaign-clients.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what each
+// answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out numbers
+// that went on a list since the run started; progress.ts shows it; samples.ts sends --sample-to's
+// messages, a run of their own. It imports preflight/, compose/, report/, input/ and journal/.
 //
 // The send pass of a bulk run: takes the batches as bulk/send/batches.ts reads them from the spool,
 // sends them with as many in flight as the window allows, journals each batch before and after

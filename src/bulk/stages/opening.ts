@@ -1,3 +1,8 @@
+// src/bulk/stages/: send-bulk, stage by stage. opening.ts (this file) opens the run; checking.ts
+// is the preflight, trial.ts a preview or a dry run, confirming.ts the question, sampling.ts
+// --sample-to, sending.ts the send pass, summarising.ts the summary and exit code, in the order the
+// door (bulk/campaign-door.ts) lists them. It may import every folder of the engine.
+//
 // The first stage of a campaign (the door: bulk/campaign-door.ts): which run this is (new, resumed,
 // restarted; its lock and journal), the input, what it sends (from the campaign or the journal),
 // where, and what earlier runs accepted.
