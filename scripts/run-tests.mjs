@@ -76,7 +76,7 @@ if (t === undefined || t.tests === undefined) {
   console.log(`\ntests: no totals (the test runner ended with ${res.status ?? res.signal}) after ${time}`);
 } else {
   const more = [t.cancelled > 0 ? `${n(t.cancelled)} cancelled` : '', t.todo > 0 ? `${n(t.todo)} todo` : ''].filter(Boolean);
-  const verdict = t.fail > 0 || t.cancelled > 0 ? 'FAILED (the failing tests are listed above, under "failing tests")' : 'ok';
+  const verdict = t.fail > 0 || t.cancelled > 0 || res.status !== 0 ? 'FAILED (the failing tests are listed above, under "failing tests")' : 'ok';
   console.log(`\ntests: ${n(t.pass)} passed, ${n(t.fail)} failed, ${n(t.skipped)} skipped${more.length > 0 ? `, ${more.join(', ')}` : ''}, in ${count} file${count === 1 ? '' : 's'}, ${time}: ${verdict}`);
 }
 process.exit(res.status ?? 1);
@@ -84,9 +84,10 @@ process.exit(res.status ?? 1);
 /**
  * The unit test files, several to a process. Each test file alone pays for a process and for
  * loading msgr's modules again (~0.85 s of CPU a file on 2 cores); UNIT_PROCESSES processes each
- * import their share of the files in turn, in the order of their paths, so that files of one
- * folder share what they load. A file that cannot be loaded is a failing test of that name, and
- * the rest of its share still runs. The e2e files keep a process each: they share servers,
+ * import their share of the files, in the order of their paths, so that files of one folder share
+ * what they load. Each file's tests and hooks are a suite named after the file: a file that cannot
+ * be loaded fails under its name, and the rest of its share still runs; a process that ends
+ * before its files have all run fails, naming the file it was in. The e2e files keep a process each: they share servers,
  * terminals and signals with the msgr processes they start. One unit file alone, as a file in
  * `node --test` runs it: `node --test build/test/unit/FILE.test.js`.
  */
@@ -99,14 +100,29 @@ function shareProcesses(all, dir) {
     const entry = join(dir, `unit-files-${i + 1}-of-${k}.test.mjs`);
     const named = share.map((f) => [relative('build/test', f), pathToFileURL(resolve(f)).href]);
     writeFileSync(entry, [
-      "import { test } from 'node:test';",
+      "import { writeSync } from 'node:fs';",
+      "import { after, before, describe, test } from 'node:test';",
+      // Each file's tests, and its top-level hooks, in a suite of its own, named after it.
+      'let running;',
       `for (const [name, url] of ${JSON.stringify(named)}) {`,
-      '  try {',
-      '    await import(url);',
-      '  } catch (err) {',
-      '    test(`${name} loads`, () => { throw err; });',
-      '  }',
+      '  describe(name, async () => {',
+      '    before(() => { running = name; });',
+      '    try {',
+      '      await import(url);',
+      '    } catch (err) {',
+      '      test(`${name} loads`, () => { throw err; });',
+      '    }',
+      '  });',
       '}',
+      // A test that ends the process (process.exit) would leave the files after it unrun, and
+      // the process's exit code would say nothing of it.
+      'let ended = false;',
+      'after(() => { ended = true; });',
+      "process.on('exit', () => {",
+      '  if (ended) return;',
+      '  process.exitCode = 1;',
+      "  writeSync(2, `the unit test process ended before its files had all run, during ${running ?? 'their loading'}: a test ended it (process.exit?)\\n`);",
+      '});',
       '',
     ].join('\n'));
     return entry;

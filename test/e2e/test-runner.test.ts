@@ -26,7 +26,7 @@ test('the last line of a test run: passed, failed, skipped, the files and the ti
   assert.equal(ok.status, 0, ok.lines.join('\n'));
   assert.match(ok.lines.at(-1) ?? '', /^tests: 3 passed, 0 failed, 1 skipped, in 2 files, \d+ s: ok$/);
   // The spec reporter, not TAP: one line per test.
-  assert.ok(ok.lines.some((l) => /^✔ one \(/.test(l)), ok.lines.join('\n'));
+  assert.ok(ok.lines.some((l) => /^ {2}✔ one \(/.test(l)), ok.lines.join('\n'));
   assert.ok(!ok.lines.some((l) => /^(TAP version|ok \d+ - )/.test(l)));
 
   const bad = runTests({ 'c.test.js': "test('fine', () => {});\ntest('broken', () => assert.equal(1, 2));" });
@@ -35,18 +35,34 @@ test('the last line of a test run: passed, failed, skipped, the files and the ti
   assert.ok(bad.lines.some((l) => /failing tests:/.test(l)), 'Node lists the failing tests again at the end');
 });
 
-test('the unit files share processes: a file that throws as it loads is a failing test named after it, and the files after it in its process still run', () => {
-  // Five files in four processes: d and e share the last one.
+test('the unit files share processes: each file is a suite named after it; one that throws as it loads fails under its name, and the files after it in its process still run', () => {
+  // Eight files in four processes, two to each: a's hook is a's alone; d shares with c, f with e.
   const r = runTests({
-    'a.test.js': "test('one', () => {});",
-    'b.test.js': "test('two', () => {});",
+    'a.test.js': "import { beforeEach } from 'node:test';\nbeforeEach(() => { globalThis.hooked = (globalThis.hooked ?? 0) + 1; });\ntest('one', () => {});",
+    'b.test.js': "test('a\\'s hook ran for a\\'s test only', () => assert.equal(globalThis.hooked, 1));",
     'c.test.js': "test('three', () => {});",
     'd.test.js': "throw new Error('d cannot load');",
-    'e.test.js': "test('after d', () => {});",
+    'e.test.js': "test('four', () => {});",
+    'f.test.js': "test('five', () => {});",
+    'g.test.js': "test('six', () => {});",
+    'h.test.js': "test('after d', () => {});",
   });
   assert.equal(r.status, 1, r.lines.join('\n'));
-  assert.match(r.lines.at(-1) ?? '', /^tests: 4 passed, 1 failed, 0 skipped, in 5 files, \d+ s: FAILED/);
+  assert.match(r.lines.at(-1) ?? '', /^tests: 7 passed, 1 failed, 0 skipped, in 8 files, \d+ s: FAILED/);
+  assert.ok(r.lines.some((l) => /^✔ unit\/a\.test\.js \(/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^✖ unit\/d\.test\.js \(/.test(l)), r.lines.join('\n'));
+  // Where Node lists the failing tests again, each alone, the test's name says the file.
   assert.ok(r.lines.some((l) => /^✖ unit\/d\.test\.js loads \(/.test(l)), r.lines.join('\n'));
-  assert.ok(r.lines.some((l) => /^ {2}Error: d cannot load$/.test(l)), r.lines.join('\n'));
-  assert.ok(r.lines.some((l) => /^✔ after d \(/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^ +Error: d cannot load$/.test(l)), r.lines.join('\n'));
+  assert.ok(r.lines.some((l) => /^ {2}✔ after d \(/.test(l)), r.lines.join('\n'));
+});
+
+test('a unit test that ends its process (process.exit(0)) fails the run, naming its file, though the process exits 0', () => {
+  const r = runTests({
+    'a.test.js': "test('one', () => {});",
+    'b.test.js': "test('ends it', () => { process.exit(0); });",
+  });
+  assert.equal(r.status, 1, r.lines.join('\n'));
+  assert.match(r.lines.at(-1) ?? '', /FAILED/);
+  assert.ok(r.lines.some((l) => l.includes('the unit test process ended before its files had all run, during unit/b.test.js')), r.lines.join('\n'));
 });
