@@ -122,12 +122,9 @@ export async function openRun(cmd: Command): Promise<OpenRun | undefined> {
       await spoolStdin(ctx, copy);
     }
     if (opened.kind === 'new' && keyedUnfinished !== undefined) {
-      // Said after the preflight, as for an unfinished run without a key: so is a usage error met on
-      // the way (the message or the data that cannot be read), as the command without it would say it.
-      const refusal = purpose.kind === 'sample' ? undefined : await keyUseRefusal(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) }).catch((err: unknown) => {
-        if (err instanceof UsageError) return { message: err.message, hint: err.hint };
-        throw err;
-      });
+      // Said after the preflight, as for an unfinished run without a key. A message or data that
+      // cannot be read is refused here and now, as the command without it refuses it.
+      const refusal = purpose.kind === 'sample' ? undefined : await keyUseRefusal(ctx, { key, header: keyedUnfinished.header, finished: false, campaign, input: data, freeKey: freeKey(state, place, key) });
       if (refusal !== undefined) opened = { ...opened, unfinished: { ...keyedUnfinished, refusal } };
       else if (!keyedUnfinished.sending) ui.info(`run ${keyedUnfinished.header.runId} under ${FLAG.once} ${key} is unfinished (started ${keyedUnfinished.header.createdAt}): the same command without ${purposeFlag(purpose) ?? FLAG.dryRun} continues it`);
     } else if (opened.kind === 'resume' || opened.kind === 'done') {
