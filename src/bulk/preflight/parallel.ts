@@ -39,6 +39,17 @@ const SPLIT_SEARCH_BYTES = 4 * 1024 * 1024;
 /** The young generation of each worker: small, so garbage is collected early (peak RSS). */
 const WORKER_YOUNG_MB = 8;
 /**
+ * The young generation of the one worker that checks rows with messages of their own
+ * (runWholeInWorker), whose peak is the whole process's in a dry run. 1,000,000 rows, each with
+ * its own message (`--dry-run`), Node 24: 139.0–143.3 MB at 2 against 144.4–151.3 MB at 8 (13
+ * runs each, alternated); Node 26 140.5 against 154.5 MB, Node 20 116–117 against 128–129 MB; the
+ * worker's scavenges take ~0.2 s more (docs/performance-history.md: "Personalised messages", the
+ * worker's young generation, 2026-12-07). A send started again with `--max-semi-space-size`
+ * (commands/send-bulk/heap.ts) has that flag's young generation in this worker instead: V8's flag
+ * overrides a worker's limit.
+ */
+const WHOLE_YOUNG_MB = 2;
+/**
  * The old generation of each worker, beyond what the grouping window's messages need
  * (workerOldMb). A pass keeps ~10–20 MB alive (its sets of numbers are typed arrays, outside this
  * heap), but without a limit V8 lets the old generation grow to 50–60 MB of garbage before it
@@ -269,14 +280,14 @@ export async function sampledLineBytes(path: string, size: number, format: CsvFo
   return most;
 }
 
-function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGenerationMb'>): { result: Promise<PartResult>; stop: () => Promise<void> } {
+function runPart(job: PartJob, o: Pick<ParallelOptions, 'signal' | 'oldGenerationMb'> & { youngGenerationMb?: number }): { result: Promise<PartResult>; stop: () => Promise<void> } {
   // A stop that came while the file was being looked at (the split point, the header, the line
   // samples): an aborted signal fires no more, so a listener added now would never hear it and
   // the worker would run the whole pass before the caller's checkpoint noticed.
   if (o.signal?.aborted === true) return { result: Promise.reject(new Error('interrupted')), stop: () => Promise.resolve() };
   const worker = startWorker('preflight-part', {
     workerData: job,
-    resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_MB, maxOldGenerationSizeMb: o.oldGenerationMb ?? workerOldMb(job) },
+    resourceLimits: { maxYoungGenerationSizeMb: o.youngGenerationMb ?? WORKER_YOUNG_MB, maxOldGenerationSizeMb: o.oldGenerationMb ?? workerOldMb(job) },
     stdout: false,
     stderr: false,
   });
@@ -415,7 +426,7 @@ export async function runWholeInWorker(o: ParallelOptions & { readonly message: 
   const oldGenerationMb = o.oldGenerationMb ?? workerOldMb({ format: { ...o.format, lineBytes: await sampledLineBytes(o.path, o.fileBytes, o.format) }, message: o.message });
   let part: ReturnType<typeof runPart>;
   try {
-    part = runPart(job, { signal: o.signal, oldGenerationMb });
+    part = runPart(job, { signal: o.signal, oldGenerationMb, youngGenerationMb: WHOLE_YOUNG_MB });
   } catch (err) {
     o.onFailure?.(failureOf(err));
     return undefined;
