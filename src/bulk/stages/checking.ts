@@ -62,6 +62,8 @@ export interface Checked {
   readonly left: number | undefined;
   /** A resume: its batches in doubt that the receipts show whole, recorded as accepted before sending. */
   readonly settled: InDoubtSettlement | undefined;
+  /** A resume: each batch's state as the send starts, the journal's with the batches `settled` accepted. */
+  readonly states: Uint8Array | undefined;
 }
 
 /**
@@ -154,18 +156,24 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   // A resume sends what the earlier runs got no final answer for, not the whole file again.
   let left: number | undefined;
   let settled: InDoubtSettlement | undefined;
+  let states: Uint8Array | undefined;
   if (run.kind === 'resume') {
     const { resumed } = run;
+    states = resumed.states;
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
-    // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so.
+    // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so. The journal as
+    // opened stays as it was read; from here on, a quit at once counts those batches answered.
     if (resumed.states.some(isInDoubt)) {
       settled = await settleInDoubt(stateDir(ctx.env, ctx.cwd), await readRunDetail(run.journalPath, FLAG.resume));
-      for (const b of settled.batches) if (b.settled) resumed.states[b.batch] = BatchState.accepted;
+      const now = Uint8Array.from(resumed.states);
+      for (const b of settled.batches) if (b.settled) now[b.batch] = BatchState.accepted;
+      states = now;
+      rc.inDoubtIs(() => now.some(isInDoubt));
       if (settled.settledRows > 0) ui.info(`the receipts show every recipient of ${formatCount(settled.batches.filter((b) => b.settled).length)} batch${settled.batches.filter((b) => b.settled).length === 1 ? '' : 'es'} left in doubt (${formatCount(settled.settledRows)} rows): recorded as accepted, not sent again`);
       const partly = settled.withReceipt - settled.settledRows;
       if (partly > 0) ui.info(`  the receipts show ${formatCount(partly)} more row${partly === 1 ? '' : 's'} in doubt, in batches they do not show whole: those stay in doubt (msgr runs show ${resumed.header.runId})`);
     }
-    const earlier = outcomeTotals(resumed);
+    const earlier = outcomeTotals({ ...resumed, states });
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on the list while the run was paused: their rows still to send are left
     // out, and those the run had already messaged are named (docs/reruns.md: "Numbers not to message").
@@ -245,7 +253,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const maxCost = maxCostGiven;
   const overCap = estimate !== undefined && maxCost !== undefined ? maxCostError(estimate, maxCost, campaign.rerun.maxCost, (exitCode) => ({ ...refusal, exitCode, stopped: 'max-cost' })) : undefined;
   if (overCap !== undefined) throw overCap;
-  return { pre, spool, shape, base, left, settled };
+  return { pre, spool, shape, base, left, settled, states };
 }
 
 /**

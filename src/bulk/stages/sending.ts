@@ -91,7 +91,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const goesOn =
     run.kind === 'resume'
       ? {
-          states: run.resumed.states,
+          states: checked.states,
           earlier: report !== undefined ? await outcomeRecords(journalPath) : undefined,
           journaledNumbers: run.resumed.excluded.some((n) => n > 0) ? await leftOutBatches(journalPath, run.resumed) : undefined,
           optedOut: run.resumed.optedOut,
