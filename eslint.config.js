@@ -9,7 +9,7 @@ const NO_PROCESS = { name: 'node:process', message: 'Use the Context (src/contex
 // door, nor a command; type imports count too. That keeps the engine free of import cycles and
 // says where a helper goes. campaign.ts and flag-names.ts are leaves every folder may import; they
 // import no folder.
-const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose', 'history'], ['preflight'], ['send'], ['this-run'], ['earlier'], ['display'], ['stages']];
+const ENGINE_ORDER = [['journal', 'input'], ['report', 'compose', 'history'], ['preflight'], ['send-pass'], ['this-run'], ['earlier'], ['display'], ['stages']];
 
 // The engine's front doors (facades, not barrels: esbuild would initialise every module a barrel
 // re-exports): each command reaches the engine through one, and imports nothing else of it.

@@ -1,7 +1,7 @@
 // Seeing a campaign before paying for it (docs/personalised.md: "Personalised messages"): the first rows'
 // messages exactly as they will be sent (--preview), the first request of a dry run (short on a
 // terminal), each printed for people or as the --json document; and the requests of the samples
-// --sample-to sends instead of the rows' recipients (bulk/send/samples.ts).
+// --sample-to sends instead of the rows' recipients (bulk/send-pass/samples.ts).
 import type { Context } from '../../context.js';
 import { ExitCode } from '../../errors.js';
 import { analyseText } from '../../message/segments.js';
@@ -11,7 +11,7 @@ import { lineWidth, wrap } from '../../output/wrap.js';
 import type { FirstRow } from '../preflight/range.js';
 import type { Summary } from './summary.js';
 import { formatCount } from '../../output/count.js';
-import { rowRequest } from '../send/samples.js';
+import { rowRequest } from '../send-pass/samples.js';
 
 export interface PreviewEntry {
   readonly line: number;

@@ -16,7 +16,7 @@ import { invalidRowsHint, nothingToSend, type PreflightResult } from '../preflig
 import { formatGroups } from '../preflight/problems.js';
 import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
-import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send/accounting.js';
+import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send-pass/accounting.js';
 import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../earlier/already-sent.js';
 import type { NumberSet } from '../input/number-set.js';
 import { isInDoubt } from '../journal/records.js';

@@ -23,7 +23,7 @@ import { FLAG } from '../flag-names.js';
 import { readDeliveries } from '../../events/delivery.js';
 import { defaultEventsFiles, settleInDoubt } from '../history/run-delivery.js';
 import { readRunDetail } from '../history/catalogue.js';
-import { readSnapshot, snapshotPath } from '../send/opt-outs.js';
+import { readSnapshot, snapshotPath } from '../send-pass/opt-outs.js';
 
 /** A run to leave out the accepted numbers of, as loaded. */
 export interface SentRun {

@@ -20,7 +20,7 @@ export interface LoadedJournal {
   readonly states: Uint8Array;
   /** Per batch, the recipients of its latest "send" record (0: never sent). */
   readonly recipients: Uint32Array;
-  /** Per batch, its recipients left out since the run started (on the --exclude list or opted out since: bulk/send/opt-outs.ts). */
+  /** Per batch, its recipients left out since the run started (on the --exclude list or opted out since: bulk/send-pass/opt-outs.ts). */
   readonly excluded: Uint32Array;
   /** Per batch, of those, the ones that went into the opt-out store. */
   readonly optedOut: Uint32Array;

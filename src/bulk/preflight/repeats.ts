@@ -109,7 +109,7 @@ export class NumberRepeats {
 }
 
 /**
- * A duplicate's spool payload (bulk/preflight/spool.ts), read back by the report (bulk/send/batches.ts): `=` and
+ * A duplicate's spool payload (bulk/preflight/spool.ts), read back by the report (bulk/send-pass/batches.ts): `=` and
  * the row's fingerprint for the number's first message again, `F` and it for another message left
  * out by --first-per-number; with --allow-duplicates the message key (messages per row) or nothing.
  * The fingerprint lets a split preflight judge the second part's rows against the first part's.

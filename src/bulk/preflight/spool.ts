@@ -11,7 +11,7 @@
 //   D <tab> line <tab> +E164 <tab> message key        duplicate, when rows have messages of their own
 //   X <tab> line <tab> +E164 <tab>                    excluded (the --exclude list)
 //   O <tab> line <tab> +E164 <tab>                    opted out (the opt-out store); read with
-//                                                     why as payload (bulk/send/opt-outs.ts withOptOutReasons)
+//                                                     why as payload (bulk/send-pass/opt-outs.ts withOptOutReasons)
 //   A <tab> line <tab> +E164 <tab>                    to send, but an earlier run accepted the
 //                                                     number (bulk/earlier/already-sent.ts); read with the run
 //                                                     and message id as payload (withSentIds)

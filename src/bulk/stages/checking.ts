@@ -17,7 +17,7 @@ import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
 import { ReportWriter, requestFields } from '../report/report-file.js';
-import { addedEffect } from '../send/opt-outs.js';
+import { addedEffect } from '../send-pass/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';

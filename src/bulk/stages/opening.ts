@@ -23,7 +23,7 @@ import { outcomeTotals } from '../journal/load.js';
 import { DiskReserve } from '../journal/reserve.js';
 import { runMessage, type RunMessage } from '../compose/run-message.js';
 import { openRunReport, ReportWriter } from '../report/report-file.js';
-import { clientMaker } from '../send/campaign-clients.js';
+import { clientMaker } from '../send-pass/campaign-clients.js';
 import { checkStdinAgain, openRunState, type Run, type RunInput } from '../this-run/open.js';
 import { openInput, spoolStdin } from '../this-run/input-file.js';
 import { definitionOf, planRun, type RunPlan } from '../this-run/run-plan.js';
@@ -33,7 +33,7 @@ import { checkSameIntent, leaveOutFor, type LeaveOut } from '../earlier/already-
 import { checkKeyUse, keyUseRefusal, runningNowDocument, sameDataRun } from '../earlier/campaign-key.js';
 import { findRun } from '../history/catalogue.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
-import { sampleNumbers } from '../send/samples.js';
+import { sampleNumbers } from '../send-pass/samples.js';
 import { finishedDocument } from '../display/summary.js';
 import { runSchedule, scheduleRecord, type Schedule } from '../../schedule/index.js';
 

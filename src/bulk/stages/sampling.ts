@@ -5,7 +5,7 @@ import { resumeRefusal } from '../this-run/resume-checks.js';
 import { runTargetOf } from '../this-run/where.js';
 import { definitionOf } from '../this-run/run-plan.js';
 import { restartSendsToAll } from '../earlier/already-sent.js';
-import { runSamples, type UnfinishedRun } from '../send/samples.js';
+import { runSamples, type UnfinishedRun } from '../send-pass/samples.js';
 import { clientsFor, sendsToOf, type Command, type OpenRun } from './opening.js';
 import type { Checked } from './checking.js';
 

@@ -3,11 +3,11 @@ import { existsSync, rmSync } from 'node:fs';
 import { stateDir } from '../../files/state-dir.js';
 import { maskSecret, maskUrl } from '../../output/sanitize.js';
 import { closeRunReport } from '../report/report-file.js';
-import { Gate, RateLimiter, Window } from '../send/limiter.js';
-import { createProgress } from '../send/progress.js';
-import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send/opt-outs.js';
-import { Sender } from '../send/sender.js';
-import type { SendResult } from '../send/accounting.js';
+import { Gate, RateLimiter, Window } from '../send-pass/limiter.js';
+import { createProgress } from '../send-pass/progress.js';
+import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send-pass/opt-outs.js';
+import { Sender } from '../send-pass/sender.js';
+import type { SendResult } from '../send-pass/accounting.js';
 import { openJournal } from '../this-run/open.js';
 import { DELIVERED_AT_START, skipSentRecord } from '../earlier/already-sent.js';
 import { leftOutBatches, outcomeRecords } from '../history/catalogue.js';
@@ -53,7 +53,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const { journalPath, runId } = run;
   const resuming = run.kind === 'resume';
   const keyedRun = run.kind === 'resume' ? run.resumed.header.once : run.once;
-  // The lists of numbers not to message as the run starts, for its resumes (bulk/send/opt-outs.ts).
+  // The lists of numbers not to message as the run starts, for its resumes (bulk/send-pass/opt-outs.ts).
   if (!resuming) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
     // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).

@@ -12,7 +12,7 @@ import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
-import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send/opt-outs.js';
+import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import { formatCount } from '../../output/count.js';
@@ -33,7 +33,7 @@ export interface RunPlan {
   readonly shape: RunShape;
   readonly country: CountryCode | undefined;
   readonly checker: NumberChecker;
-  /** The --exclude list; on a resume, its numbers as the run started (bulk/send/opt-outs.ts). */
+  /** The --exclude list; on a resume, its numbers as the run started (bulk/send-pass/opt-outs.ts). */
   readonly exclude: ExcludeList | undefined;
   /** The lists of numbers not to message, as read now: kept beside a new run's journal. */
   readonly optOuts: readonly OptOutSource[];

@@ -90,7 +90,7 @@ describe('previews and samples', () => {
   });
 
   test('a sample is the row\'s request with the sample numbers as recipients, variables kept', async () => {
-    const { sampleBody } = await import('../../../../src/bulk/send/samples.js');
+    const { sampleBody } = await import('../../../../src/bulk/send-pass/samples.js');
     const body = JSON.parse(sampleBody(message, row, ['+447400900998', '+447400900999'])) as { body: { text: string }; recipients: unknown[] };
     assert.equal(body.body.text, 'Hi Ann ’');
     assert.deepEqual(body.recipients, [

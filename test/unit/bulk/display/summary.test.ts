@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { AuthError, ExitCode, InterruptedError, NotSentError, PartialError, UsageError } from '../../../../src/errors.js';
-import type { SendResult } from '../../../../src/bulk/send/accounting.js';
+import type { SendResult } from '../../../../src/bulk/send-pass/accounting.js';
 import { printSummary, sentSummary, summaryError, type Summary } from '../../../../src/bulk/display/summary.js';
 import { createUi } from '../../../../src/output/ui.js';
 import { fakeContext } from '../../../support/fake-context.js';

@@ -31,7 +31,7 @@ export interface Batch {
   readonly key?: string;
   readonly seqs?: number[];
   outcome?: RowOutcome;
-  /** Recipients left out because they went on a list after the run started (bulk/send/opt-outs.ts). */
+  /** Recipients left out because they went on a list after the run started (bulk/send-pass/opt-outs.ts). */
   excluded?: number;
   /** Of those, how many went into the opt-out store. */
   optedOut?: number;

@@ -1,15 +1,15 @@
-// src/bulk/send/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
+// src/bulk/send-pass/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
 // spool (the rows a batch holds open kept off the heap by row-ring.ts), through
 // campaign-clients.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what each
 // answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out numbers
 // that went on a list since the run started; progress.ts shows it; samples.ts sends --sample-to's
 // messages, a run of their own. It imports preflight/, compose/, report/, input/ and journal/.
 //
-// The send pass of a bulk run: takes the batches as bulk/send/batches.ts reads them from the spool,
+// The send pass of a bulk run: takes the batches as bulk/send-pass/batches.ts reads them from the spool,
 // sends them with as many in flight as the window allows, journals each batch before and after
 // its request, and writes the report in input order. What each answer counts as, and when the
-// run stops or slows down, is bulk/send/accounting.ts. Its rules, each covered by
-// test/unit/bulk/send/sender.test.ts:
+// run stops or slows down, is bulk/send-pass/accounting.ts. Its rules, each covered by
+// test/unit/bulk/send-pass/sender.test.ts:
 // - no request leaves before its batch's "send" line is on disk; the lines are written ahead of
 //   the window, so the flush overlaps the requests in flight (AHEAD_RECIPIENTS);
 // - report lines come out in input order, whatever order the answers come in;
@@ -101,7 +101,7 @@ export interface SenderParts {
   readonly earlier?: ReadonlyMap<number, Pick<DoneRecord, 'status' | 'error' | 'ids'>> | undefined;
   /**
    * A resume: numbers that went on the --exclude list or into the opt-out store since the run
-   * started, left out of the batches never sent (bulk/send/opt-outs.ts).
+   * started, left out of the batches never sent (bulk/send-pass/opt-outs.ts).
    */
   readonly addedSinceStart?: AddedSinceStart | undefined;
   /** A resume: the numbers of each batch an earlier resume left recipients out of, as journaled. */

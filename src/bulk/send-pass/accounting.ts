@@ -1,5 +1,5 @@
 // The send pass's books: what each batch's answer (or its absence) counts as, and when the run
-// stops or slows down. Its rules, each covered by test/unit/bulk/send/sender.test.ts:
+// stops or slows down. Its rules, each covered by test/unit/bulk/send-pass/sender.test.ts:
 // - a 429 or 503 slows the whole run (a pause for every batch, a smaller window, a lower rate);
 // - a setting to fix stops the run at its first answer: a 3xx, 404 or 405 (the base URL), or a
 //   proxy refusing the tunnel; so does a connection that was never made (after the client's brief
@@ -37,7 +37,7 @@ export interface SendResult {
   rejected: number;
   inDoubt: number;
   notSent: number;
-  /** Recipients left out because they went on the --exclude list after the run started (bulk/send/opt-outs.ts). */
+  /** Recipients left out because they went on the --exclude list after the run started (bulk/send-pass/opt-outs.ts). */
   excludedAfterStart: number;
   /** Recipients left out because they went into the opt-out store after the run started. */
   suppressedAfterStart: number;
@@ -195,7 +195,7 @@ export class BatchAccounting {
     return false;
   }
 
-  /** Recipients of a batch left out since the run started (bulk/send/opt-outs.ts): not sent, and never will be. */
+  /** Recipients of a batch left out since the run started (bulk/send-pass/opt-outs.ts): not sent, and never will be. */
   leftOut(n: LeftOut): void {
     this.#result.excludedAfterStart += n.excluded;
     this.#result.suppressedAfterStart += n.optedOut;

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { UsageError } from '../../../../src/errors.js';
 import { createNumberChecker } from '../../../../src/bulk/input/number-check.js';
-import { sampleNumbers } from '../../../../src/bulk/send/samples.js';
+import { sampleNumbers } from '../../../../src/bulk/send-pass/samples.js';
 
 describe('sampleNumbers', () => {
   test('normalised, a national number or a word refused (the number named once), none without the flag', () => {

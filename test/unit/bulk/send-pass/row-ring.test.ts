@@ -1,8 +1,8 @@
-// The rows the grouping holds open, kept as bytes (bulk/send/row-ring.ts): every string reads back
+// The rows the grouping holds open, kept as bytes (bulk/send-pass/row-ring.ts): every string reads back
 // as it was set, whether it went into the slot's bytes or, not being ASCII or too long, beside them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RowRing } from '../../../../src/bulk/send/row-ring.js';
+import { RowRing } from '../../../../src/bulk/send-pass/row-ring.js';
 
 test('a recipient JSON, a number, the empty string, and strings that are not ASCII or do not fit read back as set', () => {
   const ring = new RowRing(4, 20);

@@ -2,7 +2,7 @@
 // message"). A run keeps each list's numbers as they were when it started, beside its journal, so
 // that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
 // it left out then), while a number that went on a list since then is left out of every batch
-// not yet sent (bulk/send/sender.ts).
+// not yet sent (bulk/send-pass/sender.ts).
 //
 // Each list is a source: `--exclude FILE` (bulk/input/exclude.ts), and the account's opt-out store
 // (docs/optouts.md). A number taken off the --exclude list since the run started is refused: the

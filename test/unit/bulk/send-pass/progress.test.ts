@@ -1,7 +1,7 @@
 // Progress while sending: the spinner on a terminal, plain lines for a log.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { createProgress, logLine } from '../../../../src/bulk/send/progress.js';
+import { createProgress, logLine } from '../../../../src/bulk/send-pass/progress.js';
 import type { Context } from '../../../../src/context.js';
 import { formatDuration } from '../../../../src/output/count.js';
 import { parseEvery } from '../../../../src/commands/send-bulk/options.js';

@@ -1,7 +1,7 @@
 // --rate, the gate that pauses every worker on a 429, and the window that halves and grows back.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { Gate, RateLimiter, Window } from '../../../../src/bulk/send/limiter.js';
+import { Gate, RateLimiter, Window } from '../../../../src/bulk/send-pass/limiter.js';
 import { parseRate } from '../../../../src/bulk/campaign.js';
 
 describe('rates and throttling', () => {

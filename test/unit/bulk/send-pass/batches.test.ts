@@ -1,8 +1,8 @@
-// The send pass's batches as read from the spool (bulk/send/batches.ts): the same batches, numbered
+// The send pass's batches as read from the spool (bulk/send-pass/batches.ts): the same batches, numbered
 // the same way, as the preflight counted; the rows set aside kept for the report.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { readBatches, type Batch, type BatchSource } from '../../../../src/bulk/send/batches.js';
+import { readBatches, type Batch, type BatchSource } from '../../../../src/bulk/send-pass/batches.js';
 import type { ReportRow } from '../../../../src/bulk/report/report-file.js';
 import type { SpoolKind, SpoolSource } from '../../../../src/bulk/preflight/spool.js';
 
