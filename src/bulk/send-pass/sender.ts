@@ -1,12 +1,12 @@
-// src/bulk/send-pass/: the send pass. sender.ts (this file) sends the batches batches.ts reads from the
-// spool (the rows a batch holds open kept off the heap by row-ring.ts), through
+// src/bulk/send-pass/: the send pass. sender.ts (this file) sends the batches batches.ts reads
+// from the spool (the rows a batch holds open kept off the heap by row-ring.ts), through
 // campaign-clients.ts's HTTP clients, at the pace limiter.ts allows; accounting.ts says what each
 // answer counts as (message ids read by src/http/message-ids.ts); opt-outs.ts leaves out numbers
 // that went on a list since the run started; progress.ts shows it; samples.ts sends --sample-to's
 // messages, a run of their own. It imports preflight/, compose/, report/, input/ and journal/.
 //
-// The send pass of a bulk run: takes the batches as bulk/send-pass/batches.ts reads them from the spool,
-// sends them with as many in flight as the window allows, journals each batch before and after
+// The send pass of a bulk run: takes the batches as bulk/send-pass/batches.ts reads them from the
+// spool, sends them with as many in flight as the window allows, journals each batch before and after
 // its request, and writes the report in input order. What each answer counts as, and when the
 // run stops or slows down, is bulk/send-pass/accounting.ts. Its rules, each covered by
 // test/unit/bulk/send-pass/sender.test.ts:
