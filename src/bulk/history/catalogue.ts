@@ -352,7 +352,8 @@ export async function pruneRuns(state: string, olderThanMs: number, proc: LockPr
     rmSync(run.journal, { force: true });
     const dir = dirname(run.journal);
     // A run that read stdin keeps its copy of it beside the journal; a run its copies of the
-    // lists it left out as it started (`<journal>.<list>-at-start`: src/bulk/send-pass/opt-outs.ts).
+    // lists it left out as it started (`<journal>.<list>-at-start`:
+    // src/bulk/send-pass/opt-outs.ts).
     rmSync(join(dir, `${run.runId}.stdin.csv`), { force: true });
     try {
       const own = `${basename(run.journal)}.`;
@@ -378,7 +379,8 @@ export async function outcomeRecords(journal: string): Promise<Map<number, DoneR
 
 /**
  * The numbers of each batch whose latest "send" record left recipients out (they went on the
- * --exclude list after the run started): a resume rebuilds such a batch exactly (bulk/send-pass/opt-outs.ts).
+ * --exclude list after the run started): a resume rebuilds such a batch exactly
+ * (bulk/send-pass/opt-outs.ts).
  */
 export async function leftOutBatches(journal: string, loaded: Pick<LoadedJournal, 'excluded'>): Promise<Map<number, readonly string[]>> {
   const out = new Map<number, readonly string[]>();

@@ -176,8 +176,8 @@ export interface SendRecord {
   readonly messages?: readonly number[];
   /**
    * Recipients of the batch left out because they went on a list of numbers not to message after
-   * the run started (the --exclude list, the opt-out store: bulk/send-pass/opt-outs.ts): `count` and
-   * `numbers` are those sent. Absent: none.
+   * the run started (the --exclude list, the opt-out store: bulk/send-pass/opt-outs.ts): `count`
+   * and `numbers` are those sent. Absent: none.
    */
   readonly excluded?: number;
   /** Of those, how many went into the opt-out store. Absent: none. */

@@ -53,7 +53,8 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const { journalPath, runId } = run;
   const resuming = run.kind === 'resume';
   const keyedRun = run.kind === 'resume' ? run.resumed.header.once : run.once;
-  // The lists of numbers not to message as the run starts, for its resumes (bulk/send-pass/opt-outs.ts).
+  // The lists of numbers not to message as the run starts, for its resumes
+  // (bulk/send-pass/opt-outs.ts).
   if (!resuming) {
     for (const source of plan.optOuts) keepAtStart(journalPath, source);
     // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).

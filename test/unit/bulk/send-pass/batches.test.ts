@@ -1,5 +1,5 @@
-// The send pass's batches as read from the spool (bulk/send-pass/batches.ts): the same batches, numbered
-// the same way, as the preflight counted; the rows set aside kept for the report.
+// The send pass's batches as read from the spool (bulk/send-pass/batches.ts): the same batches,
+// numbered the same way, as the preflight counted; the rows set aside kept for the report.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { readBatches, type Batch, type BatchSource } from '../../../../src/bulk/send-pass/batches.js';

@@ -1,5 +1,6 @@
-// The rows the grouping holds open, kept as bytes (bulk/send-pass/row-ring.ts): every string reads back
-// as it was set, whether it went into the slot's bytes or, not being ASCII or too long, beside them.
+// The rows the grouping holds open, kept as bytes (bulk/send-pass/row-ring.ts): every string reads
+// back as it was set, whether it went into the slot's bytes or, not being ASCII or too long, beside
+// them.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RowRing } from '../../../../src/bulk/send-pass/row-ring.js';
