@@ -26,6 +26,8 @@ const which = process.argv[2] ?? 'all';
  * 4 30 s and 54 s; 6 39 s and 64 s (docs/performance.md, "npm test").
  */
 const UNIT_PROCESSES = 4;
+/** How long a unit file may take to load (its top-level awaits) before it fails as FILE loads. */
+const LOAD_SECONDS = Number(process.env.MSGR_TEST_LOAD_SECONDS ?? 60);
 const dirs = which === 'all' ? ['build/test/unit', 'build/test/e2e'] : which === 'exe' ? ['build/test/e2e'] : [`build/test/${which}`];
 const EXE_SET = /^(send|profile|sandbox|completion|standalone)(-[\w-]+)?\.test\.js$/;
 function list(dir) {
@@ -104,13 +106,19 @@ function shareProcesses(all, dir) {
       "import { after, before, describe, test } from 'node:test';",
       // Each file's tests, and its top-level hooks, in a suite of its own, named after it.
       'let running;',
+      `const LOAD_SECONDS = ${LOAD_SECONDS};`,
       `for (const [name, url] of ${JSON.stringify(named)}) {`,
       '  describe(name, async () => {',
       '    before(() => { running = name; });',
+      '    let timer;',
       '    try {',
-      '      await import(url);',
+      // Node 24 and 26 keep a process with a suite pending alive: a file whose top-level
+      // await never settles would hold the whole run, where Node 20 and a process of its own end it.
+      '      await Promise.race([import(url), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${name} did not finish loading in ${LOAD_SECONDS} s (a top-level await that never settles?)`)), LOAD_SECONDS * 1000).unref(); })]);',
       '    } catch (err) {',
       '      test(`${name} loads`, () => { throw err; });',
+      '    } finally {',
+      '      clearTimeout(timer);',
       '    }',
       '  });',
       '}',

@@ -7,13 +7,13 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { ROOT, cleanEnv, tempDir } from '../support/cli.js';
 
-function runTests(files: Record<string, string>): { status: number | null; lines: string[] } {
+function runTests(files: Record<string, string>, extraEnv: Record<string, string> = {}): { status: number | null; lines: string[] } {
   const dir = tempDir('msgr-run-tests-');
   mkdirSync(join(dir, 'build', 'test', 'unit'), { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
   for (const [name, body] of Object.entries(files)) writeFileSync(join(dir, 'build', 'test', 'unit', name), `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\n${body}\n`);
   // Not a child of this test run: the runner inside would report to this one instead.
-  const env = cleanEnv({ NODE_TEST_CONTEXT: undefined });
+  const env = cleanEnv({ NODE_TEST_CONTEXT: undefined, ...extraEnv });
   const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'run-tests.mjs'), 'unit'], { cwd: dir, env, encoding: 'utf8', timeout: 60_000 });
   return { status: r.status, lines: r.stdout.trimEnd().split('\n') };
 }
@@ -65,4 +65,14 @@ test('a unit test that ends its process (process.exit(0)) fails the run, naming 
   assert.equal(r.status, 1, r.lines.join('\n'));
   assert.match(r.lines.at(-1) ?? '', /FAILED/);
   assert.ok(r.lines.some((l) => l.includes('the unit test process ended before its files had all run, during unit/b.test.js')), r.lines.join('\n'));
+});
+
+test('a unit file whose top-level await never settles fails under its name on every Node, not holding the run (Node 24 and 26 keep a pending suite\'s process alive)', () => {
+  const r = runTests({
+    'a.test.js': "test('one', () => {});",
+    'b.test.js': 'await new Promise(() => {});',
+  }, { MSGR_TEST_LOAD_SECONDS: '2' });
+  assert.equal(r.status, 1, r.lines.join('\n'));
+  assert.match(r.lines.at(-1) ?? '', /FAILED/);
+  assert.ok(r.lines.some((l) => /✖ unit\/b\.test\.js/.test(l)), r.lines.join('\n'));
 });
