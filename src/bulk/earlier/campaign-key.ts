@@ -9,6 +9,7 @@ import { ExitCode, UsageError } from '../../errors.js';
 import type { LockOwner } from '../../files/lock.js';
 import type { RunHeader } from '../journal/records.js';
 import { buildMessage } from '../compose/base-request.js';
+import { runMessage } from '../compose/run-message.js';
 import type { Campaign } from '../campaign.js';
 import { describeSender, describeText } from '../this-run/where.js';
 import { refusalError, type Refusal } from '../this-run/unfinished.js';
@@ -71,6 +72,10 @@ export async function keyUseRefusal(ctx: Pick<Context, 'cwd' | 'now' | 'stdin'>,
   if (m.text !== undefined || m.textFile !== undefined || m.template !== undefined || m.textColumn !== undefined) {
     const message = await buildMessage(ctx, o.campaign);
     const personal = { render: m.render, textColumn: m.textColumn ?? null, fromColumn: m.fromColumn ?? null, maxParts: m.maxParts ?? null };
+    // A message that cannot be sent (a placeholder without its }}, more parts than --max-parts) is
+    // refused as such, as the run would refuse it: a refusal's hint offers only commands that
+    // would then be accepted, and another key or --again would not be.
+    runMessage(message, personal, m.textFile !== undefined ? FLAG.textFile : FLAG.text);
     const diffs = definitionDifferences(journaledDefinition(header), { message, personal });
     // Another message: to numbers the key's run may have reached, on purpose (--again).
     if (diffs.length > 0) return keyReused(key, header, `this command sends another message (${diffs.join(', ')} differ${diffs.length === 1 ? 's' : ''})`, false, offer(FLAG.again), stated ? '' : FLAG.again);

@@ -65,6 +65,12 @@ describe('send-bulk --once: the cron line', () => {
     const text = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28', '--from', 'Acme', '--text', 'Another text'], env(server.url, config));
     assert.equal(text.code, 2, text.stderr);
     assert.match(text.stderr, /this command sends another message \(body differs\); nothing was sent/);
+    // A message that cannot be sent is refused as such, not as another message under the key:
+    // the commands that refusal offers would be refused in turn.
+    const broken = await msgr(['send-bulk', file, '--once', 'reminders-2026-11-28', '--from', 'Acme', '--text', 'Hi {{first_name'], env(server.url, config));
+    assert.equal(broken.code, 2, broken.stderr);
+    assert.match(broken.stderr, /^error: --text: the placeholder at "\{\{first_name" has no closing \}\}$/m);
+    assert.doesNotMatch(broken.stderr, /another message/);
     // The key is the account's: another account starts its own campaign under the same name.
     const account = await msgr(line, env(server.url, config, { MSGR_ACCOUNT_REFERENCE: 'ACME02' }));
     assert.equal(account.code, 0, account.stderr);
