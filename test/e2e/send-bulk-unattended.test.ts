@@ -8,6 +8,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { basename, dirname, join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, MSGR, msgrCommand, ROOT, runCli, tempDir, type RunResult } from '../support/cli.js';
+import { numbersOnlyCsv } from '../support/bulk-inputs.js';
 import { waitFor } from '../support/daemon.js';
 import { hold, useTestServer } from '../support/test-server.js';
 import { tmpfs, unmount } from '../support/tmpfs.js';
@@ -27,14 +28,6 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 function env(config: string, extra: Record<string, string | undefined> = {}): Record<string, string> {
   return cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
-}
-
-/** n distinct valid UK mobile numbers in a CSV. */
-function numbersCsv(n: number): { path: string; numbers: string[] } {
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
-  const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
-  writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
-  return { path, numbers };
 }
 
 interface Started {
@@ -145,7 +138,7 @@ async function runLeavingBatch55InDoubt(path: string, numbers: readonly string[]
 
 describe('stopping an unattended run, then --resume', () => {
   test('kill -9 while a batch waits to retry after a 429: it is not in doubt, and the resume sends it once', async () => {
-    const { path, numbers } = numbersCsv(5);
+    const { path, numbers } = numbersOnlyCsv(5);
     const config = tempDir();
     const journal = join(config, 'j.jsonl');
     let answered = 0;
@@ -166,7 +159,7 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('GNU timeout without --foreground (SIGTERM to msgr, then to its process group): exit 124, and the resume sends the rest once', async () => {
-    const { path, numbers } = numbersCsv(4000);
+    const { path, numbers } = numbersOnlyCsv(4000);
     const config = tempDir();
     // The limit runs out when the test says: once requests are at the API (each answered after
     // 200 ms, so the run is still sending), timeout gets SIGALRM, which is its limit running out
@@ -188,7 +181,7 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('three SIGTERMs 10 ms apart drain like one: exit 130, nothing in doubt', async () => {
-    const { path, numbers } = numbersCsv(2000);
+    const { path, numbers } = numbersOnlyCsv(2000);
     const config = tempDir();
     const run = startBulk([path, ...MSG, '--batch-size', '50'], env(config));
     await requestsArrived(6);
@@ -209,7 +202,7 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('SIGTERM while requests hang: the drain times them out, and a stop with batches in doubt exits 7 (not 130), stopped "interrupted"', async () => {
-    const { path } = numbersCsv(2000);
+    const { path } = numbersOnlyCsv(2000);
     const config = tempDir();
     let n = 0;
     // From the 5th request on, the server takes the request and never answers in time.
@@ -234,7 +227,7 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('a resume stopped before it reaches a batch an earlier run left in doubt still counts it: exit 7, not 130', async () => {
-    const { path, numbers } = numbersCsv(3000);
+    const { path, numbers } = numbersOnlyCsv(3000);
     const config = tempDir();
     const journal = join(config, 'j.jsonl');
     // Batch 55 (rows 2,752-2,801) in doubt.
@@ -313,7 +306,7 @@ describe('stopping an unattended run, then --resume', () => {
   });
 
   test('SIGHUP after the reader closed stdout and stderr (a dropped ssh session): exit 130, no crash, nothing in doubt', async () => {
-    const { path, numbers } = numbersCsv(2000);
+    const { path, numbers } = numbersOnlyCsv(2000);
     const config = tempDir();
     const run = startBulk([path, ...MSG, '--batch-size', '50', '--json'], env(config));
     await requestsArrived(6);
@@ -334,7 +327,7 @@ describe('stopping an unattended run, then --resume', () => {
       t.skip('script(1) is not installed: no pseudo-terminal to hang up');
       return;
     }
-    const { path, numbers } = numbersCsv(2000);
+    const { path, numbers } = numbersOnlyCsv(2000);
     const config = tempDir();
     const command = [...MSGR, 'send-bulk', path, ...MSG, '--batch-size', '50'].map((a) => `'${a}'`).join(' ');
     const run = start('script', ['-qfc', command, '/dev/null'], env(config, { TERM: 'xterm' }));
@@ -352,7 +345,7 @@ describe('stopping an unattended run, then --resume', () => {
 
   test('a second Ctrl-C still quits at once (within a second); the batches it cut off are in doubt, so it exits 7, and --resend-in-doubt completes them', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
-    const { path, numbers } = numbersCsv(400);
+    const { path, numbers } = numbersOnlyCsv(400);
     const config = tempDir();
     const run = startBulk([path, ...MSG, '--batch-size', '20', '--json'], env(config));
     await requestsArrived(4);
@@ -401,7 +394,7 @@ describe('msgr runs while a run is sending', () => {
   test('runs list and runs show name the process sending it (not "unfinished" with its batches in flight in doubt) and give no --resume, which its lock would refuse; once stopped, it is unfinished with nothing in doubt', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
     const config = tempDir();
-    const { path } = numbersCsv(200);
+    const { path } = numbersOnlyCsv(200);
     const run = startBulk([path, ...MSG, '--batch-size', '10', '--concurrency', '2'], env(config));
     await requestsArrived(2);
     interface Listed { runs: Array<{ sending: { pid: number; host: string; since: string } | null; inDoubt: number; finished: boolean }> }
@@ -430,7 +423,7 @@ describe('a full disk mid-run', () => {
     const mount = tmpfs(t, '16m');
     if (mount === undefined) return;
     try {
-      const { path, numbers } = numbersCsv(3000);
+      const { path, numbers } = numbersOnlyCsv(3000);
       const config = join(mount, 'state');
       mkdirSync(config);
       // Each request waits until the test answers it, so that batches are in flight, whatever the
@@ -506,7 +499,7 @@ describe('a full disk under the report only', () => {
     const mount = tmpfs(t, '64k');
     if (mount === undefined) return;
     try {
-      const { path, numbers } = numbersCsv(3000);
+      const { path, numbers } = numbersOnlyCsv(3000);
       const config = tempDir();
       const report = join(mount, 'r.csv');
       writeFileSync(report, 'old,report\n');
@@ -540,7 +533,7 @@ describe('the --report file when the run does not end normally', () => {
 
   test('two Ctrl-Cs: the old report stays as it was (it was emptied), and the one being written is removed', async () => {
     server.fallback = { status: 202, body: { ok: true }, delayMs: 1500 };
-    const { path } = numbersCsv(400);
+    const { path } = numbersOnlyCsv(400);
     const report = oldReport();
     const run = startBulk([path, ...MSG, '--batch-size', '20', '--report', report], env(tempDir()));
     await requestsArrived(4);
@@ -558,7 +551,7 @@ describe('the --report file when the run does not end normally', () => {
     const config = tempDir();
     // A stop while the report is written exits 130, not 0 (asserted): 300 rows were enough on the
     // 2-core machine, 5,000 keep a margin; 100,000 took 1.4 s of CPU, these 0.7 s.
-    const { path } = numbersCsv(5_000);
+    const { path } = numbersOnlyCsv(5_000);
     const sent = await runCli(['send-bulk', path, ...MSG, '--batch-size', '500'], { env: env(config), timeoutMs: 60_000 });
     assert.equal(sent.code, 0, sent.stderr);
     for (const sig of ['SIGTERM', 'SIGHUP', 'SIGINT'] as const) {
@@ -580,7 +573,7 @@ describe('the --report file when the run does not end normally', () => {
   });
 
   test('kill -9: the old report stays as it was; the one being written is left aside as r.csv.msgr-<pid>.partial', async () => {
-    const { path } = numbersCsv(2000);
+    const { path } = numbersOnlyCsv(2000);
     const report = oldReport();
     const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
     await requestsArrived(6);
@@ -591,7 +584,7 @@ describe('the --report file when the run does not end normally', () => {
   });
 
   test('a run stopped once (drained) writes its whole report, every row, over the old one, and leaves nothing beside it', async () => {
-    const { path, numbers } = numbersCsv(2000);
+    const { path, numbers } = numbersOnlyCsv(2000);
     const report = oldReport();
     const run = startBulk([path, ...MSG, '--batch-size', '50', '--report', report], env(tempDir()));
     await requestsArrived(6);
@@ -608,7 +601,7 @@ describe('the --report file when the run does not end normally', () => {
     const mount = tmpfs(t, '256k');
     if (mount === undefined) return;
     try {
-      const { path } = numbersCsv(20000);
+      const { path } = numbersOnlyCsv(20000);
       const report = oldReport(mount);
       // Filled before the run: the report's first 64 KiB write finds no room.
       const fd = openSync(join(mount, 'filler'), 'w');

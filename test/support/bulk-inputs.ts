@@ -59,6 +59,12 @@ export function writeNumbersCsv(path: string, list: readonly string[]): string {
   return path;
 }
 
+/** n distinct valid UK mobile numbers alone (`msisdn` their only column), in a folder of their own. */
+export function numbersOnlyCsv(n: number): { path: string; numbers: string[] } {
+  const numbers = mobileNumbers(n);
+  return { path: writeNumbersCsv(join(tempDir('msgr-numbers-csv-'), 'list.csv'), numbers), numbers };
+}
+
 /** n rows of distinct valid UK mobile numbers with a name column. */
 export function numbersCsv(n: number, start = 0): { path: string; numbers: string[] } {
   const numbers = mobileNumbers(n, start);

@@ -2,10 +2,9 @@
 // terminal, nothing periodic without the flag. Run in-process (test/support/in-process.ts) against
 // the scriptable server on 127.0.0.1 with a latency.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { cleanEnv, tempDir } from '../../../support/cli.js';
+import { numbersOnlyCsv } from '../../../support/bulk-inputs.js';
 import { runInProcess } from '../../../support/in-process.js';
 import { useTestServer } from '../../../support/test-server.js';
 
@@ -21,14 +20,6 @@ function env(config: string, extra: Record<string, string | undefined> = {}): Re
   return cleanEnv({ MSGR_CONFIG_DIR: config, MSGR_API_KEY: KEY, MSGR_BASE_URL: server.url, MSGR_ACCOUNT_REFERENCE: 'ACME01', ...extra });
 }
 
-/** n distinct valid UK mobile numbers in a CSV. */
-function numbersCsv(n: number): { path: string; numbers: string[] } {
-  const numbers = Array.from({ length: n }, (_, i) => `+4479111${String(i).padStart(5, '0')}`);
-  const path = join(tempDir('msgr-unattended-csv-'), 'list.csv');
-  writeFileSync(path, `msisdn\n${numbers.join('\n')}\n`);
-  return { path, numbers };
-}
-
 describe('progress for a log', () => {
   const LINE = /^progress: [\d,]+ accepted, [\d,]+ failed, \d+ in flight, [\d,]+ left, [\d,]+\/s, ETA (\d+:\d\d|unknown)$/;
   const LINES = new RegExp(LINE.source, 'gm');
@@ -39,7 +30,7 @@ describe('progress for a log', () => {
   describe('a run of 1600 rows', { concurrency: true }, () => {
     test('--progress-every 1s on a non-terminal stderr: a plain line per second, even with -q', async () => {
       server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
-      const { path } = numbersCsv(1600);
+      const { path } = numbersOnlyCsv(1600);
       const r = await runInProcess(['send-bulk', path, ...MSG, '--batch-size', '50', '--progress-every', '1s', '-q'], { env: env(tempDir()), timeoutMs: 60_000 });
       assert.equal(r.code, 0, r.stderr);
       const lines = r.stderr.match(LINES) ?? [];
@@ -50,7 +41,7 @@ describe('progress for a log', () => {
 
     test('without --progress-every, nothing periodic: the preflight and the summary only', async () => {
       server.fallback = { status: 202, body: { ok: true }, delayMs: 300 };
-      const { path } = numbersCsv(1600);
+      const { path } = numbersOnlyCsv(1600);
       const r = await runInProcess(['send-bulk', path, ...MSG, '--batch-size', '50'], { env: env(tempDir()), timeoutMs: 60_000 });
       assert.equal(r.code, 0, r.stderr);
       assert.doesNotMatch(r.stderr, /progress:/);
@@ -59,7 +50,7 @@ describe('progress for a log', () => {
   });
 
   test('--progress-every refuses what is not a duration, naming the flag (exit 2)', async () => {
-    const { path } = numbersCsv(3);
+    const { path } = numbersOnlyCsv(3);
     const r = await runInProcess(['send-bulk', path, ...MSG, '--progress-every', '10'], { env: env(tempDir()) });
     assert.equal(r.code, 2);
     assert.match(r.stderr, /--progress-every: "10" is not a duration from 1s to 24h/);
