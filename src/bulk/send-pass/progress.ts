@@ -95,31 +95,26 @@ export async function createProgress(ctx: Context, o: ProgressOptions): Promise<
     };
   }
 
-  // Asked for by name, so shown even with --quiet: -q drops the chatter, not the log's lines.
-  if (o.everyMs !== undefined || (o.verbose && !o.quiet)) {
-    const plain = o.everyMs !== undefined;
-    const timer = setInterval(() => write(plain ? logLine(last, (now() - started) / 1000) : `progress: ${describe(last)}`), o.everyMs ?? 10_000);
-    timer.unref();
-    return {
-      update(s) {
-        last = s;
-      },
-      log: (line) => {
-        if (!o.quiet) write(line);
-      },
-      stop() {
-        clearInterval(timer);
-      },
-    };
-  }
-
-  return {
+  // Without a spinner: the latest figures kept for a timed line, and each line as it comes.
+  const lines: Pick<Progress, 'update' | 'log'> = {
     update(s) {
       last = s;
     },
     log: (line) => {
       if (!o.quiet) write(line);
     },
+  };
+
+  // Asked for by name, so shown even with --quiet: -q drops the chatter, not the log's lines.
+  if (o.everyMs !== undefined || (o.verbose && !o.quiet)) {
+    const plain = o.everyMs !== undefined;
+    const timer = setInterval(() => write(plain ? logLine(last, (now() - started) / 1000) : `progress: ${describe(last)}`), o.everyMs ?? 10_000);
+    timer.unref();
+    return { ...lines, stop: () => clearInterval(timer) };
+  }
+
+  return {
+    ...lines,
     stop() {
       // Nothing was shown.
     },
