@@ -87,52 +87,21 @@ process.exit(res.status ?? 1);
  * The unit test files, several to a process. Each test file alone pays for a process and for
  * loading msgr's modules again (~0.85 s of CPU a file on 2 cores); UNIT_PROCESSES processes each
  * import their share of the files, in the order of their paths, so that files of one folder share
- * what they load. Each file's tests and hooks are a suite named after the file: a file that cannot
- * be loaded fails under its name, and the rest of its share still runs; a process that ends
- * before its files have all run fails, naming the file it was in. The e2e files keep a process each: they share servers,
- * terminals and signals with the msgr processes they start. One unit file alone, as a file in
- * `node --test` runs it: `node --test build/test/unit/FILE.test.js`.
+ * what they load (scripts/unit-share.mjs: each file a suite named after it; a file that cannot be
+ * loaded fails under its name; a process that ends before its files have all run fails). The e2e
+ * files keep a process each: they share servers, terminals and signals with the msgr processes
+ * they start. One unit file alone, as `node --test` runs it: `node --test build/test/unit/FILE.test.js`.
  */
 function shareProcesses(all, dir) {
   const unit = all.filter((f) => f.includes(`${join('build', 'test', 'unit')}/`));
   if (unit.length < 2) return all;
   const k = Math.min(UNIT_PROCESSES, unit.length);
   const shares = Array.from({ length: k }, (_, i) => unit.slice(Math.floor((i * unit.length) / k), Math.floor(((i + 1) * unit.length) / k)));
+  const runner = pathToFileURL(join(import.meta.dirname, 'unit-share.mjs')).href;
   const entries = shares.map((share, i) => {
     const entry = join(dir, `unit-files-${i + 1}-of-${k}.test.mjs`);
     const named = share.map((f) => [relative('build/test', f), pathToFileURL(resolve(f)).href]);
-    writeFileSync(entry, [
-      "import { writeSync } from 'node:fs';",
-      "import { after, before, describe, test } from 'node:test';",
-      // Each file's tests, and its top-level hooks, in a suite of its own, named after it.
-      'let running;',
-      `const LOAD_SECONDS = ${LOAD_SECONDS};`,
-      `for (const [name, url] of ${JSON.stringify(named)}) {`,
-      '  describe(name, async () => {',
-      '    before(() => { running = name; });',
-      '    let timer;',
-      '    try {',
-      // Node 24 and 26 keep a process with a suite pending alive: a file whose top-level
-      // await never settles would hold the whole run, where Node 20 and a process of its own end it.
-      '      await Promise.race([import(url), new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(`${name} did not finish loading in ${LOAD_SECONDS} s (a top-level await that never settles?)`)), LOAD_SECONDS * 1000).unref(); })]);',
-      '    } catch (err) {',
-      '      test(`${name} loads`, () => { throw err; });',
-      '    } finally {',
-      '      clearTimeout(timer);',
-      '    }',
-      '  });',
-      '}',
-      // A test that ends the process (process.exit) would leave the files after it unrun, and
-      // the process's exit code would say nothing of it.
-      'let ended = false;',
-      'after(() => { ended = true; });',
-      "process.on('exit', () => {",
-      '  if (ended) return;',
-      '  process.exitCode = 1;',
-      "  writeSync(2, `the unit test process ended before its files had all run, during ${running ?? 'their loading'}: a test ended it (process.exit?)\\n`);",
-      '});',
-      '',
-    ].join('\n'));
+    writeFileSync(entry, `import { runShare } from ${JSON.stringify(runner)};\nrunShare(${JSON.stringify(named)}, ${LOAD_SECONDS});\n`);
     return entry;
   });
   return [...entries, ...all.filter((f) => !unit.includes(f))];
