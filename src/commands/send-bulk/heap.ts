@@ -13,6 +13,7 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
+import { lineWidth, wrap } from '../../output/wrap.js';
 
 /** Input files at least this big start again; so does stdin ('-') from a pipe, whose size is not known before it is read. */
 export const REEXEC_MIN_BYTES = 8 * 1024 * 1024;
@@ -39,7 +40,7 @@ export function reexecForMemory(ctx: Context, file: string | undefined, opts: { 
   const tuned = Object.keys(ctx.env).some((name) => name.startsWith('MALLOC_'));
   // --verbose says why `ps` shows a Node flag the user did not give. stderr is written at once
   // on Linux (a terminal, a pipe or a file), so the line is out before the exec.
-  const say = opts.verbose === true && opts.quiet !== true ? (line: string) => ctx.stderr.write(`${line}\n`) : () => true;
+  const say = opts.verbose === true && opts.quiet !== true ? (line: string) => ctx.stderr.write(`${wrap(line, lineWidth(ctx.stderr))}\n`) : () => true;
   const settings = [HEAP_FLAG, ...(tuned ? [] : Object.entries(MALLOC_ENV).map(([k, v]) => `${k}=${v}`))];
   say(`starting msgr again in this process with ${settings.join(' and ')}, for a big send's memory`);
   try {
