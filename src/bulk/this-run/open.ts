@@ -24,6 +24,7 @@ import { heartbeatStopped, lockHolder, tryLock, type LockOwner } from '../../fil
 import { keyedIdempotency, keyedJournal } from '../../once/keys.js';
 import { sameFile } from '../../files/same-file.js';
 import { journalsElsewhere, pointedJournals, pointerPath, unreadableWhy, writePointer } from '../history/catalogue.js';
+import { journalState } from '../history/run-index.js';
 import type { PreflightResult } from '../preflight/range.js';
 import { resumeBlocked } from './resume-checks.js';
 import { refusalError, restartDoes, runningError, tookOverLine, unfinishedError, unfinishedRefusal, type Refusal } from './unfinished.js';
@@ -142,8 +143,8 @@ export async function openRunState(ctx: Context, ui: Ui, campaign: Campaign, def
       // finished: nothing to do, as for a finished run in the file's own folder (a cron line's
       // --resume after the run it continues ended).
       const last = fileAbs !== undefined && journalGiven === undefined ? journalsElsewhere(state, runDirFor(state, fileAbs, sandbox), sandbox)[0] : undefined;
-      const lastLoaded = last !== undefined ? await loadJournal(last.journal).catch(() => undefined) : undefined;
-      if (last !== undefined && lastLoaded !== undefined && isFinished(lastLoaded)) journalPath = last.journal;
+      const lastState = last !== undefined ? await journalState(state, sandbox, last.journal) : undefined;
+      if (last !== undefined && lastState?.finished === true) journalPath = last.journal;
     }
     if (!existsSync(journalPath)) {
       // A sandbox trial and the real campaign keep apart: say when the other one exists.
@@ -371,8 +372,9 @@ async function unfinishedElsewhere(ctx: Context, state: string, fileAbs: string,
     if (away.header.once !== undefined && (keyed || resumeBlocked(ctx, away.header, fileAbs) !== undefined)) continue;
     // A run still writing its header is sending (its lock says so): unfinished all the same.
     if (lockHolder(`${away.journal}.lock`, ctx) !== undefined) return away;
-    const loaded = await loadJournal(away.journal).catch(() => undefined);
-    if (loaded !== undefined && !isFinished(loaded)) return away;
+    // A finished run's state from the runs' index: not every earlier run's journal read whole.
+    const found = await journalState(state, sandbox, away.journal);
+    if (found !== undefined && !found.finished) return away;
   }
   return undefined;
 }
@@ -464,7 +466,8 @@ export function isFinished(j: Pick<LoadedJournal, 'states'>): boolean {
  */
 export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, run: Run, input: RunInput, defer: (cleanup: () => void) => void): Promise<Run> {
   if (!input.stdin || run.kind === 'resume') return run;
-  const root = runsRoot(stateDir(ctx.env, ctx.cwd), campaign.where.sandbox);
+  const state = stateDir(ctx.env, ctx.cwd);
+  const root = runsRoot(state, campaign.where.sandbox);
   let dirs: string[];
   try {
     dirs = readdirSync(root).filter((d) => d.startsWith('stdin-'));
@@ -483,8 +486,8 @@ export async function checkStdinAgain(ctx: Context, ui: Ui, campaign: Campaign, 
     // run whose copy is gone cannot be resumed, but what it accepted must not go out again.
     if (existsSync(header.input.path) && !sameBytes(header.input.path, input.path)) continue;
     const holder = lockHolder(`${journal}.lock`, ctx);
-    const old = holder !== undefined ? undefined : await loadJournal(journal).catch(() => undefined);
-    if (holder === undefined && (old === undefined || isFinished(old))) continue;
+    const old = holder !== undefined ? undefined : await journalState(state, campaign.where.sandbox, journal);
+    if (holder === undefined && (old === undefined || old.finished)) continue;
     const command = buildResumeCommand({ ...campaign.resumeWith, file: undefined, journal }, undefined, true, journal);
     const which = `run ${header.runId}, started ${header.createdAt}, read the same data from stdin`;
     if (journalOf(campaign.purpose) === 'none') {

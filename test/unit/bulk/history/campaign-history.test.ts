@@ -3,7 +3,8 @@
 // follow-up campaigns (--skip-sent, --restart). Run in-process (test/support/in-process.ts) against
 // servers on free ports of 127.0.0.1; what needs a process (kill -9, tmpfs) is e2e (send-bulk-campaign).
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import fs, { readFileSync, readdirSync, renameSync, utimesSync, writeFileSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { realFile, runDirFor } from '../../../../src/bulk/history/state-folder.js';
@@ -595,5 +596,44 @@ describe('changed files and follow-up campaigns', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stderr, /4 rows already sent/);
     assert.match(r.stderr, new RegExp(`2 numbers were in doubt in run ${runId} \\(sent, no answer\\): they are not left out.*msgr runs report ${runId}`));
+  });
+});
+
+describe('the cost of history: earlier runs of the same file', () => {
+  const first = useTestServer();
+  const later = useTestServer();
+
+  test("a finished run kept by --journal elsewhere is read whole at most once: later commands of the file take its state from the runs' index", async () => {
+    resetServer(first);
+    first.answer = acceptWithIds(first);
+    const dir = tempDir();
+    const config = join(dir, 'state');
+    const file = writeCsv(join(dir, 'daily.csv'), numbers(4, 700));
+    const kept = join(dir, 'kept', 'journal.jsonl');
+    const sent = await bulk([file, ...MSG, '--journal', kept], env(first.url, config));
+    assert.equal(sent.code, 0, sent.stderr);
+    // Each later command looks for an unfinished run of the file, this one among them. It goes to
+    // another server: not an earlier run of the same campaign, so nothing else needs its journal.
+    const reads: string[] = [];
+    const realStream = fs.createReadStream;
+    fs.createReadStream = ((path: Parameters<typeof realStream>[0], options?: Parameters<typeof realStream>[1]) => {
+      reads.push(String(path));
+      return realStream(path, options);
+    });
+    syncBuiltinESMExports();
+    const readsOfKept = async (): Promise<number> => {
+      reads.length = 0;
+      const dry = await bulk([file, ...MSG, '--dry-run'], env(later.url, config));
+      assert.equal(dry.code, 0, dry.stderr);
+      return reads.filter((p) => p === kept).length;
+    };
+    try {
+      assert.ok((await readsOfKept()) <= 1, 'the first command after the run reads its journal once, to note it finished');
+      assert.equal(await readsOfKept(), 0, 'the next ones do not read it at all');
+      assert.equal(await readsOfKept(), 0);
+    } finally {
+      fs.createReadStream = realStream;
+      syncBuiltinESMExports();
+    }
   });
 });
