@@ -228,13 +228,30 @@ export async function journalState(state: string, sandbox: boolean, journal: str
   const loaded = await loadJournal(journal).catch(() => undefined);
   if (loaded === undefined) return undefined;
   const found: JournalState = { finished: loaded.states.every(isAnswered), finishedAt: loaded.lastAnswerAt };
-  if (found.finished) {
-    try {
-      mkdirSync(join(indexRoot(state, sandbox), 'runs'), { recursive: true, mode: 0o700 });
-      writeWhole(path, `${JSON.stringify({ journal, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ...found } satisfies StoredState)}\n`);
-    } catch {
-      // Read whole again next time.
-    }
-  }
+  if (found.finished) noteState(path, journal, st, found);
   return found;
+}
+
+/**
+ * A run that wrote its whole journal and ended with every batch answered notes so itself, as
+ * journalState would after reading it (Journal.finished): the next command of the file reads
+ * none of it.
+ */
+export function noteFinished(state: string, sandbox: boolean, journal: string, finishedAt: string | undefined): void {
+  let st;
+  try {
+    st = statSync(journal);
+  } catch {
+    return;
+  }
+  noteState(join(indexRoot(state, sandbox), 'runs', `${idOf(journal)}.json`), journal, st, { finished: true, finishedAt });
+}
+
+function noteState(path: string, journal: string, st: { readonly ino: number; readonly size: number; readonly mtimeMs: number }, found: JournalState): void {
+  try {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    writeWhole(path, `${JSON.stringify({ journal, ino: st.ino, size: st.size, mtimeMs: st.mtimeMs, ...found } satisfies StoredState)}\n`);
+  } catch {
+    // Read whole again next time.
+  }
 }

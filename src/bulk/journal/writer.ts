@@ -66,6 +66,14 @@ export class Journal {
   readonly #held: string[] = [];
   /** The run's clock (the Context's): every record is stamped with it. */
   readonly #now: () => Date;
+  /**
+   * A journal this process created: per batch, whether its latest record is a final answer, as
+   * loadJournal reads the file (isAnswered), and how many are; undefined for one it appends to.
+   */
+  #answered: Uint8Array | undefined;
+  #answeredCount = 0;
+  /** The "at" of the latest final answer written, as loadJournal's lastAnswerAt. */
+  #lastAnswerAt: string | undefined;
 
   private constructor(path: string, fd: number, size: number, now: () => Date) {
     this.path = path;
@@ -82,6 +90,7 @@ export class Journal {
     const tmp = `${path}.new`;
     const fd = openSync(tmp, 'w', 0o600);
     const j = new Journal(path, fd, 0, now);
+    j.#answered = new Uint8Array(header.totals.requests);
     try {
       j.#write(header);
       j.#writeBoot();
@@ -202,6 +211,7 @@ export class Journal {
   }
 
   started(rec: Omit<SendRecord, 'type' | 'at'>): void {
+    this.#unanswered(rec.batch);
     this.#writeLine(sendLine(rec, this.#at()));
     this.sync();
   }
@@ -221,6 +231,7 @@ export class Journal {
    */
   startedDurably(rec: Omit<SendRecord, 'type' | 'at'>, commitAt = 1): Promise<void> {
     if (this.#full) return Promise.reject(new DiskFullError(dirname(this.path)));
+    this.#unanswered(rec.batch);
     const line = sendLine(rec, this.#at());
     return new Promise<void>((resolve, reject) => {
       this.#queued.push(line);
@@ -364,7 +375,33 @@ export class Journal {
   #turnScheduled = false;
 
   #doneLine(rec: Omit<DoneRecord, 'type' | 'at'>): string {
-    return doneLine(rec, this.#at());
+    const at = this.#at();
+    const answered = rec.outcome === 'accepted' || rec.outcome === 'rejected' || rec.outcome === 'excluded';
+    if (answered) this.#lastAnswerAt = at;
+    const was = this.#answered?.[rec.batch];
+    if (this.#answered !== undefined && was !== undefined && was !== (answered ? 1 : 0)) {
+      this.#answered[rec.batch] = answered ? 1 : 0;
+      this.#answeredCount += answered ? 1 : -1;
+    }
+    return doneLine(rec, at);
+  }
+
+  /** A "send" line: its batch is in flight again, whatever answered it before. */
+  #unanswered(batch: number): void {
+    if (this.#answered?.[batch] !== 1) return;
+    this.#answered[batch] = 0;
+    this.#answeredCount--;
+  }
+
+  /**
+   * When this process created the journal and every batch's latest record in it is a final
+   * answer, all of them written: when its last answer came (what loadJournal says of the closed
+   * file, without reading it); else undefined.
+   */
+  finished(): { readonly finishedAt: string | undefined } | undefined {
+    if (this.#answered === undefined || this.#answeredCount !== this.#answered.length) return undefined;
+    if (this.#held.length > 0 || this.#answers.length > 0) return undefined;
+    return { finishedAt: this.#lastAnswerAt };
   }
 
   #lastMs = Number.NaN;

@@ -11,7 +11,7 @@ import type { SendResult } from '../send-pass/accounting.js';
 import { openJournal } from '../this-run/open.js';
 import { DELIVERED_AT_START, skipSentRecord } from '../earlier/already-sent.js';
 import { leftOutBatches, outcomeRecords } from '../history/catalogue.js';
-import { noteRunData } from '../history/run-index.js';
+import { noteFinished, noteRunData } from '../history/run-index.js';
 import { buildResumeCommand } from '../this-run/resume-command.js';
 import { sentSummary, stopReason, type SentSummary } from '../display/summary.js';
 import { clientsFor, resumeWithOf, sendsToOf, type Command, type OpenRun } from './opening.js';
@@ -145,6 +145,9 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const stop = stopReason(result, summary.toSend) ?? 'finished';
   journal.stop(stop, stop === 'limit' ? { limit: campaign.spend.limit } : undefined);
   journal.close();
+  // Noted as finished in the runs' index, so that no later command of the file reads it whole.
+  const finished = journal.finished();
+  if (finished !== undefined) noteFinished(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, journalPath, finished.finishedAt);
   if (summary.resume === null && input.stdin) rmSync(input.path, { force: true });
   if (summary.resume === null) dropSnapshots(journalPath, plan.optOuts);
   return { result, seconds, summary, reportWritten };

@@ -5,13 +5,77 @@ import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Journal } from '../../../../src/bulk/journal/writer.js';
-import { BatchState, type RunHeader } from '../../../../src/bulk/journal/records.js';
+import { BatchState, isAnswered, type RunHeader } from '../../../../src/bulk/journal/records.js';
 import { loadJournal } from '../../../../src/bulk/journal/load.js';
 import { tempDir } from '../../../support/cli.js';
 import { runHeader } from '../../../support/journal.js';
 
 describe('journal', () => {
   const header = (requests: number): RunHeader => runHeader({ totals: { rows: 8, toSend: 8, requests } });
+
+  test('a journal it created says it is finished exactly when loading it would, with the same last answer', async () => {
+    let ms = Date.parse('2026-12-07T10:00:00.000Z');
+    const clock = (): Date => new Date((ms += 1000));
+    const cases: Record<string, (j: Journal) => void> = {
+      'every batch answered': (j) => {
+        j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+        j.answered({ batch: 0, outcome: 'accepted', status: 202 });
+        j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+        j.done({ batch: 1, outcome: 'rejected', status: 400 });
+        j.done({ batch: 2, outcome: 'excluded', excluded: 2 });
+      },
+      'one never sent': (j) => {
+        j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+        j.done({ batch: 0, outcome: 'accepted', status: 202 });
+        j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+        j.done({ batch: 1, outcome: 'accepted', status: 202 });
+      },
+      'one in doubt': (j) => {
+        for (const batch of [0, 1, 2]) j.started({ batch, first: batch * 2, count: 2, key: `k${batch}` });
+        j.done({ batch: 0, outcome: 'accepted', status: 202 });
+        j.done({ batch: 1, outcome: 'in-doubt' });
+        j.answered({ batch: 2, outcome: 'accepted', status: 202 });
+      },
+      'answered, then sent again and not answered': (j) => {
+        for (const batch of [0, 1, 2]) {
+          j.started({ batch, first: batch * 2, count: 2, key: `k${batch}` });
+          j.done({ batch, outcome: 'accepted', status: 202 });
+        }
+        j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+      },
+      'not sent, then sent and accepted': (j) => {
+        for (const batch of [0, 1, 2]) j.started({ batch, first: batch * 2, count: 2, key: `k${batch}` });
+        j.done({ batch: 0, outcome: 'not-sent' });
+        j.done({ batch: 1, outcome: 'auth', status: 401 });
+        j.done({ batch: 2, outcome: 'accepted', status: 202 });
+        j.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+        j.answered({ batch: 0, outcome: 'accepted', status: 202 });
+        j.started({ batch: 1, first: 2, count: 2, key: 'k1' });
+        j.answered({ batch: 1, outcome: 'rejected', status: 422 });
+      },
+    };
+    const seen: boolean[] = [];
+    for (const [name, write] of Object.entries(cases)) {
+      const path = join(tempDir(), 'journal.jsonl');
+      const j = Journal.create(path, header(3), clock);
+      write(j);
+      j.close();
+      const loaded = await loadJournal(path);
+      const finished = loaded.states.every(isAnswered);
+      assert.deepEqual(j.finished(), finished ? { finishedAt: loaded.lastAnswerAt } : undefined, name);
+      seen.push(finished);
+    }
+    assert.deepEqual(seen, [true, false, false, false, true]);
+    // One it appended to knows nothing of the batches before: it never says.
+    const path = join(tempDir(), 'journal.jsonl');
+    Journal.create(path, header(1), clock).close();
+    const again = Journal.append(path, clock);
+    again.started({ batch: 0, first: 0, count: 2, key: 'k0' });
+    again.done({ batch: 0, outcome: 'accepted', status: 202 });
+    again.close();
+    assert.equal((await loadJournal(path)).states.every(isAnswered), true);
+    assert.equal(again.finished(), undefined);
+  });
 
   test('records batches before and after; a batch that left with no outcome is started (in doubt)', async () => {
     const path = join(tempDir(), 'journal.jsonl');
