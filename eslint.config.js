@@ -103,7 +103,8 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly' } },
   },
   {
-    files: ['**/*.cjs'],
+    // bin/ is CommonJS (bin/package.json), as its .cjs files are.
+    files: ['**/*.cjs', 'bin/*.js'],
     languageOptions: { sourceType: 'commonjs', globals: { process: 'readonly', console: 'readonly', URL: 'readonly', Buffer: 'readonly', require: 'readonly', module: 'writable', __dirname: 'readonly' } },
   },
 );
