@@ -83,6 +83,10 @@ export interface RunningSandbox {
    * in-process sandbox whose command ends); without, they are dropped.
    */
   close(drainMs?: number, webhookFlushMs?: number): Promise<void>;
+  /**
+   * `requests`: those decided (read whole and answered or held for latencyMs): an
+   * Idempotency-Key one of them carries is in flight by then.
+   */
   stats(): { requests: number; accepted: number; recipients: number; webhooks?: Readonly<WebhookStats> & { readonly unsent: number } };
 }
 
@@ -422,13 +426,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Runnin
   let closing: Promise<void> | undefined;
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const started = performance.now();
-    counters.requests += 1;
     let reply: Reply;
     try {
       reply = await decide(req);
     } catch (err) {
       if (req.destroyed || res.destroyed) return; // the client went away mid-body
       reply = problem(500, 'internal', 'Internal Server Error', `sandbox error: ${(err as Error).message}`);
+    } finally {
+      counters.requests += 1;
     }
     await delay(latencyMs);
     if (reply.commit !== undefined) {
