@@ -183,6 +183,33 @@ export class OptOutStore {
     this.#ask((index) => index?.keys(OPTED_OUT, visit));
   }
 
+  /**
+   * Many numbers asked in turn, on one look at the index (held open until `close`): each number's
+   * flags (OPTED_OUT, POSSIBLE; 0: neither), a few small reads a number, the store not read. The
+   * answers are the index's as it was opened, or as its writers change it in place meanwhile
+   * (index-file.ts); a slot found damaged makes the index again, as #ask does, and is asked again.
+   */
+  probe(): { flags(key: number): number; close(): void } {
+    let index = this.#lookup(false);
+    return {
+      flags: (key) => {
+        for (let attempt = 1; ; attempt++) {
+          if (index === undefined) return 0;
+          try {
+            const s = index.get(`+${key}`);
+            return (s?.out !== undefined ? OPTED_OUT : 0) | (s?.possible !== undefined ? POSSIBLE : 0);
+          } catch (err) {
+            if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
+            index.close();
+            rmSync(indexPath(this.path), { force: true });
+            index = this.#lookup(false);
+          }
+        }
+      },
+      close: () => index?.close(),
+    };
+  }
+
   /** The records a number's state refers to, read back from the store by their offsets. */
   #records(number: string, offsets: readonly number[]): OptOutRecord[] {
     let fd: number;

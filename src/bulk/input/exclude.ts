@@ -124,17 +124,91 @@ function readError(label: string, err: unknown): UsageError {
  */
 export const LEAVE_OUT = { excluded: 0, optedOut: 1, undecided: 2 } as const;
 
+/** A list's answer for one number, by its key (numberKey): a NumberSet, or a probe of the opt-out store. */
+export interface KeyProbe {
+  has(key: number): boolean;
+}
+
+/** A list as a run started, asked number by number, or listed whole in one set. */
+export interface ListAtStart extends KeyProbe {
+  /** Every number on it, in one set (asked after this, `has` answers from it). */
+  listed(): NumberSet;
+}
+
+/** The preflight's question of each row's number: why it is left out (LEAVE_OUT); undefined: it is not. */
+export interface LeaveOutProbe {
+  get(key: number): number | undefined;
+}
+
 /**
- * The numbers the preflight leaves out, each with why: the --exclude list's (excluded), the
- * opt-out store's (opted out; docs/optouts.md) and its possible opt-outs not decided yet. A number
- * on several is counted as the first of them, as it was before the store applied. Undefined when
- * none has a number.
+ * Why a number is left out, whichever way each list answers: the --exclude list first, then the
+ * opt-out store, then its possible opt-outs not decided yet (docs/optouts.md). A number on several
+ * is counted as the first of them, as it was before the store applied. The one rule of
+ * leaveOutSet and LeaveOutRule.
+ */
+export function whyLeftOut(key: number, exclude: KeyProbe | undefined, optedOut: KeyProbe | undefined, undecided: KeyProbe | undefined): number | undefined {
+  if (exclude?.has(key) === true) return LEAVE_OUT.excluded;
+  if (optedOut?.has(key) === true) return LEAVE_OUT.optedOut;
+  if (undecided?.has(key) === true) return LEAVE_OUT.undecided;
+  return undefined;
+}
+
+/**
+ * The numbers the preflight leaves out, each with why (whyLeftOut), in one set: the --exclude
+ * list's (excluded), the opt-out store's (opted out; docs/optouts.md) and its possible opt-outs not
+ * decided yet. Undefined when none has a number.
  */
 export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet | undefined, undecided?: NumberSet): NumberSet | undefined {
   if ((optedOut?.size ?? 0) === 0 && (undecided?.size ?? 0) === 0) return exclude;
   const set = new NumberSet(Math.max(16, (exclude?.size ?? 0) + (optedOut?.size ?? 0) + (undecided?.size ?? 0)));
-  exclude?.forEach((key) => set.addValued(key, LEAVE_OUT.excluded));
-  optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
-  undecided?.forEach((key) => set.addValued(key, LEAVE_OUT.undecided));
+  const add = (key: number): void => {
+    if (set.has(key)) return;
+    set.addValued(key, whyLeftOut(key, exclude, optedOut, undecided) ?? LEAVE_OUT.excluded);
+  };
+  exclude?.forEach(add);
+  optedOut?.forEach(add);
+  undecided?.forEach(add);
   return set;
+}
+
+/**
+ * What the preflight leaves out (whyLeftOut), asked of each row. In the pass's own thread each
+ * list answers as it is kept: the opt-out store by a probe of its index, a few small reads a row,
+ * however many numbers it holds. A pass in worker threads (a big file) cannot probe the store: it
+ * is given every number in one set (`listed`), whose making then costs little against the file's.
+ */
+export class LeaveOutRule implements LeaveOutProbe {
+  readonly #exclude: NumberSet | undefined;
+  readonly #optedOut: ListAtStart | undefined;
+  readonly #undecided: ListAtStart | undefined;
+  readonly #release: (() => void) | undefined;
+  #listed: { set: NumberSet | undefined } | undefined;
+
+  /** `release`: what the lists hold open to be asked (the store's index), let go after a pass. */
+  constructor(exclude: NumberSet | undefined, optedOut?: ListAtStart, undecided?: ListAtStart, release?: () => void) {
+    this.#exclude = exclude;
+    this.#optedOut = optedOut;
+    this.#undecided = undecided;
+    this.#release = release;
+  }
+
+  /** Lets go of what the lists hold open; asked again, they open it again. */
+  release(): void {
+    this.#release?.();
+  }
+
+  get(key: number): number | undefined {
+    return this.#listed !== undefined ? this.#listed.set?.get(key) : whyLeftOut(key, this.#exclude, this.#optedOut, this.#undecided);
+  }
+
+  /** Every number left out, in one set, each valued with why; undefined when there is none. */
+  listed(): NumberSet | undefined {
+    this.#listed ??= { set: leaveOutSet(this.#exclude, this.#optedOut?.listed(), this.#undecided?.listed()) };
+    return this.#listed.set;
+  }
+}
+
+/** A list already in one set, as a ListAtStart. */
+export function listAtStart(set: NumberSet): ListAtStart {
+  return { has: (key) => set.has(key), listed: () => set };
 }
