@@ -131,8 +131,22 @@ export interface KeyProbe {
 
 /** A list as a run started, asked number by number, or listed whole in one set. */
 export interface ListAtStart extends KeyProbe {
+  /** How many numbers listing it reads (its size, or the store's). */
+  readonly numbers: number;
   /** Every number on it, in one set (asked after this, `has` answers from it). */
   listed(): NumberSet;
+}
+
+/**
+ * How many numbers of the opt-out store are listed in the time one number is asked of its index
+ * (a few small reads): ~0.6 µs a number listed, ~5-10 µs a number asked, over stores of 100,000
+ * and 1,000,000 numbers (docs/performance.md: "Why the misses").
+ */
+const LISTED_PER_ASK = 16;
+
+/** Listing `numbers` costs less than asking for `asks` numbers one by one. */
+export function listingCostsLess(numbers: number, asks: number): boolean {
+  return numbers <= asks * LISTED_PER_ASK;
 }
 
 /** The preflight's question of each row's number: why it is left out (LEAVE_OUT); undefined: it is not. */
@@ -174,8 +188,9 @@ export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet 
 /**
  * What the preflight leaves out (whyLeftOut), asked of each row. In the pass's own thread each
  * list answers as it is kept: the opt-out store by a probe of its index, a few small reads a row,
- * however many numbers it holds. A pass in worker threads (a big file) cannot probe the store: it
- * is given every number in one set (`listed`), whose making then costs little against the file's.
+ * however many numbers it holds, unless listing it costs less (a small store, many rows: prepare).
+ * A pass in worker threads (a big file) cannot probe the store: it is given every number in one
+ * set (`listed`), whose making then costs little against the file's.
  */
 export class LeaveOutRule implements LeaveOutProbe {
   readonly #exclude: NumberSet | undefined;
@@ -201,6 +216,14 @@ export class LeaveOutRule implements LeaveOutProbe {
     return this.#listed !== undefined ? this.#listed.set?.get(key) : whyLeftOut(key, this.#exclude, this.#optedOut, this.#undecided);
   }
 
+  /**
+   * Before a pass asks about `rows` numbers (Infinity: a pass in worker threads, which is given
+   * them listed): the lists are listed now when that costs less than asking (listingCostsLess).
+   */
+  prepare(rows: number): void {
+    if (listingCostsLess((this.#optedOut?.numbers ?? 0) + (this.#undecided?.numbers ?? 0), rows)) this.listed();
+  }
+
   /** Every number left out, in one set, each valued with why; undefined when there is none. */
   listed(): NumberSet | undefined {
     this.#listed ??= { set: leaveOutSet(this.#exclude, this.#optedOut?.listed(), this.#undecided?.listed()) };
@@ -210,5 +233,5 @@ export class LeaveOutRule implements LeaveOutProbe {
 
 /** A list already in one set, as a ListAtStart. */
 export function listAtStart(set: NumberSet): ListAtStart {
-  return { has: (key) => set.has(key), listed: () => set };
+  return { numbers: set.size, has: (key) => set.has(key), listed: () => set };
 }

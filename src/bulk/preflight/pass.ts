@@ -118,6 +118,9 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
   }
 }
 
+/** The fewest bytes a row takes (`+4479111234`, a line end): the most rows a file of unknown lines holds. */
+const MIN_ROW_BYTES = 12;
+
 /** Where the pass runs: on this thread, or in worker threads when the file is big enough. */
 function threadsOf(c: PreflightPassConfig): { personal: boolean; here: boolean; threshold: number | undefined } {
   return {
@@ -140,15 +143,17 @@ function threadsOf(c: PreflightPassConfig): { personal: boolean; here: boolean; 
  * the file's; a pass on this thread asks each row's number instead (bulk/input/exclude.ts
  * LeaveOutRule: a small run over a large opt-out store costs what it does over an empty one).
  */
-export function mayUseWorkers(c: PreflightPassConfig): boolean {
+function mayUseWorkers(c: PreflightPassConfig): boolean {
   const { personal, here, threshold } = threadsOf(c);
   return !here && threshold !== undefined && c.fileBytes >= threshold && (!personal || c.sentMessages === undefined);
 }
 
 async function passOf(c: PreflightPassConfig, format: CsvFormat, columns: ColumnOptions, spoolPath: string | undefined, started: number): Promise<PreflightPass> {
   const { personal, threshold } = threadsOf(c);
-  // Worker threads are given the numbers not to message listed; none runs otherwise.
+  // Worker threads are given the numbers not to message listed (none runs otherwise); this thread
+  // asks them row by row, or lists them when that costs less (a small store, many rows).
   const workers = mayUseWorkers(c) && threshold !== undefined;
+  c.exclude?.prepare(workers ? Infinity : format.lineBytes > 0 ? c.fileBytes / format.lineBytes : c.fileBytes / MIN_ROW_BYTES);
   // What a pass in a worker thread needs, split or whole.
   const job = {
     path: c.path,

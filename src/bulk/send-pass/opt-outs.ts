@@ -63,8 +63,10 @@ export class StoreAtStart {
 
   constructor(optOuts: OptOuts) {
     this.#optOuts = optOuts;
-    this.optedOut = { has: (key) => this.#listed?.optedOut.has(key) ?? this.#answer(key) === 1, listed: () => this.#list().optedOut };
-    this.undecided = { has: (key) => this.#listed?.undecided.has(key) ?? this.#answer(key) === 2, listed: () => this.#list().undecided };
+    // Listing either reads the stores' indexes whole: as many numbers as they hold.
+    const numbers = optOuts.capacity;
+    this.optedOut = { numbers, has: (key) => this.#listed?.optedOut.has(key) ?? this.#answer(key) === 1, listed: () => this.#list().optedOut };
+    this.undecided = { numbers, has: (key) => this.#listed?.undecided.has(key) ?? this.#answer(key) === 2, listed: () => this.#list().undecided };
   }
 
   #answer(key: number): number {

@@ -10,7 +10,7 @@ import { FLAG, purposeFlag } from '../flag-names.js';
 import { BatchState, isInDoubt, type RunShape } from '../journal/records.js';
 import { outcomeTotals } from '../journal/load.js';
 import { gsmSafeChangeOf, messageText, msgrRenders } from '../compose/base-request.js';
-import { mayUseWorkers, preflightPass, reportInvalidRows } from '../preflight/pass.js';
+import { preflightPass, reportInvalidRows } from '../preflight/pass.js';
 import { garbledRows, type PreflightResult, type RowZoneCheck } from '../preflight/range.js';
 import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, scheduleJson, zonedRows, type ScheduleRecord } from '../../schedule/index.js';
 import type { SpoolSource } from '../preflight/spool.js';
@@ -164,7 +164,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   if (run.kind === 'resume') {
     const { resumed } = run;
     // Numbers that went on a list since the run started: the store's, among the rows it could send.
-    addedSinceStart = await addedSinceTheStart(ui, plan, resumed.header.runId, pass.spool, mayUseWorkers(passConfig));
+    addedSinceStart = await addedSinceTheStart(ui, plan, resumed.header.runId, pass.spool, pre.rows);
     states = resumed.states;
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
     // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so. The journal as

@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { LEAVE_OUT, LeaveOutRule, listAtStart, loadExcludes, type ExcludeList, type KeyProbe } from '../input/exclude.js';
+import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type KeyProbe } from '../input/exclude.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, optedOutRows, readSnapshot, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
 import type { SpoolSource } from '../preflight/spool.js';
@@ -264,17 +264,17 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
 
 /**
  * A resume's numbers that went on a list since its run started, each valued with why: the
- * --exclude list's (planRun), and the store's among the rows its preflight found to send (`spool`;
- * `listed`: the preflight was given the lists whole, so is the store now), said for people.
- * Undefined when there are none.
+ * --exclude list's (planRun), and the store's among the rows its preflight found to send (`spool`,
+ * of `rows` rows: the store is asked for each of their numbers, or listed when that costs less),
+ * said for people. Undefined when there are none.
  */
-export async function addedSinceTheStart(ui: Ui, plan: RunPlan, runId: string, spool: SpoolSource | undefined, listed: boolean): Promise<AddedSinceStart | undefined> {
+export async function addedSinceTheStart(ui: Ui, plan: RunPlan, runId: string, spool: SpoolSource | undefined, rows: number): Promise<AddedSinceStart | undefined> {
   const added = [...plan.added];
   const since = plan.store.sinceStart;
   if (since !== undefined) {
     let store: NumberSet;
     if (spool !== undefined) {
-      if (listed) since.now.optedOut.listed();
+      if (listingCostsLess(since.now.optedOut.numbers, rows)) since.now.optedOut.listed();
       try {
         store = await storeAddedSince(spool, since.start, since.now.optedOut);
       } finally {
