@@ -132,6 +132,11 @@ export class OptOutStore {
     return this.#ask((index) => index?.summary.optedOut ?? 0);
   }
 
+  /** Possible opt-outs not decided yet (the index's count: the store is not read). */
+  get undecidedCount(): number {
+    return this.#ask((index) => index?.summary.pending ?? 0);
+  }
+
   /** Lines that are not records (the first 20 of them), and how many there are. */
   get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
     return this.#ask((index) => index?.summary.damage ?? { lines: [], count: 0 });

@@ -109,6 +109,11 @@ export interface OptOuts {
   undecided(number: string): PossibleEntry | undefined;
   /** Every possible opt-out not decided yet. */
   pending(): PossibleEntry[];
+  /**
+   * How many possible opt-outs the stores hold undecided, from their indexes (one of a number
+   * opted out in the other store counted too): 0, there is none to ask about.
+   */
+  readonly undecidedCount: number;
   /** The commands that decide on `number`'s possible opt-out, for a refusal's hint. */
   decideCommand(number: string, decision: 'accept' | 'dismiss'): string;
   /** `msgr optout possible` for the store that holds this number's possible opt-out. */
@@ -187,10 +192,27 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     keys((k) => out.add(`+${k}`));
     return [...out];
   };
-  // Counted from the indexes; a number in both stores only once (listed then, when both have numbers).
+  // Counted from the indexes; a number in both stores only once: the smaller store's numbers asked
+  // of the larger's index (a few reads a number) where listing both would read every number of the
+  // larger (a store of every account with a few numbers beside an account's of millions).
   const size = (): number => {
     const counts = stores.map((s) => s.size);
-    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
+    const total = counts.reduce((a, b) => a + b, 0);
+    const [a, b] = stores;
+    if (counts.filter((c) => c > 0).length <= 1 || a === undefined || b === undefined) return total;
+    const [small, large] = (counts[0] ?? 0) <= (counts[1] ?? 0) ? [a, b] : [b, a];
+    // Asking costs ~16 numbers listed (bulk/input/exclude.ts listingCostsLess): two stores alike in size are listed.
+    if (Math.min(...counts) * 16 > Math.max(...counts)) return numbers().length;
+    const probe = large.probe();
+    let both = 0;
+    try {
+      small.optedOutKeys((key) => {
+        if ((probe.flags(key) & OPTED_OUT) !== 0) both++;
+      });
+    } finally {
+      probe.close();
+    }
+    return total - both;
   };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
@@ -228,7 +250,7 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
   const scope = (n: string): string => (account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined ? `--account ${shellWord(account)}` : '--all-accounts');
   const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => `msgr optout possible --${decision} ${n} ${scope(n)}`;
   const listCommand = (n: string): string => `msgr optout possible ${scope(n)}`;
-  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, probe, optedOutAt, removeCommand, undecided, pending, decideCommand, listCommand };
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, get undecidedCount() { return stores.reduce((n, s) => n + s.undecidedCount, 0); }, has, get, numbers, keys, probe, optedOutAt, removeCommand, undecided, pending, decideCommand, listCommand };
 }
 
 /** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */

@@ -103,7 +103,8 @@ export class StoreAtStart {
 /**
  * The numbers of the file's rows the preflight left out as opted out (its "O" verdicts whose
  * number the store had: a possible opt-out's rows are "O" too): what a new run keeps of the store
- * beside its journal, not the whole store (docs/design.md: "Opt-outs in a run").
+ * beside its journal, not the whole store (docs/optouts.md: "Sending"; why: docs/design.md:
+ * "Choices", its bullet on opt-outs in a run).
  */
 export async function optedOutRows(spool: SpoolSource, store: KeyProbe): Promise<NumberSet> {
   const set = new NumberSet(1024);

@@ -16,6 +16,7 @@ import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, sche
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
+import { listingCostsLess } from '../input/exclude.js';
 import { ReportWriter, requestFields } from '../report/report-file.js';
 import { addedEffect, type AddedSinceStart } from '../send-pass/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
@@ -276,7 +277,14 @@ async function undecidedRows(run: Run, store: PlannedStore, pre: PreflightResult
     rows = pre.undecided.count;
     for (const r of pre.undecided.rows) lines.set(r.number, [...(lines.get(r.number) ?? []), r.line]);
   } else if (spool !== undefined) {
-    const effect = await addedEffect(run.journalPath, store.undecided, spool);
+    // The store asked of each number of the rows, or listed when that costs less (bulk/input/exclude.ts).
+    if (listingCostsLess(store.undecided.numbers, pre.rows)) store.undecided.listed();
+    let effect: Awaited<ReturnType<typeof addedEffect>>;
+    try {
+      effect = await addedEffect(run.journalPath, store.undecided, spool);
+    } finally {
+      store.release();
+    }
     rows = effect.leftOut + (resendInDoubt ? effect.inDoubt.count : 0);
     for (const n of resendInDoubt ? [...effect.pending.first, ...effect.inDoubt.first] : effect.pending.first) lines.set(n, []);
   }

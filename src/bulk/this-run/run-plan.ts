@@ -10,8 +10,8 @@ import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type KeyProbe } from '../input/exclude.js';
-import { NumberSet, numberKey } from '../input/number-set.js';
+import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type ListAtStart } from '../input/exclude.js';
+import { NumberSet } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, optedOutRows, readSnapshot, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
@@ -88,7 +88,9 @@ export interface PlannedStore {
    * a new run's preflight finds their rows and the run stops; a resume stops when a batch it
    * would send has one. Undefined when there are none (a resume).
    */
-  readonly undecided: KeyProbe | undefined;
+  readonly undecided: ListAtStart | undefined;
+  /** Lets go of the store's indexes held open to be asked (asked again, they are opened again). */
+  readonly release: () => void;
 }
 
 /**
@@ -223,14 +225,12 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
     // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
     // Else the numbers of the file's rows it had, even none: a resume finds the copy it expects.
     if (mode === 'left-out' && planned.numbers > 0) optOuts.push({ ...STORE_SOURCE, atStart: (spool) => optedOutRows(spool, atStart.optedOut) });
-    return { ...planned, atStart, undecided: atStart.undecided };
+    return { ...planned, atStart, undecided: atStart.undecided, release: () => atStart.release() };
   }
   // A resume rebuilds its batches from the lists as they were: a possible opt-out since is found
-  // in the batches still to send instead (bulk/campaign-door.ts).
-  const pending = all.pending();
-  const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;
-  for (const p of pending) undecided?.add(numberKey(p.number));
-  const resumed = { ...planned, atStart: undefined, undecided };
+  // in the batches still to send instead (bulk/campaign-door.ts), the store asked of their numbers.
+  const now = new StoreAtStart(all);
+  const resumed = { ...planned, atStart: undefined, undecided: all.undecidedCount > 0 ? now.undecided : undefined, release: () => now.release() };
   if (mode === 'included') {
     if (campaign.input.includeOptedOut !== true) ui.info(`run ${run.resumed.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
     return resumed;
@@ -243,7 +243,6 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   }
   const { header } = run.resumed;
   const runId = header.runId;
-  const now = new StoreAtStart(all);
   if (header.optOuts === undefined) {
     // Started by an msgr that did not read the store: its batches are rebuilt as they were.
     const whole = now.optedOut.listed();
