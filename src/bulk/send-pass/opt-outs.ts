@@ -1,8 +1,9 @@
 // Numbers not to message, as a run started and as they are now (docs/reruns.md: "Numbers not to
-// message"). A run keeps each list's numbers as they were when it started, beside its journal, so
-// that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
-// it left out then), while a number that went on a list since then is left out of every batch
-// not yet sent (bulk/send-pass/sender.ts).
+// message"). A run keeps beside its journal what it left out as it started: the --exclude list's
+// numbers, and those of its rows the opt-out store had (not the store, which may hold millions the
+// run never sends to), so that a resume rebuilds the same batches from them (the preflight leaves
+// out exactly the numbers it left out then), while a number of its rows that went on a list since
+// then is left out of every batch not yet sent (bulk/send-pass/sender.ts).
 //
 // Each list is a source: `--exclude FILE` (bulk/input/exclude.ts), and the account's opt-out store
 // (docs/optouts.md). A number taken off the --exclude list since the run started is refused: the
@@ -186,9 +187,9 @@ export function readSnapshot(journalPath: string, source: Pick<OptOutSource, 'id
 }
 
 /**
- * The source now against its snapshot; undefined when the run kept none (a run of an earlier
- * msgr: the caller refuses any change, as that msgr did). Numbers taken off the list since the
- * run started are refused, named.
+ * The list now (`now`: the --exclude list, read whole) against its snapshot; undefined when the
+ * run kept none (a run of an earlier msgr: the caller refuses any change, as that msgr did).
+ * Numbers taken off the list since the run started are refused, named.
  */
 export function sinceStart(journalPath: string, source: OptOutSource, now: NumberSet, runId: string): SinceStart | undefined {
   const start = readSnapshot(journalPath, source);
