@@ -276,6 +276,11 @@ export class IndexBuilder {
     return readKey(this.#buf, i * SLOT) === key ? decodeSlot(this.#buf, i * SLOT) : undefined;
   }
 
+  flags(key: number): number {
+    const i = this.#find(key);
+    return readKey(this.#buf, i * SLOT) === key ? (this.#buf[i * SLOT + 7] as number) & (OPTED_OUT | POSSIBLE) : 0;
+  }
+
   set(number: string, s: NumberState<number> | undefined): void {
     const key = keyOf(number);
     let i = this.#find(key);
@@ -403,6 +408,17 @@ export class StoreIndex {
   get(number: string): NumberState<number> | undefined {
     const { slot, found } = this.#find(keyOf(number));
     return found ? decodeSlot(slot, 0) : undefined;
+  }
+
+  /**
+   * The flags of a number, by its digits (keyOf): OPTED_OUT, POSSIBLE, 0 when it has none; its
+   * slot's checksum checked, its state not decoded (a bulk run asks this for every row).
+   */
+  flags(key: number): number {
+    const { slot, found } = this.#find(key);
+    if (!found) return 0;
+    if (slot.readUInt16LE(30) !== slotCheck(slot, 0)) throw new IndexUnusable('a slot does not match its checksum');
+    return (slot[7] as number) & (OPTED_OUT | POSSIBLE);
   }
 
   /** The table read in runs of slots: each run's bytes and how many slots it holds. */

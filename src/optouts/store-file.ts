@@ -201,8 +201,7 @@ export class OptOutStore {
         for (let attempt = 1; ; attempt++) {
           if (index === undefined) return 0;
           try {
-            const s = index.get(`+${key}`);
-            return (s?.out !== undefined ? OPTED_OUT : 0) | (s?.possible !== undefined ? POSSIBLE : 0);
+            return index.flags(key);
           } catch (err) {
             if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
             index.close();
