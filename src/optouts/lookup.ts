@@ -37,6 +37,8 @@ export type LineReader<R extends LineRecord> = (buf: Buffer, firstLine: number, 
 export interface Lookup {
   readonly summary: IndexSummary;
   get(number: string): NumberState<number> | undefined;
+  /** A number's flags (OPTED_OUT, POSSIBLE; 0: none), by its digits (keyOf): its state not decoded. */
+  flags(key: number): number;
   entries(): Iterable<[string, NumberState<number> | undefined]>;
   /** The numbers' digits (keyOf) whose state has any of `flags` (OPTED_OUT, POSSIBLE). */
   keys(flags: number, visit: (key: number) => void): void;
@@ -102,7 +104,7 @@ function readWhole<R extends LineRecord>(fd: number, stamp: LogStamp, read: Line
 }
 
 function memoryLookup(builder: IndexBuilder, summary: IndexSummary): Lookup {
-  return { summary, get: (n) => builder.get(n), entries: () => builder.entries(), keys: (flags, visit) => builder.keys(flags, visit), close: () => undefined };
+  return { summary, get: (n) => builder.get(n), flags: (k) => builder.flags(k), entries: () => builder.entries(), keys: (flags, visit) => builder.keys(flags, visit), close: () => undefined };
 }
 
 /**

@@ -132,6 +132,11 @@ export class OptOutStore {
     return this.#ask((index) => index?.summary.optedOut ?? 0);
   }
 
+  /** Possible opt-outs not decided yet (the index's count: the store is not read). */
+  get undecidedCount(): number {
+    return this.#ask((index) => index?.summary.pending ?? 0);
+  }
+
   /** Lines that are not records (the first 20 of them), and how many there are. */
   get damage(): { readonly lines: readonly BadLine[]; readonly count: number } {
     return this.#ask((index) => index?.summary.damage ?? { lines: [], count: 0 });
@@ -181,6 +186,32 @@ export class OptOutStore {
    */
   optedOutKeys(visit: (key: number) => void): void {
     this.#ask((index) => index?.keys(OPTED_OUT, visit));
+  }
+
+  /**
+   * Many numbers asked in turn, on one look at the index (held open until `close`): each number's
+   * flags (OPTED_OUT, POSSIBLE; 0: neither), a few small reads a number, the store not read. The
+   * answers are the index's as it was opened, or as its writers change it in place meanwhile
+   * (index-file.ts); a slot found damaged makes the index again, as #ask does, and is asked again.
+   */
+  probe(): { flags(key: number): number; close(): void } {
+    let index = this.#lookup(false);
+    return {
+      flags: (key) => {
+        for (let attempt = 1; ; attempt++) {
+          if (index === undefined) return 0;
+          try {
+            return index.flags(key);
+          } catch (err) {
+            if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
+            index.close();
+            rmSync(indexPath(this.path), { force: true });
+            index = this.#lookup(false);
+          }
+        }
+      },
+      close: () => index?.close(),
+    };
   }
 
   /** The records a number's state refers to, read back from the store by their offsets. */

@@ -24,6 +24,7 @@ import { shellQuote as shellWord } from '../output/shell.js';
 import { quoted } from '../output/sanitize.js';
 import { normaliseNumber, OPT_OUT_NUMBERS } from '../message/numbers.js';
 import { OptOutStore, type OptOutEntry, type PossibleEntry } from './store-file.js';
+import { OPTED_OUT, POSSIBLE } from './index-file.js';
 
 export { STORE_VERSION, type BadLine, type Evidence, type OptOutReason, type OptOutRecord } from './store-lines.js';
 export { OptOutStore, OptOutWriteError, storeWriteError, tornPath, withStoreLock, type OptOutChange, type OptOutEntry, type PossibleEntry, type StoreWriter } from './store-file.js';
@@ -94,6 +95,12 @@ export interface OptOuts {
   numbers(): string[];
   /** The same, as their digits (the key of a bulk run's NumberSet): a number in both stores twice. */
   keys(visit: (key: number) => void): void;
+  /**
+   * Many numbers asked in turn, as their digits (a bulk run's rows), each store's index held open
+   * until `close`: a few small reads a number, however many the stores hold, where `keys` lists
+   * them all.
+   */
+  probe(): OptOutProbe;
   /** The opt-out in force for `number` at `at` in either store (OptOutStore.optedOutAt). */
   optedOutAt(number: string, at: Date): OptOutEntry | undefined;
   /** The command that takes `number` off the store that has it (the account's, or the one for every account). */
@@ -102,10 +109,25 @@ export interface OptOuts {
   undecided(number: string): PossibleEntry | undefined;
   /** Every possible opt-out not decided yet. */
   pending(): PossibleEntry[];
+  /**
+   * How many possible opt-outs the stores hold undecided, from their indexes (one of a number
+   * opted out in the other store counted too): 0, there is none to ask about.
+   */
+  readonly undecidedCount: number;
   /** The commands that decide on `number`'s possible opt-out, for a refusal's hint. */
   decideCommand(number: string, decision: 'accept' | 'dismiss'): string;
   /** `msgr optout possible` for the store that holds this number's possible opt-out. */
   listCommand(number: string): string;
+}
+
+/** Numbers asked in turn of both stores (OptOuts.probe), by their digits. */
+export interface OptOutProbe {
+  /**
+   * `opted-out` in either store (OptOuts.has); `undecided`: a possible opt-out no one has decided
+   * on, the number opted out in neither (OptOuts.undecided); undefined: neither.
+   */
+  state(key: number): 'opted-out' | 'undecided' | undefined;
+  close(): void;
 }
 
 /** An opt-out for people: `opted out since 2030-01-01T09:00:03.120Z, reply "STOP"`. */
@@ -152,15 +174,45 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
   const keys = (visit: (key: number) => void): void => {
     for (const s of stores) s.optedOutKeys(visit);
   };
+  const probe = (): OptOutProbe => {
+    const each = stores.map((s) => s.probe());
+    const flags = (key: number): number => each.reduce((f, p) => f | p.flags(key), 0);
+    return {
+      state: (key) => {
+        const f = flags(key);
+        return (f & OPTED_OUT) !== 0 ? 'opted-out' : (f & POSSIBLE) !== 0 ? 'undecided' : undefined;
+      },
+      close: () => {
+        for (const p of each) p.close();
+      },
+    };
+  };
   const numbers = (): string[] => {
     const out = new Set<string>();
     keys((k) => out.add(`+${k}`));
     return [...out];
   };
-  // Counted from the indexes; a number in both stores only once (listed then, when both have numbers).
+  // Counted from the indexes; a number in both stores only once: the smaller store's numbers asked
+  // of the larger's index (a few reads a number) where listing both would read every number of the
+  // larger (a store of every account with a few numbers beside an account's of millions).
   const size = (): number => {
     const counts = stores.map((s) => s.size);
-    return counts.filter((c) => c > 0).length <= 1 ? counts.reduce((a, b) => a + b, 0) : numbers().length;
+    const total = counts.reduce((a, b) => a + b, 0);
+    const [a, b] = stores;
+    if (counts.filter((c) => c > 0).length <= 1 || a === undefined || b === undefined) return total;
+    const [small, large] = (counts[0] ?? 0) <= (counts[1] ?? 0) ? [a, b] : [b, a];
+    // Asking costs ~16 numbers listed (bulk/input/exclude.ts listingCostsLess): two stores alike in size are listed.
+    if (Math.min(...counts) * 16 > Math.max(...counts)) return numbers().length;
+    const probe = large.probe();
+    let both = 0;
+    try {
+      small.optedOutKeys((key) => {
+        if ((probe.flags(key) & OPTED_OUT) !== 0) both++;
+      });
+    } finally {
+      probe.close();
+    }
+    return total - both;
   };
   const optedOutAt = (n: string, at: Date): OptOutEntry | undefined => {
     for (const s of stores) {
@@ -198,7 +250,7 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
   const scope = (n: string): string => (account !== undefined && account !== NO_ACCOUNT && stores[0]?.undecided(n) !== undefined ? `--account ${shellWord(account)}` : '--all-accounts');
   const decideCommand = (n: string, decision: 'accept' | 'dismiss'): string => `msgr optout possible --${decision} ${n} ${scope(n)}`;
   const listCommand = (n: string): string => `msgr optout possible ${scope(n)}`;
-  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, has, get, numbers, keys, optedOutAt, removeCommand, undecided, pending, decideCommand, listCommand };
+  return { files: paths, get size() { return size(); }, get capacity() { return stores.reduce((n, s) => n + s.size, 0); }, get undecidedCount() { return stores.reduce((n, s) => n + s.undecidedCount, 0); }, has, get, numbers, keys, probe, optedOutAt, removeCommand, undecided, pending, decideCommand, listCommand };
 }
 
 /** A possible opt-out for people: `"remove me from your list" (reply, 2030-01-01T09:00:03.120Z; informal request "remove me")`. */

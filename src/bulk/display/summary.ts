@@ -18,7 +18,7 @@ import { describeChar, type TextAnalysis } from '../../message/segments.js';
 import type { TextTotals, TextTotalsJson } from '../../message/text-totals.js';
 import { MAX_CONSECUTIVE_FAILURES, type SendResult, type StopReason } from '../send-pass/accounting.js';
 import { describeSkipped, notDeliveredLeftOut, type SentNumbers } from '../earlier/already-sent.js';
-import type { NumberSet } from '../input/number-set.js';
+import type { LeaveOutProbe } from '../input/exclude.js';
 import { isInDoubt } from '../journal/records.js';
 import type { OutcomeTotals } from '../journal/load.js';
 import type { Run } from '../this-run/open.js';
@@ -526,7 +526,7 @@ function listed(columns: readonly number[]): string {
  * After the preflight's lines: the rows an earlier run accepted, left out (with --delivered-only,
  * what became of the numbers not delivered, in the same line), and the numbers in doubt, not left out.
  */
-export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: NumberSet | undefined, resendInDoubt: boolean): void {
+export function printLeftOut(ui: Pick<Ui, 'info' | 'warn'>, sent: SentNumbers | undefined, pre: Pick<PreflightResult, 'alreadySent' | 'resent'>, leaveOut: LeaveOutProbe | undefined, resendInDoubt: boolean): void {
   if (sent === undefined) return;
   const d = sent.deliveredOnly;
   ui.info(`  ${describeSkipped(pre.alreadySent, sent, d !== undefined ? { resent: pre.resent, ...notDeliveredLeftOut(d, leaveOut) } : undefined)}`);

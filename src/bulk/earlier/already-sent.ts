@@ -10,7 +10,7 @@ import { UsageError } from '../../errors.js';
 import { BatchState, type JournaledTarget, type RunHeader, type SkipSentSource } from '../journal/records.js';
 import { JournalError, loadJournal, readHeader, type LoadedJournal } from '../journal/load.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
-import { LEAVE_OUT } from '../input/exclude.js';
+import { LEAVE_OUT, type LeaveOutProbe } from '../input/exclude.js';
 import { describeTarget, targetDifferences } from '../this-run/where.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import type { SentMessages } from '../preflight/range.js';
@@ -283,7 +283,7 @@ export interface NotDeliveredFate {
 }
 
 /** The --delivered-only numbers the run leaves out, by the list that leaves each out (LEAVE_OUT). */
-export function notDeliveredLeftOut(d: DeliveredOnly, leaveOut: NumberSet | undefined): { optedOut: number; excluded: number } {
+export function notDeliveredLeftOut(d: DeliveredOnly, leaveOut: LeaveOutProbe | undefined): { optedOut: number; excluded: number } {
   let optedOut = 0;
   let excluded = 0;
   if (leaveOut !== undefined) {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Context } from '../../context.js';
 import { UsageError } from '../../errors.js';
 import { parseCountry } from '../../message/numbers.js';
-import { leaveOutSet, loadExcludes } from '../input/exclude.js';
+import { LeaveOutRule, listAtStart, loadExcludes } from '../input/exclude.js';
 import { BatchState, isInDoubt } from '../journal/records.js';
 import { createNumberChecker } from '../input/number-check.js';
 import { preflightPass } from '../preflight/pass.js';
@@ -19,7 +19,7 @@ import { runMessage } from '../compose/run-message.js';
 import { FLAG } from '../flag-names.js';
 import { ReportOrder, type ReportRows, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
-import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, withOptOutReasons } from '../send-pass/opt-outs.js';
+import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, STORE_SOURCE, withOptOutReasons } from '../send-pass/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
@@ -87,7 +87,7 @@ async function fullReportBlocker(d: RunDetail, journal: string): Promise<string 
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
     }
   }
-  if (h.optOuts?.store === 'left-out' && h.optOuts.numbers !== 0 && readSnapshot(journal, { id: 'optouts' }) === undefined) return 'the copy of the opt-out store it started with is gone';
+  if (h.optOuts?.store === 'left-out' && h.optOuts.numbers !== 0 && readSnapshot(journal, STORE_SOURCE) === undefined) return 'the copy of the opt-out store it started with is gone';
   return undefined;
 }
 
@@ -101,7 +101,9 @@ async function fullReport(ctx: ReportContext, d: RunDetail, journal: string, opt
   const checker = createNumberChecker(country, { allowUnlisted: h.shape.allowUnlisted === true });
   // The numbers the run left out as it started: its --exclude list, and its copy of the opt-out store.
   const excludeList = h.shape.exclude !== null ? (await loadExcludes(h.shape.exclude.path, checker, { column: h.shape.exclude.column })).set : undefined;
-  const exclude = leaveOutSet(excludeList, h.optOuts?.store === 'left-out' ? readSnapshot(journal, { id: 'optouts' }) : undefined);
+  // (The copy holds the numbers of the file's rows the store had, or, kept by an earlier msgr, the whole store then.)
+  const snapshot = h.optOuts?.store === 'left-out' ? readSnapshot(journal, STORE_SOURCE) : undefined;
+  const exclude = new LeaveOutRule(excludeList, snapshot !== undefined ? listAtStart(snapshot) : undefined);
   const dir = mkdtempSync(join(tmpdir(), 'msgr-report-'));
   ctx.atQuit(() => rmSync(dir, { recursive: true, force: true }));
   const cleanups: Array<() => void> = [];

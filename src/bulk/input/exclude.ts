@@ -124,17 +124,114 @@ function readError(label: string, err: unknown): UsageError {
  */
 export const LEAVE_OUT = { excluded: 0, optedOut: 1, undecided: 2 } as const;
 
+/** A list's answer for one number, by its key (numberKey): a NumberSet, or a probe of the opt-out store. */
+export interface KeyProbe {
+  has(key: number): boolean;
+}
+
+/** A list as a run started, asked number by number, or listed whole in one set. */
+export interface ListAtStart extends KeyProbe {
+  /** How many numbers listing it reads (its size, or the store's). */
+  readonly numbers: number;
+  /** Every number on it, in one set (asked after this, `has` answers from it). */
+  listed(): NumberSet;
+}
+
 /**
- * The numbers the preflight leaves out, each with why: the --exclude list's (excluded), the
- * opt-out store's (opted out; docs/optouts.md) and its possible opt-outs not decided yet. A number
- * on several is counted as the first of them, as it was before the store applied. Undefined when
- * none has a number.
+ * How many numbers of the opt-out store are listed in the time one number is asked of its index
+ * (a few small reads): ~0.6 µs a number listed, ~5-10 µs a number asked, over stores of 100,000
+ * and 1,000,000 numbers (docs/performance.md: "Why the misses").
+ */
+const LISTED_PER_ASK = 16;
+
+/** Listing `numbers` costs less than asking for `asks` numbers one by one. */
+export function listingCostsLess(numbers: number, asks: number): boolean {
+  return numbers <= asks * LISTED_PER_ASK;
+}
+
+/** The preflight's question of each row's number: why it is left out (LEAVE_OUT); undefined: it is not. */
+export interface LeaveOutProbe {
+  get(key: number): number | undefined;
+}
+
+/**
+ * Why a number is left out, whichever way each list answers: the --exclude list first, then the
+ * opt-out store, then its possible opt-outs not decided yet (docs/optouts.md). A number on several
+ * is counted as the first of them, as it was before the store applied. The one rule of
+ * leaveOutSet and LeaveOutRule.
+ */
+export function whyLeftOut(key: number, exclude: KeyProbe | undefined, optedOut: KeyProbe | undefined, undecided: KeyProbe | undefined): number | undefined {
+  if (exclude?.has(key) === true) return LEAVE_OUT.excluded;
+  if (optedOut?.has(key) === true) return LEAVE_OUT.optedOut;
+  if (undecided?.has(key) === true) return LEAVE_OUT.undecided;
+  return undefined;
+}
+
+/**
+ * The numbers the preflight leaves out, each with why (whyLeftOut), in one set: the --exclude
+ * list's (excluded), the opt-out store's (opted out; docs/optouts.md) and its possible opt-outs not
+ * decided yet. Undefined when none has a number.
  */
 export function leaveOutSet(exclude: NumberSet | undefined, optedOut: NumberSet | undefined, undecided?: NumberSet): NumberSet | undefined {
   if ((optedOut?.size ?? 0) === 0 && (undecided?.size ?? 0) === 0) return exclude;
   const set = new NumberSet(Math.max(16, (exclude?.size ?? 0) + (optedOut?.size ?? 0) + (undecided?.size ?? 0)));
-  exclude?.forEach((key) => set.addValued(key, LEAVE_OUT.excluded));
-  optedOut?.forEach((key) => set.addValued(key, LEAVE_OUT.optedOut));
-  undecided?.forEach((key) => set.addValued(key, LEAVE_OUT.undecided));
+  const add = (key: number): void => {
+    if (set.has(key)) return;
+    set.addValued(key, whyLeftOut(key, exclude, optedOut, undecided) ?? LEAVE_OUT.excluded);
+  };
+  exclude?.forEach(add);
+  optedOut?.forEach(add);
+  undecided?.forEach(add);
   return set;
+}
+
+/**
+ * What the preflight leaves out (whyLeftOut), asked of each row. In the pass's own thread each
+ * list answers as it is kept: the opt-out store by a probe of its index, a few small reads a row,
+ * however many numbers it holds, unless listing it costs less (a small store, many rows: prepare).
+ * A pass in worker threads (a big file) cannot probe the store: it is given every number in one
+ * set (`listed`), whose making then costs little against the file's.
+ */
+export class LeaveOutRule implements LeaveOutProbe {
+  readonly #exclude: NumberSet | undefined;
+  readonly #optedOut: ListAtStart | undefined;
+  readonly #undecided: ListAtStart | undefined;
+  readonly #release: (() => void) | undefined;
+  #listed: { set: NumberSet | undefined } | undefined;
+
+  /** `release`: what the lists hold open to be asked (the store's index), let go after a pass. */
+  constructor(exclude: NumberSet | undefined, optedOut?: ListAtStart, undecided?: ListAtStart, release?: () => void) {
+    this.#exclude = exclude;
+    this.#optedOut = optedOut;
+    this.#undecided = undecided;
+    this.#release = release;
+  }
+
+  /** Lets go of what the lists hold open; asked again, they open it again. */
+  release(): void {
+    this.#release?.();
+  }
+
+  get(key: number): number | undefined {
+    return this.#listed !== undefined ? this.#listed.set?.get(key) : whyLeftOut(key, this.#exclude, this.#optedOut, this.#undecided);
+  }
+
+  /**
+   * Before a pass asks about `rows` numbers (Infinity: a pass in worker threads, which is given
+   * them listed): the lists are listed now when that costs less than asking (listingCostsLess).
+   */
+  prepare(rows: number): void {
+    if (listingCostsLess((this.#optedOut?.numbers ?? 0) + (this.#undecided?.numbers ?? 0), rows)) this.listed();
+  }
+
+  /** Every number left out, in one set, each valued with why; undefined when there is none. */
+  listed(): NumberSet | undefined {
+    this.#listed ??= { set: leaveOutSet(this.#exclude, this.#optedOut?.listed(), this.#undecided?.listed()) };
+    return this.#listed.set;
+  }
+}
+
+/** A list already in one set, as a ListAtStart. */
+export function listAtStart(set: NumberSet): ListAtStart {
+  return { numbers: set.size, has: (key) => set.has(key), listed: () => set };
 }

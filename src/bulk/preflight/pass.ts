@@ -11,7 +11,8 @@
 import type { CountryCode } from 'libphonenumber-js/max';
 import type { Context } from '../../context.js';
 import { fileHint, fileProblem, UsageError } from '../../errors.js';
-import type { ColumnPlan } from '../input/columns.js';
+import type { ColumnOptions, ColumnPlan } from '../input/columns.js';
+import type { LeaveOutRule } from '../input/exclude.js';
 import type { RunShape } from '../journal/records.js';
 import type { NumberChecker } from '../input/number-check.js';
 import type { NumberSet } from '../input/number-set.js';
@@ -36,7 +37,8 @@ export interface PreflightPassConfig {
   readonly varColumnsGiven: boolean;
   readonly country: CountryCode | undefined;
   readonly checker: NumberChecker;
-  readonly exclude: NumberSet | undefined;
+  /** The numbers not to message (bulk/input/exclude.ts LeaveOutRule): asked row by row, or listed for worker threads. */
+  readonly exclude: LeaveOutRule | undefined;
   /** Numbers an earlier run accepted: their rows are left out as already sent (bulk/earlier/already-sent.ts). */
   readonly sent?: NumberSet | undefined;
   /** With --allow-duplicates: which of their messages (bulk/preflight/range.ts SentMessages). */
@@ -108,16 +110,50 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     c.atQuit?.(remove);
   }
   const started = performance.now();
-  // Rows with messages of their own are read in one pass: the split would count the parts of
-  // rows it later finds to be duplicates across its halves, and cannot group rows across them.
-  // So are --allow-duplicates runs: a number's further messages are sent, and which of the
-  // second half's are new to it depends on every message the first half gave it.
-  const personal = c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates || c.rowZones !== undefined;
-  // A cost estimate and --mobile-only's types are tallied on this thread, in one pass (the split's
-  // join would have to take the duplicates across its halves out of them again).
-  const here = c.cost !== undefined || c.shape.mobileOnly === true;
-  // Rows grouped by their zones are read on this thread: the worker is not given the zones' rule.
-  const threshold = c.rowZones !== undefined ? undefined : parallelMinBytes(c.env);
+  try {
+    return await passOf(c, format, columns, spoolPath, started);
+  } finally {
+    // The store's index, held open while the rows were asked of it.
+    c.exclude?.release();
+  }
+}
+
+/** The fewest bytes a row takes (`+4479111234`, a line end): the most rows a file of unknown lines holds. */
+const MIN_ROW_BYTES = 12;
+
+/** Where the pass runs: on this thread, or in worker threads when the file is big enough. */
+function threadsOf(c: PreflightPassConfig): { personal: boolean; here: boolean; threshold: number | undefined } {
+  return {
+    // Rows with messages of their own are read in one pass: the split would count the parts of
+    // rows it later finds to be duplicates across its halves, and cannot group rows across them.
+    // So are --allow-duplicates runs: a number's further messages are sent, and which of the
+    // second half's are new to it depends on every message the first half gave it.
+    personal: c.message !== undefined || (c.keepFirst ?? 0) > 0 || c.shape.allowDuplicates || c.rowZones !== undefined,
+    // A cost estimate and --mobile-only's types are tallied on this thread, in one pass (the split's
+    // join would have to take the duplicates across its halves out of them again).
+    here: c.cost !== undefined || c.shape.mobileOnly === true,
+    // Rows grouped by their zones are read on this thread: the worker is not given the zones' rule.
+    threshold: c.rowZones !== undefined ? undefined : parallelMinBytes(c.env),
+  };
+}
+
+/**
+ * The pass may run in worker threads (a file of PARALLEL_MIN_BYTES or more, split or whole): they
+ * are given the numbers not to message listed in one set, whose making then costs little against
+ * the file's; a pass on this thread asks each row's number instead (bulk/input/exclude.ts
+ * LeaveOutRule: a small run over a large opt-out store costs what it does over an empty one).
+ */
+function mayUseWorkers(c: PreflightPassConfig): boolean {
+  const { personal, here, threshold } = threadsOf(c);
+  return !here && threshold !== undefined && c.fileBytes >= threshold && (!personal || c.sentMessages === undefined);
+}
+
+async function passOf(c: PreflightPassConfig, format: CsvFormat, columns: ColumnOptions, spoolPath: string | undefined, started: number): Promise<PreflightPass> {
+  const { personal, threshold } = threadsOf(c);
+  // Worker threads are given the numbers not to message listed (none runs otherwise); this thread
+  // asks them row by row, or lists them when that costs less (a small store, many rows).
+  const workers = mayUseWorkers(c) && threshold !== undefined;
+  c.exclude?.prepare(workers ? Infinity : format.lineBytes > 0 ? c.fileBytes / format.lineBytes : c.fileBytes / MIN_ROW_BYTES);
   // What a pass in a worker thread needs, split or whole.
   const job = {
     path: c.path,
@@ -128,7 +164,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     allowUnlisted: c.shape.allowUnlisted === true,
     fixMojibake: c.shape.fixMojibake === true,
     repeats: repeatMode(c.shape),
-    exclude: c.exclude,
+    exclude: workers ? c.exclude?.listed() : undefined,
     sent: c.sent,
     resent: c.resent,
     batchSize: c.shape.batchSize,
@@ -137,7 +173,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     signal: c.signal,
     onFailure: (why: string) => c.debug(`preflight: a worker thread failed (${why}); the pass runs again on this thread`),
   };
-  const split = !personal && !here && threshold !== undefined ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
+  const split = workers && !personal ? await runParallelPreflight({ ...job, minBytes: threshold }) : undefined;
   c.checkpoint();
   let pre: PreflightResult;
   let spool: SpoolSource | undefined;
@@ -149,7 +185,7 @@ export async function preflightPass(c: PreflightPassConfig): Promise<PreflightPa
     if (spoolPath !== undefined) removeSplitSpools(spoolPath);
     // Rows with messages of their own: the one pass in a worker when the file is big enough.
     // Not when a number's messages are left out one by one: the worker gets numbers only.
-    const inWorker = personal && !here && threshold !== undefined && c.fileBytes >= threshold && c.sentMessages === undefined
+    const inWorker = workers && personal
       ? await runWholeInWorker({ ...job, message: c.message, keepFirst: c.keepFirst ?? 0 })
       : undefined;
     c.checkpoint();

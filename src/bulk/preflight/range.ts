@@ -12,7 +12,7 @@ import { Grouper } from '../compose/grouping.js';
 import { planRowMessage, type MessageSource } from '../compose/personalise.js';
 import { TextTotals } from '../../message/text-totals.js';
 import type { NumberChecker } from '../input/number-check.js';
-import { LEAVE_OUT } from '../input/exclude.js';
+import { LEAVE_OUT, type LeaveOutProbe } from '../input/exclude.js';
 import { DUPLICATE_KEYS, NumberSet, numberKey } from '../input/number-set.js';
 import { duplicatePayload, messageHash, NumberRepeats, SEVERAL_SHOWN, type RepeatMode } from './repeats.js';
 import { addToGroup, SAMPLES_PER_CAUSE, type ProblemGroup, type RowProblem } from './problems.js';
@@ -37,10 +37,11 @@ export interface RowPassOptions {
   /** --fix-mojibake: text mangled by a spreadsheet round trip is repaired, not an invalid row. */
   readonly fixMojibake?: boolean | undefined;
   /**
-   * Numbers not to message (bulk/input/exclude.ts leaveOutSet): valued LEAVE_OUT.excluded (the
-   * --exclude list) or LEAVE_OUT.optedOut (the opt-out store), one probe per row for both.
+   * Numbers not to message (bulk/input/exclude.ts whyLeftOut): LEAVE_OUT.excluded (the --exclude
+   * list), LEAVE_OUT.optedOut (the opt-out store) or LEAVE_OUT.undecided, one question per row for
+   * all: a set of them all (a worker's), or the lists asked in turn (LeaveOutRule).
    */
-  readonly exclude?: NumberSet | undefined;
+  readonly exclude?: LeaveOutProbe | undefined;
   /**
    * Numbers an earlier run accepted (--skip-sent, --restart: bulk/earlier/already-sent.ts): rows to send with one
    * are left out as already sent, before any row is grouped or counted.

@@ -1,8 +1,9 @@
 // Numbers not to message, as a run started and as they are now (docs/reruns.md: "Numbers not to
-// message"). A run keeps each list's numbers as they were when it started, beside its journal, so
-// that a resume rebuilds the same batches from them (the preflight leaves out exactly the numbers
-// it left out then), while a number that went on a list since then is left out of every batch
-// not yet sent (bulk/send-pass/sender.ts).
+// message"). A run keeps beside its journal what it left out as it started: the --exclude list's
+// numbers, and those of its rows the opt-out store had (not the store, which may hold millions the
+// run never sends to), so that a resume rebuilds the same batches from them (the preflight leaves
+// out exactly the numbers it left out then), while a number of its rows that went on a list since
+// then is left out of every batch not yet sent (bulk/send-pass/sender.ts).
 //
 // Each list is a source: `--exclude FILE` (bulk/input/exclude.ts), and the account's opt-out store
 // (docs/optouts.md). A number taken off the --exclude list since the run started is refused: the
@@ -11,13 +12,13 @@
 // and by replies while runs are paused, and the run still leaves out what it left out at its start.
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
-import { describeOptOut, type OptOuts } from '../../optouts/store.js';
+import { describeOptOut, type OptOutProbe, type OptOuts } from '../../optouts/store.js';
 import type { Batch } from './batches.js';
 import { BatchState, isInDoubt } from '../journal/records.js';
 import { loadJournal } from '../journal/load.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
-import { LEAVE_OUT } from '../input/exclude.js';
+import { LEAVE_OUT, type KeyProbe, type ListAtStart } from '../input/exclude.js';
 import { FLAG } from '../flag-names.js';
 
 export interface OptOutSource {
@@ -25,7 +26,6 @@ export interface OptOutSource {
   readonly id: string;
   /** For people: `--exclude optouts.txt`. */
   readonly name: string;
-  readonly set: NumberSet;
   /** Why its numbers are left out (bulk/input/exclude.ts LEAVE_OUT). */
   readonly leaves: (typeof LEAVE_OUT)[keyof typeof LEAVE_OUT];
   /** A number taken off it since the run started: `refused` (a resume stops), or `kept` out. */
@@ -35,15 +35,101 @@ export interface OptOutSource {
    * (the --exclude list's own file is read again instead).
    */
   readonly keep?: boolean;
+  /**
+   * The numbers kept beside the journal as the run starts, once its preflight has read the file
+   * (its verdicts: `spool`): what a resume's preflight leaves out again.
+   */
+  readonly atStart: (spool: SpoolSource) => Promise<NumberSet>;
 }
 
-/** The opt-out store as a run's source (the account's store and the one for every account). */
-export function storeSource(optOuts: OptOuts): OptOutSource {
-  const set = new NumberSet(Math.max(16, optOuts.capacity));
-  // The digits straight from the indexes (a number in both stores is added twice, kept once): a
-  // key is what numberKey makes of the number.
-  optOuts.keys((key) => set.add(key));
-  return { id: 'optouts', name: 'the opt-out store', set, leaves: LEAVE_OUT.optedOut, removals: 'kept', keep: true };
+/** The opt-out store as a source (the account's store and the one for every account). */
+export const STORE_SOURCE = { id: 'optouts', name: 'the opt-out store', leaves: LEAVE_OUT.optedOut, removals: 'kept', keep: true } as const;
+
+/**
+ * The opt-out store as a new run starts: asked number by number (OptOuts.probe: its index, a few
+ * small reads a number, however many it holds), each answer kept, so that a number asked again
+ * says what it said first; or listed whole (`listed`, for a preflight in worker threads), after
+ * which every answer is the list's.
+ */
+export class StoreAtStart {
+  readonly #optOuts: OptOuts;
+  #probe: OptOutProbe | undefined;
+  /** Each number asked: 1 opted out, 2 a possible opt-out undecided, 0 neither. */
+  readonly #answers = new NumberSet(1024);
+  #listed: { readonly optedOut: NumberSet; readonly undecided: NumberSet } | undefined;
+  /** Opted out as the run started. */
+  readonly optedOut: ListAtStart;
+  /** A possible opt-out no one had decided on as the run started (docs/optouts.md: "Possible opt-outs"). */
+  readonly undecided: ListAtStart;
+
+  constructor(optOuts: OptOuts) {
+    this.#optOuts = optOuts;
+    // Listing either reads the stores' indexes whole: as many numbers as they hold.
+    const numbers = optOuts.capacity;
+    this.optedOut = { numbers, has: (key) => this.#listed?.optedOut.has(key) ?? this.#answer(key) === 1, listed: () => this.#list().optedOut };
+    this.undecided = { numbers, has: (key) => this.#listed?.undecided.has(key) ?? this.#answer(key) === 2, listed: () => this.#list().undecided };
+  }
+
+  #answer(key: number): number {
+    const known = this.#answers.get(key);
+    if (known !== undefined) return known;
+    this.#probe ??= this.#optOuts.probe();
+    const state = this.#probe.state(key);
+    const answer = state === 'opted-out' ? 1 : state === 'undecided' ? 2 : 0;
+    this.#answers.addValued(key, answer);
+    return answer;
+  }
+
+  #list(): { readonly optedOut: NumberSet; readonly undecided: NumberSet } {
+    if (this.#listed === undefined) {
+      const optedOut = new NumberSet(Math.max(16, this.#optOuts.capacity));
+      // The digits straight from the indexes (a number in both stores is added twice, kept once):
+      // a key is what numberKey makes of the number.
+      this.#optOuts.keys((key) => optedOut.add(key));
+      const pending = this.#optOuts.pending();
+      const undecided = new NumberSet(Math.max(16, pending.length));
+      for (const p of pending) undecided.add(numberKey(p.number));
+      this.#listed = { optedOut, undecided };
+    }
+    return this.#listed;
+  }
+
+  /** Lets go of the indexes held open to be asked (asked again, they are opened again). */
+  release(): void {
+    this.#probe?.close();
+    this.#probe = undefined;
+  }
+}
+
+/**
+ * The numbers of the file's rows the preflight left out as opted out (its "O" verdicts whose
+ * number the store had: a possible opt-out's rows are "O" too): what a new run keeps of the store
+ * beside its journal, not the whole store (docs/optouts.md: "Sending"; why: docs/design.md:
+ * "Choices", its bullet on opt-outs in a run).
+ */
+export async function optedOutRows(spool: SpoolSource, store: KeyProbe): Promise<NumberSet> {
+  const set = new NumberSet(1024);
+  await spool((kind, _line, number) => {
+    if (kind !== 'O') return;
+    const key = numberKey(number);
+    if (store.has(key)) set.add(key);
+  });
+  return set;
+}
+
+/**
+ * The numbers of the rows a resume could send (the preflight's "S" verdicts) that are in the store
+ * now but were not left out at the start: opted out since, left out of the batches not sent yet.
+ * Only the file's numbers: the store may hold millions that this run never sends to.
+ */
+export async function storeAddedSince(spool: SpoolSource, start: KeyProbe, now: KeyProbe): Promise<NumberSet> {
+  const added = new NumberSet(1024);
+  await spool((kind, _line, number) => {
+    if (kind !== 'S') return;
+    const key = numberKey(number);
+    if (!start.has(key) && !added.has(key) && now.has(key)) added.add(key);
+  });
+  return added;
 }
 
 /** A source as the run started, and what changed since. */
@@ -58,13 +144,13 @@ export function snapshotPath(journalPath: string, source: Pick<OptOutSource, 'id
   return `${journalPath}.${source.id}-at-start`;
 }
 
-/** Keeps the source's numbers as the run starts (one E.164 number a line), written aside, flushed and renamed. */
-export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id' | 'set'>): void {
+/** Keeps a source's numbers as the run starts (one E.164 number a line), written aside, flushed and renamed. */
+export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id'>, set: NumberSet): void {
   const path = snapshotPath(journalPath, source);
   const tmp = `${path}.new`;
   const fd = openSync(tmp, 'w', 0o600);
   try {
-    const { slots } = source.set.export();
+    const { slots } = set.export();
     let chunk = '';
     for (const key of slots) {
       if (key === 0) continue;
@@ -101,17 +187,17 @@ export function readSnapshot(journalPath: string, source: Pick<OptOutSource, 'id
 }
 
 /**
- * The source now against its snapshot; undefined when the run kept none (a run of an earlier
- * msgr: the caller refuses any change, as that msgr did). Numbers taken off the list since the
- * run started are refused, named.
+ * The list now (`now`: the --exclude list, read whole) against its snapshot; undefined when the
+ * run kept none (a run of an earlier msgr: the caller refuses any change, as that msgr did).
+ * Numbers taken off the list since the run started are refused, named.
  */
-export function sinceStart(journalPath: string, source: OptOutSource, runId: string): SinceStart | undefined {
+export function sinceStart(journalPath: string, source: OptOutSource, now: NumberSet, runId: string): SinceStart | undefined {
   const start = readSnapshot(journalPath, source);
   if (start === undefined) return undefined;
   const removed: string[] = [];
   // keepAtStart wrote each number as `+<key>`.
   start.forEach((key) => {
-    if (!source.set.has(key)) removed.push(`+${key}`);
+    if (!now.has(key)) removed.push(`+${key}`);
   });
   if (removed.length > 0 && source.removals === 'refused') {
     const shown = removed.slice(0, 5).join(', ');
@@ -120,7 +206,7 @@ export function sinceStart(journalPath: string, source: OptOutSource, runId: str
     });
   }
   const added = new NumberSet(1024);
-  for (const key of source.set.export().slots) if (key !== 0 && !start.has(key)) added.add(key);
+  for (const key of now.export().slots) if (key !== 0 && !start.has(key)) added.add(key);
   return { start, added };
 }
 
@@ -141,7 +227,7 @@ export interface AddedEffect {
  * journal's "send" lines), and how many of their rows this resume leaves out: those the preflight
  * found to send (the spool), less those in batches already settled and those left out before.
  */
-export async function addedEffect(journalPath: string, added: NumberSet, spool: SpoolSource): Promise<AddedEffect> {
+export async function addedEffect(journalPath: string, added: KeyProbe, spool: SpoolSource): Promise<AddedEffect> {
   const numbers = new Map<number, readonly string[]>();
   const loaded = await loadJournal(journalPath, {
     onSend: (rec) => {

@@ -16,12 +16,13 @@ import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, sche
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
+import { listingCostsLess } from '../input/exclude.js';
 import { ReportWriter, requestFields } from '../report/report-file.js';
-import { addedEffect } from '../send-pass/opt-outs.js';
+import { addedEffect, type AddedSinceStart } from '../send-pass/opt-outs.js';
 import { describePossible } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';
-import { definitionOf, settledShape, type PlannedStore } from '../this-run/run-plan.js';
+import { addedSinceTheStart, definitionOf, settledShape, type PlannedStore } from '../this-run/run-plan.js';
 import { checkSamePreflight } from '../this-run/resume-checks.js';
 import { earlierRunsWithSameData, sentBeforeError } from '../earlier/of-file.js';
 import { withSentIds } from '../earlier/already-sent.js';
@@ -64,6 +65,8 @@ export interface Checked {
   readonly settled: InDoubtSettlement | undefined;
   /** A resume: each batch's state as the send starts, the journal's with the batches `settled` accepted. */
   readonly states: Uint8Array | undefined;
+  /** A resume: the numbers that went on a list since its run started, left out of the batches not sent yet. */
+  readonly addedSinceStart: AddedSinceStart | undefined;
 }
 
 /**
@@ -93,7 +96,8 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     varColumnsGiven: resuming || campaign.input.columns.vars !== undefined || msgrRenders(plan.message, plan.shape.personal),
     country: plan.country,
     checker: plan.checker,
-    // The --exclude list's and the opt-out store's numbers as the run started, in one set.
+    // The --exclude list's and the opt-out store's numbers as the run started, asked row by row
+    // (or listed for worker threads: bulk/preflight/pass.ts mayUseWorkers).
     exclude: plan.leaveOut,
     // Rows an earlier run accepted are left out here, before anything is grouped, counted,
     // journaled or confirmed (bulk/earlier/already-sent.ts).
@@ -157,8 +161,11 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   let left: number | undefined;
   let settled: InDoubtSettlement | undefined;
   let states: Uint8Array | undefined;
+  let addedSinceStart: AddedSinceStart | undefined;
   if (run.kind === 'resume') {
     const { resumed } = run;
+    // Numbers that went on a list since the run started: the store's, among the rows it could send.
+    addedSinceStart = await addedSinceTheStart(ui, plan, resumed.header.runId, pass.spool, pre.rows);
     states = resumed.states;
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
     // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so. The journal as
@@ -189,7 +196,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     }
     // A resend of batches in doubt leaves out whoever went on a list since the run started: they
     // may have had the message, and they do not want another (docs/reruns.md: "In doubt meets consent").
-    const since = plan.addedSinceStart;
+    const since = addedSinceStart;
     if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
       const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;
       if (doubt.count > 0) ui.warn(`${formatCount(doubt.count)} number${doubt.count === 1 ? '' : 's'} in the batches in doubt opted out (or went on the ${FLAG.exclude} list) since run ${resumed.header.runId} started, and ${doubt.count === 1 ? 'is' : 'are'} left out of their resend (the first request may have reached ${doubt.count === 1 ? 'it' : 'them'}): ${doubt.first.join(', ')}${doubt.count > doubt.first.length ? ', …' : ''}`);
@@ -253,7 +260,7 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   const maxCost = maxCostGiven;
   const overCap = estimate !== undefined && maxCost !== undefined ? maxCostError(estimate, maxCost, campaign.rerun.maxCost, (exitCode) => ({ ...refusal, exitCode, stopped: 'max-cost' })) : undefined;
   if (overCap !== undefined) throw overCap;
-  return { pre, spool, shape, base, left, settled, states };
+  return { pre, spool, shape, base, left, settled, states, addedSinceStart };
 }
 
 /**
@@ -270,7 +277,14 @@ async function undecidedRows(run: Run, store: PlannedStore, pre: PreflightResult
     rows = pre.undecided.count;
     for (const r of pre.undecided.rows) lines.set(r.number, [...(lines.get(r.number) ?? []), r.line]);
   } else if (spool !== undefined) {
-    const effect = await addedEffect(run.journalPath, store.undecided, spool);
+    // The store asked of each number of the rows, or listed when that costs less (bulk/input/exclude.ts).
+    if (listingCostsLess(store.undecided.numbers, pre.rows)) store.undecided.listed();
+    let effect: Awaited<ReturnType<typeof addedEffect>>;
+    try {
+      effect = await addedEffect(run.journalPath, store.undecided, spool);
+    } finally {
+      store.release();
+    }
     rows = effect.leftOut + (resendInDoubt ? effect.inDoubt.count : 0);
     for (const n of resendInDoubt ? [...effect.pending.first, ...effect.inDoubt.first] : effect.pending.first) lines.set(n, []);
   }

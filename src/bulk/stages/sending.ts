@@ -56,10 +56,13 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   // The lists of numbers not to message as the run starts, for its resumes
   // (bulk/send-pass/opt-outs.ts).
   if (!resuming) {
-    for (const source of plan.optOuts) keepAtStart(journalPath, source);
+    // Written once the preflight has read the file: the store's are the numbers of its rows the store had.
+    // The verdicts as the preflight wrote them (not with each opt-out's reason, which reads the store's history).
+    const verdicts = checked.spool ?? spool;
+    for (const source of plan.optOuts) keepAtStart(journalPath, source, await source.atStart(verdicts));
     // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
-    const delivered = sent?.deliveredOnly !== undefined ? [{ ...DELIVERED_AT_START, set: sent.accepted }] : [];
-    for (const source of delivered) keepAtStart(journalPath, source);
+    const delivered = sent?.deliveredOnly !== undefined ? [DELIVERED_AT_START] : [];
+    if (sent?.deliveredOnly !== undefined) keepAtStart(journalPath, DELIVERED_AT_START, sent.accepted);
     rc.defer(() => {
       if (!existsSync(journalPath)) dropSnapshots(journalPath, [...plan.optOuts, ...delivered], true);
     });
@@ -67,7 +70,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   // Noted in the runs' index before its header is written: a later run of the same data under
   // another name finds it there (bulk/history/run-index.ts).
   if (!resuming) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, { ...input.identity, dataHash: pre.dataHash }, journalPath);
-  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.atStart?.size ?? 0, suppressed: pre.suppressed } : {}) } });
+  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.numbers, suppressed: pre.suppressed } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
   // Batches left in doubt that the receipts show whole: accepted, with the ids the receipts carry.
@@ -117,7 +120,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
     signal: ctx.interrupt,
     debug: (line) => ui.debug(line),
     earlier: goesOn.earlier,
-    addedSinceStart: plan.addedSinceStart,
+    addedSinceStart: checked.addedSinceStart,
     journaledNumbers: goesOn.journaledNumbers,
     optedOut: goesOn.optedOut,
     limit: campaign.spend.limit,

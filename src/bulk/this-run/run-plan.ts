@@ -10,9 +10,10 @@ import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { LEAVE_OUT, leaveOutSet, loadExcludes, type ExcludeList } from '../input/exclude.js';
-import { NumberSet, numberKey } from '../input/number-set.js';
-import { addedSinceStart, optedOutError, sinceStart, snapshotPath, storeSource, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
+import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type ListAtStart } from '../input/exclude.js';
+import { NumberSet } from '../input/number-set.js';
+import { addedSinceStart, optedOutError, optedOutRows, readSnapshot, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
+import type { SpoolSource } from '../preflight/spool.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import { formatCount } from '../../output/count.js';
@@ -35,17 +36,20 @@ export interface RunPlan {
   readonly checker: NumberChecker;
   /** The --exclude list; on a resume, its numbers as the run started (bulk/send-pass/opt-outs.ts). */
   readonly exclude: ExcludeList | undefined;
-  /** The lists of numbers not to message, as read now: kept beside a new run's journal. */
+  /** The lists of numbers not to message: what a new run keeps of each beside its journal. */
   readonly optOuts: readonly OptOutSource[];
   /** The account's opt-out store, and what the run does with it. */
   readonly store: PlannedStore;
   /**
    * What the preflight leaves out: the --exclude list's and the store's numbers as the run
-   * started, each valued with why (bulk/input/exclude.ts leaveOutSet).
+   * started, each valued with why (bulk/input/exclude.ts LeaveOutRule).
    */
-  readonly leaveOut: NumberSet | undefined;
-  /** On a resume: numbers that went on a list since the run started, left out of the batches not sent yet. */
-  readonly addedSinceStart: AddedSinceStart | undefined;
+  readonly leaveOut: LeaveOutRule;
+  /**
+   * On a resume: numbers that went on a list since the run started, as known before its preflight
+   * (the --exclude list's); those of the store are found among its rows after it (addedSinceTheStart).
+   */
+  readonly added: ReadonlyArray<{ readonly source: OptOutSource; readonly added: NumberSet }>;
   /** Numbers that went on the --exclude list while a resumed run was paused. */
   readonly excludedAfterStart: NumberSet | undefined;
 }
@@ -64,8 +68,17 @@ export interface PlannedStore {
   readonly files: readonly string[];
   /** Numbers in it now. */
   readonly numbers: number;
-  /** The numbers the preflight leaves out (the store as the run started); undefined when none. */
-  readonly atStart: NumberSet | undefined;
+  /**
+   * A new run: the store as it starts, asked row by row or listed (StoreAtStart): its numbers are
+   * left out (unless `included`), and its possible opt-outs stop the run (either way). Undefined
+   * for a resume.
+   */
+  readonly atStart: StoreAtStart | undefined;
+  /**
+   * A resume: the numbers its run left out at the start (its copy beside the journal), and the
+   * store now, asked of the rows it could send for those opted out since (addedSinceTheStart).
+   */
+  readonly sinceStart: { readonly start: NumberSet; readonly now: StoreAtStart } | undefined;
   /** Why an opted-out row is left out: the opt-out in force when the run started. */
   readonly why: (number: string) => string;
   /** The store itself, to check a number (a sample's). */
@@ -73,9 +86,11 @@ export interface PlannedStore {
   /**
    * Numbers with a possible opt-out no one has decided on (docs/optouts.md: "Possible opt-outs"):
    * a new run's preflight finds their rows and the run stops; a resume stops when a batch it
-   * would send has one. Undefined when there are none.
+   * would send has one. Undefined when there are none (a resume).
    */
-  readonly undecided: NumberSet | undefined;
+  readonly undecided: ListAtStart | undefined;
+  /** Lets go of the store's indexes held open to be asked (asked again, they are opened again). */
+  readonly release: () => void;
 }
 
 /**
@@ -140,11 +155,12 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     const given = campaign.where.settings.defaultCountry;
     const listChecker = run.kind === 'resume' && country === undefined && given.value !== undefined ? createNumberChecker(checkCountry(given.value, describeSource(given)), { allowUnlisted: shape.allowUnlisted === true }) : checker;
     exclude = await loadExcludes(shape.exclude.path, listChecker, { label: campaign.input.exclude?.given ?? shape.exclude.path, column: shape.exclude.column });
-    const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, set: exclude.set, leaves: LEAVE_OUT.excluded, removals: 'refused' };
+    const listed = exclude.set;
+    const source: OptOutSource = { id: 'exclude', name: `the ${FLAG.exclude} list ${shape.exclude.path}`, leaves: LEAVE_OUT.excluded, removals: 'refused', atStart: () => Promise.resolve(listed) };
     optOuts.push(source);
     if (run.kind === 'resume' && exclude.hash !== shape.exclude.hash) {
       // The batches are rebuilt from the list as it was; numbers added since are left out of those not sent yet.
-      const since = sinceStart(run.journalPath, source, run.resumed.header.runId);
+      const since = sinceStart(run.journalPath, source, exclude.set, run.resumed.header.runId);
       if (since === undefined) {
         throw new UsageError(`${FLAG.resume}: the exclude file ${shape.exclude.path} changed since run ${run.resumed.header.runId} started`, {
           hint: `That run keeps no copy of the list as it started (an earlier msgr started it), so the batches cannot be rebuilt: restore the file, or start a new run with ${FLAG.restart}.`,
@@ -164,21 +180,37 @@ export async function planRun(ctx: Context, ui: Ui, campaign: Campaign, run: Run
     exclude,
     optOuts,
     store,
-    // A resume rebuilds its batches from the lists as they were: a possible opt-out since is found
-    // in the batches still to send instead (bulk/campaign-door.ts).
-    leaveOut: leaveOutSet(exclude?.set, store.atStart, run.kind === 'resume' ? undefined : store.undecided),
-    addedSinceStart: addedSinceStart(added, store.optOuts),
+    leaveOut: leaveOutOf(exclude?.set, store),
+    added,
     // Said by the resume with what it means for the rows (bulk/campaign-door.ts).
     excludedAfterStart: added.find((a) => a.source.id === 'exclude')?.added,
   };
 }
 
 /**
+ * What the preflight leaves out (LeaveOutRule): the --exclude list as the run started; a new run's
+ * store as it starts (asked row by row, or listed for worker threads) and its possible opt-outs
+ * not decided yet; a resume's copy of the store as its run started. A resume rebuilds its batches
+ * from the lists as they were: a possible opt-out since is found in the batches still to send
+ * instead (bulk/campaign-door.ts).
+ */
+function leaveOutOf(exclude: NumberSet | undefined, store: PlannedStore): LeaveOutRule {
+  const start = store.atStart;
+  if (start !== undefined) {
+    // An empty store leaves nothing out (nor one the run sends to); its possible opt-outs still stop the run.
+    return new LeaveOutRule(exclude, store.mode === 'left-out' && store.numbers > 0 ? start.optedOut : undefined, start.undecided, () => start.release());
+  }
+  const since = store.sinceStart?.start;
+  return new LeaveOutRule(exclude, since !== undefined && since.size > 0 ? listAtStart(since) : undefined);
+}
+
+/**
  * The account's opt-out store, as the run uses it: a new run leaves its numbers out unless
- * --include-opted-out (its copy is kept beside the journal, `optOuts` gets the source); a resume
- * does what the run started with, and leaves out of the batches not sent yet the numbers opted out
- * since (`added`). A run of an msgr that did not read the store: its batches are as they were, and
- * every number of the store is left out of those not sent yet.
+ * --include-opted-out (the numbers of its rows the store had are kept beside the journal, `optOuts`
+ * gets the source); a resume does what the run started with, and leaves out of the batches not
+ * sent yet the numbers of its rows opted out since (addedSinceTheStart). A run of an msgr that did
+ * not read the store: its batches are as they were, and every number of the store is left out of
+ * those not sent yet (`added`).
  */
 function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: Record<string, unknown>, optOuts: OptOutSource[], added: Array<{ source: OptOutSource; added: NumberSet }>): PlannedStore {
   const sandbox = (run.kind === 'resume' ? run.resumed.header.target?.sandbox : undefined) ?? campaign.where.sandbox;
@@ -186,43 +218,76 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   const mode = run.kind === 'resume' ? (run.resumed.header.optOuts?.store ?? 'left-out') : campaign.input.includeOptedOut ? 'included' : 'left-out';
   const all = openOptOuts(stateDir(ctx.env, ctx.cwd), account, ctx);
   const startedAt = run.kind === 'resume' ? new Date(run.resumed.header.createdAt) : ctx.now();
-  const pending = all.pending();
-  const undecided = pending.length > 0 ? new NumberSet(pending.length) : undefined;
-  for (const p of pending) undecided?.add(numberKey(p.number));
-  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all, undecided } as const;
-  if (mode === 'included') {
-    if (run.kind === 'resume' && campaign.input.includeOptedOut !== true) ui.info(`run ${run.resumed.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
-    return { ...planned, atStart: undefined };
+  const planned = { mode, account, files: all.files, numbers: all.size, why: (n: string) => optedOutError(all, n, startedAt), optOuts: all, sinceStart: undefined } as const;
+  if (run.kind !== 'resume') {
+    // Asked row by row as the preflight reads them (bulk/input/exclude.ts LeaveOutRule).
+    const atStart = new StoreAtStart(all);
+    // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
+    // Else the numbers of the file's rows it had, even none: a resume finds the copy it expects.
+    if (mode === 'left-out' && planned.numbers > 0) optOuts.push({ ...STORE_SOURCE, atStart: (spool) => optedOutRows(spool, atStart.optedOut) });
+    return { ...planned, atStart, undecided: atStart.undecided, release: () => atStart.release() };
   }
-  if (run.kind === 'resume' && campaign.input.includeOptedOut) {
+  // A resume rebuilds its batches from the lists as they were: a possible opt-out since is found
+  // in the batches still to send instead (bulk/campaign-door.ts), the store asked of their numbers.
+  const now = new StoreAtStart(all);
+  const resumed = { ...planned, atStart: undefined, undecided: all.undecidedCount > 0 ? now.undecided : undefined, release: () => now.release() };
+  if (mode === 'included') {
+    if (campaign.input.includeOptedOut !== true) ui.info(`run ${run.resumed.header.runId} was started with ${FLAG.includeOptedOut}: this resume sends to numbers in the opt-out store too, as the run started`);
+    return resumed;
+  }
+  if (campaign.input.includeOptedOut) {
     // Its batches were made without the store's numbers: a resume cannot put them back in.
     throw new UsageError(`${FLAG.includeOptedOut}: run ${run.resumed.header.runId} was started leaving out the numbers in the opt-out store, and a resume sends what its run started with; nothing was sent`, {
       hint: `Resume without ${FLAG.includeOptedOut}, or start a new run that sends to them with ${FLAG.restart} ${FLAG.includeOptedOut} --yes.`,
     });
   }
-  const source = storeSource(all);
-  if (run.kind !== 'resume') {
-    // An empty store needs no copy: the journal's header says it had none (RunHeader.optOuts).
-    if (source.set.size > 0) optOuts.push(source);
-    return { ...planned, atStart: source.set.size > 0 ? source.set : undefined };
-  }
   const { header } = run.resumed;
   const runId = header.runId;
   if (header.optOuts === undefined) {
     // Started by an msgr that did not read the store: its batches are rebuilt as they were.
-    added.push({ source, added: source.set });
-    if (source.set.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(source.set.size)} number${source.set.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
-    return { ...planned, atStart: undefined };
+    const whole = now.optedOut.listed();
+    added.push({ source: { ...STORE_SOURCE, atStart: () => Promise.resolve(whole) }, added: whole });
+    if (whole.size > 0) ui.info(`run ${runId} was started by an msgr that did not read the opt-out store: its ${formatCount(whole.size)} number${whole.size === 1 ? ' is' : 's are'} left out of the batches not sent yet`);
+    return resumed;
   }
-  const since = header.optOuts.numbers === 0 ? { start: new NumberSet(1), added: source.set } : sinceStart(run.journalPath, source, runId);
-  if (since === undefined) {
-    throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, source)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
+  // The copy holds the numbers of the file's rows the store had as the run started (or, kept by
+  // an earlier msgr, the whole store then: the same rows are left out of the same file).
+  const start = header.optOuts.numbers === 0 ? new NumberSet(1) : readSnapshot(run.journalPath, STORE_SOURCE);
+  if (start === undefined) {
+    throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, STORE_SOURCE)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
       hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart} (it leaves out the store's numbers as they are then, and what this run accepted).`,
     });
   }
-  added.push({ source, added: since.added });
-  if (since.added.size > 0) ui.info(`${formatCount(since.added.size)} number${since.added.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
-  return { ...planned, atStart: since.start.size > 0 ? since.start : undefined };
+  return { ...resumed, sinceStart: { start, now } };
+}
+
+/**
+ * A resume's numbers that went on a list since its run started, each valued with why: the
+ * --exclude list's (planRun), and the store's among the rows its preflight found to send (`spool`,
+ * of `rows` rows: the store is asked for each of their numbers, or listed when that costs less),
+ * said for people. Undefined when there are none.
+ */
+export async function addedSinceTheStart(ui: Ui, plan: RunPlan, runId: string, spool: SpoolSource | undefined, rows: number): Promise<AddedSinceStart | undefined> {
+  const added = [...plan.added];
+  const since = plan.store.sinceStart;
+  if (since !== undefined) {
+    let store: NumberSet;
+    if (spool !== undefined) {
+      if (listingCostsLess(since.now.optedOut.numbers, rows)) since.now.optedOut.listed();
+      try {
+        store = await storeAddedSince(spool, since.start, since.now.optedOut);
+      } finally {
+        since.now.release();
+      }
+    } else {
+      // No verdicts to read (nothing is sent): the store now against its copy.
+      store = new NumberSet(1024);
+      since.now.optedOut.listed().forEach((key) => void (since.start.has(key) || store.add(key)));
+    }
+    added.push({ source: { ...STORE_SOURCE, atStart: () => Promise.resolve(since.start) }, added: store });
+    if (store.size > 0) ui.info(`${formatCount(store.size)} number${store.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
+  }
+  return addedSinceStart(added, plan.store.optOuts);
 }
 
 /**
