@@ -19,7 +19,7 @@ import { runMessage } from '../compose/run-message.js';
 import { FLAG } from '../flag-names.js';
 import { ReportOrder, type ReportRows, type SenderReport } from '../report/order.js';
 import type { SpoolSource } from '../preflight/spool.js';
-import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, STORE_SOURCE, withOptOutReasons } from '../send-pass/opt-outs.js';
+import { EXCLUDED_SINCE_START, OPTED_OUT_SINCE_START, optedOutError, readSnapshot, STORE_SOURCE, storeCopy, withOptOutReasons } from '../send-pass/opt-outs.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import type { RunHeader } from '../journal/records.js';
@@ -87,7 +87,11 @@ async function fullReportBlocker(d: RunDetail, journal: string): Promise<string 
       return `the exclude file ${h.shape.exclude.path} cannot be read`;
     }
   }
-  if (h.optOuts?.store === 'left-out' && h.optOuts.numbers !== 0 && readSnapshot(journal, STORE_SOURCE) === undefined) return 'the copy of the opt-out store it started with is gone';
+  if (h.optOuts?.store === 'left-out') {
+    const copy = storeCopy(journal, h.optOuts);
+    if (copy === 'gone') return 'the copy of the opt-out store it started with is gone';
+    if (copy === 'changed') return 'the copy of the opt-out store it started with was changed since';
+  }
   return undefined;
 }
 

@@ -112,10 +112,12 @@ export interface RunHeader {
    * started are left out (a copy beside the journal, `<journal>.optouts-at-start`) and those opted
    * out since are left out of the batches not sent yet; `included`, the run sends to them all the
    * same (--include-opted-out --yes). `numbers`: how many it had at the start; with none, no copy
-   * is kept (a run folder holds its journal alone). `suppressed`: the rows it left out then. Absent: a run of an msgr that did not read the
-   * store, whose resume leaves the store's numbers out of the batches not sent yet.
+   * is kept (a run folder holds its journal alone). `suppressed`: the rows it left out then.
+   * `copy`: the digest of the copy as it was kept (bulk/send-pass/opt-outs.ts copyDigest): a resume
+   * refuses a copy changed since; absent in journals of earlier msgr versions. Absent: a run of an
+   * msgr that did not read the store, whose resume leaves the store's numbers out of the batches not sent yet.
    */
-  readonly optOuts?: { readonly store: 'left-out' | 'included'; readonly numbers?: number; readonly suppressed?: number };
+  readonly optOuts?: { readonly store: 'left-out' | 'included'; readonly numbers?: number; readonly suppressed?: number; readonly copy?: string };
 }
 
 /** A run's campaign key (--once), and the name its Idempotency-Keys are made from. */

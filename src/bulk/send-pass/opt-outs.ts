@@ -10,11 +10,12 @@
 // run was started not to message it, and a resume sends what it started with. A number taken off
 // the store meanwhile changes nothing either, without a refusal: the store is changed by people
 // and by replies while runs are paused, and the run still leaves out what it left out at its start.
+import { createHash } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { UsageError } from '../../errors.js';
 import { describeOptOut, type OptOutProbe, type OptOuts } from '../../optouts/store.js';
 import type { Batch } from './batches.js';
-import { BatchState, isInDoubt } from '../journal/records.js';
+import { BatchState, isInDoubt, type RunHeader } from '../journal/records.js';
 import { loadJournal } from '../journal/load.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { NumberSet, numberKey } from '../input/number-set.js';
@@ -144,8 +145,11 @@ export function snapshotPath(journalPath: string, source: Pick<OptOutSource, 'id
   return `${journalPath}.${source.id}-at-start`;
 }
 
-/** Keeps a source's numbers as the run starts (one E.164 number a line), written aside, flushed and renamed. */
-export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id'>, set: NumberSet): void {
+/**
+ * Keeps a source's numbers as the run starts (one E.164 number a line), written aside, flushed and
+ * renamed; returns their digest (copyDigest), for the journal's header.
+ */
+export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id'>, set: NumberSet): string {
   const path = snapshotPath(journalPath, source);
   const tmp = `${path}.new`;
   const fd = openSync(tmp, 'w', 0o600);
@@ -166,6 +170,34 @@ export function keepAtStart(journalPath: string, source: Pick<OptOutSource, 'id'
     closeSync(fd);
   }
   renameSync(tmp, path);
+  return copyDigest(set);
+}
+
+/**
+ * A copy's numbers, in order, hashed: the same numbers give the same digest however they were
+ * written, and a copy cut short, edited or swapped for another gives another.
+ */
+export function copyDigest(set: NumberSet): string {
+  const keys: number[] = [];
+  set.forEach((key) => keys.push(key));
+  keys.sort((a, b) => a - b);
+  const hash = createHash('sha256');
+  for (const key of keys) hash.update(`+${key}\n`);
+  return hash.digest('hex').slice(0, 32);
+}
+
+/**
+ * The copy of the opt-out store a run kept as it started (`header.optOuts`): its numbers; `gone`
+ * when it kept one and it is not there; `changed` when it is not the copy the run kept (its digest
+ * is another). A copy kept by an earlier msgr has no digest to check. An empty store at the start
+ * kept none: no numbers.
+ */
+export function storeCopy(journalPath: string, optOuts: NonNullable<RunHeader['optOuts']>): NumberSet | 'gone' | 'changed' {
+  if (optOuts.numbers === 0) return new NumberSet(1);
+  const start = readSnapshot(journalPath, STORE_SOURCE);
+  if (start === undefined) return 'gone';
+  if (optOuts.copy !== undefined && copyDigest(start) !== optOuts.copy) return 'changed';
+  return start;
 }
 
 /** The snapshots go with the run: once nothing is left to resume, nothing reads them (but those kept for `msgr runs report`). */

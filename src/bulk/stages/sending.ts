@@ -5,7 +5,7 @@ import { maskSecret, maskUrl } from '../../output/sanitize.js';
 import { closeRunReport } from '../report/report-file.js';
 import { Gate, RateLimiter, Window } from '../send-pass/limiter.js';
 import { createProgress } from '../send-pass/progress.js';
-import { dropSnapshots, keepAtStart, withOptOutReasons } from '../send-pass/opt-outs.js';
+import { dropSnapshots, keepAtStart, STORE_SOURCE, withOptOutReasons } from '../send-pass/opt-outs.js';
 import { Sender } from '../send-pass/sender.js';
 import type { SendResult } from '../send-pass/accounting.js';
 import { openJournal } from '../this-run/open.js';
@@ -55,11 +55,16 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   const keyedRun = run.kind === 'resume' ? run.resumed.header.once : run.once;
   // The lists of numbers not to message as the run starts, for its resumes
   // (bulk/send-pass/opt-outs.ts).
+  let storeCopyDigest: string | undefined;
   if (!resuming) {
     // Written once the preflight has read the file: the store's are the numbers of its rows the store had.
     // The verdicts as the preflight wrote them (not with each opt-out's reason, which reads the store's history).
     const verdicts = checked.spool ?? spool;
-    for (const source of plan.optOuts) keepAtStart(journalPath, source, await source.atStart(verdicts));
+    for (const source of plan.optOuts) {
+      const digest = keepAtStart(journalPath, source, await source.atStart(verdicts));
+      // The header keeps the store's copy's digest: a resume refuses a copy changed since (bulk/send-pass/opt-outs.ts storeCopy).
+      if (source.id === STORE_SOURCE.id) storeCopyDigest = digest;
+    }
     // --delivered-only: the numbers counted as sent, as the receipts said when the run started (a resume reads them).
     const delivered = sent?.deliveredOnly !== undefined ? [DELIVERED_AT_START] : [];
     if (sent?.deliveredOnly !== undefined) keepAtStart(journalPath, DELIVERED_AT_START, sent.accepted);
@@ -70,7 +75,7 @@ export async function send(cmd: Command, open: OpenRun, checked: Checked): Promi
   // Noted in the runs' index before its header is written: a later run of the same data under
   // another name finds it there (bulk/history/run-index.ts).
   if (!resuming) noteRunData(stateDir(ctx.env, ctx.cwd), runTarget.sandbox, { ...input.identity, dataHash: pre.dataHash }, journalPath);
-  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.numbers, suppressed: pre.suppressed } : {}) } });
+  const journal = openJournal(ctx, run, input, shape, plan.message, pre, { target: runTarget, skipSent: sent !== undefined ? skipSentRecord(sent) : [], alreadySent: pre.alreadySent, again: campaign.earlier.again, once: run.kind !== 'resume' ? run.once : undefined, optOuts: { store: plan.store.mode, ...(plan.store.mode === 'left-out' ? { numbers: plan.store.numbers, suppressed: pre.suppressed, ...(storeCopyDigest !== undefined ? { copy: storeCopyDigest } : {}) } : {}) } });
   rc.defer(() => journal.close());
   if (reserve !== undefined) journal.useReserve(reserve);
   // Batches left in doubt that the receipts show whole: accepted, with the ids the receipts carry.

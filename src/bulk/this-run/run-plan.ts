@@ -12,7 +12,7 @@ import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
 import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type ListAtStart } from '../input/exclude.js';
 import { NumberSet } from '../input/number-set.js';
-import { addedSinceStart, optedOutError, optedOutRows, readSnapshot, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
+import { addedSinceStart, optedOutError, optedOutRows, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, storeCopy, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
 import type { SpoolSource } from '../preflight/spool.js';
 import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
@@ -252,9 +252,10 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
   }
   // The copy holds the numbers of the file's rows the store had as the run started (or, kept by
   // an earlier msgr, the whole store then: the same rows are left out of the same file).
-  const start = header.optOuts.numbers === 0 ? new NumberSet(1) : readSnapshot(run.journalPath, STORE_SOURCE);
-  if (start === undefined) {
-    throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, STORE_SOURCE)}) is gone, so its batches cannot be rebuilt; nothing was sent`, {
+  // A copy changed since it was kept (cut short, edited) may lack a number the run left out: refused as one gone.
+  const start = storeCopy(run.journalPath, header.optOuts);
+  if (typeof start === 'string') {
+    throw new UsageError(`${FLAG.resume}: the copy of the opt-out store that run ${runId} started with (${snapshotPath(run.journalPath, STORE_SOURCE)}) ${start === 'gone' ? 'is gone' : 'was changed since the run kept it'}, so its batches cannot be rebuilt; nothing was sent`, {
       hint: `Restore that file from a backup and resume again, or start a new run with ${FLAG.restart} (it leaves out the store's numbers as they are then, and what this run accepted).`,
     });
   }

@@ -124,6 +124,12 @@ describe('a small run over a large opt-out store', () => {
     const journal = journalOf(c.env);
     // The copy an earlier msgr kept: every number of the store as the run started.
     writeFileSync(`${journal}.optouts-at-start`, [...unrelated, n[5]].map((x) => `${x}\n`).join(''));
+    // Its header, without the digest of the copy that msgr did not keep.
+    const [head, ...rest] = readFileSync(journal, 'utf8').split('\n');
+    const header = JSON.parse(head ?? '') as { optOuts: { copy?: string } };
+    assert.equal(typeof header.optOuts.copy, 'string');
+    delete header.optOuts.copy;
+    writeFileSync(journal, [JSON.stringify(header), ...rest].join('\n'));
 
     await optOut(c.env, [n[3] as string, ...others(10, 9_000)]);
     assert.equal((await runInProcess(['optout', 'remove', '--account', 'ACME01', n[5] as string, unrelated[0] as string], { env: c.env })).code, 0);
@@ -143,5 +149,32 @@ describe('a small run over a large opt-out store', () => {
     assert.match(refused.err?.message ?? '', /^--resume: the copy of the opt-out store that run \S+ started with \(.*journal\.jsonl\.optouts-at-start\) is gone, so its batches cannot be rebuilt; nothing was sent$/);
     assert.match(refused.err?.hint ?? '', /^Restore that file from a backup and resume again, or start a new run with --restart/);
     assert.deepEqual(refused.api.requests, []);
+  });
+
+  test('a copy changed since the run kept it (one number swapped for another, or cut short) refuses the resume: the number swapped out was opted in again while it was paused, and is not sent', async () => {
+    const c = bulkFiles(6, 'msgr-store-at-start-');
+    const n = c.numbers;
+    await optOut(c.env, [...others(50, 0), n[3] as string]);
+    const argv = [c.file, '--from', 'Acme', '--text', 'Hi', '--batch-size', '1', '--concurrency', '1', '--yes'];
+    assert.equal((await send(c.env, argv, 0)).err?.exitCode, ExitCode.INTERRUPTED);
+    const copy = `${journalOf(c.env)}.optouts-at-start`;
+    assert.deepEqual(snapshot(journalOf(c.env)), [n[3]]);
+    // Opted in again while paused; the copy now names another of its rows instead (as many lines).
+    assert.equal((await runInProcess(['optout', 'remove', '--account', 'ACME01', n[3] as string], { env: c.env })).code, 0);
+    for (const text of [`${n[4]}\n`, '']) {
+      writeFileSync(copy, text);
+      const refused = await send(c.env, [c.file, '--resume', '--yes']);
+      assert.equal(refused.err?.exitCode, ExitCode.USAGE, refused.err?.message);
+      assert.match(refused.err?.message ?? '', /^--resume: the copy of the opt-out store that run \S+ started with \(.*journal\.jsonl\.optouts-at-start\) was changed since the run kept it, so its batches cannot be rebuilt; nothing was sent$/);
+      assert.match(refused.err?.hint ?? '', /^Restore that file from a backup and resume again, or start a new run with --restart/);
+      assert.deepEqual(refused.api.requests, []);
+      const report = await runInProcess(['runs', 'report', c.file, '--report', join(c.dir, 'r.csv')], { env: c.env });
+      assert.match(report.stderr, /the copy of the opt-out store it started with was changed since/);
+    }
+    // The copy as it was kept: the resume sends the rest, and still leaves out the one opted in again.
+    writeFileSync(copy, `${n[3]}\n`);
+    const resumed = await send(c.env, [c.file, '--resume', '--yes']);
+    assert.equal(resumed.err, undefined, resumed.err?.message);
+    assert.deepEqual(sentTo(resumed.api), [[n[1]], [n[2]], [n[4]], [n[5]]]);
   });
 });
