@@ -182,12 +182,13 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     }
     const earlier = outcomeTotals({ ...resumed, states });
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
-    // Numbers that went on the list while the run was paused: their rows still to send are left
-    // out, and those the run had already messaged are named (docs/reruns.md: "Numbers not to message").
+    // Numbers that went on a list (the --exclude list, the opt-out store) while the run was paused:
+    // their rows still to send are left out, and not counted as left to send.
+    if (addedSinceStart !== undefined && pass.spool !== undefined) left = Math.max(0, left - (await addedEffect(run.journalPath, addedSinceStart.numbers, pass.spool)).leftOut);
+    // Those of the --exclude list the run had already messaged are named (docs/reruns.md: "Numbers not to message").
     const added = plan.excludedAfterStart;
     if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
       const since = await addedEffect(run.journalPath, added, pass.spool);
-      left = Math.max(0, left - since.leftOut);
       const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
       ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${resumed.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
       const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
