@@ -61,7 +61,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       assert.match(r.stderr, /ok: 30 of 30 recipients accepted/);
       assertExactlyOnce(record, numbers);
       // --verbose says so, once, before the new start.
-      const said = r.stderr.match(/^starting msgr again in this process with --max-semi-space-size=4 and MALLOC_TRIM_THRESHOLD_=131072, for a big send's memory$/gm) ?? [];
+      const said = r.stderr.match(/^starting msgr again in this process with --max-semi-space-size=2 and MALLOC_TRIM_THRESHOLD_=131072, for a big send's memory$/gm) ?? [];
       assert.equal(said.length, reexecs ? 1 : 0, r.stderr);
       const seen = starts();
       assert.equal(seen.length, reexecs ? 2 : 1, JSON.stringify(seen));
@@ -69,7 +69,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
         assert.equal(s.pid, run.child.pid);
         assert.deepEqual(s.argv, ['send-bulk', ...args]);
       }
-      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), reexecs ? [[[], null], [['--max-semi-space-size=4'], '131072']] : [[[], null]]);
+      assert.deepEqual(seen.map((s) => [s.execArgv, s.trim]), reexecs ? [[[], null], [['--max-semi-space-size=2'], '131072']] : [[[], null]]);
     } finally {
       await server.close();
     }
@@ -107,7 +107,7 @@ describe('send-bulk started again for its memory', { skip: EXE !== undefined ? '
       const arena = recordingStarts(env(server.url, { MALLOC_ARENA_MAX: '2' }));
       const r3 = await startBulk(['-', ...MSG, '--yes', '--again'], arena.e, readFileSync(path, 'utf8')).done;
       assert.equal(r3.code, 0, r3.stderr);
-      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=4'], null, '2']] : [[[], null, '2']]);
+      assert.deepEqual(arena.starts().map((s) => [s.execArgv, s.trim, s.arena]), reexecs ? [[[], null, '2'], [['--max-semi-space-size=2'], null, '2']] : [[[], null, '2']]);
     } finally {
       await server.close();
     }

@@ -1,6 +1,6 @@
 // A send-bulk of a big input starts itself again in the same process (execve: ctx.reexec), once,
 // before it reads anything, with two settings that count only when a process starts: V8's young
-// generation capped at 4 MB a semi-space (on Node 24 it grows to 32 MB in the send pass, on 26 it
+// generation capped at 2 MB a semi-space (on Node 24 it grows to 32 MB in the send pass, on 26 it
 // reaches its cap in some runs and not in others), and glibc's trim threshold set, which stops
 // glibc raising it when the preflight's worker frees its big arrays, so the malloc arena V8 leaves
 // after compiling undici's HTTP parser is given back. The `{{day}}` send of 1,000,000 rows
@@ -9,7 +9,11 @@
 // both 135–150 MB (8 MB) and 130–147 MB (4 MB; CPU 10.4 s against 10.0–10.1 s and 10.5–11.7 s as
 // it was); Node 26 141–165 MB as it was, 136–148 MB with the threshold alone, 131–144 MB with both
 // (8 MB), 136–146 MB (4 MB; CPU perhaps 10 % more there, not settled). Node 20 has no execve and
-// needs neither (124–128 MB).
+// needs neither (124–128 MB). 2 MB, not 4, since the preflight's worker takes the flag's young
+// generation too (V8's flag overrides a worker's own limit): Node 24, 2026-12-08, with the number
+// sets sized to their rows, 4 alternated runs each: peaks of 138.4–154.3 MB at 4 MB (1 of 4 over the
+// line) and 139.1–144.4 MB at 2 MB; CPU 10.7–13.2 s at 4 MB and 10.7–15.7 s at 2 MB (~9 % more on
+// average, at load 1.3–1.6).
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Context } from '../../context.js';
@@ -17,7 +21,7 @@ import { lineWidth, wrap } from '../../output/wrap.js';
 
 /** Input files at least this big start again; so does stdin ('-') from a pipe, whose size is not known before it is read. */
 export const REEXEC_MIN_BYTES = 8 * 1024 * 1024;
-export const HEAP_FLAG = '--max-semi-space-size=4';
+export const HEAP_FLAG = '--max-semi-space-size=2';
 /** glibc's default trim threshold, set: a value given turns its dynamic thresholds off (mallopt(3)). */
 export const MALLOC_ENV: Readonly<Record<string, string>> = { MALLOC_TRIM_THRESHOLD_: '131072' };
 
