@@ -154,6 +154,18 @@ export function optOutAccount(accountReference: unknown, sandbox: boolean): stri
 export const SANDBOX_ACCOUNT = 'SANDBOX';
 
 /**
+ * How many numbers of an opt-out store are listed in the time one number is asked of its index
+ * (a few small reads): ~0.6 µs a number listed, ~5-10 µs a number asked, over stores of 100,000
+ * and 1,000,000 numbers (docs/performance.md: "Why the misses").
+ */
+const LISTED_PER_ASK = 16;
+
+/** Listing `numbers` of a store costs less than asking it for `asks` numbers one by one. */
+export function listingCostsLess(numbers: number, asks: number): boolean {
+  return numbers <= asks * LISTED_PER_ASK;
+}
+
+/**
  * The opt-outs that apply to `account` (undefined: no account known, only the `_all` store). One
  * number's answer (get, has, undecided, the commands) is looked up in the stores' indexes, and so
  * are their damage, totals and numbers (`keys`, `numbers()` in no order); `optedOutAt` reads the
@@ -201,8 +213,8 @@ export function openOptOuts(state: string, account: string | undefined, proc?: L
     const [a, b] = stores;
     if (counts.filter((c) => c > 0).length <= 1 || a === undefined || b === undefined) return total;
     const [small, large] = (counts[0] ?? 0) <= (counts[1] ?? 0) ? [a, b] : [b, a];
-    // Asking costs ~16 numbers listed (bulk/input/exclude.ts listingCostsLess): two stores alike in size are listed.
-    if (Math.min(...counts) * 16 > Math.max(...counts)) return numbers().length;
+    // Two stores alike in size are listed.
+    if (listingCostsLess(Math.max(...counts), Math.min(...counts))) return numbers().length;
     const probe = large.probe();
     let both = 0;
     try {

@@ -84,8 +84,9 @@ export interface RunningSandbox {
    */
   close(drainMs?: number, webhookFlushMs?: number): Promise<void>;
   /**
-   * `requests`: those decided (read whole and answered or held for latencyMs): an
-   * Idempotency-Key one of them carries is in flight by then.
+   * `requests`: each counted once it is decided (read whole, then answered or held for
+   * latencyMs), or once its client went away mid-body: an Idempotency-Key a counted request
+   * carries is in flight by then.
    */
   stats(): { requests: number; accepted: number; recipients: number; webhooks?: Readonly<WebhookStats> & { readonly unsent: number } };
 }

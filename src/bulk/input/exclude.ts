@@ -11,6 +11,7 @@ import type { NumberChecker } from './number-check.js';
 import { NumberSet, numberKey } from './number-set.js';
 import { CsvInputError, detectFormat, NotCsvError, readCsv } from '../../csv/reader.js';
 import { FLAG } from '../flag-names.js';
+import { listingCostsLess } from '../../optouts/store.js';
 
 export interface ExcludeList {
   readonly set: NumberSet;
@@ -137,17 +138,6 @@ export interface ListAtStart extends KeyProbe {
   listed(): NumberSet;
 }
 
-/**
- * How many numbers of the opt-out store are listed in the time one number is asked of its index
- * (a few small reads): ~0.6 µs a number listed, ~5-10 µs a number asked, over stores of 100,000
- * and 1,000,000 numbers (docs/performance.md: "Why the misses").
- */
-const LISTED_PER_ASK = 16;
-
-/** Listing `numbers` costs less than asking for `asks` numbers one by one. */
-export function listingCostsLess(numbers: number, asks: number): boolean {
-  return numbers <= asks * LISTED_PER_ASK;
-}
 
 /** The preflight's question of each row's number: why it is left out (LEAVE_OUT); undefined: it is not. */
 export interface LeaveOutProbe {

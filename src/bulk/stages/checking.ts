@@ -16,10 +16,9 @@ import { describeSchedule, isScheduled, rowZoneChecker, scheduleFromRecord, sche
 import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
-import { listingCostsLess } from '../input/exclude.js';
 import { ReportWriter, requestFields } from '../report/report-file.js';
 import { addedEffect, type AddedSinceStart } from '../send-pass/opt-outs.js';
-import { describePossible } from '../../optouts/store.js';
+import { describePossible, listingCostsLess } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';
 import { addedSinceTheStart, definitionOf, settledShape, type PlannedStore } from '../this-run/run-plan.js';
@@ -165,7 +164,8 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
   if (run.kind === 'resume') {
     const { resumed } = run;
     // Numbers that went on a list since the run started: the store's, among the rows it could send.
-    addedSinceStart = await addedSinceTheStart(ui, plan, resumed.header.runId, pass.spool, pre.rows);
+    const addedSince = await addedSinceTheStart(plan, pass.spool, pre.rows);
+    addedSinceStart = addedSince.all;
     states = resumed.states;
     // Receipts settle doubt: a batch in doubt whose every recipient has one was accepted
     // (docs/reruns.md: "In doubt meets consent"); the send stage journals it so. The journal as
@@ -185,16 +185,11 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     // Numbers that went on a list (the --exclude list, the opt-out store) while the run was paused:
     // their rows still to send are left out, and not counted as left to send.
     if (addedSinceStart !== undefined && pass.spool !== undefined) left = Math.max(0, left - (await addedEffect(run.journalPath, addedSinceStart.numbers, pass.spool)).leftOut);
-    // Those of the --exclude list the run had already messaged are named (docs/reruns.md: "Numbers not to message").
-    const added = plan.excludedAfterStart;
-    if (added !== undefined && added.size > 0 && pass.spool !== undefined) {
-      const since = await addedEffect(run.journalPath, added, pass.spool);
-      const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
-      ui.info(`${formatCount(added.size)} number${added.size === 1 ? '' : 's'} went on ${list} since run ${resumed.header.runId} started: ${formatCount(since.leftOut)} row${since.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
-      const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
-      if (since.messaged.count > 0) ui.info(`  ${formatCount(since.messaged.count)} of them had been sent the message by this run before they went on the list: ${named(since.messaged)}`);
-      if (since.inDoubt.count > 0) ui.info(`  ${formatCount(since.inDoubt.count)} of them ${since.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(since.inDoubt)}`);
-    }
+    // Each list's numbers since the start, and those the run had already messaged, named
+    // (docs/reruns.md: "Numbers not to message").
+    const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
+    await sayAddedSince(ui, run.journalPath, pass.spool, plan.excludedAfterStart, { what: `went on ${list}`, before: 'went on the list' }, resumed.header.runId);
+    await sayAddedSince(ui, run.journalPath, pass.spool, addedSince.store, { what: 'opted out', before: 'opted out' }, resumed.header.runId);
     // A resend of batches in doubt leaves out whoever went on a list since the run started: they
     // may have had the message, and they do not want another (docs/reruns.md: "In doubt meets consent").
     const since = addedSinceStart;
@@ -319,4 +314,23 @@ function keySet(keys: readonly number[]): NumberSet {
 /** A stop asked for before anything was sent ends the run here. */
 export function checkpoint(ctx: Pick<Context, 'interrupt'>, run: Run): void {
   if (ctx.interrupt.aborted) throw interruptedBeforeSending(run);
+}
+
+/**
+ * A resume's numbers that went on one list since its run started (`how.what`: `opted out`), and
+ * how many rows of theirs it leaves out of the batches not sent yet; of them, those the run had
+ * already sent the message to, or sent it in a batch in doubt, named.
+ */
+async function sayAddedSince(ui: Ui, journalPath: string, spool: SpoolSource | undefined, added: NumberSet | undefined, how: { readonly what: string; readonly before: string }, runId: string): Promise<void> {
+  if (added === undefined || added.size === 0) return;
+  const numbers = `${formatCount(added.size)} number${added.size === 1 ? '' : 's'} ${how.what} since run ${runId} started`;
+  if (spool === undefined) {
+    ui.info(`${numbers}: left out of the batches not sent yet`);
+    return;
+  }
+  const effect = await addedEffect(journalPath, added, spool);
+  ui.info(`${numbers}: ${formatCount(effect.leftOut)} row${effect.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
+  const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
+  if (effect.messaged.count > 0) ui.info(`  ${formatCount(effect.messaged.count)} of them had been sent the message by this run before they ${how.before}: ${named(effect.messaged)}`);
+  if (effect.inDoubt.count > 0) ui.info(`  ${formatCount(effect.inDoubt.count)} of them ${effect.inDoubt.count === 1 ? 'is' : 'are'} in a batch in doubt (it may have had the message): ${named(effect.inDoubt)}`);
 }

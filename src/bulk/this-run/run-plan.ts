@@ -10,11 +10,11 @@ import { UsageError } from '../../errors.js';
 import { checkCountry } from '../../message/numbers.js';
 import type { Ui } from '../../output/ui.js';
 import { describeSource } from '../../settings/resolve.js';
-import { LEAVE_OUT, LeaveOutRule, listAtStart, listingCostsLess, loadExcludes, type ExcludeList, type ListAtStart } from '../input/exclude.js';
+import { LEAVE_OUT, LeaveOutRule, listAtStart, loadExcludes, type ExcludeList, type ListAtStart } from '../input/exclude.js';
 import { NumberSet } from '../input/number-set.js';
 import { addedSinceStart, optedOutError, optedOutRows, sinceStart, snapshotPath, STORE_SOURCE, StoreAtStart, storeAddedSince, storeCopy, type AddedSinceStart, type OptOutSource } from '../send-pass/opt-outs.js';
 import type { SpoolSource } from '../preflight/spool.js';
-import { openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
+import { listingCostsLess, openOptOuts, optOutAccount, type OptOuts } from '../../optouts/store.js';
 import { stateDir } from '../../files/state-dir.js';
 import { formatCount } from '../../output/count.js';
 import type { RunShape } from '../journal/records.js';
@@ -263,12 +263,12 @@ function planStore(ctx: Context, ui: Ui, campaign: Campaign, run: Run, message: 
 }
 
 /**
- * A resume's numbers that went on a list since its run started, each valued with why: the
+ * A resume's numbers that went on a list since its run started, each valued with why (`all`): the
  * --exclude list's (planRun), and the store's among the rows its preflight found to send (`spool`,
  * of `rows` rows: the store is asked for each of their numbers, or listed when that costs less),
- * said for people. Undefined when there are none.
+ * which are also `store`. Undefined when there are none.
  */
-export async function addedSinceTheStart(ui: Ui, plan: RunPlan, runId: string, spool: SpoolSource | undefined, rows: number): Promise<AddedSinceStart | undefined> {
+export async function addedSinceTheStart(plan: RunPlan, spool: SpoolSource | undefined, rows: number): Promise<{ readonly all: AddedSinceStart | undefined; readonly store: NumberSet | undefined }> {
   const added = [...plan.added];
   const since = plan.store.sinceStart;
   if (since !== undefined) {
@@ -286,9 +286,9 @@ export async function addedSinceTheStart(ui: Ui, plan: RunPlan, runId: string, s
       since.now.optedOut.listed().forEach((key) => void (since.start.has(key) || store.add(key)));
     }
     added.push({ source: { ...STORE_SOURCE, atStart: () => Promise.resolve(since.start) }, added: store });
-    if (store.size > 0) ui.info(`${formatCount(store.size)} number${store.size === 1 ? '' : 's'} opted out since run ${runId} started: left out of the batches not sent yet`);
+    return { all: addedSinceStart(added, plan.store.optOuts), store };
   }
-  return addedSinceStart(added, plan.store.optOuts);
+  return { all: addedSinceStart(added, plan.store.optOuts), store: undefined };
 }
 
 /**

@@ -143,7 +143,8 @@ describe('a store that grows while a run is paused', () => {
     const report = join(dir, 'r.csv');
     const resumed = await bulk([file, '--resume', '--report', report, '--json'], env);
     assert.equal(resumed.code, 0, resumed.stderr);
-    assert.match(resumed.stderr, /3 numbers opted out since run \S+ started: left out of the batches not sent yet/);
+    assert.match(resumed.stderr, /3 numbers opted out since run \S+ started: 2 rows of theirs left out of the batches not sent yet/);
+    assert.match(resumed.stderr, /^ {2}1 of them had been sent the message by this run before they opted out: \+447911200701$/m);
     assert.match(resumed.stderr, /skipped before sending: 1 opted out \(suppressed\), 2 opted out since the run started/);
     assert.deepEqual(server.requests.slice(before).map(recipients), [[n[4]], [n[7]], [n[8]]]);
     const doc = JSON.parse(resumed.stdout) as { suppressedAfterStart: number; suppressed: number; accepted: number; notSent: number; exitCode: number };
