@@ -114,17 +114,33 @@ export class OptOutStore {
    * (a slot that does not match its checksum) is made again from the store, and asked again.
    */
   #ask<T>(ask: (index: Lookup | undefined) => T, held = false): T {
-    for (let attempt = 1; ; attempt++) {
-      const index = this.#lookup(held);
-      try {
-        return ask(index);
-      } catch (err) {
-        if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
-        rmSync(indexPath(this.path), { force: true });
-      } finally {
-        index?.close();
-      }
+    let index = this.#lookup(held);
+    try {
+      return this.#againIfDamaged(
+        () => ask(index),
+        () => {
+          index?.close();
+          index = this.#lookup(held);
+        },
+      );
+    } finally {
+      index?.close();
     }
+  }
+
+  /**
+   * `ask`, and when the index turns out damaged (IndexUnusable), the index removed, opened again
+   * (`reopen`: made again from the store) and `ask` once more; a second failure is thrown.
+   */
+  #againIfDamaged<T>(ask: () => T, reopen: () => void): T {
+    try {
+      return ask();
+    } catch (err) {
+      if (!(err instanceof IndexUnusable)) throw err;
+    }
+    rmSync(indexPath(this.path), { force: true });
+    reopen();
+    return ask();
   }
 
   /** Numbers opted out now. */
@@ -197,19 +213,14 @@ export class OptOutStore {
   probe(): { flags(key: number): number; close(): void } {
     let index = this.#lookup(false);
     return {
-      flags: (key) => {
-        for (let attempt = 1; ; attempt++) {
-          if (index === undefined) return 0;
-          try {
-            return index.flags(key);
-          } catch (err) {
-            if (!(err instanceof IndexUnusable) || attempt > 1) throw err;
-            index.close();
-            rmSync(indexPath(this.path), { force: true });
+      flags: (key) =>
+        this.#againIfDamaged(
+          () => index?.flags(key) ?? 0,
+          () => {
+            index?.close();
             index = this.#lookup(false);
-          }
-        }
-      },
+          },
+        ),
       close: () => index?.close(),
     };
   }
