@@ -3,16 +3,7 @@
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { bootId } from './writer.js';
-import { BatchState, isAnswered, isInDoubt, JOURNAL_VERSION, type BatchOutcome, type BatchStateCode, type DoneRecord, type RunHeader, type SendRecord } from './records.js';
-
-const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
-  accepted: BatchState.accepted,
-  rejected: BatchState.rejected,
-  'not-sent': BatchState.notSent,
-  'in-doubt': BatchState.inDoubt,
-  auth: BatchState.auth,
-  excluded: BatchState.excluded,
-};
+import { BatchState, isAnswered, isInDoubt, JOURNAL_VERSION, OUTCOME_STATE, type BatchOutcome, type DoneRecord, type RunHeader, type SendRecord } from './records.js';
 
 export interface LoadedJournal {
   readonly header: RunHeader;

@@ -229,6 +229,16 @@ export const BatchState = {
 } as const;
 export type BatchStateCode = (typeof BatchState)[keyof typeof BatchState];
 
+/** The state a "done" record's outcome leaves its batch in (as loadJournal reads it). */
+export const OUTCOME_STATE: Record<BatchOutcome, BatchStateCode> = {
+  accepted: BatchState.accepted,
+  rejected: BatchState.rejected,
+  'not-sent': BatchState.notSent,
+  'in-doubt': BatchState.inDoubt,
+  auth: BatchState.auth,
+  excluded: BatchState.excluded,
+};
+
 /**
  * A batch settled for good, never sent again: the API gave its final answer (accepted or
  * rejected), or every recipient of it went on the --exclude list before it was sent.

@@ -10,7 +10,7 @@
 import { closeSync, fdatasync, fdatasyncSync, fsyncSync, fstatSync, ftruncateSync, openSync, readFileSync, readSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { DiskReserve } from './reserve.js';
-import { doneLine, sendLine, type DoneRecord, type RunHeader, type SendRecord } from './records.js';
+import { doneLine, isAnswered, OUTCOME_STATE, sendLine, type DoneRecord, type RunHeader, type SendRecord } from './records.js';
 
 /** This boot of the machine (Linux), undefined where it cannot be told. */
 let thisBoot: string | null | undefined;
@@ -376,7 +376,7 @@ export class Journal {
 
   #doneLine(rec: Omit<DoneRecord, 'type' | 'at'>): string {
     const at = this.#at();
-    const answered = rec.outcome === 'accepted' || rec.outcome === 'rejected' || rec.outcome === 'excluded';
+    const answered = isAnswered(OUTCOME_STATE[rec.outcome]);
     if (answered) this.#lastAnswerAt = at;
     const was = this.#answered?.[rec.batch];
     if (this.#answered !== undefined && was !== undefined && was !== (answered ? 1 : 0)) {
