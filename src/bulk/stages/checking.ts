@@ -17,7 +17,7 @@ import type { SpoolSource } from '../preflight/spool.js';
 import { findRepeatedLines, repeatMode } from '../preflight/repeats.js';
 import { NumberSet } from '../input/number-set.js';
 import { ReportWriter, requestFields } from '../report/report-file.js';
-import { addedEffect, type AddedSinceStart } from '../send-pass/opt-outs.js';
+import { addedEffect, type AddedEffect, type AddedSinceStart } from '../send-pass/opt-outs.js';
 import { describePossible, listingCostsLess } from '../../optouts/store.js';
 import { formatCount } from '../../output/count.js';
 import type { Run } from '../this-run/open.js';
@@ -184,17 +184,21 @@ export async function preflight(cmd: Command, open: OpenRun): Promise<Checked> {
     left = leftToSend(pre.toSend, earlier, campaign.earlier.resendInDoubt);
     // Numbers that went on a list (the --exclude list, the opt-out store) while the run was paused:
     // their rows still to send are left out, and not counted as left to send.
-    if (addedSinceStart !== undefined && pass.spool !== undefined) left = Math.max(0, left - (await addedEffect(run.journalPath, addedSinceStart.numbers, pass.spool)).leftOut);
+    // Each effect reads the whole journal and spool: the one of both lists together is read once.
+    const effect = addedSinceStart !== undefined && pass.spool !== undefined ? await addedEffect(run.journalPath, addedSinceStart.numbers, pass.spool) : undefined;
+    if (effect !== undefined) left = Math.max(0, left - effect.leftOut);
     // Each list's numbers since the start, and those the run had already messaged, named
-    // (docs/reruns.md: "Numbers not to message").
+    // (docs/reruns.md: "Numbers not to message"); a list alone has the effect of both.
     const list = plan.optOuts.find((o) => o.id === 'exclude')?.name ?? FLAG.exclude;
-    await sayAddedSince(ui, run.journalPath, pass.spool, plan.excludedAfterStart, { what: `went on ${list}`, before: 'went on the list' }, resumed.header.runId);
-    await sayAddedSince(ui, run.journalPath, pass.spool, addedSince.store, { what: 'opted out', before: 'opted out' }, resumed.header.runId);
+    const excluded = plan.excludedAfterStart;
+    const optedOut = addedSince.store;
+    const alone = (set: NumberSet | undefined): AddedEffect | undefined => (set !== undefined && set.size === addedSinceStart?.numbers.size ? effect : undefined);
+    await sayAddedSince(ui, run.journalPath, pass.spool, excluded, { what: `went on ${list}`, before: 'went on the list' }, resumed.header.runId, alone(excluded));
+    await sayAddedSince(ui, run.journalPath, pass.spool, optedOut, { what: 'opted out', before: 'opted out' }, resumed.header.runId, alone(optedOut));
     // A resend of batches in doubt leaves out whoever went on a list since the run started: they
     // may have had the message, and they do not want another (docs/reruns.md: "In doubt meets consent").
-    const since = addedSinceStart;
-    if (campaign.earlier.resendInDoubt && since !== undefined && pass.spool !== undefined && earlier.inDoubt > 0) {
-      const doubt = (await addedEffect(run.journalPath, since.numbers, pass.spool)).inDoubt;
+    if (campaign.earlier.resendInDoubt && effect !== undefined && earlier.inDoubt > 0) {
+      const doubt = effect.inDoubt;
       if (doubt.count > 0) ui.warn(`${formatCount(doubt.count)} number${doubt.count === 1 ? '' : 's'} in the batches in doubt opted out (or went on the ${FLAG.exclude} list) since run ${resumed.header.runId} started, and ${doubt.count === 1 ? 'is' : 'are'} left out of their resend (the first request may have reached ${doubt.count === 1 ? 'it' : 'them'}): ${doubt.first.join(', ')}${doubt.count > doubt.first.length ? ', …' : ''}`);
     }
     printLeftToSend(ui, left, earlier, campaign.earlier.resendInDoubt);
@@ -321,14 +325,14 @@ export function checkpoint(ctx: Pick<Context, 'interrupt'>, run: Run): void {
  * how many rows of theirs it leaves out of the batches not sent yet; of them, those the run had
  * already sent the message to, or sent it in a batch in doubt, named.
  */
-async function sayAddedSince(ui: Ui, journalPath: string, spool: SpoolSource | undefined, added: NumberSet | undefined, how: { readonly what: string; readonly before: string }, runId: string): Promise<void> {
+async function sayAddedSince(ui: Ui, journalPath: string, spool: SpoolSource | undefined, added: NumberSet | undefined, how: { readonly what: string; readonly before: string }, runId: string, known?: AddedEffect): Promise<void> {
   if (added === undefined || added.size === 0) return;
   const numbers = `${formatCount(added.size)} number${added.size === 1 ? '' : 's'} ${how.what} since run ${runId} started`;
   if (spool === undefined) {
     ui.info(`${numbers}: left out of the batches not sent yet`);
     return;
   }
-  const effect = await addedEffect(journalPath, added, spool);
+  const effect = known ?? (await addedEffect(journalPath, added, spool));
   ui.info(`${numbers}: ${formatCount(effect.leftOut)} row${effect.leftOut === 1 ? '' : 's'} of theirs left out of the batches not sent yet`);
   const named = (x: { count: number; first: readonly string[] }): string => `${x.first.join(', ')}${x.count > x.first.length ? ', …' : ''}`;
   if (effect.messaged.count > 0) ui.info(`  ${formatCount(effect.messaged.count)} of them had been sent the message by this run before they ${how.before}: ${named(effect.messaged)}`);
